@@ -1,0 +1,106 @@
+// HTTP to one T3 server with undici. Checks status and content type before trusting a body,
+// bounds time and size, and turns every failure into a T3Error.
+import { request } from "undici";
+import type { z } from "zod";
+import { decodeWith, parseJson } from "../../../shared/t3/decode";
+import { T3Error, httpFailure } from "../../../shared/t3/errors";
+
+/** A T3 API call on loopback or a tailnet answers in milliseconds; this bounds a dead host. */
+export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
+/** Full read-model snapshots of old threads can be large (§4.8); refuse anything absurd. */
+export const MAX_HTTP_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface HttpRequest {
+  method: "GET" | "POST";
+  path: string;
+  bearer?: string;
+  json?: unknown;
+  form?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+export interface HttpAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+function networkError(error: unknown, what: string): T3Error {
+  const code = (error as { code?: string } | null)?.code ?? "";
+  const name = (error as { name?: string } | null)?.name ?? "";
+  if (name === "TimeoutError" || code.includes("TIMEOUT")) return new T3Error("timeout", `${what}: the server did not answer in time.`);
+  const message = error instanceof Error ? error.message : String(error);
+  return new T3Error("network", `${what}: ${code ? `${code} ` : ""}${message}`.trim());
+}
+
+export class T3Http {
+  constructor(readonly baseUrl: string) {}
+
+  /** Sends a request; network failures and oversized bodies reject with a T3Error. */
+  async send(req: HttpRequest): Promise<HttpAnswer> {
+    const what = `${req.method} ${req.path}`;
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
+    let body: string | undefined;
+    if (req.json !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(req.json);
+    } else if (req.form) {
+      headers["content-type"] = "application/x-www-form-urlencoded";
+      body = new URLSearchParams(req.form).toString();
+    }
+    const timeoutMs = req.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+    try {
+      const response = await request(new URL(req.path, this.baseUrl), {
+        method: req.method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const declared = Number(response.headers["content-length"] ?? 0);
+      if (declared > MAX_HTTP_BODY_BYTES) {
+        response.body.destroy();
+        throw new T3Error("decode", `${what}: response of ${declared} bytes is over the limit.`);
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > MAX_HTTP_BODY_BYTES) {
+          response.body.destroy();
+          throw new T3Error("decode", `${what}: response is over the size limit.`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const contentType = String(response.headers["content-type"] ?? "");
+      return { status: response.statusCode, contentType, text: Buffer.concat(chunks).toString("utf8") };
+    } catch (error) {
+      if (error instanceof T3Error) throw error;
+      throw networkError(error, what);
+    }
+  }
+
+  /** Sends a request and decodes a 2xx JSON body with `schema`; anything else is a typed error. */
+  async json<S extends z.ZodType>(req: HttpRequest, schema: S, what: string): Promise<z.output<S>> {
+    const answer = await this.send(req);
+    return decodeAnswer(answer, schema, what);
+  }
+}
+
+/** Shared by the client and the conformance tests: how one HTTP answer is interpreted. */
+export function decodeAnswer<S extends z.ZodType>(answer: HttpAnswer, schema: S, what: string): z.output<S> {
+  if (answer.status < 200 || answer.status >= 300) throw httpFailure(answer.status, answer.contentType, answer.text, what);
+  if (!answer.contentType.toLowerCase().includes("json")) {
+    // Fork servers answer unknown GETs with their web app's index.html (200, text/html).
+    throw new T3Error("incompatible", `${what}: expected JSON, got ${answer.contentType || "no content type"}. Is this a T3 server?`, {
+      status: answer.status,
+    });
+  }
+  const json = parseJson(answer.text);
+  if (!json.ok) throw new T3Error("decode", `${what}: the body is not valid JSON (${json.message}).`);
+  const decoded = decodeWith(schema, json.value, what);
+  if (!decoded.ok) throw T3Error.decode(decoded.error);
+  return decoded.value;
+}

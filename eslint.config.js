@@ -1,0 +1,77 @@
+// Lint enforces the runtime layers of design.md §1: shared/ is pure, the renderer
+// talks only to shared/, and only the Electron shell may import `electron`.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import boundaries from "eslint-plugin-boundaries";
+import { builtinModules } from "node:module";
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+const nodeOnlyPackages = ["undici", "ws", "keytar", "electron", ...nodeBuiltins];
+
+export default tseslint.config(
+  { ignores: ["node_modules/**", "out/**", "dist/**", "test-results/**", "playwright-report/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.{ts,tsx}"],
+    plugins: { boundaries },
+    settings: {
+      "import/resolver": { typescript: { project: "./tsconfig.node.json" } },
+      "boundaries/include": ["shared/**", "electron/**", "renderer/**", "sim/**", "bench/**", "e2e/**"],
+      "boundaries/elements": [
+        { type: "shared", pattern: "shared/**", mode: "full" },
+        { type: "fleet", pattern: "electron/fleet/**", mode: "full" },
+        { type: "serve", pattern: "electron/serve/**", mode: "full" },
+        { type: "main", pattern: "electron/main/**", mode: "full" },
+        { type: "preload", pattern: "electron/preload/**", mode: "full" },
+        { type: "renderer", pattern: "renderer/**", mode: "full" },
+        { type: "sim", pattern: "sim/**", mode: "full" },
+        { type: "bench", pattern: "bench/**", mode: "full" },
+        { type: "e2e", pattern: "e2e/**", mode: "full" },
+      ],
+    },
+    rules: {
+      "boundaries/element-types": [
+        "error",
+        {
+          default: "disallow",
+          rules: [
+            { from: "shared", allow: ["shared"] },
+            { from: "renderer", allow: ["shared", "renderer"] },
+            { from: "fleet", allow: ["shared", "fleet", "sim"], message: "electron/fleet may import shared/ and itself (sim only from tests)" },
+            { from: "serve", allow: ["shared", "fleet", "serve"] },
+            { from: "main", allow: ["shared", "fleet", "main"] },
+            { from: "preload", allow: ["shared", "preload"] },
+            { from: "sim", allow: ["shared", "sim"] },
+            { from: "bench", allow: ["shared", "fleet", "sim", "bench", "serve"] },
+            { from: "e2e", allow: ["shared", "fleet", "sim", "serve", "e2e"] },
+          ],
+        },
+      ],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+    },
+  },
+  {
+    files: ["shared/**/*.ts"],
+    ignores: ["shared/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { paths: [...nodeOnlyPackages, "react", "react-dom", "zustand"] }],
+      "no-restricted-globals": ["error", "process", "Buffer", "window", "document", "require"],
+    },
+  },
+  {
+    files: ["renderer/**/*.{ts,tsx}"],
+    rules: { "no-restricted-imports": ["error", { paths: nodeOnlyPackages }] },
+  },
+  {
+    files: ["electron/fleet/**/*.ts", "electron/serve/**/*.ts", "sim/**/*.ts", "bench/**/*.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: ["electron"] }] },
+  },
+  {
+    // Production fleet code must not depend on the simulator; its tests may.
+    files: ["electron/fleet/**/*.ts"],
+    ignores: ["electron/fleet/**/*.test.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: ["electron"], patterns: ["**/sim/**"] }] },
+  },
+);

@@ -1,0 +1,390 @@
+// Wire schemas for everything a fleet client reads from a T3 server (protocol note §§2-7).
+// Rules: unknown fields are dropped (zod strips), unknown enum strings become "unknown"
+// so a newer server never breaks decoding, and anything structurally wrong is rejected
+// with the path of the first bad field (see decode.ts).
+import { z } from "zod";
+
+/** An enum that tolerates values added by newer servers: they decode as "unknown". */
+export function openEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  const known = new Set<string>(values);
+  return z.string().transform((value): T[number] | "unknown" => (known.has(value) ? (value as T[number]) : "unknown"));
+}
+
+const Id = z.string().min(1);
+const IsoTime = z.string();
+const Sequence = z.number().int().nonnegative();
+const JsonRecord = z.record(z.string(), z.unknown());
+
+// ---------------------------------------------------------------- identity and auth (§2, §9.3)
+
+export const EnvironmentDescriptor = z.object({
+  environmentId: Id,
+  label: z.string(),
+  platform: z.object({ os: z.string(), arch: z.string(), machine: z.string().optional() }).optional(),
+  serverVersion: z.string(),
+  capabilities: JsonRecord.default({}),
+  orchestrationProtocolVersion: z.number().int().optional(),
+});
+export type EnvironmentDescriptor = z.infer<typeof EnvironmentDescriptor>;
+
+export const AuthDescriptor = z.object({
+  policy: openEnum(["loopback-browser", "desktop-managed-local", "remote-reachable", "unsafe-no-auth"]),
+  bootstrapMethods: z.array(z.string()),
+  sessionMethods: z.array(z.string()),
+  sessionCookieName: z.string().optional(),
+});
+export type AuthDescriptor = z.infer<typeof AuthDescriptor>;
+
+/** GET /api/auth/session: `role` on fork servers, `scopes` on upstream servers. */
+export const AuthSessionState = z.object({
+  authenticated: z.boolean(),
+  auth: AuthDescriptor,
+  role: openEnum(["owner", "client"]).optional(),
+  scopes: z.array(z.string()).optional(),
+  sessionMethod: z.string().optional(),
+  expiresAt: IsoTime.optional(),
+});
+export type AuthSessionState = z.infer<typeof AuthSessionState>;
+
+/** Fork POST /api/auth/bootstrap/bearer. */
+export const BearerBootstrapResponse = z.object({
+  authenticated: z.literal(true),
+  role: openEnum(["owner", "client"]).optional(),
+  sessionMethod: z.string(),
+  expiresAt: IsoTime,
+  sessionToken: z.string().min(1),
+});
+export type BearerBootstrapResponse = z.infer<typeof BearerBootstrapResponse>;
+
+/** Upstream POST /oauth/token (RFC 8693 exchange). */
+export const OAuthTokenResponse = z.object({
+  access_token: z.string().min(1),
+  issued_token_type: z.string().optional(),
+  token_type: z.string(),
+  expires_in: z.number().nonnegative(),
+  scope: z.string().optional(),
+});
+export type OAuthTokenResponse = z.infer<typeof OAuthTokenResponse>;
+
+/** Upstream POST /api/auth/websocket-ticket. */
+export const WebSocketTicketResponse = z.object({ ticket: z.string().min(1), expiresAt: IsoTime });
+/** Fork POST /api/auth/ws-token. */
+export const WsTokenResponse = z.object({ token: z.string().min(1), expiresAt: IsoTime });
+
+// ---------------------------------------------------------------- error bodies (§2.3, §2.4)
+
+/** Fork error body: `{"error": "<message>"}`. */
+export const ForkErrorBody = z.object({ error: z.string() });
+/** Upstream tagged error body. */
+export const TaggedErrorBody = z.object({
+  _tag: z.string(),
+  code: z.string().optional(),
+  reason: z.string().optional(),
+  requiredScope: z.string().optional(),
+  message: z.string().optional(),
+  traceId: z.string().optional(),
+});
+export type TaggedErrorBody = z.infer<typeof TaggedErrorBody>;
+export const HttpErrorBody = z.union([TaggedErrorBody, ForkErrorBody]);
+export type HttpErrorBody = z.infer<typeof HttpErrorBody>;
+
+// ---------------------------------------------------------------- read model (§4)
+
+const ModelOption = z.object({ id: z.string(), value: z.union([z.string(), z.boolean(), z.number()]) });
+
+/**
+ * `{instanceId, model, options?}`; legacy `{provider, model}` and object-form options
+ * (`{"effort":"high"}`) still decode (§4.4) and are normalized to the array form.
+ */
+export const ModelSelection = z
+  .object({
+    instanceId: z.string().optional(),
+    provider: z.string().optional(),
+    model: z.string(),
+    options: z.union([z.array(ModelOption), z.record(z.string(), z.union([z.string(), z.boolean(), z.number()]))]).optional(),
+  })
+  .transform((raw) => ({
+    instanceId: raw.instanceId ?? raw.provider ?? "unknown",
+    model: raw.model,
+    options: Array.isArray(raw.options)
+      ? raw.options
+      : Object.entries(raw.options ?? {}).map(([id, value]) => ({ id, value })),
+  }));
+export type ModelSelection = z.infer<typeof ModelSelection>;
+
+export const SESSION_STATUSES = ["idle", "starting", "running", "ready", "interrupted", "stopped", "error"] as const;
+export const TURN_STATES = ["running", "interrupted", "completed", "error"] as const;
+export const RUNTIME_MODES = ["approval-required", "auto-accept-edits", "auto", "full-access"] as const;
+
+export const ThreadSession = z.object({
+  threadId: Id,
+  status: openEnum(SESSION_STATUSES),
+  providerName: z.string().nullable().optional(),
+  providerInstanceId: z.string().nullable().optional(),
+  runtimeMode: openEnum(RUNTIME_MODES).optional(),
+  activeTurnId: z.string().nullable(),
+  lastError: z.string().nullable(),
+  updatedAt: IsoTime,
+});
+export type ThreadSession = z.infer<typeof ThreadSession>;
+
+export const LatestTurn = z.object({
+  turnId: Id,
+  state: openEnum(TURN_STATES),
+  requestedAt: IsoTime,
+  startedAt: IsoTime.nullable(),
+  completedAt: IsoTime.nullable(),
+  assistantMessageId: z.string().nullable(),
+  sourceProposedPlan: z.object({ threadId: z.string(), planId: z.string() }).optional(),
+});
+export type LatestTurn = z.infer<typeof LatestTurn>;
+
+export const ProjectShell = z.object({
+  id: Id,
+  title: z.string(),
+  workspaceRoot: z.string(),
+  repositoryIdentity: z.unknown().optional(),
+  defaultModelSelection: ModelSelection.nullable().optional(),
+  scripts: z.array(z.unknown()).default([]),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+  deletedAt: IsoTime.nullable().optional(),
+});
+export type ProjectShell = z.infer<typeof ProjectShell>;
+
+/** Fields common to the shell row and the full thread. */
+const threadHeader = {
+  id: Id,
+  projectId: Id,
+  title: z.string(),
+  modelSelection: ModelSelection,
+  runtimeMode: openEnum(RUNTIME_MODES),
+  interactionMode: openEnum(["default", "plan"]),
+  branch: z.string().nullable(),
+  worktreePath: z.string().nullable(),
+  latestTurn: LatestTurn.nullable(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+  archivedAt: IsoTime.nullable().optional(),
+  deletedAt: IsoTime.nullable().optional(),
+  session: ThreadSession.nullable(),
+  // upstream additions (§4.1)
+  settledOverride: openEnum(["settled", "active"]).nullable().optional(),
+  snoozedUntil: IsoTime.nullable().optional(),
+  pinnedAt: IsoTime.nullable().optional(),
+};
+
+export const ThreadShell = z.object({
+  ...threadHeader,
+  latestUserMessageAt: IsoTime.nullable().optional(),
+  hasPendingApprovals: z.boolean(),
+  hasPendingUserInput: z.boolean(),
+  hasActionableProposedPlan: z.boolean().optional(),
+  backgroundLiveness: openEnum(["working", "monitoring"]).nullable().optional(),
+  planProgress: z
+    .object({ step: z.string().nullable().optional(), completedSteps: z.number(), totalSteps: z.number() })
+    .nullable()
+    .optional(),
+});
+export type ThreadShell = z.infer<typeof ThreadShell>;
+
+export const ShellSnapshot = z.object({
+  snapshotSequence: Sequence,
+  projects: z.array(ProjectShell),
+  threads: z.array(ThreadShell),
+  updatedAt: IsoTime.optional(),
+});
+export type ShellSnapshot = z.infer<typeof ShellSnapshot>;
+
+export const Attachment = z.object({
+  type: z.string(),
+  id: z.string().optional(),
+  name: z.string(),
+  mimeType: z.string(),
+  sizeBytes: z.number(),
+});
+
+export const ThreadMessage = z.object({
+  id: Id,
+  role: openEnum(["user", "assistant", "system"]),
+  text: z.string(),
+  attachments: z.array(Attachment).optional(),
+  turnId: z.string().nullable(),
+  streaming: z.boolean(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+export type ThreadMessage = z.infer<typeof ThreadMessage>;
+
+export const ThreadActivity = z.object({
+  id: Id,
+  tone: openEnum(["info", "tool", "approval", "error"]),
+  kind: z.string(),
+  summary: z.string(),
+  payload: z.unknown(),
+  turnId: z.string().nullable(),
+  sequence: z.number().optional(),
+  createdAt: IsoTime,
+});
+export type ThreadActivity = z.infer<typeof ThreadActivity>;
+
+export const Checkpoint = z.object({
+  turnId: Id,
+  checkpointTurnCount: z.number(),
+  checkpointRef: z.string(),
+  status: openEnum(["ready", "missing", "error"]),
+  files: z.array(z.object({ path: z.string(), kind: z.string(), additions: z.number(), deletions: z.number() })),
+  assistantMessageId: z.string().nullable(),
+  completedAt: IsoTime,
+});
+export type Checkpoint = z.infer<typeof Checkpoint>;
+
+export const ProposedPlan = z.object({
+  id: Id,
+  turnId: z.string().nullable(),
+  planMarkdown: z.string(),
+  implementedAt: IsoTime.nullable().optional(),
+  implementationThreadId: z.string().nullable().optional(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+export type ProposedPlan = z.infer<typeof ProposedPlan>;
+
+export const OrchestrationThread = z.object({
+  ...threadHeader,
+  messages: z.array(ThreadMessage),
+  proposedPlans: z.array(ProposedPlan).default([]),
+  activities: z.array(ThreadActivity),
+  checkpoints: z.array(Checkpoint).default([]),
+});
+export type OrchestrationThread = z.infer<typeof OrchestrationThread>;
+
+export const ThreadDetailSnapshot = z.object({
+  snapshotSequence: Sequence,
+  thread: OrchestrationThread,
+  page: z
+    .object({ beforeCursor: z.string().nullable(), hasMore: z.boolean(), snapshotSequence: Sequence.optional() })
+    .optional(),
+});
+export type ThreadDetailSnapshot = z.infer<typeof ThreadDetailSnapshot>;
+
+/** GET /api/orchestration/snapshot: the full read model (includes archived and deleted rows). */
+export const ReadModelSnapshot = z.object({
+  snapshotSequence: Sequence,
+  projects: z.array(ProjectShell),
+  threads: z.array(OrchestrationThread),
+  updatedAt: IsoTime.optional(),
+});
+export type ReadModelSnapshot = z.infer<typeof ReadModelSnapshot>;
+
+// ---------------------------------------------------------------- events (§7.3)
+
+const MessageSentPayload = ThreadMessage.omit({ id: true }).extend({ threadId: Id, messageId: Id });
+const eventPayloads = {
+  "thread.message-sent": MessageSentPayload,
+  "thread.session-set": z.object({ threadId: Id, session: ThreadSession }),
+  "thread.activity-appended": z.object({ threadId: Id, activity: ThreadActivity }),
+  "thread.turn-diff-completed": Checkpoint.extend({ threadId: Id }),
+  "thread.reverted": z.object({ threadId: Id, turnCount: z.number() }),
+  "thread.proposed-plan-upserted": z.object({ threadId: Id, proposedPlan: ProposedPlan }),
+} as const;
+type EventPayloads = { [K in keyof typeof eventPayloads]: z.infer<(typeof eventPayloads)[K]> };
+
+const EventEnvelope = z.object({
+  sequence: Sequence,
+  eventId: Id,
+  aggregateKind: openEnum(["project", "thread"]),
+  aggregateId: Id,
+  type: z.string().min(1),
+  occurredAt: IsoTime,
+  commandId: z.string().nullable(),
+  causationEventId: z.string().nullable().optional(),
+  correlationId: z.string().nullable().optional(),
+  metadata: JsonRecord.optional(),
+  payload: z.unknown(),
+});
+type EventEnvelope = Omit<z.infer<typeof EventEnvelope>, "payload" | "type">;
+
+/** A decoded event: the six types a thread stream forwards are typed; any other type is kept raw. */
+export type OrchestrationEvent =
+  | { [K in keyof EventPayloads]: EventEnvelope & { type: K; known: true; payload: EventPayloads[K] } }[keyof EventPayloads]
+  | (EventEnvelope & { type: string; known: false; payload: unknown });
+
+function isKnownEventType(type: string): type is keyof typeof eventPayloads {
+  return Object.hasOwn(eventPayloads, type);
+}
+
+export const OrchestrationEventSchema = EventEnvelope.transform((envelope, ctx): OrchestrationEvent => {
+  if (!isKnownEventType(envelope.type)) return { ...envelope, known: false };
+  const decoded = eventPayloads[envelope.type].safeParse(envelope.payload);
+  if (!decoded.success) {
+    for (const issue of decoded.error.issues) {
+      ctx.addIssue({ code: "custom", message: issue.message, path: ["payload", ...issue.path] });
+    }
+    return z.NEVER;
+  }
+  return { ...envelope, known: true, payload: decoded.data } as OrchestrationEvent;
+});
+
+// ---------------------------------------------------------------- stream items (§7.1, §7.2)
+
+const UnknownItem = z.object({ kind: z.string() }).transform((item) => ({ kind: "unknown" as const, rawKind: item.kind }));
+
+const shellItemByKind = {
+  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshot }),
+  "project-upserted": z.object({ kind: z.literal("project-upserted"), sequence: Sequence, project: ProjectShell }),
+  "project-removed": z.object({ kind: z.literal("project-removed"), sequence: Sequence, projectId: Id }),
+  "thread-upserted": z.object({ kind: z.literal("thread-upserted"), sequence: Sequence, thread: ThreadShell }),
+  "thread-removed": z.object({ kind: z.literal("thread-removed"), sequence: Sequence, threadId: Id }),
+  synchronized: z.object({ kind: z.literal("synchronized") }),
+};
+export type ShellStreamItem =
+  | { [K in keyof typeof shellItemByKind]: z.infer<(typeof shellItemByKind)[K]> }[keyof typeof shellItemByKind]
+  | z.infer<typeof UnknownItem>;
+
+const threadItemByKind = {
+  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ThreadDetailSnapshot }),
+  event: z.object({ kind: z.literal("event"), event: OrchestrationEventSchema }),
+  synchronized: z.object({ kind: z.literal("synchronized") }),
+};
+export type ThreadStreamItem =
+  | { [K in keyof typeof threadItemByKind]: z.infer<(typeof threadItemByKind)[K]> }[keyof typeof threadItemByKind]
+  | z.infer<typeof UnknownItem>;
+
+/** Items are dispatched on `kind`; a kind this client does not know is kept as "unknown", not an error. */
+function itemByKind<T>(byKind: Record<string, z.ZodType>) {
+  return z.unknown().transform((raw, ctx): T => {
+    const kind = typeof raw === "object" && raw !== null ? (raw as { kind?: unknown }).kind : undefined;
+    const schema = typeof kind === "string" && Object.hasOwn(byKind, kind) ? byKind[kind] : UnknownItem;
+    const decoded = schema!.safeParse(raw);
+    if (!decoded.success) {
+      for (const issue of decoded.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+      return z.NEVER;
+    }
+    return decoded.data as T;
+  });
+}
+
+export const ShellStreamItemSchema = itemByKind<ShellStreamItem>(shellItemByKind);
+export const ThreadStreamItemSchema = itemByKind<ThreadStreamItem>(threadItemByKind);
+
+// ---------------------------------------------------------------- dispatch (§6)
+
+export const DispatchResult = z.object({ sequence: Sequence });
+export type DispatchResult = z.infer<typeof DispatchResult>;
+
+/** The typed error inside an Exit Failure `Fail` cause (§5.2, §2.4). */
+export const RpcTaggedError = z.object({
+  _tag: z.string().optional(),
+  message: z.string().optional(),
+  requiredScope: z.string().optional(),
+});
+export type RpcTaggedError = z.infer<typeof RpcTaggedError>;
+
+/** Subset of server.getConfig that a fleet client uses. */
+export const ServerConfigSummary = z.object({
+  environment: EnvironmentDescriptor,
+  shellResumeCompletionMarker: z.boolean().optional(),
+  threadResumeCompletionMarker: z.boolean().optional(),
+});
+export type ServerConfigSummary = z.infer<typeof ServerConfigSummary>;

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["shared/**/*.test.ts", "electron/**/*.test.ts", "sim/**/*.test.ts", "renderer/**/*.test.{ts,tsx}"],
+    environment: "node",
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // Two cores: keep workers bounded so socket-heavy suites do not starve each other.
+    maxWorkers: 2,
+  },
+});
