@@ -1,0 +1,614 @@
+// The orchestration engine of one simulated T3 server: a global event sequence, command receipts,
+// the projector that turns events into the read model, and the rows the streams serve.
+// State only changes through events, as in T3 (protocol note §6.1, §7.3).
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
+import type { DecodedClientCommand } from "../shared/t3/commands";
+
+/** Which generation of T3 a simulated server mimics (fixtures t3-0.0.24 and t3-0.0.33). */
+export type Generation = "fork" | "upstream";
+
+export interface WireModelSelection {
+  instanceId: string;
+  model: string;
+  options?: { id: string; value: string | boolean }[];
+}
+
+export interface WireSession {
+  threadId: string;
+  status: "idle" | "starting" | "running" | "ready" | "interrupted" | "stopped" | "error";
+  providerName: string;
+  providerInstanceId: string;
+  runtimeMode: string;
+  activeTurnId: string | null;
+  lastError: string | null;
+  updatedAt: string;
+}
+
+export interface WireLatestTurn {
+  turnId: string;
+  state: "running" | "interrupted" | "completed" | "error";
+  requestedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  assistantMessageId: string | null;
+}
+
+export interface WireMessage {
+  id: string;
+  role: "user" | "assistant" | "system";
+  text: string;
+  attachments?: unknown[];
+  turnId: string | null;
+  streaming: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WireActivity {
+  id: string;
+  tone: "info" | "tool" | "approval" | "error";
+  kind: string;
+  summary: string;
+  payload: Record<string, unknown>;
+  turnId: string | null;
+  createdAt: string;
+}
+
+export interface WireProject {
+  id: string;
+  title: string;
+  workspaceRoot: string;
+  repositoryIdentity: null;
+  defaultModelSelection: WireModelSelection | null;
+  scripts: unknown[];
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+/** A thread as the engine holds it: the wire fields plus derived pending-request bookkeeping. */
+export interface ThreadState {
+  id: string;
+  projectId: string;
+  title: string;
+  modelSelection: WireModelSelection;
+  runtimeMode: string;
+  interactionMode: string;
+  branch: string | null;
+  worktreePath: string | null;
+  latestTurn: WireLatestTurn | null;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  deletedAt: string | null;
+  messages: WireMessage[];
+  activities: WireActivity[];
+  session: WireSession | null;
+  pendingApprovals: Set<string>;
+  pendingUserInputs: Set<string>;
+  latestUserMessageAt: string | null;
+}
+
+export interface WireEvent {
+  sequence: number;
+  eventId: string;
+  aggregateKind: "project" | "thread";
+  aggregateId: string;
+  occurredAt: string;
+  commandId: string | null;
+  causationEventId: string | null;
+  correlationId: string | null;
+  metadata: Record<string, unknown>;
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+/** Event types the thread stream forwards (§7.2); everything else only moves the shell. */
+export const THREAD_STREAM_EVENT_TYPES = new Set([
+  "thread.message-sent",
+  "thread.proposed-plan-upserted",
+  "thread.activity-appended",
+  "thread.turn-diff-completed",
+  "thread.reverted",
+  "thread.session-set",
+]);
+
+/** Upstream's startup reconciliation text for turns a restart killed (§10). */
+export const ORPHANED_PROVIDER_SESSION_ERROR = "Provider session did not survive a server restart. Send a new message to continue.";
+
+/** How many past events a server keeps replayable; past that a resume falls back to a snapshot (§15.3). */
+export const RESUME_REPLAY_LIMIT = 1000;
+const EVENT_LOG_LIMIT = 20_000;
+
+export class CommandInvariantError extends Error {
+  constructor(type: string, detail: string) {
+    super(`Orchestration command invariant failed (${type}): ${detail}`);
+  }
+}
+
+type Receipt = { status: "accepted"; sequence: number } | { status: "rejected"; detail: string };
+
+export interface EngineEvents {
+  event: [WireEvent];
+}
+
+export class Engine extends EventEmitter<EngineEvents> {
+  sequence = 0;
+  readonly projects = new Map<string, WireProject>();
+  readonly threads = new Map<string, ThreadState>();
+  /** Recent events, oldest first, for resume replay. */
+  private readonly log: WireEvent[] = [];
+  private readonly receipts = new Map<string, Receipt>();
+  /** Advanced by the simulator's clock control; lets tests skew server time. */
+  clockOffsetMs = 0;
+
+  constructor(readonly generation: Generation) {
+    super();
+    this.setMaxListeners(0);
+  }
+
+  now(): string {
+    return new Date(Date.now() + this.clockOffsetMs).toISOString();
+  }
+
+  /** Oldest sequence still replayable, or the next sequence when nothing is logged. */
+  get replayableFrom(): number {
+    return this.log[0]?.sequence ?? this.sequence + 1;
+  }
+
+  eventsAfter(sequence: number): WireEvent[] {
+    let low = 0;
+    let high = this.log.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.log[mid]!.sequence <= sequence) low = mid + 1;
+      else high = mid;
+    }
+    return this.log.slice(low);
+  }
+
+  // ------------------------------------------------------------------ commands
+
+  /**
+   * Runs a client command through receipts and invariants (§6.1). Returns the sequence of the last
+   * event it produced; throws CommandInvariantError (with a rejected receipt) when it cannot apply.
+   */
+  dispatch(command: DecodedClientCommand): number {
+    const receipt = this.receipts.get(command.commandId);
+    if (receipt?.status === "accepted") return receipt.sequence;
+    if (receipt?.status === "rejected") {
+      throw new Error(`Command previously rejected (${command.commandId}): ${receipt.detail}`);
+    }
+    try {
+      const sequence = this.decide(command);
+      this.receipts.set(command.commandId, { status: "accepted", sequence });
+      return sequence;
+    } catch (error) {
+      if (error instanceof CommandInvariantError) {
+        this.receipts.set(command.commandId, { status: "rejected", detail: error.message });
+      }
+      throw error;
+    }
+  }
+
+  private requireThread(threadId: string, type: string): ThreadState {
+    const thread = this.threads.get(threadId);
+    if (!thread || thread.deletedAt) throw new CommandInvariantError(type, `Thread '${threadId}' does not exist for command '${type}'.`);
+    if (thread.archivedAt && type !== "thread.unarchive" && type !== "thread.delete") {
+      throw new CommandInvariantError(type, `Thread '${threadId}' is already archived and cannot handle command '${type}'.`);
+    }
+    return thread;
+  }
+
+  private decide(command: DecodedClientCommand): number {
+    const at = "createdAt" in command && command.createdAt ? command.createdAt : this.now();
+    const id = command.commandId;
+    switch (command.type) {
+      case "project.create": {
+        if (this.projects.has(command.projectId)) {
+          throw new CommandInvariantError(command.type, `Project '${command.projectId}' already exists.`);
+        }
+        return this.append("project", command.projectId, "project.created", id, {
+          projectId: command.projectId,
+          title: command.title,
+          workspaceRoot: command.workspaceRoot,
+          defaultModelSelection: command.defaultModelSelection ?? null,
+          scripts: [],
+          createdAt: at,
+          updatedAt: at,
+        }).sequence;
+      }
+      case "thread.create": {
+        if (!this.projects.has(command.projectId)) {
+          throw new CommandInvariantError(command.type, `Project '${command.projectId}' does not exist for command 'thread.create'.`);
+        }
+        if (this.threads.has(command.threadId)) {
+          throw new CommandInvariantError(command.type, `Thread '${command.threadId}' already exists and cannot be created twice.`);
+        }
+        return this.append("thread", command.threadId, "thread.created", id, { ...command, type: undefined, commandId: undefined }).sequence;
+      }
+      case "thread.turn.start": {
+        const thread = this.requireThread(command.threadId, command.type);
+        this.append("thread", thread.id, "thread.message-sent", id, {
+          threadId: thread.id,
+          messageId: command.message.messageId,
+          role: "user",
+          text: command.message.text,
+          attachments: [],
+          turnId: null,
+          streaming: false,
+          createdAt: at,
+          updatedAt: at,
+        });
+        return this.append("thread", thread.id, "thread.turn-start-requested", id, {
+          threadId: thread.id,
+          messageId: command.message.messageId,
+          modelSelection: command.modelSelection ?? thread.modelSelection,
+          runtimeMode: thread.runtimeMode,
+          interactionMode: thread.interactionMode,
+          createdAt: at,
+        }).sequence;
+      }
+      case "thread.turn.interrupt": {
+        const thread = this.requireThread(command.threadId, command.type);
+        return this.append("thread", thread.id, "thread.turn-interrupt-requested", id, {
+          threadId: thread.id,
+          turnId: command.turnId ?? thread.session?.activeTurnId ?? null,
+          createdAt: at,
+        }).sequence;
+      }
+      case "thread.approval.respond": {
+        const thread = this.requireThread(command.threadId, command.type);
+        return this.append("thread", thread.id, "thread.approval-response-requested", id, {
+          threadId: thread.id,
+          requestId: command.requestId,
+          decision: command.decision,
+          createdAt: at,
+        }).sequence;
+      }
+      case "thread.user-input.respond": {
+        const thread = this.requireThread(command.threadId, command.type);
+        return this.append("thread", thread.id, "thread.user-input-response-requested", id, {
+          threadId: thread.id,
+          requestId: command.requestId,
+          answers: command.answers,
+          createdAt: at,
+        }).sequence;
+      }
+      case "thread.session.stop": {
+        const thread = this.requireThread(command.threadId, command.type);
+        return this.append("thread", thread.id, "thread.session-stop-requested", id, { threadId: thread.id, createdAt: at }).sequence;
+      }
+      case "thread.meta.update": {
+        const thread = this.requireThread(command.threadId, command.type);
+        return this.append("thread", thread.id, "thread.meta-updated", id, {
+          threadId: thread.id,
+          ...(command.title !== undefined && { title: command.title }),
+          ...(command.modelSelection !== undefined && { modelSelection: command.modelSelection }),
+          updatedAt: this.now(),
+        }).sequence;
+      }
+      case "thread.archive": {
+        const thread = this.requireThread(command.threadId, command.type);
+        return this.append("thread", thread.id, "thread.archived", id, { threadId: thread.id, archivedAt: this.now() }).sequence;
+      }
+      case "thread.delete": {
+        const thread = this.requireThread(command.threadId, command.type);
+        return this.append("thread", thread.id, "thread.deleted", id, { threadId: thread.id, deletedAt: this.now() }).sequence;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ events and projection
+
+  /** Appends one event, projects it, and notifies the streams. Provider-side events use a `provider:` commandId. */
+  append(
+    aggregateKind: "project" | "thread",
+    aggregateId: string,
+    type: string,
+    commandId: string | null,
+    payload: Record<string, unknown>,
+  ): WireEvent {
+    const event: WireEvent = {
+      sequence: ++this.sequence,
+      eventId: randomUUID(),
+      aggregateKind,
+      aggregateId,
+      occurredAt: this.now(),
+      commandId,
+      causationEventId: null,
+      correlationId: commandId,
+      metadata: {},
+      type,
+      payload: JSON.parse(JSON.stringify(payload)) as Record<string, unknown>,
+    };
+    this.project(event);
+    this.log.push(event);
+    if (this.log.length > EVENT_LOG_LIMIT) this.log.splice(0, this.log.length - EVENT_LOG_LIMIT);
+    this.publish(event);
+    return event;
+  }
+
+  private readonly outbox: WireEvent[] = [];
+  private publishing = false;
+
+  /** Listeners may append events while reacting; those are delivered after, so every listener sees sequence order. */
+  private publish(event: WireEvent): void {
+    this.outbox.push(event);
+    if (this.publishing) return;
+    this.publishing = true;
+    try {
+      for (let next = this.outbox.shift(); next; next = this.outbox.shift()) this.emit("event", next);
+    } finally {
+      this.publishing = false;
+    }
+  }
+
+  /** Seeds a thread directly into the read model, as if its history predates the replay window. */
+  seedThread(thread: ThreadState): void {
+    this.threads.set(thread.id, thread);
+  }
+
+  seedProject(project: WireProject): void {
+    this.projects.set(project.id, project);
+  }
+
+  private project(event: WireEvent): void {
+    const p = event.payload;
+    if (event.aggregateKind === "project") {
+      if (event.type === "project.created") {
+        this.projects.set(event.aggregateId, {
+          id: event.aggregateId,
+          title: String(p.title),
+          workspaceRoot: String(p.workspaceRoot),
+          repositoryIdentity: null,
+          defaultModelSelection: (p.defaultModelSelection as WireModelSelection | null) ?? null,
+          scripts: [],
+          createdAt: String(p.createdAt),
+          updatedAt: String(p.updatedAt),
+          deletedAt: null,
+        });
+      }
+      return;
+    }
+    if (event.type === "thread.created") {
+      this.threads.set(event.aggregateId, {
+        id: event.aggregateId,
+        projectId: String(p.projectId),
+        title: String(p.title),
+        modelSelection: p.modelSelection as WireModelSelection,
+        runtimeMode: String(p.runtimeMode),
+        interactionMode: String(p.interactionMode ?? "default"),
+        branch: (p.branch as string | null) ?? null,
+        worktreePath: (p.worktreePath as string | null) ?? null,
+        latestTurn: null,
+        createdAt: String(p.createdAt),
+        updatedAt: String(p.createdAt),
+        archivedAt: null,
+        deletedAt: null,
+        messages: [],
+        activities: [],
+        session: null,
+        pendingApprovals: new Set(),
+        pendingUserInputs: new Set(),
+        latestUserMessageAt: null,
+      });
+      return;
+    }
+    const thread = this.threads.get(event.aggregateId);
+    if (!thread) return;
+    thread.updatedAt = event.occurredAt;
+    switch (event.type) {
+      case "thread.message-sent":
+        this.projectMessage(thread, p as unknown as WireMessage & { messageId: string });
+        break;
+      case "thread.session-set": {
+        const session = p.session as WireSession;
+        thread.session = session;
+        if (session.status === "running" && session.activeTurnId) {
+          if (thread.latestTurn?.turnId !== session.activeTurnId) {
+            thread.latestTurn = {
+              turnId: session.activeTurnId,
+              state: "running",
+              requestedAt: thread.latestUserMessageAt ?? session.updatedAt,
+              startedAt: session.updatedAt,
+              completedAt: null,
+              assistantMessageId: null,
+            };
+          }
+        } else if (session.status === "error" && thread.latestTurn?.state === "running") {
+          if (session.lastError === ORPHANED_PROVIDER_SESSION_ERROR) {
+            thread.latestTurn = { ...thread.latestTurn, state: "interrupted", completedAt: session.updatedAt };
+          } else if (this.generation === "upstream") {
+            thread.latestTurn = { ...thread.latestTurn, state: "error", completedAt: session.updatedAt };
+          } else {
+            // 0.0.24 in a non-git workspace: the turn projection drops back to null (§14).
+            thread.latestTurn = null;
+          }
+        } else if (session.status === "ready" && this.generation === "fork" && thread.latestTurn && thread.latestTurn.state !== "running") {
+          thread.latestTurn = null;
+        }
+        break;
+      }
+      case "thread.activity-appended": {
+        const activity = p.activity as WireActivity;
+        thread.activities.push(activity);
+        const requestId = typeof activity.payload.requestId === "string" ? activity.payload.requestId : undefined;
+        if (requestId) {
+          if (activity.kind === "approval.requested") thread.pendingApprovals.add(requestId);
+          if (activity.kind === "approval.resolved" || activity.kind === "provider.approval.respond.failed") {
+            thread.pendingApprovals.delete(requestId);
+          }
+          if (activity.kind === "user-input.requested") thread.pendingUserInputs.add(requestId);
+          if (activity.kind === "user-input.resolved" || activity.kind === "provider.user-input.respond.failed") {
+            thread.pendingUserInputs.delete(requestId);
+          }
+        }
+        break;
+      }
+      case "thread.approval-response-requested":
+        thread.pendingApprovals.delete(String(p.requestId));
+        break;
+      case "thread.user-input-response-requested":
+        thread.pendingUserInputs.delete(String(p.requestId));
+        break;
+      case "thread.turn-interrupt-requested":
+        if (thread.latestTurn && (p.turnId === null || p.turnId === thread.latestTurn.turnId) && thread.latestTurn.state === "running") {
+          thread.latestTurn = { ...thread.latestTurn, state: "interrupted", completedAt: event.occurredAt };
+        }
+        break;
+      case "thread.meta-updated":
+        if (typeof p.title === "string") thread.title = p.title;
+        if (p.modelSelection) thread.modelSelection = p.modelSelection as WireModelSelection;
+        break;
+      case "thread.archived":
+        thread.archivedAt = String(p.archivedAt);
+        break;
+      case "thread.deleted":
+        thread.deletedAt = String(p.deletedAt);
+        break;
+    }
+  }
+
+  /** The projector's message rule (§7.3): streaming appends, a non-empty close replaces, an empty close only ends. */
+  private projectMessage(thread: ThreadState, payload: WireMessage & { messageId: string }): void {
+    const existing = thread.messages.find((message) => message.id === payload.messageId);
+    if (existing) {
+      if (payload.streaming) existing.text += payload.text;
+      else if (payload.text !== "") existing.text = payload.text;
+      existing.streaming = payload.streaming;
+      existing.updatedAt = payload.updatedAt;
+    } else {
+      const message: WireMessage = {
+        id: payload.messageId,
+        role: payload.role,
+        text: payload.text,
+        ...(payload.role === "user" && { attachments: payload.attachments ?? [] }),
+        turnId: payload.turnId,
+        streaming: payload.streaming,
+        createdAt: payload.createdAt,
+        updatedAt: payload.updatedAt,
+      };
+      thread.messages.push(message);
+      if (payload.role === "user") thread.latestUserMessageAt = payload.createdAt;
+    }
+    // An assistant close marks the turn completed unless it already ended otherwise (§4.5).
+    if (payload.role === "assistant" && !payload.streaming && thread.latestTurn?.turnId === payload.turnId) {
+      if (thread.latestTurn.state === "running") {
+        thread.latestTurn = {
+          ...thread.latestTurn,
+          state: "completed",
+          completedAt: payload.updatedAt,
+          assistantMessageId: payload.messageId,
+        };
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ read model views
+
+  shellRow(thread: ThreadState): Record<string, unknown> {
+    const row: Record<string, unknown> = {
+      id: thread.id,
+      projectId: thread.projectId,
+      title: thread.title,
+      modelSelection: thread.modelSelection,
+      runtimeMode: thread.runtimeMode,
+      interactionMode: thread.interactionMode,
+      branch: thread.branch,
+      worktreePath: thread.worktreePath,
+      latestTurn: thread.latestTurn,
+      createdAt: thread.createdAt,
+      updatedAt: thread.updatedAt,
+      archivedAt: thread.archivedAt,
+    };
+    if (this.generation === "upstream") Object.assign(row, upstreamThreadFields());
+    Object.assign(row, {
+      session: thread.session,
+      latestUserMessageAt: thread.latestUserMessageAt,
+      hasPendingApprovals: thread.pendingApprovals.size > 0,
+      hasPendingUserInput: thread.pendingUserInputs.size > 0,
+      hasActionableProposedPlan: false,
+    });
+    if (this.generation === "upstream") Object.assign(row, { backgroundLiveness: null, planProgress: null });
+    return row;
+  }
+
+  threadDetail(thread: ThreadState): Record<string, unknown> {
+    const detail: Record<string, unknown> = {
+      id: thread.id,
+      projectId: thread.projectId,
+      title: thread.title,
+      modelSelection: thread.modelSelection,
+      runtimeMode: thread.runtimeMode,
+      interactionMode: thread.interactionMode,
+      branch: thread.branch,
+      worktreePath: thread.worktreePath,
+    };
+    if (this.generation === "upstream") detail.retention = "retained";
+    Object.assign(detail, {
+      latestTurn: thread.latestTurn,
+      createdAt: thread.createdAt,
+      updatedAt: thread.updatedAt,
+      archivedAt: thread.archivedAt,
+    });
+    if (this.generation === "upstream") Object.assign(detail, upstreamThreadFields());
+    Object.assign(detail, {
+      deletedAt: thread.deletedAt,
+      messages: thread.messages,
+      proposedPlans: [],
+      activities: thread.activities,
+      checkpoints: [],
+      session: thread.session,
+    });
+    return detail;
+  }
+
+  projectRow(project: WireProject): Record<string, unknown> {
+    const row: Record<string, unknown> = {
+      id: project.id,
+      title: project.title,
+      workspaceRoot: project.workspaceRoot,
+      repositoryIdentity: project.repositoryIdentity,
+      defaultModelSelection: project.defaultModelSelection,
+    };
+    if (this.generation === "upstream") Object.assign(row, { defaultThreadEnvMode: null, faviconPath: null });
+    Object.assign(row, { scripts: project.scripts, createdAt: project.createdAt, updatedAt: project.updatedAt });
+    return row;
+  }
+
+  /** Visible in the shell: not deleted, not archived (§4.2). */
+  isShellVisible(thread: ThreadState): boolean {
+    return !thread.deletedAt && !thread.archivedAt;
+  }
+
+  shellSnapshot(): Record<string, unknown> {
+    const threads: Record<string, unknown>[] = [];
+    for (const thread of this.threads.values()) if (this.isShellVisible(thread)) threads.push(this.shellRow(thread));
+    const projects: Record<string, unknown>[] = [];
+    for (const project of this.projects.values()) if (!project.deletedAt) projects.push(this.projectRow(project));
+    return { snapshotSequence: this.sequence, projects, threads, updatedAt: this.now() };
+  }
+
+  readModelSnapshot(): Record<string, unknown> {
+    return {
+      snapshotSequence: this.sequence,
+      projects: [...this.projects.values()].map((project) => ({ ...this.projectRow(project), deletedAt: project.deletedAt })),
+      threads: [...this.threads.values()].map((thread) => this.threadDetail(thread)),
+      updatedAt: this.now(),
+    };
+  }
+}
+
+function upstreamThreadFields(): Record<string, unknown> {
+  return {
+    settledOverride: null,
+    settledAt: null,
+    snoozedUntil: null,
+    snoozedAt: null,
+    pinnedAt: null,
+    pinOrderKey: null,
+    titleRegeneration: null,
+  };
+}

@@ -1,0 +1,161 @@
+// The server side of Effect-RPC JSON for one simulated socket (protocol note §5.2-5.3):
+// Ack back-pressure per stream, Ping/Pong, Interrupt, Exit and Defect, per generation.
+import type { WebSocket } from "ws";
+import { RpcClientFrameSchema } from "../shared/t3/rpc-frames";
+import type { Generation } from "./engine";
+
+export interface StreamSink {
+  /** Queues items; they leave in one Chunk once the previous Chunk was acked. */
+  push(...values: unknown[]): void;
+  /** Ends the stream with a typed failure. */
+  fail(error: Record<string, unknown>): void;
+  readonly closed: boolean;
+}
+
+export interface RpcHandlers {
+  unary(tag: string, payload: unknown): { ok: true; value: unknown } | { ok: false; cause: unknown[] } | undefined;
+  /** Starts a stream; returns a disposer, or undefined when the tag is not a stream. */
+  stream(tag: string, payload: unknown, sink: StreamSink, firstAck: Promise<void>): (() => void) | undefined;
+}
+
+class ServerStream implements StreamSink {
+  private queue: unknown[] = [];
+  private awaitingAck = false;
+  closed = false;
+  dispose: () => void = () => {};
+  private firstAckResolve!: () => void;
+  readonly firstAck = new Promise<void>((resolve) => (this.firstAckResolve = resolve));
+
+  constructor(
+    private readonly peer: RpcPeer,
+    readonly requestId: string,
+  ) {}
+
+  push(...values: unknown[]): void {
+    if (this.closed) return;
+    this.queue.push(...values);
+    this.flush();
+  }
+
+  ack(): void {
+    this.awaitingAck = false;
+    this.firstAckResolve();
+    this.flush();
+  }
+
+  fail(error: Record<string, unknown>): void {
+    this.end({ _tag: "Failure", cause: [{ _tag: "Fail", error }] });
+  }
+
+  end(exit: unknown): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.dispose();
+    this.peer.send({ _tag: "Exit", requestId: this.requestId, exit });
+    this.peer.streams.delete(this.requestId);
+  }
+
+  private flush(): void {
+    if (this.awaitingAck || this.queue.length === 0 || this.closed) return;
+    const values = this.queue;
+    this.queue = [];
+    this.awaitingAck = true;
+    this.peer.send({ _tag: "Chunk", requestId: this.requestId, values });
+  }
+}
+
+let fiberIds = 1000;
+
+export class RpcPeer {
+  readonly streams = new Map<string, ServerStream>();
+  /** While set, the peer neither answers nor sends: a host that vanished without a FIN. */
+  silent = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly generation: Generation,
+    private readonly handlers: RpcHandlers,
+  ) {
+    ws.on("message", (data, isBinary) => {
+      if (this.silent) return;
+      this.receive(isBinary ? "" : data.toString("utf8"));
+    });
+    ws.on("close", () => this.disposeAll());
+  }
+
+  send(message: unknown): void {
+    if (this.silent || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(JSON.stringify(message));
+  }
+
+  disposeAll(): void {
+    for (const stream of this.streams.values()) {
+      stream.closed = true;
+      stream.dispose();
+    }
+    this.streams.clear();
+  }
+
+  private receive(text: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      this.send({ _tag: "Defect", defect: "Malformed message: not JSON" });
+      return;
+    }
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) this.handle(message);
+  }
+
+  private handle(message: unknown): void {
+    const decoded = RpcClientFrameSchema.safeParse(message);
+    if (!decoded.success) {
+      this.send({ _tag: "Defect", defect: `Malformed message: ${decoded.error.issues[0]?.message ?? "invalid"}` });
+      return;
+    }
+    const frame = decoded.data;
+    switch (frame._tag) {
+      case "Ping":
+        this.send({ _tag: "Pong" });
+        return;
+      case "Eof":
+        return;
+      case "Ack":
+        this.streams.get(frame.requestId)?.ack();
+        return;
+      case "Interrupt": {
+        const stream = this.streams.get(frame.requestId);
+        stream?.end({ _tag: "Failure", cause: [{ _tag: "Interrupt", fiberId: fiberIds++ }] });
+        return;
+      }
+      case "Request":
+        this.request(frame.id, frame.tag, frame.payload);
+        return;
+    }
+  }
+
+  private request(id: string, tag: string, payload: unknown): void {
+    const stream = new ServerStream(this, id);
+    this.streams.set(id, stream);
+    const dispose = this.handlers.stream(tag, payload, stream, stream.firstAck);
+    if (dispose) {
+      stream.dispose = dispose;
+      if (stream.closed) dispose();
+      return;
+    }
+    this.streams.delete(id);
+    const result = this.handlers.unary(tag, payload);
+    if (result === undefined) {
+      // 0.0.24 answers an unknown method with a connection-level Defect, 0.0.33 with a per-request Die (§15.1).
+      const defect = `Unknown request tag: ${tag}`;
+      if (this.generation === "fork") this.send({ _tag: "Defect", defect });
+      else this.send({ _tag: "Exit", requestId: id, exit: { _tag: "Failure", cause: [{ _tag: "Die", defect }] } });
+      return;
+    }
+    this.send({
+      _tag: "Exit",
+      requestId: id,
+      exit: result.ok ? { _tag: "Success", value: result.value } : { _tag: "Failure", cause: result.cause },
+    });
+  }
+}

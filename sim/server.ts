@@ -1,0 +1,663 @@
+// One simulated T3 server on 127.0.0.1: HTTP routes and the /ws endpoint of the chosen auth
+// generation, over an Engine and scripted Agents. Faults (restart, kill, blackhole, revoke) included.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+import { ClientCommand } from "../shared/t3/commands";
+import { buildPairingUrl } from "../shared/t3/pairing";
+import { Agents, type TurnScript } from "./agents";
+import { type BearerSession, SimAuth } from "./auth";
+import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type WireEvent } from "./engine";
+import { type RpcHandlers, RpcPeer, type StreamSink } from "./rpc-peer";
+
+/** Upstream coalesces shell updates per thread over 50 ms windows (§15.3). */
+export const SHELL_COALESCE_MS = 50;
+const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface SimServerOptions {
+  generation: Generation;
+  label?: string;
+  environmentId?: string;
+  port?: number;
+  serverVersion?: string;
+  tickMs?: number;
+  tokenStreaming?: boolean;
+  /** Close a session's open sockets when it is revoked (T3's behaviour here is unverified, §13). */
+  closeSocketsOnRevoke?: boolean;
+}
+
+interface Peer {
+  rpc: RpcPeer;
+  ws: WebSocket;
+  session: BearerSession;
+}
+
+function zodDefect(issues: readonly { message: string; path: readonly PropertyKey[]; code: string }[]): string {
+  const issue = issues[0];
+  if (!issue) return "Invalid payload";
+  const path = `[${issue.path.map((key) => JSON.stringify(key)).join("][")}]`;
+  const head = issue.code === "invalid_type" && /received undefined/.test(issue.message) ? "Missing key" : issue.message;
+  return `${head}\n  at ${path}`;
+}
+
+export class SimServer {
+  readonly engine: Engine;
+  readonly agents: Agents;
+  readonly auth: SimAuth;
+  readonly environmentId: string;
+  readonly label: string;
+  readonly generation: Generation;
+  private http: Server | undefined;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BODY_BYTES });
+  private readonly peers = new Set<Peer>();
+  private readonly sockets = new Set<Socket>();
+  private port: number;
+  private blackholed = false;
+  private readonly options: SimServerOptions;
+
+  constructor(options: SimServerOptions) {
+    this.options = options;
+    this.generation = options.generation;
+    this.environmentId = options.environmentId ?? randomUUID();
+    this.label = options.label ?? `sim-${this.environmentId.slice(0, 6)}`;
+    this.port = options.port ?? 0;
+    this.engine = new Engine(options.generation);
+    this.agents = new Agents(this.engine, { tickMs: options.tickMs ?? 20, tokenStreaming: options.tokenStreaming ?? false });
+    this.auth = new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
+    this.auth.onRevoke = (session) => {
+      if (options.closeSocketsOnRevoke === false) return;
+      for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");
+    };
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get serverVersion(): string {
+    return this.options.serverVersion ?? (this.generation === "fork" ? "0.0.24" : "0.0.33");
+  }
+
+  get running(): boolean {
+    return this.http !== undefined;
+  }
+
+  async start(): Promise<this> {
+    if (this.http) return this;
+    const server = createServer((req, res) => this.route(req, res));
+    server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+    server.on("upgrade", (req, socket, head) => this.upgrade(req, socket as Socket, head));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    const address = server.address();
+    if (address && typeof address === "object") this.port = address.port;
+    this.http = server;
+    this.agents.resume();
+    return this;
+  }
+
+  /** Stops listening. `graceful` closes sockets with a close frame; otherwise they are destroyed (kill -9). */
+  async stop(graceful = true): Promise<void> {
+    const server = this.http;
+    if (!server) return;
+    this.http = undefined;
+    this.agents.haltAll();
+    for (const peer of this.peers) {
+      peer.rpc.disposeAll();
+      if (graceful) peer.ws.close(1012, "server restart");
+      else peer.ws.terminate();
+    }
+    this.peers.clear();
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Restart on the same port with the same environmentId; upstream ends orphaned turns (§10). */
+  async restart(): Promise<void> {
+    await this.stop(true);
+    await this.start();
+    this.agents.reconcileAfterRestart();
+  }
+
+  /** The process is killed: connections drop without a close frame and the port stops answering. */
+  kill(): Promise<void> {
+    return this.stop(false);
+  }
+
+  /**
+   * The host vanishes without a FIN: sockets stay open but nothing is answered (no Pong, no HTTP
+   * response). Lifting it drops the stalled connections, as a network partition ending would.
+   */
+  setBlackhole(on: boolean): void {
+    this.blackholed = on;
+    for (const peer of this.peers) peer.rpc.silent = on;
+    if (!on) {
+      for (const peer of this.peers) peer.ws.terminate();
+      this.peers.clear();
+    }
+  }
+
+  pairingUrl(options?: Parameters<SimAuth["issuePairingToken"]>[0]): string {
+    return buildPairingUrl(this.baseUrl, this.auth.issuePairingToken(options).token);
+  }
+
+  scriptNextTurn(threadId: string, script: TurnScript): void {
+    this.agents.scriptNextTurn(threadId, script);
+  }
+
+  descriptor(): Record<string, unknown> {
+    const capabilities: Record<string, boolean> =
+      this.generation === "upstream"
+        ? {
+            repositoryIdentity: true,
+            connectionProbe: true,
+            pullRequests: true,
+            threadSettlement: true,
+            threadSnooze: true,
+            threadPinning: true,
+            threadPinReorder: true,
+            threadTitleRegeneration: true,
+            agentActivityPublishing: false,
+          }
+        : { repositoryIdentity: true };
+    return {
+      environmentId: this.environmentId,
+      label: this.label,
+      platform: { os: "linux", arch: "x64" },
+      serverVersion: this.serverVersion,
+      capabilities,
+    };
+  }
+
+  private authDescriptor(): Record<string, unknown> {
+    return this.generation === "upstream"
+      ? {
+          policy: "loopback-browser",
+          bootstrapMethods: ["one-time-token"],
+          sessionMethods: ["browser-session-cookie", "bearer-access-token", "dpop-access-token"],
+          sessionCookieName: `t3_session_${this.port}_${this.environmentId.replace(/-/g, "").slice(0, 12)}`,
+        }
+      : {
+          policy: "loopback-browser",
+          bootstrapMethods: ["one-time-token"],
+          sessionMethods: ["browser-session-cookie", "bearer-session-token"],
+          sessionCookieName: "t3_session",
+        };
+  }
+
+  // ------------------------------------------------------------------ HTTP
+
+  private bearer(req: IncomingMessage): string | undefined {
+    const header = req.headers.authorization;
+    return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
+  }
+
+  private json(res: ServerResponse, status: number, body: unknown): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { "content-type": "application/json", "access-control-allow-origin": "*" });
+    res.end(text);
+  }
+
+  private empty(res: ServerResponse, status: number): void {
+    res.writeHead(status, { "access-control-allow-origin": "*" });
+    res.end();
+  }
+
+  private error(res: ServerResponse, status: number, tagged: Record<string, unknown>, forkMessage: string): void {
+    if (this.generation === "fork") this.json(res, status, { error: forkMessage });
+    else this.json(res, status, { ...tagged, traceId: randomUUID().replace(/-/g, "") });
+  }
+
+  private unauthorized(res: ServerResponse, missing: boolean): void {
+    this.error(
+      res,
+      401,
+      { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential" },
+      missing ? "Authentication required." : "Unauthorized request.",
+    );
+  }
+
+  private async readBody(req: IncomingMessage): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_REQUEST_BODY_BYTES) throw new Error("body too large");
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
+  private route(req: IncomingMessage, res: ServerResponse): void {
+    if (this.blackholed) {
+      // Never answered; dropped when the partition lifts or the server stops.
+      return;
+    }
+    this.handle(req, res).catch(() => {
+      if (!res.headersSent) this.empty(res, 500);
+      else res.destroy();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.baseUrl);
+    const path = url.pathname;
+    const method = req.method ?? "GET";
+    if (method === "OPTIONS") {
+      res.writeHead(204, {
+        "access-control-allow-origin": "*",
+        "access-control-allow-methods": "GET, POST, OPTIONS",
+        "access-control-allow-headers": "authorization, b3, traceparent, content-type, dpop",
+        "access-control-max-age": "600",
+      });
+      res.end();
+      return;
+    }
+    if (method === "GET" && path === "/.well-known/t3/environment") return this.json(res, 200, this.descriptor());
+    if (method === "GET" && path === "/api/auth/session") return this.authSession(req, res);
+    if (method === "POST" && path === "/oauth/token" && this.generation === "upstream") return this.oauthToken(req, res);
+    if (method === "POST" && path === "/api/auth/bootstrap/bearer" && this.generation === "fork") return this.bootstrapBearer(req, res);
+    if (method === "POST" && path === "/api/auth/websocket-ticket" && this.generation === "upstream") return this.socketTicket(req, res);
+    if (method === "POST" && path === "/api/auth/ws-token" && this.generation === "fork") return this.socketTicket(req, res);
+    if (path.startsWith("/api/orchestration/")) {
+      const handled = await this.orchestrationRoute(req, res, method, path);
+      if (handled) return;
+    }
+    // Fallbacks differ: the fork serves its web app for any GET; 0.0.33 without a bundle answers 503 (§15.8).
+    if (method === "GET") {
+      if (this.generation === "fork") {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        res.end("<!doctype html><html><head><title>T3 Code</title></head><body><div id=root></div></body></html>");
+      } else {
+        res.writeHead(503, { "content-type": "text/plain" });
+        res.end("Service Unavailable");
+      }
+      return;
+    }
+    this.empty(res, 404);
+  }
+
+  private authSession(req: IncomingMessage, res: ServerResponse): void {
+    const session = this.auth.verify(this.bearer(req));
+    if (!session) return this.json(res, 200, { authenticated: false, auth: this.authDescriptor() });
+    const expiresAt = new Date(session.expiresAt).toISOString();
+    if (this.generation === "upstream") {
+      return this.json(res, 200, {
+        authenticated: true,
+        auth: this.authDescriptor(),
+        scopes: session.scopes,
+        sessionMethod: "bearer-access-token",
+        expiresAt,
+      });
+    }
+    this.json(res, 200, { authenticated: true, auth: this.authDescriptor(), role: session.role, sessionMethod: "bearer-session-token", expiresAt });
+  }
+
+  private async bootstrapBearer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let credential: unknown;
+    try {
+      credential = (JSON.parse(await this.readBody(req)) as { credential?: unknown }).credential;
+    } catch {
+      credential = undefined;
+    }
+    if (typeof credential !== "string") return this.json(res, 400, { error: "Invalid bootstrap payload." });
+    const result = this.auth.exchange(credential, undefined, "bearer client");
+    if (!result.ok) return this.json(res, 401, { error: "Invalid bootstrap credential." });
+    this.json(res, 200, {
+      authenticated: true,
+      role: result.session.role,
+      sessionMethod: "bearer-session-token",
+      expiresAt: new Date(result.session.expiresAt).toISOString(),
+      sessionToken: result.session.token,
+    });
+  }
+
+  private async oauthToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const contentType = req.headers["content-type"] ?? "";
+    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await this.readBody(req) : "");
+    const token = form.get("subject_token");
+    const valid =
+      form.get("grant_type") === "urn:ietf:params:oauth:grant-type:token-exchange" &&
+      form.get("subject_token_type") === "urn:t3:params:oauth:token-type:environment-bootstrap" &&
+      typeof token === "string";
+    // Undecodable exchange bodies get an empty 400 with no content type (§15.6).
+    if (!valid || !token) return this.empty(res, 400);
+    const scope = form.get("scope");
+    const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
+    if (!result.ok) {
+      if (result.reason === "scope_not_granted") {
+        return this.json(res, 400, {
+          _tag: "EnvironmentRequestInvalidError",
+          code: "invalid_request",
+          reason: "scope_not_granted",
+          traceId: randomUUID().replace(/-/g, ""),
+        });
+      }
+      return this.unauthorized(res, false);
+    }
+    this.json(res, 200, {
+      access_token: result.session.token,
+      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      token_type: "Bearer",
+      expires_in: Math.floor((result.session.expiresAt - Date.now()) / 1000) - 1,
+      scope: result.session.scopes.join(" "),
+    });
+  }
+
+  private socketTicket(req: IncomingMessage, res: ServerResponse): void {
+    const bearer = this.bearer(req);
+    const session = this.auth.verify(bearer);
+    if (!session) return this.unauthorized(res, !bearer);
+    const ticket = this.auth.issueTicket(session);
+    const expiresAt = new Date(ticket.expiresAt).toISOString();
+    if (this.generation === "upstream") this.json(res, 200, { ticket: ticket.ticket, expiresAt });
+    else this.json(res, 200, { token: ticket.ticket, expiresAt });
+  }
+
+  /** Returns false when the path is not an orchestration route of this generation (fallback handling). */
+  private async orchestrationRoute(req: IncomingMessage, res: ServerResponse, method: string, path: string): Promise<boolean> {
+    const upstreamOnly = path === "/api/orchestration/shell" || path.startsWith("/api/orchestration/threads/");
+    const known = path === "/api/orchestration/snapshot" || path === "/api/orchestration/dispatch" || upstreamOnly;
+    if (!known || (upstreamOnly && this.generation === "fork")) return false;
+    const wantsPost = path === "/api/orchestration/dispatch";
+    if ((method === "POST") !== wantsPost) return false;
+    const bearer = this.bearer(req);
+    const session = this.auth.verify(bearer);
+    if (!session) {
+      // Fork: the AuthError escapes these routes' handlers and becomes an empty 500 (§3.1).
+      if (this.generation === "fork") this.empty(res, 500);
+      else this.unauthorized(res, !bearer);
+      return true;
+    }
+    if (this.generation === "fork" && session.role !== "owner") {
+      this.json(res, 400, { error: "Only owner sessions can manage projects." });
+      return true;
+    }
+    const required = wantsPost ? "orchestration:operate" : "orchestration:read";
+    if (this.generation === "upstream" && !session.scopes.includes(required)) {
+      this.json(res, 403, {
+        _tag: "EnvironmentScopeRequiredError",
+        code: "insufficient_scope",
+        requiredScope: required,
+        traceId: randomUUID().replace(/-/g, ""),
+      });
+      return true;
+    }
+    if (path === "/api/orchestration/snapshot") this.json(res, 200, this.engine.readModelSnapshot());
+    else if (path === "/api/orchestration/shell") this.json(res, 200, this.engine.shellSnapshot());
+    else if (path.startsWith("/api/orchestration/threads/")) {
+      const threadId = decodeURIComponent(path.slice("/api/orchestration/threads/".length));
+      const thread = this.engine.threads.get(threadId);
+      if (!thread || thread.deletedAt) {
+        this.json(res, 404, {
+          _tag: "EnvironmentResourceNotFoundError",
+          code: "not_found",
+          reason: "thread_not_found",
+          traceId: randomUUID().replace(/-/g, ""),
+        });
+      } else {
+        this.json(res, 200, { snapshotSequence: this.engine.sequence, thread: this.engine.threadDetail(thread) });
+      }
+    } else await this.httpDispatch(req, res);
+    return true;
+  }
+
+  private async httpDispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: unknown;
+    try {
+      body = JSON.parse(await this.readBody(req));
+    } catch {
+      body = undefined;
+    }
+    const command = ClientCommand.safeParse(body);
+    if (!command.success) {
+      if (this.generation === "fork") this.json(res, 400, { error: "Invalid orchestration command payload." });
+      else this.empty(res, 400);
+      return;
+    }
+    try {
+      this.json(res, 200, { sequence: this.engine.dispatch(command.data) });
+    } catch {
+      // Over HTTP the detail stays in the server log (§15.6; fork: a generic 400).
+      if (this.generation === "fork") this.json(res, 400, { error: "Failed to dispatch orchestration command." });
+      else {
+        this.json(res, 500, {
+          _tag: "EnvironmentInternalError",
+          code: "internal_error",
+          reason: "orchestration_dispatch_failed",
+          traceId: randomUUID().replace(/-/g, ""),
+        });
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ WebSocket
+
+  private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    if (this.blackholed) return;
+    const url = new URL(req.url ?? "/", this.baseUrl);
+    const refuse = (missing: boolean) => {
+      const body =
+        this.generation === "fork"
+          ? { error: missing ? "Authentication required." : "Unauthorized request." }
+          : { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential" };
+      const text = JSON.stringify(body);
+      socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+    };
+    if (url.pathname !== "/ws") {
+      socket.end("HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+      return;
+    }
+    const ticket = url.searchParams.get(this.generation === "upstream" ? "wsTicket" : "wsToken");
+    const bearer = this.bearer(req);
+    const session = ticket !== null ? this.auth.verifyTicket(ticket) : this.auth.verify(bearer);
+    if (!session) return refuse(ticket === null && !bearer);
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const peer: Peer = { ws, session, rpc: new RpcPeer(ws, this.generation, this.rpcHandlers(session)) };
+      this.peers.add(peer);
+      ws.on("close", () => this.peers.delete(peer));
+    });
+  }
+
+  private rpcHandlers(session: BearerSession): RpcHandlers {
+    const scopeError = (scope: string) =>
+      this.generation === "upstream" && !session.scopes.includes(scope)
+        ? {
+            _tag: "EnvironmentAuthorizationError",
+            message: `The authenticated token is missing required scope: ${scope}.`,
+            requiredScope: scope,
+          }
+        : undefined;
+    return {
+      unary: (tag, payload) => {
+        if (tag === "orchestration.dispatchCommand") {
+          const denied = scopeError("orchestration:operate");
+          if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
+          const command = ClientCommand.safeParse(payload);
+          if (!command.success) return { ok: false, cause: [{ _tag: "Die", defect: zodDefect(command.error.issues) }] };
+          try {
+            return { ok: true, value: { sequence: this.engine.dispatch(command.data) } };
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            const cause = error instanceof CommandInvariantError ? { name: "OrchestrationCommandInvariantError", message } : undefined;
+            return {
+              ok: false,
+              cause: [{ _tag: "Fail", error: { _tag: "OrchestrationDispatchCommandError", message, ...(cause && { cause }) } }],
+            };
+          }
+        }
+        if (tag === "server.getConfig") {
+          const denied = scopeError("orchestration:read");
+          if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
+          return { ok: true, value: this.serverConfig() };
+        }
+        if (tag === "orchestration.replayEvents" && this.generation === "fork") {
+          const from = Number((payload as { fromSequenceExclusive?: unknown })?.fromSequenceExclusive ?? 0);
+          return { ok: true, value: this.engine.eventsAfter(from) };
+        }
+        return undefined;
+      },
+      stream: (tag, payload, sink, firstAck) => {
+        if (tag !== "orchestration.subscribeShell" && tag !== "orchestration.subscribeThread") return undefined;
+        const denied = scopeError("orchestration:read");
+        if (denied) {
+          sink.fail(denied);
+          return () => {};
+        }
+        const request = (payload ?? {}) as { threadId?: unknown; afterSequence?: unknown; requestCompletionMarker?: unknown };
+        const options = {
+          afterSequence: typeof request.afterSequence === "number" ? request.afterSequence : undefined,
+          marker: request.requestCompletionMarker === true,
+        };
+        if (tag === "orchestration.subscribeShell") return this.shellStream(sink, options, firstAck);
+        if (typeof request.threadId !== "string") {
+          sink.fail({ _tag: "OrchestrationGetSnapshotError", message: "Missing threadId" });
+          return () => {};
+        }
+        return this.threadStream(request.threadId, sink, options, firstAck);
+      },
+    };
+  }
+
+  private serverConfig(): Record<string, unknown> {
+    const config: Record<string, unknown> = {
+      environment: this.descriptor(),
+      auth: this.authDescriptor(),
+      cwd: "/home/user/work",
+      keybindingsConfigPath: "/home/user/.t3/userdata/keybindings.json",
+      keybindings: [],
+      issues: [],
+      providers: Object.entries({ codex: "Codex", claudeAgent: "Claude", opencode: "OpenCode", grok: "Grok" }).map(([id, name]) => ({
+        instanceId: id,
+        driver: id,
+        displayName: name,
+        enabled: true,
+        installed: true,
+        status: "ready",
+        models: [],
+      })),
+      availableEditors: [],
+      observability: { logsDirectoryPath: "/home/user/.t3/userdata/logs", localTracingEnabled: false },
+      settings: { enableLegacyTokenStreaming: this.agents.options.tokenStreaming },
+    };
+    if (this.generation === "upstream") {
+      Object.assign(config, { shellResumeCompletionMarker: true, threadResumeCompletionMarker: true, threadSnapshotPagination: true });
+    }
+    return config;
+  }
+
+  /** Whether an upstream resume from `afterSequence` can be served from the event log (§7.5, §15.3). */
+  private canReplay(afterSequence: number | undefined): afterSequence is number {
+    return (
+      this.generation === "upstream" &&
+      afterSequence !== undefined &&
+      afterSequence >= this.engine.replayableFrom - 1 &&
+      afterSequence <= this.engine.sequence &&
+      this.engine.sequence - afterSequence <= RESUME_REPLAY_LIMIT
+    );
+  }
+
+  /**
+   * Fork servers attach the live tail only after the snapshot was acknowledged, so events in between
+   * are lost (§7.5 race, §14 "Ack at once"). Upstream attaches at once.
+   */
+  private liveGate(firstAck: Promise<void>): () => boolean {
+    if (this.generation === "upstream") return () => true;
+    let attached = false;
+    void firstAck.then(() => (attached = true));
+    return () => attached;
+  }
+
+  private shellItemFor(event: WireEvent, sequence = event.sequence): unknown | undefined {
+    if (event.aggregateKind === "project") {
+      const project = this.engine.projects.get(event.aggregateId);
+      return project ? { kind: "project-upserted", sequence, project: this.engine.projectRow(project) } : undefined;
+    }
+    const thread = this.engine.threads.get(event.aggregateId);
+    if (!thread) return undefined;
+    if (!this.engine.isShellVisible(thread)) return { kind: "thread-removed", sequence, threadId: thread.id };
+    return { kind: "thread-upserted", sequence, thread: this.engine.shellRow(thread) };
+  }
+
+  private shellStream(sink: StreamSink, options: { afterSequence: number | undefined; marker: boolean }, firstAck: Promise<void>): () => void {
+    const live = this.liveGate(firstAck);
+    if (this.canReplay(options.afterSequence)) {
+      // The replay is coalesced too: one item per aggregate, at its latest sequence.
+      const latest = new Map<string, WireEvent>();
+      for (const event of this.engine.eventsAfter(options.afterSequence)) {
+        latest.delete(event.aggregateId);
+        latest.set(event.aggregateId, event);
+      }
+      for (const event of latest.values()) {
+        const item = this.shellItemFor(event);
+        if (item) sink.push(item);
+      }
+    } else {
+      sink.push({ kind: "snapshot", snapshot: this.engine.shellSnapshot() });
+    }
+    if (options.marker && this.generation === "upstream") sink.push({ kind: "synchronized" });
+
+    const pending = new Map<string, WireEvent>();
+    let timer: NodeJS.Timeout | undefined;
+    const flush = () => {
+      timer = undefined;
+      const events = [...pending.values()].sort((a, b) => a.sequence - b.sequence);
+      pending.clear();
+      for (const event of events) {
+        const item = this.shellItemFor(event);
+        if (item) sink.push(item);
+      }
+    };
+    const onEvent = (event: WireEvent) => {
+      if (!live()) return;
+      if (this.generation === "fork") {
+        const item = this.shellItemFor(event);
+        if (item) sink.push(item);
+        return;
+      }
+      pending.delete(event.aggregateId);
+      pending.set(event.aggregateId, event);
+      timer ??= setTimeout(flush, SHELL_COALESCE_MS);
+    };
+    this.engine.on("event", onEvent);
+    return () => {
+      this.engine.off("event", onEvent);
+      clearTimeout(timer);
+    };
+  }
+
+  private threadStream(
+    threadId: string,
+    sink: StreamSink,
+    options: { afterSequence: number | undefined; marker: boolean },
+    firstAck: Promise<void>,
+  ): () => void {
+    const thread = this.engine.threads.get(threadId);
+    if (!thread || thread.deletedAt) {
+      sink.fail({ _tag: "OrchestrationGetSnapshotError", message: `Thread ${threadId} was not found` });
+      return () => {};
+    }
+    const live = this.liveGate(firstAck);
+    const forwarded = (event: WireEvent) => event.aggregateId === threadId && THREAD_STREAM_EVENT_TYPES.has(event.type);
+    if (this.canReplay(options.afterSequence)) {
+      for (const event of this.engine.eventsAfter(options.afterSequence)) {
+        if (forwarded(event)) sink.push({ kind: "event", event });
+      }
+    } else {
+      sink.push({ kind: "snapshot", snapshot: { snapshotSequence: this.engine.sequence, thread: this.engine.threadDetail(thread) } });
+    }
+    if (options.marker && this.generation === "upstream") sink.push({ kind: "synchronized" });
+    const onEvent = (event: WireEvent) => {
+      if (live() && forwarded(event)) sink.push({ kind: "event", event });
+    };
+    this.engine.on("event", onEvent);
+    return () => this.engine.off("event", onEvent);
+  }
+}
