@@ -71,7 +71,7 @@ export default tseslint.config(
   {
     // Production fleet code must not depend on the simulator; its tests may.
     files: ["electron/fleet/**/*.ts"],
-    ignores: ["electron/fleet/**/*.test.ts"],
+    ignores: ["electron/fleet/**/*.test.ts", "electron/fleet/**/*.testkit.ts"],
     rules: { "no-restricted-imports": ["error", { paths: ["electron"], patterns: ["**/sim/**"] }] },
   },
 );

@@ -10,21 +10,22 @@ export interface StreamSink {
   /** Ends the stream with a typed failure. */
   fail(error: Record<string, unknown>): void;
   readonly closed: boolean;
+  /** True once the client acknowledged the first Chunk. */
+  readonly acknowledged: boolean;
 }
 
 export interface RpcHandlers {
   unary(tag: string, payload: unknown): { ok: true; value: unknown } | { ok: false; cause: unknown[] } | undefined;
   /** Starts a stream; returns a disposer, or undefined when the tag is not a stream. */
-  stream(tag: string, payload: unknown, sink: StreamSink, firstAck: Promise<void>): (() => void) | undefined;
+  stream(tag: string, payload: unknown, sink: StreamSink): (() => void) | undefined;
 }
 
 class ServerStream implements StreamSink {
   private queue: unknown[] = [];
   private awaitingAck = false;
   closed = false;
+  acknowledged = false;
   dispose: () => void = () => {};
-  private firstAckResolve!: () => void;
-  readonly firstAck = new Promise<void>((resolve) => (this.firstAckResolve = resolve));
 
   constructor(
     private readonly peer: RpcPeer,
@@ -39,7 +40,7 @@ class ServerStream implements StreamSink {
 
   ack(): void {
     this.awaitingAck = false;
-    this.firstAckResolve();
+    this.acknowledged = true;
     this.flush();
   }
 
@@ -137,7 +138,7 @@ export class RpcPeer {
   private request(id: string, tag: string, payload: unknown): void {
     const stream = new ServerStream(this, id);
     this.streams.set(id, stream);
-    const dispose = this.handlers.stream(tag, payload, stream, stream.firstAck);
+    const dispose = this.handlers.stream(tag, payload, stream);
     if (dispose) {
       stream.dispose = dispose;
       if (stream.closed) dispose();

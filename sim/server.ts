@@ -504,7 +504,7 @@ export class SimServer {
         }
         return undefined;
       },
-      stream: (tag, payload, sink, firstAck) => {
+      stream: (tag, payload, sink) => {
         if (tag !== "orchestration.subscribeShell" && tag !== "orchestration.subscribeThread") return undefined;
         const denied = scopeError("orchestration:read");
         if (denied) {
@@ -516,12 +516,12 @@ export class SimServer {
           afterSequence: typeof request.afterSequence === "number" ? request.afterSequence : undefined,
           marker: request.requestCompletionMarker === true,
         };
-        if (tag === "orchestration.subscribeShell") return this.shellStream(sink, options, firstAck);
+        if (tag === "orchestration.subscribeShell") return this.shellStream(sink, options);
         if (typeof request.threadId !== "string") {
           sink.fail({ _tag: "OrchestrationGetSnapshotError", message: "Missing threadId" });
           return () => {};
         }
-        return this.threadStream(request.threadId, sink, options, firstAck);
+        return this.threadStream(request.threadId, sink, options);
       },
     };
   }
@@ -568,11 +568,9 @@ export class SimServer {
    * Fork servers attach the live tail only after the snapshot was acknowledged, so events in between
    * are lost (§7.5 race, §14 "Ack at once"). Upstream attaches at once.
    */
-  private liveGate(firstAck: Promise<void>): () => boolean {
+  private liveGate(sink: StreamSink): () => boolean {
     if (this.generation === "upstream") return () => true;
-    let attached = false;
-    void firstAck.then(() => (attached = true));
-    return () => attached;
+    return () => sink.acknowledged;
   }
 
   private shellItemFor(event: WireEvent, sequence = event.sequence): unknown | undefined {
@@ -586,8 +584,8 @@ export class SimServer {
     return { kind: "thread-upserted", sequence, thread: this.engine.shellRow(thread) };
   }
 
-  private shellStream(sink: StreamSink, options: { afterSequence: number | undefined; marker: boolean }, firstAck: Promise<void>): () => void {
-    const live = this.liveGate(firstAck);
+  private shellStream(sink: StreamSink, options: { afterSequence: number | undefined; marker: boolean }): () => void {
+    const live = this.liveGate(sink);
     if (this.canReplay(options.afterSequence)) {
       // The replay is coalesced too: one item per aggregate, at its latest sequence.
       const latest = new Map<string, WireEvent>();
@@ -637,14 +635,13 @@ export class SimServer {
     threadId: string,
     sink: StreamSink,
     options: { afterSequence: number | undefined; marker: boolean },
-    firstAck: Promise<void>,
   ): () => void {
     const thread = this.engine.threads.get(threadId);
     if (!thread || thread.deletedAt) {
       sink.fail({ _tag: "OrchestrationGetSnapshotError", message: `Thread ${threadId} was not found` });
       return () => {};
     }
-    const live = this.liveGate(firstAck);
+    const live = this.liveGate(sink);
     const forwarded = (event: WireEvent) => event.aggregateId === threadId && THREAD_STREAM_EVENT_TYPES.has(event.type);
     if (this.canReplay(options.afterSequence)) {
       for (const event of this.engine.eventsAfter(options.afterSequence)) {

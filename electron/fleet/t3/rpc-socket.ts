@@ -11,6 +11,8 @@ export const DEFAULT_PING_INTERVAL_MS = 5_000;
 export const DEFAULT_OPEN_TIMEOUT_MS = 10_000;
 /** Largest frame accepted; a full shell snapshot of 5,000 threads is ~10 MB. */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+/** Browsers and undici only let a client send 1000 or an application code (3000-4999). */
+const CLOSE_PROTOCOL_ERROR = 4002;
 
 export interface RpcSocketOptions {
   url: string;
@@ -256,7 +258,7 @@ export class RpcSocket {
 
   private protocolError(error: T3Error): void {
     this.shutdown(error);
-    this.ws.close(1002);
+    this.ws.close(CLOSE_PROTOCOL_ERROR);
   }
 
   private fail(entry: Pending, error: T3Error): void {

@@ -1,0 +1,40 @@
+// `npm run sim -- --envs 3 [--threads 50] [--tick 400] [--generation fork|upstream] [--control-port 4700]`
+// Starts simulated T3 servers on 127.0.0.1 and prints each one's pairing URL and the control API.
+import { parseArgs } from "node:util";
+import type { Generation } from "./engine";
+import { SimFleet } from "./fleet";
+
+const { values } = parseArgs({
+  options: {
+    envs: { type: "string", default: "3" },
+    threads: { type: "string", default: "12" },
+    tick: { type: "string", default: "400" },
+    generation: { type: "string" },
+    "control-port": { type: "string", default: "0" },
+  },
+});
+
+const generations: Generation[] | undefined =
+  values.generation === "fork" || values.generation === "upstream" ? [values.generation] : undefined;
+
+const fleet = await SimFleet.start({
+  envs: Number(values.envs),
+  seedThreads: Number(values.threads),
+  tickMs: Number(values.tick),
+  ...(generations && { generations }),
+});
+const controlUrl = await fleet.listenControl(Number(values["control-port"]));
+
+console.log(`T3 simulator: ${fleet.servers.length} environment(s) on 127.0.0.1`);
+for (const server of fleet.servers) {
+  console.log(`\n${server.label} (${server.generation}, T3 ${server.serverVersion}, ${server.environmentId})`);
+  console.log(`  Connection string: ${server.baseUrl}`);
+  console.log(`  Pairing URL: ${server.pairingUrl()}   (single use, expires in 5 minutes)`);
+}
+console.log(`\nControl API: ${controlUrl}/envs   (POST /envs/<label>/pairing for a fresh pairing URL)`);
+
+const shutdown = () => {
+  void fleet.stop().then(() => process.exit(0));
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
