@@ -8,7 +8,7 @@ export type AgentStep =
   | { kind: "reply"; text: string }
   | { kind: "approval"; detail?: string }
   | { kind: "input"; question?: string }
-  | { kind: "fail"; message: string; runtimeError?: boolean }
+  | { kind: "fail"; message: string; runtimeError?: boolean; partialText?: string }
   | { kind: "capacity"; message?: string }
   | { kind: "subagents"; count: number }
   | { kind: "spawn"; children: { suffix: string; text: string; provider?: string }[] }
@@ -54,8 +54,12 @@ export function scriptFromText(provider: ProviderKind, text: string): TurnScript
   if (has("capacity")) steps.push({ kind: "capacity" });
   if (has("hang")) steps.push({ kind: "hang" });
   if (has("fail") || has("crash")) {
-    steps.push({ kind: "reply", text: "Working on it…" });
-    steps.push({ kind: "fail", message: `${PROVIDERS[provider].label} turn failed: process exited with code 1`, runtimeError: has("crash") });
+    steps.push({
+      kind: "fail",
+      message: `${PROVIDERS[provider].label} turn failed: process exited with code 1`,
+      runtimeError: has("crash"),
+      partialText: "Working on it…",
+    });
     return { steps };
   }
   steps.push({ kind: "reply", text: `${PROVIDERS[provider].label} reply to: ${text.replace(/#\S+/g, "").trim() || "(empty)"}` });
@@ -190,6 +194,7 @@ export class Agents {
       runtime.queue = [];
       runtime.ghostTurn = false;
       runtime.running?.abort.abort();
+      runtime.running = undefined;
     }
     this.setSession(thread, { status: "ready", activeTurnId: null, lastError: null });
   }
@@ -200,6 +205,7 @@ export class Agents {
       runtime.queue = [];
       runtime.ghostTurn = false;
       runtime.running?.abort.abort();
+      runtime.running = undefined;
     }
     if (thread.session) this.setSession(thread, { status: "stopped", activeTurnId: null });
   }
@@ -332,12 +338,16 @@ export class Agents {
       case "spawn":
         for (const child of step.children) this.spawnChild(thread, child.suffix, child.text, child.provider);
         return false;
-      case "fail":
+      case "fail": {
+        // As recorded on 0.0.33: the partial reply stays, the session errors, the message closes after.
+        const close = step.partialText !== undefined ? await this.partialReply(thread, turn, step.partialText) : undefined;
         if (step.runtimeError) {
           this.activity(thread, "error", "runtime.error", "Runtime error", { message: step.message }, turn.turnId);
         }
         this.setSession(thread, { status: "error", activeTurnId: null, lastError: step.message });
+        close?.();
         return true;
+      }
     }
   }
 
@@ -374,32 +384,44 @@ export class Agents {
     return childId;
   }
 
-  private async reply(thread: ThreadState, turn: RunningTurn, text: string): Promise<void> {
+  /** One assistant message of this turn: each call sends a `thread.message-sent` for it. */
+  private assistantMessage(thread: ThreadState, turn: RunningTurn): (text: string, streaming: boolean) => void {
     const messageId = `assistant:msg_${randomUUID()}`;
     const createdAt = this.engine.now();
-    const send = (chunk: string, streaming: boolean) =>
+    return (text, streaming) =>
       this.providerEvent(thread, "thread.message-sent", {
         threadId: thread.id,
         messageId,
         role: "assistant",
-        text: chunk,
+        text,
         turnId: turn.turnId,
         streaming,
         createdAt,
         updatedAt: this.engine.now(),
       });
+  }
+
+  /** Streams `text` without closing the message; returns the close. */
+  private async partialReply(thread: ThreadState, turn: RunningTurn, text: string): Promise<() => void> {
+    const send = this.assistantMessage(thread, turn);
     await this.tick(turn);
-    if (this.options.tokenStreaming) {
-      const words = text.split(/(?<=\s)/);
-      for (const word of words) {
-        send(word, true);
-        await this.wait(turn, Math.max(1, Math.floor(this.options.tickMs / 4)));
-      }
-    } else {
+    send(text, true);
+    await this.tick(turn);
+    return () => send("", false);
+  }
+
+  private async reply(thread: ThreadState, turn: RunningTurn, text: string): Promise<void> {
+    if (!this.options.tokenStreaming) {
       // Buffered by default: the full text in one streaming message, then an empty close (§15.2).
-      send(text, true);
+      (await this.partialReply(thread, turn, text))();
+      return;
     }
+    const send = this.assistantMessage(thread, turn);
     await this.tick(turn);
+    for (const word of text.split(/(?<=\s)/)) {
+      send(word, true);
+      await this.wait(turn, Math.max(1, Math.floor(this.options.tickMs / 4)));
+    }
     send("", false);
   }
 
