@@ -237,10 +237,9 @@ export class Agents {
         this.startFailed(thread, script.startFailure);
         return;
       }
-      if (!thread.session || thread.session.status !== "ready") {
-        this.setSession(thread, { status: "starting", activeTurnId: null, lastError: null }, provider);
-        await this.tick(turn, 2);
-      }
+      // Real servers report "starting" before every provider turn, even on a ready session (recordings).
+      this.setSession(thread, { status: "starting", activeTurnId: null, lastError: null }, provider);
+      await this.tick(turn, 2);
       turn.turnId = randomUUID();
       this.setSession(thread, { status: "running", activeTurnId: turn.turnId, lastError: null }, provider);
       for (const step of script.steps) {
