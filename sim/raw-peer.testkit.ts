@@ -2,6 +2,7 @@
 // Acks), records every frame received, and resolves waits on arrival of frames, not on timers.
 import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
+import type { WireEvent } from "./engine";
 import type { SimServer } from "./server";
 
 export type Frame = { _tag: string; requestId?: string; values?: unknown[]; exit?: { _tag: string; value?: unknown; cause?: unknown[] }; defect?: unknown };
@@ -112,9 +113,9 @@ export function sendTurn(sim: SimServer, threadId: string, text: string, command
 }
 
 /** Resolves when the engine emits an event matching `match` (or one already matched since `from`). */
-export function nextEvent(sim: SimServer, match: (event: import("./engine").WireEvent) => boolean): Promise<import("./engine").WireEvent> {
+export function nextEvent(sim: SimServer, match: (event: WireEvent) => boolean): Promise<WireEvent> {
   return new Promise((resolve) => {
-    const listener = (event: import("./engine").WireEvent) => {
+    const listener = (event: WireEvent) => {
       if (!match(event)) return;
       sim.engine.off("event", listener);
       resolve(event);
