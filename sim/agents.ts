@@ -240,6 +240,8 @@ export class Agents {
       // Real servers report "starting" before every provider turn, even on a ready session (recordings).
       this.setSession(thread, { status: "starting", activeTurnId: null, lastError: null }, provider);
       await this.tick(turn, 2);
+      // 0.0.24 reports the started session as ready before the turn runs (recorded shell rows).
+      if (this.engine.generation === "fork") this.setSession(thread, { status: "ready" }, provider);
       turn.turnId = randomUUID();
       this.setSession(thread, { status: "running", activeTurnId: turn.turnId, lastError: null }, provider);
       for (const step of script.steps) {
