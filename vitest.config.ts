@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Two cores: keep workers bounded so socket-heavy suites do not starve each other.
     maxWorkers: 2,
+    reporters: ["default", "./scripts/summary-reporter.ts"],
   },
 });

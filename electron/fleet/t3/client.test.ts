@@ -228,6 +228,38 @@ describe.each(["fork", "upstream"] as const)("T3 client against a %s simulator",
   });
 });
 
+describe("T3 client socket credentials", () => {
+  it.each([
+    ["fork", "upstream"],
+    ["upstream", "fork"],
+  ] as const)("a %s server reached with a %s guess still gets a socket through the other ticket endpoint", async (actual, guessed) => {
+    const sim = await startSim(actual);
+    const session = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" });
+    const connection = await clientFor(sim.baseUrl).connect({ token: session.token, generation: guessed });
+    cleanups.push(() => connection.close());
+    const shell = new ShellRecorder();
+    connection.subscribeShell(shell);
+    await shell.until(() => shell.synchronizedAt !== undefined);
+  });
+
+  it("leaves no socket or timer behind after close", async () => {
+    const sim = await startSim("upstream");
+    const handles = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout" || kind === "TCPSocketWrap").length;
+    const before = handles();
+    const { connection } = await pairAndConnect(sim, 20);
+    const shell = new ShellRecorder();
+    connection.subscribeShell(shell);
+    await shell.until(() => shell.synchronizedAt !== undefined);
+    const closed = new Promise<T3Error>((resolve) => connection.onClose(resolve));
+    connection.close();
+    expect((await closed).kind).toBe("interrupted");
+    await shell.untilEnded();
+    await sim.stop(); // server side of the socket
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(handles()).toBeLessThanOrEqual(before);
+  });
+});
+
 describe("T3 client, upstream specifics", () => {
   it("reads the shell and a thread over HTTP and dispatches over HTTP", async () => {
     const sim = await startSim("upstream");

@@ -1,0 +1,19 @@
+// `npm run bench`: runs every benchmark in this folder in its own process and prints its figures.
+// Figures are measured, never asserted by timed tests (DEVELOPERS.md).
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const only = process.argv.slice(2);
+const benches = readdirSync(here)
+  .filter((name) => name.endsWith(".bench.ts"))
+  .filter((name) => only.length === 0 || only.some((filter) => name.includes(filter)));
+let failed = 0;
+for (const bench of benches) {
+  console.log(`\n=== ${bench}`);
+  const result = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", join(here, bench)], { stdio: "inherit" });
+  if (result.status !== 0) failed++;
+}
+process.exit(failed === 0 ? 0 : 1);
