@@ -1,5 +1,6 @@
 // A client for ONE T3 environment: identify, pair, open the socket, subscribe, dispatch.
 // It retries nothing: retry policy belongs to the connection supervisor.
+import { hostname } from "node:os";
 import type { z } from "zod";
 import type { ClientCommand } from "../../../shared/t3/commands";
 import { decodeWith } from "../../../shared/t3/decode";
@@ -43,9 +44,14 @@ export interface PairResult {
   readOnly: boolean;
 }
 
+/** How this client shows in T3's Connections list (design §6). */
+export function defaultClientLabel(): string {
+  return `T3 Fleet on ${hostname()}`;
+}
+
 export interface ClientOptions {
-  /** Shown in T3's Connections list, e.g. "T3 Fleet on studio-mac". */
-  clientLabel: string;
+  /** Shown in T3's Connections list; defaults to "T3 Fleet on <this host>". */
+  clientLabel?: string;
   /** Socket tuning, mainly for tests. */
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
   httpTimeoutMs?: number;
@@ -159,7 +165,7 @@ export class T3EnvironmentClient {
           subject_token_type: "urn:t3:params:oauth:token-type:environment-bootstrap",
           requested_token_type: "urn:ietf:params:oauth:token-type:access_token",
           scope: FLEET_SCOPES.join(" "),
-          client_label: this.options.clientLabel,
+          client_label: this.options.clientLabel ?? defaultClientLabel(),
           client_device_type: "desktop",
         },
         timeoutMs: this.timeoutMs,
