@@ -22,3 +22,5 @@ declare class URL {
   username: string;
   toString(): string;
 }
+/** Deep copy (HTML structured clone), available in Node 17+, Chromium and Electron. */
+declare function structuredClone<T>(value: T): T;

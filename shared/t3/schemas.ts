@@ -347,6 +347,9 @@ const threadItemByKind = {
   event: z.object({ kind: z.literal("event"), event: OrchestrationEventSchema }),
   synchronized: z.object({ kind: z.literal("synchronized") }),
 };
+/** A shell change newer than a snapshot: what a subscription delivers after the first snapshot. */
+export type ShellDelta = Exclude<ShellStreamItem, { kind: "snapshot" | "synchronized" | "unknown" }>;
+
 export type ThreadStreamItem =
   | { [K in keyof typeof threadItemByKind]: z.infer<(typeof threadItemByKind)[K]> }[keyof typeof threadItemByKind]
   | z.infer<typeof UnknownItem>;

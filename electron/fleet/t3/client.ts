@@ -13,6 +13,7 @@ import {
   EnvironmentDescriptor,
   OAuthTokenResponse,
   ServerConfigSummary,
+  type ShellDelta,
   ShellSnapshot,
   type ShellStreamItem,
   ShellStreamItemSchema,
@@ -244,7 +245,6 @@ interface SubscriptionListener<Snapshot, Delta> {
   end(error?: T3Error): void;
 }
 
-export type ShellDelta = Exclude<ShellStreamItem, { kind: "snapshot" | "synchronized" | "unknown" }>;
 export type ShellListener = SubscriptionListener<ShellSnapshot, ShellDelta>;
 export type ThreadEventItem = Extract<ThreadStreamItem, { kind: "event" }>["event"];
 export type ThreadListener = SubscriptionListener<ThreadDetailSnapshot, ThreadEventItem>;

@@ -1,0 +1,151 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeEach, describe, expect, it } from "vitest";
+import { decodeWith } from "../t3/decode";
+import { ThreadShell } from "../t3/schemas";
+import { type FleetChange, FleetModel } from "./model";
+import type { ThreadFacts } from "./thread-projection";
+import type { ConnectionPhase } from "./types";
+
+const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures");
+function recordedRow(name: string, overrides: Record<string, unknown> = {}): ThreadShell {
+  const raw = { ...(JSON.parse(readFileSync(resolve(fixtures, name), "utf8")) as object), ...overrides };
+  const decoded = decodeWith(ThreadShell, raw, name);
+  if (!decoded.ok) throw new Error(decoded.error.message);
+  return decoded.value;
+}
+
+const ONLINE: ConnectionPhase = { phase: "online", since: "2026-11-29T10:00:00.000Z" };
+const offline = (lastConfirmedAt: string): ConnectionPhase => ({
+  phase: "offline",
+  since: "2026-11-29T10:05:00.000Z",
+  lastConfirmedAt,
+  nextAttemptAt: "2026-11-29T10:05:02.000Z",
+  attempt: 1,
+  error: "connection refused",
+});
+const noFacts: ThreadFacts = { pending: [], lastErrorText: null, startFailure: null, capacityWarning: null, subagents: [], lastEventAt: null };
+
+let clock = Date.parse("2026-11-29T10:00:00.000Z");
+let model: FleetModel;
+let changes: FleetChange[];
+
+beforeEach(() => {
+  clock = Date.parse("2026-11-29T10:00:00.000Z");
+  model = new FleetModel({ stalledAfterMs: 60_000, now: () => clock });
+  changes = [];
+  model.subscribe((change) => changes.push(change));
+  model.upsertEnvironment({ environmentId: "env-a", label: "studio", baseUrl: "http://a", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted: false }, ONLINE);
+});
+
+function snapshot(...threads: ThreadShell[]) {
+  model.applyShellSnapshot("env-a", { snapshotSequence: 10, projects: [], threads });
+}
+
+describe("status derivation from recorded rows", () => {
+  it.each([
+    ["t3-0.0.24/shell-row-running.json", "running"],
+    ["t3-0.0.24/shell-row-completed.json", "idle"],
+    ["t3-0.0.24/shell-row-failed.json", "failed"],
+    ["t3-0.0.24/shell-row-approval-pending.json", "needs-approval"],
+    ["t3-0.0.24/shell-row-approval-done.json", "idle"],
+    ["t3-0.0.24/shell-row-interrupted.json", "idle"],
+  ])("%s is %s", (name, status) => {
+    snapshot(recordedRow(name));
+    expect([...model.agents()][0]!.status).toBe(status);
+  });
+
+  it("a pending approval outranks a ready session (observed on 0.0.24)", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-approval-pending.json");
+    expect(row.session?.status).toBe("ready");
+    snapshot(row);
+    expect([...model.agents()][0]!.status).toBe("needs-approval");
+  });
+
+  it("a stale latestTurn running without an active turn is not running", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-running.json");
+    snapshot({ ...row, session: { ...row.session!, status: "ready", activeTurnId: null } });
+    expect([...model.agents()][0]!.status).toBe("idle");
+  });
+
+  it("a turn that could not start (session null, start failure) is failed with the reason", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-completed.json", { session: null, latestTurn: null });
+    snapshot(row);
+    model.setThreadFacts("env-a", row.id, { ...noFacts, startFailure: "spawn codex ENOENT" });
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "spawn codex ENOENT" });
+  });
+
+  it("a capacity warning on the running turn is failed although the row says running", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-running.json");
+    snapshot(row);
+    model.setThreadFacts("env-a", row.id, { ...noFacts, capacityWarning: "Free-tier capacity limit reached" });
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "Free-tier capacity limit reached" });
+  });
+});
+
+describe("offline truth", () => {
+  it("agents of an unreachable environment are unknown with the last known status and as-of time", () => {
+    snapshot(recordedRow("t3-0.0.24/shell-row-running.json"));
+    model.setPhase("env-a", offline("2026-11-29T10:04:58.000Z"));
+    const agent = [...model.agents()][0]!;
+    expect(agent).toMatchObject({ status: "unknown", lastKnownStatus: "running", asOf: "2026-11-29T10:04:58.000Z" });
+    expect(model.counts()).toMatchObject({ byStatus: { unknown: 1 }, hostsDown: 1, needsYou: 0 });
+    model.setPhase("env-a", ONLINE);
+    expect([...model.agents()][0]!.status).toBe("running");
+  });
+});
+
+describe("children and roll-ups", () => {
+  const parent = () => recordedRow("t3-0.0.24/shell-row-completed.json", { id: "planner" });
+  const child = (suffix: string, file: string) => recordedRow(file, { id: `sub.planner.${suffix}` });
+
+  it("nests sub.<parent>.<suffix> threads, rolls up the worst child, and marks orphans", () => {
+    snapshot(parent(), child("w1", "t3-0.0.24/shell-row-running.json"), child("w2", "t3-0.0.24/shell-row-failed.json"));
+    expect(model.childrenOf("env-a", "planner").map((a) => a.threadId).sort()).toEqual(["sub.planner.w1", "sub.planner.w2"]);
+    expect(model.rollup("env-a", "planner")).toBe("failed");
+    expect(model.agent("env-a/sub.planner.w1")!.orphaned).toBe(false);
+
+    snapshot(child("w1", "t3-0.0.24/shell-row-running.json"));
+    expect(model.agent("env-a/sub.planner.w1")).toMatchObject({ orphaned: true, parentThreadId: "planner" });
+    snapshot(parent(), child("w1", "t3-0.0.24/shell-row-running.json"));
+    expect(model.agent("env-a/sub.planner.w1")!.orphaned).toBe(false);
+  });
+
+  it("grandchildren roll up through their parent", () => {
+    snapshot(parent(), child("w1", "t3-0.0.24/shell-row-completed.json"), recordedRow("t3-0.0.24/shell-row-approval-pending.json", { id: "sub.sub.planner.w1.deep" }));
+    expect(model.rollup("env-a", "planner")).toBe("needs-approval");
+  });
+});
+
+describe("incremental application", () => {
+  it("one delta publishes one agent, whatever the fleet size", () => {
+    const base = recordedRow("t3-0.0.24/shell-row-completed.json");
+    snapshot(...Array.from({ length: 2_000 }, (_, i) => ({ ...base, id: `t-${i}` })));
+    changes.length = 0;
+    model.applyShellDelta("env-a", { kind: "thread-upserted", sequence: 11, thread: { ...base, id: "t-7", title: "renamed" } });
+    expect(changes).toHaveLength(1);
+    expect(changes[0]!.agents.map((a) => a.threadId)).toEqual(["t-7"]);
+    expect(changes[0]!.environments).toHaveLength(0);
+  });
+
+  it("a removed thread stays as ended until the next snapshot", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-completed.json");
+    snapshot(row);
+    model.applyShellDelta("env-a", { kind: "thread-removed", sequence: 12, threadId: row.id });
+    expect(model.agent(`env-a/${row.id}`)!.status).toBe("ended");
+    snapshot();
+    expect(model.agent(`env-a/${row.id}`)).toBeUndefined();
+  });
+
+  it("flags a running agent stalled after the quiet time and clears it on activity", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-running.json");
+    snapshot(row);
+    expect(model.checkStalls()).toBe(clock + 60_000);
+    clock += 61_000;
+    model.checkStalls();
+    expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(true);
+    model.applyShellDelta("env-a", { kind: "thread-upserted", sequence: 13, thread: { ...row, updatedAt: "later" } });
+    expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(false);
+  });
+});
