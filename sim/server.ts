@@ -54,6 +54,8 @@ export class SimServer {
   private readonly sockets = new Set<Socket>();
   private port: number;
   private blackholed = false;
+  /** Fault injection for the next dispatch over a socket: drop the connection before or after applying it. */
+  dropNextDispatch: "before-apply" | "after-apply" | undefined;
   private readonly options: SimServerOptions;
 
   constructor(options: SimServerOptions) {
@@ -460,13 +462,13 @@ export class SimServer {
     const session = ticket !== null ? this.auth.verifyTicket(ticket) : this.auth.verify(bearer);
     if (!session) return refuse(ticket === null && !bearer);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const peer: Peer = { ws, session, rpc: new RpcPeer(ws, this.generation, this.rpcHandlers(session)) };
+      const peer: Peer = { ws, session, rpc: new RpcPeer(ws, this.generation, this.rpcHandlers(session, ws)) };
       this.peers.add(peer);
       ws.on("close", () => this.peers.delete(peer));
     });
   }
 
-  private rpcHandlers(session: BearerSession): RpcHandlers {
+  private rpcHandlers(session: BearerSession, ws: WebSocket): RpcHandlers {
     const scopeError = (scope: string) =>
       this.generation === "upstream" && !session.scopes.includes(scope)
         ? {
@@ -482,8 +484,16 @@ export class SimServer {
           if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
           const command = ClientCommand.safeParse(payload);
           if (!command.success) return { ok: false, cause: [{ _tag: "Die", defect: zodDefect(command.error.issues) }] };
+          const drop = this.dropNextDispatch;
+          this.dropNextDispatch = undefined;
+          if (drop === "before-apply") {
+            ws.terminate();
+            return { ok: true, value: null };
+          }
           try {
-            return { ok: true, value: { sequence: this.engine.dispatch(command.data) } };
+            const sequence = this.engine.dispatch(command.data);
+            if (drop === "after-apply") ws.terminate(); // applied, but the answer never leaves
+            return { ok: true, value: { sequence } };
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
             const cause = error instanceof CommandInvariantError ? { name: "OrchestrationCommandInvariantError", message } : undefined;

@@ -228,6 +228,37 @@ describe.each(["fork", "upstream"] as const)("T3 client against a %s simulator",
   });
 });
 
+describe("fork live-tail gap", () => {
+  it.each([false, true])("events between a thread snapshot and its Ack are %s", async (repairLiveTail) => {
+    const sim = await startSim("fork");
+    const threadId = seedThread(sim);
+    const { connection } = await pairAndConnect(sim);
+    let gapSequence = -1;
+    class GapRecorder extends ThreadRecorder {
+      override snapshot(snapshot: Parameters<ThreadRecorder["snapshot"]>[0]): void {
+        super.snapshot(snapshot);
+        // Produced while our Ack is still on the wire: 0.0.24 does not deliver it live.
+        gapSequence = sim.engine.append("thread", threadId, "thread.activity-appended", "provider:gap", {
+          threadId,
+          activity: { id: "gap-activity", tone: "info", kind: "task.started", summary: "in the gap", payload: { taskId: "t1" }, turnId: null, createdAt: sim.engine.now() },
+        }).sequence;
+      }
+    }
+    const thread = new GapRecorder();
+    connection.subscribeThread(threadId, thread, { repairLiveTail });
+    await thread.until(() => thread.synchronizedAt !== undefined);
+    await connection.getConfig(); // a round trip: our Ack has reached the server, the live tail is attached
+    const after = sim.engine.append("thread", threadId, "thread.activity-appended", "provider:after", {
+      threadId,
+      activity: { id: "after-activity", tone: "info", kind: "task.progress", summary: "after", payload: { taskId: "t1" }, turnId: null, createdAt: sim.engine.now() },
+    }).sequence;
+    await thread.until(() => thread.events.some((event) => event.sequence === after));
+    expect(thread.events.some((event) => event.sequence === gapSequence)).toBe(repairLiveTail);
+    const sequences = thread.events.map((event) => event.sequence);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+  });
+});
+
 describe("T3 client socket credentials", () => {
   it.each([
     ["fork", "upstream"],

@@ -1,7 +1,7 @@
 // A client for ONE T3 environment: identify, pair, open the socket, subscribe, dispatch.
 // It retries nothing: retry policy belongs to the connection supervisor.
 import { hostname } from "node:os";
-import type { z } from "zod";
+import { z } from "zod";
 import type { ClientCommand } from "../../../shared/t3/commands";
 import { decodeWith } from "../../../shared/t3/decode";
 import { T3Error } from "../../../shared/t3/errors";
@@ -12,6 +12,7 @@ import {
   DispatchResult,
   EnvironmentDescriptor,
   OAuthTokenResponse,
+  OrchestrationEventSchema,
   ServerConfigSummary,
   type ShellDelta,
   ShellSnapshot,
@@ -252,7 +253,16 @@ export type ThreadListener = SubscriptionListener<ThreadDetailSnapshot, ThreadEv
 export interface ResumeOptions {
   /** Last global sequence already applied; the server replays only what is newer (upstream). */
   afterSequence?: number;
+  /**
+   * Fork (0.0.24) servers attach a stream's live tail only after the snapshot's Ack, so events in
+   * between are lost (§7.5, §14). With this set, a thread stream fetches them with
+   * orchestration.replayEvents and merges them by sequence before reporting synchronized.
+   */
+  repairLiveTail?: boolean;
 }
+
+/** Bound for the replay call that repairs a fork stream's live-tail gap. */
+const REPLAY_TIMEOUT_MS = 10_000;
 
 /**
  * Applies the stream rules of §7.4-7.5 to one subscription: decode every item, apply only items
@@ -367,7 +377,16 @@ export class T3Connection {
     );
   }
 
+  /** Events after `afterSequence` for every thread (fork only, §5.4), decoded. */
+  async replayEvents(afterSequence: number): Promise<ThreadEventItem[]> {
+    const value = await this.socket.call("orchestration.replayEvents", { fromSequenceExclusive: afterSequence }, REPLAY_TIMEOUT_MS);
+    const decoded = decodeWith(z.array(OrchestrationEventSchema), value, "replayed events");
+    if (!decoded.ok) throw T3Error.decode(decoded.error);
+    return decoded.value;
+  }
+
   subscribeThread(threadId: string, listener: ThreadListener, options: ResumeOptions = {}): Subscription {
+    if (options.repairLiveTail) listener = this.repairThreadTail(threadId, listener);
     return this.subscribe(
       "orchestration.subscribeThread",
       {
@@ -394,6 +413,46 @@ export class T3Connection {
         options.afterSequence,
       ),
     );
+  }
+
+  /** Holds live events while the gap between snapshot and live tail is fetched, then merges by sequence. */
+  private repairThreadTail(threadId: string, listener: ThreadListener): ThreadListener {
+    let buffer: ThreadEventItem[] | undefined;
+    let synchronizedAt: number | undefined;
+    let ended = false;
+    return {
+      snapshot: (snapshot) => {
+        listener.snapshot(snapshot);
+        const held: ThreadEventItem[] = [];
+        buffer = held;
+        this.replayEvents(snapshot.snapshotSequence).then(
+          (events) => {
+            if (ended || buffer !== held) return;
+            const merged = new Map<number, ThreadEventItem>();
+            for (const event of events) if (event.aggregateId === threadId && event.known) merged.set(event.sequence, event);
+            for (const event of held) merged.set(event.sequence, event);
+            buffer = undefined;
+            for (const sequence of [...merged.keys()].sort((a, b) => a - b)) listener.delta(merged.get(sequence)!);
+            listener.synchronized(Math.max(synchronizedAt ?? -1, ...merged.keys()));
+          },
+          (error: unknown) => {
+            if (ended) return;
+            ended = true;
+            listener.end(error instanceof T3Error ? error : new T3Error("server", String(error)));
+          },
+        );
+      },
+      delta: (event) => (buffer ? buffer.push(event) : listener.delta(event)),
+      synchronized: (lastSequence) => {
+        if (buffer) synchronizedAt = lastSequence;
+        else listener.synchronized(lastSequence);
+      },
+      end: (error) => {
+        if (ended) return;
+        ended = true;
+        listener.end(error);
+      },
+    };
   }
 
   private subscribe<I, S, D>(tag: string, payload: unknown, stream: OrderedStream<I, S, D>): Subscription {

@@ -46,6 +46,8 @@ export class RpcSocket {
   private pingTimer: NodeJS.Timeout | undefined;
   private awaitingPong = false;
   private closedWith: T3Error | undefined;
+  /** When the server was last heard from (any frame): the "last confirmed" time of an environment. */
+  lastFrameAt = Date.now();
   private readonly closeListeners = new Set<(error: T3Error) => void>();
 
   private constructor(
@@ -136,6 +138,31 @@ export class RpcSocket {
     };
   }
 
+  /** Round-trips a Ping within `timeoutMs`: proves the server is still there (after system wake). */
+  probe(timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.closedWith) return reject(this.closedWith);
+      const timer = setTimeout(() => {
+        this.pongWaiters.delete(onPong);
+        offClose();
+        reject(new T3Error("timeout", "The server did not answer a ping."));
+      }, timeoutMs);
+      const offClose = this.onClose((error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      const onPong = () => {
+        clearTimeout(timer);
+        offClose();
+        resolve();
+      };
+      this.pongWaiters.add(onPong);
+      this.send({ _tag: "Ping" });
+    });
+  }
+
+  private readonly pongWaiters = new Set<() => void>();
+
   /** Closes the socket; every pending call and stream ends with `reason`. */
   close(reason = new T3Error("interrupted", "The connection was closed by the client.")): void {
     if (this.closedWith) return;
@@ -190,6 +217,7 @@ export class RpcSocket {
       this.protocolError(new T3Error("decode", `The server sent a frame that is not JSON: ${json.message}`));
       return;
     }
+    this.lastFrameAt = Date.now();
     // The server may batch several messages in one frame (§5.2).
     for (const message of Array.isArray(json.value) ? json.value : [json.value]) {
       if (this.closedWith) return;
@@ -207,6 +235,8 @@ export class RpcSocket {
     switch (frame._tag) {
       case "Pong":
         this.awaitingPong = false;
+        for (const waiter of this.pongWaiters) waiter();
+        this.pongWaiters.clear();
         return;
       case "Chunk": {
         const entry = this.pending.get(frame.requestId);

@@ -1,0 +1,161 @@
+// The environment registry: ids, labels, URLs, auth generation and settings, never secrets.
+// One JSON file in the app data directory, written atomically. A corrupt file is kept as a backup
+// and reported; entries that still decode are kept, so nothing else is lost.
+import { randomBytes } from "node:crypto";
+import { copyFile, mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { DEFAULT_NOTIFICATION_SETTINGS } from "../../shared/fleet/notifications";
+import { parseJson } from "../../shared/t3/decode";
+
+export const REGISTRY_FILE = "fleet.json";
+/** Running with no news for this long flags an agent stalled (design §3); users can change it. */
+export const DEFAULT_STALLED_AFTER_MS = 5 * 60_000;
+
+export const EnvironmentRecord = z.object({
+  environmentId: z.string().min(1),
+  /** The server's own label at pairing time. */
+  serverLabel: z.string(),
+  /** A label the user chose, shown instead of the server's. */
+  customLabel: z.string().nullable().default(null),
+  baseUrl: z.string().url(),
+  generation: z.enum(["fork", "upstream"]),
+  readOnly: z.boolean().default(false),
+  serverVersion: z.string().nullable().default(null),
+  muted: z.boolean().default(false),
+  pairedAt: z.string(),
+});
+export type EnvironmentRecord = z.infer<typeof EnvironmentRecord>;
+
+export const FleetSettings = z.object({
+  notifications: z
+    .object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), hostOffline: z.boolean() })
+    .default(DEFAULT_NOTIFICATION_SETTINGS),
+  notificationsPaused: z.boolean().default(false),
+  stalledAfterMs: z.number().int().positive().default(DEFAULT_STALLED_AFTER_MS),
+});
+export type FleetSettings = z.infer<typeof FleetSettings>;
+
+const RegistryFileSchema = z.object({
+  version: z.literal(1),
+  environments: z.array(z.unknown()),
+  settings: z.unknown().optional(),
+});
+
+export class Registry {
+  private records = new Map<string, EnvironmentRecord>();
+  private settingsValue: FleetSettings = FleetSettings.parse({});
+  private writes: Promise<void> = Promise.resolve();
+  /** Set when the file exists but cannot be read: never overwrite what we could not read. */
+  private frozen = false;
+
+  private constructor(readonly path: string) {}
+
+  /** Opens (or creates) the registry; `problems` explains anything that could not be read. */
+  static async open(directory: string): Promise<{ registry: Registry; problems: string[] }> {
+    await mkdir(directory, { recursive: true });
+    const registry = new Registry(join(directory, REGISTRY_FILE));
+    const problems = await registry.load();
+    return { registry, problems };
+  }
+
+  private async load(): Promise<string[]> {
+    let text: string;
+    try {
+      text = await readFile(this.path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      this.frozen = true;
+      return [`The fleet registry ${this.path} could not be read (${(error as Error).message}); it was left untouched and changes will not be saved.`];
+    }
+    const backup = async () => {
+      const target = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+      await copyFile(this.path, target);
+      return target;
+    };
+    const json = parseJson(text);
+    const file = json.ok ? RegistryFileSchema.safeParse(json.value) : undefined;
+    if (!file?.success) {
+      const target = await backup();
+      return [`The fleet registry was not valid (${json.ok ? "unexpected structure" : json.message}). It was kept as ${target}; pair your environments again.`];
+    }
+    const problems: string[] = [];
+    let skipped = 0;
+    for (const raw of file.data.environments) {
+      const record = EnvironmentRecord.safeParse(raw);
+      if (record.success) this.records.set(record.data.environmentId, record.data);
+      else skipped++;
+    }
+    const settings = FleetSettings.safeParse(file.data.settings ?? {});
+    if (settings.success) this.settingsValue = settings.data;
+    if (skipped > 0 || !settings.success) {
+      const target = await backup();
+      problems.push(
+        `${skipped > 0 ? `${skipped} environment record(s)` : "The settings"} in the fleet registry could not be read and were left out; the original was kept as ${target}.`,
+      );
+    }
+    return problems;
+  }
+
+  get environments(): EnvironmentRecord[] {
+    return [...this.records.values()];
+  }
+
+  get(environmentId: string): EnvironmentRecord | undefined {
+    return this.records.get(environmentId);
+  }
+
+  get settings(): FleetSettings {
+    return this.settingsValue;
+  }
+
+  async upsert(record: EnvironmentRecord): Promise<void> {
+    this.records.set(record.environmentId, EnvironmentRecord.parse(record));
+    await this.save();
+  }
+
+  async update(environmentId: string, patch: Partial<EnvironmentRecord>): Promise<EnvironmentRecord | undefined> {
+    const record = this.records.get(environmentId);
+    if (!record) return undefined;
+    const next = EnvironmentRecord.parse({ ...record, ...patch, environmentId });
+    this.records.set(environmentId, next);
+    await this.save();
+    return next;
+  }
+
+  async remove(environmentId: string): Promise<void> {
+    this.records.delete(environmentId);
+    await this.save();
+  }
+
+  async updateSettings(patch: Partial<FleetSettings>): Promise<FleetSettings> {
+    this.settingsValue = FleetSettings.parse({ ...this.settingsValue, ...patch });
+    await this.save();
+    return this.settingsValue;
+  }
+
+  /** Writes are serialized; each goes to a temporary file that replaces the registry atomically. */
+  private save(): Promise<void> {
+    const write = async () => {
+      if (this.frozen) throw new Error(`The fleet registry ${this.path} could not be read earlier; not overwriting it.`);
+      const text = `${JSON.stringify({ version: 1, environments: this.environments, settings: this.settingsValue }, null, 2)}\n`;
+      const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+      const handle = await open(temporary, "w", 0o600);
+      try {
+        await handle.writeFile(text, "utf8");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      try {
+        await rename(temporary, this.path);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+      }
+    };
+    const next = this.writes.then(write, write);
+    this.writes = next.catch(() => {});
+    return next;
+  }
+}

@@ -1,0 +1,326 @@
+// One connection supervisor per environment: the only place in T3 Fleet that retries.
+// Phases: connecting → online; on failure offline (unreachable) or backoff (failing), each with its
+// next attempt; unauthorized and incompatible wait for the user (design §3).
+import { EventEmitter } from "node:events";
+import { T3Error } from "../../shared/t3/errors";
+import type { ShellDelta, ShellSnapshot } from "../../shared/t3/schemas";
+import type { ConnectionPhase } from "../../shared/fleet/types";
+import type { AuthGeneration, Subscription, T3Connection, T3EnvironmentClient } from "./t3/client";
+
+export interface SupervisorTiming {
+  /** First retry delay; doubles per attempt (full jitter). */
+  baseBackoffMs: number;
+  /** Cap of the retry delay. */
+  maxBackoffMs: number;
+  /** Online this long before the attempt counter resets, so a flapping link keeps backing off. */
+  stableAfterMs: number;
+  /** Bound for the ping that re-checks a connection after system wake. */
+  probeTimeoutMs: number;
+}
+
+export const DEFAULT_TIMING: SupervisorTiming = {
+  baseBackoffMs: 1_000,
+  maxBackoffMs: 30_000,
+  stableAfterMs: 30_000,
+  probeTimeoutMs: 3_000,
+};
+
+export interface SupervisorOptions {
+  environmentId: string;
+  generation: AuthGeneration;
+  client: T3EnvironmentClient;
+  /** Reads the token from the secret store at each attempt (it may have been re-paired). */
+  token: () => Promise<string | undefined>;
+  timing?: Partial<SupervisorTiming>;
+  random?: () => number;
+  now?: () => number;
+}
+
+export interface SupervisorEvents {
+  phase: [ConnectionPhase];
+  /** A fresh authenticated socket: (re)subscribe what rides on it. */
+  connected: [T3Connection];
+  shellSnapshot: [ShellSnapshot];
+  shellDelta: [ShellDelta];
+}
+
+/** A fork shell stream re-snapshots at most this often in a row to close its live-tail gap. */
+const MAX_SHELL_REPAIRS = 3;
+
+/** Kinds that mean the host is unreachable rather than failing. */
+const UNREACHABLE = new Set<T3Error["kind"]>(["network", "timeout"]);
+
+export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
+  private phaseValue: ConnectionPhase;
+  private connection: T3Connection | undefined;
+  private shell: Subscription | undefined;
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private stableTimer: NodeJS.Timeout | undefined;
+  private lastConfirmedAt: string | null = null;
+  private lastShellSequence: number | undefined;
+  private running = false;
+  /** Increments per attempt so a late answer from an abandoned attempt is ignored. */
+  private generationId = 0;
+  private readonly timing: SupervisorTiming;
+  private readonly random: () => number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: SupervisorOptions) {
+    super();
+    this.timing = { ...DEFAULT_TIMING, ...options.timing };
+    this.random = options.random ?? Math.random;
+    this.now = options.now ?? Date.now;
+    this.phaseValue = { phase: "connecting", since: this.iso(), lastConfirmedAt: null };
+  }
+
+  get phase(): ConnectionPhase {
+    return this.phaseValue;
+  }
+
+  get environmentId(): string {
+    return this.options.environmentId;
+  }
+
+  get generation(): AuthGeneration {
+    return this.options.generation;
+  }
+
+  /** The live connection when online (for dispatch and thread streams). */
+  get activeConnection(): T3Connection | undefined {
+    return this.phaseValue.phase === "online" ? this.connection : undefined;
+  }
+
+  get hasScheduledAttempt(): boolean {
+    return this.retryTimer !== undefined;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.connect();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.generationId++;
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.stableTimer);
+    this.retryTimer = undefined;
+    this.teardown();
+  }
+
+  /** After re-pairing: forget unauthorized/incompatible and connect now. */
+  reconnectNow(): void {
+    if (!this.running) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.attempt = 0;
+    this.teardown();
+    void this.connect();
+  }
+
+  /**
+   * After system wake nothing is trusted: an online socket must answer a ping within a bound, and
+   * a waiting environment is tried at once (design §3).
+   */
+  async recheck(): Promise<void> {
+    if (!this.running) return;
+    const connection = this.connection;
+    if (this.phaseValue.phase === "online" && connection) {
+      this.lastConfirmedAt = new Date(connection.socket.lastFrameAt).toISOString();
+      this.setPhase({ phase: "connecting", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt });
+      try {
+        await connection.socket.probe(this.timing.probeTimeoutMs);
+        if (this.connection === connection) this.setPhase({ phase: "online", since: this.iso() });
+      } catch (error) {
+        if (this.connection === connection) this.fail(asT3Error(error));
+      }
+      return;
+    }
+    if (this.phaseValue.phase === "unauthorized") return; // needs a new token, not a retry
+    this.reconnectNow();
+  }
+
+  /** A stream riding on this connection failed: the supervisor decides what happens next. */
+  reportFailure(error: T3Error): void {
+    if (error.kind === "interrupted" || !this.connection) return;
+    this.fail(error);
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private async connect(): Promise<void> {
+    const attemptId = ++this.generationId;
+    const current = () => attemptId === this.generationId && this.running;
+    if (this.phaseValue.phase !== "offline" && this.phaseValue.phase !== "backoff") {
+      this.setPhase({ phase: "connecting", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt });
+    }
+    try {
+      const token = await this.options.token();
+      if (!token) throw new T3Error("unauthorized", "No token is stored for this environment. Pair it again.");
+      const environment = await this.options.client.identify();
+      if (environment.environmentId !== this.options.environmentId) {
+        throw new T3Error(
+          "incompatible",
+          `A different T3 server (${environment.label}, ${environment.environmentId}) now answers at ${this.options.client.baseUrl}; it is not merged with this one.`,
+        );
+      }
+      const connection = await this.options.client.connect({ token, generation: this.options.generation });
+      if (!current()) {
+        connection.close();
+        return;
+      }
+      this.connection = connection;
+      connection.onClose((error) => {
+        if (this.connection === connection && error.kind !== "interrupted") this.fail(error);
+      });
+      this.subscribeShell(connection, current);
+    } catch (error) {
+      if (!current()) return;
+      const failure = asT3Error(error);
+      if (failure.kind === "network" || failure.kind === "unauthorized") {
+        // A refused upgrade hides its status; ask the public session endpoint whether the token still works.
+        const verdict = await this.checkToken();
+        if (!current()) return;
+        if (verdict) return this.fail(verdict);
+      }
+      this.fail(failure);
+    }
+  }
+
+  private async checkToken(): Promise<T3Error | undefined> {
+    try {
+      const token = await this.options.token();
+      if (!token) return new T3Error("unauthorized", "No token is stored for this environment. Pair it again.");
+      const { session } = await this.options.client.authSession(token);
+      return session.authenticated ? undefined : new T3Error("unauthorized", "The server no longer accepts this token (expired or revoked). Pair it again.");
+    } catch {
+      return undefined; // unreachable: the original failure stands
+    }
+  }
+
+  private subscribeShell(connection: T3Connection, current: () => boolean, repairsLeft = MAX_SHELL_REPAIRS): void {
+    let snapshotSequence: number | undefined;
+    const latestDelta = new Map<string, number>();
+    const subscription: Subscription = connection.subscribeShell(
+      {
+        snapshot: (snapshot) => {
+          if (!current()) return;
+          snapshotSequence = snapshot.snapshotSequence;
+          this.lastShellSequence = snapshot.snapshotSequence;
+          this.emit("shellSnapshot", snapshot);
+        },
+        delta: (delta) => {
+          if (!current()) return;
+          this.lastShellSequence = delta.sequence;
+          latestDelta.set(delta.kind === "thread-upserted" ? delta.thread.id : delta.kind === "thread-removed" ? delta.threadId : "", delta.sequence);
+          this.emit("shellDelta", delta);
+        },
+        synchronized: () => {
+          if (!current()) return;
+          if (this.options.generation === "fork" && snapshotSequence !== undefined && repairsLeft > 0) {
+            void this.repairShellTail(connection, current, snapshotSequence, latestDelta, repairsLeft);
+            return;
+          }
+          this.online(connection);
+        },
+        end: (error) => {
+          if (!current() || this.connection !== connection || this.shell !== subscription) return;
+          // The shell stream is the environment's heartbeat of truth: if it ends, reconnect.
+          this.fail(error ?? new T3Error("server", "The server ended the shell stream."));
+        },
+      },
+      this.lastShellSequence !== undefined ? { afterSequence: this.lastShellSequence } : {},
+    );
+    this.shell = subscription;
+  }
+
+  /**
+   * Fork servers lose events between a snapshot and its Ack (§14). Rows are full state, so only a
+   * thread whose latest change fell in that gap is stale: if the replay shows one, take a new snapshot.
+   */
+  private async repairShellTail(connection: T3Connection, current: () => boolean, since: number, latestDelta: Map<string, number>, repairsLeft: number): Promise<void> {
+    let events;
+    try {
+      events = await connection.replayEvents(since);
+    } catch (error) {
+      if (current()) this.fail(asT3Error(error));
+      return;
+    }
+    if (!current()) return;
+    const stale = events.some((event) => event.aggregateKind === "thread" && (latestDelta.get(event.aggregateId) ?? -1) < event.sequence);
+    if (!stale) {
+      this.online(connection);
+      return;
+    }
+    const previous = this.shell;
+    this.shell = undefined;
+    previous?.close();
+    this.subscribeShell(connection, current, repairsLeft - 1);
+  }
+
+  private online(connection: T3Connection): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.setPhase({ phase: "online", since: this.iso() });
+    clearTimeout(this.stableTimer);
+    this.stableTimer = setTimeout(() => (this.attempt = 0), this.timing.stableAfterMs);
+    this.stableTimer.unref?.();
+    this.emit("connected", connection);
+  }
+
+  private fail(error: T3Error): void {
+    if (!this.running) return;
+    const connection = this.connection;
+    if (connection) this.lastConfirmedAt = new Date(connection.socket.lastFrameAt).toISOString();
+    this.generationId++;
+    clearTimeout(this.stableTimer);
+    this.teardown();
+    if (error.kind === "unauthorized" || (error.kind === "insufficient-scope" && error.details.requiredScope === "orchestration:read")) {
+      this.setPhase({ phase: "unauthorized", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: error.message });
+      return;
+    }
+    if (error.kind === "incompatible") {
+      this.setPhase({ phase: "incompatible", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: error.message });
+      return;
+    }
+    const delay = this.backoffDelay();
+    this.attempt++;
+    const nextAttemptAt = new Date(this.now() + delay).toISOString();
+    const base = { since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, nextAttemptAt, attempt: this.attempt, error: error.message };
+    this.setPhase(UNREACHABLE.has(error.kind) ? { phase: "offline", ...base } : { phase: "backoff", ...base });
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.connect();
+    }, delay);
+  }
+
+  /** Exponential backoff with full jitter, capped. */
+  private backoffDelay(): number {
+    const ceiling = Math.min(this.timing.maxBackoffMs, this.timing.baseBackoffMs * 2 ** this.attempt);
+    return Math.floor(this.random() * ceiling);
+  }
+
+  private teardown(): void {
+    const connection = this.connection;
+    this.connection = undefined;
+    this.shell?.close();
+    this.shell = undefined;
+    connection?.close();
+  }
+
+  private setPhase(phase: ConnectionPhase): void {
+    this.phaseValue = phase;
+    this.emit("phase", phase);
+  }
+
+  private iso(): string {
+    return new Date(this.now()).toISOString();
+  }
+}
+
+function asT3Error(error: unknown): T3Error {
+  return error instanceof T3Error ? error : new T3Error("server", error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,152 @@
+// Notification policy (design §5), pure: which fleet changes notify. One notification per
+// (environment, thread, reason, request id); states present at start-up or found on reconnect are
+// summarized once instead of replayed as a burst; mutes and per-event toggles apply.
+import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
+
+export interface NotificationSettings {
+  needsApproval: boolean;
+  needsInput: boolean;
+  failed: boolean;
+  hostOffline: boolean;
+}
+
+export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = { needsApproval: true, needsInput: true, failed: true, hostOffline: true };
+
+export type NotificationReason = "needs-approval" | "needs-input" | "failed" | "offline" | "unauthorized" | "summary";
+
+export interface NotificationIntent {
+  /** The dedupe key: environment, thread, reason, request id. */
+  id: string;
+  reason: NotificationReason;
+  environmentId: string;
+  /** The agent a click opens; null for environment-level notices. */
+  agentKey: string | null;
+  title: string;
+  body: string;
+}
+
+const AGENT_REASONS: Partial<Record<AgentStatus, { reason: NotificationReason; toggle: keyof NotificationSettings; verb: string }>> = {
+  "needs-approval": { reason: "needs-approval", toggle: "needsApproval", verb: "needs your approval" },
+  "needs-input": { reason: "needs-input", toggle: "needsInput", verb: "is waiting for your answer" },
+  failed: { reason: "failed", toggle: "failed", verb: "failed" },
+};
+
+interface EnvMemory {
+  label: string;
+  muted: boolean;
+  online: boolean;
+  /** True until the first online after start-up or a reconnect: changes then are a baseline. */
+  baseline: boolean;
+  baselineNeedsYou: Set<string>;
+}
+
+export class NotificationPolicy {
+  private readonly sent = new Set<string>();
+  private readonly envs = new Map<string, EnvMemory>();
+  private readonly lastKnown = new Map<string, AgentStatus>();
+
+  constructor(private settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS) {}
+
+  updateSettings(settings: NotificationSettings): void {
+    this.settings = settings;
+  }
+
+  /** Feed every environment change; returns what to show. */
+  environmentChanged(env: EnvironmentView): NotificationIntent[] {
+    const memory = this.memory(env);
+    memory.label = env.label;
+    memory.muted = env.muted;
+    const wasOnline = memory.online;
+    const online = env.connection.phase === "online";
+    memory.online = online;
+    const intents: NotificationIntent[] = [];
+    if (online && memory.baseline) {
+      memory.baseline = false;
+      const count = memory.baselineNeedsYou.size;
+      memory.baselineNeedsYou.clear();
+      if (count > 0) {
+        intents.push({
+          id: `${env.environmentId}//summary/${env.connection.since}`,
+          reason: "summary",
+          environmentId: env.environmentId,
+          agentKey: null,
+          title: `${env.label}: ${count} agent${count === 1 ? " needs" : "s need"} you`,
+          body: "Found when the connection was (re)established.",
+        });
+      }
+    }
+    if (wasOnline && !online) {
+      memory.baseline = true; // what arrives before the next online is found state, not news
+      const reason = phaseReason(env.connection);
+      if (reason && this.settings.hostOffline) {
+        intents.push({
+          id: `${env.environmentId}//${reason}/${env.connection.since}`,
+          reason,
+          environmentId: env.environmentId,
+          agentKey: null,
+          title: reason === "unauthorized" ? `${env.label} needs pairing again` : `${env.label} is offline`,
+          body: "error" in env.connection ? env.connection.error : "",
+        });
+      }
+    }
+    return this.filter(intents, memory);
+  }
+
+  /** Feed every changed agent view (after its environment's change). */
+  agentChanged(agent: AgentView): NotificationIntent[] {
+    const memory = this.envs.get(agent.environmentId);
+    const previous = this.lastKnown.get(agent.key);
+    this.lastKnown.set(agent.key, agent.lastKnownStatus);
+    if (!memory || previous === agent.lastKnownStatus) return [];
+    const rule = AGENT_REASONS[agent.lastKnownStatus];
+    if (memory.baseline || previous === undefined) {
+      if (rule) memory.baselineNeedsYou.add(agent.key);
+      else memory.baselineNeedsYou.delete(agent.key);
+      if (rule) this.sent.add(this.keyFor(agent, rule.reason)); // found, not news: never replayed later
+      return [];
+    }
+    if (!rule || !this.settings[rule.toggle]) return [];
+    const intent: NotificationIntent = {
+      id: this.keyFor(agent, rule.reason),
+      reason: rule.reason,
+      environmentId: agent.environmentId,
+      agentKey: agent.key,
+      title: `${agent.title} ${rule.verb}`,
+      body: [memory.label, agent.parentThreadId ? "child agent" : null, agent.reason].filter(Boolean).join(" · "),
+    };
+    return this.filter([intent], memory);
+  }
+
+  forget(agentKey: string): void {
+    this.lastKnown.delete(agentKey);
+  }
+
+  private keyFor(agent: AgentView, reason: NotificationReason): string {
+    const requestId = agent.pending.find((request) => (reason === "needs-approval" ? request.kind === "approval" : request.kind === "input"))?.requestId ?? "";
+    const turn = reason === "failed" ? (agent.activeTurnId ?? agent.updatedAt) : "";
+    return `${agent.environmentId}/${agent.threadId}/${reason}/${requestId || turn}`;
+  }
+
+  private filter(intents: NotificationIntent[], memory: EnvMemory): NotificationIntent[] {
+    return intents.filter((intent) => {
+      if (this.sent.has(intent.id)) return false;
+      this.sent.add(intent.id);
+      return !memory.muted;
+    });
+  }
+
+  private memory(env: EnvironmentView): EnvMemory {
+    let memory = this.envs.get(env.environmentId);
+    if (!memory) {
+      memory = { label: env.label, muted: env.muted, online: false, baseline: true, baselineNeedsYou: new Set() };
+      this.envs.set(env.environmentId, memory);
+    }
+    return memory;
+  }
+}
+
+function phaseReason(phase: ConnectionPhase): "offline" | "unauthorized" | null {
+  if (phase.phase === "unauthorized") return "unauthorized";
+  if (phase.phase === "offline" || phase.phase === "backoff") return "offline";
+  return null;
+}
