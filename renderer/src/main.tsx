@@ -1,9 +1,11 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
+import { App } from "./App";
+import { createBridge } from "./bridge/client";
+import { startEffects } from "./state/effects";
+import "./styles.css";
 
-function App() {
-  return <h1>T3 Fleet</h1>;
-}
+startEffects(createBridge());
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -1,0 +1,54 @@
+// Pure text for the UI: status labels, phases, relative times.
+import type { ConnectionPhase, DisplayStatus } from "../../../shared/fleet/types";
+import type { DeliveryState } from "../../../shared/fleet/delivery";
+
+export const STATUS_LABEL: Record<DisplayStatus, string> = {
+  "needs-approval": "needs approval",
+  "needs-input": "needs input",
+  failed: "failed",
+  starting: "starting",
+  running: "running",
+  idle: "idle",
+  ended: "ended",
+  unknown: "unknown",
+};
+
+export const DELIVERY_LABEL: Record<DeliveryState, string> = {
+  sending: "sending…",
+  accepted: "accepted by the server",
+  delivered: "delivered",
+  answered: "answered",
+  refused: "refused",
+  uncertain: "uncertain",
+};
+
+export function relativeTime(iso: string | null, now: number): string {
+  if (!iso) return "never";
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return "unknown time";
+  const seconds = Math.round((now - at) / 1000);
+  if (seconds < 5) return "just now";
+  if (seconds < 60) return `${seconds}s ago`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes}m ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours}h ago`;
+  return `${Math.round(hours / 24)}d ago`;
+}
+
+export function phaseText(phase: ConnectionPhase, now: number): string {
+  switch (phase.phase) {
+    case "online":
+      return "online";
+    case "connecting":
+      return phase.lastConfirmedAt ? `checking… (last confirmed ${relativeTime(phase.lastConfirmedAt, now)})` : "connecting…";
+    case "offline":
+      return `offline · as of ${relativeTime(phase.lastConfirmedAt, now)} · retrying`;
+    case "backoff":
+      return `failing · as of ${relativeTime(phase.lastConfirmedAt, now)} · retrying`;
+    case "unauthorized":
+      return "needs pairing again";
+    case "incompatible":
+      return "incompatible";
+  }
+}

@@ -1,0 +1,80 @@
+// `npm run demo [-- --web]`: three simulated T3 machines with a fleet that does things (children that
+// fail and block, native subagents, one machine that drops off and comes back) and T3 Fleet on them:
+// in Electron when its binary is installed, otherwise (or with --web) the headless shell in a browser.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { MemorySecretStore } from "../electron/fleet/secrets";
+import { FleetService } from "../electron/fleet/service";
+import { startHeadlessShell } from "../electron/serve/server";
+import { SimFleet } from "../sim/fleet";
+
+const { values } = parseArgs({ options: { web: { type: "boolean", default: false }, port: { type: "string", default: "0" } } });
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** A turn step every 600 ms: slow enough to watch, fast enough to see things happen. */
+const DEMO_TICK_MS = 600;
+/** The flaky machine is unreachable this long, every cycle. */
+const OUTAGE_MS = 15_000;
+const OUTAGE_EVERY_MS = 60_000;
+
+const sims = await SimFleet.start({ envs: 3, generations: ["upstream", "fork", "upstream"], tickMs: DEMO_TICK_MS, seedThreads: 6 });
+const [studio, workstation, buildBox] = sims.servers as [typeof sims.servers[number], typeof sims.servers[number], typeof sims.servers[number]];
+
+function scenario() {
+  const planner = sims.createThread(studio, { title: "Plan the auth refactor", provider: "claudeAgent", text: "Plan it #subagents" });
+  sims.spawnChild(studio, planner, "tests", "Write the missing tests #slow");
+  sims.spawnChild(studio, planner, "migration", "Run the migration #approval");
+  sims.spawnChild(studio, planner, "docs", "Update the docs #fail");
+  const dispatcher = sims.createThread(workstation, { title: "Dispatch release chores", provider: "codex", text: "Split the work" });
+  sims.spawnChild(workstation, dispatcher, "changelog", "Draft the changelog #input");
+  sims.spawnChild(workstation, dispatcher, "bump", "Bump versions #hang");
+  sims.createThread(buildBox, { title: "Nightly build watcher", provider: "grok", text: "Watch the build #hang" });
+  sims.createThread(buildBox, { title: "Flaky test hunt", provider: "opencode", text: "Find the flaky test #capacity" });
+}
+scenario();
+
+let outage: NodeJS.Timeout | undefined;
+const cycle = setInterval(() => {
+  void buildBox.kill().then(() => {
+    outage = setTimeout(() => void buildBox.start(), OUTAGE_MS);
+  });
+}, OUTAGE_EVERY_MS);
+
+const pairingUrls = sims.servers.map((server) => server.pairingUrl());
+
+function electronBinary(): string | undefined {
+  try {
+    const path = createRequire(import.meta.url)("electron") as unknown as string;
+    if (existsSync(path)) return path;
+    // Installs skip Electron's download; fetch it now (fails quietly where there is no internet).
+    spawnSync(process.execPath, [join(repoRoot, "node_modules/electron/install.js")], { stdio: "ignore", timeout: 120_000 });
+    return existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const electron = values.web ? undefined : electronBinary();
+if (electron) {
+  const child = spawn(electron, [repoRoot], { stdio: "inherit", env: { ...process.env, T3_FLEET_DEMO_PAIRING: JSON.stringify(pairingUrls) } });
+  child.on("exit", () => process.exit(0));
+} else {
+  if (!values.web) console.log("Electron's binary is not installed here: showing T3 Fleet in a browser instead.");
+  const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-demo-"));
+  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), notices: ["Demo fleet: three simulated machines; build-box-1 drops off the network every minute."] });
+  for (const url of pairingUrls) await service.request("pair.confirm", { input: url });
+  const shell = await startHeadlessShell({ service, rendererDir: join(repoRoot, "out/renderer"), port: Number(values.port) });
+  console.log(`\nT3 Fleet demo is running. Open ${shell.url}\n`);
+  const stop = () => {
+    clearInterval(cycle);
+    clearTimeout(outage);
+    void shell.close().then(() => service.stop()).then(() => sims.stop()).then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
