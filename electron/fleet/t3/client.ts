@@ -92,11 +92,20 @@ export class T3EnvironmentClient {
 
   /** GET /.well-known/t3/environment. Orchestration protocol 2 servers are reported as incompatible. */
   async identify(): Promise<EnvironmentDescriptor> {
-    const environment = await this.http.json(
-      { method: "GET", path: "/.well-known/t3/environment", timeoutMs: this.timeoutMs },
-      EnvironmentDescriptor,
-      "environment descriptor",
-    );
+    let environment: EnvironmentDescriptor;
+    try {
+      environment = await this.http.json(
+        { method: "GET", path: "/.well-known/t3/environment", timeoutMs: this.timeoutMs },
+        EnvironmentDescriptor,
+        "environment descriptor",
+      );
+    } catch (error) {
+      // The descriptor is public on every T3 server: any HTTP refusal means this is not one.
+      if (error instanceof T3Error && error.details.status !== undefined && error.kind !== "incompatible") {
+        throw new T3Error("incompatible", `This is not a T3 server (${error.message}).`, { status: error.details.status });
+      }
+      throw error;
+    }
     const protocol = environment.orchestrationProtocolVersion ?? SUPPORTED_ORCHESTRATION_PROTOCOL;
     if (protocol !== SUPPORTED_ORCHESTRATION_PROTOCOL) {
       throw new T3Error(

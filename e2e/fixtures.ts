@@ -1,0 +1,61 @@
+// One fleet per test: simulated T3 machines, the fleet service and the headless shell, all on
+// 127.0.0.1, with liveness tuned so faults show within a second.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { test as base, expect, type Page } from "@playwright/test";
+import { MemorySecretStore } from "../electron/fleet/secrets";
+import { FleetService } from "../electron/fleet/service";
+import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";
+import { SimFleet } from "../sim/fleet";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const SCREENSHOTS = join(root, "test-results/screenshots");
+
+export interface Fleet {
+  sims: SimFleet;
+  service: FleetService;
+  shell: HeadlessShell;
+  /** Pairs every simulated machine through the service (tests that are not about pairing). */
+  pairAll(): Promise<void>;
+}
+
+export const test = base.extend<{ fleet: Fleet }>({
+  fleet: async ({ page }, use) => {
+    const sims = await SimFleet.start({ envs: 3, generations: ["upstream", "fork", "upstream"], tickMs: 40 });
+    const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-e2e-"));
+    const service = await FleetService.start({
+      dataDir,
+      secrets: new MemorySecretStore(),
+      socket: { pingIntervalMs: 200, openTimeoutMs: 2_000 },
+      timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
+    });
+    const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await use({
+      sims,
+      service,
+      shell,
+      pairAll: async () => {
+        for (const sim of sims.servers) await service.request("pair.confirm", { input: sim.pairingUrl() });
+      },
+    });
+    await shell.close();
+    await service.stop();
+    await sims.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    expect(pageErrors, "uncaught errors in the page").toEqual([]);
+  },
+});
+
+export { expect };
+
+export function agentRow(page: Page, environmentId: string, threadId: string) {
+  return page.locator(`[data-testid="agent-row"][data-key="${environmentId}/${threadId}"]`);
+}
+
+export function envRow(page: Page, environmentId: string) {
+  return page.locator(`[data-testid="env-row"][data-environment="${environmentId}"]`);
+}

@@ -1,0 +1,197 @@
+// The fleet window in Chromium against the headless shell and simulated T3 machines.
+import { join } from "node:path";
+import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
+
+test("pairs three machines through pairing URLs and merges them into one fleet", async ({ page, fleet }) => {
+  const threads = fleet.sims.servers.map((sim, i) => fleet.sims.createThread(sim, { title: `Task ${i + 1} on ${sim.label}` }));
+  await page.goto(fleet.shell.url);
+  await expect(page.getByTestId("empty-fleet")).toBeVisible();
+
+  for (const [i, sim] of fleet.sims.servers.entries()) {
+    await page.getByTestId("open-pairing").click();
+    await page.getByTestId("pair-input").fill(sim.pairingUrl());
+    await page.getByTestId("pair-submit").click();
+    const preview = page.getByTestId("pair-preview");
+    await expect(preview).toContainText(sim.label);
+    await expect(preview).toContainText(sim.environmentId);
+    await expect(preview).toContainText(`T3 ${sim.serverVersion}`);
+    if (i === 0) await page.getByTestId("pairing-dialog").screenshot({ path: join(SCREENSHOTS, "pairing-dialog.png") });
+    await page.getByTestId("pair-submit").click();
+    await expect(page.getByTestId("pairing-dialog")).toBeHidden();
+  }
+
+  for (const [i, sim] of fleet.sims.servers.entries()) {
+    await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
+    await expect(agentRow(page, sim.environmentId, threads[i]!)).toHaveAttribute("data-status", "idle");
+  }
+  await expect(page.getByTestId("fleet-summary")).toContainText("3 machines · 3 agents");
+  await page.getByTestId("fleet-tree").screenshot({ path: join(SCREENSHOTS, "fleet-tree.png") });
+});
+
+test("pairing explains a used link, an unreachable host and a server that is not T3", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const url = sim.pairingUrl();
+  await fleet.service.request("pair.confirm", { input: url });
+  await page.goto(fleet.shell.url);
+  const tryPair = async (input: string) => {
+    await page.getByTestId("open-pairing").click();
+    await page.getByTestId("pair-input").fill(input);
+    await page.getByTestId("pair-submit").click();
+    if (await page.getByTestId("pair-preview").isVisible()) await page.getByTestId("pair-submit").click();
+  };
+  await tryPair(url);
+  await expect(page.getByTestId("pair-error")).toContainText("already used or has expired");
+  await page.keyboard.press("Escape");
+  await tryPair("http://127.0.0.1:9/pair#token=ABCDEFGHJKLM");
+  await expect(page.getByTestId("pair-error")).toContainText("No server answered");
+  await page.keyboard.press("Escape");
+  await tryPair(`${fleet.shell.origin}/pair#token=ABCDEFGHJKLM`);
+  await expect(page.getByTestId("pair-error")).toContainText(/not a T3 server|did not answer like a T3 server/);
+});
+
+test("a child that fails changes its chip, its parent's roll-up and the counts", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const parent = fleet.sims.createThread(sim, { title: "Planner" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  await expect(agentRow(page, sim.environmentId, parent)).toHaveAttribute("data-status", "idle");
+  await expect(page.getByTestId("needs-you-count")).toHaveText("0 need you");
+
+  const child = fleet.sims.spawnChild(sim, parent, "worker1", "compile #fail");
+  const childRow = agentRow(page, sim.environmentId, child);
+  await expect(childRow).toHaveAttribute("data-status", "failed");
+  await expect(childRow).toHaveAttribute("aria-level", "3");
+  await expect(agentRow(page, sim.environmentId, parent).getByTestId("rollup")).toHaveAttribute("data-rollup", "failed");
+  await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
+  await expect(envRow(page, sim.environmentId).getByTestId("count-failed")).toHaveText("1 failed");
+  await expect(page.getByTestId("toast")).toContainText("failed");
+});
+
+test("an approval answered in the UI unblocks the simulated agent", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[1]!; // the 0.0.24 generation
+  const threadId = fleet.sims.createThread(sim, { title: "Deployer", text: "ship it #approval" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row).toHaveAttribute("data-status", "needs-approval");
+  await row.getByRole("button", { name: "Deployer" }).click();
+  const card = page.getByTestId("approval-card");
+  await expect(card).toContainText("npm test");
+  await card.getByRole("button", { name: "Accept", exact: true }).click();
+  await expect(row).toHaveAttribute("data-status", "idle");
+  await expect(page.getByTestId("approval-card")).toHaveCount(0);
+  await expect(page.locator('[data-testid="delivery"][data-state="delivered"]')).toContainText("approval");
+  expect(sim.engine.threads.get(threadId)!.activities.some((a) => a.kind === "approval.resolved" && a.payload.decision === "accept")).toBe(true);
+});
+
+test("a message to a running child shows steer, and the reply lands in the same turn", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const parent = fleet.sims.createThread(sim, { title: "Lead" });
+  await fleet.pairAll();
+  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow");
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, sim.environmentId, child);
+  await expect(row).toHaveAttribute("data-status", "running");
+  await row.locator(".agent-title").click();
+  const intent = page.getByTestId("intent");
+  await expect(intent).toHaveAttribute("data-intent", "steer");
+  await expect(intent).toContainText("Steer the running turn");
+  await page.getByLabel("Message").fill("also rename the module");
+  await page.getByLabel("Message").press("Enter");
+  const delivery = page.locator('[data-testid="delivery"]').filter({ hasText: "also rename the module" });
+  await expect(delivery).toHaveAttribute("data-state", "answered", { timeout: 15_000 });
+  await expect(delivery).toHaveAttribute("data-outcome", "steered");
+  const replies = page.getByTestId("message-assistant");
+  await expect(replies).toHaveCount(2);
+  const turns = await replies.evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.turn));
+  expect(turns[0]).toBeTruthy();
+  expect(turns[1]).toBe(turns[0]);
+  await page.getByTestId("agent-panel").screenshot({ path: join(SCREENSHOTS, "agent-view.png") });
+});
+
+test("a message to an idle child starts a new turn", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[1]!;
+  const parent = fleet.sims.createThread(sim, { title: "Lead" });
+  await fleet.pairAll();
+  const child = fleet.sims.spawnChild(sim, parent, "worker", "warm up");
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, sim.environmentId, child);
+  await expect(row).toHaveAttribute("data-status", "idle");
+  await row.locator(".agent-title").click();
+  await expect(page.getByTestId("intent")).toHaveAttribute("data-intent", "new-turn");
+  await page.getByLabel("Message").fill("now write the tests");
+  await page.keyboard.press("Enter");
+  const delivery = page.locator('[data-testid="delivery"]').filter({ hasText: "now write the tests" });
+  await expect(delivery).toHaveAttribute("data-state", "answered");
+  await expect(delivery).toHaveAttribute("data-outcome", "new-turn");
+  await expect(page.getByTestId("transcript")).toContainText("reply to: now write the tests");
+});
+
+test("a killed machine shows offline as of its last confirmation within the bound, then returns online", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[2]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Night build", text: "#hang" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row).toHaveAttribute("data-status", "running");
+  const killedAt = Date.now();
+  await sim.kill();
+  await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "offline", { timeout: 10_000 });
+  expect(Date.now() - killedAt).toBeLessThan(10_000);
+  await expect(row).toHaveAttribute("data-status", "unknown");
+  await expect(row.getByTestId("as-of")).toContainText("was running · as of");
+  await expect(envRow(page, sim.environmentId).getByTestId("env-phase")).toContainText("offline");
+  await sim.start();
+  await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
+  await expect(page.locator(`[data-testid="agent-row"][data-key^="${sim.environmentId}/"]`)).toHaveCount(1);
+});
+
+test("hostile thread content stays inert", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: `<img src=x onerror="window.__pwned=1">` });
+  fleet.sims.sendMessage(sim, threadId, `<script>window.__pwned=2</script> [click](javascript:window.__pwned=3) javascript:alert(1) https://example.com/docs`);
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row).toContainText(`<img src=x onerror="window.__pwned=1">`);
+  await row.locator(".agent-title").click();
+  const transcript = page.getByTestId("transcript");
+  await expect(transcript).toContainText("<script>window.__pwned=2</script>");
+  await expect(transcript.locator("script, img, iframe, a[href]")).toHaveCount(0);
+  // Only the parsed https URL became a link button; javascript: stayed text.
+  await expect(transcript.locator("button.link")).toHaveText(["https://example.com/docs", "https://example.com/docs"]);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  const refused = await page.evaluate(async () => {
+    const ws = new WebSocket(new URL("/bridge", location.href).href.replace("http", "ws"));
+    await new Promise((resolve) => ws.addEventListener("open", resolve));
+    const answer = new Promise<string>((resolve) => ws.addEventListener("message", (m) => String(m.data).includes('"id":77') && resolve(String(m.data))));
+    ws.send(JSON.stringify({ type: "request", id: 77, method: "link.open", params: { url: "javascript:alert(1)" } }));
+    return answer;
+  });
+  expect(refused).toContain("Only http and https links can be opened");
+});
+
+test("keyboard: move, search, jump to the next agent that needs you, open and go back", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  fleet.sims.createThread(sim, { title: "Alpha" });
+  const blocked = fleet.sims.createThread(sim, { title: "Bravo", text: "#input" });
+  fleet.sims.createThread(sim, { title: "Charlie" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  await expect(agentRow(page, sim.environmentId, blocked)).toHaveAttribute("data-status", "needs-input");
+  await page.keyboard.press("n");
+  await expect(page.getByTestId("agent-panel")).toContainText("Bravo");
+  await expect(page.getByTestId("input-card")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("agent-panel")).toHaveCount(0);
+  await page.keyboard.press("j");
+  await expect(page.locator('[data-testid="agent-row"][aria-selected="true"]')).toContainText("Charlie");
+  await page.keyboard.press("k");
+  await page.keyboard.press("k");
+  await expect(page.locator('[data-testid="agent-row"][aria-selected="true"]')).toContainText("Alpha");
+  await page.keyboard.press("/");
+  await page.keyboard.type("char");
+  await expect(page.locator('[data-testid="agent-row"]')).toHaveCount(1);
+  await page.getByTestId("filter-needsMe").click();
+  await expect(page.locator('[data-testid="agent-row"]')).toHaveCount(0);
+});
