@@ -13,7 +13,7 @@ export default defineConfig({
   forbidOnly: true,
   outputDir: "test-results/e2e",
   globalSetup: "./e2e/global-setup.ts",
-  reporter: [["list"]],
+  reporter: [["list"], ["./e2e/summary-reporter.ts"]],
   use: {
     viewport: { width: 1400, height: 900 },
     screenshot: "only-on-failure",

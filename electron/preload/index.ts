@@ -1,4 +1,14 @@
-// Sandboxed preload: exposes named bridge methods only, never ipcRenderer itself.
-import { contextBridge } from "electron";
+// Sandboxed preload: exposes two named functions, never ipcRenderer itself (design §6, §9).
+import { contextBridge, ipcRenderer, type IpcRendererEvent } from "electron";
 
-contextBridge.exposeInMainWorld("t3fleet", { version: 1 });
+const REQUEST_CHANNEL = "t3fleet:request";
+const EVENT_CHANNEL = "t3fleet:event";
+
+contextBridge.exposeInMainWorld("t3fleet", {
+  request: (method: string, params: unknown) => ipcRenderer.invoke(REQUEST_CHANNEL, method, params),
+  onEvent: (listener: (event: unknown) => void) => {
+    const handler = (_event: IpcRendererEvent, payload: unknown) => listener(payload);
+    ipcRenderer.on(EVENT_CHANNEL, handler);
+    return () => ipcRenderer.removeListener(EVENT_CHANNEL, handler);
+  },
+});

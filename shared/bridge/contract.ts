@@ -103,7 +103,9 @@ export type BridgeEvent =
   | { type: "agent.detail"; detail: AgentDetail }
   | { type: "delivery"; delivery: Delivery }
   | { type: "notification"; notification: NotificationIntent }
-  | { type: "settings"; settings: FleetSettingsView };
+  | { type: "settings"; settings: FleetSettingsView }
+  /** The shell asks the UI to open an agent (a notification or tray item was clicked). */
+  | { type: "ui.openAgent"; key: string };
 
 /** Wire messages of the headless bridge (one JSON object per WebSocket text frame). */
 export const BridgeClientMessage = z.object({

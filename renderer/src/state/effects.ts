@@ -39,6 +39,9 @@ export function startEffects(instance: Bridge): () => void {
       case "settings":
         store().set({ settings: event.settings });
         break;
+      case "ui.openAgent":
+        void commands.openAgent(event.key);
+        break;
     }
   });
   const offConnection = instance.onConnection((connected) => store().set({ connected }));

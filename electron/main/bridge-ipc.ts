@@ -1,0 +1,32 @@
+// The fleet bridge over Electron IPC: one invoke channel for requests (sender-checked), one push
+// channel for events. The renderer sees only what the preload exposes: request() and onEvent().
+import type { BridgeEvent } from "../../shared/bridge/contract";
+import { BridgeError, type FleetService } from "../fleet/service";
+import { isTrustedSender } from "./guards";
+
+export const REQUEST_CHANNEL = "t3fleet:request";
+export const EVENT_CHANNEL = "t3fleet:event";
+
+export interface IpcMainLike {
+  handle(channel: string, listener: (event: { senderFrame: { url: string; parent: unknown } | null }, ...args: unknown[]) => Promise<unknown>): void;
+  removeHandler(channel: string): void;
+}
+
+export type BridgeAnswer = { ok: true; result: unknown } | { ok: false; error: { kind: string; message: string } };
+
+export function registerBridge(ipcMain: IpcMainLike, service: FleetService, appUrl: () => string, send: (event: BridgeEvent) => void): () => void {
+  ipcMain.handle(REQUEST_CHANNEL, async (event, method, params): Promise<BridgeAnswer> => {
+    if (!isTrustedSender(event.senderFrame, appUrl())) return { ok: false, error: { kind: "forbidden", message: "Untrusted sender." } };
+    if (typeof method !== "string") return { ok: false, error: { kind: "invalid", message: "Invalid request." } };
+    try {
+      return { ok: true, result: (await service.request(method, params)) ?? null };
+    } catch (error) {
+      return { ok: false, error: { kind: error instanceof BridgeError ? error.kind : "internal", message: error instanceof Error ? error.message : String(error) } };
+    }
+  });
+  service.on("event", send);
+  return () => {
+    ipcMain.removeHandler(REQUEST_CHANNEL);
+    service.off("event", send);
+  };
+}
