@@ -44,7 +44,7 @@ export interface FleetServiceOptions {
   /** Extra notices to show (e.g. "tokens kept in memory only"). */
   notices?: string[];
   timing?: Partial<SupervisorTiming>;
-  socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs">;
+  socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
   /** Opens a validated http(s) URL in the system browser (Electron); headless UIs open it themselves. */
   openExternal?: (url: string) => Promise<void>;
   now?: () => number;
