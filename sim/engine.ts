@@ -250,53 +250,42 @@ export class Engine extends EventEmitter<EngineEvents> {
           createdAt: at,
         }).sequence;
       }
-      case "thread.turn.interrupt": {
+      default: {
         const thread = this.requireThread(command.threadId, command.type);
-        return this.append("thread", thread.id, "thread.turn-interrupt-requested", id, {
-          threadId: thread.id,
-          turnId: command.turnId ?? thread.session?.activeTurnId ?? null,
-          createdAt: at,
-        }).sequence;
+        const [type, payload] = this.threadCommandEvent(command, thread, at);
+        return this.append("thread", thread.id, type, id, { threadId: thread.id, ...payload }).sequence;
       }
-      case "thread.approval.respond": {
-        const thread = this.requireThread(command.threadId, command.type);
-        return this.append("thread", thread.id, "thread.approval-response-requested", id, {
-          threadId: thread.id,
-          requestId: command.requestId,
-          decision: command.decision,
-          createdAt: at,
-        }).sequence;
-      }
-      case "thread.user-input.respond": {
-        const thread = this.requireThread(command.threadId, command.type);
-        return this.append("thread", thread.id, "thread.user-input-response-requested", id, {
-          threadId: thread.id,
-          requestId: command.requestId,
-          answers: command.answers,
-          createdAt: at,
-        }).sequence;
-      }
-      case "thread.session.stop": {
-        const thread = this.requireThread(command.threadId, command.type);
-        return this.append("thread", thread.id, "thread.session-stop-requested", id, { threadId: thread.id, createdAt: at }).sequence;
-      }
-      case "thread.meta.update": {
-        const thread = this.requireThread(command.threadId, command.type);
-        return this.append("thread", thread.id, "thread.meta-updated", id, {
-          threadId: thread.id,
-          ...(command.title !== undefined && { title: command.title }),
-          ...(command.modelSelection !== undefined && { modelSelection: command.modelSelection }),
-          updatedAt: this.now(),
-        }).sequence;
-      }
-      case "thread.archive": {
-        const thread = this.requireThread(command.threadId, command.type);
-        return this.append("thread", thread.id, "thread.archived", id, { threadId: thread.id, archivedAt: this.now() }).sequence;
-      }
-      case "thread.delete": {
-        const thread = this.requireThread(command.threadId, command.type);
-        return this.append("thread", thread.id, "thread.deleted", id, { threadId: thread.id, deletedAt: this.now() }).sequence;
-      }
+    }
+  }
+
+  /** The one event each remaining thread command produces (§6.4). */
+  private threadCommandEvent(
+    command: Exclude<DecodedClientCommand, { type: "project.create" | "thread.create" | "thread.turn.start" }>,
+    thread: ThreadState,
+    at: string,
+  ): [string, Record<string, unknown>] {
+    switch (command.type) {
+      case "thread.turn.interrupt":
+        return ["thread.turn-interrupt-requested", { turnId: command.turnId ?? thread.session?.activeTurnId ?? null, createdAt: at }];
+      case "thread.approval.respond":
+        return ["thread.approval-response-requested", { requestId: command.requestId, decision: command.decision, createdAt: at }];
+      case "thread.user-input.respond":
+        return ["thread.user-input-response-requested", { requestId: command.requestId, answers: command.answers, createdAt: at }];
+      case "thread.session.stop":
+        return ["thread.session-stop-requested", { createdAt: at }];
+      case "thread.meta.update":
+        return [
+          "thread.meta-updated",
+          {
+            ...(command.title !== undefined && { title: command.title }),
+            ...(command.modelSelection !== undefined && { modelSelection: command.modelSelection }),
+            updatedAt: this.now(),
+          },
+        ];
+      case "thread.archive":
+        return ["thread.archived", { archivedAt: this.now() }];
+      case "thread.delete":
+        return ["thread.deleted", { deletedAt: this.now() }];
     }
   }
 

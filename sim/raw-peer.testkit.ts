@@ -79,7 +79,7 @@ export class RawPeer {
   }
 }
 
-export function makeThread(sim: SimServer, provider = "codex", threadId = `thread-${randomUUID().slice(0, 8)}`): string {
+export function makeThread(sim: SimServer, provider = "codex", threadId: string = `thread-${randomUUID().slice(0, 8)}`): string {
   const now = sim.engine.now();
   if (!sim.engine.projects.has("p1")) {
     sim.engine.dispatch({ type: "project.create", commandId: randomUUID(), projectId: "p1", title: "Repo", workspaceRoot: "/repo", createdAt: now });
@@ -89,7 +89,7 @@ export function makeThread(sim: SimServer, provider = "codex", threadId = `threa
     commandId: randomUUID(),
     threadId,
     projectId: "p1",
-    title: `Thread ${threadId}`,
+    title: "Fix login",
     modelSelection: { instanceId: provider, model: "m" },
     runtimeMode: "full-access",
     interactionMode: "default",

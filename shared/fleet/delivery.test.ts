@@ -1,38 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { messageIntent } from "./delivery";
-import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
+import type { AgentStatus, AgentView } from "./types";
+import { agentView, environmentView } from "./views.testkit";
 
-const online: ConnectionPhase = { phase: "online", since: "t" };
-function env(patch: Partial<EnvironmentView> = {}): EnvironmentView {
-  return { environmentId: "e", label: "studio", baseUrl: "http://x", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted: false, connection: online, counts: {}, ...patch };
-}
-function agent(status: AgentStatus, patch: Partial<AgentView> = {}): AgentView {
-  return {
-    key: "e/t",
-    environmentId: "e",
-    threadId: "t",
-    parentThreadId: null,
-    orphaned: false,
-    title: "T",
-    projectId: "p",
-    providerInstanceId: "codex",
-    providerDriver: "codex",
-    model: "m",
-    effort: null,
-    runtimeMode: "full-access",
-    status,
-    lastKnownStatus: status,
-    asOf: null,
-    stalled: false,
-    reason: null,
-    activeTurnId: status === "running" ? "turn-1" : null,
-    pending: [],
-    subagents: [],
-    updatedAt: "t",
-    lastActivityAt: "t",
-    ...patch,
-  };
-}
+const env = environmentView;
+const agent = (status: AgentStatus, patch: Partial<AgentView> = {}) => agentView("t", status, patch);
 
 describe("message intent", () => {
   it.each([

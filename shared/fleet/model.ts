@@ -8,22 +8,13 @@ import {
   type AgentView,
   type ConnectionPhase,
   type DisplayStatus,
+  type EnvironmentMeta,
   type EnvironmentView,
   type FleetCounts,
   agentKey,
   parentThreadIdOf,
   worstOf,
 } from "./types";
-
-export interface EnvironmentMeta {
-  environmentId: string;
-  label: string;
-  baseUrl: string;
-  serverVersion: string | null;
-  generation: "fork" | "upstream";
-  readOnly: boolean;
-  muted: boolean;
-}
 
 export interface FleetChange {
   agents: AgentView[];

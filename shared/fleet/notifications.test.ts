@@ -1,38 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { NotificationPolicy } from "./notifications";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
+import { environmentView, agentView } from "./views.testkit";
 
 const online: ConnectionPhase = { phase: "online", since: "t1" };
 const offline: ConnectionPhase = { phase: "offline", since: "t2", lastConfirmedAt: "t1", nextAttemptAt: "t3", attempt: 1, error: "refused" };
 
 function env(connection: ConnectionPhase, muted = false): EnvironmentView {
-  return { environmentId: "e", label: "studio", baseUrl: "http://x", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted, connection, counts: {} };
+  return environmentView({ connection, muted });
 }
 function agent(threadId: string, status: AgentStatus, requestId?: string): AgentView {
-  return {
-    key: `e/${threadId}`,
-    environmentId: "e",
-    threadId,
-    parentThreadId: threadId.startsWith("sub.") ? "p" : null,
-    orphaned: false,
-    title: `Agent ${threadId}`,
-    projectId: "p1",
-    providerInstanceId: "codex",
-    providerDriver: "codex",
-    model: "gpt-5.4",
-    effort: null,
-    runtimeMode: "full-access",
-    status,
-    lastKnownStatus: status,
-    asOf: null,
-    stalled: false,
-    reason: null,
-    activeTurnId: null,
-    pending: requestId ? [{ requestId, kind: "approval", detail: "npm test", requestKind: "command", questions: [], createdAt: "t" }] : [],
-    subagents: [],
-    updatedAt: "t",
-    lastActivityAt: "t",
-  };
+  const pending = requestId ? [{ requestId, kind: "approval" as const, detail: "npm test", requestKind: "command", questions: [], createdAt: "t" }] : [];
+  return agentView(threadId, status, { pending, activeTurnId: null });
 }
 
 describe("notification policy", () => {

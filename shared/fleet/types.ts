@@ -24,7 +24,8 @@ export type ConnectionPhase =
   | { phase: "incompatible"; since: string; lastConfirmedAt: string | null; error: string };
 export type PhaseName = ConnectionPhase["phase"];
 
-export interface EnvironmentView {
+/** What the fleet knows about an environment apart from its connection. */
+export interface EnvironmentMeta {
   environmentId: string;
   label: string;
   baseUrl: string;
@@ -32,6 +33,9 @@ export interface EnvironmentView {
   generation: "fork" | "upstream";
   readOnly: boolean;
   muted: boolean;
+}
+
+export interface EnvironmentView extends EnvironmentMeta {
   connection: ConnectionPhase;
   /** Agents per display status on this environment. */
   counts: Partial<Record<DisplayStatus, number>>;

@@ -8,6 +8,7 @@ import type { ClientCommand } from "../../../shared/t3/commands";
 import { T3Error } from "../../../shared/t3/errors";
 import { parsePairingInput } from "../../../shared/t3/pairing";
 import type { Generation } from "../../../sim/engine";
+import { makeThread } from "../../../sim/raw-peer.testkit";
 import { SimServer } from "../../../sim/server";
 import { type T3Connection, type T3Credentials, T3EnvironmentClient } from "./client";
 import { RpcSocket } from "./rpc-socket";
@@ -39,25 +40,8 @@ async function pairAndConnect(sim: SimServer, pingIntervalMs?: number) {
   return { client, paired, credentials, connection };
 }
 
-function seedThread(sim: SimServer, threadId = `thread-${randomUUID().slice(0, 8)}`, provider = "codex") {
-  const now = new Date().toISOString();
-  if (!sim.engine.projects.has("p1")) {
-    sim.engine.dispatch({ type: "project.create", commandId: randomUUID(), projectId: "p1", title: "Repo", workspaceRoot: "/repo", createdAt: now });
-  }
-  sim.engine.dispatch({
-    type: "thread.create",
-    commandId: randomUUID(),
-    threadId,
-    projectId: "p1",
-    title: "Fix login",
-    modelSelection: { instanceId: provider, model: "m" },
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    branch: null,
-    worktreePath: null,
-    createdAt: now,
-  });
-  return threadId;
+function seedThread(sim: SimServer, threadId?: string, provider = "codex") {
+  return makeThread(sim, provider, threadId);
 }
 
 function turnStart(threadId: string, text: string, commandId = `cmd-${randomUUID()}`): ClientCommand {

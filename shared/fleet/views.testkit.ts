@@ -1,0 +1,36 @@
+// Builders of fleet views for tests of the pure rules.
+import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
+
+export const ONLINE: ConnectionPhase = { phase: "online", since: "2026-11-29T10:00:00.000Z" };
+
+export function environmentView(patch: Partial<EnvironmentView> = {}): EnvironmentView {
+  return { environmentId: "e", label: "studio", baseUrl: "http://x", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted: false, connection: ONLINE, counts: {}, ...patch };
+}
+
+export function agentView(threadId: string, status: AgentStatus, patch: Partial<AgentView> = {}): AgentView {
+  return {
+    key: `e/${threadId}`,
+    environmentId: "e",
+    threadId,
+    parentThreadId: threadId.startsWith("sub.") ? "p" : null,
+    orphaned: false,
+    title: `Agent ${threadId}`,
+    projectId: "p1",
+    providerInstanceId: "codex",
+    providerDriver: "codex",
+    model: "gpt-5.4",
+    effort: null,
+    runtimeMode: "full-access",
+    status,
+    lastKnownStatus: status,
+    asOf: null,
+    stalled: false,
+    reason: null,
+    activeTurnId: status === "running" ? "turn-1" : null,
+    pending: [],
+    subagents: [],
+    updatedAt: "t",
+    lastActivityAt: "t",
+    ...patch,
+  };
+}
