@@ -497,8 +497,9 @@ export class Engine extends EventEmitter<EngineEvents> {
 
   // ------------------------------------------------------------------ read model views
 
-  shellRow(thread: ThreadState): Record<string, unknown> {
-    const row: Record<string, unknown> = {
+  /** The fields every thread shape starts with, in T3's order. */
+  private threadHeader(thread: ThreadState): Record<string, unknown> {
+    return {
       id: thread.id,
       projectId: thread.projectId,
       title: thread.title,
@@ -507,6 +508,12 @@ export class Engine extends EventEmitter<EngineEvents> {
       interactionMode: thread.interactionMode,
       branch: thread.branch,
       worktreePath: thread.worktreePath,
+    };
+  }
+
+  shellRow(thread: ThreadState): Record<string, unknown> {
+    const row: Record<string, unknown> = {
+      ...this.threadHeader(thread),
       latestTurn: thread.latestTurn,
       createdAt: thread.createdAt,
       updatedAt: thread.updatedAt,
@@ -525,16 +532,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   }
 
   threadDetail(thread: ThreadState): Record<string, unknown> {
-    const detail: Record<string, unknown> = {
-      id: thread.id,
-      projectId: thread.projectId,
-      title: thread.title,
-      modelSelection: thread.modelSelection,
-      runtimeMode: thread.runtimeMode,
-      interactionMode: thread.interactionMode,
-      branch: thread.branch,
-      worktreePath: thread.worktreePath,
-    };
+    const detail: Record<string, unknown> = this.threadHeader(thread);
     if (this.generation === "upstream") detail.retention = "retained";
     Object.assign(detail, {
       latestTurn: thread.latestTurn,

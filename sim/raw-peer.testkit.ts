@@ -2,6 +2,7 @@
 // Acks), records every frame received, and resolves waits on arrival of frames, not on timers.
 import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
+import type { ClientCommand } from "../shared/t3/commands";
 import type { WireEvent } from "./engine";
 import type { SimServer } from "./server";
 
@@ -100,16 +101,21 @@ export function makeThread(sim: SimServer, provider = "codex", threadId: string 
   return threadId;
 }
 
-export function sendTurn(sim: SimServer, threadId: string, text: string, commandId = `cmd-${randomUUID()}`): number {
-  return sim.engine.dispatch({
+/** A client's thread.turn.start with fresh ids. */
+export function turnStartCommand(threadId: string, text: string, commandId = `cmd-${randomUUID()}`): Extract<ClientCommand, { type: "thread.turn.start" }> {
+  return {
     type: "thread.turn.start",
     commandId,
     threadId,
     message: { messageId: `msg-${randomUUID()}`, role: "user", text, attachments: [] },
     runtimeMode: "full-access",
     interactionMode: "default",
-    createdAt: sim.engine.now(),
-  });
+    createdAt: new Date().toISOString(),
+  };
+}
+
+export function sendTurn(sim: SimServer, threadId: string, text: string, commandId?: string): number {
+  return sim.engine.dispatch(turnStartCommand(threadId, text, commandId));
 }
 
 /** Resolves when the engine emits an event matching `match` (or one already matched since `from`). */

@@ -1,14 +1,12 @@
 // Contract tests of the T3 client against the protocol-faithful simulator, for both auth generations.
-import { randomUUID } from "node:crypto";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
-import type { ClientCommand } from "../../../shared/t3/commands";
 import { T3Error } from "../../../shared/t3/errors";
 import { parsePairingInput } from "../../../shared/t3/pairing";
 import type { Generation } from "../../../sim/engine";
-import { makeThread } from "../../../sim/raw-peer.testkit";
+import { makeThread, turnStartCommand } from "../../../sim/raw-peer.testkit";
 import { SimServer } from "../../../sim/server";
 import { type T3Connection, type T3Credentials, T3EnvironmentClient } from "./client";
 import { RpcSocket } from "./rpc-socket";
@@ -44,17 +42,7 @@ function seedThread(sim: SimServer, threadId?: string, provider = "codex") {
   return makeThread(sim, provider, threadId);
 }
 
-function turnStart(threadId: string, text: string, commandId = `cmd-${randomUUID()}`): ClientCommand {
-  return {
-    type: "thread.turn.start",
-    commandId,
-    threadId,
-    message: { messageId: `msg-${randomUUID()}`, role: "user", text, attachments: [] },
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    createdAt: new Date().toISOString(),
-  };
-}
+const turnStart = turnStartCommand;
 
 async function expectT3Error(promise: Promise<unknown>, kind: T3Error["kind"]): Promise<T3Error> {
   const error = await promise.then(
