@@ -22,13 +22,13 @@ afterEach(async () => {
 /** Liveness tuned so a vanished host is noticed in well under a second in tests. */
 const FAST = { socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 }, timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 } };
 
-async function setup(generations: Generation[] = ["upstream", "fork", "upstream"]) {
+async function setup(generations: Generation[] = ["upstream", "fork", "upstream"], tuning: Partial<typeof FAST> = {}) {
   const sims = await SimFleet.start({ envs: generations.length, generations, tickMs: 5 });
   cleanups.push(() => sims.stop());
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-"));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   const secrets = new MemorySecretStore();
-  const service = await FleetService.start({ dataDir, secrets, ...FAST });
+  const service = await FleetService.start({ dataDir, secrets, ...FAST, ...tuning });
   cleanups.push(() => service.stop());
   const events: BridgeEvent[] = [];
   service.on("event", (event) => events.push(event));
@@ -122,6 +122,21 @@ describe("fleet service", () => {
     const keys = [...service.model.agents()].map((a) => a.key);
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys.filter((key) => key.startsWith(sim.environmentId))).toHaveLength(1);
+  });
+
+  it("after system wake every connection is re-checked: a silent host goes offline, a live one stays online", async () => {
+    // Pings so rare that only the wake re-check can notice the silent host.
+    const { sims, service, events } = await setup(["upstream", "fork"], { socket: { pingIntervalMs: 60_000, openTimeoutMs: 1_000 } });
+    await pairAll(service, sims);
+    const [silent, live] = sims.servers as [SimServer, SimServer];
+    silent.setBlackhole(true);
+    service.recheckAll();
+    await until(service, () => env(service, silent)?.connection.phase === "offline", "silent host offline");
+    await until(service, () => env(service, live)?.connection.phase === "online", "live host confirmed");
+    const livePhases = events.flatMap((e) => (e.type === "fleet.delta" ? e.environments.filter((v) => v.environmentId === live.environmentId).map((v) => v.connection.phase) : []));
+    expect(livePhases).toContain("connecting"); // not trusted until it answered
+    silent.setBlackhole(false);
+    await until(service, () => env(service, silent)?.connection.phase === "online", "back online");
   });
 
   it("a revoked token gives unauthorized and no retry storm", async () => {
