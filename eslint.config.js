@@ -39,8 +39,8 @@ export default tseslint.config(
             { from: "shared", allow: ["shared"] },
             { from: "renderer", allow: ["shared", "renderer"] },
             { from: "fleet", allow: ["shared", "fleet", "sim"], message: "electron/fleet may import shared/ and itself (sim only from tests)" },
-            { from: "serve", allow: ["shared", "fleet", "serve"] },
-            { from: "main", allow: ["shared", "fleet", "main"] },
+            { from: "serve", allow: ["shared", "fleet", "serve", "sim"] },
+            { from: "main", allow: ["shared", "fleet", "main", "sim"] },
             { from: "preload", allow: ["shared", "preload"] },
             { from: "sim", allow: ["shared", "sim"] },
             { from: "bench", allow: ["shared", "fleet", "sim", "bench", "serve"] },
@@ -69,9 +69,14 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { paths: ["electron"] }] },
   },
   {
-    // Production fleet code must not depend on the simulator; its tests may.
-    files: ["electron/fleet/**/*.ts"],
-    ignores: ["electron/fleet/**/*.test.ts", "electron/fleet/**/*.testkit.ts"],
+    // Production code must not depend on the simulator; tests may.
+    files: ["electron/**/*.ts"],
+    ignores: ["electron/**/*.test.ts", "electron/**/*.testkit.ts"],
     rules: { "no-restricted-imports": ["error", { paths: ["electron"], patterns: ["**/sim/**"] }] },
+  },
+  {
+    files: ["electron/main/**/*.ts", "electron/preload/**/*.ts"],
+    ignores: ["electron/**/*.test.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: ["**/sim/**"] }] },
   },
 );

@@ -3,13 +3,16 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { BrowserWindow, Notification, app, ipcMain, powerMonitor, safeStorage, session, shell } from "electron";
+import { BrowserWindow, Menu, Notification, Tray, app, ipcMain, nativeImage, powerMonitor, safeStorage, session, shell } from "electron";
+import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
 import type { BridgeEvent } from "../../shared/bridge/contract";
 import { KeytarSecretStore, type SecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { EVENT_CHANNEL, registerBridge } from "./bridge-ipc";
 import { hardenWindow } from "./guards";
 import { SafeStorageSecretStore } from "./safe-storage-secrets";
+import { TrayController } from "./tray";
+import { trayIconBitmap } from "./tray-icons";
 
 if (!app.requestSingleInstanceLock()) app.quit();
 
@@ -82,6 +85,17 @@ async function main(): Promise<void> {
     await service.request("pair.confirm", { input: link }).catch((error: unknown) => console.error(String(error)));
   }
 
+  const tray = new Tray(trayImage("nothing-paired"));
+  new TrayController(
+    {
+      setVariant: (variant) => tray.setImage(trayImage(variant)),
+      setToolTip: (text) => tray.setToolTip(text),
+      setMenu: (items) => tray.setContextMenu(Menu.buildFromTemplate(items.map((item) => menuItem(item, service)))),
+    },
+    service,
+  );
+  tray.on("click", () => showWindow());
+
   powerMonitor.on("resume", () => service.recheckAll());
   app.on("second-instance", () => showWindow());
   app.on("activate", () => showWindow());
@@ -90,8 +104,43 @@ async function main(): Promise<void> {
   app.on("before-quit", () => void service.stop());
 }
 
-app.on("window-all-closed", () => {
-  if (process.platform !== "darwin") app.quit();
-});
+function trayImage(variant: TrayVariant): Electron.NativeImage {
+  const image = nativeImage.createFromBitmap(trayIconBitmap(variant, 16), { width: 16, height: 16 });
+  image.addRepresentation({ scaleFactor: 2, width: 32, height: 32, buffer: trayIconBitmap(variant, 32) });
+  return image;
+}
+
+function menuItem(item: TrayItem, service: FleetService): Electron.MenuItemConstructorOptions {
+  switch (item.kind) {
+    case "separator":
+      return { type: "separator" };
+    case "label":
+      return { label: item.label, enabled: false };
+    case "agent":
+      return {
+        label: item.label,
+        click: () => {
+          showWindow();
+          send({ type: "ui.openAgent", key: item.agentKey });
+        },
+      };
+    case "action":
+      return {
+        label: item.label,
+        click: () => {
+          if (item.action === "open") showWindow();
+          if (item.action === "pair") {
+            showWindow();
+            send({ type: "ui.openPairing" });
+          }
+          if (item.action === "pause" || item.action === "resume") void service.request("settings.update", { notificationsPaused: item.action === "pause" });
+          if (item.action === "quit") app.quit();
+        },
+      };
+  }
+}
+
+// Tray-resident: closing the window keeps the fleet watched; Quit is in the tray menu.
+app.on("window-all-closed", () => {});
 
 void main();

@@ -7,7 +7,11 @@ import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { type IpcMainLike, REQUEST_CHANNEL, registerBridge } from "./bridge-ipc";
 import { hardenWindow, isAppUrl, isTrustedSender } from "./guards";
+import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
+import { SimServer } from "../../sim/server";
 import { SafeStorageSecretStore } from "./safe-storage-secrets";
+import { TrayController } from "./tray";
+import { trayIconBitmap } from "./tray-icons";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -99,5 +103,49 @@ describe("safeStorage secret store", () => {
 
   it("refuses to store when encryption is unavailable", () => {
     expect(() => SafeStorageSecretStore.open({ ...fakeSafeStorage, isEncryptionAvailable: () => false }, "/tmp/x")).toThrow(/not available/);
+  });
+});
+
+describe("tray", () => {
+  it("draws a distinct icon per fleet state", () => {
+    const variants: TrayVariant[] = ["nothing-paired", "failed", "needs-you", "host-offline", "working", "all-clear"];
+    const bitmaps = variants.map((variant) => trayIconBitmap(variant, 16));
+    for (const bitmap of bitmaps) expect(bitmap.length).toBe(16 * 16 * 4);
+    expect(new Set(bitmaps.map((bitmap) => bitmap.toString("base64"))).size).toBe(variants.length);
+    const centre = (8 * 16 + 8) * 4 + 3;
+    expect(trayIconBitmap("failed", 16)[centre]).toBe(255);
+    expect(trayIconBitmap("nothing-paired", 16)[centre]).toBe(0);
+  });
+
+  it("follows the fleet: nothing paired, then the paired machine and the agent that needs you", async () => {
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5 }).start();
+    cleanups.push(() => sim.stop());
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-tray-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const service = await FleetService.start({ dataDir: dir, secrets: new MemorySecretStore() });
+    cleanups.push(() => service.stop());
+    const seen: { variant?: TrayVariant; tooltip?: string; items?: TrayItem[] } = {};
+    const updated: (() => void)[] = [];
+    const controller = new TrayController(
+      {
+        setVariant: (variant) => (seen.variant = variant),
+        setToolTip: (tooltip) => (seen.tooltip = tooltip),
+        setMenu: (items) => {
+          seen.items = items;
+          updated.splice(0).forEach((resolve) => resolve());
+        },
+      },
+      service,
+    );
+    cleanups.push(() => controller.dispose());
+    expect(seen.variant).toBe("nothing-paired");
+    const now = new Date().toISOString();
+    sim.engine.dispatch({ type: "project.create", commandId: "p", projectId: "p1", title: "Repo", workspaceRoot: "/r", createdAt: now });
+    sim.engine.dispatch({ type: "thread.create", commandId: "t", threadId: "deploy", projectId: "p1", title: "Deploy", modelSelection: { instanceId: "codex", model: "m" }, runtimeMode: "full-access", interactionMode: "default", branch: null, worktreePath: null, createdAt: now });
+    await service.request("pair.confirm", { input: sim.pairingUrl() });
+    sim.engine.dispatch({ type: "thread.turn.start", commandId: "go", threadId: "deploy", message: { messageId: "m1", role: "user", text: "#approval", attachments: [] }, runtimeMode: "full-access", interactionMode: "default", createdAt: now });
+    while (seen.variant !== "needs-you") await new Promise<void>((resolve) => updated.push(resolve));
+    expect(seen.items).toContainEqual({ kind: "agent", agentKey: `${sim.environmentId}/deploy`, label: `Deploy (${sim.label}) — needs approval` });
+    expect(seen.tooltip).toContain(`${sim.label}: online`);
   });
 });

@@ -105,7 +105,9 @@ export type BridgeEvent =
   | { type: "notification"; notification: NotificationIntent }
   | { type: "settings"; settings: FleetSettingsView }
   /** The shell asks the UI to open an agent (a notification or tray item was clicked). */
-  | { type: "ui.openAgent"; key: string };
+  | { type: "ui.openAgent"; key: string }
+  /** The shell asks the UI to show the pairing dialog (tray menu). */
+  | { type: "ui.openPairing" };
 
 /** Wire messages of the headless bridge (one JSON object per WebSocket text frame). */
 export const BridgeClientMessage = z.object({

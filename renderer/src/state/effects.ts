@@ -42,6 +42,9 @@ export function startEffects(instance: Bridge): () => void {
       case "ui.openAgent":
         void commands.openAgent(event.key);
         break;
+      case "ui.openPairing":
+        commands.openPairing();
+        break;
     }
   });
   const offConnection = instance.onConnection((connected) => store().set({ connected }));

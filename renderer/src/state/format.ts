@@ -1,17 +1,9 @@
 // Pure text for the UI: status labels, phases, relative times.
 import type { ConnectionPhase, DisplayStatus } from "../../../shared/fleet/types";
+import { STATUS_WORDS } from "../../../shared/fleet/words";
 import type { DeliveryState } from "../../../shared/fleet/delivery";
 
-export const STATUS_LABEL: Record<DisplayStatus, string> = {
-  "needs-approval": "needs approval",
-  "needs-input": "needs input",
-  failed: "failed",
-  starting: "starting",
-  running: "running",
-  idle: "idle",
-  ended: "ended",
-  unknown: "unknown",
-};
+export const STATUS_LABEL: Record<DisplayStatus, string> = STATUS_WORDS;
 
 export const DELIVERY_LABEL: Record<DeliveryState, string> = {
   sending: "sending…",
