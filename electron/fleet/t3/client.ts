@@ -81,7 +81,7 @@ export class T3EnvironmentClient {
 
   constructor(
     readonly baseUrl: string,
-    private readonly options: ClientOptions,
+    private readonly options: ClientOptions = {},
   ) {
     this.http = new T3Http(baseUrl);
   }
