@@ -195,6 +195,55 @@ describe("fleet service", () => {
     expect(offline).toMatchObject({ state: "refused", reason: expect.stringContaining("offline") });
   });
 
+  it("user-input answers, interrupts and session stops go through the same delivery states", async () => {
+    const { sims, service } = await setup(["fork"]);
+    const sim = sims.servers[0]!;
+    const asking = sims.createThread(sim, { title: "Asker", text: "#input" });
+    const busy = sims.createThread(sim, { title: "Busy", text: "#hang" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, sim, asking)?.pending.length === 1, "question pending");
+    const request = agent(service, sim, asking)!.pending[0]!;
+    expect(request.questions[0]).toMatchObject({ id: "q1", options: ["Yes", "No"] });
+    const answer = (await service.request("agent.respondInput", { key: `${sim.environmentId}/${asking}`, requestId: request.requestId, answers: { q1: "Yes" } })) as Delivery;
+    await until(service, () => service.delivery(answer.commandId)?.state === "delivered", "answer delivered");
+    await until(service, () => agent(service, sim, asking)?.status === "idle", "asker done");
+
+    await until(service, () => agent(service, sim, busy)?.status === "running", "busy running");
+    const interrupt = (await service.request("agent.interrupt", { key: `${sim.environmentId}/${busy}` })) as Delivery;
+    await until(service, () => service.delivery(interrupt.commandId)?.state === "delivered", "interrupt delivered");
+    await until(service, () => agent(service, sim, busy)?.status === "idle", "busy interrupted");
+    const stop = (await service.request("agent.stop", { key: `${sim.environmentId}/${busy}` })) as Delivery;
+    await until(service, () => service.delivery(stop.commandId)?.state === "delivered", "stop delivered");
+    await until(service, () => agent(service, sim, busy)?.status === "ended", "session ended");
+  });
+
+  it("a command the server refuses is shown refused with the server's reason, never delivered", async () => {
+    const { sims, service, events } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Asker", text: "#input" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, sim, threadId)?.status === "needs-input", "blocked");
+    // Deleted behind the fleet's back: the next command hits T3's invariant.
+    sim.engine.dispatch({ type: "thread.delete", commandId: "gone", threadId });
+    const delivery = (await service.request("agent.interrupt", { key: `${sim.environmentId}/${threadId}` })) as Delivery;
+    expect(delivery).toMatchObject({ state: "refused", reason: expect.stringContaining(`Thread '${threadId}' does not exist`) });
+    const states = events.flatMap((e) => (e.type === "delivery" && e.delivery.commandId === delivery.commandId ? [e.delivery.state] : []));
+    expect(states).not.toContain("delivered");
+  });
+
+  it("a message to a running agent on a 0.0.24 server reports the second turn it really started", async () => {
+    const { sims, service } = await setup(["fork"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Long", text: "long job #slow" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, sim, threadId)?.status === "running", "running");
+    const intent = service.intent(`${sim.environmentId}/${threadId}`);
+    expect(intent).toMatchObject({ kind: "steer", note: expect.stringContaining("second turn") });
+    const delivery = (await service.request("agent.send", { key: `${sim.environmentId}/${threadId}`, text: "and this", expectedIntent: "steer" })) as Delivery;
+    await until(service, () => service.delivery(delivery.commandId)?.state === "answered", "answered");
+    expect(service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });
+  });
+
   it("a message to an idle agent starts a new turn and reports what was observed", async () => {
     const { sims, service } = await setup(["fork"]);
     const sim = sims.servers[0]!;

@@ -62,8 +62,13 @@ interface TrackedDelivery {
   command: ClientCommand;
   environmentId: string;
   threadId: string;
-  /** The active turn when the message was sent: a reply in it means the message steered. */
+  /** The active turn when the message was sent. */
   turnBefore: string | null;
+  /**
+   * Whether T3 is expected to fold the message into that turn. Only then does the turn ending with
+   * no new one count as steered; otherwise the fleet waits to see the new turn (design §4).
+   */
+  expectSteer: boolean;
   acceptedSequence: number | null;
 }
 
@@ -456,7 +461,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       createdAt: this.iso(),
     };
     const turnBefore = intent.kind === "steer" ? intent.turnId : null;
-    return this.dispatch({ delivery: base, command, environmentId, threadId, turnBefore, acceptedSequence: null });
+    const expectSteer = intent.kind === "steer" && intent.note === null;
+    return this.dispatch({ delivery: base, command, environmentId, threadId, turnBefore, expectSteer, acceptedSequence: null });
   }
 
   private command(key: string, kind: DeliveryKind, build: (threadId: string, commandId: string) => ClientCommand, requestId?: string): Promise<Delivery> {
@@ -475,7 +481,15 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
             ? "This agent is no longer on its environment."
             : null;
     if (blocked) return Promise.resolve(this.finishRefused(base, blocked));
-    return this.dispatch({ delivery: base, command: build(threadId, commandId), environmentId, threadId, turnBefore: agent?.activeTurnId ?? null, acceptedSequence: null });
+    return this.dispatch({
+      delivery: base,
+      command: build(threadId, commandId),
+      environmentId,
+      threadId,
+      turnBefore: agent?.activeTurnId ?? null,
+      expectSteer: false,
+      acceptedSequence: null,
+    });
   }
 
   private newDelivery(commandId: string, agentKeyValue: string, kind: DeliveryKind, extra: Partial<Delivery>): Delivery {
@@ -544,13 +558,24 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
         if (delivery.state === "uncertain" && synced && this.runtimes.get(tracked.environmentId)?.supervisor.activeConnection) void this.dispatch(tracked);
         return;
       }
-      const reply = thread.messages.slice(index + 1).find((message) => message.role === "assistant" && message.turnId);
+      const later = thread.messages.slice(index + 1).filter((message) => message.role === "assistant" && message.turnId);
       const activeTurn = thread.session?.activeTurnId ?? null;
-      const turnId = reply?.turnId ?? (activeTurn && activeTurn !== tracked.turnBefore ? activeTurn : null) ?? null;
-      const observed = turnId ? { outcome: turnId === tracked.turnBefore ? ("steered" as const) : ("new-turn" as const), turnId } : delivery.observed;
-      const answered = reply !== undefined && !reply.streaming;
+      // A turn other than the one running at send time means T3 started a new turn for the message.
+      const otherTurn = later.find((message) => message.turnId !== tracked.turnBefore)?.turnId ?? (activeTurn && activeTurn !== tracked.turnBefore ? activeTurn : null);
+      let observed = delivery.observed;
+      let reply: (typeof later)[number] | undefined;
+      if (otherTurn) {
+        observed = { outcome: "new-turn", turnId: otherTurn };
+        reply = later.filter((message) => message.turnId === otherTurn).at(-1);
+      } else if (tracked.turnBefore && tracked.expectSteer && activeTurn !== tracked.turnBefore) {
+        // The running turn ended with no new one: the message was folded into it.
+        observed = { outcome: "steered", turnId: tracked.turnBefore };
+        reply = later.at(-1);
+      }
+      const answered = reply !== undefined && !reply.streaming && activeTurn !== observed?.turnId;
       const state = answered ? "answered" : "delivered";
-      if (state !== delivery.state || observed !== delivery.observed) {
+      const sameOutcome = observed?.outcome === delivery.observed?.outcome && observed?.turnId === delivery.observed?.turnId;
+      if (state !== delivery.state || !sameOutcome) {
         if (answered) this.settle(tracked, { state, observed });
         else this.update(tracked, { state, observed });
       }
