@@ -1,7 +1,6 @@
 // The fleet service: pairs environments, runs one supervisor per environment, merges everything
 // into the fleet model, delivers messages exactly once, and decides notifications. Plain Node: it
 // runs in Electron's main process, in the headless shell and in tests alike (design §1).
-import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import {
   type AgentDetail,
@@ -16,13 +15,12 @@ import {
   isBridgeMethod,
   safeExternalUrl,
 } from "../../shared/bridge/contract";
-import { type Delivery, type DeliveryKind, type Intent, messageIntent } from "../../shared/fleet/delivery";
+import { type Delivery, type Intent, messageIntent } from "../../shared/fleet/delivery";
 import { type FleetChange, FleetModel, splitKey } from "../../shared/fleet/model";
 import { NotificationPolicy } from "../../shared/fleet/notifications";
 import { needsFollowing } from "../../shared/fleet/status";
 import type { ThreadProjection } from "../../shared/fleet/thread-projection";
 import { type AgentView, agentKey } from "../../shared/fleet/types";
-import type { ClientCommand } from "../../shared/t3/commands";
 import { T3Error } from "../../shared/t3/errors";
 import { type PairingTarget, parsePairingInput } from "../../shared/t3/pairing";
 import { type EnvironmentRecord, Registry } from "./registry";
@@ -30,10 +28,10 @@ import type { SecretStore } from "./secrets";
 import { ConnectionSupervisor, type SupervisorTiming } from "./supervisor";
 import { T3EnvironmentClient } from "./t3/client";
 import type { RpcSocketOptions } from "./t3/rpc-socket";
+import { BridgeError } from "./bridge-error";
+import { Deliveries } from "./deliveries";
 import { ThreadFollowers } from "./threads";
 
-/** A dispatch that has not answered in this long is uncertain: the connection may be gone. */
-export const DISPATCH_TIMEOUT_MS = 15_000;
 /** Default port of a local T3 server (§1). */
 export const LOCAL_T3_URL = "http://127.0.0.1:3773";
 const PAIRING_CODE = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{12}$/i;
@@ -57,39 +55,16 @@ interface EnvironmentRuntime {
   followers: ThreadFollowers;
 }
 
-interface TrackedDelivery {
-  delivery: Delivery;
-  command: ClientCommand;
-  environmentId: string;
-  threadId: string;
-  /** The active turn when the message was sent. */
-  turnBefore: string | null;
-  /**
-   * Whether T3 is expected to fold the message into that turn. Only then does the turn ending with
-   * no new one count as steered; otherwise the fleet waits to see the new turn (design §4).
-   */
-  expectSteer: boolean;
-  acceptedSequence: number | null;
-}
-
 export interface FleetServiceEvents {
   event: [BridgeEvent];
 }
 
-export class BridgeError extends Error {
-  constructor(
-    readonly kind: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export class FleetService extends EventEmitter<FleetServiceEvents> {
   readonly model: FleetModel;
   private readonly policy: NotificationPolicy;
   private readonly runtimes = new Map<string, EnvironmentRuntime>();
-  private readonly deliveries = new Map<string, TrackedDelivery>();
+  private readonly deliveries: Deliveries;
   private readonly openAgents = new Set<string>();
   private readonly detailTimers = new Map<string, NodeJS.Timeout>();
   private stallTimer: NodeJS.Timeout | undefined;
@@ -108,6 +83,13 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.model = new FleetModel({ stalledAfterMs: registry.settings.stalledAfterMs, now: this.now });
     this.policy = new NotificationPolicy(registry.settings.notifications);
     this.model.subscribe((change) => this.onModelChange(change));
+    this.deliveries = new Deliveries({
+      model: this.model,
+      intent: (key) => this.intent(key),
+      runtime: (environmentId) => this.runtimes.get(environmentId),
+      publish: (delivery) => this.emit("event", { type: "delivery", delivery }),
+      now: this.now,
+    });
   }
 
   static async start(options: FleetServiceOptions): Promise<FleetService> {
@@ -136,7 +118,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     return {
       environments: this.model.environments(),
       agents: [...this.model.agents()],
-      deliveries: [...this.deliveries.values()].map((tracked) => tracked.delivery),
+      deliveries: this.deliveries.all(),
       settings: this.settingsView(),
       notices: [...this.notices],
     };
@@ -171,28 +153,28 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       this.closeAgent(p.key);
       return null;
     },
-    "agent.send": (p) => this.send(p.key, p.text, p.expectedIntent),
+    "agent.send": (p) => this.deliveries.send(p.key, p.text, p.expectedIntent),
     "agent.respondApproval": (p) =>
-      this.command(
+      this.deliveries.command(
         p.key,
         "approval",
         (threadId, commandId) => ({ type: "thread.approval.respond", commandId, threadId, requestId: p.requestId, decision: p.decision, createdAt: this.iso() }),
         p.requestId,
       ),
     "agent.respondInput": (p) =>
-      this.command(
+      this.deliveries.command(
         p.key,
         "input",
         (threadId, commandId) => ({ type: "thread.user-input.respond", commandId, threadId, requestId: p.requestId, answers: p.answers, createdAt: this.iso() }),
         p.requestId,
       ),
     "agent.interrupt": (p) =>
-      this.command(p.key, "interrupt", (threadId, commandId) => {
+      this.deliveries.command(p.key, "interrupt", (threadId, commandId) => {
         const turnId = this.model.agent(p.key)?.activeTurnId;
         return { type: "thread.turn.interrupt", commandId, threadId, ...(turnId && { turnId }), createdAt: this.iso() };
       }),
-    "agent.stop": (p) => this.command(p.key, "stop", (threadId, commandId) => ({ type: "thread.session.stop", commandId, threadId, createdAt: this.iso() })),
-    "delivery.recheck": (p) => this.recheckDelivery(p.commandId),
+    "agent.stop": (p) => this.deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "thread.session.stop", commandId, threadId, createdAt: this.iso() })),
+    "delivery.recheck": (p) => this.deliveries.recheck(p.commandId),
     "settings.update": (p) => this.updateSettings(p),
     "link.open": (p) => this.openLink(p.url),
   };
@@ -371,11 +353,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
 
   private onThreadChange(environmentId: string, threadId: string, projection: ThreadProjection, state: { synced: boolean; error: string | null }): void {
     this.model.setThreadFacts(environmentId, threadId, projection.facts());
-    const key = agentKey(environmentId, threadId);
-    for (const tracked of this.deliveries.values()) {
-      if (tracked.environmentId === environmentId && tracked.threadId === threadId) this.observe(tracked, projection, state.synced);
-    }
-    this.scheduleDetail(key);
+    this.deliveries.threadChanged(environmentId, threadId, projection, state.synced);
+    this.scheduleDetail(agentKey(environmentId, threadId));
   }
 
   private scheduleStallCheck(): void {
@@ -435,193 +414,6 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     );
   }
 
-  // ------------------------------------------------------------------ delivery (design §4)
-
-  private async send(key: string, text: string, expected: "steer" | "new-turn"): Promise<Delivery> {
-    const [environmentId, threadId] = splitKey(key);
-    const intent = this.intent(key);
-    const row = this.model.row(environmentId, threadId);
-    const commandId = randomUUID();
-    const messageId = `msg-${randomUUID()}`;
-    const base = this.newDelivery(commandId, key, "message", { text, messageId, intent: intent.kind });
-    if (intent.kind === "refused") return this.finishRefused(base, intent.reason);
-    if (intent.kind !== expected) {
-      // Never guess: the state changed under the user.
-      const now = intent.kind === "steer" ? "steer the running turn" : "start a new turn";
-      return this.finishRefused(base, `The agent changed state: a message would now ${now}. Check and send again.`);
-    }
-    if (!row) return this.finishRefused(base, "This agent is no longer on its environment.");
-    const command: ClientCommand = {
-      type: "thread.turn.start",
-      commandId,
-      threadId,
-      message: { messageId, role: "user", text, attachments: [] },
-      runtimeMode: row.runtimeMode === "unknown" ? "full-access" : row.runtimeMode,
-      interactionMode: row.interactionMode === "unknown" ? "default" : row.interactionMode,
-      createdAt: this.iso(),
-    };
-    const turnBefore = intent.kind === "steer" ? intent.turnId : null;
-    const expectSteer = intent.kind === "steer" && intent.note === null;
-    return this.dispatch({ delivery: base, command, environmentId, threadId, turnBefore, expectSteer, acceptedSequence: null });
-  }
-
-  private command(key: string, kind: DeliveryKind, build: (threadId: string, commandId: string) => ClientCommand, requestId?: string): Promise<Delivery> {
-    const [environmentId, threadId] = splitKey(key);
-    const commandId = randomUUID();
-    const base = this.newDelivery(commandId, key, kind, { requestId: requestId ?? null });
-    const env = this.model.environment(environmentId);
-    const agent = this.model.agent(key);
-    const blocked = !env
-      ? "This environment is no longer paired."
-      : env.connection.phase !== "online"
-        ? `${env.label} is offline.`
-        : env.readOnly
-          ? `The pairing with ${env.label} is read-only.`
-          : !agent
-            ? "This agent is no longer on its environment."
-            : null;
-    if (blocked) return Promise.resolve(this.finishRefused(base, blocked));
-    return this.dispatch({
-      delivery: base,
-      command: build(threadId, commandId),
-      environmentId,
-      threadId,
-      turnBefore: agent?.activeTurnId ?? null,
-      expectSteer: false,
-      acceptedSequence: null,
-    });
-  }
-
-  private newDelivery(commandId: string, agentKeyValue: string, kind: DeliveryKind, extra: Partial<Delivery>): Delivery {
-    const now = this.iso();
-    return {
-      commandId,
-      agentKey: agentKeyValue,
-      kind,
-      state: "sending",
-      text: null,
-      messageId: null,
-      requestId: null,
-      intent: null,
-      observed: null,
-      reason: null,
-      createdAt: now,
-      updatedAt: now,
-      ...extra,
-    };
-  }
-
-  private finishRefused(delivery: Delivery, reason: string): Delivery {
-    const refused = { ...delivery, state: "refused" as const, reason, updatedAt: this.iso() };
-    this.emit("event", { type: "delivery", delivery: refused });
-    return refused;
-  }
-
-  /** Dispatches (or re-dispatches, with the same commandId) a tracked command. */
-  private async dispatch(tracked: TrackedDelivery): Promise<Delivery> {
-    this.deliveries.set(tracked.delivery.commandId, tracked);
-    const runtime = this.runtimes.get(tracked.environmentId);
-    runtime?.followers.follow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
-    this.update(tracked, { state: "sending", reason: null });
-    const connection = runtime?.supervisor.activeConnection;
-    if (!connection) {
-      this.update(tracked, { state: "uncertain", reason: "The environment went offline before the message was sent; it will be checked on reconnect." });
-      return tracked.delivery;
-    }
-    try {
-      const result = await connection.dispatch(tracked.command, DISPATCH_TIMEOUT_MS);
-      tracked.acceptedSequence = result.sequence;
-      if (tracked.delivery.state === "sending" || tracked.delivery.state === "uncertain") this.update(tracked, { state: "accepted" });
-      const followed = runtime?.followers.get(tracked.threadId);
-      if (followed) this.observe(tracked, followed.projection, followed.synced);
-    } catch (error) {
-      const failure = error instanceof T3Error ? error : new T3Error("server", String(error));
-      if (failure.kind === "network" || failure.kind === "timeout" || failure.kind === "interrupted") {
-        this.update(tracked, { state: "uncertain", reason: "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice." });
-      } else {
-        this.settle(tracked, { state: "refused", reason: failure.message });
-      }
-    }
-    return tracked.delivery;
-  }
-
-  /** Reads the thread to move a delivery forward: delivered, answered, or reconciled after a drop. */
-  private observe(tracked: TrackedDelivery, projection: ThreadProjection, synced: boolean): void {
-    const { delivery } = tracked;
-    if (delivery.state === "refused" || delivery.state === "answered") return;
-    const thread = projection.thread;
-    if (!thread) return;
-    if (delivery.kind === "message") {
-      const index = thread.messages.findIndex((message) => message.id === delivery.messageId);
-      if (index === -1) {
-        // Reconnected, the thread is in sync and our message is not in it: it never arrived. Resend, same commandId.
-        if (delivery.state === "uncertain" && synced && this.runtimes.get(tracked.environmentId)?.supervisor.activeConnection) void this.dispatch(tracked);
-        return;
-      }
-      const later = thread.messages.slice(index + 1).filter((message) => message.role === "assistant" && message.turnId);
-      const activeTurn = thread.session?.activeTurnId ?? null;
-      // A turn other than the one running at send time means T3 started a new turn for the message.
-      const otherTurn = later.find((message) => message.turnId !== tracked.turnBefore)?.turnId ?? (activeTurn && activeTurn !== tracked.turnBefore ? activeTurn : null);
-      let observed = delivery.observed;
-      let reply: (typeof later)[number] | undefined;
-      if (otherTurn) {
-        observed = { outcome: "new-turn", turnId: otherTurn };
-        reply = later.filter((message) => message.turnId === otherTurn).at(-1);
-      } else if (tracked.turnBefore && tracked.expectSteer && activeTurn !== tracked.turnBefore) {
-        // The running turn ended with no new one: the message was folded into it.
-        observed = { outcome: "steered", turnId: tracked.turnBefore };
-        reply = later.at(-1);
-      }
-      const answered = reply !== undefined && !reply.streaming && activeTurn !== observed?.turnId;
-      const state = answered ? "answered" : "delivered";
-      const sameOutcome = observed?.outcome === delivery.observed?.outcome && observed?.turnId === delivery.observed?.turnId;
-      if (state !== delivery.state || !sameOutcome) {
-        if (answered) this.settle(tracked, { state, observed });
-        else this.update(tracked, { state, observed });
-      }
-      return;
-    }
-    if (tracked.acceptedSequence === null || projection.lastSequence < tracked.acceptedSequence) {
-      if (delivery.state === "uncertain" && synced && this.runtimes.get(tracked.environmentId)?.supervisor.activeConnection) void this.dispatch(tracked);
-      return;
-    }
-    const facts = projection.facts();
-    const done =
-      delivery.kind === "approval" || delivery.kind === "input"
-        ? !facts.pending.some((request) => request.requestId === delivery.requestId)
-        : delivery.kind === "interrupt"
-          ? thread.session?.activeTurnId !== tracked.turnBefore || tracked.turnBefore === null
-          : thread.session?.status === "stopped";
-    if (done) this.settle(tracked, { state: "delivered" });
-  }
-
-  private async recheckDelivery(commandId: string): Promise<Delivery> {
-    const tracked = this.deliveries.get(commandId);
-    if (!tracked) throw new BridgeError("not-found", "This send is no longer tracked.");
-    if (tracked.delivery.state !== "uncertain") return tracked.delivery;
-    const runtime = this.runtimes.get(tracked.environmentId);
-    if (!runtime?.supervisor.activeConnection) return tracked.delivery;
-    const followed = runtime.followers.get(tracked.threadId);
-    if (followed?.synced) this.observe(tracked, followed.projection, true);
-    // Still unseen: resending with the same commandId is safe, T3 deduplicates it (§6.1).
-    if (tracked.delivery.state === "uncertain") return this.dispatch(tracked);
-    return tracked.delivery;
-  }
-
-  private update(tracked: TrackedDelivery, patch: Partial<Delivery>): void {
-    tracked.delivery = { ...tracked.delivery, ...patch, updatedAt: this.iso() };
-    this.emit("event", { type: "delivery", delivery: tracked.delivery });
-  }
-
-  private settle(tracked: TrackedDelivery, patch: Partial<Delivery>): void {
-    this.update(tracked, patch);
-    this.runtimes.get(tracked.environmentId)?.followers.unfollow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
-  }
-
-  delivery(commandId: string): Delivery | undefined {
-    return this.deliveries.get(commandId)?.delivery;
-  }
-
   // ------------------------------------------------------------------ settings and links
 
   private settingsView(): FleetSettingsView {
@@ -647,6 +439,10 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     if (!url) throw new BridgeError("invalid", "Only http and https links can be opened.");
     await this.options.openExternal?.(url);
     return null;
+  }
+
+  delivery(commandId: string): Delivery | undefined {
+    return this.deliveries.get(commandId);
   }
 
   private iso(): string {

@@ -1,7 +1,8 @@
 // The fleet bridge over Electron IPC: one invoke channel for requests (sender-checked), one push
 // channel for events. The renderer sees only what the preload exposes: request() and onEvent().
 import type { BridgeEvent } from "../../shared/bridge/contract";
-import { BridgeError, type FleetService } from "../fleet/service";
+import { BridgeError } from "../fleet/bridge-error";
+import type { FleetService } from "../fleet/service";
 import { isTrustedSender } from "./guards";
 
 export const REQUEST_CHANNEL = "t3fleet:request";

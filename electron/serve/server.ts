@@ -8,7 +8,8 @@ import { extname, join, normalize, sep } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import { BridgeClientMessage, type BridgeEvent, type BridgeServerMessage } from "../../shared/bridge/contract";
 import { parseJson } from "../../shared/t3/decode";
-import { BridgeError, type FleetService } from "../fleet/service";
+import { BridgeError } from "../fleet/bridge-error";
+import type { FleetService } from "../fleet/service";
 
 const COOKIE = "t3fleet_token";
 /** Largest bridge request accepted from a page (a message is at most 120,000 characters). */

@@ -1,0 +1,244 @@
+// Exactly-once delivery (design §4): one client commandId per send, states sending → accepted →
+// delivered → answered, or refused, or uncertain; uncertain sends are reconciled from the thread by
+// messageId and only ever re-dispatched with the same commandId, which T3 deduplicates (§6.1).
+import { randomUUID } from "node:crypto";
+import { type Delivery, type DeliveryKind, type Intent } from "../../shared/fleet/delivery";
+import { type FleetModel, splitKey } from "../../shared/fleet/model";
+import type { ThreadProjection } from "../../shared/fleet/thread-projection";
+import type { ClientCommand } from "../../shared/t3/commands";
+import { T3Error } from "../../shared/t3/errors";
+import { BridgeError } from "./bridge-error";
+import type { ConnectionSupervisor } from "./supervisor";
+import type { ThreadFollowers } from "./threads";
+
+/** A dispatch that has not answered in this long is uncertain: the connection may be gone. */
+export const DISPATCH_TIMEOUT_MS = 15_000;
+
+interface TrackedDelivery {
+  delivery: Delivery;
+  command: ClientCommand;
+  environmentId: string;
+  threadId: string;
+  /** The active turn when the message was sent. */
+  turnBefore: string | null;
+  /**
+   * Whether T3 is expected to fold the message into that turn. Only then does the turn ending with
+   * no new one count as steered; otherwise the fleet waits to see the new turn (design §4).
+   */
+  expectSteer: boolean;
+  acceptedSequence: number | null;
+}
+
+export interface DeliveryDeps {
+  model: FleetModel;
+  intent(key: string): Intent;
+  runtime(environmentId: string): { followers: ThreadFollowers; supervisor: ConnectionSupervisor } | undefined;
+  publish(delivery: Delivery): void;
+  now(): number;
+}
+
+export class Deliveries {
+  private readonly deliveries = new Map<string, TrackedDelivery>();
+
+  constructor(private readonly deps: DeliveryDeps) {}
+
+  all(): Delivery[] {
+    return [...this.deliveries.values()].map((tracked) => tracked.delivery);
+  }
+
+  /** A followed thread changed: move its deliveries forward. */
+  threadChanged(environmentId: string, threadId: string, projection: ThreadProjection, synced: boolean): void {
+    for (const tracked of this.deliveries.values()) {
+      if (tracked.environmentId === environmentId && tracked.threadId === threadId) this.observe(tracked, projection, synced);
+    }
+  }
+
+  private iso(): string {
+    return new Date(this.deps.now()).toISOString();
+  }
+
+  async send(key: string, text: string, expected: "steer" | "new-turn"): Promise<Delivery> {
+    const [environmentId, threadId] = splitKey(key);
+    const intent = this.deps.intent(key);
+    const row = this.deps.model.row(environmentId, threadId);
+    const commandId = randomUUID();
+    const messageId = `msg-${randomUUID()}`;
+    const base = this.newDelivery(commandId, key, "message", { text, messageId, intent: intent.kind });
+    if (intent.kind === "refused") return this.finishRefused(base, intent.reason);
+    if (intent.kind !== expected) {
+      // Never guess: the state changed under the user.
+      const now = intent.kind === "steer" ? "steer the running turn" : "start a new turn";
+      return this.finishRefused(base, `The agent changed state: a message would now ${now}. Check and send again.`);
+    }
+    if (!row) return this.finishRefused(base, "This agent is no longer on its environment.");
+    const command: ClientCommand = {
+      type: "thread.turn.start",
+      commandId,
+      threadId,
+      message: { messageId, role: "user", text, attachments: [] },
+      runtimeMode: row.runtimeMode === "unknown" ? "full-access" : row.runtimeMode,
+      interactionMode: row.interactionMode === "unknown" ? "default" : row.interactionMode,
+      createdAt: this.iso(),
+    };
+    const turnBefore = intent.kind === "steer" ? intent.turnId : null;
+    const expectSteer = intent.kind === "steer" && intent.note === null;
+    return this.dispatch({ delivery: base, command, environmentId, threadId, turnBefore, expectSteer, acceptedSequence: null });
+  }
+
+  command(key: string, kind: DeliveryKind, build: (threadId: string, commandId: string) => ClientCommand, requestId?: string): Promise<Delivery> {
+    const [environmentId, threadId] = splitKey(key);
+    const commandId = randomUUID();
+    const base = this.newDelivery(commandId, key, kind, { requestId: requestId ?? null });
+    const env = this.deps.model.environment(environmentId);
+    const agent = this.deps.model.agent(key);
+    const blocked = !env
+      ? "This environment is no longer paired."
+      : env.connection.phase !== "online"
+        ? `${env.label} is offline.`
+        : env.readOnly
+          ? `The pairing with ${env.label} is read-only.`
+          : !agent
+            ? "This agent is no longer on its environment."
+            : null;
+    if (blocked) return Promise.resolve(this.finishRefused(base, blocked));
+    return this.dispatch({
+      delivery: base,
+      command: build(threadId, commandId),
+      environmentId,
+      threadId,
+      turnBefore: agent?.activeTurnId ?? null,
+      expectSteer: false,
+      acceptedSequence: null,
+    });
+  }
+
+  private newDelivery(commandId: string, agentKeyValue: string, kind: DeliveryKind, extra: Partial<Delivery>): Delivery {
+    const now = this.iso();
+    return {
+      commandId,
+      agentKey: agentKeyValue,
+      kind,
+      state: "sending",
+      text: null,
+      messageId: null,
+      requestId: null,
+      intent: null,
+      observed: null,
+      reason: null,
+      createdAt: now,
+      updatedAt: now,
+      ...extra,
+    };
+  }
+
+  private finishRefused(delivery: Delivery, reason: string): Delivery {
+    const refused = { ...delivery, state: "refused" as const, reason, updatedAt: this.iso() };
+    this.deps.publish(refused);
+    return refused;
+  }
+
+  /** Dispatches (or re-dispatches, with the same commandId) a tracked command. */
+  private async dispatch(tracked: TrackedDelivery): Promise<Delivery> {
+    this.deliveries.set(tracked.delivery.commandId, tracked);
+    const runtime = this.deps.runtime(tracked.environmentId);
+    runtime?.followers.follow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
+    this.update(tracked, { state: "sending", reason: null });
+    const connection = runtime?.supervisor.activeConnection;
+    if (!connection) {
+      this.update(tracked, { state: "uncertain", reason: "The environment went offline before the message was sent; it will be checked on reconnect." });
+      return tracked.delivery;
+    }
+    try {
+      const result = await connection.dispatch(tracked.command, DISPATCH_TIMEOUT_MS);
+      tracked.acceptedSequence = result.sequence;
+      if (tracked.delivery.state === "sending" || tracked.delivery.state === "uncertain") this.update(tracked, { state: "accepted" });
+      const followed = runtime?.followers.get(tracked.threadId);
+      if (followed) this.observe(tracked, followed.projection, followed.synced);
+    } catch (error) {
+      const failure = error instanceof T3Error ? error : new T3Error("server", String(error));
+      if (failure.kind === "network" || failure.kind === "timeout" || failure.kind === "interrupted") {
+        this.update(tracked, { state: "uncertain", reason: "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice." });
+      } else {
+        this.settle(tracked, { state: "refused", reason: failure.message });
+      }
+    }
+    return tracked.delivery;
+  }
+
+  /** Reads the thread to move a delivery forward: delivered, answered, or reconciled after a drop. */
+  private observe(tracked: TrackedDelivery, projection: ThreadProjection, synced: boolean): void {
+    const { delivery } = tracked;
+    if (delivery.state === "refused" || delivery.state === "answered") return;
+    const thread = projection.thread;
+    if (!thread) return;
+    if (delivery.kind === "message") {
+      const index = thread.messages.findIndex((message) => message.id === delivery.messageId);
+      if (index === -1) {
+        // Reconnected, the thread is in sync and our message is not in it: it never arrived. Resend, same commandId.
+        if (delivery.state === "uncertain" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection) void this.dispatch(tracked);
+        return;
+      }
+      const later = thread.messages.slice(index + 1).filter((message) => message.role === "assistant" && message.turnId);
+      const activeTurn = thread.session?.activeTurnId ?? null;
+      // A turn other than the one running at send time means T3 started a new turn for the message.
+      const otherTurn = later.find((message) => message.turnId !== tracked.turnBefore)?.turnId ?? (activeTurn && activeTurn !== tracked.turnBefore ? activeTurn : null);
+      let observed = delivery.observed;
+      let reply: (typeof later)[number] | undefined;
+      if (otherTurn) {
+        observed = { outcome: "new-turn", turnId: otherTurn };
+        reply = later.filter((message) => message.turnId === otherTurn).at(-1);
+      } else if (tracked.turnBefore && tracked.expectSteer && activeTurn !== tracked.turnBefore) {
+        // The running turn ended with no new one: the message was folded into it.
+        observed = { outcome: "steered", turnId: tracked.turnBefore };
+        reply = later.at(-1);
+      }
+      const answered = reply !== undefined && !reply.streaming && activeTurn !== observed?.turnId;
+      const state = answered ? "answered" : "delivered";
+      const sameOutcome = observed?.outcome === delivery.observed?.outcome && observed?.turnId === delivery.observed?.turnId;
+      if (state !== delivery.state || !sameOutcome) {
+        if (answered) this.settle(tracked, { state, observed });
+        else this.update(tracked, { state, observed });
+      }
+      return;
+    }
+    if (tracked.acceptedSequence === null || projection.lastSequence < tracked.acceptedSequence) {
+      if (delivery.state === "uncertain" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection) void this.dispatch(tracked);
+      return;
+    }
+    const facts = projection.facts();
+    const done =
+      delivery.kind === "approval" || delivery.kind === "input"
+        ? !facts.pending.some((request) => request.requestId === delivery.requestId)
+        : delivery.kind === "interrupt"
+          ? thread.session?.activeTurnId !== tracked.turnBefore || tracked.turnBefore === null
+          : thread.session?.status === "stopped";
+    if (done) this.settle(tracked, { state: "delivered" });
+  }
+
+  async recheck(commandId: string): Promise<Delivery> {
+    const tracked = this.deliveries.get(commandId);
+    if (!tracked) throw new BridgeError("not-found", "This send is no longer tracked.");
+    if (tracked.delivery.state !== "uncertain") return tracked.delivery;
+    const runtime = this.deps.runtime(tracked.environmentId);
+    if (!runtime?.supervisor.activeConnection) return tracked.delivery;
+    const followed = runtime.followers.get(tracked.threadId);
+    if (followed?.synced) this.observe(tracked, followed.projection, true);
+    // Still unseen: resending with the same commandId is safe, T3 deduplicates it (§6.1).
+    if (tracked.delivery.state === "uncertain") return this.dispatch(tracked);
+    return tracked.delivery;
+  }
+
+  private update(tracked: TrackedDelivery, patch: Partial<Delivery>): void {
+    tracked.delivery = { ...tracked.delivery, ...patch, updatedAt: this.iso() };
+    this.deps.publish(tracked.delivery);
+  }
+
+  private settle(tracked: TrackedDelivery, patch: Partial<Delivery>): void {
+    this.update(tracked, patch);
+    this.deps.runtime(tracked.environmentId)?.followers.unfollow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
+  }
+
+  get(commandId: string): Delivery | undefined {
+    return this.deliveries.get(commandId)?.delivery;
+  }
+}
