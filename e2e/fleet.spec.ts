@@ -25,6 +25,7 @@ test("pairs three machines through pairing URLs and merges them into one fleet",
     await expect(agentRow(page, sim.environmentId, threads[i]!)).toHaveAttribute("data-status", "idle");
   }
   await expect(page.getByTestId("fleet-summary")).toContainText("3 machines · 3 agents");
+  expect(page.url()).not.toContain("token="); // the launch token is kept out of history
   await page.getByTestId("fleet-tree").screenshot({ path: join(SCREENSHOTS, "fleet-tree.png") });
 });
 

@@ -142,5 +142,7 @@ function menuItem(item: TrayItem, service: FleetService): Electron.MenuItemConst
 
 // Tray-resident: closing the window keeps the fleet watched; Quit is in the tray menu.
 app.on("window-all-closed", () => {});
+// No <webview> may ever be attached, in any web contents.
+app.on("web-contents-created", (_event, contents) => contents.on("will-attach-webview", (event) => event.preventDefault()));
 
 void main();

@@ -43,8 +43,7 @@ function webSocketBridge(): Bridge {
   const connect = () => {
     const url = new URL("/bridge", window.location.href);
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-    const token = new URLSearchParams(window.location.search).get("token");
-    if (token) url.searchParams.set("token", token);
+    // The page's HttpOnly same-site cookie carries the per-launch token (the URL's copy is dropped at start).
     const ws = new WebSocket(url);
     socket = ws;
     ws.addEventListener("open", () => {
@@ -113,5 +112,8 @@ function preloadBridge(preload: PreloadBridge): Bridge {
 }
 
 export function createBridge(): Bridge {
-  return window.t3fleet ? preloadBridge(window.t3fleet) : webSocketBridge();
+  if (window.t3fleet) return preloadBridge(window.t3fleet);
+  // Keep the launch token out of history, bookmarks and screenshots; the cookie now carries it.
+  if (new URLSearchParams(window.location.search).has("token")) window.history.replaceState(null, "", window.location.pathname);
+  return webSocketBridge();
 }
