@@ -1,5 +1,6 @@
 // The fleet window in Chromium against the headless shell and simulated T3 machines.
 import { join } from "node:path";
+import { SimServer } from "../sim/server";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
 
 test("pairs three machines through pairing URLs and merges them into one fleet", async ({ page, fleet }) => {
@@ -48,6 +49,14 @@ test("pairing explains a used link, an unreachable host and a server that is not
   await page.keyboard.press("Escape");
   await tryPair(`${fleet.shell.origin}/pair#token=ABCDEFGHJKLM`);
   await expect(page.getByTestId("pair-error")).toContainText(/not a T3 server|did not answer like a T3 server/);
+  await page.keyboard.press("Escape");
+  const v2 = await new SimServer({ generation: "upstream", label: "v2-box", orchestrationProtocolVersion: 2 }).start();
+  try {
+    await tryPair(v2.pairingUrl());
+    await expect(page.getByTestId("pair-error")).toContainText("speaks orchestration protocol 2");
+  } finally {
+    await v2.stop();
+  }
 });
 
 test("a child that fails changes its chip, its parent's roll-up and the counts", async ({ page, fleet }) => {

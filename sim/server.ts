@@ -25,6 +25,8 @@ export interface SimServerOptions {
   tokenStreaming?: boolean;
   /** Close a session's open sockets when it is revoked (T3's behaviour here is unverified, §13). */
   closeSocketsOnRevoke?: boolean;
+  /** Advertise an orchestration protocol other than 1 (a V2 server, §5.8). */
+  orchestrationProtocolVersion?: number;
 }
 
 interface Peer {
@@ -175,6 +177,7 @@ export class SimServer {
       platform: { os: "linux", arch: "x64" },
       serverVersion: this.serverVersion,
       capabilities,
+      ...(this.options.orchestrationProtocolVersion !== undefined && { orchestrationProtocolVersion: this.options.orchestrationProtocolVersion }),
     };
   }
 
