@@ -58,6 +58,8 @@ export class SimServer {
   private blackholed = false;
   /** Fault injection for the next dispatch over a socket: drop the connection before or after applying it. */
   dropNextDispatch: "before-apply" | "after-apply" | undefined;
+  /** Fault injection: live thread-stream events are silently not sent (snapshots and replays still are). */
+  muteThreadStreams = false;
   private readonly options: SimServerOptions;
 
   constructor(options: SimServerOptions) {
@@ -665,7 +667,7 @@ export class SimServer {
     }
     if (options.marker && this.generation === "upstream") sink.push({ kind: "synchronized" });
     const onEvent = (event: WireEvent) => {
-      if (live() && forwarded(event)) sink.push({ kind: "event", event });
+      if (live() && forwarded(event) && !this.muteThreadStreams) sink.push({ kind: "event", event });
     };
     this.engine.on("event", onEvent);
     return () => this.engine.off("event", onEvent);

@@ -12,7 +12,7 @@ import type { Generation } from "../../sim/engine";
 import { SimFleet } from "../../sim/fleet";
 import type { SimServer } from "../../sim/server";
 import { MemorySecretStore } from "./secrets";
-import { FleetService } from "./service";
+import { FleetService, type FleetServiceOptions } from "./service";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -22,7 +22,7 @@ afterEach(async () => {
 /** Liveness tuned so a vanished host is noticed in well under a second in tests. */
 const FAST = { socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 }, timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 } };
 
-async function setup(generations: Generation[] = ["upstream", "fork", "upstream"], tuning: Partial<typeof FAST> = {}) {
+async function setup(generations: Generation[] = ["upstream", "fork", "upstream"], tuning: Partial<FleetServiceOptions> = {}) {
   const sims = await SimFleet.start({ envs: generations.length, generations, tickMs: 5 });
   cleanups.push(() => sims.stop());
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-"));
@@ -273,6 +273,20 @@ describe("fleet service", () => {
     sims.sendMessage(sim, later, "#fail");
     await until(service, () => notifications().some((n) => n.reason === "failed"), "failure notified");
     expect(notifications().filter((n) => n.reason === "failed")).toEqual([expect.objectContaining({ agentKey: `${sim.environmentId}/${later}` })]);
+  });
+
+  it("a thread stream that falls behind the shell is subscribed again and catches up", async () => {
+    const { sims, service } = await setup(["upstream"], { streamLagMs: 150 });
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Quiet stream" });
+    await pairAll(service, sims);
+    const key = `${sim.environmentId}/${threadId}`;
+    await service.request("agent.open", { key });
+    await until(service, () => service.detail(key).loaded, "transcript loaded");
+    sim.muteThreadStreams = true; // live events stop, the shell keeps moving
+    sims.sendMessage(sim, threadId, "are you there");
+    await until(service, () => service.detail(key).messages.some((m) => m.role === "assistant" && m.text.includes("are you there")), "caught up by resubscribing");
+    expect(sim.muteThreadStreams).toBe(true);
   });
 
   it("opens an agent's live transcript and closes it", async () => {

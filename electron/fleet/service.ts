@@ -32,6 +32,12 @@ import { BridgeError } from "./bridge-error";
 import { Deliveries } from "./deliveries";
 import { ThreadFollowers } from "./threads";
 
+/**
+ * A followed thread's stream that stays behind the shell's session for this long is stalled
+ * (protocol note §14: "a stream that stays silent while the thread is known to change") and is
+ * subscribed again.
+ */
+export const STREAM_LAG_MS = 3_000;
 /** Default port of a local T3 server (§1). */
 export const LOCAL_T3_URL = "http://127.0.0.1:3773";
 const PAIRING_CODE = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{12}$/i;
@@ -45,6 +51,7 @@ export interface FleetServiceOptions {
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
   /** Opens a validated http(s) URL in the system browser (Electron); headless UIs open it themselves. */
   openExternal?: (url: string) => Promise<void>;
+  streamLagMs?: number;
   now?: () => number;
 }
 
@@ -67,6 +74,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly deliveries: Deliveries;
   private readonly openAgents = new Set<string>();
   private readonly detailTimers = new Map<string, NodeJS.Timeout>();
+  private readonly lagTimers = new Map<string, NodeJS.Timeout>();
   private stallTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   private readonly notices: string[];
@@ -101,7 +109,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
 
   async stop(): Promise<void> {
     clearTimeout(this.stallTimer);
-    for (const timer of this.detailTimers.values()) clearTimeout(timer);
+    for (const timer of [...this.detailTimers.values(), ...this.lagTimers.values()]) clearTimeout(timer);
     for (const runtime of this.runtimes.values()) {
       runtime.followers.stop();
       runtime.supervisor.stop();
@@ -349,6 +357,27 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     if (!runtime || !row) return;
     if (agent.status !== "unknown" && needsFollowing(row, agent.lastKnownStatus)) runtime.followers.follow(agent.threadId, "active");
     else if (agent.status !== "unknown") runtime.followers.unfollow(agent.threadId, "active");
+    if (this.streamBehind(agent.environmentId, agent.threadId)) this.scheduleLagCheck(agent.environmentId, agent.threadId);
+  }
+
+  /** Whether a followed, synchronized thread stream has not seen the session change the shell shows. */
+  private streamBehind(environmentId: string, threadId: string): boolean {
+    const followed = this.runtimes.get(environmentId)?.followers.get(threadId);
+    const shellSession = this.model.row(environmentId, threadId)?.session?.updatedAt;
+    if (!followed?.synced || !followed.projection.thread || !shellSession) return false;
+    const streamSession = followed.projection.thread.session?.updatedAt;
+    return streamSession === undefined || shellSession > streamSession;
+  }
+
+  private scheduleLagCheck(environmentId: string, threadId: string): void {
+    const key = agentKey(environmentId, threadId);
+    if (this.lagTimers.has(key)) return;
+    const timer = setTimeout(() => {
+      this.lagTimers.delete(key);
+      if (this.streamBehind(environmentId, threadId)) this.runtimes.get(environmentId)?.followers.resync(threadId);
+    }, this.options.streamLagMs ?? STREAM_LAG_MS);
+    timer.unref?.();
+    this.lagTimers.set(key, timer);
   }
 
   private onThreadChange(environmentId: string, threadId: string, projection: ThreadProjection, state: { synced: boolean; error: string | null }): void {

@@ -51,6 +51,15 @@ export class ThreadFollowers {
     this.followed.delete(threadId);
   }
 
+  /** The stream fell behind what the shell shows: subscribe again, resuming from what was applied. */
+  resync(threadId: string): void {
+    const entry = this.followed.get(threadId);
+    if (!entry || !this.connection) return;
+    entry.subscription?.close();
+    entry.subscription = undefined;
+    this.subscribe(threadId, entry, this.connection);
+  }
+
   isFollowing(threadId: string, reason?: string): boolean {
     const entry = this.followed.get(threadId);
     return entry !== undefined && (reason === undefined || entry.reasons.has(reason));
