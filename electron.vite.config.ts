@@ -16,6 +16,6 @@ export default defineConfig({
   renderer: {
     root: "renderer",
     plugins: [react()],
-    build: { outDir: resolve("out/renderer"), rollupOptions: { input: resolve("renderer/index.html") } },
+    build: { outDir: resolve("out/renderer"), minify: "esbuild", rollupOptions: { input: resolve("renderer/index.html") } },
   },
 });
