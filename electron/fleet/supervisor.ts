@@ -287,8 +287,14 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     }
     const delay = this.backoffDelay();
     this.attempt++;
-    const nextAttemptAt = new Date(this.now() + delay).toISOString();
-    const base = { since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, nextAttemptAt, attempt: this.attempt, error: error.message };
+    const at = this.now();
+    const base = {
+      since: new Date(at).toISOString(),
+      lastConfirmedAt: this.lastConfirmedAt,
+      nextAttemptAt: new Date(at + delay).toISOString(),
+      attempt: this.attempt,
+      error: error.message,
+    };
     this.setPhase(UNREACHABLE.has(error.kind) ? { phase: "offline", ...base } : { phase: "backoff", ...base });
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {

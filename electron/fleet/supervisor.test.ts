@@ -1,0 +1,87 @@
+// The supervisor alone: phases, backoff with full jitter and a cap, identity checks.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ConnectionPhase } from "../../shared/fleet/types";
+import { SimServer } from "../../sim/server";
+import { ConnectionSupervisor } from "./supervisor";
+import { T3EnvironmentClient } from "./t3/client";
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+function phases(supervisor: ConnectionSupervisor) {
+  const seen: ConnectionPhase[] = [];
+  supervisor.on("phase", (phase) => seen.push(phase));
+  const until = (check: (phase: ConnectionPhase) => boolean) =>
+    new Promise<ConnectionPhase>((resolve) => {
+      const listener = (phase: ConnectionPhase) => {
+        if (!check(phase)) return;
+        supervisor.off("phase", listener);
+        resolve(phase);
+      };
+      supervisor.on("phase", listener);
+    });
+  return { seen, until };
+}
+
+describe("connection supervisor", () => {
+  it("backs off exponentially with full jitter up to the cap while a host is unreachable", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve())); // nothing listens there now
+    let clock = 1_000_000;
+    const supervisor = new ConnectionSupervisor({
+      environmentId: "env",
+      generation: "upstream",
+      client: new T3EnvironmentClient(`http://127.0.0.1:${port}`),
+      token: async () => "token",
+      timing: { baseBackoffMs: 8, maxBackoffMs: 40 },
+      random: () => 0.999, // the top of each jitter window, to see the envelope
+      now: () => clock++,
+    });
+    cleanups.push(() => supervisor.stop());
+    const { until } = phases(supervisor);
+    supervisor.start();
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const phase = await until((p) => p.phase === "offline" && p.attempt === attempt);
+      if (phase.phase !== "offline") throw new Error("unreachable");
+      delays.push(Date.parse(phase.nextAttemptAt) - Date.parse(phase.since));
+      expect(phase.error).toMatch(/ECONNREFUSED|refused|connect/i);
+    }
+    expect(delays).toEqual([7, 15, 31, 39, 39]);
+  });
+
+  it("refuses to merge a different server answering at the saved URL", async () => {
+    const sim = await new SimServer({ generation: "upstream" }).start();
+    cleanups.push(() => sim.stop());
+    const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
+    const supervisor = new ConnectionSupervisor({ environmentId: "someone-else", generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => token });
+    cleanups.push(() => supervisor.stop());
+    const { until } = phases(supervisor);
+    supervisor.start();
+    const phase = await until((p) => p.phase === "incompatible");
+    expect(phase).toMatchObject({ error: expect.stringContaining(`A different T3 server (${sim.label}`) });
+    expect(supervisor.hasScheduledAttempt).toBe(false);
+  });
+
+  it("goes online once the shell is synchronized and reports a missing token as unauthorized", async () => {
+    const sim = await new SimServer({ generation: "fork" }).start();
+    cleanups.push(() => sim.stop());
+    const token = sim.auth.issueSession({ scopes: [], role: "client", label: "t" }).token;
+    let stored: string | undefined = token;
+    const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "fork", client: new T3EnvironmentClient(sim.baseUrl), token: async () => stored });
+    cleanups.push(() => supervisor.stop());
+    const { until } = phases(supervisor);
+    supervisor.start();
+    await until((p) => p.phase === "online");
+    expect(supervisor.activeConnection).toBeDefined();
+    stored = undefined;
+    supervisor.reconnectNow();
+    expect(await until((p) => p.phase === "unauthorized")).toMatchObject({ error: expect.stringContaining("No token is stored") });
+  });
+});
