@@ -301,6 +301,25 @@ describe("fleet service", () => {
     await service.request("agent.close", { key });
   });
 
+  it("renames, mutes and removes an environment; a muted machine stays watched but quiet", async () => {
+    const { sims, service, events, dataDir } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Worker" });
+    await pairAll(service, sims);
+    await service.request("environment.rename", { environmentId: sim.environmentId, label: "Build farm" });
+    expect(env(service, sim)!.label).toBe("Build farm");
+    await service.request("environment.mute", { environmentId: sim.environmentId, muted: true });
+    sims.sendMessage(sim, threadId, "#fail");
+    await until(service, () => agent(service, sim, threadId)?.status === "failed", "failed while muted");
+    expect(events.filter((e) => e.type === "notification" && e.notification.reason === "failed")).toEqual([]);
+    const reopened = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
+    cleanups.push(() => reopened.stop());
+    expect(reopened.model.environment(sim.environmentId)).toMatchObject({ label: "Build farm", muted: true });
+    await service.request("environment.remove", { environmentId: sim.environmentId });
+    expect(service.model.environments()).toEqual([]);
+    expect([...service.model.agents()]).toEqual([]);
+  });
+
   it("rejects malformed bridge requests with a clear error", async () => {
     const { service } = await setup(["upstream"]);
     await expect(service.request("agent.send", { key: "x" })).rejects.toThrow(/Invalid agent.send request/);
