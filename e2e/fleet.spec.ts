@@ -205,3 +205,22 @@ test("keyboard: move, search, jump to the next agent that needs you, open and go
   await page.getByTestId("filter-needsMe").click();
   await expect(page.locator('[data-testid="agent-row"]')).toHaveCount(0);
 });
+
+test("renames, mutes and removes a machine from its row", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  fleet.sims.createThread(sim, { title: "Worker" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = envRow(page, sim.environmentId);
+  await row.getByRole("button", { name: "Rename" }).click();
+  await row.getByLabel("Machine name").fill("Build farm");
+  await row.getByLabel("Machine name").press("Enter");
+  await expect(row).toContainText("Build farm");
+  await row.getByRole("button", { name: "Mute" }).click();
+  await expect(row).toContainText("muted");
+  await row.getByRole("button", { name: "Remove" }).click();
+  await expect(row).toContainText("Its token is deleted from the keychain");
+  await row.getByRole("button", { name: "Remove" }).click();
+  await expect(envRow(page, sim.environmentId)).toHaveCount(0);
+  await expect(page.getByTestId("fleet-summary")).toContainText("2 machines");
+});

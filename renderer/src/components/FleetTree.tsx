@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { DisplayStatus, SubagentView } from "../../../shared/fleet/types";
 import { commands } from "../state/effects";
 import { phaseText, relativeTime } from "../state/format";
@@ -8,7 +8,7 @@ import { useFleet } from "../state/store";
 import { StatusChip, useNow } from "./common";
 
 /** One line per row keeps scrolling 10,000 agents cheap; measured sizes are not needed. */
-const ROW_HEIGHT = 44;
+const ROW_HEIGHT = 36;
 
 export function FleetTree({ rows }: { rows: Row[] }) {
   const parentRef = useRef<HTMLDivElement>(null);
@@ -59,14 +59,31 @@ function Counts({ counts }: { counts: Partial<Record<DisplayStatus, number>> }) 
 function EnvironmentRow({ row, now }: { row: Extract<Row, { kind: "environment" }>; now: number }) {
   const { env } = row;
   const collapsed = useFleet((s) => s.collapsed.has(row.id));
+  const [renaming, setRenaming] = useState(false);
+  const [confirmingRemove, setConfirmingRemove] = useState(false);
   const online = env.connection.phase === "online";
   return (
     <div className={`env-row ${online ? "" : "env-down"}`} role="treeitem" aria-level={1} aria-expanded={!collapsed} data-testid="env-row" data-environment={env.environmentId} data-phase={env.connection.phase}>
       <button type="button" className="twisty" aria-label={collapsed ? "Expand" : "Collapse"} onClick={() => useFleet.getState().toggleCollapsed(row.id)}>
         {collapsed ? "▸" : "▾"}
       </button>
-      <span className="env-label">{env.label}</span>
-      <span className={`phase phase-${env.connection.phase}`} data-testid="env-phase">
+      {renaming ? (
+        <form
+          className="inline-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const label = new FormData(event.currentTarget).get("label");
+            if (typeof label === "string" && label.trim()) void commands.renameEnvironment(env.environmentId, label.trim());
+            setRenaming(false);
+          }}
+        >
+          <input name="label" aria-label="Machine name" defaultValue={env.label} autoFocus onKeyDown={(event) => event.key === "Escape" && (event.stopPropagation(), setRenaming(false))} />
+          <button type="submit">Save</button>
+        </form>
+      ) : (
+        <span className="env-label">{env.label}</span>
+      )}
+      <span className={`phase phase-${env.connection.phase}`} data-testid="env-phase" title={"error" in env.connection ? env.connection.error : undefined}>
         {phaseText(env.connection, now)}
       </span>
       <span className="env-version">T3 {env.serverVersion ?? "?"}</span>
@@ -74,36 +91,39 @@ function EnvironmentRow({ row, now }: { row: Extract<Row, { kind: "environment" 
       {env.muted ? <span className="tag">muted</span> : null}
       <Counts counts={env.counts} />
       <span className="env-actions">
-        {env.connection.phase === "unauthorized" ? (
-          <button type="button" onClick={() => commands.openPairing(env.environmentId, env.baseUrl)}>
-            Pair again
-          </button>
-        ) : null}
-        {!online ? (
-          <button type="button" onClick={() => void commands.retryEnvironment(env.environmentId)}>
-            Retry now
-          </button>
-        ) : null}
-        <button type="button" onClick={() => void commands.muteEnvironment(env.environmentId, !env.muted)}>
-          {env.muted ? "Unmute" : "Mute"}
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            const label = window.prompt("Rename this machine", env.label);
-            if (label?.trim()) void commands.renameEnvironment(env.environmentId, label.trim());
-          }}
-        >
-          Rename
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            if (window.confirm(`Remove ${env.label} from T3 Fleet? Its token is deleted from the keychain.`)) void commands.removeEnvironment(env.environmentId);
-          }}
-        >
-          Remove
-        </button>
+        {confirmingRemove ? (
+          <>
+            <span className="confirm-text">Remove {env.label}? Its token is deleted from the keychain.</span>
+            <button type="button" className="danger" onClick={() => void commands.removeEnvironment(env.environmentId)}>
+              Remove
+            </button>
+            <button type="button" onClick={() => setConfirmingRemove(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <>
+            {env.connection.phase === "unauthorized" || env.connection.phase === "incompatible" ? (
+              <button type="button" onClick={() => commands.openPairing(env.environmentId, env.baseUrl)}>
+                Pair again
+              </button>
+            ) : null}
+            {!online ? (
+              <button type="button" onClick={() => void commands.retryEnvironment(env.environmentId)}>
+                Retry now
+              </button>
+            ) : null}
+            <button type="button" onClick={() => void commands.muteEnvironment(env.environmentId, !env.muted)}>
+              {env.muted ? "Unmute" : "Mute"}
+            </button>
+            <button type="button" onClick={() => setRenaming(true)}>
+              Rename
+            </button>
+            <button type="button" onClick={() => setConfirmingRemove(true)}>
+              Remove
+            </button>
+          </>
+        )}
       </span>
     </div>
   );
