@@ -9,6 +9,17 @@ type Waiter = { check: () => boolean; resolve: () => void; reject: (error: Error
 class Recorder {
   private waiters: Waiter[] = [];
   ended: { error?: T3Error } | undefined;
+  synchronizedAt: number | undefined;
+
+  synchronized(lastSequence: number): void {
+    this.synchronizedAt = lastSequence;
+    this.changed();
+  }
+
+  end(error?: T3Error): void {
+    this.ended = { ...(error && { error }) };
+    this.changed();
+  }
 
   protected changed(): void {
     this.waiters = this.waiters.filter((waiter) => {
@@ -39,7 +50,6 @@ export class ShellRecorder extends Recorder implements ShellListener {
   readonly rows = new Map<string, ThreadShell>();
   readonly deltas: ShellDelta[] = [];
   snapshots = 0;
-  synchronizedAt: number | undefined;
 
   snapshot(snapshot: ShellSnapshot): void {
     this.snapshots++;
@@ -53,14 +63,6 @@ export class ShellRecorder extends Recorder implements ShellListener {
     if (delta.kind === "thread-removed") this.rows.delete(delta.threadId);
     this.changed();
   }
-  synchronized(lastSequence: number): void {
-    this.synchronizedAt = lastSequence;
-    this.changed();
-  }
-  end(error?: T3Error): void {
-    this.ended = { ...(error && { error }) };
-    this.changed();
-  }
   row(threadId: string): ThreadShell | undefined {
     return this.rows.get(threadId);
   }
@@ -69,7 +71,6 @@ export class ShellRecorder extends Recorder implements ShellListener {
 export class ThreadRecorder extends Recorder implements ThreadListener {
   snapshotValue: ThreadDetailSnapshot | undefined;
   readonly events: ThreadEventItem[] = [];
-  synchronizedAt: number | undefined;
 
   snapshot(snapshot: ThreadDetailSnapshot): void {
     this.snapshotValue = snapshot;
@@ -77,14 +78,6 @@ export class ThreadRecorder extends Recorder implements ThreadListener {
   }
   delta(event: ThreadEventItem): void {
     this.events.push(event);
-    this.changed();
-  }
-  synchronized(lastSequence: number): void {
-    this.synchronizedAt = lastSequence;
-    this.changed();
-  }
-  end(error?: T3Error): void {
-    this.ended = { ...(error && { error }) };
     this.changed();
   }
   /** Assistant text folded from the events so far, per message id (projector rule §7.3). */
