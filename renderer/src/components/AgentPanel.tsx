@@ -75,7 +75,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         <PendingCard key={request.requestId} agent={agent} request={request} />
       ))}
       <div className="panel-body">
-        <Transcript detail={detail} />
+        <Transcript detail={detail} offline={env?.connection.phase !== "online"} />
         <Activities detail={detail} agent={agent} now={now} />
       </div>
       <Deliveries agentKey={agent.key} />
@@ -137,8 +137,15 @@ function PendingCard({ agent, request }: { agent: AgentView; request: PendingReq
   );
 }
 
-function Transcript({ detail }: { detail: AgentDetail | undefined }) {
-  if (!detail?.loaded) return <div className="transcript" data-testid="transcript">{detail?.error ?? "Loading the transcript…"}</div>;
+function Transcript({ detail, offline }: { detail: AgentDetail | undefined; offline: boolean }) {
+  if (!detail?.loaded) {
+    const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
+    return (
+      <div className="transcript" data-testid="transcript">
+        {text}
+      </div>
+    );
+  }
   return (
     <div className="transcript" data-testid="transcript" aria-live="polite">
       {detail.messages.map((message) => (

@@ -31,7 +31,8 @@ export function relativeTime(iso: string | null, now: number): string {
 export function phaseText(phase: ConnectionPhase, now: number): string {
   switch (phase.phase) {
     case "online":
-      return "online";
+      // Liveness pings confirm an online machine every few seconds; silence turns it offline.
+      return "online · live";
     case "connecting":
       return phase.lastConfirmedAt ? `checking… (last confirmed ${relativeTime(phase.lastConfirmedAt, now)})` : "connecting…";
     case "offline":
