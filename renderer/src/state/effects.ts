@@ -1,5 +1,6 @@
 // The one place with side effects: bridge subscriptions into the store, and the commands that
 // every entry point (buttons, shortcuts) runs.
+import type { BridgeEvent } from "../../../shared/bridge/contract";
 import type { ApprovalDecision } from "../../../shared/t3/commands";
 import { type Bridge, BridgeRequestError } from "../bridge/client";
 import { EMPTY_PAIRING, useFleet } from "./store";
@@ -18,14 +19,22 @@ function message(error: unknown): string {
 export function startEffects(instance: Bridge): () => void {
   bridge = instance;
   const store = useFleet.getState;
+  // Deltas arriving within one frame are applied together: one tree rebuild per frame at most.
+  let pendingDeltas: Extract<BridgeEvent, { type: "fleet.delta" }>[] = [];
+  const flushDeltas = () => {
+    const deltas = pendingDeltas;
+    pendingDeltas = [];
+    if (deltas.length) store().applyDeltas(deltas);
+  };
   const offEvents = instance.onEvent((event) => {
     switch (event.type) {
       case "fleet.snapshot":
+        pendingDeltas = [];
         store().applySnapshot(event.snapshot);
         if (store().openKey) void commands.openAgent(store().openKey!);
         break;
       case "fleet.delta":
-        store().applyDelta(event);
+        if (pendingDeltas.push(event) === 1) requestAnimationFrame(flushDeltas);
         break;
       case "agent.detail":
         store().setDetail(event.detail);

@@ -51,7 +51,8 @@ export interface FleetState {
   localServer: { baseUrl: string; label: string; environmentId: string; alreadyPaired: boolean } | null;
 
   applySnapshot(snapshot: FleetSnapshot): void;
-  applyDelta(delta: { agents: AgentView[]; removed: string[]; environments: EnvironmentView[]; removedEnvironments: string[] }): void;
+  /** Applies deltas in order, publishing one change for all of them. */
+  applyDeltas(deltas: { agents: AgentView[]; removed: string[]; environments: EnvironmentView[]; removedEnvironments: string[] }[]): void;
   setDetail(detail: AgentDetail): void;
   setDelivery(delivery: Delivery): void;
   pushToast(toast: NotificationIntent): void;
@@ -97,12 +98,14 @@ export const useFleet = create<FleetState>((set, get) => ({
       version: state.version + 1,
     })),
 
-  applyDelta: (delta) => {
+  applyDeltas: (deltas) => {
     const { agents, environments } = get();
-    for (const agent of delta.agents) agents.set(agent.key, agent);
-    for (const key of delta.removed) agents.delete(key);
-    for (const env of delta.environments) environments.set(env.environmentId, env);
-    for (const id of delta.removedEnvironments) environments.delete(id);
+    for (const delta of deltas) {
+      for (const agent of delta.agents) agents.set(agent.key, agent);
+      for (const key of delta.removed) agents.delete(key);
+      for (const env of delta.environments) environments.set(env.environmentId, env);
+      for (const id of delta.removedEnvironments) environments.delete(id);
+    }
     set((state) => ({ version: state.version + 1 }));
   },
 
