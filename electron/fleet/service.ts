@@ -458,6 +458,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       ...(patch.stalledAfterMs !== undefined && { stalledAfterMs: patch.stalledAfterMs }),
     });
     this.policy.updateSettings(next.notifications);
+    this.model.setStalledAfter(next.stalledAfterMs);
+    this.scheduleStallCheck();
     const view = this.settingsView();
     this.emit("event", { type: "settings", settings: view });
     return view;

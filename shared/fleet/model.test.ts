@@ -147,5 +147,8 @@ describe("incremental application", () => {
     expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(true);
     model.applyShellDelta("env-a", { kind: "thread-upserted", sequence: 13, thread: { ...row, updatedAt: "later" } });
     expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(false);
+    clock += 20_000;
+    model.setStalledAfter(10_000); // the user shortens the quiet time
+    expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(true);
   });
 });

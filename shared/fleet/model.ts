@@ -55,7 +55,17 @@ export class FleetModel {
   private pending: FleetChange | undefined;
   private readonly running = new Set<string>();
 
-  constructor(private readonly options: FleetModelOptions) {}
+  private readonly options: FleetModelOptions;
+
+  constructor(options: FleetModelOptions) {
+    this.options = { ...options };
+  }
+
+  /** The quiet time after which a running agent counts as stalled (a user setting). */
+  setStalledAfter(ms: number): void {
+    this.options.stalledAfterMs = ms;
+    this.checkStalls();
+  }
 
   subscribe(listener: (change: FleetChange) => void): () => void {
     this.listeners.add(listener);
