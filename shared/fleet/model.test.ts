@@ -150,5 +150,7 @@ describe("incremental application", () => {
     clock += 20_000;
     model.setStalledAfter(10_000); // the user shortens the quiet time
     expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(true);
+    model.setStalledAfter(30_000); // and lengthens it again
+    expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(false);
   });
 });

@@ -64,7 +64,14 @@ export class FleetModel {
   /** The quiet time after which a running agent counts as stalled (a user setting). */
   setStalledAfter(ms: number): void {
     this.options.stalledAfterMs = ms;
-    this.checkStalls();
+    // Either direction: running agents may become stalled or stop being stalled.
+    this.batch(() => {
+      for (const key of [...this.running]) {
+        const [environmentId, threadId] = splitKey(key);
+        const env = this.envs.get(environmentId);
+        if (env) this.refresh(env, threadId);
+      }
+    });
   }
 
   subscribe(listener: (change: FleetChange) => void): () => void {
