@@ -39,6 +39,7 @@ test("pairing explains a used link, an unreachable host and a server that is not
     await page.getByTestId("open-pairing").click();
     await page.getByTestId("pair-input").fill(input);
     await page.getByTestId("pair-submit").click();
+    await expect(page.getByTestId("pair-preview").or(page.getByTestId("pair-error"))).toBeVisible();
     if (await page.getByTestId("pair-preview").isVisible()) await page.getByTestId("pair-submit").click();
   };
   await tryPair(url);
@@ -223,4 +224,20 @@ test("renames, mutes and removes a machine from its row", async ({ page, fleet }
   await row.getByRole("button", { name: "Remove" }).click();
   await expect(envRow(page, sim.environmentId)).toHaveCount(0);
   await expect(page.getByTestId("fleet-summary")).toContainText("2 machines");
+});
+
+test("notification settings: pausing stops toasts for new failures", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Worker" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "idle");
+  await page.getByTestId("open-settings").click();
+  await page.getByTestId("pause-notifications").check();
+  await expect(page.getByTestId("pause-notifications")).toBeChecked();
+  await page.keyboard.press("Escape");
+  fleet.sims.sendMessage(sim, threadId, "#fail");
+  await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "failed");
+  await expect(page.getByTestId("toast")).toHaveCount(0);
+  expect((await fleet.service.request("settings.update", {})) as { notificationsPaused: boolean }).toMatchObject({ notificationsPaused: true });
 });

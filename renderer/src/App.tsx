@@ -3,6 +3,7 @@ import { needsUser } from "../../shared/fleet/types";
 import { AgentPanel } from "./components/AgentPanel";
 import { FleetTree } from "./components/FleetTree";
 import { PairingDialog } from "./components/PairingDialog";
+import { SettingsDialog } from "./components/SettingsDialog";
 import { commands } from "./state/effects";
 import { buildRows, filtersActive, nextNeedingYou, providers } from "./state/selectors";
 import { NO_FILTERS, useFleet } from "./state/store";
@@ -20,6 +21,7 @@ export function App() {
   const collapsed = useFleet((s) => s.collapsed);
   const openKey = useFleet((s) => s.openKey);
   const pairingOpen = useFleet((s) => s.pairing.open);
+  const settingsOpen = useFleet((s) => s.settingsOpen);
   const connected = useFleet((s) => s.connected);
   const loaded = useFleet((s) => s.loaded);
   const notices = useFleet((s) => s.notices);
@@ -41,12 +43,13 @@ export function App() {
     const onKey = (event: KeyboardEvent) => {
       const state = useFleet.getState();
       if (event.key === "Escape") {
-        if (state.pairing.open) commands.closePairing();
+        if (state.settingsOpen) state.set({ settingsOpen: false });
+        else if (state.pairing.open) commands.closePairing();
         else if (state.openKey) commands.closeAgent();
         else if (document.activeElement === searchRef.current) searchRef.current?.blur();
         return;
       }
-      if (isTyping(event.target) || state.pairing.open || event.metaKey || event.ctrlKey || event.altKey) return;
+      if (isTyping(event.target) || state.pairing.open || state.settingsOpen || event.metaKey || event.ctrlKey || event.altKey) return;
       const agentRows = rows.filter((row) => row.kind === "agent");
       const index = agentRows.findIndex((row) => row.id === state.selectedKey);
       if (event.key === "ArrowDown" || event.key === "j") {
@@ -88,6 +91,9 @@ export function App() {
         </span>
         {!connected && loaded ? <span className="error">Reconnecting to T3 Fleet…</span> : null}
         <input ref={searchRef} className="search" type="search" placeholder="Search title or id  ( / )" aria-label="Search" value={search} onChange={(event) => useFleet.getState().set({ search: event.target.value })} />
+        <button type="button" data-testid="open-settings" onClick={() => useFleet.getState().set({ settingsOpen: true })}>
+          Settings
+        </button>
         <button type="button" className="primary" data-testid="open-pairing" onClick={() => commands.openPairing()}>
           Pair machine
         </button>
@@ -147,6 +153,7 @@ export function App() {
         {openKey ? <AgentPanel agentKey={openKey} /> : null}
       </main>
       {pairingOpen ? <PairingDialog /> : null}
+      {settingsOpen ? <SettingsDialog /> : null}
       <div className="toasts" aria-live="polite">
         {toasts.map((toast) => (
           <div key={toast.id} className={`toast toast-${toast.reason}`} data-testid="toast">

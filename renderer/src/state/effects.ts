@@ -1,6 +1,6 @@
 // The one place with side effects: bridge subscriptions into the store, and the commands that
 // every entry point (buttons, shortcuts) runs.
-import type { BridgeEvent } from "../../../shared/bridge/contract";
+import type { BridgeEvent, BridgeParams } from "../../../shared/bridge/contract";
 import type { ApprovalDecision } from "../../../shared/t3/commands";
 import { type Bridge, BridgeRequestError } from "../bridge/client";
 import { EMPTY_PAIRING, useFleet } from "./store";
@@ -151,6 +151,19 @@ export const commands = {
       commands.closePairing();
     } catch (error) {
       setPairing({ busy: false, error: message(error) });
+    }
+  },
+
+  async updateSettings(patch: BridgeParams<"settings.update">): Promise<void> {
+    const state = useFleet.getState();
+    const current = state.settings;
+    // Show the choice at once; the service's answer (or its refusal) then settles it.
+    if (current) state.set({ settings: { ...current, ...patch, notifications: { ...current.notifications, ...patch.notifications } } });
+    try {
+      state.set({ settings: await requireBridge().request("settings.update", patch) });
+    } catch (error) {
+      state.set({ settings: current });
+      state.pushToast({ id: `settings-${Date.now()}`, reason: "summary", environmentId: "", agentKey: null, title: "Settings not saved", body: message(error) });
     }
   },
 

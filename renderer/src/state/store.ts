@@ -48,6 +48,7 @@ export interface FleetState {
   search: string;
   collapsed: Set<string>;
   pairing: PairingState;
+  settingsOpen: boolean;
   localServer: { baseUrl: string; label: string; environmentId: string; alreadyPaired: boolean } | null;
 
   applySnapshot(snapshot: FleetSnapshot): void;
@@ -85,6 +86,7 @@ export const useFleet = create<FleetState>((set, get) => ({
   search: "",
   collapsed: new Set(),
   pairing: EMPTY_PAIRING,
+  settingsOpen: false,
   localServer: null,
 
   applySnapshot: (snapshot) =>
