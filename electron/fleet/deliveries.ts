@@ -2,7 +2,7 @@
 // delivered → answered, or refused, or uncertain; uncertain sends are reconciled from the thread by
 // messageId and only ever re-dispatched with the same commandId, which T3 deduplicates (§6.1).
 import { randomUUID } from "node:crypto";
-import { type Delivery, type DeliveryKind, type Intent } from "../../shared/fleet/delivery";
+import { type Delivery, type DeliveryKind, type Intent, isSettled } from "../../shared/fleet/delivery";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
 import type { ThreadProjection } from "../../shared/fleet/thread-projection";
 import type { ClientCommand } from "../../shared/t3/commands";
@@ -13,6 +13,8 @@ import type { ThreadFollowers } from "./threads";
 
 /** A dispatch that has not answered in this long is uncertain: the connection may be gone. */
 export const DISPATCH_TIMEOUT_MS = 15_000;
+/** Settled sends kept for the UI's history; unsettled ones are never dropped. */
+export const SETTLED_HISTORY = 500;
 
 interface TrackedDelivery {
   delivery: Delivery;
@@ -234,11 +236,24 @@ export class Deliveries {
   }
 
   private settle(tracked: TrackedDelivery, patch: Partial<Delivery>): void {
+    this.forgetOldSettled();
     this.update(tracked, patch);
     this.deps.runtime(tracked.environmentId)?.followers.unfollow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
   }
 
   get(commandId: string): Delivery | undefined {
     return this.deliveries.get(commandId)?.delivery;
+  }
+
+  /** Keeps the history bounded: the oldest settled sends go first (Map order is insertion order). */
+  private forgetOldSettled(): void {
+    let excess = this.deliveries.size - SETTLED_HISTORY;
+    for (const [commandId, tracked] of this.deliveries) {
+      if (excess <= 0) return;
+      if (isSettled(tracked.delivery)) {
+        this.deliveries.delete(commandId);
+        excess--;
+      }
+    }
   }
 }

@@ -87,6 +87,7 @@ export interface Delivery {
   updatedAt: string;
 }
 
-export function isSettled(state: DeliveryState): boolean {
-  return state === "answered" || state === "refused" || state === "delivered";
+/** Nothing more will happen to this send: refused, answered, or (for non-messages) delivered. */
+export function isSettled(delivery: Pick<Delivery, "state" | "kind">): boolean {
+  return delivery.state === "answered" || delivery.state === "refused" || (delivery.state === "delivered" && delivery.kind !== "message");
 }
