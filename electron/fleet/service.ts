@@ -425,7 +425,6 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       key,
       messages: [...(followed?.projection.messages ?? [])],
       activities: [...(followed?.projection.activities ?? [])],
-      intent: this.intent(key),
       loaded: followed?.projection.thread !== undefined,
       error: followed?.error ?? null,
     };

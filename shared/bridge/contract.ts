@@ -1,7 +1,7 @@
 // The one typed contract between the fleet service and any UI (Electron preload or the headless
 // WebSocket). Requests are decoded with these schemas at the service edge; events are typed data.
 import { z } from "zod";
-import type { Delivery, Intent } from "../fleet/delivery";
+import type { Delivery } from "../fleet/delivery";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
 import type { AgentView, EnvironmentView } from "../fleet/types";
 import type { ThreadActivity, ThreadMessage } from "../t3/schemas";
@@ -62,7 +62,6 @@ export interface AgentDetail {
   key: string;
   messages: ThreadMessage[];
   activities: ThreadActivity[];
-  intent: Intent;
   /** False until the thread stream delivered its snapshot. */
   loaded: boolean;
   error: string | null;

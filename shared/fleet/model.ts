@@ -47,12 +47,18 @@ interface EnvState {
   counts: Map<DisplayStatus, number>;
 }
 
-const emptyChange = (): FleetChange => ({ agents: [], removed: [], environments: [], removedEnvironments: [] });
+/** Changes collected inside one batch: environments by id, published as their final view. */
+interface PendingChange {
+  agents: AgentView[];
+  removed: string[];
+  environments: Set<string>;
+  removedEnvironments: string[];
+}
 
 export class FleetModel {
   private readonly envs = new Map<string, EnvState>();
   private readonly listeners = new Set<(change: FleetChange) => void>();
-  private pending: FleetChange | undefined;
+  private pending: PendingChange | undefined;
   private readonly running = new Set<string>();
 
   private readonly options: FleetModelOptions;
@@ -356,10 +362,7 @@ export class FleetModel {
   }
 
   private touchEnv(environmentId: string): void {
-    const pending = this.pending!;
-    if (!pending.environments.some((view) => view.environmentId === environmentId)) {
-      pending.environments.push({ environmentId } as EnvironmentView);
-    }
+    this.pending!.environments.add(environmentId);
   }
 
   private envView(env: EnvState): EnvironmentView {
@@ -372,7 +375,7 @@ export class FleetModel {
       fn();
       return;
     }
-    this.pending = emptyChange();
+    this.pending = { agents: [], removed: [], environments: new Set(), removedEnvironments: [] };
     try {
       fn();
     } finally {
@@ -381,8 +384,8 @@ export class FleetModel {
       const latest = new Map<string, AgentView>();
       for (const view of change.agents) latest.set(view.key, view);
       for (const key of change.removed) latest.delete(key);
-      const environments = change.environments.flatMap((stub) => {
-        const env = this.envs.get(stub.environmentId);
+      const environments = [...change.environments].flatMap((id) => {
+        const env = this.envs.get(id);
         return env ? [this.envView(env)] : [];
       });
       const published: FleetChange = { agents: [...latest.values()], removed: change.removed, environments, removedEnvironments: change.removedEnvironments };

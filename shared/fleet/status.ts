@@ -42,10 +42,6 @@ export function needsFollowing(row: ThreadShell, status: AgentStatus): boolean {
   return status === "starting" || status === "running" || status === "needs-approval" || status === "needs-input" || turnRequested(row);
 }
 
-export function isOnline(phase: ConnectionPhase): boolean {
-  return phase.phase === "online";
-}
-
 /** When the environment is not online, nothing it said can be shown as current (design §3). */
 export function displayStatus(status: AgentStatus, phase: ConnectionPhase): { status: DisplayStatus; asOf: string | null } {
   if (phase.phase === "online") return { status, asOf: null };

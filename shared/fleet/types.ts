@@ -7,7 +7,6 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 /** What a UI shows: an agent on an environment that is not online is "unknown", never idle or running. */
 export type DisplayStatus = AgentStatus | "unknown";
-export const DISPLAY_STATUSES: readonly DisplayStatus[] = [...AGENT_STATUSES, "unknown"];
 
 /** Named phases of one environment's connection supervisor (design §3). */
 export type ConnectionPhase =
@@ -22,7 +21,6 @@ export type ConnectionPhase =
   | { phase: "unauthorized"; since: string; lastConfirmedAt: string | null; error: string }
   /** Unsupported protocol, another server at this URL, or not T3: waits for the user. */
   | { phase: "incompatible"; since: string; lastConfirmedAt: string | null; error: string };
-export type PhaseName = ConnectionPhase["phase"];
 
 /** What the fleet knows about an environment apart from its connection. */
 export interface EnvironmentMeta {

@@ -119,4 +119,3 @@ export const ClientCommand = z.discriminatedUnion("type", [
 export type ClientCommand = z.input<typeof ClientCommand>;
 /** What a server sees after decoding. */
 export type DecodedClientCommand = z.output<typeof ClientCommand>;
-export type ClientCommandType = ClientCommand["type"];

@@ -48,10 +48,6 @@ export class T3Error extends Error {
   }
 }
 
-export function isT3Error(error: unknown): error is T3Error {
-  return error instanceof T3Error;
-}
-
 function kindForStatus(status: number): T3ErrorKind {
   if (status === 401) return "unauthorized";
   if (status === 403) return "insufficient-scope";

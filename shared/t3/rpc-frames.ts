@@ -48,7 +48,6 @@ export const RpcClientFrameSchema = z.union([
   z.object({ _tag: z.literal("Ping") }),
   z.object({ _tag: z.literal("Eof") }),
 ]);
-export type DecodedClientFrame = z.infer<typeof RpcClientFrameSchema>;
 
 /** Human-readable text of a Die defect or connection Defect (a string, or an object with a message). */
 export function defectText(defect: unknown): string {

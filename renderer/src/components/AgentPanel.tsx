@@ -79,7 +79,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         <Activities detail={detail} agent={agent} now={now} />
       </div>
       <Deliveries agentKey={agent.key} />
-      <Composer agent={agent} detail={detail} />
+      <Composer agent={agent} />
     </section>
   );
 }

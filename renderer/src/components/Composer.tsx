@@ -1,17 +1,16 @@
 import { useState } from "react";
-import type { AgentDetail } from "../../../shared/bridge/contract";
 import { messageIntent } from "../../../shared/fleet/delivery";
 import type { AgentView } from "../../../shared/fleet/types";
 import { commands } from "../state/effects";
 import { useFleet } from "../state/store";
 
 /** Shows what a message would do before it is sent, and updates it live (design §4). */
-export function Composer({ agent, detail }: { agent: AgentView; detail: AgentDetail | undefined }) {
+export function Composer({ agent }: { agent: AgentView }) {
   const env = useFleet((s) => s.environments.get(agent.environmentId));
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
   // Live from the fleet view; the service recomputes it at send time and refuses if it changed.
-  const intent = env ? messageIntent(agent, env) : (detail?.intent ?? { kind: "refused" as const, reason: "Unknown environment." });
+  const intent = messageIntent(agent, env);
   const label = intent.kind === "steer" ? "Steer the running turn" : intent.kind === "new-turn" ? "Start a new turn" : `Cannot send: ${intent.reason}`;
 
   const send = async () => {

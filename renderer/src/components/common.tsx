@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import type { DisplayStatus } from "../../../shared/fleet/types";
-import { STATUS_LABEL } from "../state/format";
+import { STATUS_WORDS } from "../../../shared/fleet/words";
 
 /** Re-renders relative times; a UI clock, not a poll of any server. */
 const CLOCK_MS = 5_000;
@@ -17,7 +17,7 @@ export function useNow(): number {
 export function StatusChip({ status, asOf, stalled, label }: { status: DisplayStatus; asOf?: string | null; stalled?: boolean; label?: string }) {
   return (
     <span className={`chip chip-${status}`} data-status={status} title={asOf ? `last known as of ${asOf}` : undefined}>
-      {label ?? STATUS_LABEL[status]}
+      {label ?? STATUS_WORDS[status]}
       {stalled ? <span className="chip-flag"> · stalled</span> : null}
     </span>
   );

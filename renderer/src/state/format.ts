@@ -1,9 +1,6 @@
 // Pure text for the UI: status labels, phases, relative times.
-import type { ConnectionPhase, DisplayStatus } from "../../../shared/fleet/types";
-import { STATUS_WORDS } from "../../../shared/fleet/words";
+import type { ConnectionPhase } from "../../../shared/fleet/types";
 import type { DeliveryState } from "../../../shared/fleet/delivery";
-
-export const STATUS_LABEL: Record<DisplayStatus, string> = STATUS_WORDS;
 
 export const DELIVERY_LABEL: Record<DeliveryState, string> = {
   sending: "sending…",
