@@ -1,0 +1,352 @@
+// The neutral agent facts: what every protocol adapter turns its wire into, and all the fleet
+// consumes (docs/architecture.md, "Neutral facts"). The fleet model, the status, delivery and
+// notification rules, the bridge and every UI read only these types and never branch on the T3
+// orchestration protocol. Each adapter documents its wire → facts mapping in docs/t3-protocols.md.
+//
+// Two streams carry facts per environment:
+// - the fleet stream (one per connection): an `AgentFacts` per thread, as snapshots, upserts and
+//   removals, then a synchronized mark (protocol 1: the shell stream; protocol 2: the V2 shell);
+// - thread streams (one per followed thread): a `ThreadDetail` with the facts a fleet row does not
+//   carry (request contents, failures the row never shows, native subagents, transcript items).
+// Plain data only: the facts cross the bridge as JSON.
+import type { T3Error } from "../t3/errors";
+
+/** The T3 orchestration protocols an adapter exists for (descriptor `orchestrationProtocolVersion`, absent = 1). */
+export const SUPPORTED_PROTOCOLS = [1, 2] as const;
+export type OrchestrationProtocol = (typeof SUPPORTED_PROTOCOLS)[number];
+
+// ------------------------------------------------------------------ one agent (fleet stream)
+
+/** Where a thread is in its life. An archived thread can come back; a deleted one cannot. */
+export type AgentLifecycle = "active" | "archived" | "deleted";
+
+/**
+ * How a child is linked to its parent:
+ * - `child-id`: the id convention `sub.<parentThreadId>.<suffix>` (protocol 1; T3 itself gives it no meaning);
+ * - `fork`: T3 forked the parent (protocol 2 `thread.lineage`);
+ * - `subagent`: an app-owned delegated task of the parent (protocol 2 `thread.lineage`).
+ */
+export type ParentRelationship = "child-id" | "fork" | "subagent";
+
+export interface ParentLink {
+  threadId: string;
+  relationship: ParentRelationship;
+}
+
+/**
+ * Where the agent's current (or last) turn is. Protocol 1 calls it a turn, protocol 2 a run; the
+ * facts say "run". `since` times are ISO strings from the server.
+ */
+export type RunState =
+  /** Nothing is running and nothing was asked for (never ran, or the last turn settled). */
+  | { phase: "idle" }
+  /** The last run finished normally. */
+  | { phase: "completed"; at: string | null }
+  /**
+   * A message was sent and no run has started for it yet. It stays here until a run starts or
+   * fails: servers report "ready, no active turn" for a moment between starting and running
+   * (protocol 1, real 0.0.42), which is not idle.
+   */
+  | { phase: "requested"; since: string }
+  /** Protocol 2: the run is being prepared (workspace, provider). */
+  | { phase: "preparing"; since: string }
+  /** The provider session or run is starting. `since` is when it started, to tell a stuck start. */
+  | { phase: "starting"; since: string }
+  | { phase: "running"; since: string | null; note: string | null }
+  /** The answer is final; background work (checkpointing, background tasks, subagents) drains. */
+  | { phase: "waiting"; note: string | null }
+  /** Queued behind the active run; position 1 is next, null when the server does not say. */
+  | { phase: "queued"; position: number | null }
+  /** The run or session failed. The reason may also come from the thread stream (`ThreadDetailFacts.lastErrorText`). */
+  | { phase: "failed"; reason: string | null }
+  | { phase: "interrupted" }
+  | { phase: "cancelled" }
+  | { phase: "rolled-back" }
+  /** Protocol 1: the provider session was stopped. */
+  | { phase: "stopped" };
+
+export type RunPhase = RunState["phase"];
+
+/** What blocks an agent on the user, as the fleet row says (the request's contents come from the thread stream). */
+export interface BlockedBy {
+  kind: PendingRequestKind;
+  /** Known on protocol 2 from the row; null on protocol 1 (only the thread stream names it). */
+  requestId: string | null;
+  since: string | null;
+}
+
+/**
+ * How a message sent to a running agent is carried out:
+ * - `steer`: folded into the running turn (T3 steers the provider);
+ * - `queue`: a new turn starts after the running one.
+ */
+export type RunningMessageMode = "steer" | "queue";
+
+/**
+ * What the fleet can do with this agent on its server. A capability the server lacks is a fact
+ * too (e.g. cannot steer): the UI says so, never guesses.
+ */
+export interface AgentCapabilities {
+  /**
+   * What a message sent while a run is active can do; the first is what happens when the user does
+   * not choose. Protocol 1: exactly one, decided by T3 per provider (Codex and Grok start a new turn
+   * after the running one; others steer). Protocol 2: both, the user chooses.
+   */
+  whileRunning: RunningMessageMode[];
+  interrupt: boolean;
+  /** Stop the provider session (protocol 1 only). */
+  stop: boolean;
+  /** Cancel a queued run (protocol 2). */
+  cancelQueued: boolean;
+  /** Answer approvals and questions. */
+  answer: boolean;
+  /** Settle / snooze a thread, only where the server descriptor advertises it. */
+  settle: boolean;
+  snooze: boolean;
+}
+
+/** Provider, model and effort, as the server reports them; never guessed (design §2). */
+export interface AgentProvider {
+  instanceId: string;
+  /** The driver behind the instance (codex, claudeAgent, grok, …) when the server says. */
+  driver: string | null;
+  model: string;
+  effort: string | null;
+}
+
+/** One thread as the fleet stream reports it. */
+export interface AgentFacts {
+  threadId: string;
+  projectId: string;
+  /** Title of the project when the fleet stream carries it. */
+  projectTitle: string | null;
+  title: string;
+  provider: AgentProvider;
+  runtimeMode: string;
+  interactionMode: string;
+  parent: ParentLink | null;
+  lifecycle: AgentLifecycle;
+  run: RunState;
+  /** The run a steer, queue or interrupt refers to (protocol 1 active turn id, protocol 2 active run id). */
+  activeRunId: string | null;
+  blockedBy: BlockedBy | null;
+  /** Server time of the row's last change. A changed value is real activity; a re-sent row is not. */
+  updatedAt: string;
+  /** When the latest user message was sent, if known. */
+  latestUserMessageAt: string | null;
+  capabilities: AgentCapabilities;
+}
+
+// ------------------------------------------------------------------ one followed thread (thread stream)
+
+export type PendingRequestKind = "approval" | "input" | "auth-refresh";
+
+/** Every decision T3 knows for an approval; a request offers a subset. */
+export type ApprovalDecision = "accept" | "acceptForSession" | "acceptAlways" | "decline" | "cancel";
+
+export interface ApprovalOption {
+  decision: ApprovalDecision;
+  label: string;
+  warning: string | null;
+}
+
+export interface QuestionOption {
+  label: string;
+  description: string | null;
+  /** What to answer when this option is chosen (the label where the server gives no value). */
+  value: string;
+}
+
+export interface Question {
+  id: string;
+  header: string | null;
+  question: string;
+  options: QuestionOption[];
+  multiSelect: boolean;
+  /** A free-text answer is accepted (always so when there are no options). */
+  allowsFreeText: boolean;
+  required: boolean;
+}
+
+interface PendingBase {
+  requestId: string;
+  /** Command, file path or question text, as the provider reported it: what the request is about. */
+  detail: string;
+  createdAt: string;
+}
+
+/** A request that blocks the agent until the user answers it. */
+export type PendingRequest =
+  | (PendingBase & {
+      kind: "approval";
+      /** command, file-read, file-change, permission, … as the server names it. */
+      requestKind: string | null;
+      /** The decisions this request offers, in the server's order. */
+      decisions: ApprovalOption[];
+    })
+  | (PendingBase & { kind: "input"; questions: Question[] })
+  /** The provider needs its login refreshed on the machine; nothing to answer from the fleet. */
+  | (PendingBase & { kind: "auth-refresh" });
+
+/** Answers to a question request: one string, or several for a multi-select question. */
+export type QuestionAnswers = Record<string, string | string[]>;
+
+export type SubagentStatus = "pending" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted" | "stopped";
+
+/** A native subagent reported inside its parent thread (protocol 1 `task.*` activities, protocol 2 `subagent` items). */
+export interface SubagentFacts {
+  id: string;
+  status: SubagentStatus;
+  /** What it works on (task summary or title). */
+  title: string | null;
+  /** Task type (protocol 1) or origin (protocol 2), when reported. */
+  kind: string | null;
+  model: string | null;
+  /** The child thread that carries it, when the server links one; the fleet shows it there. */
+  childThreadId: string | null;
+  updatedAt: string;
+}
+
+/** What a followed thread's stream adds to its row. */
+export interface ThreadDetailFacts {
+  pending: PendingRequest[];
+  /** Newest error text seen in the thread (used when the row's failure has no reason). */
+  lastErrorText: string | null;
+  /**
+   * A failure the fleet row does not show: a turn that could not start, or a capacity limit on the
+   * active run, which the row still reports as running.
+   */
+  hiddenFailure: string | null;
+  subagents: SubagentFacts[];
+  /** The thread stream's view of the active run (for delivery outcomes and interrupts). */
+  activeRunId: string | null;
+  /** The thread stream's view of the run (may be ahead of or behind the row). */
+  run: RunState | null;
+  /** Server time of the newest event applied; a new value is real activity. */
+  lastEventAt: string | null;
+}
+
+export type TranscriptItemStatus = "pending" | "running" | "completed" | "failed" | "interrupted" | "cancelled" | "unknown";
+
+interface ItemBase {
+  id: string;
+  /** The turn or run it belongs to, when known. */
+  runId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One entry of a thread's transcript, in order. */
+export type TranscriptItem =
+  /** A message; `text` is cumulative (the whole text so far), never a delta. */
+  | (ItemBase & { type: "message"; role: "user" | "assistant" | "system"; text: string; streaming: boolean })
+  | (ItemBase & { type: "command"; command: string; exitCode: number | null; status: TranscriptItemStatus })
+  | (ItemBase & { type: "file-change"; path: string; additions: number | null; deletions: number | null; status: TranscriptItemStatus })
+  | (ItemBase & { type: "error"; message: string })
+  /** Anything else worth a line (tool calls, warnings, plans, checkpoints): a summary and a tone. */
+  | (ItemBase & { type: "activity"; kind: string; summary: string; tone: "info" | "tool" | "approval" | "error" });
+
+/** Everything a followed thread stream currently knows. */
+export interface ThreadDetail {
+  threadId: string;
+  /** False until the stream delivered its first snapshot. */
+  loaded: boolean;
+  /** The stream caught up on the current connection (snapshot or resume marker seen). */
+  synced: boolean;
+  facts: ThreadDetailFacts;
+  items: TranscriptItem[];
+  /**
+   * The highest server sequence applied to this thread; comparable with a `CommandReceipt.sequence`
+   * of the same adapter, so "the effect of my command is in what I see" can be decided.
+   */
+  appliedSequence: number;
+  /** Why the stream cannot be read (e.g. the thread no longer exists). */
+  error: string | null;
+}
+
+// ------------------------------------------------------------------ the adapter interface
+
+export interface Subscription {
+  /** Stops the stream; its listener's `end` follows once, without an error. */
+  close(): void;
+}
+
+/** Receives one environment's fleet stream. Every call is newer than the ones before it. */
+export interface FleetStreamListener {
+  /** The complete set of agents: replace what you had; threads absent from it are gone. */
+  snapshot(agents: AgentFacts[]): void;
+  upsert(agent: AgentFacts): void;
+  /**
+   * A thread left the fleet stream. `lifecycle` says why when the server tells (protocol 2
+   * locations), else "archived-or-deleted"; an adapter that later learns which sends an upsert.
+   */
+  remove(threadId: string, lifecycle: Exclude<AgentLifecycle, "active"> | "archived-or-deleted"): void;
+  /** Caught up with the server: after the snapshot or the resume replay. Once per subscription. */
+  synchronized(): void;
+  /** The stream ended; with an error when it was not closed by us (the supervisor decides what next). */
+  end(error?: T3Error): void;
+}
+
+/** Receives one followed thread's detail as it changes. */
+export interface ThreadStreamListener {
+  changed(detail: ThreadDetail): void;
+  end(error?: T3Error): void;
+}
+
+/**
+ * One thread's state inside an adapter, kept across reconnects so a stream resumes where it left
+ * off. Created by `AdapterSession.thread`/`ProtocolAdapter.thread`; dropped with its adapter.
+ */
+export interface FollowedThread {
+  readonly threadId: string;
+  detail(): ThreadDetail;
+  /** A request answered by this client leaves the pending list at once (protocol 1 projections do the same). */
+  markAnswered(requestId: string): void;
+}
+
+/**
+ * How a message is sent:
+ * - `start`: no run is active, start one;
+ * - `steer`: fold into the active run `runId`;
+ * - `queue`: start a new run after the active run `runId` (protocol 1: T3 decides by provider,
+ *   both `steer` and `queue` send the same command and the agent's capabilities say which happens).
+ */
+export type SendMode = "start" | RunningMessageMode;
+
+/** A command the fleet asks an adapter to carry out. `commandId` is the idempotency key (resend only with the same). */
+export type AgentCommand =
+  | { type: "send"; commandId: string; threadId: string; messageId: string; text: string; mode: SendMode; runId: string | null }
+  | { type: "respond-approval"; commandId: string; threadId: string; requestId: string; decision: ApprovalDecision }
+  | { type: "respond-input"; commandId: string; threadId: string; requestId: string; answers: QuestionAnswers }
+  | { type: "interrupt"; commandId: string; threadId: string; runId: string | null }
+  | { type: "stop"; commandId: string; threadId: string }
+  | { type: "cancel-queued"; commandId: string; threadId: string; runId: string };
+
+/** The server accepted a command; `sequence` is comparable with `ThreadDetail.appliedSequence`. */
+export interface CommandReceipt {
+  sequence: number;
+}
+
+/**
+ * One authenticated connection of a protocol adapter. It retries nothing: a failure is an error
+ * (a T3Error, see shared/t3/errors.ts) or an `end(error)`, and the connection supervisor decides.
+ * A command the protocol cannot carry out is refused with a T3Error of kind "rejected".
+ */
+export interface AdapterSession {
+  readonly protocol: OrchestrationProtocol;
+  /** When the last frame arrived (ms since epoch): the "last confirmed" time of an environment. */
+  readonly lastFrameAt: number;
+  /** Liveness check: resolves when the server answered within the bound. */
+  probe(timeoutMs: number): Promise<void>;
+  onClose(listener: (error: T3Error) => void): () => void;
+  close(): void;
+  /**
+   * The environment's agents. Resumes after what this adapter already delivered (its cursor lives
+   * in the adapter, never shared between protocols); repairs the stream where a server generation
+   * needs it before reporting synchronized.
+   */
+  subscribeFleet(listener: FleetStreamListener): Subscription;
+  /** Follows one thread, resuming from what `thread` already holds. */
+  followThread(thread: FollowedThread, listener: ThreadStreamListener): Subscription;
+  execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt>;
+}
