@@ -7,6 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FleetModel } from "../shared/fleet/model";
 import { decodeWith } from "../shared/t3/decode";
+import { Protocol1Rows } from "../shared/t3/protocol1/facts";
 import { ThreadShell } from "../shared/t3/schemas";
 import { MemorySecretStore } from "../electron/fleet/secrets";
 import { Registry } from "../electron/fleet/registry";
@@ -127,7 +128,7 @@ async function serviceBench(threads: number, measureLoad: boolean) {
       // A naive client polling every environment's shell snapshot each 2 s, for comparison (§7):
       // its download is the snapshot itself, estimated from the rows the fleet holds.
       let snapshotBytes = 0;
-      for (const agent of service.model.agents()) snapshotBytes += JSON.stringify(service.model.row(agent.environmentId, agent.threadId)).length;
+      for (const agent of service.model.agents()) snapshotBytes += JSON.stringify(service.model.facts(agent.environmentId, agent.threadId)).length;
       const naiveBytesPerSecond = snapshotBytes / 2;
       console.log(`bytes/s under load: streams ${(streamBytesPerSecond / 1024).toFixed(0)} KiB/s vs naive 2 s polling ${(naiveBytesPerSecond / 1024).toFixed(0)} KiB/s (ratio ${(naiveBytesPerSecond / streamBytesPerSecond).toFixed(1)}×)`);
       console.log(`latency: stream p50 ${percentile(latencies, 50)} ms vs naive polling ≥ 1000 ms on average (half the 2 s period, before fetching ${(snapshotBytes / ENVS / 1024).toFixed(0)} KiB per environment)`);
@@ -180,15 +181,17 @@ function modelBench() {
   if (!row.ok) throw new Error(row.error.message);
   for (const size of [5_000, 50_000]) {
     const model = new FleetModel({ stalledAfterMs: 300_000, now: Date.now });
+    // The protocol-1 mapping is part of what an update costs.
+    const rows = new Protocol1Rows();
     model.upsertEnvironment({ environmentId: "e", label: "e", baseUrl: "http://e", serverVersion: null, generation: "upstream", readOnly: false, muted: false }, { phase: "online", since: "t" });
-    model.applyShellSnapshot("e", { snapshotSequence: 1, projects: [], threads: Array.from({ length: size }, (_, i) => ({ ...row.value, id: `t-${i}` })) });
+    model.applyFleetSnapshot("e", Array.from({ length: size }, (_, i) => rows.facts({ ...row.value, id: `t-${i}` })));
     const rounds = 20_000;
     const started = performance.now();
     for (let i = 0; i < rounds; i++) {
-      model.applyShellDelta("e", { kind: "thread-upserted", sequence: i + 2, thread: { ...row.value, id: `t-${i % size}`, title: `T${i}` } });
+      model.upsertAgent("e", rows.facts({ ...row.value, id: `t-${i % size}`, title: `T${i}` }));
     }
     const micros = ((performance.now() - started) / rounds) * 1000;
-    console.log(`one shell update applied with ${size.toLocaleString("en")} threads in the fleet: ${micros.toFixed(1)} µs`);
+    console.log(`one fleet-row update applied with ${size.toLocaleString("en")} threads in the fleet: ${micros.toFixed(1)} µs`);
   }
 }
 

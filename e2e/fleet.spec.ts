@@ -99,7 +99,7 @@ test("a message to a running child shows steer, and the reply lands in the same 
   const sim = fleet.sims.servers[0]!;
   const parent = fleet.sims.createThread(sim, { title: "Lead" });
   await fleet.pairAll();
-  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow");
+  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow", "claudeAgent");
   await page.goto(fleet.shell.url);
   const row = agentRow(page, sim.environmentId, child);
   await expect(row).toHaveAttribute("data-status", "running");

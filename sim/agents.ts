@@ -22,7 +22,7 @@ export interface TurnScript {
 }
 
 export const PROVIDERS = {
-  codex: { label: "Codex", model: "gpt-5.4", steers: true },
+  codex: { label: "Codex", model: "gpt-5.4", steers: false },
   claudeAgent: { label: "Claude", model: "claude-sonnet-4-6", steers: true },
   opencode: { label: "OpenCode", model: "openai/gpt-5", steers: true },
   grok: { label: "Grok", model: "grok-4", steers: false },

@@ -1,11 +1,11 @@
 // Exactly-once delivery (design §4): one client commandId per send, states sending → accepted →
 // delivered → answered, or refused, or uncertain; uncertain sends are reconciled from the thread by
-// messageId and only ever re-dispatched with the same commandId, which T3 deduplicates (§6.1).
+// messageId and only ever re-dispatched with the same commandId, which T3 deduplicates. Commands
+// are neutral (shared/fleet/facts.ts); the environment's protocol adapter carries them out.
 import { randomUUID } from "node:crypto";
-import { type Delivery, type DeliveryKind, type Intent, isSettled } from "../../shared/fleet/delivery";
+import { type Delivery, type DeliveryKind, type Intent, type IntentKind, isSettled } from "../../shared/fleet/delivery";
+import type { AgentCommand, RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
-import type { ThreadProjection } from "../../shared/fleet/thread-projection";
-import type { ClientCommand } from "../../shared/t3/commands";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
 import type { ConnectionSupervisor } from "./supervisor";
@@ -18,10 +18,10 @@ export const SETTLED_HISTORY = 500;
 
 interface TrackedDelivery {
   delivery: Delivery;
-  command: ClientCommand;
+  command: AgentCommand;
   environmentId: string;
   threadId: string;
-  /** The active turn when the message was sent. */
+  /** The active run when the message was sent. */
   turnBefore: string | null;
   /**
    * Whether T3 is expected to fold the message into that turn. Only then does the turn ending with
@@ -33,7 +33,7 @@ interface TrackedDelivery {
 
 export interface DeliveryDeps {
   model: FleetModel;
-  intent(key: string): Intent;
+  intent(key: string, preferred?: RunningMessageMode): Intent;
   runtime(environmentId: string): { followers: ThreadFollowers; supervisor: ConnectionSupervisor } | undefined;
   publish(delivery: Delivery): void;
   now(): number;
@@ -49,9 +49,9 @@ export class Deliveries {
   }
 
   /** A followed thread changed: move its deliveries forward. */
-  threadChanged(environmentId: string, threadId: string, projection: ThreadProjection, synced: boolean): void {
+  threadChanged(environmentId: string, threadId: string, detail: ThreadDetail): void {
     for (const tracked of this.deliveries.values()) {
-      if (tracked.environmentId === environmentId && tracked.threadId === threadId) this.observe(tracked, projection, synced);
+      if (tracked.environmentId === environmentId && tracked.threadId === threadId) this.observe(tracked, detail);
     }
   }
 
@@ -59,35 +59,28 @@ export class Deliveries {
     return new Date(this.deps.now()).toISOString();
   }
 
-  async send(key: string, text: string, expected: "steer" | "new-turn"): Promise<Delivery> {
+  async send(key: string, text: string, expected: IntentKind): Promise<Delivery> {
     const [environmentId, threadId] = splitKey(key);
-    const intent = this.deps.intent(key);
-    const row = this.deps.model.row(environmentId, threadId);
+    const preferred = expected === "steer" || expected === "queue" ? expected : undefined;
+    const intent = this.deps.intent(key, preferred);
+    const facts = this.deps.model.facts(environmentId, threadId);
     const commandId = randomUUID();
     const messageId = `msg-${randomUUID()}`;
     const base = this.newDelivery(commandId, key, "message", { text, messageId, intent: intent.kind });
     if (intent.kind === "refused") return this.finishRefused(base, intent.reason);
     if (intent.kind !== expected) {
       // Never guess: the state changed under the user.
-      const now = intent.kind === "steer" ? "steer the running turn" : "start a new turn";
+      const now = intent.kind === "steer" ? "steer the running turn" : intent.kind === "queue" ? "start a new turn after the running one" : "start a new turn";
       return this.finishRefused(base, `The agent changed state: a message would now ${now}. Check and send again.`);
     }
-    if (!row) return this.finishRefused(base, "This agent is no longer on its environment.");
-    const command: ClientCommand = {
-      type: "thread.turn.start",
-      commandId,
-      threadId,
-      message: { messageId, role: "user", text, attachments: [] },
-      runtimeMode: row.runtimeMode === "unknown" ? "full-access" : row.runtimeMode,
-      interactionMode: row.interactionMode === "unknown" ? "default" : row.interactionMode,
-      createdAt: this.iso(),
-    };
-    const turnBefore = intent.kind === "steer" ? intent.turnId : null;
-    const expectSteer = intent.kind === "steer" && intent.note === null;
-    return this.dispatch({ delivery: base, command, environmentId, threadId, turnBefore, expectSteer, acceptedSequence: null });
+    if (!facts) return this.finishRefused(base, "This agent is no longer on its environment.");
+    const runId = intent.kind === "new-turn" ? null : intent.runId;
+    const command: AgentCommand = { type: "send", commandId, threadId, messageId, text, mode: intent.kind === "new-turn" ? "start" : intent.kind, runId };
+    const expectSteer = intent.kind === "steer";
+    return this.dispatch({ delivery: base, command, environmentId, threadId, turnBefore: runId, expectSteer, acceptedSequence: null });
   }
 
-  command(key: string, kind: DeliveryKind, build: (threadId: string, commandId: string) => ClientCommand, requestId?: string): Promise<Delivery> {
+  command(key: string, kind: DeliveryKind, build: (threadId: string, commandId: string) => AgentCommand, requestId?: string): Promise<Delivery> {
     const [environmentId, threadId] = splitKey(key);
     const commandId = randomUUID();
     const base = this.newDelivery(commandId, key, kind, { requestId: requestId ?? null });
@@ -108,7 +101,7 @@ export class Deliveries {
       command: build(threadId, commandId),
       environmentId,
       threadId,
-      turnBefore: agent?.activeTurnId ?? null,
+      turnBefore: agent?.activeRunId ?? null,
       expectSteer: false,
       acceptedSequence: null,
     });
@@ -151,11 +144,15 @@ export class Deliveries {
       return tracked.delivery;
     }
     try {
-      const result = await connection.dispatch(tracked.command, DISPATCH_TIMEOUT_MS);
+      const result = await connection.execute(tracked.command, DISPATCH_TIMEOUT_MS);
       tracked.acceptedSequence = result.sequence;
       if (tracked.delivery.state === "sending" || tracked.delivery.state === "uncertain") this.update(tracked, { state: "accepted" });
       const followed = runtime?.followers.get(tracked.threadId);
-      if (followed) this.observe(tracked, followed.projection, followed.synced);
+      // T3 resolves an answered request at once; so does the fleet, before the provider confirms.
+      if (followed && tracked.delivery.requestId && (tracked.delivery.kind === "approval" || tracked.delivery.kind === "input")) {
+        followed.thread.markAnswered(tracked.delivery.requestId);
+      }
+      if (followed) this.observe(tracked, followed.thread.detail());
     } catch (error) {
       const failure = error instanceof T3Error ? error : new T3Error("server", String(error));
       if (failure.kind === "network" || failure.kind === "timeout" || failure.kind === "interrupted") {
@@ -168,33 +165,35 @@ export class Deliveries {
   }
 
   /** Reads the thread to move a delivery forward: delivered, answered, or reconciled after a drop. */
-  private observe(tracked: TrackedDelivery, projection: ThreadProjection, synced: boolean): void {
+  private observe(tracked: TrackedDelivery, detail: ThreadDetail): void {
     const { delivery } = tracked;
     if (delivery.state === "refused" || delivery.state === "answered") return;
-    const thread = projection.thread;
-    if (!thread) return;
+    if (!detail.loaded) return;
+    const synced = detail.synced;
+    const resendable = () => delivery.state === "uncertain" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection !== undefined;
     if (delivery.kind === "message") {
-      const index = thread.messages.findIndex((message) => message.id === delivery.messageId);
+      const messages = detail.items.flatMap((item) => (item.type === "message" ? [item] : []));
+      const index = messages.findIndex((message) => message.id === delivery.messageId);
       if (index === -1) {
         // Reconnected, the thread is in sync and our message is not in it: it never arrived. Resend, same commandId.
-        if (delivery.state === "uncertain" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection) void this.dispatch(tracked);
+        if (resendable()) void this.dispatch(tracked);
         return;
       }
-      const later = thread.messages.slice(index + 1).filter((message) => message.role === "assistant" && message.turnId);
-      const activeTurn = thread.session?.activeTurnId ?? null;
-      // A turn other than the one running at send time means T3 started a new turn for the message.
-      const otherTurn = later.find((message) => message.turnId !== tracked.turnBefore)?.turnId ?? (activeTurn && activeTurn !== tracked.turnBefore ? activeTurn : null);
+      const later = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId);
+      const activeRun = detail.facts.activeRunId;
+      // A run other than the one active at send time means T3 started a new turn for the message.
+      const otherRun = later.find((message) => message.runId !== tracked.turnBefore)?.runId ?? (activeRun && activeRun !== tracked.turnBefore ? activeRun : null);
       let observed = delivery.observed;
       let reply: (typeof later)[number] | undefined;
-      if (otherTurn) {
-        observed = { outcome: "new-turn", turnId: otherTurn };
-        reply = later.filter((message) => message.turnId === otherTurn).at(-1);
-      } else if (tracked.turnBefore && tracked.expectSteer && activeTurn !== tracked.turnBefore) {
+      if (otherRun) {
+        observed = { outcome: "new-turn", turnId: otherRun };
+        reply = later.filter((message) => message.runId === otherRun).at(-1);
+      } else if (tracked.turnBefore && tracked.expectSteer && activeRun !== tracked.turnBefore) {
         // The running turn ended with no new one: the message was folded into it.
         observed = { outcome: "steered", turnId: tracked.turnBefore };
         reply = later.at(-1);
       }
-      const answered = reply !== undefined && !reply.streaming && activeTurn !== observed?.turnId;
+      const answered = reply !== undefined && !reply.streaming && activeRun !== observed?.turnId;
       const state = answered ? "answered" : "delivered";
       const sameOutcome = observed?.outcome === delivery.observed?.outcome && observed?.turnId === delivery.observed?.turnId;
       if (state !== delivery.state || !sameOutcome) {
@@ -203,17 +202,21 @@ export class Deliveries {
       }
       return;
     }
-    if (tracked.acceptedSequence === null || projection.lastSequence < tracked.acceptedSequence) {
-      if (delivery.state === "uncertain" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection) void this.dispatch(tracked);
+    if (tracked.acceptedSequence === null || detail.appliedSequence < tracked.acceptedSequence) {
+      if (resendable()) void this.dispatch(tracked);
       return;
     }
-    const facts = projection.facts();
+    const facts = detail.facts;
+    const phase = facts.run?.phase;
     const done =
       delivery.kind === "approval" || delivery.kind === "input"
         ? !facts.pending.some((request) => request.requestId === delivery.requestId)
         : delivery.kind === "interrupt"
-          ? thread.session?.activeTurnId !== tracked.turnBefore || tracked.turnBefore === null
-          : thread.session?.status === "stopped";
+          ? // A turn orphaned by a restart keeps no active run; its state says it was interrupted.
+            facts.activeRunId !== tracked.turnBefore || tracked.turnBefore === null || phase === "interrupted" || phase === "cancelled"
+          : delivery.kind === "cancel-queued"
+            ? phase !== "queued"
+            : phase === "stopped";
     if (done) this.settle(tracked, { state: "delivered" });
   }
 
@@ -224,8 +227,8 @@ export class Deliveries {
     const runtime = this.deps.runtime(tracked.environmentId);
     if (!runtime?.supervisor.activeConnection) return tracked.delivery;
     const followed = runtime.followers.get(tracked.threadId);
-    if (followed?.synced) this.observe(tracked, followed.projection, true);
-    // Still unseen: resending with the same commandId is safe, T3 deduplicates it (§6.1).
+    if (followed?.detail.synced) this.observe(tracked, followed.detail);
+    // Still unseen: resending with the same commandId is safe, T3 deduplicates it.
     if (tracked.delivery.state === "uncertain") return this.dispatch(tracked);
     return tracked.delivery;
   }

@@ -174,15 +174,19 @@ describe("fleet service", () => {
     expect(states.indexOf("uncertain")).toBeLessThan(states.indexOf("answered"));
   });
 
-  it("states the intent before sending: steer a running turn, start a new turn when idle, refuse while starting", async () => {
+  it("states the intent before sending: steer where T3 steers, a new turn after the running one where it does not, a new turn when idle", async () => {
     const { sims, service } = await setup(["upstream"]);
     const sim = sims.servers[0]!;
-    const running = sims.createThread(sim, { title: "Busy", text: "#hang" });
+    const running = sims.createThread(sim, { title: "Busy", text: "#hang", provider: "claudeAgent" });
+    const codex = sims.createThread(sim, { title: "Busy Codex", text: "#hang" });
     const idle = sims.createThread(sim, { title: "Free" });
     await pairAll(service, sims);
-    await until(service, () => agent(service, sim, running)?.status === "running", "running");
+    await until(service, () => agent(service, sim, running)?.status === "running" && agent(service, sim, codex)?.status === "running", "running");
     expect(service.intent(`${sim.environmentId}/${running}`)).toMatchObject({ kind: "steer" });
+    expect(service.intent(`${sim.environmentId}/${codex}`)).toMatchObject({ kind: "queue", note: expect.stringContaining("new turn after this one") });
     expect(service.intent(`${sim.environmentId}/${idle}`)).toMatchObject({ kind: "new-turn" });
+    const steerToCodex = (await service.request("agent.send", { key: `${sim.environmentId}/${codex}`, text: "fold this", expectedIntent: "steer" })) as Delivery;
+    expect(steerToCodex).toMatchObject({ state: "refused", reason: expect.stringContaining("start a new turn after the running one") });
 
     const steer = (await service.request("agent.send", { key: `${sim.environmentId}/${running}`, text: "also do X", expectedIntent: "steer" })) as Delivery;
     expect(["accepted", "delivered"]).toContain(steer.state);
@@ -203,7 +207,7 @@ describe("fleet service", () => {
     await pairAll(service, sims);
     await until(service, () => agent(service, sim, asking)?.pending.length === 1, "question pending");
     const request = agent(service, sim, asking)!.pending[0]!;
-    expect(request.questions[0]).toMatchObject({ id: "q1", options: ["Yes", "No"] });
+    expect(request).toMatchObject({ kind: "input", questions: [{ id: "q1", options: [{ label: "Yes" }, { label: "No" }] }] });
     const answer = (await service.request("agent.respondInput", { key: `${sim.environmentId}/${asking}`, requestId: request.requestId, answers: { q1: "Yes" } })) as Delivery;
     await until(service, () => service.delivery(answer.commandId)?.state === "delivered", "answer delivered");
     await until(service, () => agent(service, sim, asking)?.status === "idle", "asker done");
@@ -231,15 +235,15 @@ describe("fleet service", () => {
     expect(states).not.toContain("delivered");
   });
 
-  it("a message to a running agent on a 0.0.24 server reports the second turn it really started", async () => {
+  it("a message to a running Codex agent on a 0.0.24 server says it starts a new turn after the running one, and reports that turn", async () => {
     const { sims, service } = await setup(["fork"]);
     const sim = sims.servers[0]!;
     const threadId = sims.createThread(sim, { title: "Long", text: "long job #slow" });
     await pairAll(service, sims);
     await until(service, () => agent(service, sim, threadId)?.status === "running", "running");
     const intent = service.intent(`${sim.environmentId}/${threadId}`);
-    expect(intent).toMatchObject({ kind: "steer", note: expect.stringContaining("second turn") });
-    const delivery = (await service.request("agent.send", { key: `${sim.environmentId}/${threadId}`, text: "and this", expectedIntent: "steer" })) as Delivery;
+    expect(intent).toMatchObject({ kind: "queue", note: expect.stringContaining("new turn after this one") });
+    const delivery = (await service.request("agent.send", { key: `${sim.environmentId}/${threadId}`, text: "and this", expectedIntent: "queue" })) as Delivery;
     await until(service, () => service.delivery(delivery.commandId)?.state === "answered", "answered");
     expect(service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });
   });
@@ -251,7 +255,7 @@ describe("fleet service", () => {
     await pairAll(service, sims);
     const delivery = (await service.request("agent.send", { key: `${sim.environmentId}/${threadId}`, text: "hello", expectedIntent: "new-turn" })) as Delivery;
     await until(service, () => service.delivery(delivery.commandId)?.state === "answered", "answered").catch((e) => {
-      console.log(JSON.stringify(service.delivery(delivery.commandId)), JSON.stringify(service.detail(`${sim.environmentId}/${threadId}`).messages));
+      console.log(JSON.stringify(service.delivery(delivery.commandId)), JSON.stringify(service.detail(`${sim.environmentId}/${threadId}`).items));
       throw e;
     });
     expect(service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });
@@ -285,7 +289,7 @@ describe("fleet service", () => {
     await until(service, () => service.detail(key).loaded, "transcript loaded");
     sim.muteThreadStreams = true; // live events stop, the shell keeps moving
     sims.sendMessage(sim, threadId, "are you there");
-    await until(service, () => service.detail(key).messages.some((m) => m.role === "assistant" && m.text.includes("are you there")), "caught up by resubscribing");
+    await until(service, () => service.detail(key).items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("are you there")), "caught up by resubscribing");
     expect(sim.muteThreadStreams).toBe(true);
   });
 
@@ -297,7 +301,7 @@ describe("fleet service", () => {
     const key = `${sim.environmentId}/${threadId}`;
     await service.request("agent.open", { key });
     await service.request("agent.send", { key, text: "talk to me", expectedIntent: "new-turn" });
-    await until(service, () => events.some((e) => e.type === "agent.detail" && e.detail.messages.some((m) => m.role === "assistant" && m.text.includes("talk to me"))), "reply in detail");
+    await until(service, () => events.some((e) => e.type === "agent.detail" && e.detail.items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("talk to me"))), "reply in detail");
     await service.request("agent.close", { key });
   });
 

@@ -16,10 +16,10 @@ import {
   safeExternalUrl,
 } from "../../shared/bridge/contract";
 import { type Delivery, type Intent, messageIntent } from "../../shared/fleet/delivery";
+import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
 import { type FleetChange, FleetModel, splitKey } from "../../shared/fleet/model";
 import { NotificationPolicy } from "../../shared/fleet/notifications";
 import { needsFollowing } from "../../shared/fleet/status";
-import type { ThreadProjection } from "../../shared/fleet/thread-projection";
 import { type AgentView, agentKey } from "../../shared/fleet/types";
 import { T3Error } from "../../shared/t3/errors";
 import { type PairingTarget, parsePairingInput } from "../../shared/t3/pairing";
@@ -32,12 +32,6 @@ import { BridgeError } from "./bridge-error";
 import { Deliveries } from "./deliveries";
 import { ThreadFollowers } from "./threads";
 
-/**
- * A followed thread's stream that stays behind the shell's session for this long is stalled
- * (protocol note §14: "a stream that stays silent while the thread is known to change") and is
- * subscribed again.
- */
-export const STREAM_LAG_MS = 3_000;
 /** Default port of a local T3 server (§1). */
 export const LOCAL_T3_URL = "http://127.0.0.1:3773";
 const PAIRING_CODE = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{12}$/i;
@@ -51,6 +45,7 @@ export interface FleetServiceOptions {
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
   /** Opens a validated http(s) URL in the system browser (Electron); headless UIs open it themselves. */
   openExternal?: (url: string) => Promise<void>;
+  /** A followed thread stream behind its fleet row for this long is subscribed again (protocol adapters). */
   streamLagMs?: number;
   now?: () => number;
 }
@@ -74,7 +69,6 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly deliveries: Deliveries;
   private readonly openAgents = new Set<string>();
   private readonly detailTimers = new Map<string, NodeJS.Timeout>();
-  private readonly lagTimers = new Map<string, NodeJS.Timeout>();
   private stallTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   private readonly notices: string[];
@@ -93,7 +87,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.model.subscribe((change) => this.onModelChange(change));
     this.deliveries = new Deliveries({
       model: this.model,
-      intent: (key) => this.intent(key),
+      intent: (key, preferred) => this.intent(key, preferred),
       runtime: (environmentId) => this.runtimes.get(environmentId),
       publish: (delivery) => this.emit("event", { type: "delivery", delivery }),
       now: this.now,
@@ -109,7 +103,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
 
   async stop(): Promise<void> {
     clearTimeout(this.stallTimer);
-    for (const timer of [...this.detailTimers.values(), ...this.lagTimers.values()]) clearTimeout(timer);
+    for (const timer of this.detailTimers.values()) clearTimeout(timer);
     for (const runtime of this.runtimes.values()) {
       runtime.followers.stop();
       runtime.supervisor.stop();
@@ -166,22 +160,19 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       this.deliveries.command(
         p.key,
         "approval",
-        (threadId, commandId) => ({ type: "thread.approval.respond", commandId, threadId, requestId: p.requestId, decision: p.decision, createdAt: this.iso() }),
+        (threadId, commandId) => ({ type: "respond-approval", commandId, threadId, requestId: p.requestId, decision: p.decision }),
         p.requestId,
       ),
     "agent.respondInput": (p) =>
       this.deliveries.command(
         p.key,
         "input",
-        (threadId, commandId) => ({ type: "thread.user-input.respond", commandId, threadId, requestId: p.requestId, answers: p.answers, createdAt: this.iso() }),
+        (threadId, commandId) => ({ type: "respond-input", commandId, threadId, requestId: p.requestId, answers: p.answers }),
         p.requestId,
       ),
     "agent.interrupt": (p) =>
-      this.deliveries.command(p.key, "interrupt", (threadId, commandId) => {
-        const turnId = this.model.agent(p.key)?.activeTurnId;
-        return { type: "thread.turn.interrupt", commandId, threadId, ...(turnId && { turnId }), createdAt: this.iso() };
-      }),
-    "agent.stop": (p) => this.deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "thread.session.stop", commandId, threadId, createdAt: this.iso() })),
+      this.deliveries.command(p.key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId: this.model.agent(p.key)?.activeRunId ?? null })),
+    "agent.stop": (p) => this.deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
     "delivery.recheck": (p) => this.deliveries.recheck(p.commandId),
     "settings.update": (p) => this.updateSettings(p),
     "link.open": (p) => this.openLink(p.url),
@@ -201,15 +192,17 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       client,
       token: () => this.options.secrets.get(record.environmentId),
       ...(this.options.timing && { timing: this.options.timing }),
+      ...(this.options.streamLagMs !== undefined && { streamLagMs: this.options.streamLagMs }),
       now: this.now,
     });
-    const followers = new ThreadFollowers(supervisor, (threadId, projection, state) => this.onThreadChange(record.environmentId, threadId, projection, state));
+    const followers = new ThreadFollowers(supervisor, (threadId, detail) => this.onThreadChange(record.environmentId, threadId, detail));
     const runtime: EnvironmentRuntime = { record, client, supervisor, followers };
     this.runtimes.set(record.environmentId, runtime);
     this.model.upsertEnvironment(this.meta(record), supervisor.phase);
     supervisor.on("phase", (phase) => this.model.setPhase(record.environmentId, phase));
-    supervisor.on("shellSnapshot", (snapshot) => this.model.applyShellSnapshot(record.environmentId, snapshot));
-    supervisor.on("shellDelta", (delta) => this.model.applyShellDelta(record.environmentId, delta));
+    supervisor.on("fleetSnapshot", (agents) => this.model.applyFleetSnapshot(record.environmentId, agents));
+    supervisor.on("agentUpsert", (agent) => this.model.upsertAgent(record.environmentId, agent));
+    supervisor.on("agentRemoved", (threadId, lifecycle) => this.model.removeAgent(record.environmentId, threadId, lifecycle));
     supervisor.start();
     return runtime;
   }
@@ -353,36 +346,14 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
 
   private updateFollowing(agent: AgentView): void {
     const runtime = this.runtimes.get(agent.environmentId);
-    const row = this.model.row(agent.environmentId, agent.threadId);
-    if (!runtime || !row) return;
-    if (agent.status !== "unknown" && needsFollowing(row, agent.lastKnownStatus)) runtime.followers.follow(agent.threadId, "active");
-    else if (agent.status !== "unknown") runtime.followers.unfollow(agent.threadId, "active");
-    if (this.streamBehind(agent.environmentId, agent.threadId)) this.scheduleLagCheck(agent.environmentId, agent.threadId);
+    if (!runtime || agent.status === "unknown") return;
+    if (needsFollowing(agent.lastKnownStatus)) runtime.followers.follow(agent.threadId, "active");
+    else runtime.followers.unfollow(agent.threadId, "active");
   }
 
-  /** Whether a followed, synchronized thread stream has not seen the session change the shell shows. */
-  private streamBehind(environmentId: string, threadId: string): boolean {
-    const followed = this.runtimes.get(environmentId)?.followers.get(threadId);
-    const shellSession = this.model.row(environmentId, threadId)?.session?.updatedAt;
-    if (!followed?.synced || !followed.projection.thread || !shellSession) return false;
-    const streamSession = followed.projection.thread.session?.updatedAt;
-    return streamSession === undefined || shellSession > streamSession;
-  }
-
-  private scheduleLagCheck(environmentId: string, threadId: string): void {
-    const key = agentKey(environmentId, threadId);
-    if (this.lagTimers.has(key)) return;
-    const timer = setTimeout(() => {
-      this.lagTimers.delete(key);
-      if (this.streamBehind(environmentId, threadId)) this.runtimes.get(environmentId)?.followers.resync(threadId);
-    }, this.options.streamLagMs ?? STREAM_LAG_MS);
-    timer.unref?.();
-    this.lagTimers.set(key, timer);
-  }
-
-  private onThreadChange(environmentId: string, threadId: string, projection: ThreadProjection, state: { synced: boolean; error: string | null }): void {
-    this.model.setThreadFacts(environmentId, threadId, projection.facts());
-    this.deliveries.threadChanged(environmentId, threadId, projection, state.synced);
+  private onThreadChange(environmentId: string, threadId: string, detail: ThreadDetail): void {
+    this.model.setThreadDetail(environmentId, threadId, detail.facts);
+    this.deliveries.threadChanged(environmentId, threadId, detail);
     this.scheduleDetail(agentKey(environmentId, threadId));
   }
 
@@ -413,21 +384,15 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.runtimes.get(environmentId)?.followers.unfollow(threadId, "open");
   }
 
-  intent(key: string): Intent {
+  intent(key: string, preferred?: RunningMessageMode): Intent {
     const [environmentId] = splitKey(key);
-    return messageIntent(this.model.agent(key), this.model.environment(environmentId));
+    return messageIntent(this.model.agent(key), this.model.environment(environmentId), preferred);
   }
 
   detail(key: string): AgentDetail {
     const [environmentId, threadId] = splitKey(key);
-    const followed = this.runtimes.get(environmentId)?.followers.get(threadId);
-    return {
-      key,
-      messages: [...(followed?.projection.messages ?? [])],
-      activities: [...(followed?.projection.activities ?? [])],
-      loaded: followed?.projection.thread !== undefined,
-      error: followed?.error ?? null,
-    };
+    const detail = this.runtimes.get(environmentId)?.followers.get(threadId)?.detail;
+    return { key, items: detail?.items ?? [], loaded: detail?.loaded ?? false, error: detail?.error ?? null };
   }
 
   /** Open views get their detail at most every few ms while tokens stream. */
@@ -458,6 +423,9 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     });
     this.policy.updateSettings(next.notifications);
     this.model.setStalledAfter(next.stalledAfterMs);
+    // A shorter quiet time takes effect at once: the pending check may be later than the new deadline.
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
     this.scheduleStallCheck();
     const view = this.settingsView();
     this.emit("event", { type: "settings", settings: view });

@@ -1,11 +1,15 @@
 // One connection supervisor per environment: the only place in T3 Fleet that retries.
 // Phases: connecting → online; on failure offline (unreachable) or backoff (failing), each with its
-// next attempt; unauthorized and incompatible wait for the user (design §3).
+// next attempt; unauthorized and incompatible wait for the user (design §3). On every connect the
+// environment descriptor chooses the protocol adapter (docs/architecture.md, "The supervisor").
 import { EventEmitter } from "node:events";
+import type { AdapterSession, AgentFacts, AgentLifecycle, OrchestrationProtocol, Subscription } from "../../shared/fleet/facts";
 import { T3Error } from "../../shared/t3/errors";
-import type { ShellDelta, ShellSnapshot } from "../../shared/t3/schemas";
+import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
 import type { ConnectionPhase } from "../../shared/fleet/types";
-import type { AuthGeneration, Subscription, T3Connection, T3EnvironmentClient } from "./t3/client";
+import { type ProtocolAdapter, negotiateProtocol } from "./t3/adapter";
+import { createAdapter, supportedProtocols } from "./t3/adapters";
+import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
 
 export interface SupervisorTiming {
   /** First retry delay; doubles per attempt (full jitter). */
@@ -34,31 +38,37 @@ export interface SupervisorOptions {
   timing?: Partial<SupervisorTiming>;
   random?: () => number;
   now?: () => number;
+  /** Passed to protocol adapters (tests shorten it). */
+  streamLagMs?: number;
 }
 
 export interface SupervisorEvents {
   phase: [ConnectionPhase];
-  /** A fresh authenticated socket: (re)subscribe what rides on it. */
-  connected: [T3Connection];
-  shellSnapshot: [ShellSnapshot];
-  shellDelta: [ShellDelta];
+  /**
+   * A new protocol adapter (first connect, or the machine now speaks another protocol): state kept
+   * for the previous adapter (followed threads, cursors) no longer applies.
+   */
+  adapter: [ProtocolAdapter];
+  /** A fresh authenticated connection, synchronized: (re)subscribe what rides on it. */
+  connected: [AdapterSession];
+  /** The environment's complete set of agents (neutral facts). */
+  fleetSnapshot: [AgentFacts[]];
+  agentUpsert: [AgentFacts];
+  agentRemoved: [string, Exclude<AgentLifecycle, "active"> | "archived-or-deleted"];
 }
-
-/** A fork shell stream re-snapshots at most this often in a row to close its live-tail gap. */
-const MAX_SHELL_REPAIRS = 3;
 
 /** Kinds that mean the host is unreachable rather than failing. */
 const UNREACHABLE = new Set<T3Error["kind"]>(["network", "timeout"]);
 
 export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private phaseValue: ConnectionPhase;
-  private connection: T3Connection | undefined;
+  private connection: AdapterSession | undefined;
+  private adapterValue: ProtocolAdapter | undefined;
   private shell: Subscription | undefined;
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stableTimer: NodeJS.Timeout | undefined;
   private lastConfirmedAt: string | null = null;
-  private lastShellSequence: number | undefined;
   private running = false;
   /** Increments per attempt so a late answer from an abandoned attempt is ignored. */
   private generationId = 0;
@@ -86,9 +96,18 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     return this.options.generation;
   }
 
-  /** The live connection when online (for dispatch and thread streams). */
-  get activeConnection(): T3Connection | undefined {
+  /** The live connection when online (for commands and thread streams). */
+  get activeConnection(): AdapterSession | undefined {
     return this.phaseValue.phase === "online" ? this.connection : undefined;
+  }
+
+  /** The adapter of the protocol the environment spoke on the latest connect. */
+  get adapter(): ProtocolAdapter | undefined {
+    return this.adapterValue;
+  }
+
+  get protocol(): OrchestrationProtocol | undefined {
+    return this.adapterValue?.protocol;
   }
 
   get hasScheduledAttempt(): boolean {
@@ -128,10 +147,10 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     if (!this.running) return;
     const connection = this.connection;
     if (this.phaseValue.phase === "online" && connection) {
-      this.lastConfirmedAt = new Date(connection.socket.lastFrameAt).toISOString();
+      this.lastConfirmedAt = new Date(connection.lastFrameAt).toISOString();
       this.setPhase({ phase: "connecting", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt });
       try {
-        await connection.socket.probe(this.timing.probeTimeoutMs);
+        await connection.probe(this.timing.probeTimeoutMs);
         if (this.connection === connection) this.setPhase({ phase: "online", since: this.iso() });
       } catch (error) {
         if (this.connection === connection) this.fail(asT3Error(error));
@@ -159,14 +178,21 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     try {
       const token = await this.options.token();
       if (!token) throw new T3Error("unauthorized", "No token is stored for this environment. Pair it again.");
-      const environment = await this.options.client.identify();
-      if (environment.environmentId !== this.options.environmentId) {
-        throw new T3Error(
-          "incompatible",
-          `A different T3 server (${environment.label}, ${environment.environmentId}) now answers at ${this.options.client.baseUrl}; it is not merged with this one.`,
-        );
+      let adapter = this.negotiate(await this.identify());
+      let connection: AdapterSession;
+      try {
+        connection = await adapter.connect({ token, generation: this.options.generation });
+      } catch (error) {
+        // A server upgraded in place refuses the old protocol's socket (426, seen here as a refused
+        // upgrade): the descriptor, read again, says which adapter to use. Once, not a retry loop.
+        const failure = asT3Error(error);
+        if (failure.kind !== "network" || !current()) throw failure;
+        const renegotiated = this.negotiate(await this.identify());
+        if (!current()) return;
+        if (renegotiated === adapter) throw failure;
+        adapter = renegotiated;
+        connection = await adapter.connect({ token, generation: this.options.generation });
       }
-      const connection = await this.options.client.connect({ token, generation: this.options.generation });
       if (!current()) {
         connection.close();
         return;
@@ -175,7 +201,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       connection.onClose((error) => {
         if (this.connection === connection && error.kind !== "interrupted") this.fail(error);
       });
-      this.subscribeShell(connection, current);
+      this.subscribeFleet(connection, current);
     } catch (error) {
       if (!current()) return;
       const failure = asT3Error(error);
@@ -189,6 +215,37 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     }
   }
 
+  /** Reads the descriptor; a different server at this address is never merged with this one (design §2). */
+  private async identify(): Promise<EnvironmentDescriptor> {
+    const environment = await this.options.client.identify();
+    if (environment.environmentId !== this.options.environmentId) {
+      throw new T3Error(
+        "incompatible",
+        `A different T3 server (${environment.label}, ${environment.environmentId}) now answers at ${this.options.client.baseUrl}; it is not merged with this one.`,
+      );
+    }
+    return environment;
+  }
+
+  /**
+   * The adapter for the protocol the descriptor announces: the current one while the protocol is
+   * unchanged (its cursors resume), a new one when the machine was upgraded in place (the new
+   * protocol's cursors start afresh; thread ids, and so the agents, stay the same).
+   */
+  private negotiate(descriptor: EnvironmentDescriptor): ProtocolAdapter {
+    const protocol = negotiateProtocol(descriptor, supportedProtocols());
+    if (this.adapterValue?.protocol === protocol) return this.adapterValue;
+    const adapter = createAdapter(protocol, {
+      client: this.options.client,
+      generation: this.options.generation,
+      descriptor,
+      ...(this.options.streamLagMs !== undefined && { streamLagMs: this.options.streamLagMs }),
+    });
+    this.adapterValue = adapter;
+    this.emit("adapter", adapter);
+    return adapter;
+  }
+
   private async checkToken(): Promise<T3Error | undefined> {
     try {
       const token = await this.options.token();
@@ -200,67 +257,30 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     }
   }
 
-  private subscribeShell(connection: T3Connection, current: () => boolean, repairsLeft = MAX_SHELL_REPAIRS): void {
-    let snapshotSequence: number | undefined;
-    const latestDelta = new Map<string, number>();
-    const subscription: Subscription = connection.subscribeShell(
-      {
-        snapshot: (snapshot) => {
-          if (!current()) return;
-          snapshotSequence = snapshot.snapshotSequence;
-          this.lastShellSequence = snapshot.snapshotSequence;
-          this.emit("shellSnapshot", snapshot);
-        },
-        delta: (delta) => {
-          if (!current()) return;
-          this.lastShellSequence = delta.sequence;
-          latestDelta.set(delta.kind === "thread-upserted" ? delta.thread.id : delta.kind === "thread-removed" ? delta.threadId : "", delta.sequence);
-          this.emit("shellDelta", delta);
-        },
-        synchronized: () => {
-          if (!current()) return;
-          if (this.options.generation === "fork" && snapshotSequence !== undefined && repairsLeft > 0) {
-            void this.repairShellTail(connection, current, snapshotSequence, latestDelta, repairsLeft);
-            return;
-          }
-          this.online(connection);
-        },
-        end: (error) => {
-          if (!current() || this.connection !== connection || this.shell !== subscription) return;
-          // The shell stream is the environment's heartbeat of truth: if it ends, reconnect.
-          this.fail(error ?? new T3Error("server", "The server ended the shell stream."));
-        },
+  private subscribeFleet(connection: AdapterSession, current: () => boolean): void {
+    const subscription: Subscription = connection.subscribeFleet({
+      snapshot: (agents) => {
+        if (current()) this.emit("fleetSnapshot", agents);
       },
-      this.lastShellSequence !== undefined ? { afterSequence: this.lastShellSequence } : {},
-    );
+      upsert: (agent) => {
+        if (current()) this.emit("agentUpsert", agent);
+      },
+      remove: (threadId, lifecycle) => {
+        if (current()) this.emit("agentRemoved", threadId, lifecycle);
+      },
+      synchronized: () => {
+        if (current()) this.online(connection);
+      },
+      end: (error) => {
+        if (!current() || this.connection !== connection || this.shell !== subscription) return;
+        // The fleet stream is the environment's heartbeat of truth: if it ends, reconnect.
+        this.fail(error ?? new T3Error("server", "The server ended the fleet stream."));
+      },
+    });
     this.shell = subscription;
   }
 
-  /**
-   * Fork servers lose events between a snapshot and its Ack (§14). Rows are full state, so only a
-   * thread whose latest change fell in that gap is stale: if the replay shows one, take a new snapshot.
-   */
-  private async repairShellTail(connection: T3Connection, current: () => boolean, since: number, latestDelta: Map<string, number>, repairsLeft: number): Promise<void> {
-    let events;
-    try {
-      events = await connection.replayEvents(since);
-    } catch (error) {
-      if (current()) this.fail(asT3Error(error));
-      return;
-    }
-    if (!current()) return;
-    const stale = events.some((event) => event.aggregateKind === "thread" && (latestDelta.get(event.aggregateId) ?? -1) < event.sequence);
-    if (!stale) {
-      this.online(connection);
-      return;
-    }
-    const previous = this.shell;
-    this.shell = undefined;
-    previous?.close();
-    this.subscribeShell(connection, current, repairsLeft - 1);
-  }
-
-  private online(connection: T3Connection): void {
+  private online(connection: AdapterSession): void {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.setPhase({ phase: "online", since: this.iso() });
@@ -273,7 +293,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private fail(error: T3Error): void {
     if (!this.running) return;
     const connection = this.connection;
-    if (connection) this.lastConfirmedAt = new Date(connection.socket.lastFrameAt).toISOString();
+    if (connection) this.lastConfirmedAt = new Date(connection.lastFrameAt).toISOString();
     this.generationId++;
     clearTimeout(this.stableTimer);
     this.teardown();

@@ -1,31 +1,32 @@
 // Thread streams of one environment: the threads the fleet must follow to know their truth
 // (starting, running, blocked, a send in flight) and the ones a user opened. They ride on the
-// supervisor's connection and are re-subscribed, resuming by sequence, whenever it reconnects.
+// supervisor's connection through its protocol adapter and are re-subscribed, resuming where they
+// stopped, whenever it reconnects. A new adapter (the machine now speaks another protocol) starts
+// every followed thread afresh.
+import type { FollowedThread, Subscription, ThreadDetail } from "../../shared/fleet/facts";
 import type { T3Error } from "../../shared/t3/errors";
-import { ThreadProjection } from "../../shared/fleet/thread-projection";
-import type { Subscription, T3Connection } from "./t3/client";
+import type { AdapterSession } from "../../shared/fleet/facts";
 import type { ConnectionSupervisor } from "./supervisor";
+import type { ProtocolAdapter } from "./t3/adapter";
 
 interface Followed {
-  projection: ThreadProjection;
+  thread: FollowedThread;
   /** Why it is followed: "active", "open", "delivery:<commandId>" … */
   reasons: Set<string>;
   subscription: Subscription | undefined;
-  /** The stream delivered its snapshot or resume marker on the current connection. */
-  synced: boolean;
-  error: string | null;
 }
 
-export type FollowChange = (threadId: string, projection: ThreadProjection, state: { synced: boolean; error: string | null }) => void;
+export type FollowChange = (threadId: string, detail: ThreadDetail) => void;
 
 export class ThreadFollowers {
   private readonly followed = new Map<string, Followed>();
-  private connection: T3Connection | undefined;
+  private connection: AdapterSession | undefined;
 
   constructor(
     private readonly supervisor: ConnectionSupervisor,
     private readonly onChange: FollowChange,
   ) {
+    supervisor.on("adapter", (adapter) => this.replaceAdapter(adapter));
     supervisor.on("connected", (connection) => this.attach(connection));
     supervisor.on("phase", (phase) => {
       if (phase.phase !== "online") this.detach();
@@ -35,7 +36,13 @@ export class ThreadFollowers {
   follow(threadId: string, reason: string): void {
     let entry = this.followed.get(threadId);
     if (!entry) {
-      entry = { projection: new ThreadProjection(), reasons: new Set(), subscription: undefined, synced: false, error: null };
+      const adapter = this.supervisor.adapter;
+      if (!adapter) {
+        // Not connected yet: the first adapter creates the thread's state.
+        entry = { thread: placeholder(threadId), reasons: new Set(), subscription: undefined };
+      } else {
+        entry = { thread: adapter.thread(threadId), reasons: new Set(), subscription: undefined };
+      }
       this.followed.set(threadId, entry);
     }
     entry.reasons.add(reason);
@@ -47,17 +54,10 @@ export class ThreadFollowers {
     if (!entry) return;
     entry.reasons.delete(reason);
     if (entry.reasons.size > 0) return;
-    entry.subscription?.close();
-    this.followed.delete(threadId);
-  }
-
-  /** The stream fell behind what the shell shows: subscribe again, resuming from what was applied. */
-  resync(threadId: string): void {
-    const entry = this.followed.get(threadId);
-    if (!entry || !this.connection) return;
-    entry.subscription?.close();
+    const subscription = entry.subscription;
     entry.subscription = undefined;
-    this.subscribe(threadId, entry, this.connection);
+    this.followed.delete(threadId);
+    subscription?.close();
   }
 
   isFollowing(threadId: string, reason?: string): boolean {
@@ -65,8 +65,10 @@ export class ThreadFollowers {
     return entry !== undefined && (reason === undefined || entry.reasons.has(reason));
   }
 
-  get(threadId: string): { projection: ThreadProjection; synced: boolean; error: string | null } | undefined {
-    return this.followed.get(threadId);
+  /** What the thread's stream knows now, and its state for marking answered requests. */
+  get(threadId: string): { detail: ThreadDetail; thread: FollowedThread } | undefined {
+    const entry = this.followed.get(threadId);
+    return entry && { detail: entry.thread.detail(), thread: entry.thread };
   }
 
   get size(): number {
@@ -78,7 +80,12 @@ export class ThreadFollowers {
     this.followed.clear();
   }
 
-  private attach(connection: T3Connection): void {
+  private replaceAdapter(adapter: ProtocolAdapter): void {
+    this.detach();
+    for (const [threadId, entry] of this.followed) entry.thread = adapter.thread(threadId);
+  }
+
+  private attach(connection: AdapterSession): void {
     this.connection = connection;
     for (const [threadId, entry] of this.followed) this.subscribe(threadId, entry, connection);
   }
@@ -86,52 +93,42 @@ export class ThreadFollowers {
   private detach(): void {
     this.connection = undefined;
     for (const entry of this.followed.values()) {
-      entry.subscription?.close();
+      const subscription = entry.subscription;
       entry.subscription = undefined;
-      entry.synced = false;
+      subscription?.close();
     }
   }
 
-  private subscribe(threadId: string, entry: Followed, connection: T3Connection): void {
-    entry.synced = false;
-    const { projection } = entry;
-    const notify = () => this.onChange(threadId, projection, { synced: entry.synced, error: entry.error });
-    const current = () => this.followed.get(threadId) === entry && entry.subscription === subscription;
-    const subscription: Subscription = connection.subscribeThread(
-      threadId,
-      {
-        snapshot: (snapshot) => {
-          projection.applySnapshot(snapshot);
-          if (current()) notify();
-        },
-        delta: (event) => {
-          if (projection.applyEvent(event) && current() && entry.synced) notify();
-        },
-        synchronized: () => {
-          entry.synced = true;
-          entry.error = null;
-          if (current()) notify();
-        },
-        end: (error?: T3Error) => {
-          if (!current()) return;
-          entry.subscription = undefined;
-          entry.synced = false;
-          if (!error || error.kind === "interrupted") return;
-          if (error.kind === "not-found") {
-            // The thread is gone (deleted); nothing to retry.
-            entry.error = "This thread no longer exists on its environment.";
-            notify();
-            return;
-          }
-          // Anything else means the connection cannot be trusted: the supervisor decides.
-          this.supervisor.reportFailure(error);
-        },
+  private subscribe(threadId: string, entry: Followed, connection: AdapterSession): void {
+    const subscription: Subscription = connection.followThread(entry.thread, {
+      changed: (detail) => {
+        if (this.followed.get(threadId) === entry && entry.subscription === subscription) this.onChange(threadId, detail);
       },
-      {
-        ...(projection.thread && { afterSequence: projection.lastSequence }),
-        repairLiveTail: this.supervisor.generation === "fork",
+      end: (error?: T3Error) => {
+        if (this.followed.get(threadId) !== entry || entry.subscription !== subscription) return;
+        entry.subscription = undefined;
+        this.onChange(threadId, entry.thread.detail());
+        // Anything but a clean end means the connection cannot be trusted: the supervisor decides.
+        if (error && error.kind !== "interrupted") this.supervisor.reportFailure(error);
       },
-    );
+    });
     entry.subscription = subscription;
   }
+}
+
+/** A thread followed before the first connect: no facts yet; replaced when the adapter is chosen. */
+function placeholder(threadId: string): FollowedThread {
+  return {
+    threadId,
+    detail: () => ({
+      threadId,
+      loaded: false,
+      synced: false,
+      facts: { pending: [], lastErrorText: null, hiddenFailure: null, subagents: [], activeRunId: null, run: null, lastEventAt: null },
+      items: [],
+      appliedSequence: -1,
+      error: null,
+    }),
+    markAnswered: () => {},
+  };
 }

@@ -3,8 +3,8 @@
 import { z } from "zod";
 import type { Delivery } from "../fleet/delivery";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
+import type { TranscriptItem } from "../fleet/facts";
 import type { AgentView, EnvironmentView } from "../fleet/types";
-import type { ThreadActivity, ThreadMessage } from "../t3/schemas";
 
 const Key = z.string().min(3).max(2_000);
 const EnvironmentId = z.string().min(1).max(500);
@@ -22,9 +22,15 @@ export const BridgeRequests = {
   "environment.retry": z.object({ environmentId: EnvironmentId }),
   "agent.open": z.object({ key: Key }),
   "agent.close": z.object({ key: Key }),
-  "agent.send": z.object({ key: Key, text: z.string().min(1).max(120_000), expectedIntent: z.enum(["steer", "new-turn"]) }),
-  "agent.respondApproval": z.object({ key: Key, requestId: z.string().min(1), decision: z.enum(["accept", "acceptForSession", "decline", "cancel"]) }),
-  "agent.respondInput": z.object({ key: Key, requestId: z.string().min(1), answers: z.record(z.string(), z.string().max(20_000)) }),
+  /** `expectedIntent` is what the composer showed (shared/fleet/delivery.ts); steer or queue is also the user's choice where both are offered. */
+  "agent.send": z.object({ key: Key, text: z.string().min(1).max(120_000), expectedIntent: z.enum(["steer", "queue", "new-turn"]) }),
+  "agent.respondApproval": z.object({ key: Key, requestId: z.string().min(1), decision: z.enum(["accept", "acceptForSession", "acceptAlways", "decline", "cancel"]) }),
+  /** One answer per question id; several for a multi-select question. */
+  "agent.respondInput": z.object({
+    key: Key,
+    requestId: z.string().min(1),
+    answers: z.record(z.string(), z.union([z.string().max(20_000), z.array(z.string().max(20_000)).max(100)])),
+  }),
   "agent.interrupt": z.object({ key: Key }),
   "agent.stop": z.object({ key: Key }),
   "delivery.recheck": z.object({ commandId: z.string().min(1) }),
@@ -60,8 +66,8 @@ export interface FleetSettingsView {
 
 export interface AgentDetail {
   key: string;
-  messages: ThreadMessage[];
-  activities: ThreadActivity[];
+  /** The transcript as neutral items (messages, commands, file changes, errors, other activity), in order. */
+  items: TranscriptItem[];
   /** False until the thread stream delivered its snapshot. */
   loaded: boolean;
   error: string | null;

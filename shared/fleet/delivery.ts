@@ -1,13 +1,23 @@
-// Delivery rules (design §4), pure: what a message would do right now, and the states a send goes through.
+// Delivery rules (design §4), pure and protocol-neutral: what a message would do right now, and
+// the states a send goes through. What a running agent does with a message is a capability fact of
+// its adapter (shared/fleet/facts.ts), never guessed here.
+import type { RunningMessageMode } from "./facts";
 import type { AgentView, EnvironmentView } from "./types";
 
+/**
+ * - `steer`: folded into the running turn `runId`;
+ * - `queue`: starts a new turn after the running turn `runId`;
+ * - `new-turn`: starts a turn now (nothing runs). `note` is said before sending; for a stuck start
+ *   it is the warning that comes with sending anyway.
+ * `choices` lists what the user may pick instead while a turn runs (protocol 2 offers both).
+ */
 export type Intent =
-  | { kind: "steer"; turnId: string; note: string | null }
+  | { kind: "steer"; runId: string; note: string | null; choices: RunningMessageMode[] }
+  | { kind: "queue"; runId: string; note: string | null; choices: RunningMessageMode[] }
   | { kind: "new-turn"; note: string | null }
   | { kind: "refused"; reason: string };
 
-/** T3 folds a message into the active turn only where the provider supports it (design §4, §14). */
-const NON_STEERING_DRIVERS = new Set(["grok"]);
+export type IntentKind = Intent["kind"];
 
 function offlineReason(env: EnvironmentView): string | null {
   const { connection } = env;
@@ -25,7 +35,19 @@ function offlineReason(env: EnvironmentView): string | null {
   }
 }
 
-export function messageIntent(agent: AgentView | undefined, env: EnvironmentView | undefined): Intent {
+/** What queueing a message behind the running turn means, in words (said before sending). */
+function runningNote(agent: AgentView): string {
+  const driver = agent.providerDriver ?? agent.providerInstanceId;
+  return agent.capabilities.whileRunning.includes("steer")
+    ? "T3 starts a new turn with it after the running one."
+    : `T3 does not fold messages into a running ${driver} turn: it starts a new turn after this one.`;
+}
+
+/**
+ * What a message to this agent would do now. `preferred` is the user's choice between steering
+ * and queueing where the agent offers both; otherwise the agent's default applies.
+ */
+export function messageIntent(agent: AgentView | undefined, env: EnvironmentView | undefined, preferred?: RunningMessageMode): Intent {
   if (!env) return { kind: "refused", reason: "This environment is no longer paired." };
   const offline = offlineReason(env);
   if (offline) return { kind: "refused", reason: offline };
@@ -36,25 +58,39 @@ export function messageIntent(agent: AgentView | undefined, env: EnvironmentView
       return { kind: "refused", reason: "Answer the pending approval first." };
     case "needs-input":
       return { kind: "refused", reason: "Answer the pending question first." };
+    case "needs-auth":
+      return { kind: "refused", reason: `The provider's login on ${env.label} must be refreshed first.` };
+    case "deleted":
+      return { kind: "refused", reason: "This thread was deleted." };
     case "starting":
-      return { kind: "refused", reason: "The session is starting: a message now can start a second turn that never ends. Send it once the agent runs." };
-    case "running": {
-      if (!agent.activeTurnId) return { kind: "refused", reason: "The agent's turn is changing; try again in a moment." };
-      const driver = agent.providerDriver ?? agent.providerInstanceId;
-      if (NON_STEERING_DRIVERS.has(driver)) {
-        return { kind: "steer", turnId: agent.activeTurnId, note: `${driver} does not fold messages into a running turn: T3 will start a new turn after this one.` };
-      }
-      const note = env.generation === "fork" ? "This T3 version may start a second turn instead of steering; the result will show what happened." : null;
-      return { kind: "steer", turnId: agent.activeTurnId, note };
-    }
+      return { kind: "refused", reason: "The turn is starting: a message now can start a second turn. Send it once the agent runs." };
+    case "stuck":
+      return {
+        kind: "new-turn",
+        note: "The session has been starting for a long time and may be stuck. Sending anyway can start a second turn that never ends; stopping the session is the safer way out.",
+      };
     case "unknown":
       return { kind: "refused", reason: "The agent's state is not confirmed." };
+    case "running":
+    case "queued":
+    case "waiting": {
+      const runId = agent.activeRunId;
+      if (!runId) {
+        if (agent.status === "waiting") return { kind: "new-turn", note: "The last answer is final; background work is still finishing." };
+        return { kind: "refused", reason: "The agent's turn is changing; try again in a moment." };
+      }
+      const choices = agent.capabilities.whileRunning;
+      const mode = preferred && choices.includes(preferred) ? preferred : choices[0];
+      if (!mode) return { kind: "refused", reason: "T3 takes no message while this agent runs. Interrupt it first." };
+      return mode === "steer" ? { kind: "steer", runId, note: null, choices } : { kind: "queue", runId, note: runningNote(agent), choices };
+    }
     default:
+      if (agent.lifecycle === "archived") return { kind: "refused", reason: "This thread is archived. Unarchive it in T3 to message it." };
       return { kind: "new-turn", note: agent.status === "failed" ? "The failed turn stays; this starts a new one." : null };
   }
 }
 
-export type DeliveryKind = "message" | "approval" | "input" | "interrupt" | "stop";
+export type DeliveryKind = "message" | "approval" | "input" | "interrupt" | "stop" | "cancel-queued";
 
 export type DeliveryState =
   /** Dispatched, no answer yet. */
@@ -79,7 +115,7 @@ export interface Delivery {
   text: string | null;
   messageId: string | null;
   requestId: string | null;
-  intent: Intent["kind"] | null;
+  intent: IntentKind | null;
   /** For messages: what was observed — the turn joined (steered) or started. */
   observed: { outcome: "steered" | "new-turn"; turnId: string } | null;
   reason: string | null;

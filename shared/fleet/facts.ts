@@ -213,10 +213,11 @@ export interface ThreadDetailFacts {
   /** Newest error text seen in the thread (used when the row's failure has no reason). */
   lastErrorText: string | null;
   /**
-   * A failure the fleet row does not show: a turn that could not start, or a capacity limit on the
-   * active run, which the row still reports as running.
+   * A failure the fleet row does not show: a turn that could not start (`runId` null: it counts
+   * while no run is active), or a capacity limit on the active run `runId`, which the row still
+   * reports as running. It counts only while the row's active run is that `runId`.
    */
-  hiddenFailure: string | null;
+  hiddenFailure: { reason: string; runId: string | null } | null;
   subagents: SubagentFacts[];
   /** The thread stream's view of the active run (for delivery outcomes and interrupts). */
   activeRunId: string | null;

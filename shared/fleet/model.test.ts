@@ -3,9 +3,11 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import { decodeWith } from "../t3/decode";
+import { Protocol1Rows } from "../t3/protocol1/facts";
 import { ThreadShell } from "../t3/schemas";
+import type { AgentFacts, ThreadDetailFacts } from "./facts";
 import { type FleetChange, FleetModel } from "./model";
-import type { ThreadFacts } from "./thread-projection";
+import { STUCK_STARTING_MS } from "./status";
 import type { ConnectionPhase } from "./types";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures");
@@ -25,14 +27,17 @@ const offline = (lastConfirmedAt: string): ConnectionPhase => ({
   attempt: 1,
   error: "connection refused",
 });
-const noFacts: ThreadFacts = { pending: [], lastErrorText: null, startFailure: null, capacityWarning: null, subagents: [], lastEventAt: null };
+const noDetail: ThreadDetailFacts = { pending: [], lastErrorText: null, hiddenFailure: null, subagents: [], activeRunId: null, run: null, lastEventAt: null };
 
 let clock = Date.parse("2026-11-29T10:00:00.000Z");
 let model: FleetModel;
 let changes: FleetChange[];
+/** The model is fed by the protocol-1 mapping, as the protocol-1 adapter feeds it. */
+let rows: Protocol1Rows;
 
 beforeEach(() => {
   clock = Date.parse("2026-11-29T10:00:00.000Z");
+  rows = new Protocol1Rows();
   model = new FleetModel({ stalledAfterMs: 60_000, now: () => clock });
   changes = [];
   model.subscribe((change) => changes.push(change));
@@ -40,7 +45,11 @@ beforeEach(() => {
 });
 
 function snapshot(...threads: ThreadShell[]) {
-  model.applyShellSnapshot("env-a", { snapshotSequence: 10, projects: [], threads });
+  model.applyFleetSnapshot("env-a", threads.map((row) => rows.facts(row)));
+}
+
+function upsert(row: ThreadShell) {
+  model.upsertAgent("env-a", rows.facts(row));
 }
 
 describe("status derivation from recorded rows", () => {
@@ -51,6 +60,11 @@ describe("status derivation from recorded rows", () => {
     ["t3-0.0.24/shell-row-approval-pending.json", "needs-approval"],
     ["t3-0.0.24/shell-row-approval-done.json", "idle"],
     ["t3-0.0.24/shell-row-interrupted.json", "idle"],
+    ["t3-0.0.42/shell-row-running.json", "running"],
+    ["t3-0.0.42/shell-row-completed.json", "idle"],
+    ["t3-0.0.42/shell-row-failed.json", "failed"],
+    ["t3-0.0.42/shell-row-approval-pending.json", "needs-approval"],
+    ["t3-0.0.42/shell-row-approval-done.json", "idle"],
   ])("%s is %s", (name, status) => {
     snapshot(recordedRow(name));
     expect([...model.agents()][0]!.status).toBe(status);
@@ -72,14 +86,14 @@ describe("status derivation from recorded rows", () => {
   it("a turn that could not start (session null, start failure) is failed with the reason", () => {
     const row = recordedRow("t3-0.0.24/shell-row-completed.json", { session: null, latestTurn: null });
     snapshot(row);
-    model.setThreadFacts("env-a", row.id, { ...noFacts, startFailure: "spawn codex ENOENT" });
+    model.setThreadDetail("env-a", row.id, { ...noDetail, hiddenFailure: { reason: "spawn codex ENOENT", runId: null } });
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "spawn codex ENOENT" });
   });
 
   it("a capacity warning on the running turn is failed although the row says running", () => {
     const row = recordedRow("t3-0.0.24/shell-row-running.json");
     snapshot(row);
-    model.setThreadFacts("env-a", row.id, { ...noFacts, capacityWarning: "Free-tier capacity limit reached" });
+    model.setThreadDetail("env-a", row.id, { ...noDetail, hiddenFailure: { reason: "Free-tier capacity limit reached", runId: row.session!.activeTurnId } });
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "Free-tier capacity limit reached" });
   });
 });
@@ -123,19 +137,24 @@ describe("incremental application", () => {
     const base = recordedRow("t3-0.0.24/shell-row-completed.json");
     snapshot(...Array.from({ length: 2_000 }, (_, i) => ({ ...base, id: `t-${i}` })));
     changes.length = 0;
-    model.applyShellDelta("env-a", { kind: "thread-upserted", sequence: 11, thread: { ...base, id: "t-7", title: "renamed" } });
+    upsert({ ...base, id: "t-7", title: "renamed" });
     expect(changes).toHaveLength(1);
     expect(changes[0]!.agents.map((a) => a.threadId)).toEqual(["t-7"]);
     expect(changes[0]!.environments).toHaveLength(0);
   });
 
-  it("a removed thread stays as ended until the next snapshot", () => {
+  it("a removed thread stays as ended until the next snapshot; deleted and archived once known", () => {
     const row = recordedRow("t3-0.0.24/shell-row-completed.json");
     snapshot(row);
-    model.applyShellDelta("env-a", { kind: "thread-removed", sequence: 12, threadId: row.id });
-    expect(model.agent(`env-a/${row.id}`)!.status).toBe("ended");
+    model.removeAgent("env-a", row.id, "archived-or-deleted");
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "ended", reason: "Archived or deleted" });
+    model.removeAgent("env-a", row.id, "deleted");
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "deleted", lifecycle: "deleted" });
     snapshot();
     expect(model.agent(`env-a/${row.id}`)).toBeUndefined();
+    snapshot(row);
+    model.removeAgent("env-a", row.id, "archived");
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "ended", reason: "Archived" });
   });
 
   it("flags a running agent stalled after the quiet time and clears it on activity", () => {
@@ -145,12 +164,60 @@ describe("incremental application", () => {
     clock += 61_000;
     model.checkStalls();
     expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(true);
-    model.applyShellDelta("env-a", { kind: "thread-upserted", sequence: 13, thread: { ...row, updatedAt: "later" } });
+    upsert({ ...row, updatedAt: "2026-11-29T10:01:01.000Z" });
     expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(false);
     clock += 20_000;
     model.setStalledAfter(10_000); // the user shortens the quiet time
     expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(true);
     model.setStalledAfter(30_000); // and lengthens it again
     expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(false);
+  });
+});
+
+describe("activity, stuck starts and lineage (issue 7, issue 8)", () => {
+  it("the stalled clock restarts only on real activity, not on a re-sent row", () => {
+    const row = recordedRow("t3-0.0.42/shell-row-running.json");
+    snapshot(row);
+    clock += 50_000;
+    snapshot({ ...row }); // a reconnect's snapshot: a new row object, nothing changed
+    upsert({ ...row });
+    clock += 11_000;
+    model.checkStalls();
+    expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(true);
+    model.setThreadDetail("env-a", row.id, { ...noDetail, lastEventAt: "2026-11-30T00:23:13.000Z" });
+    expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(false);
+    clock += 61_000;
+    model.setThreadDetail("env-a", row.id, { ...noDetail, lastEventAt: "2026-11-30T00:23:13.000Z" }); // the same event again
+    expect(model.agent(`env-a/${row.id}`)!.stalled).toBe(true);
+  });
+
+  it("a start that lasts longer than the bound is stuck, and the next check is scheduled for it", () => {
+    const row = recordedRow("t3-0.0.42/shell-row-completed.json");
+    const starting = { ...row, latestTurn: null, session: { ...row.session!, status: "starting" as const, activeTurnId: null } };
+    snapshot(starting);
+    expect(model.agent(`env-a/${row.id}`)!.status).toBe("starting");
+    expect(model.checkStalls()).toBe(clock + STUCK_STARTING_MS);
+    clock += STUCK_STARTING_MS;
+    model.checkStalls();
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "stuck", reason: expect.stringContaining("Stop it, or send anyway") });
+    expect(model.counts().needsYou).toBe(1);
+    upsert({ ...row, updatedAt: "2026-11-30T00:30:00.000Z" });
+    expect(model.agent(`env-a/${row.id}`)!.status).toBe("idle");
+  });
+
+  it("nests children by their lineage, with fork and subagent relationships", () => {
+    const base = rows.facts(recordedRow("t3-0.0.42/shell-row-completed.json"));
+    const facts = (threadId: string, parent: AgentFacts["parent"]): AgentFacts => ({ ...base, threadId, parent });
+    model.applyFleetSnapshot("env-a", [
+      facts("root", null),
+      facts("forked", { threadId: "root", relationship: "fork" }),
+      facts("delegated", { threadId: "root", relationship: "subagent" }),
+    ]);
+    expect(model.childrenOf("env-a", "root").map((agent) => [agent.threadId, agent.relationship]).sort()).toEqual([
+      ["delegated", "subagent"],
+      ["forked", "fork"],
+    ]);
+    model.upsertAgent("env-a", facts("forked", null));
+    expect(model.childrenOf("env-a", "root").map((agent) => agent.threadId)).toEqual(["delegated"]);
   });
 });

@@ -1,9 +1,9 @@
-// The merged fleet: every environment's shell rows and followed-thread facts, with derived agent
-// views kept up to date incrementally. Applying one stream item touches only that thread (and its
-// parent's children index), never the whole fleet (design §7: O(changed)).
-import type { ShellDelta, ShellSnapshot, ThreadShell } from "../t3/schemas";
-import { type DerivedStatus, deriveStatus, displayStatus, effortOf } from "./status";
-import type { ThreadFacts } from "./thread-projection";
+// The merged fleet: every environment's agents as their protocol adapter reports them (neutral
+// facts, shared/fleet/facts.ts) plus what followed thread streams revealed, with derived agent views
+// kept up to date incrementally. Applying one change touches only that thread (and its parent's
+// children index), never the whole fleet (design §7: O(changed)).
+import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
+import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
 import {
   type AgentView,
   type ConnectionPhase,
@@ -12,7 +12,7 @@ import {
   type EnvironmentView,
   type FleetCounts,
   agentKey,
-  parentThreadIdOf,
+  needsUser,
   worstOf,
 } from "./types";
 
@@ -26,15 +26,21 @@ export interface FleetChange {
 export interface FleetModelOptions {
   /** A running agent with no new event for this long is flagged stalled. */
   stalledAfterMs: number;
+  /** A starting agent is stuck after this long (default STUCK_STARTING_MS). */
+  stuckAfterMs?: number;
   now: () => number;
 }
 
 interface Entry {
-  row: ThreadShell;
-  facts: ThreadFacts | undefined;
-  removed: boolean;
+  facts: AgentFacts;
+  detail: ThreadDetailFacts | undefined;
+  /** Left the fleet stream without saying whether archived or deleted: shown ended until it says. */
+  removedUnsure: boolean;
   derived: DerivedStatus;
+  /** Last real activity by the fleet's clock: a changed updatedAt or a new thread event. */
   lastActivityMs: number;
+  /** When the fleet first saw the current start (its own clock), or null when not starting. */
+  startingSeenMs: number | null;
   view: AgentView;
 }
 
@@ -59,7 +65,8 @@ export class FleetModel {
   private readonly envs = new Map<string, EnvState>();
   private readonly listeners = new Set<(change: FleetChange) => void>();
   private pending: PendingChange | undefined;
-  private readonly running = new Set<string>();
+  /** Agents whose view may flip with time alone: running (stalled) and starting (stuck). */
+  private readonly timed = new Set<string>();
 
   private readonly options: FleetModelOptions;
 
@@ -72,7 +79,7 @@ export class FleetModel {
     this.options.stalledAfterMs = ms;
     // Either direction: running agents may become stalled or stop being stalled.
     this.batch(() => {
-      for (const key of [...this.running]) {
+      for (const key of [...this.timed]) {
         const [environmentId, threadId] = splitKey(key);
         const env = this.envs.get(environmentId);
         if (env) this.refresh(env, threadId);
@@ -113,7 +120,7 @@ export class FleetModel {
     this.batch(() => {
       for (const threadId of env.entries.keys()) {
         const key = agentKey(environmentId, threadId);
-        this.running.delete(key);
+        this.timed.delete(key);
         this.pending!.removed.push(key);
       }
       this.envs.delete(environmentId);
@@ -138,68 +145,85 @@ export class FleetModel {
     this.touchEnv(env.meta.environmentId);
   }
 
-  // ------------------------------------------------------------------ shell stream
+  // ------------------------------------------------------------------ fleet stream (neutral facts)
 
-  applyShellSnapshot(environmentId: string, snapshot: ShellSnapshot): void {
+  /** A complete set of an environment's agents: threads absent from it are gone. */
+  applyFleetSnapshot(environmentId: string, agents: readonly AgentFacts[]): void {
     const env = this.envs.get(environmentId);
     if (!env) return;
     this.batch(() => {
       const seen = new Set<string>();
-      for (const row of snapshot.threads) {
-        seen.add(row.id);
-        this.upsertRow(env, row);
+      for (const agent of agents) {
+        seen.add(agent.threadId);
+        this.upsertEntry(env, agent);
       }
       for (const threadId of [...env.entries.keys()]) if (!seen.has(threadId)) this.deleteEntry(env, threadId);
       this.touchEnv(environmentId);
     });
   }
 
-  applyShellDelta(environmentId: string, delta: ShellDelta): void {
+  upsertAgent(environmentId: string, agent: AgentFacts): void {
     const env = this.envs.get(environmentId);
     if (!env) return;
-    this.batch(() => {
-      if (delta.kind === "thread-upserted") this.upsertRow(env, delta.thread);
-      else if (delta.kind === "thread-removed") {
-        const entry = env.entries.get(delta.threadId);
-        if (entry) {
-          // Archived or deleted: shown as ended for the rest of this session, not silently dropped.
-          entry.removed = true;
-          this.refresh(env, delta.threadId);
-        }
-      }
-    });
+    this.batch(() => this.upsertEntry(env, agent));
   }
 
-  setThreadFacts(environmentId: string, threadId: string, facts: ThreadFacts): void {
+  /** A thread left the fleet stream: it stays visible as archived, deleted or ended for this session. */
+  removeAgent(environmentId: string, threadId: string, lifecycle: Exclude<AgentLifecycle, "active"> | "archived-or-deleted"): void {
     const env = this.envs.get(environmentId);
     const entry = env?.entries.get(threadId);
     if (!env || !entry) return;
     this.batch(() => {
-      entry.facts = facts;
-      entry.lastActivityMs = this.options.now();
+      if (lifecycle === "archived-or-deleted") entry.removedUnsure = true;
+      else entry.facts = { ...entry.facts, lifecycle };
       this.refresh(env, threadId);
     });
   }
 
-  /** Re-evaluates stalled flags; returns when the next one could flip (ms since epoch), or null. */
+  /** What a followed thread stream revealed. A newer event is real activity; a re-sent detail is not. */
+  setThreadDetail(environmentId: string, threadId: string, detail: ThreadDetailFacts): void {
+    const env = this.envs.get(environmentId);
+    const entry = env?.entries.get(threadId);
+    if (!env || !entry) return;
+    this.batch(() => {
+      if (detail.lastEventAt !== null && detail.lastEventAt !== entry.detail?.lastEventAt) entry.lastActivityMs = this.options.now();
+      entry.detail = detail;
+      this.refresh(env, threadId);
+    });
+  }
+
+  /**
+   * Re-evaluates what time alone changes (stalled runs, stuck starts); returns when the next one
+   * could flip (ms since epoch), or null.
+   */
   checkStalls(): number | null {
     const now = this.options.now();
     let next: number | null = null;
     this.batch(() => {
-      for (const key of this.running) {
+      for (const key of [...this.timed]) {
         const [environmentId, threadId] = splitKey(key);
         const env = this.envs.get(environmentId);
         const entry = env?.entries.get(threadId);
         if (!env || !entry) continue;
-        const deadline = entry.lastActivityMs + this.options.stalledAfterMs;
-        if (deadline <= now) {
-          if (!entry.view.stalled) this.refresh(env, threadId);
-        } else if (next === null || deadline < next) {
-          next = deadline;
-        }
+        const deadline = this.deadline(entry);
+        if (deadline === null) continue;
+        if (deadline <= now) this.refresh(env, threadId);
+        else if (next === null || deadline < next) next = deadline;
       }
     });
     return next;
+  }
+
+  /** The next time this entry's view flips by time alone, or null if it already did or never will. */
+  private deadline(entry: Entry): number | null {
+    const status = entry.view.lastKnownStatus;
+    if (status === "running" && !entry.view.stalled) return entry.lastActivityMs + this.options.stalledAfterMs;
+    if (status === "starting" && entry.startingSeenMs !== null) return entry.startingSeenMs + this.stuckAfterMs;
+    return null;
+  }
+
+  private get stuckAfterMs(): number {
+    return this.options.stuckAfterMs ?? STUCK_STARTING_MS;
   }
 
   // ------------------------------------------------------------------ reads
@@ -222,8 +246,9 @@ export class FleetModel {
     for (const env of this.envs.values()) for (const entry of env.entries.values()) yield entry.view;
   }
 
-  row(environmentId: string, threadId: string): ThreadShell | undefined {
-    return this.envs.get(environmentId)?.entries.get(threadId)?.row;
+  /** The facts an agent's adapter last reported. */
+  facts(environmentId: string, threadId: string): AgentFacts | undefined {
+    return this.envs.get(environmentId)?.entries.get(threadId)?.facts;
   }
 
   phase(environmentId: string): ConnectionPhase | undefined {
@@ -268,33 +293,52 @@ export class FleetModel {
         agents += count;
       }
     }
-    const needsYou = (byStatus["needs-approval"] ?? 0) + (byStatus["needs-input"] ?? 0) + (byStatus.failed ?? 0);
+    let needsYou = 0;
+    for (const [status, count] of Object.entries(byStatus) as [DisplayStatus, number][]) if (needsUser(status)) needsYou += count;
     return { byStatus, needsYou, hostsDown, environments: this.envs.size, agents };
   }
 
   // ------------------------------------------------------------------ internals
 
-  private upsertRow(env: EnvState, row: ThreadShell): void {
-    const existing = env.entries.get(row.id);
+  private upsertEntry(env: EnvState, facts: AgentFacts): void {
+    const existing = env.entries.get(facts.threadId);
     if (existing) {
-      if (existing.row !== row) existing.lastActivityMs = this.options.now();
-      existing.row = row;
-      existing.removed = false;
-      this.refresh(env, row.id);
+      // Real activity only: a snapshot re-sending the same row is not news (issue 7).
+      if (existing.facts.updatedAt !== facts.updatedAt) existing.lastActivityMs = this.options.now();
+      if (existing.facts.parent?.threadId !== facts.parent?.threadId) {
+        this.unlinkChild(env, facts.threadId, existing.facts.parent?.threadId);
+        this.linkChild(env, facts.threadId, facts.parent?.threadId);
+      }
+      existing.facts = facts;
+      existing.removedUnsure = false;
+      this.refresh(env, facts.threadId);
       return;
     }
-    const parentId = parentThreadIdOf(row.id);
-    if (parentId) {
-      let siblings = env.children.get(parentId);
-      if (!siblings) env.children.set(parentId, (siblings = new Set()));
-      siblings.add(row.id);
-    }
-    const derived = deriveStatus(row, undefined);
-    const entry: Entry = { row, facts: undefined, removed: false, derived, lastActivityMs: this.options.now(), view: undefined as unknown as AgentView };
-    env.entries.set(row.id, entry);
-    this.refresh(env, row.id);
+    this.linkChild(env, facts.threadId, facts.parent?.threadId);
+    const entry: Entry = {
+      facts,
+      detail: undefined,
+      removedUnsure: false,
+      derived: { status: "idle", reason: null },
+      lastActivityMs: this.options.now(),
+      startingSeenMs: null,
+      view: undefined as unknown as AgentView,
+    };
+    env.entries.set(facts.threadId, entry);
+    this.refresh(env, facts.threadId);
     // A parent appearing adopts its orphans.
-    for (const childId of env.children.get(row.id) ?? []) this.refresh(env, childId);
+    for (const childId of env.children.get(facts.threadId) ?? []) this.refresh(env, childId);
+  }
+
+  private linkChild(env: EnvState, threadId: string, parentId: string | undefined): void {
+    if (!parentId) return;
+    let siblings = env.children.get(parentId);
+    if (!siblings) env.children.set(parentId, (siblings = new Set()));
+    siblings.add(threadId);
+  }
+
+  private unlinkChild(env: EnvState, threadId: string, parentId: string | undefined): void {
+    if (parentId) env.children.get(parentId)?.delete(threadId);
   }
 
   private deleteEntry(env: EnvState, threadId: string): void {
@@ -303,9 +347,8 @@ export class FleetModel {
     this.count(env, entry.view.status, -1);
     env.entries.delete(threadId);
     const key = agentKey(env.meta.environmentId, threadId);
-    this.running.delete(key);
-    const parentId = parentThreadIdOf(threadId);
-    if (parentId) env.children.get(parentId)?.delete(threadId);
+    this.timed.delete(key);
+    this.unlinkChild(env, threadId, entry.facts.parent?.threadId);
     this.pending!.removed.push(key);
     for (const childId of env.children.get(threadId) ?? []) this.refresh(env, childId);
   }
@@ -314,41 +357,51 @@ export class FleetModel {
   private refresh(env: EnvState, threadId: string): void {
     const entry = env.entries.get(threadId);
     if (!entry) return;
-    const { row, facts } = entry;
+    const { facts, detail } = entry;
     const previous = entry.view as AgentView | undefined;
-    entry.derived = deriveStatus(row, facts, entry.removed);
+    const now = this.options.now();
+    const starting = isStarting(facts.run);
+    if (!starting) entry.startingSeenMs = null;
+    else if (entry.startingSeenMs === null) entry.startingSeenMs = now;
+    const derived = deriveStatus(facts, detail, { startingForMs: starting ? now - entry.startingSeenMs! : 0, stuckAfterMs: this.stuckAfterMs });
+    entry.derived = entry.removedUnsure && facts.lifecycle === "active" && !derived.status.startsWith("needs-") ? { status: "ended", reason: "Archived or deleted" } : derived;
     const shown = displayStatus(entry.derived.status, env.phase);
     const key = agentKey(env.meta.environmentId, threadId);
-    const now = this.options.now();
     const stalled = shown.status === "running" && now - entry.lastActivityMs >= this.options.stalledAfterMs;
-    if (shown.status === "running") this.running.add(key);
-    else this.running.delete(key);
-    const parentThreadId = parentThreadIdOf(threadId);
+    const parentThreadId = facts.parent?.threadId ?? null;
     const view: AgentView = {
       key,
       environmentId: env.meta.environmentId,
       threadId,
       parentThreadId,
+      relationship: facts.parent?.relationship ?? null,
       orphaned: parentThreadId !== null && !env.entries.has(parentThreadId),
-      title: row.title,
-      projectId: row.projectId,
-      providerInstanceId: row.session?.providerInstanceId ?? row.modelSelection.instanceId,
-      providerDriver: row.session?.providerName ?? null,
-      model: row.modelSelection.model,
-      effort: effortOf(row.modelSelection.options),
-      runtimeMode: row.runtimeMode,
+      title: facts.title,
+      projectId: facts.projectId,
+      projectTitle: facts.projectTitle,
+      providerInstanceId: facts.provider.instanceId,
+      providerDriver: facts.provider.driver,
+      model: facts.provider.model,
+      effort: facts.provider.effort,
+      runtimeMode: facts.runtimeMode,
       status: shown.status,
       lastKnownStatus: entry.derived.status,
       asOf: shown.asOf,
       stalled,
       reason: entry.derived.reason,
-      activeTurnId: row.session?.activeTurnId ?? null,
-      pending: facts?.pending ?? [],
-      subagents: facts?.subagents ?? [],
-      updatedAt: row.updatedAt,
+      lifecycle: facts.lifecycle,
+      activeRunId: facts.activeRunId,
+      queuePosition: facts.run.phase === "queued" ? facts.run.position : null,
+      startingSince: startingSince(facts.run),
+      capabilities: facts.capabilities,
+      pending: detail?.pending ?? [],
+      subagents: detail?.subagents ?? [],
+      updatedAt: facts.updatedAt,
       lastActivityAt: new Date(entry.lastActivityMs).toISOString(),
     };
     entry.view = view;
+    if (shown.status === "running" || shown.status === "starting") this.timed.add(key);
+    else this.timed.delete(key);
     if (previous) this.count(env, previous.status, -1);
     this.count(env, view.status, 1);
     this.pending!.agents.push(view);

@@ -10,8 +10,8 @@ function env(connection: ConnectionPhase, muted = false): EnvironmentView {
   return environmentView({ connection, muted });
 }
 function agent(threadId: string, status: AgentStatus, requestId?: string): AgentView {
-  const pending = requestId ? [{ requestId, kind: "approval" as const, detail: "npm test", requestKind: "command", questions: [], createdAt: "t" }] : [];
-  return agentView(threadId, status, { pending, activeTurnId: null });
+  const pending = requestId ? [{ requestId, kind: "approval" as const, detail: "npm test", requestKind: "command", decisions: [], createdAt: "t" }] : [];
+  return agentView(threadId, status, { pending, activeRunId: null });
 }
 
 describe("notification policy", () => {

@@ -123,7 +123,7 @@ export class NotificationPolicy {
 
   private keyFor(agent: AgentView, reason: NotificationReason): string {
     const requestId = agent.pending.find((request) => (reason === "needs-approval" ? request.kind === "approval" : request.kind === "input"))?.requestId ?? "";
-    const turn = reason === "failed" ? (agent.activeTurnId ?? agent.updatedAt) : "";
+    const turn = reason === "failed" ? (agent.activeRunId ?? agent.updatedAt) : "";
     return `${agent.environmentId}/${agent.threadId}/${reason}/${requestId || turn}`;
   }
 

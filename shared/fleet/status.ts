@@ -1,7 +1,6 @@
-// Status derivation (design §3), pure: from a thread's shell row, the facts its thread stream
-// revealed, and the environment's connection phase.
-import type { ThreadShell } from "../t3/schemas";
-import type { ThreadFacts } from "./thread-projection";
+// Status rules (design §3), pure and protocol-neutral: from an agent's facts (shared/fleet/facts.ts),
+// what its followed thread stream revealed, the time, and the environment's connection phase.
+import type { AgentFacts, RunState, ThreadDetailFacts } from "./facts";
 import type { AgentStatus, ConnectionPhase, DisplayStatus } from "./types";
 
 export interface DerivedStatus {
@@ -9,47 +8,95 @@ export interface DerivedStatus {
   reason: string | null;
 }
 
-/** Precedence: needs-approval, needs-input, failed, starting, running, idle, ended. */
-export function deriveStatus(row: ThreadShell, facts: ThreadFacts | undefined, removed = false): DerivedStatus {
-  const session = row.session;
-  const approval = facts?.pending.find((request) => request.kind === "approval");
-  const input = facts?.pending.find((request) => request.kind === "input");
-  if (row.hasPendingApprovals) return { status: "needs-approval", reason: approval?.detail ?? "Approval requested" };
-  if (row.hasPendingUserInput) return { status: "needs-input", reason: input?.detail ?? "Input requested" };
-  if (removed || row.archivedAt || row.deletedAt) return { status: "ended", reason: row.deletedAt ? "Deleted" : "Archived" };
-  if (session?.status === "error" || row.latestTurn?.state === "error") {
-    return { status: "failed", reason: session?.lastError ?? facts?.lastErrorText ?? "Turn failed" };
-  }
-  if (facts?.capacityWarning && session?.activeTurnId) return { status: "failed", reason: facts.capacityWarning };
-  if (facts?.startFailure) return { status: "failed", reason: facts.startFailure };
-  if (session?.status === "starting") return { status: "starting", reason: null };
-  if (session?.status === "running" && session.activeTurnId) return { status: "running", reason: null };
-  if (row.backgroundLiveness === "working") return { status: "running", reason: "Subagents still working" };
-  if (session?.status === "stopped") return { status: "ended", reason: "Session stopped" };
-  if (turnRequested(row)) return { status: "starting", reason: "Turn requested" };
-  return { status: "idle", reason: null };
+/**
+ * A session or run still starting after this long is shown as stuck, with a way out (stop, or send
+ * anyway). Real servers go from a request to a running turn in 0.5-3 s; a crash can leave a
+ * protocol-1 session "starting" for good.
+ */
+export const STUCK_STARTING_MS = 120_000;
+
+/** The run phases in which a turn was asked for and has not run yet. */
+const STARTING_PHASES = new Set<RunState["phase"]>(["requested", "preparing", "starting"]);
+
+/** Whether a turn was asked for and has not run yet (requested, preparing, starting). */
+export function isStarting(run: RunState): boolean {
+  return STARTING_PHASES.has(run.phase);
 }
 
-/** A user message newer than the session: a turn was asked for and has not started yet (design §3). */
-export function turnRequested(row: ThreadShell): boolean {
-  if (!row.latestUserMessageAt) return false;
-  if (!row.session) return true;
-  return row.latestUserMessageAt > row.session.updatedAt && row.session.activeTurnId === null;
+/** Server time since which an agent is starting, if it is (shown to the user). */
+export function startingSince(run: RunState): string | null {
+  return run.phase === "requested" || run.phase === "preparing" || run.phase === "starting" ? run.since : null;
 }
+
+/**
+ * How long the fleet has seen the agent starting, by the fleet's own clock (server clocks may be
+ * skewed), and the bound after which that counts as stuck.
+ */
+export interface StartingClock {
+  startingForMs: number;
+  stuckAfterMs?: number;
+}
+
+/**
+ * Precedence: blocked on the user (approval, question, provider login), deleted or archived,
+ * failed, stuck starting, then the run's phase.
+ */
+export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | undefined, clock: StartingClock = { startingForMs: 0 }): DerivedStatus {
+  const blocked = agent.blockedBy;
+  if (blocked) {
+    const request = detail?.pending.find((candidate) => candidate.kind === blocked.kind);
+    switch (blocked.kind) {
+      case "approval":
+        return { status: "needs-approval", reason: request?.detail ?? "Approval requested" };
+      case "input":
+        return { status: "needs-input", reason: request?.detail ?? "Input requested" };
+      case "auth-refresh":
+        return { status: "needs-auth", reason: request?.detail ?? "The provider's login on this machine must be refreshed" };
+    }
+  }
+  if (agent.lifecycle === "deleted") return { status: "deleted", reason: null };
+  if (agent.lifecycle === "archived") return { status: "ended", reason: "Archived" };
+  const run = agent.run;
+  if (run.phase === "failed") return { status: "failed", reason: run.reason ?? detail?.lastErrorText ?? "Turn failed" };
+  const hidden = detail?.hiddenFailure;
+  if (hidden && hidden.runId === agent.activeRunId) return { status: "failed", reason: hidden.reason };
+  if (STARTING_PHASES.has(run.phase)) {
+    if (clock.startingForMs >= (clock.stuckAfterMs ?? STUCK_STARTING_MS)) {
+      const minutes = Math.max(1, Math.round(clock.startingForMs / 60_000));
+      return { status: "stuck", reason: `Starting for ${minutes} min: the session may be stuck. Stop it, or send anyway.` };
+    }
+    return { status: "starting", reason: run.phase === "requested" ? "Turn requested" : null };
+  }
+  switch (run.phase) {
+    case "queued":
+      return { status: "queued", reason: run.position === null ? "Queued after the active run" : `Queued (position ${run.position})` };
+    case "running":
+      return { status: "running", reason: run.note };
+    case "waiting":
+      return { status: "waiting", reason: run.note ?? "The answer is final; background work is finishing" };
+    case "interrupted":
+      return { status: "interrupted", reason: null };
+    case "cancelled":
+      return { status: "interrupted", reason: "Cancelled" };
+    case "rolled-back":
+      return { status: "interrupted", reason: "Rolled back" };
+    case "stopped":
+      return { status: "ended", reason: "Session stopped" };
+    default:
+      return { status: "idle", reason: null };
+  }
+}
+
+/** Statuses whose truth needs the thread stream: blocked (request contents), or a run in progress (failures the row never shows). */
+const FOLLOWED = new Set<AgentStatus>(["needs-approval", "needs-input", "needs-auth", "starting", "stuck", "queued", "running", "waiting"]);
 
 /** Whether the fleet must follow this thread's stream to know its truth (design §3). */
-export function needsFollowing(row: ThreadShell, status: AgentStatus): boolean {
-  return status === "starting" || status === "running" || status === "needs-approval" || status === "needs-input" || turnRequested(row);
+export function needsFollowing(status: AgentStatus): boolean {
+  return FOLLOWED.has(status);
 }
 
 /** When the environment is not online, nothing it said can be shown as current (design §3). */
 export function displayStatus(status: AgentStatus, phase: ConnectionPhase): { status: DisplayStatus; asOf: string | null } {
   if (phase.phase === "online") return { status, asOf: null };
   return { status: "unknown", asOf: "lastConfirmedAt" in phase ? phase.lastConfirmedAt : null };
-}
-
-/** Effort or reasoning option of a model selection, whatever the provider calls it (§4.4). */
-export function effortOf(options: readonly { id: string; value: string | boolean | number }[]): string | null {
-  const option = options.find((candidate) => ["reasoningEffort", "effort", "reasoning", "variant"].includes(candidate.id));
-  return option ? String(option.value) : null;
 }

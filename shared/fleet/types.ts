@@ -1,8 +1,28 @@
 // The fleet's view types: what the fleet service computes and every UI renders (design §§2-3).
 // Plain data only: they cross the bridge as JSON.
 
-/** Statuses in precedence order (design §3): the first that applies wins. */
-export const AGENT_STATUSES = ["needs-approval", "needs-input", "failed", "starting", "running", "idle", "ended"] as const;
+import type { AgentCapabilities, AgentLifecycle, ParentRelationship, PendingRequest, SubagentFacts } from "./facts";
+
+/**
+ * Statuses in precedence order (design §3; rules in shared/fleet/status.ts): the first that applies
+ * wins. Blocked on the user (approval, question, provider login), failed, stuck starting, then the
+ * run's phase, then the thread's lifecycle.
+ */
+export const AGENT_STATUSES = [
+  "needs-approval",
+  "needs-input",
+  "needs-auth",
+  "failed",
+  "stuck",
+  "starting",
+  "queued",
+  "running",
+  "waiting",
+  "interrupted",
+  "idle",
+  "ended",
+  "deleted",
+] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 /** What a UI shows: an agent on an environment that is not online is "unknown", never idle or running. */
@@ -39,35 +59,22 @@ export interface EnvironmentView extends EnvironmentMeta {
   counts: Partial<Record<DisplayStatus, number>>;
 }
 
-export interface SubagentView {
-  taskId: string;
-  status: "running" | "completed" | "failed" | "stopped";
-  detail: string | null;
-  taskType: string | null;
-  updatedAt: string;
-}
-
-export interface PendingRequest {
-  requestId: string;
-  kind: "approval" | "input";
-  /** Command, file path or question text, as the provider reported it. */
-  detail: string;
-  requestKind: string | null;
-  questions: { id: string; question: string; options: string[] }[];
-  createdAt: string;
-}
+export type SubagentView = SubagentFacts;
+export type { PendingRequest };
 
 export interface AgentView {
   /** `${environmentId}/${threadId}`: an agent's identity in the fleet (design §2). */
   key: string;
   environmentId: string;
   threadId: string;
-  /** Set for child threads `sub.<parent>.<suffix>`. */
+  /** The parent thread on the same environment (child-id convention, fork or subagent lineage). */
   parentThreadId: string | null;
+  relationship: ParentRelationship | null;
   /** A child whose parent is not visible on its environment. */
   orphaned: boolean;
   title: string;
   projectId: string;
+  projectTitle: string | null;
   providerInstanceId: string;
   providerDriver: string | null;
   model: string;
@@ -80,9 +87,17 @@ export interface AgentView {
   asOf: string | null;
   /** Running with no new event for the configured quiet time. */
   stalled: boolean;
-  /** Why it failed or what it waits for. */
+  /** Why it failed, what it waits for, or what its status means here (e.g. "Cancelled"). */
   reason: string | null;
-  activeTurnId: string | null;
+  /** Archived and deleted threads stay visible with that status for the rest of the session. */
+  lifecycle: AgentLifecycle;
+  /** The run a steer, queue or interrupt refers to. */
+  activeRunId: string | null;
+  /** Queued: the position behind the active run (1 = next), when the server says. */
+  queuePosition: number | null;
+  /** Since when it has been starting (a turn asked for, a session starting): the stuck clock. */
+  startingSince: string | null;
+  capabilities: AgentCapabilities;
   pending: PendingRequest[];
   subagents: SubagentView[];
   updatedAt: string;
@@ -92,7 +107,7 @@ export interface AgentView {
 
 export interface FleetCounts {
   byStatus: Partial<Record<DisplayStatus, number>>;
-  /** Agents that need the user: approval, input or failed. */
+  /** Agents that need the user: blocked, failed or stuck. */
   needsYou: number;
   /** Environments not online (offline, backoff, unauthorized, incompatible, connecting). */
   hostsDown: number;
@@ -104,27 +119,29 @@ export function agentKey(environmentId: string, threadId: string): string {
   return `${environmentId}/${threadId}`;
 }
 
-const CHILD_THREAD_ID = /^sub\.(.+)\.([^.]+)$/;
-
-/** `sub.<parentThreadId>.<suffix>` → parent id (design §2); null for ordinary threads. */
-export function parentThreadIdOf(threadId: string): string | null {
-  return CHILD_THREAD_ID.exec(threadId)?.[1] ?? null;
-}
+/** Statuses that need the user to act: answer, log the provider in again, look at a failure, or stop a stuck start. */
+const NEEDS_USER = new Set<DisplayStatus>(["needs-approval", "needs-input", "needs-auth", "failed", "stuck"]);
 
 export function needsUser(status: DisplayStatus): boolean {
-  return status === "needs-approval" || status === "needs-input" || status === "failed";
+  return NEEDS_USER.has(status);
 }
 
 /** Worst-first order for roll-ups: what needs the user outranks activity, activity outranks rest. */
 const SEVERITY: Record<DisplayStatus, number> = {
   "needs-approval": 0,
   "needs-input": 1,
-  failed: 2,
-  unknown: 3,
-  starting: 4,
-  running: 5,
-  idle: 6,
-  ended: 7,
+  "needs-auth": 2,
+  failed: 3,
+  stuck: 4,
+  unknown: 5,
+  starting: 6,
+  queued: 7,
+  running: 8,
+  waiting: 9,
+  interrupted: 10,
+  idle: 11,
+  ended: 12,
+  deleted: 13,
 };
 
 export function worstOf(statuses: Iterable<DisplayStatus>): DisplayStatus | null {

@@ -4,10 +4,16 @@ import type { DisplayStatus } from "./types";
 export const STATUS_WORDS: Record<DisplayStatus, string> = {
   "needs-approval": "needs approval",
   "needs-input": "needs input",
+  "needs-auth": "needs provider login",
   failed: "failed",
+  stuck: "stuck starting",
   starting: "starting",
+  queued: "queued",
   running: "running",
+  waiting: "finishing",
+  interrupted: "interrupted",
   idle: "idle",
   ended: "ended",
+  deleted: "deleted",
   unknown: "unknown",
 };

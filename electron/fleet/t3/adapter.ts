@@ -24,6 +24,8 @@ export interface AdapterContext {
   client: T3EnvironmentClient;
   generation: AuthGeneration;
   descriptor: EnvironmentDescriptor;
+  /** A followed thread stream behind its fleet row for this long is subscribed again (tests shorten it). */
+  streamLagMs?: number;
 }
 
 export type AdapterFactory = (context: AdapterContext) => ProtocolAdapter;

@@ -24,6 +24,8 @@ import {
   WebSocketTicketResponse,
   WsTokenResponse,
 } from "../../../shared/t3/schemas";
+import { negotiateProtocol } from "./adapter";
+import { supportedProtocols } from "./adapters";
 import { T3Http, decodeAnswer } from "./http";
 import { RpcSocket, type RpcSocketOptions } from "./rpc-socket";
 
@@ -59,9 +61,6 @@ export interface ClientOptions {
   httpTimeoutMs?: number;
 }
 
-/** Orchestration protocol 1 is what this client speaks (§5.8). */
-export const SUPPORTED_ORCHESTRATION_PROTOCOL = 1;
-
 export function detectGeneration(session: AuthSessionState): AuthGeneration | undefined {
   const methods = session.auth.sessionMethods;
   if (methods.includes("bearer-access-token")) return "upstream";
@@ -90,7 +89,10 @@ export class T3EnvironmentClient {
     return this.options.httpTimeoutMs;
   }
 
-  /** GET /.well-known/t3/environment. Orchestration protocol 2 servers are reported as incompatible. */
+  /**
+   * GET /.well-known/t3/environment. A server whose orchestration protocol T3 Fleet has no adapter
+   * for is reported as incompatible, with what to update (electron/fleet/t3/adapter.ts).
+   */
   async identify(): Promise<EnvironmentDescriptor> {
     let environment: EnvironmentDescriptor;
     try {
@@ -106,13 +108,7 @@ export class T3EnvironmentClient {
       }
       throw error;
     }
-    const protocol = environment.orchestrationProtocolVersion ?? SUPPORTED_ORCHESTRATION_PROTOCOL;
-    if (protocol !== SUPPORTED_ORCHESTRATION_PROTOCOL) {
-      throw new T3Error(
-        "incompatible",
-        `${environment.label} speaks orchestration protocol ${protocol}; T3 Fleet speaks protocol ${SUPPORTED_ORCHESTRATION_PROTOCOL}.`,
-      );
-    }
+    negotiateProtocol(environment, supportedProtocols());
     return environment;
   }
 
@@ -165,7 +161,7 @@ export class T3EnvironmentClient {
       );
       return { token: answer.sessionToken, expiresAt: answer.expiresAt };
     }
-    // Ask for exactly the scopes the fleet needs, on the first try: 0.0.33 burns the token on a mismatch (§15.5).
+    // Ask for exactly the scopes the fleet needs, on the first try: 0.0.33 burns the token on a mismatch.
     const answer = await this.http.json(
       {
         method: "POST",
@@ -205,12 +201,15 @@ export class T3EnvironmentClient {
     throw lastError ?? new T3Error("incompatible", "No WebSocket credential endpoint.");
   }
 
-  /** Opens an authenticated socket. Resolves once the upgrade succeeded. */
-  async connect(credentials: T3Credentials): Promise<T3Connection> {
+  /**
+   * Opens an authenticated socket speaking orchestration `protocol` (the `?orchestrationProtocol=`
+   * parameter; protocol-1 servers ignore it). Resolves once the upgrade succeeded.
+   */
+  async connect(credentials: T3Credentials, protocol = 1): Promise<T3Connection> {
     const query = await this.socketQuery(credentials);
     const socket = await RpcSocket.open({
       ...this.options.socket,
-      url: webSocketUrl(this.baseUrl, { ...query, orchestrationProtocol: String(SUPPORTED_ORCHESTRATION_PROTOCOL) }),
+      url: webSocketUrl(this.baseUrl, { ...query, orchestrationProtocol: String(protocol) }),
     });
     return new T3Connection(socket);
   }
@@ -250,7 +249,7 @@ interface SubscriptionListener<Snapshot, Delta> {
   snapshot(snapshot: Snapshot): void;
   /** One change newer than everything applied before it on this subscription. */
   delta(delta: Delta): void;
-  /** Caught up: a snapshot arrived, or the server's resume replay finished (§7.5). Once per subscription. */
+  /** Caught up: a snapshot arrived, or the server's resume replay finished. Once per subscription. */
   synchronized(lastSequence: number): void;
   end(error?: T3Error): void;
 }
@@ -262,20 +261,14 @@ export type ThreadListener = SubscriptionListener<ThreadDetailSnapshot, ThreadEv
 export interface ResumeOptions {
   /** Last global sequence already applied; the server replays only what is newer (upstream). */
   afterSequence?: number;
-  /**
-   * Fork (0.0.24) servers attach a stream's live tail only after the snapshot's Ack, so events in
-   * between are lost (§7.5, §14). With this set, a thread stream fetches them with
-   * orchestration.replayEvents and merges them by sequence before reporting synchronized.
-   */
-  repairLiveTail?: boolean;
 }
 
-/** Bound for the replay call that repairs a fork stream's live-tail gap. */
+/** Bound for the replay call that repairs a fork stream's live-tail gap (electron/fleet/t3/protocol1.ts). */
 const REPLAY_TIMEOUT_MS = 10_000;
 
 /**
- * Applies the stream rules of §7.4-7.5 to one subscription: decode every item, apply only items
- * newer than the last applied sequence, and report synchronization once.
+ * Applies the stream rules to one subscription (docs/t3-protocols.md, "Streams"): decode every
+ * item, apply only items newer than the last applied sequence, and report synchronization once.
  */
 class OrderedStream<Item, Snapshot, Delta> {
   private lastSequence: number;
@@ -352,7 +345,7 @@ export class T3Connection {
     });
   }
 
-  /** orchestration.dispatchCommand; the same commandId is safe to resend (§6.1). */
+  /** orchestration.dispatchCommand; the same commandId is safe to resend (T3 deduplicates command ids). */
   dispatch(command: ClientCommand, timeoutMs?: number): Promise<DispatchResult> {
     return this.socket.call("orchestration.dispatchCommand", command, timeoutMs).then((value) => {
       const decoded = decodeWith(DispatchResult, value, `${command.type} result`);
@@ -386,7 +379,7 @@ export class T3Connection {
     );
   }
 
-  /** Events after `afterSequence` for every thread (fork only, §5.4), decoded. */
+  /** Events after `afterSequence` for every thread (protocol 1 only), decoded. */
   async replayEvents(afterSequence: number): Promise<ThreadEventItem[]> {
     const value = await this.socket.call("orchestration.replayEvents", { fromSequenceExclusive: afterSequence }, REPLAY_TIMEOUT_MS);
     const decoded = decodeWith(z.array(OrchestrationEventSchema), value, "replayed events");
@@ -395,7 +388,6 @@ export class T3Connection {
   }
 
   subscribeThread(threadId: string, listener: ThreadListener, options: ResumeOptions = {}): Subscription {
-    if (options.repairLiveTail) listener = this.repairThreadTail(threadId, listener);
     return this.subscribe(
       "orchestration.subscribeThread",
       {
@@ -422,46 +414,6 @@ export class T3Connection {
         options.afterSequence,
       ),
     );
-  }
-
-  /** Holds live events while the gap between snapshot and live tail is fetched, then merges by sequence. */
-  private repairThreadTail(threadId: string, listener: ThreadListener): ThreadListener {
-    let buffer: ThreadEventItem[] | undefined;
-    let synchronizedAt: number | undefined;
-    let ended = false;
-    return {
-      snapshot: (snapshot) => {
-        listener.snapshot(snapshot);
-        const held: ThreadEventItem[] = [];
-        buffer = held;
-        this.replayEvents(snapshot.snapshotSequence).then(
-          (events) => {
-            if (ended || buffer !== held) return;
-            const merged = new Map<number, ThreadEventItem>();
-            for (const event of events) if (event.aggregateId === threadId && event.known) merged.set(event.sequence, event);
-            for (const event of held) merged.set(event.sequence, event);
-            buffer = undefined;
-            for (const sequence of [...merged.keys()].sort((a, b) => a - b)) listener.delta(merged.get(sequence)!);
-            listener.synchronized(Math.max(synchronizedAt ?? -1, ...merged.keys()));
-          },
-          (error: unknown) => {
-            if (ended) return;
-            ended = true;
-            listener.end(error instanceof T3Error ? error : new T3Error("server", String(error)));
-          },
-        );
-      },
-      delta: (event) => (buffer ? buffer.push(event) : listener.delta(event)),
-      synchronized: (lastSequence) => {
-        if (buffer) synchronizedAt = lastSequence;
-        else listener.synchronized(lastSequence);
-      },
-      end: (error) => {
-        if (ended) return;
-        ended = true;
-        listener.end(error);
-      },
-    };
   }
 
   private subscribe<I, S, D>(tag: string, payload: unknown, stream: OrderedStream<I, S, D>): Subscription {

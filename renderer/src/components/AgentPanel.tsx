@@ -1,6 +1,7 @@
 import { useState } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { Delivery } from "../../../shared/fleet/delivery";
+import type { TranscriptItem } from "../../../shared/fleet/facts";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { commands } from "../state/effects";
 import { DELIVERY_LABEL, relativeTime } from "../state/format";
@@ -92,16 +93,26 @@ function PendingCard({ agent, request }: { agent: AgentView; request: PendingReq
         <strong>Approval requested{request.requestKind ? ` (${request.requestKind})` : ""}</strong>
         <pre>{request.detail}</pre>
         <div className="card-actions">
-          <button type="button" className="primary" onClick={() => void commands.respondApproval(agent.key, request.requestId, "accept")}>
-            Accept
-          </button>
-          <button type="button" onClick={() => void commands.respondApproval(agent.key, request.requestId, "acceptForSession")}>
-            Accept for session
-          </button>
-          <button type="button" onClick={() => void commands.respondApproval(agent.key, request.requestId, "decline")}>
-            Decline
-          </button>
+          {request.decisions.map((option, index) => (
+            <button
+              key={option.decision}
+              type="button"
+              className={index === 0 ? "primary" : undefined}
+              title={option.warning ?? undefined}
+              onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
+            >
+              {option.label}
+            </button>
+          ))}
         </div>
+      </div>
+    );
+  }
+  if (request.kind === "auth-refresh") {
+    return (
+      <div className="card pending" data-testid="auth-card">
+        <strong>The provider must log in again on this machine</strong>
+        <pre>{request.detail}</pre>
       </div>
     );
   }
@@ -122,7 +133,9 @@ function PendingCard({ agent, request }: { agent: AgentView; request: PendingReq
             <select value={answers[question.id] ?? ""} onChange={(event) => setAnswers({ ...answers, [question.id]: event.target.value })}>
               <option value="">Choose…</option>
               {question.options.map((option) => (
-                <option key={option}>{option}</option>
+                <option key={option.value} value={option.value}>
+                  {option.label}
+                </option>
               ))}
             </select>
           ) : (
@@ -148,8 +161,8 @@ function Transcript({ detail, offline }: { detail: AgentDetail | undefined; offl
   }
   return (
     <div className="transcript" data-testid="transcript" aria-live="polite">
-      {detail.messages.map((message) => (
-        <article key={message.id} className={`message message-${message.role}`} data-testid={`message-${message.role}`} data-turn={message.turnId ?? ""}>
+      {detail.items.flatMap((message) => (message.type === "message" ? [message] : [])).map((message) => (
+        <article key={message.id} className={`message message-${message.role}`} data-testid={`message-${message.role}`} data-turn={message.runId ?? ""}>
           <header>
             {message.role}
             {message.streaming ? <span className="streaming"> · streaming</span> : null}
@@ -162,29 +175,45 @@ function Transcript({ detail, offline }: { detail: AgentDetail | undefined; offl
 }
 
 function Activities({ detail, agent, now }: { detail: AgentDetail | undefined; agent: AgentView; now: number }) {
-  const activities = detail?.activities.filter((activity) => activity.kind !== "context-window.updated") ?? [];
+  const activities = detail?.items.filter((item) => item.type !== "message") ?? [];
   return (
     <aside className="activities" data-testid="activities">
       <h3>Activity</h3>
       {agent.subagents.length > 0 ? (
         <ul className="subagents">
           {agent.subagents.map((task) => (
-            <li key={task.taskId}>
-              subagent {task.taskId}: {task.status} {task.detail ? `· ${task.detail}` : ""}
+            <li key={task.id}>
+              subagent {task.id}: {task.status} {task.title ? `· ${task.title}` : ""}
             </li>
           ))}
         </ul>
       ) : null}
       <ol>
-        {activities.map((activity) => (
-          <li key={activity.id} className={`activity tone-${activity.tone}`}>
-            <span className="activity-kind">{activity.kind}</span> {activity.summary}{" "}
-            <span className="time">{relativeTime(activity.createdAt, now)}</span>
+        {activities.map((item) => (
+          <li key={item.id} className={`activity tone-${item.type === "activity" ? item.tone : item.type === "error" ? "error" : "tool"}`}>
+            <span className="activity-kind">{item.type === "activity" ? item.kind : item.type}</span> {itemSummary(item)}{" "}
+            <span className="time">{relativeTime(item.createdAt, now)}</span>
           </li>
         ))}
       </ol>
     </aside>
   );
+}
+
+/** One line for a transcript item that is not a message. */
+function itemSummary(item: TranscriptItem): string {
+  switch (item.type) {
+    case "command":
+      return `${item.command}${item.exitCode === null ? "" : ` (exit ${item.exitCode})`}`;
+    case "file-change":
+      return `${item.path}${item.additions === null ? "" : ` +${item.additions}`}${item.deletions === null ? "" : ` -${item.deletions}`}`;
+    case "error":
+      return item.message;
+    case "activity":
+      return item.summary;
+    default:
+      return item.text;
+  }
 }
 
 function Deliveries({ agentKey }: { agentKey: string }) {

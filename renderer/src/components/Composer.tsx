@@ -11,7 +11,14 @@ export function Composer({ agent }: { agent: AgentView }) {
   const [sending, setSending] = useState(false);
   // Live from the fleet view; the service recomputes it at send time and refuses if it changed.
   const intent = messageIntent(agent, env);
-  const label = intent.kind === "steer" ? "Steer the running turn" : intent.kind === "new-turn" ? "Start a new turn" : `Cannot send: ${intent.reason}`;
+  const label =
+    intent.kind === "steer"
+      ? "Steer the running turn"
+      : intent.kind === "queue"
+        ? "Start a new turn after the running one"
+        : intent.kind === "new-turn"
+          ? "Start a new turn"
+          : `Cannot send: ${intent.reason}`;
 
   const send = async () => {
     if (intent.kind === "refused" || text.trim() === "" || sending) return;

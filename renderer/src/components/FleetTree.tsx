@@ -183,8 +183,8 @@ function SubagentRow({ subagent, depth }: { subagent: SubagentView; depth: numbe
     <div className="subagent-row" role="treeitem" aria-level={depth + 1} data-testid="subagent-row" style={{ paddingLeft: 12 + depth * 18 }}>
       <span className="twisty-space" />
       <StatusChip status={status} label={`subagent ${subagent.status}`} />
-      <span className="agent-title">{subagent.detail ?? subagent.taskId}</span>
-      <span className="meta">{subagent.taskType ?? "task"} · read-only</span>
+      <span className="agent-title">{subagent.title ?? subagent.id}</span>
+      <span className="meta">{subagent.kind ?? "task"} · read-only</span>
     </div>
   );
 }

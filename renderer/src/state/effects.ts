@@ -1,7 +1,7 @@
 // The one place with side effects: bridge subscriptions into the store, and the commands that
 // every entry point (buttons, shortcuts) runs.
 import type { BridgeEvent, BridgeParams } from "../../../shared/bridge/contract";
-import type { ApprovalDecision } from "../../../shared/t3/commands";
+import type { ApprovalDecision } from "../../../shared/fleet/facts";
 import { type Bridge, BridgeRequestError } from "../bridge/client";
 import { EMPTY_PAIRING, useFleet } from "./store";
 
@@ -86,7 +86,7 @@ export const commands = {
     state.set({ openKey: null });
   },
 
-  async send(key: string, text: string, expectedIntent: "steer" | "new-turn"): Promise<void> {
+  async send(key: string, text: string, expectedIntent: "steer" | "queue" | "new-turn"): Promise<void> {
     const delivery = await requireBridge().request("agent.send", { key, text, expectedIntent });
     useFleet.getState().setDelivery(delivery);
   },
@@ -95,7 +95,7 @@ export const commands = {
     useFleet.getState().setDelivery(await requireBridge().request("agent.respondApproval", { key, requestId, decision }));
   },
 
-  async respondInput(key: string, requestId: string, answers: Record<string, string>): Promise<void> {
+  async respondInput(key: string, requestId: string, answers: Record<string, string | string[]>): Promise<void> {
     useFleet.getState().setDelivery(await requireBridge().request("agent.respondInput", { key, requestId, answers }));
   },
 

@@ -11,7 +11,7 @@ function maps(envs: EnvironmentView[], agents: AgentView[]) {
 const env = environmentView();
 const parent = agentView("plan", "idle", { title: "Plan" });
 const failing = agentView("sub.plan.w1", "failed", { title: "Worker 1", parentThreadId: "plan" });
-const running = agentView("sub.plan.w2", "running", { title: "Worker 2", parentThreadId: "plan", subagents: [{ taskId: "t1", status: "running", detail: "Explore", taskType: "subagent", updatedAt: "t" }] });
+const running = agentView("sub.plan.w2", "running", { title: "Worker 2", parentThreadId: "plan", subagents: [{ id: "t1", status: "running", title: "Explore", kind: "subagent", model: null, childThreadId: null, updatedAt: "t" }] });
 const orphan = agentView("sub.gone.w9", "needs-input", { title: "Orphan", parentThreadId: "gone", orphaned: true });
 const other = agentView("solo", "idle", { title: "Solo" });
 
@@ -19,7 +19,7 @@ describe("fleet tree rows", () => {
   it("nests children under parents with roll-ups, subagents under their thread, orphans at the top", () => {
     const [agents, envs] = maps([env], [parent, failing, running, orphan, other]);
     const rows = buildRows(agents, envs, NO_FILTERS, "", new Set());
-    expect(rows.map((row) => (row.kind === "environment" ? "env" : row.kind === "agent" ? `${row.depth}:${row.agent.title}` : `${row.depth}:sub ${row.subagent.taskId}`))).toEqual([
+    expect(rows.map((row) => (row.kind === "environment" ? "env" : row.kind === "agent" ? `${row.depth}:${row.agent.title}` : `${row.depth}:sub ${row.subagent.id}`))).toEqual([
       "env",
       "1:Orphan",
       "1:Plan",

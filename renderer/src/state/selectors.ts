@@ -83,7 +83,7 @@ export function buildRows(agents: Map<string, AgentView>, environments: Map<stri
     rows.push({ kind: "agent", id: agent.key, agent, depth, childCount: children.length + agent.subagents.length, collapsed: isCollapsed, rollup: rollups.get(agent.key) ?? null });
     if (isCollapsed) return;
     for (const subagent of agent.subagents) {
-      rows.push({ kind: "subagent", id: `${agent.key}#${subagent.taskId}`, parentKey: agent.key, subagent, depth: depth + 1 });
+      rows.push({ kind: "subagent", id: `${agent.key}#${subagent.id}`, parentKey: agent.key, subagent, depth: depth + 1 });
     }
     for (const child of children) emit(child, depth + 1);
   };

@@ -1,6 +1,16 @@
-// Folds one thread's stream (snapshot + events) into its transcript, activities and the facts the
-// fleet needs from it: pending requests, failures the shell row never shows, native subagents.
-// Reducer rules follow T3's projector (protocol note §7.3).
+// Protocol 1: folds one thread's stream (snapshot + events) into its messages and activities, and
+// into the neutral facts the fleet needs from it (shared/fleet/facts.ts): pending requests, failures
+// the shell row never shows, native subagents, transcript items. Reducer rules follow T3's projector;
+// the mapping is in docs/t3-protocols.md ("Protocol 1: thread stream → detail facts").
+import type {
+  ApprovalOption,
+  PendingRequest,
+  Question,
+  SubagentFacts,
+  SubagentStatus,
+  ThreadDetailFacts,
+  TranscriptItem,
+} from "../../fleet/facts";
 import type {
   LatestTurn,
   OrchestrationEvent,
@@ -9,20 +19,15 @@ import type {
   ThreadDetailSnapshot,
   ThreadMessage,
   ThreadSession,
-} from "../t3/schemas";
-import type { PendingRequest, SubagentView } from "./types";
+} from "../schemas";
+import { runStateOfRow } from "./facts";
 
-export interface ThreadFacts {
-  pending: PendingRequest[];
-  /** Newest error text from activities (runtime.error, provider.*.failed). */
-  lastErrorText: string | null;
-  /** A turn asked for after the latest session change could not start (provider.turn.start.failed). */
-  startFailure: string | null;
-  /** A capacity warning on the active turn: the turn stays "running" but will not progress. */
-  capacityWarning: string | null;
-  subagents: SubagentView[];
-  lastEventAt: string | null;
-}
+/** Protocol-1 approvals offer these decisions (thread.approval.respond). */
+const PROTOCOL1_DECISIONS: ApprovalOption[] = [
+  { decision: "accept", label: "Accept", warning: null },
+  { decision: "acceptForSession", label: "Accept for session", warning: null },
+  { decision: "decline", label: "Decline", warning: null },
+];
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
@@ -31,7 +36,7 @@ function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value : null;
 }
 
-/** Activities whose resolution closes a pending request (§4.6). */
+/** Activities whose resolution closes a pending request. */
 const RESOLUTIONS: Record<string, PendingRequest["kind"]> = {
   "approval.resolved": "approval",
   "provider.approval.respond.failed": "approval",
@@ -43,7 +48,7 @@ export class ThreadProjection {
   thread: OrchestrationThread | undefined;
   lastSequence = -1;
   private readonly messageIndex = new Map<string, number>();
-  /** Requests answered through this client, resolved at once as T3's projection does (§4.6). */
+  /** Requests answered through this client, resolved at once as T3's projection does. */
   private readonly answered = new Set<string>();
   private lastEventAt: string | null = null;
 
@@ -138,11 +143,11 @@ export class ThreadProjection {
     }
   }
 
-  facts(): ThreadFacts {
+  facts(): ThreadDetailFacts {
     const thread = this.thread;
-    if (!thread) return { pending: [], lastErrorText: null, startFailure: null, capacityWarning: null, subagents: [], lastEventAt: null };
+    if (!thread) return { pending: [], lastErrorText: null, hiddenFailure: null, subagents: [], activeRunId: null, run: null, lastEventAt: null };
     const pending = new Map<string, PendingRequest>();
-    const subagents = new Map<string, SubagentView>();
+    const subagents = new Map<string, SubagentFacts>();
     let lastErrorText: string | null = null;
     let lastErrorAt = "";
     let startFailure: { detail: string; at: string } | null = null;
@@ -157,7 +162,7 @@ export class ThreadProjection {
           kind: "approval",
           detail: text(payload.detail) ?? activity.summary,
           requestKind: text(payload.requestKind),
-          questions: [],
+          decisions: PROTOCOL1_DECISIONS,
           createdAt: activity.createdAt,
         });
       } else if (activity.kind === "user-input.requested" && requestId) {
@@ -166,12 +171,7 @@ export class ThreadProjection {
           requestId,
           kind: "input",
           detail: questions.map((q) => text(q.question) ?? "").filter(Boolean).join(" ") || activity.summary,
-          requestKind: null,
-          questions: questions.map((q, i) => ({
-            id: text(q.id) ?? `q${i + 1}`,
-            question: text(q.question) ?? text(q.header) ?? "",
-            options: Array.isArray(q.options) ? q.options.map((o) => text(record(o).label) ?? "").filter(Boolean) : [],
-          })),
+          questions: questions.map(questionOf),
           createdAt: activity.createdAt,
         });
       } else if (requestId && RESOLUTIONS[activity.kind]) {
@@ -193,31 +193,62 @@ export class ThreadProjection {
         if (!taskId) continue;
         const previous = subagents.get(taskId);
         const finished = activity.kind === "task.completed";
-        const status = finished ? (["failed", "stopped"].includes(String(payload.status)) ? (payload.status as "failed" | "stopped") : "completed") : "running";
+        const status: SubagentStatus = finished ? (["failed", "stopped"].includes(String(payload.status)) ? (payload.status as "failed" | "stopped") : "completed") : "running";
         subagents.set(taskId, {
-          taskId,
+          id: taskId,
           status: previous && previous.status !== "running" && !finished ? previous.status : status,
-          detail: text(payload.summary) ?? text(payload.detail) ?? previous?.detail ?? null,
-          taskType: text(payload.taskType) ?? previous?.taskType ?? null,
+          title: text(payload.summary) ?? text(payload.detail) ?? previous?.title ?? null,
+          kind: text(payload.taskType) ?? previous?.kind ?? null,
+          model: null,
+          childThreadId: null,
           updatedAt: activity.createdAt,
         });
       }
     }
     for (const requestId of this.answered) pending.delete(requestId);
-    // A start failure counts only if no session has run a turn since it (§4.5).
+    // A start failure counts only if no session has run a turn since it.
     const latestUser = [...thread.messages].reverse().find((message) => message.role === "user");
     const startFailureText =
       startFailure && (!latestUser || startFailure.at >= latestUser.createdAt) && (thread.session === null || thread.session.activeTurnId === null)
         ? startFailure.detail
         : null;
+    const hiddenFailure =
+      capacityWarning !== null && activeTurnId !== null
+        ? { reason: capacityWarning, runId: activeTurnId }
+        : startFailureText !== null
+          ? { reason: startFailureText, runId: null }
+          : null;
     return {
       pending: [...pending.values()],
       lastErrorText,
-      startFailure: startFailureText,
-      capacityWarning,
+      hiddenFailure,
       subagents: [...subagents.values()],
+      activeRunId: activeTurnId,
+      run: runStateOfRow({ ...thread, latestUserMessageAt: latestUser?.createdAt ?? null, hasPendingApprovals: false, hasPendingUserInput: false }, null),
       lastEventAt: this.lastEventAt,
     };
+  }
+
+  /** The transcript as neutral items: messages and activities in time order. */
+  items(): TranscriptItem[] {
+    const thread = this.thread;
+    if (!thread) return [];
+    const items: TranscriptItem[] = [
+      ...thread.messages.map(
+        (message): TranscriptItem => ({
+          type: "message",
+          id: message.id,
+          runId: message.turnId,
+          role: message.role === "unknown" ? "system" : message.role,
+          text: message.text,
+          streaming: message.streaming,
+          createdAt: message.createdAt,
+          updatedAt: message.updatedAt,
+        }),
+      ),
+      ...thread.activities.filter((activity) => activity.kind !== "context-window.updated").map(activityItem),
+    ];
+    return items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   }
 
   get messages(): readonly ThreadMessage[] {
@@ -232,4 +263,48 @@ export class ThreadProjection {
 function byActivityOrder(a: ThreadActivity, b: ThreadActivity): number {
   if (a.sequence !== undefined && b.sequence !== undefined && a.sequence !== b.sequence) return a.sequence - b.sequence;
   return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
+}
+
+function questionOf(raw: Record<string, unknown>, index: number): Question {
+  const options = Array.isArray(raw.options) ? raw.options.map(record) : [];
+  return {
+    id: text(raw.id) ?? `q${index + 1}`,
+    header: text(raw.header),
+    question: text(raw.question) ?? text(raw.header) ?? "",
+    options: options.flatMap((option) => {
+      const label = text(option.label);
+      return label ? [{ label, description: text(option.description), value: label }] : [];
+    }),
+    multiSelect: raw.multiSelect === true,
+    allowsFreeText: options.length === 0 || raw.allowCustomAnswer === true || raw.isOther === true,
+    required: raw.required !== false,
+  };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/** Tool activities name what they ran in `payload.itemType`; commands and file changes get their own items. */
+function activityItem(activity: ThreadActivity): TranscriptItem {
+  const payload = record(activity.payload);
+  const data = record(payload.data);
+  const base = { id: activity.id, runId: activity.turnId, createdAt: activity.createdAt, updatedAt: activity.createdAt };
+  const itemType = text(payload.itemType);
+  const status = activity.kind === "tool.completed" ? (payload.status === "failed" ? "failed" : "completed") : activity.kind.startsWith("tool.") ? "running" : "unknown";
+  if (itemType === "command_execution" || itemType === "commandExecution") {
+    return { ...base, type: "command", command: text(data.command) ?? text(payload.detail) ?? activity.summary, exitCode: numberOrNull(data.exitCode), status };
+  }
+  if (itemType === "file_change" || itemType === "fileChange") {
+    return {
+      ...base,
+      type: "file-change",
+      path: text(data.path) ?? text(payload.detail) ?? activity.summary,
+      additions: numberOrNull(data.additions),
+      deletions: numberOrNull(data.deletions),
+      status,
+    };
+  }
+  if (activity.tone === "error") return { ...base, type: "error", message: text(payload.message) ?? text(payload.detail) ?? activity.summary };
+  return { ...base, type: "activity", kind: activity.kind, summary: activity.summary, tone: activity.tone === "unknown" ? "info" : activity.tone };
 }

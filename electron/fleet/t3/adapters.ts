@@ -1,0 +1,24 @@
+// The protocol adapters T3 Fleet has, by orchestration protocol: the one place that says which
+// protocols a machine may speak (docs/architecture.md, "Protocol adapters").
+import type { OrchestrationProtocol } from "../../../shared/fleet/facts";
+import type { AdapterContext, AdapterFactory, ProtocolAdapter } from "./adapter";
+import { createProtocol1Adapter } from "./protocol1";
+
+/**
+ * Protocol 2 (T3 since 2026-10-03) gets its adapter from electron/fleet/t3/protocol2 (in progress).
+ * Until it is registered here, a protocol-2 machine is refused with "update T3 Fleet".
+ */
+const ADAPTERS: Partial<Record<OrchestrationProtocol, AdapterFactory>> = {
+  1: (context) => createProtocol1Adapter(context, context.streamLagMs !== undefined ? { streamLagMs: context.streamLagMs } : {}),
+};
+
+/** The orchestration protocols this build can speak. */
+export function supportedProtocols(): OrchestrationProtocol[] {
+  return (Object.keys(ADAPTERS) as `${OrchestrationProtocol}`[]).map((key) => Number(key) as OrchestrationProtocol);
+}
+
+export function createAdapter(protocol: OrchestrationProtocol, context: AdapterContext): ProtocolAdapter {
+  const factory = ADAPTERS[protocol];
+  if (!factory) throw new Error(`No adapter for orchestration protocol ${protocol}`);
+  return factory(context);
+}

@@ -1,0 +1,444 @@
+// The protocol-1 adapter (T3 up to 0.0.45, both auth generations): shell rows and thread streams
+// → neutral facts (shared/fleet/facts.ts), neutral commands → protocol-1 commands. It also owns the
+// repairs only protocol-1 servers need (docs/t3-protocols.md, "Protocol 1: repairs"):
+// - 0.0.24 (fork) servers attach a stream's live tail only after the snapshot's Ack, so events in
+//   between are lost: the shell re-snapshots when a replay shows a row changed in that gap, and a
+//   thread stream merges the replayed gap by sequence before it reports synchronized;
+// - a followed thread stream that stays behind the session its shell row shows is subscribed again;
+// - a thread that leaves the shell is looked up once to tell archived from deleted.
+// It retries nothing on failure: errors end the stream and the connection supervisor decides.
+import type {
+  AdapterSession,
+  AgentCommand,
+  AgentFacts,
+  CommandReceipt,
+  FleetStreamListener,
+  FollowedThread,
+  Subscription,
+  ThreadDetail,
+  ThreadStreamListener,
+} from "../../../shared/fleet/facts";
+import { Protocol1Rows } from "../../../shared/t3/protocol1/facts";
+import { ThreadProjection } from "../../../shared/t3/protocol1/thread-projection";
+import type { ClientCommand } from "../../../shared/t3/commands";
+import { T3Error } from "../../../shared/t3/errors";
+import type { ThreadShell } from "../../../shared/t3/schemas";
+import type { AdapterContext, ProtocolAdapter } from "./adapter";
+import type { T3Connection, T3Credentials, ThreadEventItem, ThreadListener } from "./client";
+
+/** A fork shell stream re-snapshots at most this often in a row to close its live-tail gap. */
+const MAX_SHELL_REPAIRS = 3;
+/**
+ * A followed thread's stream that stays behind the shell's session for this long is stalled (a
+ * stream that stays silent while the thread is known to change, seen on 0.0.24) and is subscribed again.
+ */
+export const STREAM_LAG_MS = 3_000;
+/** Bound for the one-shot look-up that tells an archived thread from a deleted one. */
+const REMOVAL_LOOKUP_MS = 10_000;
+
+export interface Protocol1Options {
+  streamLagMs?: number;
+}
+
+/** One followed thread on protocol 1: its projection, kept across reconnects for resuming. */
+class Protocol1Thread implements FollowedThread {
+  readonly projection = new ThreadProjection();
+  synced = false;
+  error: string | null = null;
+
+  constructor(readonly threadId: string) {}
+
+  detail(): ThreadDetail {
+    const projection = this.projection;
+    return {
+      threadId: this.threadId,
+      loaded: projection.thread !== undefined,
+      synced: this.synced,
+      facts: projection.facts(),
+      items: projection.items(),
+      appliedSequence: projection.lastSequence,
+      error: this.error,
+    };
+  }
+
+  markAnswered(requestId: string): void {
+    this.projection.markAnswered(requestId);
+  }
+}
+
+export class Protocol1Adapter implements ProtocolAdapter {
+  readonly protocol = 1 as const;
+  readonly rows = new Protocol1Rows();
+  /** The latest shell row per thread: commands need its runtime and interaction modes. */
+  readonly lastRows = new Map<string, ThreadShell>();
+  /** Last shell sequence applied: a reconnect resumes after it (protocol-1 sequences only). */
+  shellSequence: number | undefined;
+
+  constructor(
+    readonly context: AdapterContext,
+    readonly options: Protocol1Options = {},
+  ) {}
+
+  async connect(credentials: T3Credentials): Promise<AdapterSession> {
+    const connection = await this.context.client.connect(credentials, 1);
+    return new Protocol1Session(this, connection);
+  }
+
+  thread(threadId: string): FollowedThread {
+    return new Protocol1Thread(threadId);
+  }
+
+  factsOf(row: ThreadShell): AgentFacts {
+    this.lastRows.set(row.id, row);
+    return this.rows.facts(row);
+  }
+}
+
+class Protocol1Session implements AdapterSession {
+  readonly protocol = 1 as const;
+  private readonly followed = new Map<string, { thread: Protocol1Thread; resubscribe: () => void; lagTimer?: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly adapter: Protocol1Adapter,
+    private readonly connection: T3Connection,
+  ) {
+    connection.onClose(() => {
+      for (const entry of this.followed.values()) clearTimeout(entry.lagTimer);
+    });
+  }
+
+  get lastFrameAt(): number {
+    return this.connection.socket.lastFrameAt;
+  }
+
+  probe(timeoutMs: number): Promise<void> {
+    return this.connection.socket.probe(timeoutMs);
+  }
+
+  onClose(listener: (error: T3Error) => void): () => void {
+    return this.connection.onClose(listener);
+  }
+
+  close(): void {
+    this.connection.close();
+  }
+
+  private get fork(): boolean {
+    return this.adapter.context.generation === "fork";
+  }
+
+  // ------------------------------------------------------------------ fleet stream
+
+  subscribeFleet(listener: FleetStreamListener): Subscription {
+    let closed = false;
+    let current: Subscription | undefined;
+    const subscribe = (repairsLeft: number) => {
+      let snapshotSequence: number | undefined;
+      const latestDelta = new Map<string, number>();
+      const active = () => !closed && current === subscription;
+      const subscription: Subscription = this.connection.subscribeShell(
+        {
+          snapshot: (snapshot) => {
+            if (!active()) return;
+            snapshotSequence = snapshot.snapshotSequence;
+            this.adapter.shellSequence = snapshot.snapshotSequence;
+            for (const project of snapshot.projects) this.adapter.rows.setProject(project.id, project.deletedAt ? null : project.title);
+            listener.snapshot(snapshot.threads.map((row) => this.adapter.factsOf(row)));
+            for (const row of snapshot.threads) this.checkLag(row);
+          },
+          delta: (delta) => {
+            if (!active()) return;
+            this.adapter.shellSequence = delta.sequence;
+            switch (delta.kind) {
+              case "thread-upserted":
+                latestDelta.set(delta.thread.id, delta.sequence);
+                listener.upsert(this.adapter.factsOf(delta.thread));
+                this.checkLag(delta.thread);
+                return;
+              case "thread-removed":
+                latestDelta.set(delta.threadId, delta.sequence);
+                this.adapter.rows.forget(delta.threadId);
+                listener.remove(delta.threadId, "archived-or-deleted");
+                this.lookUpRemoval(delta.threadId, listener, () => !closed);
+                return;
+              case "project-upserted":
+                this.adapter.rows.setProject(delta.project.id, delta.project.deletedAt ? null : delta.project.title);
+                return;
+              case "project-removed":
+                this.adapter.rows.setProject(delta.projectId, null);
+                return;
+            }
+          },
+          synchronized: () => {
+            if (!active()) return;
+            if (this.fork && snapshotSequence !== undefined && repairsLeft > 0) {
+              void this.repairShellTail(snapshotSequence, latestDelta).then(
+                (stale) => {
+                  if (!active()) return;
+                  if (!stale) return listener.synchronized();
+                  subscription.close();
+                  subscribe(repairsLeft - 1);
+                },
+                (error: unknown) => {
+                  if (!active()) return;
+                  closed = true;
+                  current = undefined;
+                  subscription.close();
+                  listener.end(asT3Error(error));
+                },
+              );
+              return;
+            }
+            listener.synchronized();
+          },
+          end: (error) => {
+            if (!active()) return;
+            closed = true;
+            listener.end(error ?? new T3Error("server", "The server ended the shell stream."));
+          },
+        },
+        this.adapter.shellSequence !== undefined ? { afterSequence: this.adapter.shellSequence } : {},
+      );
+      current = subscription;
+    };
+    subscribe(MAX_SHELL_REPAIRS);
+    return {
+      close: () => {
+        if (closed) return;
+        closed = true;
+        const subscription = current;
+        current = undefined;
+        subscription?.close();
+        listener.end();
+      },
+    };
+  }
+
+  /**
+   * Fork servers lose events between a snapshot and its Ack. Rows are full state, so only a thread
+   * whose latest change fell in that gap is stale: true when the replay shows one (take a new snapshot).
+   */
+  private async repairShellTail(since: number, latestDelta: Map<string, number>): Promise<boolean> {
+    const events = await this.connection.replayEvents(since);
+    return events.some((event) => event.aggregateKind === "thread" && (latestDelta.get(event.aggregateId) ?? -1) < event.sequence);
+  }
+
+  /** The shell says a thread left it, not why: its thread stream tells archived from deleted. */
+  private lookUpRemoval(threadId: string, listener: FleetStreamListener, open: () => boolean): void {
+    let done = false;
+    const finish = (answer: (() => void) | undefined) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      subscription.close();
+      if (answer && open()) answer();
+    };
+    const timer = setTimeout(() => finish(undefined), REMOVAL_LOOKUP_MS);
+    timer.unref?.();
+    const subscription = this.connection.subscribeThread(threadId, {
+      snapshot: (snapshot) => {
+        const thread = snapshot.thread;
+        if (thread.deletedAt) return finish(() => listener.remove(threadId, "deleted"));
+        if (thread.archivedAt) return finish(() => listener.remove(threadId, "archived"));
+        finish(undefined);
+      },
+      delta: () => {},
+      synchronized: () => {},
+      end: (error) => finish(error?.kind === "not-found" ? () => listener.remove(threadId, "deleted") : undefined),
+    });
+  }
+
+  // ------------------------------------------------------------------ thread streams
+
+  followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
+    if (!(followed instanceof Protocol1Thread)) throw new T3Error("incompatible", "This thread was followed on another protocol.");
+    const thread = followed;
+    const threadId = thread.threadId;
+    const { projection } = thread;
+    let closed = false;
+    let current: Subscription | undefined;
+    const subscribe = () => {
+      thread.synced = false;
+      const active = () => !closed && current === subscription;
+      const notify = () => listener.changed(thread.detail());
+      const base: ThreadListener = {
+        snapshot: (snapshot) => {
+          if (!active()) return;
+          projection.applySnapshot(snapshot);
+          notify();
+        },
+        delta: (event) => {
+          if (active() && projection.applyEvent(event) && thread.synced) notify();
+        },
+        synchronized: () => {
+          if (!active()) return;
+          thread.synced = true;
+          thread.error = null;
+          notify();
+        },
+        end: (error) => {
+          if (!active()) return;
+          closed = true;
+          thread.synced = false;
+          this.forgetFollowed(threadId, resubscribe);
+          if (error?.kind === "not-found") {
+            // The thread is gone (deleted); nothing to retry.
+            thread.error = "This thread no longer exists on its environment.";
+            notify();
+            listener.end();
+            return;
+          }
+          listener.end(error);
+        },
+      };
+      const subscription = this.connection.subscribeThread(
+        threadId,
+        this.fork ? this.repairThreadTail(threadId, base) : base,
+        projection.thread ? { afterSequence: projection.lastSequence } : {},
+      );
+      current = subscription;
+    };
+    const resubscribe = () => {
+      if (closed) return;
+      const previous = current;
+      current = undefined;
+      previous?.close();
+      subscribe();
+    };
+    this.followed.set(threadId, { thread, resubscribe });
+    subscribe();
+    return {
+      close: () => {
+        if (closed) return;
+        closed = true;
+        this.forgetFollowed(threadId, resubscribe);
+        const subscription = current;
+        current = undefined;
+        thread.synced = false;
+        subscription?.close();
+        listener.end();
+      },
+    };
+  }
+
+  private forgetFollowed(threadId: string, resubscribe: () => void): void {
+    const entry = this.followed.get(threadId);
+    if (entry?.resubscribe !== resubscribe) return;
+    clearTimeout(entry.lagTimer);
+    this.followed.delete(threadId);
+  }
+
+  /** Whether a followed, synchronized thread stream has not seen the session change its shell row shows. */
+  private behind(row: ThreadShell): boolean {
+    const entry = this.followed.get(row.id);
+    const shellSession = row.session?.updatedAt;
+    const projection = entry?.thread.projection;
+    if (!entry?.thread.synced || !projection?.thread || !shellSession) return false;
+    const streamSession = projection.thread.session?.updatedAt;
+    return streamSession === undefined || shellSession > streamSession;
+  }
+
+  private checkLag(row: ThreadShell): void {
+    const entry = this.followed.get(row.id);
+    if (!entry || entry.lagTimer || !this.behind(row)) return;
+    entry.lagTimer = setTimeout(() => {
+      entry.lagTimer = undefined;
+      const latest = this.adapter.lastRows.get(row.id);
+      if (this.followed.get(row.id) === entry && latest && this.behind(latest)) entry.resubscribe();
+    }, this.adapter.options.streamLagMs ?? STREAM_LAG_MS);
+    entry.lagTimer.unref?.();
+  }
+
+  /** Holds live events while the gap between snapshot and live tail is fetched, then merges by sequence (fork). */
+  private repairThreadTail(threadId: string, listener: ThreadListener): ThreadListener {
+    let buffer: ThreadEventItem[] | undefined;
+    let synchronizedAt: number | undefined;
+    let ended = false;
+    return {
+      snapshot: (snapshot) => {
+        listener.snapshot(snapshot);
+        const held: ThreadEventItem[] = [];
+        buffer = held;
+        this.connection.replayEvents(snapshot.snapshotSequence).then(
+          (events) => {
+            if (ended || buffer !== held) return;
+            const merged = new Map<number, ThreadEventItem>();
+            for (const event of events) if (event.aggregateId === threadId && event.known) merged.set(event.sequence, event);
+            for (const event of held) merged.set(event.sequence, event);
+            buffer = undefined;
+            for (const sequence of [...merged.keys()].sort((a, b) => a - b)) listener.delta(merged.get(sequence)!);
+            listener.synchronized(Math.max(synchronizedAt ?? -1, ...merged.keys()));
+          },
+          (error: unknown) => {
+            if (ended) return;
+            ended = true;
+            listener.end(asT3Error(error));
+          },
+        );
+      },
+      delta: (event) => (buffer ? buffer.push(event) : listener.delta(event)),
+      synchronized: (lastSequence) => {
+        if (buffer) synchronizedAt = lastSequence;
+        else listener.synchronized(lastSequence);
+      },
+      end: (error) => {
+        if (ended) return;
+        ended = true;
+        listener.end(error);
+      },
+    };
+  }
+
+  // ------------------------------------------------------------------ commands
+
+  execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
+    let wire: ClientCommand;
+    try {
+      wire = this.toWire(command);
+    } catch (error) {
+      return Promise.reject(asT3Error(error));
+    }
+    return this.connection.dispatch(wire, timeoutMs);
+  }
+
+  private toWire(command: AgentCommand): ClientCommand {
+    const createdAt = new Date().toISOString();
+    const { commandId, threadId } = command;
+    switch (command.type) {
+      case "send": {
+        // Protocol 1 has one way to send: T3 steers or starts a new turn by provider (the agent's capabilities say which).
+        const row = this.adapter.lastRows.get(threadId);
+        return {
+          type: "thread.turn.start",
+          commandId,
+          threadId,
+          message: { messageId: command.messageId, role: "user", text: command.text, attachments: [] },
+          runtimeMode: !row || row.runtimeMode === "unknown" ? "full-access" : row.runtimeMode,
+          interactionMode: !row || row.interactionMode === "unknown" ? "default" : row.interactionMode,
+          createdAt,
+        };
+      }
+      case "respond-approval": {
+        if (command.decision === "acceptAlways") throw new T3Error("rejected", "This T3 version offers no 'accept always'.");
+        return { type: "thread.approval.respond", commandId, threadId, requestId: command.requestId, decision: command.decision, createdAt };
+      }
+      case "respond-input":
+        return { type: "thread.user-input.respond", commandId, threadId, requestId: command.requestId, answers: command.answers, createdAt };
+      case "interrupt":
+        return { type: "thread.turn.interrupt", commandId, threadId, ...(command.runId && { turnId: command.runId }), createdAt };
+      case "stop":
+        return { type: "thread.session.stop", commandId, threadId, createdAt };
+      case "cancel-queued":
+        throw new T3Error("rejected", "This T3 version has no queued turns to cancel.");
+    }
+  }
+}
+
+function asT3Error(error: unknown): T3Error {
+  return error instanceof T3Error ? error : new T3Error("server", error instanceof Error ? error.message : String(error));
+}
+
+/** Creates the protocol-1 adapter for one environment. */
+export function createProtocol1Adapter(context: AdapterContext, options?: Protocol1Options): ProtocolAdapter {
+  return new Protocol1Adapter(context, options);
+}

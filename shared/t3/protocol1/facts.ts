@@ -1,0 +1,117 @@
+// Protocol 1 → neutral facts (docs/t3-protocols.md, "Protocol 1: wire → facts"): how a shell row
+// of a protocol-1 server (both auth generations) becomes an agent's facts. Pure; the stateful parts
+// of the protocol-1 adapter live in electron/fleet/t3/protocol1.ts.
+import type { AgentCapabilities, AgentFacts, RunState } from "../../fleet/facts";
+import type { ThreadShell } from "../schemas";
+
+const CHILD_THREAD_ID = /^sub\.(.+)\.([^.]+)$/;
+
+/** `sub.<parentThreadId>.<suffix>` → parent id (design §2); null for ordinary threads. */
+export function parentThreadIdOf(threadId: string): string | null {
+  return CHILD_THREAD_ID.exec(threadId)?.[1] ?? null;
+}
+
+/** Effort or reasoning option of a model selection, whatever the provider calls it. */
+export function effortOf(options: readonly { id: string; value: string | boolean | number }[]): string | null {
+  const option = options.find((candidate) => ["reasoningEffort", "effort", "reasoning", "variant"].includes(candidate.id));
+  return option ? String(option.value) : null;
+}
+
+/**
+ * Drivers whose runtime never steers on protocol 1: a message to a running turn starts a new turn
+ * after it (T3's Codex runtime never calls turn/steer, seen on 0.0.24 and 0.0.42; Grok has no steering).
+ */
+const NON_STEERING_DRIVERS = new Set(["codex", "grok"]);
+
+export function protocol1Capabilities(driver: string): AgentCapabilities {
+  return {
+    whileRunning: NON_STEERING_DRIVERS.has(driver) ? ["queue"] : ["steer"],
+    interrupt: true,
+    stop: true,
+    cancelQueued: false,
+    answer: true,
+    settle: false,
+    snooze: false,
+  };
+}
+
+/**
+ * The run state a row shows. `requestedAt` is the latest user message the adapter saw waiting for a
+ * turn (see `Protocol1Rows`): between "starting" and "running" real servers report the session ready
+ * with no active turn for up to 2 s, which is still a turn asked for, not idle.
+ */
+export function runStateOfRow(row: ThreadShell, requestedAt: string | null): RunState {
+  const session = row.session;
+  const turn = row.latestTurn;
+  const activeTurnId = session?.activeTurnId ?? null;
+  const userAt = row.latestUserMessageAt ?? null;
+  if (session?.status === "error") return { phase: "failed", reason: session.lastError };
+  if (session?.status === "running" && activeTurnId) return { phase: "running", since: turn?.turnId === activeTurnId ? turn.startedAt : null, note: null };
+  // A message newer than the latest turn: a turn was asked for and none started for it yet.
+  const requested = userAt !== null && activeTurnId === null && (turn ? userAt > turn.requestedAt : session === null || userAt > session.updatedAt || requestedAt === userAt);
+  if (turn?.state === "error" && !requested) return { phase: "failed", reason: session?.lastError ?? null };
+  if (session?.status === "starting") return { phase: "starting", since: userAt ?? session.updatedAt };
+  // A turn that could not start sends the session back to ready (or stopped) with lastError (§4.5).
+  if (session?.lastError && userAt !== null && session.updatedAt >= userAt && activeTurnId === null) return { phase: "failed", reason: session.lastError };
+  if (requested) return { phase: "requested", since: userAt };
+  if (row.backgroundLiveness === "working") return { phase: "waiting", note: "Subagents still working" };
+  if (session?.status === "stopped") return { phase: "stopped" };
+  if (turn?.state === "interrupted" || session?.status === "interrupted") return { phase: "interrupted" };
+  if (turn?.state === "completed") return { phase: "completed", at: turn.completedAt };
+  return { phase: "idle" };
+}
+
+/** Whether a run state still waits for its turn to run, so the request is remembered. */
+function waitsForTurn(run: RunState): boolean {
+  return run.phase === "requested" || run.phase === "starting";
+}
+
+/**
+ * One environment's protocol-1 rows → facts. Remembers, per thread, the user message that asked
+ * for a turn until the turn runs or fails, so the ready-without-turn gap reads as starting.
+ */
+export class Protocol1Rows {
+  private readonly requested = new Map<string, string>();
+  private readonly projectTitles = new Map<string, string>();
+
+  setProject(projectId: string, title: string | null): void {
+    if (title === null) this.projectTitles.delete(projectId);
+    else this.projectTitles.set(projectId, title);
+  }
+
+  /** Facts of one row; `lifecycle` overrides what the row says (a removal seen on the stream). */
+  facts(row: ThreadShell): AgentFacts {
+    const run = runStateOfRow(row, this.requested.get(row.id) ?? null);
+    if (waitsForTurn(run) && row.latestUserMessageAt) this.requested.set(row.id, row.latestUserMessageAt);
+    else this.requested.delete(row.id);
+    const session = row.session;
+    const instanceId = session?.providerInstanceId ?? row.modelSelection.instanceId;
+    const driver = session?.providerName ?? null;
+    const parentId = parentThreadIdOf(row.id);
+    return {
+      threadId: row.id,
+      projectId: row.projectId,
+      projectTitle: this.projectTitles.get(row.projectId) ?? null,
+      title: row.title,
+      provider: { instanceId, driver, model: row.modelSelection.model, effort: effortOf(row.modelSelection.options) },
+      runtimeMode: row.runtimeMode,
+      interactionMode: row.interactionMode,
+      parent: parentId ? { threadId: parentId, relationship: "child-id" } : null,
+      lifecycle: row.deletedAt ? "deleted" : row.archivedAt ? "archived" : "active",
+      run,
+      activeRunId: session?.activeTurnId ?? null,
+      blockedBy: row.hasPendingApprovals
+        ? { kind: "approval", requestId: null, since: null }
+        : row.hasPendingUserInput
+          ? { kind: "input", requestId: null, since: null }
+          : null,
+      updatedAt: row.updatedAt,
+      latestUserMessageAt: row.latestUserMessageAt ?? null,
+      capabilities: protocol1Capabilities(driver ?? instanceId),
+    };
+  }
+
+  forget(threadId: string): void {
+    this.requested.delete(threadId);
+  }
+}
