@@ -84,4 +84,65 @@ describe("connection supervisor", () => {
     supervisor.reconnectNow();
     expect(await until((p) => p.phase === "unauthorized")).toMatchObject({ error: expect.stringContaining("No token is stored") });
   });
+
+  it("a 426 from /ws re-reads the descriptor instead of retrying blindly: upgraded to protocol 2, the machine says what to update", async () => {
+    let descriptorReads = 0;
+    let upgrades = 0;
+    let sessionChecks = 0;
+    const server = createServer((req, res) => {
+      if (req.url === "/.well-known/t3/environment") {
+        descriptorReads++;
+        // Upgraded in place between the first read and the socket: the second read announces protocol 2.
+        const upgraded = descriptorReads > 1;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ environmentId: "env", label: "studio", serverVersion: upgraded ? "0.0.46" : "0.0.42", capabilities: {}, ...(upgraded && { orchestrationProtocolVersion: 2 }) }));
+        return;
+      }
+      if (req.url === "/api/auth/websocket-ticket") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ ticket: "ticket", expiresAt: "2099-01-01T00:00:00.000Z" }));
+        return;
+      }
+      if (req.url?.startsWith("/api/auth/session")) sessionChecks++;
+      res.writeHead(404).end();
+    });
+    server.on("upgrade", (_req, socket) => {
+      upgrades++;
+      const body = JSON.stringify({ code: "orchestration_protocol_incompatible", orchestrationProtocolVersion: 2 });
+      socket.end(`HTTP/1.1 426 Upgrade Required\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const supervisor = new ConnectionSupervisor({
+      environmentId: "env",
+      generation: "upstream",
+      client: new T3EnvironmentClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+      token: async () => "token",
+    });
+    cleanups.push(() => supervisor.stop());
+    const { until } = phases(supervisor);
+    supervisor.start();
+    const phase = await until((p) => p.phase === "incompatible" || p.phase === "backoff" || p.phase === "offline");
+    expect(phase).toMatchObject({ phase: "incompatible", error: expect.stringContaining("Update T3 Fleet") });
+    expect(phase).toMatchObject({ error: expect.stringContaining("orchestration protocol 2") });
+    expect({ descriptorReads, upgrades, sessionChecks }).toEqual({ descriptorReads: 2, upgrades: 1, sessionChecks: 0 });
+    expect(supervisor.hasScheduledAttempt).toBe(false);
+  });
+
+  it("chooses the adapter on every connect and keeps it while the protocol stays the same", async () => {
+    const sim = await new SimServer({ generation: "upstream" }).start();
+    cleanups.push(() => sim.stop());
+    const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
+    const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => token });
+    cleanups.push(() => supervisor.stop());
+    const adapters: unknown[] = [];
+    supervisor.on("adapter", (adapter) => adapters.push(adapter));
+    const { until } = phases(supervisor);
+    supervisor.start();
+    await until((p) => p.phase === "online");
+    expect(supervisor.protocol).toBe(1);
+    supervisor.reconnectNow();
+    await until((p) => p.phase === "online");
+    expect(adapters).toHaveLength(1);
+  });
 });
