@@ -3,9 +3,8 @@
 // supervisor's connection through its protocol adapter and are re-subscribed, resuming where they
 // stopped, whenever it reconnects. A new adapter (the machine now speaks another protocol) starts
 // every followed thread afresh.
-import type { FollowedThread, Subscription, ThreadDetail } from "../../shared/fleet/facts";
+import type { AdapterSession, FollowedThread, Subscription, ThreadDetail } from "../../shared/fleet/facts";
 import type { T3Error } from "../../shared/t3/errors";
-import type { AdapterSession } from "../../shared/fleet/facts";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ProtocolAdapter } from "./t3/adapter";
 

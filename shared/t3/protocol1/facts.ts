@@ -51,7 +51,7 @@ export function runStateOfRow(row: ThreadShell, requestedAt: string | null): Run
   const requested = userAt !== null && activeTurnId === null && (turn ? userAt > turn.requestedAt : session === null || userAt > session.updatedAt || requestedAt === userAt);
   if (turn?.state === "error" && !requested) return { phase: "failed", reason: session?.lastError ?? null };
   if (session?.status === "starting") return { phase: "starting", since: userAt ?? session.updatedAt };
-  // A turn that could not start sends the session back to ready (or stopped) with lastError (§4.5).
+  // A turn that could not start sends the session back to ready (or stopped) with lastError (docs/t3-protocols.md).
   if (session?.lastError && userAt !== null && session.updatedAt >= userAt && activeTurnId === null) return { phase: "failed", reason: session.lastError };
   if (requested) return { phase: "requested", since: userAt };
   if (row.backgroundLiveness === "working") return { phase: "waiting", note: "Subagents still working" };

@@ -288,7 +288,8 @@ function numberOrNull(value: unknown): number | null {
 /** Tool activities name what they ran in `payload.itemType`; commands and file changes get their own items. */
 function activityItem(activity: ThreadActivity): TranscriptItem {
   const payload = record(activity.payload);
-  const data = record(payload.data);
+  // Tool payloads carry the provider's item under `data.item` (0.0.42) or directly in `data`.
+  const data = { ...record(payload.data), ...record(record(payload.data).item) };
   const base = { id: activity.id, runId: activity.turnId, createdAt: activity.createdAt, updatedAt: activity.createdAt };
   const itemType = text(payload.itemType);
   const status = activity.kind === "tool.completed" ? (payload.status === "failed" ? "failed" : "completed") : activity.kind.startsWith("tool.") ? "running" : "unknown";

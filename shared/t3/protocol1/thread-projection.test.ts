@@ -1,0 +1,96 @@
+// Protocol-1 thread streams → thread detail: recorded 0.0.42 snapshots and the events that follow.
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { decodeWith } from "../decode";
+import { type OrchestrationEvent, OrchestrationEventSchema, ThreadStreamItemSchema } from "../schemas";
+import { ThreadProjection } from "./thread-projection";
+
+const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
+
+function recordedProjection(name: string): ThreadProjection {
+  const decoded = decodeWith(ThreadStreamItemSchema, JSON.parse(readFileSync(resolve(fixtures, name), "utf8")), name);
+  if (!decoded.ok || decoded.value.kind !== "snapshot") throw new Error(`${name}: not a thread snapshot`);
+  const projection = new ThreadProjection();
+  projection.applySnapshot(decoded.value.snapshot);
+  return projection;
+}
+
+function event(projection: ThreadProjection, type: string, payload: unknown): OrchestrationEvent {
+  const threadId = projection.thread!.id;
+  const decoded = decodeWith(
+    OrchestrationEventSchema,
+    { sequence: projection.lastSequence + 1, eventId: `e-${projection.lastSequence + 1}`, aggregateKind: "thread", aggregateId: threadId, type, occurredAt: "2026-11-30T00:30:00.000Z", commandId: null, payload: { threadId, ...(payload as object) } },
+    type,
+  );
+  if (!decoded.ok) throw new Error(decoded.error.message);
+  return decoded.value;
+}
+
+describe("protocol 1: thread stream → detail facts", () => {
+  it("a pending approval offers accept, accept for session and decline; the command shows as an item", () => {
+    const projection = recordedProjection("t3-0.0.42/thread-approval-pending.json");
+    const facts = projection.facts();
+    expect(facts.pending).toEqual([
+      expect.objectContaining({
+        kind: "approval",
+        requestKind: "command",
+        detail: "touch fake-approved.txt",
+        decisions: [expect.objectContaining({ decision: "accept" }), expect.objectContaining({ decision: "acceptForSession" }), expect.objectContaining({ decision: "decline" })],
+      }),
+    ]);
+    expect(projection.items()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: "message", role: "user", text: "Run a command that needs approval" }),
+        expect.objectContaining({ type: "command", command: "touch fake-approved.txt", status: "running" }),
+      ]),
+    );
+    projection.markAnswered(facts.pending[0]!.requestId);
+    expect(projection.facts().pending).toEqual([]);
+  });
+
+  it("questions keep their options, multi-select and free-text flags", () => {
+    const projection = recordedProjection("t3-0.0.42/thread-completed.json");
+    projection.applyEvent(
+      event(projection, "thread.activity-appended", {
+        activity: {
+          id: "ask-1",
+          tone: "approval",
+          kind: "user-input.requested",
+          summary: "Question",
+          turnId: null,
+          createdAt: "2026-11-30T00:30:00.000Z",
+          payload: {
+            requestId: "req-1",
+            questions: [
+              { id: "env", header: "Target", question: "Where to deploy?", options: [{ label: "staging", description: "safe" }, { label: "prod" }], multiSelect: true },
+              { id: "why", question: "Why now?" },
+            ],
+          },
+        },
+      }),
+    );
+    const [request] = projection.facts().pending;
+    expect(request).toMatchObject({
+      kind: "input",
+      requestId: "req-1",
+      questions: [
+        { id: "env", header: "Target", options: [{ label: "staging", description: "safe", value: "staging" }, { label: "prod", description: null, value: "prod" }], multiSelect: true, allowsFreeText: false },
+        { id: "why", options: [], multiSelect: false, allowsFreeText: true },
+      ],
+    });
+  });
+
+  it("assistant text is cumulative in the items while it streams, and the closing message completes the turn", () => {
+    const projection = recordedProjection("t3-0.0.42/thread-completed.json");
+    const before = projection.items().filter((item) => item.type === "message").length;
+    const base = { messageId: "a-2", role: "assistant", turnId: "turn-2", createdAt: "2026-11-30T00:30:00.000Z", updatedAt: "2026-11-30T00:30:00.000Z" };
+    projection.applyEvent(event(projection, "thread.message-sent", { ...base, text: "Hel", streaming: true }));
+    projection.applyEvent(event(projection, "thread.message-sent", { ...base, text: "lo", streaming: true }));
+    expect(projection.items().filter((item) => item.type === "message")).toHaveLength(before + 1);
+    expect(projection.items().at(-1)).toMatchObject({ type: "message", text: "Hello", streaming: true, runId: "turn-2" });
+    projection.applyEvent(event(projection, "thread.message-sent", { ...base, text: "", streaming: false }));
+    expect(projection.items().at(-1)).toMatchObject({ text: "Hello", streaming: false });
+  });
+});
