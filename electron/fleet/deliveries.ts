@@ -4,7 +4,7 @@
 // are neutral (shared/fleet/facts.ts); the environment's protocol adapter carries them out.
 import { randomUUID } from "node:crypto";
 import { type Delivery, type DeliveryKind, type Intent, type IntentKind, isSettled } from "../../shared/fleet/delivery";
-import type { AgentCommand, RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
+import type { AgentCommand, MessageOutcome, RunningMessageMode, ThreadDetail, TranscriptItem } from "../../shared/fleet/facts";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
@@ -181,6 +181,11 @@ export class Deliveries {
       }
       const later = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId);
       const activeRun = detail.facts.activeRunId;
+      const reported = detail.facts.messageOutcomes?.[delivery.messageId!];
+      if (reported) {
+        this.observeReported(tracked, reported, messages, activeRun);
+        return;
+      }
       // A run other than the one active at send time means T3 started a new turn for the message.
       const otherRun = later.find((message) => message.runId !== tracked.turnBefore)?.runId ?? (activeRun && activeRun !== tracked.turnBefore ? activeRun : null);
       let observed = delivery.observed;
@@ -218,6 +223,29 @@ export class Deliveries {
             ? phase !== "queued"
             : phase === "stopped";
     if (done) this.settle(tracked, { state: "delivered" });
+  }
+
+  /** Where the adapter reports what became of the message (protocol 2), that report is the outcome. */
+  private observeReported(tracked: TrackedDelivery, reported: MessageOutcome, messages: Extract<TranscriptItem, { type: "message" }>[], activeRun: string | null): void {
+    const { delivery } = tracked;
+    const observed: NonNullable<Delivery["observed"]> =
+      reported.how === "started"
+        ? { outcome: "new-turn", turnId: reported.runId }
+        : reported.how === "joined"
+          ? { outcome: "steered", turnId: reported.runId }
+          : reported.how === "queued"
+            ? { outcome: "queued", turnId: reported.runId, queuePosition: reported.queuePosition }
+            : { outcome: "cancelled", turnId: reported.runId };
+    if (reported.how === "cancelled") {
+      this.settle(tracked, { state: "delivered", observed, reason: "Its queued turn was cancelled before it started." });
+      return;
+    }
+    const index = messages.findIndex((message) => message.id === delivery.messageId);
+    const reply = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId === reported.runId).at(-1);
+    const answered = reported.how !== "queued" && reply !== undefined && !reply.streaming && activeRun !== reported.runId;
+    const same = delivery.observed?.outcome === observed.outcome && delivery.observed.turnId === observed.turnId && delivery.observed.queuePosition === observed.queuePosition;
+    if (answered) this.settle(tracked, { state: "answered", observed });
+    else if (delivery.state !== "delivered" || !same) this.update(tracked, { state: "delivered", observed });
   }
 
   async recheck(commandId: string): Promise<Delivery> {

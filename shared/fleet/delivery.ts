@@ -116,8 +116,11 @@ export interface Delivery {
   messageId: string | null;
   requestId: string | null;
   intent: IntentKind | null;
-  /** For messages: what was observed — the turn joined (steered) or started. */
-  observed: { outcome: "steered" | "new-turn"; turnId: string } | null;
+  /**
+   * For messages: what was observed — the turn it joined (steered) or started, the queue it waits
+   * in (position 1 is next), or its queued turn cancelled before it started.
+   */
+  observed: { outcome: "steered" | "new-turn" | "queued" | "cancelled"; turnId: string; queuePosition?: number | null } | null;
   reason: string | null;
   createdAt: string;
   updatedAt: string;

@@ -225,6 +225,21 @@ export interface ThreadDetailFacts {
   run: RunState | null;
   /** Server time of the newest event applied; a new value is real activity. */
   lastEventAt: string | null;
+  /**
+   * Protocol 2: what became of each user message the thread shows, by messageId (the observed
+   * result of a send). Absent on protocol 1, whose transcript alone tells delivery.
+   */
+  messageOutcomes?: Record<string, MessageOutcome>;
+}
+
+/**
+ * The run a message started (`started`), the queue it waits in (`queued`, position 1 is next), the
+ * active run it steered (`joined`), or its queued run cancelled before it started (`cancelled`).
+ */
+export interface MessageOutcome {
+  runId: string;
+  how: "started" | "queued" | "joined" | "cancelled";
+  queuePosition: number | null;
 }
 
 export type TranscriptItemStatus = "pending" | "running" | "completed" | "failed" | "interrupted" | "cancelled" | "unknown";

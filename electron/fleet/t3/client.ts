@@ -89,6 +89,11 @@ export class T3EnvironmentClient {
     return this.options.httpTimeoutMs;
   }
 
+  /** Socket tuning every connection to this environment uses (protocol adapters that open their own sockets too). */
+  get socketOptions(): ClientOptions["socket"] {
+    return this.options.socket;
+  }
+
   /**
    * GET /.well-known/t3/environment. A server whose orchestration protocol T3 Fleet has no adapter
    * for is reported as incompatible, with what to update (electron/fleet/t3/adapter.ts).
