@@ -48,7 +48,7 @@ describe("message intent", () => {
   });
 
   it("a stuck start offers to send anyway, with a warning; an archived thread refuses", () => {
-    expect(messageIntent(agent("stuck"), env())).toEqual({ kind: "new-turn", note: expect.stringContaining("stopping the session is the safer way out") });
+    expect(messageIntent(agent("stuck"), env())).toEqual({ kind: "new-turn", note: expect.stringContaining("stopping the session is the safer way out"), insteadOffer: "stop" });
     expect(messageIntent(agent("ended", { lifecycle: "archived" }), env())).toMatchObject({ kind: "refused", reason: expect.stringContaining("archived") });
   });
 

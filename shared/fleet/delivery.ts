@@ -14,7 +14,8 @@ import type { AgentView, EnvironmentView } from "./types";
 export type Intent =
   | { kind: "steer"; runId: string; note: string | null; choices: RunningMessageMode[] }
   | { kind: "queue"; runId: string; note: string | null; choices: RunningMessageMode[] }
-  | { kind: "new-turn"; note: string | null }
+  /** `insteadOffer`: the safer way out to offer beside sending (a stuck start: stop the session). */
+  | { kind: "new-turn"; note: string | null; insteadOffer?: "stop" }
   | { kind: "refused"; reason: string };
 
 export type IntentKind = Intent["kind"];
@@ -68,6 +69,7 @@ export function messageIntent(agent: AgentView | undefined, env: EnvironmentView
       return {
         kind: "new-turn",
         note: "The session has been starting for a long time and may be stuck. Sending anyway can start a second turn that never ends; stopping the session is the safer way out.",
+        insteadOffer: "stop",
       };
     case "unknown":
       return { kind: "refused", reason: "The agent's state is not confirmed." };

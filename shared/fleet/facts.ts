@@ -215,9 +215,10 @@ export interface ThreadDetailFacts {
   /**
    * A failure the fleet row does not show: a turn that could not start (`runId` null: it counts
    * while no run is active), or a capacity limit on the active run `runId`, which the row still
-   * reports as running. It counts only while the row's active run is that `runId`.
+   * reports as running. It counts only while the row's active run is that `runId`, and not once
+   * the user sent a message after it (`at`, when known).
    */
-  hiddenFailure: { reason: string; runId: string | null } | null;
+  hiddenFailure: { reason: string; runId: string | null; at?: string } | null;
   subagents: SubagentFacts[];
   /** The thread stream's view of the active run (for delivery outcomes and interrupts). */
   activeRunId: string | null;

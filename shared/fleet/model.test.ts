@@ -90,6 +90,15 @@ describe("status derivation from recorded rows", () => {
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "spawn codex ENOENT" });
   });
 
+  it("a start failure no longer counts once the user sent another message", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-completed.json", { session: null, latestTurn: null });
+    snapshot(row);
+    model.setThreadDetail("env-a", row.id, { ...noDetail, hiddenFailure: { reason: "spawn codex ENOENT", runId: null, at: "2026-11-29T13:59:02.000Z" } });
+    expect(model.agent(`env-a/${row.id}`)!.status).toBe("failed");
+    upsert({ ...row, latestUserMessageAt: "2026-11-29T14:10:00.000Z", updatedAt: "2026-11-29T14:10:00.000Z" });
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "starting", reason: "Turn requested" });
+  });
+
   it("a capacity warning on the running turn is failed although the row says running", () => {
     const row = recordedRow("t3-0.0.24/shell-row-running.json");
     snapshot(row);

@@ -59,7 +59,8 @@ export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | unde
   const run = agent.run;
   if (run.phase === "failed") return { status: "failed", reason: run.reason ?? detail?.lastErrorText ?? "Turn failed" };
   const hidden = detail?.hiddenFailure;
-  if (hidden && hidden.runId === agent.activeRunId) return { status: "failed", reason: hidden.reason };
+  const superseded = hidden?.at !== undefined && agent.latestUserMessageAt !== null && agent.latestUserMessageAt > hidden.at;
+  if (hidden && hidden.runId === agent.activeRunId && !superseded) return { status: "failed", reason: hidden.reason };
   if (STARTING_PHASES.has(run.phase)) {
     if (clock.startingForMs >= (clock.stuckAfterMs ?? STUCK_STARTING_MS)) {
       const minutes = Math.max(1, Math.round(clock.startingForMs / 60_000));

@@ -215,8 +215,8 @@ export class ThreadProjection {
     const hiddenFailure =
       capacityWarning !== null && activeTurnId !== null
         ? { reason: capacityWarning, runId: activeTurnId }
-        : startFailureText !== null
-          ? { reason: startFailureText, runId: null }
+        : startFailureText !== null && startFailure
+          ? { reason: startFailureText, runId: null, at: startFailure.at }
           : null;
     return {
       pending: [...pending.values()],
