@@ -138,6 +138,25 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
 });
 
 describe("protocol-1 adapter, fork live-tail repair", () => {
+  it("takes a new shell snapshot when a row changed between the snapshot and its Ack, and synchronizes once", async () => {
+    const { sim, session } = await connect("fork");
+    const threadId = makeThread(sim, "codex");
+    let snapshots = 0;
+    const fleet = new (class extends FleetRecorder {
+      override snapshot(agents: AgentFacts[]): void {
+        snapshots++;
+        // A rename while our Ack is still on the wire: 0.0.24 does not deliver it live.
+        if (snapshots === 1) sim.engine.dispatch({ type: "thread.meta.update", commandId: "rename-in-gap", threadId, title: "Renamed in the gap" });
+        super.snapshot(agents);
+      }
+    })();
+    session.subscribeFleet(fleet);
+    await fleet.until(() => fleet.synchronizedCount === 1);
+    expect(snapshots).toBe(2);
+    expect(fleet.agents.get(threadId)?.title).toBe("Renamed in the gap");
+    expect(fleet.ended).toBeNull();
+  });
+
   it("merges events produced between a thread snapshot and its Ack, in order", async () => {
     const { sim, adapter, session } = await connect("fork");
     const threadId = makeThread(sim, "codex");

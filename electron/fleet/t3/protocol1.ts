@@ -176,6 +176,7 @@ class Protocol1Session implements AdapterSession {
                 (stale) => {
                   if (!active()) return;
                   if (!stale) return listener.synchronized();
+                  current = undefined; // the replaced stream's end is not the fleet stream's end
                   subscription.close();
                   subscribe(repairsLeft - 1);
                 },
