@@ -229,4 +229,15 @@ describe("activity, stuck starts and lineage (issue 7, issue 8)", () => {
     model.upsertAgent("env-a", facts("forked", null));
     expect(model.childrenOf("env-a", "root").map((agent) => agent.threadId)).toEqual(["delegated"]);
   });
+
+  it("shows a native subagent once: under its parent until its child thread appears, then as that child", () => {
+    const base = rows.facts(recordedRow("t3-0.0.42/shell-row-running.json"));
+    model.applyFleetSnapshot("env-a", [{ ...base, threadId: "root", parent: null }]);
+    const subagent = { id: "sa-1", status: "running" as const, title: "Explore", kind: "app_owned", model: null, childThreadId: "child-1", updatedAt: "t" };
+    model.setThreadDetail("env-a", "root", { ...noDetail, subagents: [subagent, { ...subagent, id: "sa-2", childThreadId: null }] });
+    expect(model.agent("env-a/root")!.subagents.map((s) => s.id)).toEqual(["sa-1", "sa-2"]);
+    model.upsertAgent("env-a", { ...base, threadId: "child-1", parent: { threadId: "root", relationship: "subagent" } });
+    expect(model.agent("env-a/root")!.subagents.map((s) => s.id)).toEqual(["sa-2"]);
+    expect(model.childrenOf("env-a", "root").map((agent) => agent.threadId)).toEqual(["child-1"]);
+  });
 });

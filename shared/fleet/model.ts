@@ -326,8 +326,9 @@ export class FleetModel {
     };
     env.entries.set(facts.threadId, entry);
     this.refresh(env, facts.threadId);
-    // A parent appearing adopts its orphans.
+    // A parent appearing adopts its orphans; a child appearing may carry one of its parent's subagents.
     for (const childId of env.children.get(facts.threadId) ?? []) this.refresh(env, childId);
+    if (facts.parent && env.entries.has(facts.parent.threadId)) this.refresh(env, facts.parent.threadId);
   }
 
   private linkChild(env: EnvState, threadId: string, parentId: string | undefined): void {
@@ -395,7 +396,8 @@ export class FleetModel {
       startingSince: startingSince(facts.run),
       capabilities: facts.capabilities,
       pending: detail?.pending ?? [],
-      subagents: detail?.subagents ?? [],
+      // A native subagent carried by a child thread the fleet shows is that child, not a second row.
+      subagents: (detail?.subagents ?? []).filter((subagent) => subagent.childThreadId === null || !env.entries.has(subagent.childThreadId)),
       updatedAt: facts.updatedAt,
       lastActivityAt: new Date(entry.lastActivityMs).toISOString(),
     };
