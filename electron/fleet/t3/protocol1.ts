@@ -143,6 +143,7 @@ class Protocol1Session implements AdapterSession {
             snapshotSequence = snapshot.snapshotSequence;
             this.adapter.shellSequence = snapshot.snapshotSequence;
             for (const project of snapshot.projects) this.adapter.rows.setProject(project.id, project.deletedAt ? null : project.title);
+            this.adapter.lastRows.clear(); // a snapshot is the whole fleet: rows absent from it are gone
             listener.snapshot(snapshot.threads.map((row) => this.adapter.factsOf(row)));
             for (const row of snapshot.threads) this.checkLag(row);
           },
@@ -158,6 +159,7 @@ class Protocol1Session implements AdapterSession {
               case "thread-removed":
                 latestDelta.set(delta.threadId, delta.sequence);
                 this.adapter.rows.forget(delta.threadId);
+                this.adapter.lastRows.delete(delta.threadId);
                 listener.remove(delta.threadId, "archived-or-deleted");
                 this.lookUpRemoval(delta.threadId, listener, () => !closed);
                 return;
