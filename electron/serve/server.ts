@@ -127,7 +127,12 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
   };
 
   const serveFile = async (path: string, res: ServerResponse, head: boolean) => {
-    const relative = path === "/" ? "index.html" : decodeURIComponent(path.slice(1));
+    let relative: string;
+    try {
+      relative = path === "/" ? "index.html" : decodeURIComponent(path.slice(1));
+    } catch {
+      return refuse(res, 400, "Bad request");
+    }
     const file = normalize(join(options.rendererDir, relative));
     if (!file.startsWith(normalize(options.rendererDir) + sep)) return refuse(res, 404, "Not found");
     let body: Buffer;
@@ -204,7 +209,8 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
       if (req.headers.host !== host) return refuseUpgrade(socket, "421 Misdirected Request");
       // A page on any other origin (or a client that sends none) never reaches the bridge.
       if (req.headers.origin !== origin) return refuseUpgrade(socket, "403 Forbidden");
-      if (requestPath(req) !== BRIDGE_PATH) return refuseUpgrade(socket, "404 Not Found");
+      // Exactly the bridge path: no query, no dot segments a URL parser would resolve.
+      if (req.url !== BRIDGE_PATH) return refuseUpgrade(socket, "404 Not Found");
       const protocols = offeredProtocols(req);
       if (!protocols.includes(BRIDGE_SUBPROTOCOL)) return refuseUpgrade(socket, "400 Bad Request");
       const offered = protocols.find((protocol) => protocol.startsWith(BRIDGE_SESSION_PROTOCOL_PREFIX));

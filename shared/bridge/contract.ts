@@ -165,7 +165,8 @@ export const BridgeClientMessage = z.object({
   type: z.literal("request"),
   id: z.number().int().nonnegative(),
   method: z.string(),
-  params: z.unknown(),
+  /** Absent when the page passed `undefined`; the method's own schema then answers "invalid". */
+  params: z.unknown().optional(),
 });
 export type BridgeClientMessage = z.infer<typeof BridgeClientMessage>;
 
