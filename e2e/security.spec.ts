@@ -33,10 +33,20 @@ async function expectInView(page: Page, controls: Locator): Promise<void> {
 }
 
 test("the launch link opens once: a copy from history or another browser opens nothing, a reload of the tab keeps working", async ({ page, fleet, browser }) => {
+  const frames: string[] = [];
+  page.on("websocket", (socket) => {
+    socket.on("framereceived", (frame) => frames.push(String(frame.payload)));
+    socket.on("framesent", (frame) => frames.push(String(frame.payload)));
+  });
   await fleet.pairAll();
   const link = fleet.shell.url;
   await page.goto(link);
   await expect(page.getByTestId("env-row")).toHaveCount(3);
+  // No bearer token the machines issued to the fleet ever reaches the page.
+  const bearerTokens = fleet.sims.servers.flatMap((server) => server.auth.issuedTokens());
+  expect(bearerTokens.length).toBeGreaterThanOrEqual(3);
+  expect(frames.length).toBeGreaterThan(0);
+  for (const token of bearerTokens) expect(frames.join("\n")).not.toContain(token);
   // The code left the address bar; no cookie was set for any other server on 127.0.0.1 to receive.
   expect(page.url()).not.toContain("code=");
   expect(await page.context().cookies()).toEqual([]);

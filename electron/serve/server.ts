@@ -24,7 +24,7 @@ import {
   type BridgeEvent,
   type BridgeServerMessage,
 } from "../../shared/bridge/contract";
-import { describeError, redactSecrets } from "../../shared/bridge/redact";
+import { describeError } from "../../shared/bridge/redact";
 import { parseJson } from "../../shared/t3/decode";
 import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
@@ -291,7 +291,7 @@ function attachBridge(ws: WebSocket, service: FleetService, report: (where: stri
       (error: unknown) => {
         const kind = error instanceof BridgeError ? error.kind : "internal";
         if (kind === "internal") report(`bridge ${method}`, error);
-        send({ type: "response", id, ok: false, error: { kind, message: redactSecrets(describeError(error)) } });
+        send({ type: "response", id, ok: false, error: { kind, message: describeError(error) } });
       },
     );
   });
