@@ -2,7 +2,9 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { BridgeRequests } from "../../shared/bridge/contract";
 import { ensurePrivateDir } from "../fleet/private-files";
 import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
@@ -82,6 +84,26 @@ describe("IPC bridge", () => {
     expect(await invoke({ senderFrame: { url: APP, parent: null } }, "agent.send", { key: 1 })).toMatchObject({ ok: false, error: { kind: "invalid" } });
     dispose();
     expect(handlers.size).toBe(0);
+  });
+
+  it("answers every fuzzed request to every method with a result or a clear error, never an internal one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-ipc-fuzz-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const service = await FleetService.start({ dataDir: dir, secrets: new MemorySecretStore() });
+    cleanups.push(() => service.stop());
+    const handlers = new Map<string, Parameters<IpcMainLike["handle"]>[1]>();
+    registerBridge({ handle: (channel, listener) => handlers.set(channel, listener), removeHandler: () => {} }, service, () => APP, () => {});
+    const invoke = handlers.get(REQUEST_CHANNEL)!;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constantFrom(...Object.keys(BridgeRequests)), fc.anything()), fc.anything(), async (method, params) => {
+        const answer = (await invoke({ senderFrame: { url: APP, parent: null } }, method, params)) as { ok: boolean; error?: { kind: string; message: string } };
+        if (!answer.ok) {
+          expect(answer.error!.kind).not.toBe("internal");
+          expect(answer.error!.message.length).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
