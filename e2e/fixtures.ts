@@ -31,7 +31,14 @@ export const test = base.extend<{ fleet: Fleet }>({
       socket: { pingIntervalMs: 200, openTimeoutMs: 2_000 },
       timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
     });
-    const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
+    const started = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
+    // Launch links open once: every `page.goto(fleet.shell.url)` gets a fresh one.
+    const shell: HeadlessShell = {
+      ...started,
+      get url() {
+        return started.newLaunchUrl();
+      },
+    };
     const pageErrors: string[] = [];
     page.on("pageerror", (error) => pageErrors.push(error.message));
     await use({

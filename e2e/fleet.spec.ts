@@ -173,7 +173,9 @@ test("hostile thread content stays inert", async ({ page, fleet }) => {
   await expect(transcript.locator("button.link")).toHaveText(["https://example.com/docs", "https://example.com/docs"]);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   const refused = await page.evaluate(async () => {
-    const ws = new WebSocket(new URL("/bridge", location.href).href.replace("http", "ws"));
+    // The page's own session (sessionStorage) opens a second bridge socket, as the page's code would.
+    const session = sessionStorage.getItem("t3fleet.session");
+    const ws = new WebSocket(new URL("/bridge", location.href).href.replace("http", "ws"), ["t3fleet.bridge.v1", `t3fleet.session.${session}`]);
     await new Promise((resolve) => ws.addEventListener("open", resolve));
     const answer = new Promise<string>((resolve) => ws.addEventListener("message", (m) => String(m.data).includes('"id":77') && resolve(String(m.data))));
     ws.send(JSON.stringify({ type: "request", id: 77, method: "link.open", params: { url: "javascript:alert(1)" } }));

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { describeError } from "../shared/bridge/redact";
 import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
 import { startHeadlessShell } from "../electron/serve/server";
@@ -69,7 +70,10 @@ if (electron) {
   const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), notices: ["Demo fleet: three simulated machines; build-box-1 drops off the network every minute."] });
   for (const url of pairingUrls) await service.request("pair.confirm", { input: url });
   const shell = await startHeadlessShell({ service, rendererDir: join(repoRoot, "out/renderer"), port: Number(values.port) });
-  console.log(`\nT3 Fleet demo is running. Open ${shell.url}\n`);
+  console.log(`\nT3 Fleet demo is running. Open this link once, in one browser tab:\n${shell.url}\n`);
+  // Last resort: a bug in one handler is logged (without secrets) and the demo keeps serving.
+  process.on("uncaughtException", (error) => console.error(`demo: unexpected error: ${describeError(error)}`));
+  process.on("unhandledRejection", (error) => console.error(`demo: unexpected error: ${describeError(error)}`));
   const stop = () => {
     clearInterval(cycle);
     clearTimeout(outage);

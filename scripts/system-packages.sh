@@ -13,7 +13,32 @@ if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "fleet: please install these Debian packages first: ${needed[*]}" >&2
   exit 1
 fi
+
+# Another package manager may hold apt's or dpkg's lock (unattended-upgrades right after boot, a
+# second terminal): wait for it, up to half an hour, instead of failing. DPkg::Lock::Timeout covers
+# dpkg's lock; the loop also covers the lists lock of `apt-get update` and older apt.
+APT_WAIT_LIMIT_S="${T3_FLEET_APT_WAIT_S:-1800}"
+apt_get() {
+  local waited=0 errors
+  errors="$(mktemp)"
+  while true; do
+    if apt-get -o DPkg::Lock::Timeout="$APT_WAIT_LIMIT_S" "$@" 2>"$errors"; then
+      rm -f "$errors"
+      return 0
+    fi
+    if grep -qE "Could not get lock|Unable to (acquire|lock)|is another process using it" "$errors" && [ "$waited" -lt "$APT_WAIT_LIMIT_S" ]; then
+      [ "$waited" -eq 0 ] && echo "fleet: another package manager (apt/dpkg) is busy; waiting for it to finish…" >&2
+      sleep 5
+      waited=$((waited + 5))
+      continue
+    fi
+    cat "$errors" >&2
+    rm -f "$errors"
+    return 1
+  done
+}
+
 echo "fleet: installing ${needed[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${needed[@]}" >/dev/null
+apt_get update -qq
+apt_get install -y -qq --no-install-recommends "${needed[@]}" >/dev/null

@@ -92,6 +92,11 @@ export class SimAuth {
     return session;
   }
 
+  /** Every bearer token issued so far (tests that hunt for a leaked secret). */
+  issuedTokens(): string[] {
+    return [...this.sessions.keys()];
+  }
+
   /** The live session for a bearer token, or undefined when unknown, expired or revoked. */
   verify(token: string | undefined): BearerSession | undefined {
     if (!token) return undefined;

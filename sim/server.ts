@@ -53,6 +53,8 @@ export class SimServer {
   private http: Server | undefined;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BODY_BYTES });
   private readonly peers = new Set<Peer>();
+  /** Open shell streams, for hostile-server tests that push items as they are. */
+  private readonly shellSinks = new Set<StreamSink>();
   private readonly sockets = new Set<Socket>();
   private port: number;
   private blackholed = false;
@@ -75,6 +77,16 @@ export class SimServer {
       if (options.closeSocketsOnRevoke === false) return;
       for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");
     };
+  }
+
+  /** Hostile-server tests: pushes these shell-stream items as they are (undecodable, out of order) to every open shell stream. */
+  injectShellItems(...items: unknown[]): void {
+    for (const sink of this.shellSinks) sink.push(...items);
+  }
+
+  /** Hostile-server tests: writes one raw text frame to every connected socket. */
+  sendRawFrame(text: string): void {
+    for (const peer of this.peers) peer.ws.send(text);
   }
 
   get baseUrl(): string {
@@ -600,6 +612,7 @@ export class SimServer {
   }
 
   private shellStream(sink: StreamSink, options: { afterSequence: number | undefined; marker: boolean }): () => void {
+    this.shellSinks.add(sink);
     const live = this.liveGate(sink);
     if (this.canReplay(options.afterSequence)) {
       // The replay is coalesced too: one item per aggregate, at its latest sequence.
@@ -641,6 +654,7 @@ export class SimServer {
     };
     this.engine.on("event", onEvent);
     return () => {
+      this.shellSinks.delete(sink);
       this.engine.off("event", onEvent);
       clearTimeout(timer);
     };

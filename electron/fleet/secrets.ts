@@ -1,6 +1,11 @@
-// Where bearer tokens live: the OS keychain through keytar, or (Electron shell, when keytar cannot
-// load) a safeStorage-backed store implemented in electron/main behind this same interface.
+// Where bearer tokens live: the OS keychain through keytar; or, where keytar cannot load or no
+// keychain answers, a file only this user can read (the Electron shell encrypts its entries with
+// safeStorage, electron/main/safe-storage-secrets.ts; the headless shell relies on file permissions).
 // A token is never written anywhere else, never logged and never sent to a UI.
+import { readFile, stat, chmod } from "node:fs/promises";
+import { z } from "zod";
+import { parseJson } from "../../shared/t3/decode";
+import { writePrivateFile } from "./private-files";
 
 export interface SecretStore {
   /** Shown to the user: where tokens are kept. */
@@ -79,5 +84,73 @@ export class MemorySecretStore implements SecretStore {
 
   async delete(environmentId: string): Promise<void> {
     this.tokens.delete(environmentId);
+  }
+}
+
+/** How a file store turns a token into what it writes, and back (identity, or an OS-backed cipher). */
+export interface SecretCodec {
+  encode(token: string): string;
+  decode(stored: string): string;
+}
+
+const PLAIN: SecretCodec = { encode: (token) => token, decode: (stored) => stored };
+const SecretsFile = z.record(z.string(), z.string());
+
+/**
+ * Tokens in one JSON file, mode 0600 in a 0700 folder, replaced atomically; writes are serialized.
+ * Without a codec the file is plain text and only file permissions protect it: whoever can read
+ * this user's files (this user's processes, root, a backup) can read the tokens.
+ */
+export class FileSecretStore implements SecretStore {
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly path: string,
+    readonly description = `in ${path}, readable only by this user (file permissions 0600; not encrypted)`,
+    private readonly codec: SecretCodec = PLAIN,
+  ) {}
+
+  private async read(): Promise<Record<string, string>> {
+    let text: string;
+    try {
+      // A file someone else widened is narrowed again before it is trusted with more tokens.
+      if (((await stat(this.path)).mode & 0o077) !== 0) await chmod(this.path, 0o600);
+      text = await readFile(this.path, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+      throw error;
+    }
+    const json = parseJson(text);
+    const parsed = json.ok ? SecretsFile.safeParse(json.value) : undefined;
+    if (!parsed?.success) throw new Error(`The token file ${this.path} is not valid; pair the environments again.`);
+    return parsed.data;
+  }
+
+  async get(environmentId: string): Promise<string | undefined> {
+    const entry = (await this.read())[environmentId];
+    return entry === undefined ? undefined : this.codec.decode(entry);
+  }
+
+  set(environmentId: string, token: string): Promise<void> {
+    return this.change((entries) => {
+      entries[environmentId] = this.codec.encode(token);
+    });
+  }
+
+  delete(environmentId: string): Promise<void> {
+    return this.change((entries) => {
+      delete entries[environmentId];
+    });
+  }
+
+  private change(mutate: (entries: Record<string, string>) => void): Promise<void> {
+    const run = async () => {
+      const entries = await this.read();
+      mutate(entries);
+      await writePrivateFile(this.path, JSON.stringify(entries));
+    };
+    const next = this.writes.then(run, run);
+    this.writes = next.catch(() => {});
+    return next;
   }
 }

@@ -1,6 +1,7 @@
 // The fleet bridge over Electron IPC: one invoke channel for requests (sender-checked), one push
 // channel for events. The renderer sees only what the preload exposes: request() and onEvent().
 import type { BridgeEvent } from "../../shared/bridge/contract";
+import { describeError } from "../../shared/bridge/redact";
 import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
 import { isTrustedSender } from "./guards";
@@ -22,7 +23,8 @@ export function registerBridge(ipcMain: IpcMainLike, service: FleetService, appU
     try {
       return { ok: true, result: (await service.request(method, params)) ?? null };
     } catch (error) {
-      return { ok: false, error: { kind: error instanceof BridgeError ? error.kind : "internal", message: error instanceof Error ? error.message : String(error) } };
+      // Error texts may quote a pairing link: its code never reaches the page.
+      return { ok: false, error: { kind: error instanceof BridgeError ? error.kind : "internal", message: describeError(error) } };
     }
   });
   service.on("event", send);

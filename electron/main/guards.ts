@@ -31,13 +31,15 @@ export function hardenWindow(webContents: WebContentsLike, session: SessionLike,
   session.setPermissionCheckHandler(() => false);
 }
 
-/** Whether a URL is the app's own page (file:// build or the dev server origin). */
+/** Whether a URL is the app's own page (the app:// origin of a build, or the dev server's origin). */
 export function isAppUrl(url: string, appUrl: string): boolean {
-  if (!URL.canParse(url) || !URL.canParse(appUrl)) return false;
-  const candidate = new URL(url);
-  const app = new URL(appUrl);
-  if (app.protocol === "file:") return candidate.protocol === "file:" && candidate.pathname === app.pathname;
-  return candidate.origin === app.origin;
+  const candidate = URL.parse(url);
+  const app = URL.parse(appUrl);
+  if (!candidate || !app) return false;
+  // Custom schemes have an opaque ("null") origin in URL: compare scheme and host instead.
+  if (app.protocol === "http:" || app.protocol === "https:") return candidate.origin === app.origin;
+  if (app.protocol === "file:") return false;
+  return candidate.protocol === app.protocol && candidate.host === app.host && candidate.host !== "";
 }
 
 /** IPC is answered only for the app's own top frame (design §6: IPC senders checked). */

@@ -1,32 +1,47 @@
 // Electron shell: single instance, one hardened window, the fleet service in this (main) process,
 // the bridge over sender-checked IPC, native notifications, and re-checks after system wake.
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { BrowserWindow, Menu, Notification, Tray, app, ipcMain, nativeImage, powerMonitor, safeStorage, session, shell } from "electron";
+import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerMonitor, protocol, safeStorage, session, shell } from "electron";
 import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
 import type { BridgeEvent } from "../../shared/bridge/contract";
-import { KeytarSecretStore, type SecretStore } from "../fleet/secrets";
+import { describeError } from "../../shared/bridge/redact";
+import { ensurePrivateDir } from "../fleet/private-files";
+import { KeytarSecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
+import { APP_SCHEME, APP_SCHEME_PRIVILEGES, APP_URL, serveAppRequest } from "./app-protocol";
 import { EVENT_CHANNEL, registerBridge } from "./bridge-ipc";
 import { hardenWindow } from "./guards";
-import { SafeStorageSecretStore } from "./safe-storage-secrets";
+import { type SafeStorageLike, UNPROTECTED_WARNING, type UnprotectedChoice, openDesktopSecrets } from "./safe-storage-secrets";
 import { TrayController } from "./tray";
 import { trayIconBitmap } from "./tray-icons";
 
 if (!app.requestSingleInstanceLock()) app.quit();
+// Must happen before "ready": app:// gets a real, secure origin of its own (electron/main/app-protocol.ts).
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }]);
 
 let window: BrowserWindow | undefined;
-const appUrl = () => process.env.ELECTRON_RENDERER_URL ?? pathToFileURL(join(__dirname, "../renderer/index.html")).href;
+const appUrl = () => process.env.ELECTRON_RENDERER_URL ?? APP_URL;
 
-async function openSecrets(dataDir: string): Promise<{ secrets: SecretStore; notices: string[] }> {
-  try {
-    return { secrets: await KeytarSecretStore.open(), notices: [] };
-  } catch (keytarError) {
-    // Keychain unavailable: fall back to safeStorage behind the same interface (design §6).
-    const secrets = SafeStorageSecretStore.open(safeStorage, join(dataDir, "tokens.enc.json"));
-    return { secrets, notices: [`${(keytarError as Error).message} Tokens are kept ${secrets.description} instead.`] };
-  }
+/** safeStorage as the secret stores see it; the backend name exists on Linux only. */
+const safeStorageView: SafeStorageLike = {
+  isEncryptionAvailable: () => safeStorage.isEncryptionAvailable(),
+  encryptString: (text) => safeStorage.encryptString(text),
+  decryptString: (data) => safeStorage.decryptString(data),
+  ...(process.platform === "linux" && { getSelectedStorageBackend: () => safeStorage.getSelectedStorageBackend() }),
+};
+
+/** Asked once, before the first token would be stored without protection. */
+async function askToStoreUnprotected(): Promise<UnprotectedChoice> {
+  const { response } = await dialog.showMessageBox({
+    type: "warning",
+    title: "T3 Fleet: tokens would not be protected",
+    message: "Store T3 tokens on this computer without protection?",
+    detail: `${UNPROTECTED_WARNING}\n\n"Keep in memory only" keeps pairings until T3 Fleet quits; you pair again after a restart.`,
+    buttons: ["Keep in memory only", "Store unprotected"],
+    defaultId: 0,
+    cancelId: 0,
+  });
+  return response === 1 ? "store-unprotected" : "memory-only";
 }
 
 function showWindow(): BrowserWindow {
@@ -61,9 +76,15 @@ function send(event: BridgeEvent): void {
 
 async function main(): Promise<void> {
   await app.whenReady();
+  protocol.handle(APP_SCHEME, (request) => serveAppRequest(request.url, join(__dirname, "../renderer")));
   const dataDir = app.getPath("userData");
-  await mkdir(dataDir, { recursive: true });
-  const { secrets, notices } = await openSecrets(dataDir);
+  await ensurePrivateDir(dataDir);
+  const { secrets, notices } = await openDesktopSecrets({
+    openKeychain: () => KeytarSecretStore.open(),
+    safeStorage: safeStorageView,
+    path: join(dataDir, "tokens.enc.json"),
+    ask: askToStoreUnprotected,
+  });
   const service = await FleetService.start({ dataDir, secrets, notices, openExternal: (url) => shell.openExternal(url) });
 
   registerBridge(ipcMain, service, appUrl, send);
@@ -82,7 +103,7 @@ async function main(): Promise<void> {
 
   // The demo passes pairing links of its simulated machines.
   for (const link of JSON.parse(process.env.T3_FLEET_DEMO_PAIRING ?? "[]") as string[]) {
-    await service.request("pair.confirm", { input: link }).catch((error: unknown) => console.error(String(error)));
+    await service.request("pair.confirm", { input: link }).catch((error: unknown) => console.error(`demo pairing: ${describeError(error)}`));
   }
 
   const tray = new Tray(trayImage("nothing-paired"));
@@ -139,6 +160,10 @@ function menuItem(item: TrayItem, service: FleetService): Electron.MenuItemConst
       };
   }
 }
+
+// Last resort: a bug in one handler is logged (without secrets) and the tray keeps watching the fleet.
+process.on("uncaughtException", (error) => console.error(`T3 Fleet: unexpected error: ${describeError(error)}`));
+process.on("unhandledRejection", (error) => console.error(`T3 Fleet: unexpected error: ${describeError(error)}`));
 
 // Tray-resident: closing the window keeps the fleet watched; Quit is in the tray menu.
 app.on("window-all-closed", () => {});

@@ -1,82 +1,94 @@
-// Tokens encrypted with Electron's safeStorage (OS-backed key), for desktops where keytar cannot
-// load. Same SecretStore interface; the file holds ciphertext only, written atomically with 0600.
-import { randomBytes } from "node:crypto";
-import { open, readFile, rename, rm } from "node:fs/promises";
-import { z } from "zod";
-import type { SecretStore } from "../fleet/secrets";
+// Where the Electron shell keeps tokens when keytar cannot load or no keychain answers: a 0600 file
+// whose entries are encrypted with Electron's safeStorage. On Linux safeStorage may fall back to its
+// `basic_text` backend, a fixed key that protects nothing: then the user is told so plainly and asked
+// before a token is stored that way (issue 9).
+import { FileSecretStore, MemorySecretStore, type SecretStore } from "../fleet/secrets";
 
 /** The part of Electron's safeStorage this store uses (a thin wrapper, so tests need no Electron). */
 export interface SafeStorageLike {
   isEncryptionAvailable(): boolean;
   encryptString(plainText: string): Buffer;
   decryptString(encrypted: Buffer): string;
+  /** Linux only: which OS service holds the key (`basic_text` means none does). */
+  getSelectedStorageBackend?(): string;
 }
 
-const SecretsFile = z.record(z.string(), z.string());
+/** The answer to "store this token anyway?": on disk unprotected, or in memory for this run. */
+export type UnprotectedChoice = "store-unprotected" | "memory-only";
 
-export class SafeStorageSecretStore implements SecretStore {
-  readonly description = "encrypted with the system's safe storage";
-  private writes: Promise<void> = Promise.resolve();
+/** Whether safeStorage's encryption is backed by the OS (keychain, DPAPI, libsecret, KWallet). */
+export function safeStorageProtects(safeStorage: SafeStorageLike): boolean {
+  if (!safeStorage.isEncryptionAvailable()) return false;
+  const backend = safeStorage.getSelectedStorageBackend?.();
+  return backend !== "basic_text" && backend !== "unknown";
+}
 
-  private constructor(
-    private readonly safeStorage: SafeStorageLike,
-    private readonly path: string,
+/** A file store whose entries are encrypted with safeStorage. */
+export function safeStorageFileStore(safeStorage: SafeStorageLike, path: string, description: string): FileSecretStore {
+  return new FileSecretStore(path, description, {
+    encode: (token) => safeStorage.encryptString(token).toString("base64"),
+    decode: (stored) => safeStorage.decryptString(Buffer.from(stored, "base64")),
+  });
+}
+
+export const UNPROTECTED_WARNING =
+  "No system keychain is available and Electron's safe storage has no OS key here (basic_text backend), so tokens saved on disk would not be protected: anyone who can read your files could use them.";
+
+/**
+ * Asks once, before the first token is stored, whether to store tokens unprotected; until then and
+ * if the user declines, tokens live in memory for this run only. Reads see both places.
+ */
+export class AskFirstSecretStore implements SecretStore {
+  private choice: Promise<UnprotectedChoice> | undefined;
+  private readonly memory = new MemorySecretStore();
+
+  constructor(
+    private readonly onDisk: SecretStore,
+    private readonly ask: () => Promise<UnprotectedChoice>,
   ) {}
 
-  static open(safeStorage: SafeStorageLike, path: string): SafeStorageSecretStore {
-    if (!safeStorage.isEncryptionAvailable()) throw new Error("The system's safe storage is not available, so tokens cannot be stored safely.");
-    return new SafeStorageSecretStore(safeStorage, path);
-  }
-
-  private async read(): Promise<Record<string, string>> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
-      throw error;
-    }
-    const parsed = SecretsFile.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error(`The encrypted token file ${this.path} is not valid; pair the environments again.`);
-    return parsed.data;
+  get description(): string {
+    return "on disk unprotected if you agree when pairing, otherwise in memory for this run only";
   }
 
   async get(environmentId: string): Promise<string | undefined> {
-    const entry = (await this.read())[environmentId];
-    return entry === undefined ? undefined : this.safeStorage.decryptString(Buffer.from(entry, "base64"));
+    return (await this.memory.get(environmentId)) ?? (await this.onDisk.get(environmentId));
   }
 
-  set(environmentId: string, token: string): Promise<void> {
-    return this.change((entries) => {
-      entries[environmentId] = this.safeStorage.encryptString(token).toString("base64");
-    });
+  async set(environmentId: string, token: string): Promise<void> {
+    this.choice ??= this.ask();
+    if ((await this.choice) === "store-unprotected") await this.onDisk.set(environmentId, token);
+    else await this.memory.set(environmentId, token);
   }
 
-  delete(environmentId: string): Promise<void> {
-    return this.change((entries) => {
-      delete entries[environmentId];
-    });
+  async delete(environmentId: string): Promise<void> {
+    await this.memory.delete(environmentId);
+    await this.onDisk.delete(environmentId);
   }
+}
 
-  private change(mutate: (entries: Record<string, string>) => void): Promise<void> {
-    const run = async () => {
-      const entries = await this.read();
-      mutate(entries);
-      const temporary = `${this.path}.${randomBytes(4).toString("hex")}.tmp`;
-      const handle = await open(temporary, "w", 0o600);
-      try {
-        await handle.writeFile(JSON.stringify(entries));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, this.path).catch(async (error: unknown) => {
-        await rm(temporary, { force: true });
-        throw error;
-      });
-    };
-    const next = this.writes.then(run, run);
-    this.writes = next.catch(() => {});
-    return next;
+/**
+ * The desktop's token store: the keychain; else safeStorage-encrypted file when the OS backs it;
+ * else (basic_text, or no encryption at all) ask before storing anything unprotected.
+ */
+export async function openDesktopSecrets(options: {
+  openKeychain: () => Promise<SecretStore>;
+  safeStorage: SafeStorageLike;
+  path: string;
+  ask: () => Promise<UnprotectedChoice>;
+}): Promise<{ secrets: SecretStore; notices: string[] }> {
+  try {
+    return { secrets: await options.openKeychain(), notices: [] };
+  } catch (keytarError) {
+    const reason = (keytarError as Error).message;
+    const { safeStorage, path } = options;
+    if (safeStorageProtects(safeStorage)) {
+      const secrets = safeStorageFileStore(safeStorage, path, "encrypted with the system's safe storage");
+      return { secrets, notices: [`${reason} Tokens are kept encrypted with the system's safe storage instead.`] };
+    }
+    const onDisk = safeStorage.isEncryptionAvailable()
+      ? safeStorageFileStore(safeStorage, path, "on disk, NOT protected (basic_text safe storage)")
+      : new FileSecretStore(path, "on disk, NOT protected (plain text, file permissions only)");
+    return { secrets: new AskFirstSecretStore(onDisk, options.ask), notices: [`${reason} ${UNPROTECTED_WARNING}`] };
   }
 }

@@ -1,15 +1,19 @@
 // The Electron shell's logic against thin stand-ins for Electron's objects (Electron is not launched).
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { BridgeRequests } from "../../shared/bridge/contract";
+import { ensurePrivateDir } from "../fleet/private-files";
 import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { type IpcMainLike, REQUEST_CHANNEL, registerBridge } from "./bridge-ipc";
 import { hardenWindow, isAppUrl, isTrustedSender } from "./guards";
 import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
 import { SimServer } from "../../sim/server";
-import { SafeStorageSecretStore } from "./safe-storage-secrets";
+import { APP_URL, RENDERER_CSP, serveAppRequest } from "./app-protocol";
+import { type SafeStorageLike, type UnprotectedChoice, openDesktopSecrets } from "./safe-storage-secrets";
 import { TrayController } from "./tray";
 import { trayIconBitmap } from "./tray-icons";
 
@@ -17,7 +21,7 @@ const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-const APP = "file:///opt/t3-fleet/resources/app/out/renderer/index.html";
+const APP = APP_URL;
 
 describe("window guards", () => {
   it("denies new windows, hands only http(s) links to the browser, and blocks navigation and permissions", () => {
@@ -43,7 +47,9 @@ describe("window guards", () => {
     };
     expect(prevented("https://evil.example/")).toBe(true);
     expect(prevented("file:///etc/passwd")).toBe(true);
+    expect(prevented("app://elsewhere/index.html")).toBe(true);
     expect(prevented(APP)).toBe(false);
+    expect(prevented("app://fleet/assets/index.js")).toBe(false);
 
     let granted: boolean | undefined;
     permission!(null, "notifications", (value) => (granted = value));
@@ -54,6 +60,8 @@ describe("window guards", () => {
     expect(isTrustedSender({ url: APP, parent: null }, APP)).toBe(true);
     expect(isTrustedSender({ url: APP, parent: {} }, APP)).toBe(false);
     expect(isTrustedSender({ url: "https://evil.example/", parent: null }, APP)).toBe(false);
+    expect(isTrustedSender({ url: "file:///opt/t3-fleet/out/renderer/index.html", parent: null }, APP)).toBe(false);
+    expect(isTrustedSender({ url: "app://other/index.html", parent: null }, APP)).toBe(false);
     expect(isTrustedSender(null, APP)).toBe(false);
     expect(isAppUrl("http://localhost:5173/x", "http://localhost:5173/")).toBe(true);
     expect(isAppUrl("http://localhost:5174/", "http://localhost:5173/")).toBe(false);
@@ -77,32 +85,118 @@ describe("IPC bridge", () => {
     dispose();
     expect(handlers.size).toBe(0);
   });
+
+  it("answers every fuzzed request to every method with a result or a clear error, never an internal one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-ipc-fuzz-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const service = await FleetService.start({ dataDir: dir, secrets: new MemorySecretStore() });
+    cleanups.push(() => service.stop());
+    const handlers = new Map<string, Parameters<IpcMainLike["handle"]>[1]>();
+    registerBridge({ handle: (channel, listener) => handlers.set(channel, listener), removeHandler: () => {} }, service, () => APP, () => {});
+    const invoke = handlers.get(REQUEST_CHANNEL)!;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constantFrom(...Object.keys(BridgeRequests)), fc.anything()), fc.anything(), async (method, params) => {
+        const answer = (await invoke({ senderFrame: { url: APP, parent: null } }, method, params)) as { ok: boolean; error?: { kind: string; message: string } };
+        if (!answer.ok) {
+          expect(answer.error!.kind).not.toBe("internal");
+          expect(answer.error!.message.length).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
 
-describe("safeStorage secret store", () => {
+describe("renderer origin (app://)", () => {
+  it("serves the built renderer with the CSP as a header, and nothing outside it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-app-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(join(dir, "renderer/assets"), { recursive: true });
+    await writeFile(join(dir, "renderer/index.html"), "<!doctype html><title>T3 Fleet</title>");
+    await writeFile(join(dir, "renderer/assets/app.js"), "export {}");
+    await writeFile(join(dir, "secret.txt"), "outside");
+    const rendererDir = join(dir, "renderer");
+
+    const page = await serveAppRequest(APP, rendererDir);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toBe(RENDERER_CSP);
+    expect(await page.text()).toContain("T3 Fleet");
+    const script = await serveAppRequest("app://fleet/assets/app.js", rendererDir);
+    expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
+    for (const url of ["app://fleet/../secret.txt", "app://fleet/%2e%2e%2fsecret.txt", "app://fleet/..%5csecret.txt", "app://other/index.html", "app://fleet/%E0%A4%A", "not a url"]) {
+      expect((await serveAppRequest(url, rendererDir)).status, url).toBe(404);
+    }
+    // The renderer reaches the fleet only through the preload: it may connect nowhere, and never be framed.
+    expect(RENDERER_CSP).toContain("connect-src 'none'");
+    expect(RENDERER_CSP).toContain("frame-ancestors 'none'");
+    expect(RENDERER_CSP).not.toContain("unsafe");
+  });
+});
+
+describe("desktop token storage", () => {
   // A reversible stand-in for the OS-backed encryption (the real one needs Electron's keychain access).
-  const fakeSafeStorage = {
+  const fakeSafeStorage = (backend: string): SafeStorageLike => ({
     isEncryptionAvailable: () => true,
     encryptString: (text: string) => Buffer.from([...Buffer.from(text)].map((byte) => byte ^ 0x5a)),
     decryptString: (data: Buffer) => Buffer.from([...data].map((byte) => byte ^ 0x5a)).toString(),
-  };
+    getSelectedStorageBackend: () => backend,
+  });
+  const noKeychain = () => Promise.reject(new Error("The system keychain did not answer: no Secret Service."));
 
-  it("keeps only ciphertext on disk, mode 0600, and round-trips tokens", async () => {
+  async function dataDir(): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), "t3-fleet-safe-"));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const path = join(dir, "tokens.enc.json");
-    const store = SafeStorageSecretStore.open(fakeSafeStorage, path);
-    await Promise.all([store.set("a", "secret-token-a"), store.set("b", "secret-token-b")]);
-    expect(await store.get("a")).toBe("secret-token-a");
-    expect(await readFile(path, "utf8")).not.toContain("secret-token");
-    expect((await stat(path)).mode & 0o777).toBe(0o600);
-    await store.delete("a");
-    expect(await store.get("a")).toBeUndefined();
-    expect(await store.get("b")).toBe("secret-token-b");
+    const data = join(dir, "T3 Fleet");
+    await ensurePrivateDir(data);
+    return data;
+  }
+
+  it("uses the keychain when it answers, and asks nothing", async () => {
+    const keychain = new MemorySecretStore();
+    const { secrets, notices } = await openDesktopSecrets({ openKeychain: async () => keychain, safeStorage: fakeSafeStorage("basic_text"), path: "/nonexistent/x", ask: () => Promise.reject(new Error("asked")) });
+    expect(secrets).toBe(keychain);
+    expect(notices).toEqual([]);
   });
 
-  it("refuses to store when encryption is unavailable", () => {
-    expect(() => SafeStorageSecretStore.open({ ...fakeSafeStorage, isEncryptionAvailable: () => false }, "/tmp/x")).toThrow(/not available/);
+  it("without a keychain, keeps only ciphertext from an OS-backed safeStorage, 0600 in a 0700 folder", async () => {
+    const dir = await dataDir();
+    const path = join(dir, "tokens.enc.json");
+    const { secrets, notices } = await openDesktopSecrets({ openKeychain: noKeychain, safeStorage: fakeSafeStorage("gnome_libsecret"), path, ask: () => Promise.reject(new Error("asked")) });
+    expect(notices.join(" ")).toContain("encrypted with the system's safe storage");
+    await Promise.all([secrets.set("a", "secret-token-a"), secrets.set("b", "secret-token-b")]);
+    expect(await secrets.get("a")).toBe("secret-token-a");
+    expect(await readFile(path, "utf8")).not.toContain("secret-token");
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    await secrets.delete("a");
+    expect(await secrets.get("a")).toBeUndefined();
+    expect(await secrets.get("b")).toBe("secret-token-b");
+  });
+
+  it("on basic_text says plainly that tokens are not protected and asks before storing the first one", async () => {
+    for (const answer of ["memory-only", "store-unprotected"] as UnprotectedChoice[]) {
+      const dir = await dataDir();
+      const path = join(dir, "tokens.enc.json");
+      let asked = 0;
+      const { secrets, notices } = await openDesktopSecrets({ openKeychain: noKeychain, safeStorage: fakeSafeStorage("basic_text"), path, ask: async () => (asked++, answer) });
+      expect(notices.join(" ")).toMatch(/would not be protected/);
+      expect(notices.join(" ")).not.toMatch(/encrypted with/);
+      expect(asked).toBe(0);
+      await Promise.all([secrets.set("a", "token-a"), secrets.set("b", "token-b")]);
+      expect(asked).toBe(1);
+      expect(await secrets.get("a")).toBe("token-a");
+      const onDisk = await readFile(path, "utf8").catch(() => undefined);
+      if (answer === "memory-only") expect(onDisk).toBeUndefined();
+      else expect((await stat(path)).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it("narrows a data folder others could read to 0700", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-wide-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    await chmod(dir, 0o755);
+    await ensurePrivateDir(dir);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
   });
 });
 

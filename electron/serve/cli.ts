@@ -1,55 +1,138 @@
-// `npm run serve -- [--port 4780] [--data-dir DIR] [--ephemeral-secrets] [--pair <pairing URL>]...`
-// Runs the fleet service in Node and serves the UI and its bridge on 127.0.0.1. Prints the URL to open.
+// `npm run serve -- [options]`: the fleet service in Node, its UI and bridge on 127.0.0.1. Prints
+// the single-use launch link to open. See USAGE, and README "Security".
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { KeytarSecretStore, MemorySecretStore, type SecretStore } from "../fleet/secrets";
+import { describeError } from "../../shared/bridge/redact";
+import { ensurePrivateDir } from "../fleet/private-files";
+import { FileSecretStore, KeytarSecretStore, MemorySecretStore, type SecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { startHeadlessShell } from "./server";
 
-const { values } = parseArgs({
-  options: {
-    port: { type: "string", default: "0" },
-    "data-dir": { type: "string" },
-    "renderer-dir": { type: "string" },
-    "ephemeral-secrets": { type: "boolean", default: false },
-    pair: { type: "string", multiple: true, default: [] },
-  },
-});
+const USAGE = `Usage: ./fleet serve -- [options]
+
+Runs T3 Fleet headless and prints a link to open in a browser on this machine. The link opens
+once, in one tab (a reload of that tab keeps working); restart to get a new one.
+
+Options:
+  --port N              listen on 127.0.0.1:N (default: any free port)
+  --data-dir DIR        where pairings are kept (default: $XDG_CONFIG_HOME/t3-fleet or ~/.config/t3-fleet)
+  --pair FILE           pair with every pairing link in FILE (one per line); "-" reads them from stdin.
+                        Links are never taken on the command line, where every user could read them.
+  --secrets WHERE       where tokens are kept: "keychain" (the system keychain; fails if none answers),
+                        "file" (DIR/tokens.json, mode 0600 in a 0700 folder: protected by file
+                        permissions only), "memory" (forgotten when T3 Fleet stops), or "auto"
+                        (default: the keychain, else the file)
+  --ephemeral-secrets   same as --secrets memory
+  -h, --help            this text
+
+Example:
+  echo "http://100.101.102.103:3773/pair#token=…" | ./fleet serve -- --pair -`;
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    options: {
+      port: { type: "string", default: "0" },
+      "data-dir": { type: "string" },
+      "renderer-dir": { type: "string" },
+      secrets: { type: "string", default: "auto" },
+      "ephemeral-secrets": { type: "boolean", default: false },
+      pair: { type: "string", multiple: true, default: [] },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+}
+try {
+  parsed = parse();
+} catch (error) {
+  fail(describeError(error));
+}
+const { values } = parsed;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const port = Number(values.port);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port must be a port number, not ${values.port}.`);
+const where = values["ephemeral-secrets"] ? "memory" : values.secrets;
+if (!["auto", "keychain", "file", "memory"].includes(where)) fail(`--secrets must be auto, keychain, file or memory, not ${where}.`);
+for (const source of values.pair) {
+  if (/:\/\/|token=|#/.test(source)) fail("--pair takes a file of pairing links, or - for stdin: a link on the command line is visible to every user of this machine.");
+}
+
+// Last resort: a bug in one handler is logged (without secrets) and the shell keeps serving.
+process.on("uncaughtException", (error) => console.error(`t3-fleet serve: unexpected error: ${describeError(error)}`));
+process.on("unhandledRejection", (error) => console.error(`t3-fleet serve: unexpected error: ${describeError(error)}`));
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = values["data-dir"] ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "t3-fleet");
+await ensurePrivateDir(dataDir);
 
-const notices: string[] = [];
-let secrets: SecretStore;
-if (values["ephemeral-secrets"]) {
-  secrets = new MemorySecretStore();
-  notices.push("Tokens are kept in memory only for this run (--ephemeral-secrets).");
-} else {
+async function openSecrets(): Promise<{ secrets: SecretStore; notices: string[] }> {
+  const file = () => new FileSecretStore(join(dataDir, "tokens.json"));
+  if (where === "memory") return { secrets: new MemorySecretStore(), notices: ["Tokens are kept in memory only for this run (--secrets memory)."] };
+  if (where === "file") return { secrets: file(), notices: [] };
   try {
-    secrets = await KeytarSecretStore.open();
+    return { secrets: await KeytarSecretStore.open(), notices: [] };
   } catch (error) {
-    console.error(`${(error as Error).message}\nStart with --ephemeral-secrets to keep tokens in memory for this run only.`);
-    process.exit(1);
+    if (where === "keychain") {
+      console.error(`${describeError(error)}\nStart with --secrets file or --secrets memory to keep tokens elsewhere.`);
+      process.exit(1);
+    }
+    const secrets = file();
+    return { secrets, notices: [`${describeError(error)} Tokens are kept ${secrets.description}.`] };
   }
+}
+const { secrets, notices } = await openSecrets();
+for (const notice of notices) console.log(notice);
+
+async function pairingLinks(source: string): Promise<string[]> {
+  const text = source === "-" ? await readStdin() : await readFile(source, "utf8");
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith("#"));
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 const service = await FleetService.start({ dataDir, secrets, notices });
-for (const link of values.pair) {
+for (const source of values.pair) {
+  let links: string[];
   try {
-    const paired = await service.request("pair.confirm", { input: link });
-    console.log(`paired ${(paired as { label: string }).label}`);
+    links = await pairingLinks(source);
   } catch (error) {
-    console.error(`could not pair ${link.replace(/#.*/, "#…")}: ${(error as Error).message}`);
+    console.error(`could not read pairing links from ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
+    continue;
+  }
+  for (const [index, link] of links.entries()) {
+    try {
+      const paired = await service.request("pair.confirm", { input: link });
+      console.log(`paired ${(paired as { label: string }).label}`);
+    } catch (error) {
+      // Neither the link nor the error may carry its code into the terminal or a log.
+      console.error(`could not pair link ${index + 1} of ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
+    }
   }
 }
 const shell = await startHeadlessShell({
   service,
   rendererDir: values["renderer-dir"] ?? join(repoRoot, "out/renderer"),
-  port: Number(values.port),
+  port,
 });
-console.log(`T3 Fleet is running. Open ${shell.url}`);
+console.log(`T3 Fleet is running. Open this link once, in one browser tab on this machine:\n${shell.url}`);
 
 const shutdown = () => {
   void shell

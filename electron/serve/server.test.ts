@@ -1,92 +1,52 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
-import type { BridgeServerMessage } from "../../shared/bridge/contract";
-import { MemorySecretStore } from "../fleet/secrets";
-import { FleetService } from "../fleet/service";
-import { type HeadlessShell, startHeadlessShell } from "./server";
+import { BRIDGE_CLOSE_MALFORMED } from "../../shared/bridge/contract";
+import { exchangeLaunchCode, httpRequest, openBridge, type ShellUnderTest, startShell } from "./shell.testkit";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-async function start(): Promise<HeadlessShell> {
-  const dir = await mkdtemp(join(tmpdir(), "t3-fleet-serve-"));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
-  await writeFile(join(dir, "app.js"), "console.log('app')");
-  const service = await FleetService.start({ dataDir: join(dir, "data"), secrets: new MemorySecretStore() });
-  cleanups.push(() => service.stop());
-  const shell = await startHeadlessShell({ service, rendererDir: dir });
-  cleanups.push(() => shell.close());
-  return shell;
-}
-
-function openBridge(url: string, headers: Record<string, string> = {}): Promise<{ ws: WebSocket; messages: BridgeServerMessage[] }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers });
-    const messages: BridgeServerMessage[] = [];
-    ws.on("message", (data) => messages.push(JSON.parse(data.toString()) as BridgeServerMessage));
-    ws.once("open", () => resolve({ ws, messages }));
-    ws.once("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-    ws.once("error", reject);
-  });
+async function start(): Promise<ShellUnderTest> {
+  const started = await startShell();
+  cleanups.push(() => started.close());
+  return started;
 }
 
 describe("headless shell", () => {
-  it("binds 127.0.0.1 and refuses pages and the bridge without the per-launch token", async () => {
-    const shell = await start();
+  it("binds 127.0.0.1 and prints a launch link whose code is in the fragment, never in a request", async () => {
+    const { shell } = await start();
     expect(shell.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect((await fetch(`${shell.origin}/`)).status).toBe(403);
-    expect((await fetch(`${shell.origin}/app.js?token=wrong`)).status).toBe(403);
-    await expect(openBridge(`${shell.origin.replace("http", "ws")}/bridge`)).rejects.toThrow("HTTP 403");
+    const link = new URL(shell.url);
+    expect(link.search).toBe("");
+    expect(link.hash).toMatch(/^#code=[A-Za-z0-9_-]{43}$/);
   });
 
-  it("serves the page with a strict CSP and a same-site cookie that carries the token", async () => {
-    const shell = await start();
-    const page = await fetch(shell.url);
+  it("serves the page with a strict CSP and no cookie", async () => {
+    const { shell } = await start();
+    const page = await httpRequest(shell.origin, "/");
     expect(page.status).toBe(200);
-    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
-    expect(page.headers.get("content-security-policy")).not.toContain("unsafe-inline");
-    const cookie = page.headers.get("set-cookie")!.split(";")[0]!;
-    expect(page.headers.get("set-cookie")).toContain("SameSite=Strict");
-    expect((await fetch(`${shell.origin}/app.js`, { headers: { cookie } })).status).toBe(200);
-    expect((await fetch(`${shell.origin}/..%2f..%2fetc%2fpasswd`, { headers: { cookie } })).status).toBe(404);
-  });
-
-  it("refuses a bridge connection from another origin even with the cookie", async () => {
-    const shell = await start();
-    await expect(openBridge(`${shell.origin.replace("http", "ws")}/bridge?token=${shell.token}`, { origin: "http://evil.example" })).rejects.toThrow("HTTP 403");
+    const csp = String(page.headers["content-security-policy"]);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain(`connect-src 'self' ${shell.origin.replace("http", "ws")}/bridge`);
+    expect(csp).not.toContain("unsafe-inline");
+    expect(page.headers["set-cookie"]).toBeUndefined();
+    expect((await httpRequest(shell.origin, "/app.js")).status).toBe(200);
+    expect((await httpRequest(shell.origin, "/..%2f..%2fetc%2fpasswd")).status).toBe(404);
   });
 
   it("sends a snapshot first and answers typed requests, with clear errors for bad ones", async () => {
-    const shell = await start();
-    const { ws, messages } = await openBridge(`${shell.origin.replace("http", "ws")}/bridge?token=${shell.token}`, { origin: shell.origin });
-    cleanups.push(() => ws.close());
-    const next = (predicate: (m: BridgeServerMessage) => boolean) =>
-      new Promise<BridgeServerMessage>((resolve) => {
-        const found = messages.find(predicate);
-        if (found) return resolve(found);
-        const listener = () => {
-          const match = messages.find(predicate);
-          if (match) {
-            ws.off("message", listener);
-            resolve(match);
-          }
-        };
-        ws.on("message", listener);
-      });
-    const first = await next(() => true);
+    const { shell } = await start();
+    const session = await exchangeLaunchCode(shell.origin, shell.url);
+    const bridge = await openBridge(shell.origin, session);
+    cleanups.push(() => bridge.ws.close());
+    const first = await bridge.next(() => true);
     expect(first).toMatchObject({ type: "event", event: { type: "fleet.snapshot", snapshot: { environments: [], agents: [] } } });
-    ws.send(JSON.stringify({ type: "request", id: 1, method: "settings.update", params: { notificationsPaused: true } }));
-    expect(await next((m) => m.type === "response" && m.id === 1)).toMatchObject({ ok: true, result: { notificationsPaused: true } });
-    ws.send(JSON.stringify({ type: "request", id: 2, method: "agent.send", params: { key: "a/b", text: "" } }));
-    expect(await next((m) => m.type === "response" && m.id === 2)).toMatchObject({ ok: false, error: { kind: "invalid" } });
-    const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
-    ws.send("not json");
-    expect(await closed).toBe(4400);
+    bridge.ws.send(JSON.stringify({ type: "request", id: 1, method: "settings.update", params: { notificationsPaused: true } }));
+    expect(await bridge.next((m) => m.type === "response" && m.id === 1)).toMatchObject({ ok: true, result: { notificationsPaused: true } });
+    bridge.ws.send(JSON.stringify({ type: "request", id: 2, method: "agent.send", params: { key: "a/b", text: "" } }));
+    expect(await bridge.next((m) => m.type === "response" && m.id === 2)).toMatchObject({ ok: false, error: { kind: "invalid" } });
+    bridge.ws.send("not json");
+    expect(await bridge.closed).toBe(BRIDGE_CLOSE_MALFORMED);
   });
 });

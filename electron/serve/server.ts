@@ -1,19 +1,41 @@
 // The headless shell: serves the built renderer and the fleet bridge over one WebSocket on
-// 127.0.0.1, guarded by a random per-launch token (design §1, §6). Same contract as the Electron preload.
-import { randomBytes, timingSafeEqual } from "node:crypto";
+// 127.0.0.1 (design §1, §6). Same contract as the Electron preload.
+//
+// Access (issue 9): the printed launch link carries a one-time code in its fragment (never sent in
+// a request line, so never in a proxy or server log). The page trades it once, at POST /session,
+// for a session secret it keeps in sessionStorage (this tab only, survives a reload, never a
+// cookie) and offers as a WebSocket subprotocol. A spent code opens nothing. Every request must
+// name this shell's own loopback address in Host (DNS rebinding), and the bridge and the exchange
+// must come from this shell's own Origin. No handler can take the process down.
+import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { extname, join, normalize, sep } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
-import { BridgeClientMessage, type BridgeEvent, type BridgeServerMessage } from "../../shared/bridge/contract";
+import {
+  BRIDGE_CLOSE_MALFORMED,
+  BRIDGE_CLOSE_UNAUTHORIZED,
+  BRIDGE_SESSION_PROTOCOL_PREFIX,
+  BRIDGE_SUBPROTOCOL,
+  BridgeClientMessage,
+  MAX_BRIDGE_FRAME_BYTES,
+  type BridgeEvent,
+  type BridgeServerMessage,
+} from "../../shared/bridge/contract";
+import { describeError } from "../../shared/bridge/redact";
 import { parseJson } from "../../shared/t3/decode";
 import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
 
-const COOKIE = "t3fleet_token";
-/** Largest bridge request accepted from a page (a message is at most 120,000 characters). */
-const MAX_BRIDGE_FRAME_BYTES = 1024 * 1024;
+/** The launch-code exchange: the page posts `{"code": …}` and gets `{"session": …}`. */
+export const SESSION_PATH = "/session";
+export const BRIDGE_PATH = "/bridge";
+/** A session exchange body is a few dozen bytes; anything larger is not one. */
+const MAX_SESSION_BODY_BYTES = 1_024;
+/** Bytes of randomness in launch codes and session secrets. */
+const SECRET_BYTES = 32;
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -27,13 +49,12 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /** Strict CSP: only this origin's scripts and styles, the bridge socket, no framing (design §6). */
 function contentSecurityPolicy(origin: string): string {
-  const ws = origin.replace(/^http/, "ws");
   return [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data:",
-    `connect-src 'self' ${ws}`,
+    `connect-src 'self' ${origin.replace(/^http/, "ws")}${BRIDGE_PATH}`,
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
@@ -41,104 +62,193 @@ function contentSecurityPolicy(origin: string): string {
   ].join("; ");
 }
 
+const SECURITY_HEADERS = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+};
+
 export interface HeadlessShellOptions {
   service: FleetService;
   /** Folder of the built renderer (electron-vite's out/renderer). */
   rendererDir: string;
   port?: number;
-  /** Fixed token (tests); a random one per launch otherwise. */
-  token?: string;
+  /** Where problems are reported (already redacted); stderr by default. */
+  log?: (line: string) => void;
 }
 
 export interface HeadlessShell {
+  /** The launch link printed at start: opens the fleet once, in one browser tab. */
   url: string;
   origin: string;
-  token: string;
+  /** Mints another single-use launch link (a second tab or browser; tests). */
+  newLaunchUrl(): string;
   close(): Promise<void>;
 }
 
-function sameToken(candidate: string | undefined | null, token: string): boolean {
-  if (!candidate) return false;
-  const a = Buffer.from(candidate);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** Secrets are kept only as hashes: lookups by hash leak nothing about the secret through timing. */
+const digest = (secret: string) => createHash("sha256").update(secret).digest("base64url");
+const newSecret = () => randomBytes(SECRET_BYTES).toString("base64url");
+
+/** The request's path, or undefined when the request line is not a plain absolute path. */
+function requestPath(req: IncomingMessage): string | undefined {
+  const raw = req.url ?? "";
+  if (!raw.startsWith("/") || raw.startsWith("//")) return undefined;
+  const url = URL.parse(raw, "http://127.0.0.1");
+  return url?.pathname;
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? "").split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === COOKIE) return value.join("=");
-  }
-  return undefined;
+function offeredProtocols(req: IncomingMessage): string[] {
+  const header = req.headers["sec-websocket-protocol"];
+  return typeof header === "string" ? header.split(",").map((protocol) => protocol.trim()) : [];
 }
 
 export async function startHeadlessShell(options: HeadlessShellOptions): Promise<HeadlessShell> {
-  const token = options.token ?? randomBytes(24).toString("base64url");
+  const log = options.log ?? ((line: string) => console.error(line));
+  const report = (where: string, error: unknown) => log(`t3-fleet serve: ${where}: ${describeError(error)}`);
   const sockets = new Set<Socket>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BRIDGE_FRAME_BYTES });
+  const launchCodes = new Set<string>();
+  const sessions = new Set<string>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_BRIDGE_FRAME_BYTES,
+    handleProtocols: (protocols) => (protocols.has(BRIDGE_SUBPROTOCOL) ? BRIDGE_SUBPROTOCOL : false),
+  });
   let origin = "";
-
-  const authorized = (req: IncomingMessage, url: URL) => sameToken(url.searchParams.get("token"), token) || sameToken(cookieToken(req), token);
+  let host = "";
 
   const refuse = (res: ServerResponse, status: number, text: string) => {
-    res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+    if (res.headersSent) return void res.destroy();
+    res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close", ...SECURITY_HEADERS });
     res.end(text);
   };
 
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? "/", origin);
-      if (req.method !== "GET") return refuse(res, 405, "Method not allowed");
-      if (!authorized(req, url)) return refuse(res, 403, "This T3 Fleet page needs the link printed when it started.");
-      const relative = url.pathname === "/" ? "index.html" : decodeURIComponent(url.pathname.slice(1));
-      const path = normalize(join(options.rendererDir, relative));
-      if (!path.startsWith(normalize(options.rendererDir) + sep)) return refuse(res, 404, "Not found");
-      let body: Buffer;
-      try {
-        body = await readFile(path);
-      } catch {
-        return refuse(res, 404, "Not found");
-      }
-      const headers: Record<string, string> = {
-        "content-type": CONTENT_TYPES[extname(path)] ?? "application/octet-stream",
-        "content-security-policy": contentSecurityPolicy(origin),
-        "x-content-type-options": "nosniff",
-        "referrer-policy": "no-referrer",
-        "cache-control": "no-store",
-      };
-      // The page keeps the token in a strict same-site cookie so its assets and socket carry it.
-      if (relative === "index.html") headers["set-cookie"] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
-      res.writeHead(200, headers);
-      res.end(body);
-    })().catch(() => refuse(res, 500, "Internal error"));
+  const serveFile = async (path: string, res: ServerResponse, head: boolean) => {
+    let relative: string;
+    try {
+      relative = path === "/" ? "index.html" : decodeURIComponent(path.slice(1));
+    } catch {
+      return refuse(res, 400, "Bad request");
+    }
+    const file = normalize(join(options.rendererDir, relative));
+    if (!file.startsWith(normalize(options.rendererDir) + sep)) return refuse(res, 404, "Not found");
+    let body: Buffer;
+    try {
+      body = await readFile(file);
+    } catch {
+      return refuse(res, 404, "Not found");
+    }
+    res.writeHead(200, {
+      "content-type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream",
+      "content-security-policy": contentSecurityPolicy(origin),
+      ...SECURITY_HEADERS,
+    });
+    res.end(head ? undefined : body);
+  };
+
+  const exchangeLaunchCode = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers.origin !== origin) return refuse(res, 403, "Forbidden");
+    if (!(req.headers["content-type"] ?? "").startsWith("application/json")) return refuse(res, 415, "Expected JSON");
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_SESSION_BODY_BYTES) return refuse(res, 413, "Too large");
+      chunks.push(chunk);
+    }
+    const body = parseJson(Buffer.concat(chunks).toString("utf8"));
+    const code = body.ok && typeof body.value === "object" && body.value !== null ? (body.value as { code?: unknown }).code : undefined;
+    const key = typeof code === "string" ? digest(code) : "";
+    if (!launchCodes.delete(key)) return refuse(res, 403, "This launch link was already used. Open the link T3 Fleet printed, in the tab it was first opened in.");
+    const session = newSecret();
+    sessions.add(digest(session));
+    res.writeHead(200, { "content-type": "application/json", ...SECURITY_HEADERS });
+    res.end(JSON.stringify({ session }));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers.host !== host) return refuse(res, 421, "This T3 Fleet serves only its own address.");
+    const path = requestPath(req);
+    if (path === undefined) return refuse(res, 400, "Bad request");
+    if (path === SESSION_PATH) return req.method === "POST" ? exchangeLaunchCode(req, res) : refuse(res, 405, "Method not allowed");
+    if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "Method not allowed");
+    // The page and its assets are the public renderer bundle: no secret in them, so no check here.
+    return serveFile(path, res, req.method === "HEAD");
+  };
+
+  const server: Server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      report("request", error);
+      refuse(res, 500, "Internal error");
+    });
   });
 
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
+  // Malformed requests and oversized headers: answer and drop that socket, nothing else.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return void socket.destroy();
+    const status = error.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+  });
+  server.on("error", (error) => report("server", error));
 
-  server.on("upgrade", (req, socket, head) => {
-    const url = new URL(req.url ?? "/", origin);
-    // Browsers send cookies on cross-site WebSockets: the Origin must be this page's (design §6).
-    const fromPage = req.headers.origin === undefined || req.headers.origin === origin;
-    if (url.pathname !== "/bridge" || !authorized(req, url) || !fromPage) {
-      socket.end("HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
-      return;
+  const refuseUpgrade = (socket: Duplex, status: string) => {
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+    else socket.destroy();
+  };
+
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    try {
+      if (req.headers.host !== host) return refuseUpgrade(socket, "421 Misdirected Request");
+      // A page on any other origin (or a client that sends none) never reaches the bridge.
+      if (req.headers.origin !== origin) return refuseUpgrade(socket, "403 Forbidden");
+      // Exactly the bridge path: no query, no dot segments a URL parser would resolve.
+      if (req.url !== BRIDGE_PATH) return refuseUpgrade(socket, "404 Not Found");
+      const protocols = offeredProtocols(req);
+      if (!protocols.includes(BRIDGE_SUBPROTOCOL)) return refuseUpgrade(socket, "400 Bad Request");
+      const offered = protocols.find((protocol) => protocol.startsWith(BRIDGE_SESSION_PROTOCOL_PREFIX));
+      const authorized = offered !== undefined && sessions.has(digest(offered.slice(BRIDGE_SESSION_PROTOCOL_PREFIX.length)));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        // Oversized frames (1009) and invalid UTF-8 (1007): ws closes the socket with the right code
+        // itself; the error needs a listener so that it cannot reach the process.
+        ws.on("error", (error) => report("bridge socket", error));
+        // Accepted only to say why: the page stops retrying and asks for a fresh launch link.
+        if (!authorized) return ws.close(BRIDGE_CLOSE_UNAUTHORIZED, "unknown session");
+        attachBridge(ws, options.service, report);
+      });
+    } catch (error) {
+      report("upgrade", error);
+      refuseUpgrade(socket, "500 Internal Server Error");
     }
-    wss.handleUpgrade(req, socket, head, (ws) => attachBridge(ws, options.service));
   });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
   });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `http://${host}`;
+
+  const newLaunchUrl = () => {
+    const code = newSecret();
+    launchCodes.add(digest(code));
+    return `${origin}/#code=${code}`;
+  };
 
   return {
-    url: `${origin}/?token=${token}`,
+    url: newLaunchUrl(),
     origin,
-    token,
+    newLaunchUrl,
     close: async () => {
       for (const client of wss.clients) client.terminate();
       for (const socket of sockets) socket.destroy();
@@ -148,9 +258,14 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
 }
 
 /** One UI connection: a snapshot first, then every event; requests are decoded by the service. */
-function attachBridge(ws: WebSocket, service: FleetService): void {
+function attachBridge(ws: WebSocket, service: FleetService, report: (where: string, error: unknown) => void): void {
   const send = (message: BridgeServerMessage) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    if (ws.readyState !== ws.OPEN) return;
+    try {
+      ws.send(JSON.stringify(message));
+    } catch (error) {
+      report("bridge send", error);
+    }
   };
   const onEvent = (event: BridgeEvent) => send({ type: "event", event });
   service.on("event", onEvent);
@@ -161,16 +276,22 @@ function attachBridge(ws: WebSocket, service: FleetService): void {
     const json = isBinary ? { ok: false as const, message: "binary frame" } : parseJson(data.toString("utf8"));
     const message = json.ok ? BridgeClientMessage.safeParse(json.value) : undefined;
     if (!message?.success) {
-      ws.close(4400, "malformed bridge message");
+      ws.close(BRIDGE_CLOSE_MALFORMED, "malformed bridge message");
       return;
     }
     const { id, method, params } = message.data;
-    service.request(method, params).then(
+    let answer: Promise<unknown>;
+    try {
+      answer = service.request(method, params);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
       (result) => send({ type: "response", id, ok: true, result: result ?? null }),
       (error: unknown) => {
         const kind = error instanceof BridgeError ? error.kind : "internal";
-        const text = error instanceof Error ? error.message : String(error);
-        send({ type: "response", id, ok: false, error: { kind, message: text } });
+        if (kind === "internal") report(`bridge ${method}`, error);
+        send({ type: "response", id, ok: false, error: { kind, message: describeError(error) } });
       },
     );
   });

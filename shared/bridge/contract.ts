@@ -6,41 +6,87 @@ import type { NotificationIntent, NotificationSettings } from "../fleet/notifica
 import type { TranscriptItem } from "../fleet/facts";
 import type { AgentView, EnvironmentView } from "../fleet/types";
 
+/** Input limits the bridge schemas enforce and the UI shows as counters (issue 9: sane lengths). */
+export const INPUT_LIMITS = {
+  /** A message to an agent, in characters. */
+  messageText: 100_000,
+  /** A pairing link, host or connection string. */
+  pairingInput: 4_000,
+  /** A pairing code or bearer token typed beside a host. */
+  pairingToken: 4_000,
+  /** A machine's label (rename, pairing). */
+  label: 200,
+  /** One answer to an agent's question. */
+  answer: 20_000,
+  /** How many answers one question form may carry. */
+  answerCount: 50,
+  /** How many choices one multi-select answer may carry. */
+  answerChoices: 100,
+  /** A link from thread content handed to the system browser. */
+  linkUrl: 8_000,
+  /** Ids the UI echoes back (request, command, environment ids). */
+  id: 500,
+} as const;
+
+/**
+ * Largest bridge frame either side accepts, in UTF-8 bytes: the headless shell closes a socket that
+ * sends more (close code 1009) and the page checks before sending. Fits a maximal message even when
+ * JSON escapes every character (6 bytes each).
+ */
+export const MAX_BRIDGE_FRAME_BYTES = 1024 * 1024;
+
+/** WebSocket subprotocol of the headless bridge; the page also offers its session secret as a second one. */
+export const BRIDGE_SUBPROTOCOL = "t3fleet.bridge.v1";
+/** Prefix of the subprotocol that carries the page's session secret (base64url, so a valid token). */
+export const BRIDGE_SESSION_PROTOCOL_PREFIX = "t3fleet.session.";
+/** Close code of a bridge socket whose session is unknown (spent link, or the shell restarted). */
+export const BRIDGE_CLOSE_UNAUTHORIZED = 4401;
+/** Close code of a bridge socket that sent a frame that is not a bridge request. */
+export const BRIDGE_CLOSE_MALFORMED = 4400;
+
 const Key = z.string().min(3).max(2_000);
-const EnvironmentId = z.string().min(1).max(500);
+const EnvironmentId = z.string().min(1).max(INPUT_LIMITS.id);
+const Id = z.string().min(1).max(INPUT_LIMITS.id);
+const Label = z.string().max(INPUT_LIMITS.label);
 
 export const BridgeRequests = {
   /** Reads a pairing link or host without using its token: who would we pair with? */
-  "pair.inspect": z.object({ input: z.string().max(4_000) }),
+  "pair.inspect": z.object({ input: z.string().max(INPUT_LIMITS.pairingInput) }),
   /** Pairs: a pairing link (token inside), or a host plus a pairing code or bearer token. */
-  "pair.confirm": z.object({ input: z.string().max(4_000), token: z.string().max(4_000).optional(), label: z.string().max(200).optional() }),
+  "pair.confirm": z.object({
+    input: z.string().max(INPUT_LIMITS.pairingInput),
+    token: z.string().max(INPUT_LIMITS.pairingToken).optional(),
+    label: Label.optional(),
+  }),
   /** Whether a T3 server answers on this machine's default port. */
   "pair.probeLocal": z.object({}),
   "environment.remove": z.object({ environmentId: EnvironmentId }),
-  "environment.rename": z.object({ environmentId: EnvironmentId, label: z.string().trim().min(1).max(200) }),
+  "environment.rename": z.object({ environmentId: EnvironmentId, label: Label.trim().min(1) }),
   "environment.mute": z.object({ environmentId: EnvironmentId, muted: z.boolean() }),
   "environment.retry": z.object({ environmentId: EnvironmentId }),
   "agent.open": z.object({ key: Key }),
   "agent.close": z.object({ key: Key }),
   /** `expectedIntent` is what the composer showed (shared/fleet/delivery.ts); steer or queue is also the user's choice where both are offered. */
-  "agent.send": z.object({ key: Key, text: z.string().min(1).max(120_000), expectedIntent: z.enum(["steer", "queue", "new-turn"]) }),
-  "agent.respondApproval": z.object({ key: Key, requestId: z.string().min(1), decision: z.enum(["accept", "acceptForSession", "acceptAlways", "decline", "cancel"]) }),
+  "agent.send": z.object({ key: Key, text: z.string().min(1).max(INPUT_LIMITS.messageText), expectedIntent: z.enum(["steer", "queue", "new-turn"]) }),
+  "agent.respondApproval": z.object({ key: Key, requestId: Id, decision: z.enum(["accept", "acceptForSession", "acceptAlways", "decline", "cancel"]) }),
   /** One answer per question id; several for a multi-select question. */
   "agent.respondInput": z.object({
     key: Key,
-    requestId: z.string().min(1),
-    answers: z.record(z.string(), z.union([z.string().max(20_000), z.array(z.string().max(20_000)).max(100)])),
+    requestId: Id,
+    answers: z
+      .record(z.string().max(INPUT_LIMITS.id), z.union([z.string().max(INPUT_LIMITS.answer), z.array(z.string().max(INPUT_LIMITS.answer)).max(INPUT_LIMITS.answerChoices)]))
+      .refine((answers) => Object.keys(answers).length <= INPUT_LIMITS.answerCount, `At most ${INPUT_LIMITS.answerCount} answers.`),
   }),
   "agent.interrupt": z.object({ key: Key }),
   "agent.stop": z.object({ key: Key }),
-  "delivery.recheck": z.object({ commandId: z.string().min(1) }),
+  "delivery.recheck": z.object({ commandId: Id }),
   "settings.update": z.object({
     notifications: z.object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), hostOffline: z.boolean() }).partial().optional(),
     notificationsPaused: z.boolean().optional(),
     stalledAfterMs: z.number().int().min(10_000).max(24 * 3_600_000).optional(),
   }),
   /** Opens a link from thread content in the system browser: only parsed http(s) URLs. */
-  "link.open": z.object({ url: z.string().max(8_000) }),
+  "link.open": z.object({ url: z.string().max(INPUT_LIMITS.linkUrl) }),
 } as const;
 
 export type BridgeMethod = keyof typeof BridgeRequests;
@@ -119,7 +165,8 @@ export const BridgeClientMessage = z.object({
   type: z.literal("request"),
   id: z.number().int().nonnegative(),
   method: z.string(),
-  params: z.unknown(),
+  /** Absent when the page passed `undefined`; the method's own schema then answers "invalid". */
+  params: z.unknown().optional(),
 });
 export type BridgeClientMessage = z.infer<typeof BridgeClientMessage>;
 

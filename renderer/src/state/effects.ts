@@ -56,7 +56,8 @@ export function startEffects(instance: Bridge): () => void {
         break;
     }
   });
-  const offConnection = instance.onConnection((connected) => store().set({ connected }));
+  // A page without access (spent launch link) says so where the service's notices appear.
+  const offConnection = instance.onConnection((connected, problem) => store().set(problem ? { connected, notices: [problem] } : { connected }));
   void instance.request("pair.probeLocal", {}).then((localServer) => store().set({ localServer }), () => {});
   return () => {
     offEvents();

@@ -1,0 +1,111 @@
+// `./fleet serve` as a person runs it on a server without a keychain: pairing links from stdin,
+// tokens kept across restarts in a file only this user can read, and no secret in its output.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { SimServer } from "../../sim/server";
+import { exchangeLaunchCode, openBridge } from "./shell.testkit";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+interface Run {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs the CLI without a D-Bus session (so no keychain answers), as on a fresh server. */
+function runCli(args: string[], stdin?: string): Run {
+  const env = { ...process.env };
+  delete env.DBUS_SESSION_BUS_ADDRESS;
+  const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "electron/serve/cli.ts"), ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stdin!.end(stdin);
+  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+  return { child, output: () => output, exited };
+}
+
+/** The launch link, once the CLI printed it. */
+function launchLink(run: Run): Promise<string> {
+  return new Promise((resolveLink, reject) => {
+    const check = () => {
+      const match = /http:\/\/127\.0\.0\.1:\d+\/#code=\S+/.exec(run.output());
+      if (match) return resolveLink(match[0]);
+    };
+    run.child.stdout!.on("data", check);
+    void run.exited.then((code) => reject(new Error(`serve exited (${code}) before printing its link:\n${run.output()}`)));
+    check();
+  });
+}
+
+describe("./fleet serve", () => {
+  it("prints its usage for --help, and refuses a pairing link on the command line without echoing it", async () => {
+    const help = runCli(["--help"]);
+    expect(await help.exited).toBe(0);
+    expect(help.output()).toContain("Usage: ./fleet serve -- [options]");
+    expect(help.output()).toContain("--pair FILE");
+
+    const refused = runCli(["--pair", "http://10.0.0.9:3773/pair#token=7KQ2M9XH4PRT"]);
+    expect(await refused.exited).toBe(2);
+    expect(refused.output()).toContain("a link on the command line is visible to every user");
+    expect(refused.output()).not.toContain("7KQ2M9XH4PRT");
+  });
+
+  it("without a keychain keeps pairings across restarts in a 0600 file in a 0700 folder, and prints no secret", async () => {
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5 }).start();
+    cleanups.push(() => sim.stop());
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const rendererDir = join(dir, "renderer");
+    const dataDir = join(dir, "data");
+    await mkdir(rendererDir);
+    await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+    const pairingUrl = sim.pairingUrl();
+    const pairingCode = new URLSearchParams(new URL(pairingUrl).hash.slice(1)).get("token")!;
+
+    const first = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--pair", "-"], `# the build box\n${pairingUrl}\n`);
+    await launchLink(first);
+    expect(first.output()).toContain(`paired ${sim.label}`);
+    expect(first.output()).toMatch(/Tokens are kept in .*tokens\.json, readable only by this user/);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    const tokenFile = join(dataDir, "tokens.json");
+    expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    const bearer = Object.values(JSON.parse(await readFile(tokenFile, "utf8")) as Record<string, string>)[0]!;
+
+    // Restarted without --pair: the machine is still paired and comes online with the kept token.
+    const second = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir]);
+    const link = await launchLink(second);
+    const origin = new URL(link).origin;
+    const bridge = await openBridge(origin, await exchangeLaunchCode(origin, link));
+    cleanups.push(() => bridge.ws.close());
+    await bridge.next((message) => message.type === "event" && message.event.type === "fleet.snapshot" && message.event.snapshot.environments.length === 1);
+    await bridge.next(
+      (message) =>
+        message.type === "event" &&
+        ((message.event.type === "fleet.snapshot" && message.event.snapshot.environments[0]?.connection.phase === "online") ||
+          (message.event.type === "fleet.delta" && message.event.environments.some((environment) => environment.connection.phase === "online"))),
+    );
+    for (const secret of [pairingCode, bearer]) {
+      expect(first.output() + second.output()).not.toContain(secret);
+      expect(bridge.messages.map((message) => JSON.stringify(message)).join("\n")).not.toContain(secret);
+    }
+  });
+});
