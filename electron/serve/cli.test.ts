@@ -44,8 +44,9 @@ function runCli(args: string[], stdin?: string): Run {
 function launchLink(run: Run): Promise<string> {
   return new Promise((resolveLink, reject) => {
     const check = () => {
-      const match = /http:\/\/127\.0\.0\.1:\d+\/#code=\S+/.exec(run.output());
-      if (match) return resolveLink(match[0]);
+      // Only a whole line: output arrives in chunks, and half a code opens nothing.
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/#code=[A-Za-z0-9_-]+)\r?\n/.exec(run.output());
+      if (match) return resolveLink(match[1]!);
     };
     run.child.stdout!.on("data", check);
     void run.exited.then((code) => reject(new Error(`serve exited (${code}) before printing its link:\n${run.output()}`)));
@@ -54,7 +55,7 @@ function launchLink(run: Run): Promise<string> {
 }
 
 describe("./fleet serve", () => {
-  it("prints its usage for --help, and refuses a pairing link on the command line without echoing it", async () => {
+  it("prints its usage for --help, and refuses a pairing link on the command line without echoing it", { timeout: 60_000 }, async () => {
     const help = runCli(["--help"]);
     expect(await help.exited).toBe(0);
     expect(help.output()).toContain("Usage: ./fleet serve -- [options]");
@@ -66,7 +67,8 @@ describe("./fleet serve", () => {
     expect(refused.output()).not.toContain("7KQ2M9XH4PRT");
   });
 
-  it("without a keychain keeps pairings across restarts in a 0600 file in a 0700 folder, and prints no secret", async () => {
+  // Two real CLI runs, each compiling TypeScript through tsx at start: slow on a loaded machine.
+  it("without a keychain keeps pairings across restarts in a 0600 file in a 0700 folder, and prints no secret", { timeout: 90_000 }, async () => {
     const sim = await new SimServer({ generation: "upstream", tickMs: 5 }).start();
     cleanups.push(() => sim.stop());
     const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-"));
