@@ -327,7 +327,7 @@ export class SimServer {
       credential = undefined;
     }
     if (typeof credential !== "string") return this.json(res, 400, { error: "Invalid bootstrap payload." });
-    const result = this.auth.exchange(credential, undefined, "bearer client");
+    const result = this.auth.exchange(credential, undefined, req.headers["user-agent"] ?? "bearer client"); // 0.0.24 records the User-Agent, not a label
     if (!result.ok) return this.json(res, 401, { error: "Invalid bootstrap credential." });
     this.json(res, 200, {
       authenticated: true,

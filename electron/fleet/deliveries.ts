@@ -64,9 +64,12 @@ export class Deliveries {
     const preferred = expected === "steer" || expected === "queue" ? expected : undefined;
     const intent = this.deps.intent(key, preferred);
     const facts = this.deps.model.facts(environmentId, threadId);
+    // Sending to a start that looks stuck is allowed (shared/fleet/delivery.ts), with a warning the
+    // user saw before sending; the delivery keeps it.
+    const warning = this.deps.model.agent(key)?.status === "stuck" && intent.kind === "new-turn" ? (intent.note ?? undefined) : undefined;
     const commandId = randomUUID();
     const messageId = `msg-${randomUUID()}`;
-    const base = this.newDelivery(commandId, key, "message", { text, messageId, intent: intent.kind });
+    const base = this.newDelivery(commandId, key, "message", { text, messageId, intent: intent.kind, ...(warning && { warning }) });
     if (intent.kind === "refused") return this.finishRefused(base, intent.reason);
     if (intent.kind !== expected) {
       // Never guess: the state changed under the user.
@@ -262,7 +265,9 @@ export class Deliveries {
   }
 
   private update(tracked: TrackedDelivery, patch: Partial<Delivery>): void {
-    tracked.delivery = { ...tracked.delivery, ...patch, updatedAt: this.iso() };
+    // Once a send is seen on the server, why it was uncertain no longer applies.
+    const reconciled = patch.state === "accepted" || patch.state === "delivered" || patch.state === "answered";
+    tracked.delivery = { ...tracked.delivery, ...(reconciled && { reason: null }), ...patch, updatedAt: this.iso() };
     this.deps.publish(tracked.delivery);
   }
 

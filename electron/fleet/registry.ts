@@ -40,11 +40,16 @@ const RegistryFileSchema = z.object({
   version: z.literal(1),
   environments: z.array(z.unknown()),
   settings: z.unknown().optional(),
+  acknowledgements: z.unknown().optional(),
 });
+
+/** agent key → fingerprint of the failure or stall the user acknowledged (shared/fleet/acknowledge.ts). */
+const Acknowledgements = z.record(z.string().max(2_000), z.string().max(4_000));
 
 export class Registry {
   private records = new Map<string, EnvironmentRecord>();
   private settingsValue: FleetSettings = FleetSettings.parse({});
+  private acknowledgementValues = new Map<string, string>();
   private writes: Promise<void> = Promise.resolve();
   /** Set when the file exists but cannot be read: never overwrite what we could not read. */
   private frozen = false;
@@ -88,6 +93,9 @@ export class Registry {
     }
     const settings = FleetSettings.safeParse(file.data.settings ?? {});
     if (settings.success) this.settingsValue = settings.data;
+    // Acknowledgements are a convenience: unreadable ones are dropped (the agents simply count again).
+    const acknowledgements = Acknowledgements.safeParse(file.data.acknowledgements ?? {});
+    if (acknowledgements.success) this.acknowledgementValues = new Map(Object.entries(acknowledgements.data));
     if (skipped > 0 || !settings.success) {
       const target = await backup();
       problems.push(
@@ -125,6 +133,22 @@ export class Registry {
 
   async remove(environmentId: string): Promise<void> {
     this.records.delete(environmentId);
+    for (const agentKey of [...this.acknowledgementValues.keys()]) if (agentKey.startsWith(`${environmentId}/`)) this.acknowledgementValues.delete(agentKey);
+    await this.save();
+  }
+
+  get acknowledgements(): ReadonlyMap<string, string> {
+    return this.acknowledgementValues;
+  }
+
+  /** Records (or with null forgets) the acknowledged condition of an agent. */
+  async setAcknowledgement(agentKey: string, fingerprint: string | null): Promise<void> {
+    if (fingerprint === null) {
+      if (!this.acknowledgementValues.delete(agentKey)) return;
+    } else {
+      if (this.acknowledgementValues.get(agentKey) === fingerprint) return;
+      this.acknowledgementValues.set(agentKey, fingerprint);
+    }
     await this.save();
   }
 
@@ -138,7 +162,8 @@ export class Registry {
   private save(): Promise<void> {
     const write = async () => {
       if (this.frozen) throw new Error(`The fleet registry ${this.path} could not be read earlier; not overwriting it.`);
-      const text = `${JSON.stringify({ version: 1, environments: this.environments, settings: this.settingsValue }, null, 2)}\n`;
+      const file = { version: 1, environments: this.environments, settings: this.settingsValue, acknowledgements: Object.fromEntries(this.acknowledgementValues) };
+      const text = `${JSON.stringify(file, null, 2)}\n`;
       const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
       const handle = await open(temporary, "w", 0o600);
       try {

@@ -145,4 +145,87 @@ describe("connection supervisor", () => {
     await until((p) => p.phase === "online");
     expect(adapters).toHaveLength(1);
   });
+
+  it("a session revoked while its socket stays open is unauthorized within the re-check bound, then nothing is scheduled", async () => {
+    // Real T3 keeps a revoked session's socket working (issue 7), so the sim must not close it either.
+    const sim = await new SimServer({ generation: "upstream", closeSocketsOnRevoke: false }).start();
+    cleanups.push(() => sim.stop());
+    const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
+    const supervisor = new ConnectionSupervisor({
+      environmentId: sim.environmentId,
+      generation: "upstream",
+      client: new T3EnvironmentClient(sim.baseUrl),
+      token: async () => token,
+      timing: { tokenRecheckMs: 100 },
+    });
+    cleanups.push(() => supervisor.stop());
+    const { until } = phases(supervisor);
+    supervisor.start();
+    await until((p) => p.phase === "online");
+    const connection = supervisor.activeConnection!;
+    const revokedAt = Date.now();
+    sim.auth.revoke(token);
+    let closed = false;
+    connection.onClose(() => (closed = true));
+    const phase = await until((p) => p.phase === "unauthorized");
+    expect(Date.now() - revokedAt).toBeLessThan(2_000); // one re-check interval plus a request
+    expect(phase).toMatchObject({ error: expect.stringContaining("Pair it again") });
+    expect(closed).toBe(true); // the fleet closed it; T3 had left it open
+    expect(supervisor.hasScheduledWork).toBe(false); // no retries, no re-checks: no storm
+  });
+
+  it("a host seen moments ago is probed quickly while it restarts, not on the exponential backoff", async () => {
+    const sim = await new SimServer({ generation: "fork" }).start();
+    cleanups.push(() => sim.stop());
+    const token = sim.auth.issueSession({ scopes: [], role: "client", label: "t" }).token;
+    const supervisor = new ConnectionSupervisor({
+      environmentId: sim.environmentId,
+      generation: "fork",
+      client: new T3EnvironmentClient(sim.baseUrl),
+      token: async () => token,
+      // The backoff alone would wait 5 s, 10 s, 20 s… ; quick probes keep it at ~60 ms.
+      timing: { baseBackoffMs: 5_000, maxBackoffMs: 30_000, quickProbeMs: 60 },
+    });
+    cleanups.push(() => supervisor.stop());
+    const { until } = phases(supervisor);
+    supervisor.start();
+    await until((p) => p.phase === "online");
+    await sim.kill();
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const phase = await until((p) => p.phase === "offline" && p.attempt === attempt);
+      if (phase.phase !== "offline") throw new Error("unreachable");
+      const delay = Date.parse(phase.nextAttemptAt) - Date.parse(phase.since);
+      expect(delay).toBeGreaterThanOrEqual(60);
+      expect(delay).toBeLessThanOrEqual(72);
+    }
+    const listening = Date.now();
+    await sim.start();
+    await until((p) => p.phase === "online");
+    expect(Date.now() - listening).toBeLessThan(2_000);
+  });
+
+  it("retrying earlier than announced says the attempt is under way now", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const supervisor = new ConnectionSupervisor({
+      environmentId: "env",
+      generation: "upstream",
+      client: new T3EnvironmentClient(`http://127.0.0.1:${port}`),
+      token: async () => "token",
+      timing: { baseBackoffMs: 60_000, maxBackoffMs: 60_000 },
+      random: () => 0.5,
+    });
+    cleanups.push(() => supervisor.stop());
+    const { until } = phases(supervisor);
+    supervisor.start();
+    const waiting = await until((p) => p.phase === "offline");
+    if (waiting.phase !== "offline") throw new Error("unreachable");
+    expect(Date.parse(waiting.nextAttemptAt) - Date.now()).toBeGreaterThan(20_000);
+    const now = until((p) => p.phase === "offline" && Date.parse(p.nextAttemptAt) <= Date.now());
+    supervisor.reconnectNow();
+    const underWay = await now;
+    expect(underWay).toMatchObject({ phase: "offline", since: waiting.since });
+  });
 });

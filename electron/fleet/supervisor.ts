@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
 import type { AdapterSession, AgentFacts, AgentLifecycle, OrchestrationProtocol, Subscription } from "../../shared/fleet/facts";
 import { T3Error } from "../../shared/t3/errors";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
-import type { ConnectionPhase } from "../../shared/fleet/types";
+import type { ConnectionPhase, SkippedItem } from "../../shared/fleet/types";
 import { type ProtocolAdapter, negotiateProtocol } from "./t3/adapter";
 import { createAdapter, supportedProtocols } from "./t3/adapters";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
@@ -20,6 +20,16 @@ export interface SupervisorTiming {
   stableAfterMs: number;
   /** Bound for the ping that re-checks a connection after system wake. */
   probeTimeoutMs: number;
+  /**
+   * How often an online connection asks /api/auth/session whether its token still works: T3 keeps
+   * a revoked session's open socket working (issue 7), so this bounds how long a revoked pairing
+   * can look online.
+   */
+  tokenRecheckMs: number;
+  /** A host confirmed this recently that became unreachable is probably restarting: probe it quickly. */
+  recentlySeenMs: number;
+  /** Delay between quick probes of a recently seen host (plus up to 20 % jitter). */
+  quickProbeMs: number;
 }
 
 export const DEFAULT_TIMING: SupervisorTiming = {
@@ -27,6 +37,9 @@ export const DEFAULT_TIMING: SupervisorTiming = {
   maxBackoffMs: 30_000,
   stableAfterMs: 30_000,
   probeTimeoutMs: 3_000,
+  tokenRecheckMs: 30_000,
+  recentlySeenMs: 120_000,
+  quickProbeMs: 1_000,
 };
 
 export interface SupervisorOptions {
@@ -55,7 +68,11 @@ export interface SupervisorEvents {
   fleetSnapshot: [AgentFacts[]];
   agentUpsert: [AgentFacts];
   agentRemoved: [string, Exclude<AgentLifecycle, "active"> | "archived-or-deleted"];
+  /** Something from the server did not decode and was skipped; the connection stays up. */
+  skipped: [SkippedItem];
 }
+
+const REVOKED = "The server no longer accepts this pairing (expired or revoked). Pair it again.";
 
 /** Kinds that mean the host is unreachable rather than failing. */
 const UNREACHABLE = new Set<T3Error["kind"]>(["network", "timeout"]);
@@ -68,6 +85,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stableTimer: NodeJS.Timeout | undefined;
+  private tokenTimer: NodeJS.Timeout | undefined;
   private lastConfirmedAt: string | null = null;
   private running = false;
   /** Increments per attempt so a late answer from an abandoned attempt is ignored. */
@@ -112,6 +130,11 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
 
   get hasScheduledAttempt(): boolean {
     return this.retryTimer !== undefined;
+  }
+
+  /** Whether anything will contact the server on a timer (a retry or a token re-check). */
+  get hasScheduledWork(): boolean {
+    return this.retryTimer !== undefined || this.tokenTimer !== undefined;
   }
 
   start(): void {
@@ -161,6 +184,11 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     this.reconnectNow();
   }
 
+  /** A stream riding on this connection skipped an item it could not decode. */
+  reportSkipped(item: SkippedItem): void {
+    this.emit("skipped", item);
+  }
+
   /** A stream riding on this connection failed: the supervisor decides what happens next. */
   reportFailure(error: T3Error): void {
     if (error.kind === "interrupted" || !this.connection) return;
@@ -174,6 +202,9 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     const current = () => attemptId === this.generationId && this.running;
     if (this.phaseValue.phase !== "offline" && this.phaseValue.phase !== "backoff") {
       this.setPhase({ phase: "connecting", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt });
+    } else if (Date.parse(this.phaseValue.nextAttemptAt) > this.now()) {
+      // Tried earlier than announced (retry now, wake): the attempt is under way now.
+      this.setPhase({ ...this.phaseValue, nextAttemptAt: this.iso() });
     }
     try {
       const token = await this.options.token();
@@ -197,7 +228,16 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
         connection.close();
         return;
       }
+      // Every (re)connect asks whether the token still works: T3 may let a revoked session's socket
+      // open (and keeps open ones working), so a revoked pairing stops here, once.
+      const verdict = await this.checkToken();
+      if (!current() || verdict) {
+        connection.close();
+        if (verdict) throw verdict;
+        return;
+      }
       this.connection = connection;
+      connection.onSkipped?.((item) => this.emit("skipped", item));
       connection.onClose((error) => {
         if (this.connection === connection && error.kind !== "interrupted") this.fail(error);
       });
@@ -251,7 +291,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       const token = await this.options.token();
       if (!token) return new T3Error("unauthorized", "No token is stored for this environment. Pair it again.");
       const { session } = await this.options.client.authSession(token);
-      return session.authenticated ? undefined : new T3Error("unauthorized", "The server no longer accepts this token (expired or revoked). Pair it again.");
+      return session.authenticated ? undefined : new T3Error("unauthorized", REVOKED);
     } catch {
       return undefined; // unreachable: the original failure stands
     }
@@ -271,6 +311,9 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       synchronized: () => {
         if (current()) this.online(connection);
       },
+      skipped: (item) => {
+        if (current()) this.emit("skipped", item);
+      },
       end: (error) => {
         if (!current() || this.connection !== connection || this.shell !== subscription) return;
         // The fleet stream is the environment's heartbeat of truth: if it ends, reconnect.
@@ -287,7 +330,22 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     clearTimeout(this.stableTimer);
     this.stableTimer = setTimeout(() => (this.attempt = 0), this.timing.stableAfterMs);
     this.stableTimer.unref?.();
+    this.scheduleTokenCheck(connection);
     this.emit("connected", connection);
+  }
+
+  /** While online, re-checks the token every tokenRecheckMs; a refusal ends the connection as unauthorized. */
+  private scheduleTokenCheck(connection: AdapterSession): void {
+    clearTimeout(this.tokenTimer);
+    this.tokenTimer = setTimeout(() => {
+      this.tokenTimer = undefined;
+      void this.checkToken().then((verdict) => {
+        if (this.connection !== connection || this.phaseValue.phase !== "online") return;
+        if (verdict) this.fail(verdict);
+        else this.scheduleTokenCheck(connection);
+      });
+    }, this.timing.tokenRecheckMs);
+    this.tokenTimer.unref?.();
   }
 
   private fail(error: T3Error): void {
@@ -305,7 +363,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       this.setPhase({ phase: "incompatible", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: error.message });
       return;
     }
-    const delay = this.backoffDelay();
+    const unreachable = UNREACHABLE.has(error.kind);
+    const delay = unreachable && this.recentlySeen() ? this.quickProbeDelay() : this.backoffDelay();
     this.attempt++;
     const at = this.now();
     const base = {
@@ -315,12 +374,22 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       attempt: this.attempt,
       error: error.message,
     };
-    this.setPhase(UNREACHABLE.has(error.kind) ? { phase: "offline", ...base } : { phase: "backoff", ...base });
+    this.setPhase(unreachable ? { phase: "offline", ...base } : { phase: "backoff", ...base });
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect();
     }, delay);
+  }
+
+  /** A host last confirmed within recentlySeenMs is likely restarting, not gone. */
+  private recentlySeen(): boolean {
+    return this.lastConfirmedAt !== null && this.now() - Date.parse(this.lastConfirmedAt) < this.timing.recentlySeenMs;
+  }
+
+  /** Quick probes spread by a little jitter so many hosts that dropped together do not retry in step. */
+  private quickProbeDelay(): number {
+    return Math.floor(this.timing.quickProbeMs * (1 + 0.2 * this.random()));
   }
 
   /** Exponential backoff with full jitter, capped. */
@@ -330,6 +399,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private teardown(): void {
+    clearTimeout(this.tokenTimer);
+    this.tokenTimer = undefined;
     const connection = this.connection;
     this.connection = undefined;
     this.shell?.close();

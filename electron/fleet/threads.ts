@@ -103,6 +103,9 @@ export class ThreadFollowers {
       changed: (detail) => {
         if (this.followed.get(threadId) === entry && entry.subscription === subscription) this.onChange(threadId, detail);
       },
+      skipped: (item) => {
+        if (this.followed.get(threadId) === entry && entry.subscription === subscription) this.supervisor.reportSkipped(item);
+      },
       end: (error?: T3Error) => {
         if (this.followed.get(threadId) !== entry || entry.subscription !== subscription) return;
         entry.subscription = undefined;

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef } from "react";
-import { needsUser } from "../../shared/fleet/types";
+import { needsYouNow } from "../../shared/fleet/types";
 import { AgentPanel } from "./components/AgentPanel";
 import { FleetTree } from "./components/FleetTree";
 import { PairingDialog } from "./components/PairingDialog";
@@ -33,7 +33,7 @@ export function App() {
   const counts = useMemo(() => {
     let needsYou = 0;
     let hostsDown = 0;
-    for (const agent of agents.values()) if (needsUser(agent.status)) needsYou++;
+    for (const agent of agents.values()) if (needsYouNow(agent)) needsYou++;
     for (const env of environments.values()) if (env.connection.phase !== "online") hostsDown++;
     return { needsYou, hostsDown, agents: agents.size, environments: environments.size };
   }, [version, agents, environments]);

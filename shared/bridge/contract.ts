@@ -79,6 +79,8 @@ export const BridgeRequests = {
   }),
   "agent.interrupt": z.object({ key: Key }),
   "agent.stop": z.object({ key: Key }),
+  /** The user has seen this failure or stall: it leaves "need you", the tray and `n` until it changes. */
+  "agent.acknowledge": z.object({ key: Key }),
   "delivery.recheck": z.object({ commandId: Id }),
   "settings.update": z.object({
     notifications: z.object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), hostOffline: z.boolean() }).partial().optional(),
@@ -119,11 +121,53 @@ export interface AgentDetail {
   error: string | null;
 }
 
+/** What changed in an open agent's detail since the last detail or delta sent for it. */
+export interface AgentDetailDelta {
+  key: string;
+  /** New or changed transcript items in order: replace the one with the same id, else append. */
+  items: TranscriptItem[];
+  loaded: boolean;
+  error: string | null;
+}
+
+/** The detail after a delta: entries with the same id replaced in place, new ones appended in order. */
+export function applyDetailDelta(detail: AgentDetail, delta: AgentDetailDelta): AgentDetail {
+  return {
+    key: detail.key,
+    items: upsertById(detail.items, delta.items),
+    loaded: delta.loaded,
+    error: delta.error,
+  };
+}
+
+function upsertById<T extends { id: string }>(current: T[], changed: T[]): T[] {
+  if (changed.length === 0) return current;
+  const next = [...current];
+  const index = new Map(current.map((entry, position) => [entry.id, position]));
+  for (const entry of changed) {
+    const position = index.get(entry.id);
+    if (position === undefined) {
+      index.set(entry.id, next.length);
+      next.push(entry);
+    } else {
+      next[position] = entry;
+    }
+  }
+  return next;
+}
+
+/** Whether pairing again ended the fleet's older session on that server (T3 allows it only with owner or access rights). */
+export interface PreviousSessionView {
+  outcome: "none" | "revoked" | "already-ended" | "not-allowed";
+  note: string | null;
+}
+
 export interface BridgeResults {
   "pair.inspect": PairPreview;
-  "pair.confirm": { environmentId: string; label: string; readOnly: boolean };
+  "pair.confirm": { environmentId: string; label: string; readOnly: boolean; previousSession: PreviousSessionView };
   "pair.probeLocal": { baseUrl: string; label: string; environmentId: string; alreadyPaired: boolean } | null;
-  "environment.remove": null;
+  /** `note` says what removing could not do on the server (T3 lets no session revoke itself). */
+  "environment.remove": { note: string };
   "environment.rename": null;
   "environment.mute": null;
   "environment.retry": null;
@@ -134,6 +178,7 @@ export interface BridgeResults {
   "agent.respondInput": Delivery;
   "agent.interrupt": Delivery;
   "agent.stop": Delivery;
+  "agent.acknowledge": { key: string; onServer: "settled" | "local"; note: string | null };
   "delivery.recheck": Delivery;
   "settings.update": FleetSettingsView;
   "link.open": null;
@@ -151,7 +196,10 @@ export interface FleetSnapshot {
 export type BridgeEvent =
   | { type: "fleet.snapshot"; snapshot: FleetSnapshot }
   | { type: "fleet.delta"; agents: AgentView[]; removed: string[]; environments: EnvironmentView[]; removedEnvironments: string[] }
+  /** The whole detail of an open agent (on open, and when a delta cannot express the change). */
   | { type: "agent.detail"; detail: AgentDetail }
+  /** Only what changed in an open agent's detail; apply on top of the last detail. */
+  | { type: "agent.detailDelta"; delta: AgentDetailDelta }
   | { type: "delivery"; delivery: Delivery }
   | { type: "notification"; notification: NotificationIntent }
   | { type: "settings"; settings: FleetSettingsView }

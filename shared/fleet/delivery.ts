@@ -124,6 +124,8 @@ export interface Delivery {
    */
   observed: { outcome: "steered" | "new-turn" | "queued" | "cancelled"; turnId: string; queuePosition?: number | null } | null;
   reason: string | null;
+  /** Sent against the fleet's own advice (a session stuck starting): what the user accepted. */
+  warning?: string;
   createdAt: string;
   updatedAt: string;
 }

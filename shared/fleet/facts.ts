@@ -10,6 +10,7 @@
 //   carry (request contents, failures the row never shows, native subagents, transcript items).
 // Plain data only: the facts cross the bridge as JSON.
 import type { T3Error } from "../t3/errors";
+import type { SkippedItem } from "./types";
 
 /** The T3 orchestration protocols an adapter exists for (descriptor `orchestrationProtocolVersion`, absent = 1). */
 export const SUPPORTED_PROTOCOLS = [1, 2] as const;
@@ -120,6 +121,11 @@ export interface AgentFacts {
   projectId: string;
   /** Title of the project when the fleet stream carries it. */
   projectTitle: string | null;
+  /** The project's workspace folder on the machine, when the fleet stream carries it. */
+  workspaceRoot?: string | null;
+  /** Git branch and worktree folder of the thread, when the server reports them. */
+  branch?: string | null;
+  worktreePath?: string | null;
   title: string;
   provider: AgentProvider;
   runtimeMode: string;
@@ -302,12 +308,16 @@ export interface FleetStreamListener {
   synchronized(): void;
   /** The stream ended; with an error when it was not closed by us (the supervisor decides what next). */
   end(error?: T3Error): void;
+  /** An item that did not decode was skipped; the stream stays trusted and goes on. */
+  skipped?(item: SkippedItem): void;
 }
 
 /** Receives one followed thread's detail as it changes. */
 export interface ThreadStreamListener {
   changed(detail: ThreadDetail): void;
   end(error?: T3Error): void;
+  /** An item that did not decode was skipped; the stream stays trusted and goes on. */
+  skipped?(item: SkippedItem): void;
 }
 
 /**
@@ -337,7 +347,9 @@ export type AgentCommand =
   | { type: "respond-input"; commandId: string; threadId: string; requestId: string; answers: QuestionAnswers }
   | { type: "interrupt"; commandId: string; threadId: string; runId: string | null }
   | { type: "stop"; commandId: string; threadId: string }
-  | { type: "cancel-queued"; commandId: string; threadId: string; runId: string };
+  | { type: "cancel-queued"; commandId: string; threadId: string; runId: string }
+  /** Marks the thread settled in T3's own UI; only where `capabilities.settle` says the server has it. */
+  | { type: "settle"; commandId: string; threadId: string };
 
 /** The server accepted a command; `sequence` is comparable with `ThreadDetail.appliedSequence`. */
 export interface CommandReceipt {
@@ -356,6 +368,8 @@ export interface AdapterSession {
   /** Liveness check: resolves when the server answered within the bound. */
   probe(timeoutMs: number): Promise<void>;
   onClose(listener: (error: T3Error) => void): () => void;
+  /** Frames that did not decode and were skipped without harming any call or stream (optional). */
+  onSkipped?(listener: (item: SkippedItem) => void): () => void;
   close(): void;
   /**
    * The environment's agents. Resumes after what this adapter already delivered (its cursor lives

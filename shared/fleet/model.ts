@@ -2,6 +2,7 @@
 // facts, shared/fleet/facts.ts) plus what followed thread streams revealed, with derived agent views
 // kept up to date incrementally. Applying one change touches only that thread (and its parent's
 // children index), never the whole fleet (design §7: O(changed)).
+import { attentionFingerprint } from "./acknowledge";
 import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
 import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
 import {
@@ -67,6 +68,10 @@ export class FleetModel {
   private pending: PendingChange | undefined;
   /** Agents whose view may flip with time alone: running (stalled) and starting (stuck). */
   private readonly timed = new Set<string>();
+  /** agent key → fingerprint of the condition the user acknowledged (see acknowledge.ts). */
+  private readonly acknowledgements = new Map<string, string>();
+  /** Agents whose status needs the user but who were acknowledged: left out of needsYou. */
+  private readonly acknowledgedNeeds = new Set<string>();
 
   private readonly options: FleetModelOptions;
 
@@ -121,6 +126,7 @@ export class FleetModel {
       for (const threadId of env.entries.keys()) {
         const key = agentKey(environmentId, threadId);
         this.timed.delete(key);
+        this.acknowledgedNeeds.delete(key);
         this.pending!.removed.push(key);
       }
       this.envs.delete(environmentId);
@@ -295,7 +301,29 @@ export class FleetModel {
     }
     let needsYou = 0;
     for (const [status, count] of Object.entries(byStatus) as [DisplayStatus, number][]) if (needsUser(status)) needsYou += count;
+    needsYou -= this.acknowledgedNeeds.size;
     return { byStatus, needsYou, hostsDown, environments: this.envs.size, agents };
+  }
+
+  // ------------------------------------------------------------------ acknowledgements
+
+  /** What acknowledging this agent now would cover, or null when nothing can be acknowledged. */
+  acknowledgeable(key: string): string | null {
+    const [environmentId, threadId] = splitKey(key);
+    const entry = this.envs.get(environmentId)?.entries.get(threadId);
+    return entry ? attentionFingerprint(entry.view, entry.facts) : null;
+  }
+
+  /** Sets (or with null clears) the acknowledged condition of an agent and refreshes its view. */
+  setAcknowledgement(key: string, fingerprint: string | null): void {
+    if (fingerprint === null) this.acknowledgements.delete(key);
+    else this.acknowledgements.set(key, fingerprint);
+    const [environmentId, threadId] = splitKey(key);
+    const env = this.envs.get(environmentId);
+    const entry = env?.entries.get(threadId);
+    if (!env || !entry) return;
+    const acknowledged = fingerprint !== null && fingerprint === attentionFingerprint(entry.view, entry.facts);
+    if (acknowledged !== entry.view.acknowledged) this.batch(() => this.refresh(env, threadId));
   }
 
   // ------------------------------------------------------------------ internals
@@ -349,6 +377,7 @@ export class FleetModel {
     env.entries.delete(threadId);
     const key = agentKey(env.meta.environmentId, threadId);
     this.timed.delete(key);
+    this.acknowledgedNeeds.delete(key);
     this.unlinkChild(env, threadId, entry.facts.parent?.threadId);
     this.pending!.removed.push(key);
     for (const childId of env.children.get(threadId) ?? []) this.refresh(env, childId);
@@ -400,7 +429,15 @@ export class FleetModel {
       subagents: (detail?.subagents ?? []).filter((subagent) => subagent.childThreadId === null || !env.entries.has(subagent.childThreadId)),
       updatedAt: facts.updatedAt,
       lastActivityAt: new Date(entry.lastActivityMs).toISOString(),
+      acknowledged: false,
+      workspaceRoot: facts.workspaceRoot ?? null,
+      branch: facts.branch ?? null,
+      worktreePath: facts.worktreePath ?? null,
     };
+    const acknowledged = this.acknowledgements.get(key);
+    view.acknowledged = acknowledged !== undefined && acknowledged === attentionFingerprint(view, facts);
+    if (view.acknowledged && needsUser(view.status)) this.acknowledgedNeeds.add(key);
+    else this.acknowledgedNeeds.delete(key);
     entry.view = view;
     if (shown.status === "running" || shown.status === "starting") this.timed.add(key);
     else this.timed.delete(key);

@@ -54,4 +54,17 @@ describe("notification policy", () => {
     expect(noFailures.agentChanged(agent("a", "failed"))).toEqual([]);
     expect(noFailures.agentChanged(agent("a", "needs-approval", "r"))).toHaveLength(1);
   });
+
+  it("a machine revoked while it was offline, or before start-up, still asks to be paired again, once", () => {
+    const policy = new NotificationPolicy();
+    policy.environmentChanged(env(online));
+    expect(policy.environmentChanged(env(offline))).toEqual([expect.objectContaining({ reason: "offline" })]);
+    const revoked: ConnectionPhase = { phase: "unauthorized", since: "t4", lastConfirmedAt: "t1", error: "revoked" };
+    expect(policy.environmentChanged(env(revoked))).toEqual([expect.objectContaining({ reason: "unauthorized", title: "studio needs pairing again" })]);
+    expect(policy.environmentChanged(env(revoked))).toEqual([]);
+
+    const fresh = new NotificationPolicy();
+    fresh.environmentChanged(env({ phase: "connecting", since: "t0", lastConfirmedAt: null }));
+    expect(fresh.environmentChanged(env({ ...revoked, since: "t5" }))).toEqual([expect.objectContaining({ reason: "unauthorized" })]);
+  });
 });

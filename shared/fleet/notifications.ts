@@ -35,6 +35,7 @@ interface EnvMemory {
   label: string;
   muted: boolean;
   online: boolean;
+  unauthorized: boolean;
   /** True until the first online after start-up or a reconnect: changes then are a baseline. */
   baseline: boolean;
   baselineNeedsYou: Set<string>;
@@ -59,6 +60,8 @@ export class NotificationPolicy {
     const wasOnline = memory.online;
     const online = env.connection.phase === "online";
     memory.online = online;
+    const wasUnauthorized = memory.unauthorized;
+    memory.unauthorized = env.connection.phase === "unauthorized";
     const intents: NotificationIntent[] = [];
     if (online && memory.baseline) {
       memory.baseline = false;
@@ -75,8 +78,10 @@ export class NotificationPolicy {
         });
       }
     }
-    if (wasOnline && !online) {
-      memory.baseline = true; // what arrives before the next online is found state, not news
+    if (wasOnline && !online) memory.baseline = true; // what arrives before the next online is found state, not news
+    // "Pair again" is news however the machine got there: from online, or revoked while it was
+    // offline or before the fleet started; "offline" only when it was online.
+    if ((wasOnline && !online) || (memory.unauthorized && !wasUnauthorized)) {
       const reason = phaseReason(env.connection);
       if (reason && this.settings.hostOffline) {
         intents.push({
@@ -138,7 +143,7 @@ export class NotificationPolicy {
   private memory(env: EnvironmentView): EnvMemory {
     let memory = this.envs.get(env.environmentId);
     if (!memory) {
-      memory = { label: env.label, muted: env.muted, online: false, baseline: true, baselineNeedsYou: new Set() };
+      memory = { label: env.label, muted: env.muted, online: false, unauthorized: false, baseline: true, baselineNeedsYou: new Set() };
       this.envs.set(env.environmentId, memory);
     }
     return memory;

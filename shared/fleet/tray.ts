@@ -2,7 +2,7 @@
 // shell renders it; nothing here knows about Electron.
 import { STATUS_WORDS } from "./words";
 import type { AgentView, DisplayStatus, EnvironmentView, FleetCounts } from "./types";
-import { needsUser } from "./types";
+import { needsYouNow } from "./types";
 
 export type TrayVariant = "nothing-paired" | "failed" | "needs-you" | "host-offline" | "working" | "all-clear";
 
@@ -52,7 +52,7 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
           .filter(Boolean)
           .join(" · ");
   const labels = new Map(environments.map((env) => [env.environmentId, env.label]));
-  const waiting = [...agents].filter((agent) => needsUser(agent.status)).sort((a, b) => a.title.localeCompare(b.title));
+  const waiting = [...agents].filter((agent) => needsYouNow(agent)).sort((a, b) => a.title.localeCompare(b.title));
   const items: TrayItem[] = [{ kind: "label", label: `T3 Fleet — ${headline}` }];
   const sortedEnvs = [...environments].sort((a, b) => a.label.localeCompare(b.label));
   if (sortedEnvs.length) items.push({ kind: "separator" });

@@ -42,6 +42,23 @@ export type ConnectionPhase =
   /** Unsupported protocol, another server at this URL, or not T3: waits for the user. */
   | { phase: "incompatible"; since: string; lastConfirmedAt: string | null; error: string };
 
+/** A stream item or frame from a server that did not decode and was skipped (the stream stayed trusted). */
+export interface SkippedItem {
+  /** The RPC method of the stream, e.g. "orchestration.subscribeShell". */
+  method: string;
+  /** Dotted path of the first bad field, "" for the root. */
+  path: string;
+  message: string;
+  /** The item's sequence, when it could be read. */
+  sequence: number | null;
+}
+
+/** What an environment's server sent that the fleet had to skip, shown on the environment's view. */
+export interface SkippedItemsReport {
+  count: number;
+  last: SkippedItem & { at: string };
+}
+
 /** What the fleet knows about an environment apart from its connection. */
 export interface EnvironmentMeta {
   environmentId: string;
@@ -51,6 +68,8 @@ export interface EnvironmentMeta {
   generation: "fork" | "upstream";
   readOnly: boolean;
   muted: boolean;
+  /** Undecodable items skipped since the fleet started, or absent when none. */
+  skippedItems?: SkippedItemsReport;
 }
 
 export interface EnvironmentView extends EnvironmentMeta {
@@ -103,6 +122,13 @@ export interface AgentView {
   updatedAt: string;
   /** Last time the fleet saw anything happen on this thread. */
   lastActivityAt: string;
+  /** The user acknowledged this failure or stall: it no longer counts as needing them until it changes. */
+  acknowledged: boolean;
+  /** The project's workspace folder on its machine, when T3 reports it (the title is projectTitle). */
+  workspaceRoot: string | null;
+  /** Git branch and worktree of the thread, as T3 reports them. */
+  branch: string | null;
+  worktreePath: string | null;
 }
 
 export interface FleetCounts {
@@ -124,6 +150,11 @@ const NEEDS_USER = new Set<DisplayStatus>(["needs-approval", "needs-input", "nee
 
 export function needsUser(status: DisplayStatus): boolean {
   return NEEDS_USER.has(status);
+}
+
+/** Whether an agent needs the user now: its status does and the user has not acknowledged it. */
+export function needsYouNow(agent: Pick<AgentView, "status" | "acknowledged">): boolean {
+  return needsUser(agent.status) && !agent.acknowledged;
 }
 
 /** Worst-first order for roll-ups: what needs the user outranks activity, activity outranks rest. */

@@ -3,6 +3,7 @@ import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
+import type { SkippedItem } from "../../../shared/fleet/types";
 import { T3Error } from "../../../shared/t3/errors";
 import { parsePairingInput } from "../../../shared/t3/pairing";
 import type { Generation } from "../../../sim/engine";
@@ -385,27 +386,41 @@ describe("T3 client against hostile or foreign servers", () => {
     }
   });
 
-  it("ends only the affected stream when an item does not decode", async () => {
+  it("skips and reports an item that does not decode; ends the stream only when it cannot be trusted", async () => {
     const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
     cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
     await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
     wss.on("connection", (ws) => {
       ws.on("message", (data) => {
-        const frame = JSON.parse(data.toString()) as { _tag: string; id?: string };
+        const frame = JSON.parse(data.toString()) as { _tag: string; id?: string; requestId?: string };
         if (frame._tag === "Request" && frame.id === "1") {
-          ws.send(JSON.stringify({ _tag: "Chunk", requestId: "1", values: [{ kind: "thread-upserted", sequence: 3, thread: { id: 5 } }] }));
+          ws.send(JSON.stringify({ _tag: "Chunk", requestId: "1", values: [{ kind: "thread-upserted", sequence: 3, thread: { id: 5 } }, { kind: "synchronized" }] }));
+        }
+        if (frame._tag === "Ack" && frame.requestId === "1") {
+          // A frame kind no client knows: skipped too. Then a snapshot that does not decode: no base left.
+          ws.send(JSON.stringify({ _tag: "FutureFrame", detail: "from a newer server" }));
+          ws.send(JSON.stringify({ _tag: "Chunk", requestId: "1", values: [{ kind: "snapshot", snapshot: { snapshotSequence: "x" } }] }));
         }
         if (frame._tag === "Request" && frame.id === "2") ws.send(JSON.stringify({ _tag: "Exit", requestId: "2", exit: { _tag: "Success", value: { sequence: 9 } } }));
       });
     });
     const socket = await RpcSocket.open({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws` });
+    const frameSkips: SkippedItem[] = [];
+    socket.onSkipped((item) => frameSkips.push(item));
     const connection = new (await import("./client")).T3Connection(socket) as T3Connection;
     cleanups.push(() => connection.close());
-    const shell = new ShellRecorder();
-    connection.subscribeShell(shell);
-    const error = await shell.untilEnded();
+    const skipped: SkippedItem[] = [];
+    let synchronized = false;
+    const ended = new Promise<T3Error | undefined>((resolve) =>
+      connection.subscribeShell({ snapshot: () => {}, delta: () => {}, synchronized: () => (synchronized = true), skipped: (item) => skipped.push(item), end: resolve }),
+    );
+    const error = await ended;
+    expect(skipped).toEqual([{ method: "orchestration.subscribeShell", path: "thread.id", message: expect.any(String), sequence: 3 }]);
+    expect(synchronized).toBe(true); // the stream went on after the bad row
+    expect(frameSkips).toEqual([expect.objectContaining({ method: "RPC frame" })]);
     expect(error?.kind).toBe("decode");
-    expect(error?.details.decode?.path).toBe("thread.id");
+    expect(error?.details.decode?.path).toBe("snapshot.snapshotSequence");
+    expect(socket.isOpen).toBe(true); // only that stream ended
     await expect(connection.dispatch(turnStart("t", "x"))).resolves.toEqual({ sequence: 9 });
   });
 });

@@ -2,7 +2,8 @@
 // It retries nothing: retry policy belongs to the connection supervisor.
 import { hostname } from "node:os";
 import { z } from "zod";
-import type { ClientCommand } from "../../../shared/t3/commands";
+import type { SkippedItem } from "../../../shared/fleet/types";
+import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/commands";
 import { decodeWith } from "../../../shared/t3/decode";
 import { T3Error } from "../../../shared/t3/errors";
 import { FLEET_SCOPES } from "../../../shared/t3/pairing";
@@ -53,6 +54,20 @@ export function defaultClientLabel(): string {
   return `T3 Fleet on ${hostname()}`;
 }
 
+/**
+ * 0.0.24's bearer exchange takes no label: T3 records the User-Agent and reads the OS and device
+ * type from it (§2.3), so the fleet's name rides there, with an OS word T3 recognises.
+ */
+export function fleetUserAgent(label: string): string {
+  const os = process.platform === "darwin" ? "Macintosh; Mac OS X" : process.platform === "win32" ? "Windows NT" : "Linux";
+  return `T3Fleet/1 (${label.replace(/[()\r\n]/g, " ")}; ${os})`;
+}
+
+/** The OS name T3's upstream exchange shows beside the client label (`client_os`, §2.4). */
+function clientOs(): string {
+  return process.platform === "darwin" ? "macOS" : process.platform === "win32" ? "Windows" : "Linux";
+}
+
 export interface ClientOptions {
   /** Shown in T3's Connections list; defaults to "T3 Fleet on <this host>". */
   clientLabel?: string;
@@ -82,7 +97,7 @@ export class T3EnvironmentClient {
     readonly baseUrl: string,
     private readonly options: ClientOptions = {},
   ) {
-    this.http = new T3Http(baseUrl);
+    this.http = new T3Http(baseUrl, fleetUserAgent(options.clientLabel ?? defaultClientLabel()));
   }
 
   private get timeoutMs() {
@@ -179,6 +194,7 @@ export class T3EnvironmentClient {
           scope: FLEET_SCOPES.join(" "),
           client_label: this.options.clientLabel ?? defaultClientLabel(),
           client_device_type: "desktop",
+          client_os: clientOs(),
         },
         timeoutMs: this.timeoutMs,
       },
@@ -257,6 +273,8 @@ interface SubscriptionListener<Snapshot, Delta> {
   /** Caught up: a snapshot arrived, or the server's resume replay finished. Once per subscription. */
   synchronized(lastSequence: number): void;
   end(error?: T3Error): void;
+  /** An item that did not decode was skipped; the stream goes on (issue 9). */
+  skipped?(item: SkippedItem): void;
 }
 
 export type ShellListener = SubscriptionListener<ShellSnapshot, ShellDelta>;
@@ -266,6 +284,18 @@ export type ThreadListener = SubscriptionListener<ThreadDetailSnapshot, ThreadEv
 export interface ResumeOptions {
   /** Last global sequence already applied; the server replays only what is newer (upstream). */
   afterSequence?: number;
+}
+
+function isSnapshotItem(raw: unknown): boolean {
+  return typeof raw === "object" && raw !== null && (raw as { kind?: unknown }).kind === "snapshot";
+}
+
+/** The sequence of a raw shell item (`sequence`) or thread event item (`event.sequence`), if readable. */
+function readableSequence(raw: unknown): number | null {
+  if (typeof raw !== "object" || raw === null) return null;
+  const item = raw as { sequence?: unknown; event?: { sequence?: unknown } };
+  const sequence = item.sequence ?? (typeof item.event === "object" && item.event !== null ? item.event.sequence : undefined);
+  return typeof sequence === "number" && Number.isInteger(sequence) && sequence >= 0 ? sequence : null;
 }
 
 /** Bound for the replay call that repairs a fork stream's live-tail gap (electron/fleet/t3/protocol1.ts). */
@@ -284,6 +314,7 @@ class OrderedStream<Item, Snapshot, Delta> {
     private readonly listener: SubscriptionListener<Snapshot, Delta>,
     private readonly itemSchema: z.ZodType<Item>,
     private readonly what: string,
+    private readonly method: string,
     private readonly classify: (item: Item) =>
       | { kind: "snapshot"; snapshot: Snapshot; sequence: number }
       | { kind: "delta"; delta: Delta; sequence: number }
@@ -294,13 +325,21 @@ class OrderedStream<Item, Snapshot, Delta> {
     this.lastSequence = afterSequence ?? -1;
   }
 
-  /** Applies a chunk; returns an error when an item does not decode (the stream must then end). */
+  /** Applies a chunk; returns an error when the stream can no longer be trusted (it must then end). */
   values(values: readonly unknown[]): T3Error | undefined {
     for (const raw of values) {
       if (this.ended) return undefined;
       const decoded = decodeWith(this.itemSchema, raw, this.what);
-      // One undecodable item means this stream's state can no longer be trusted: end it loudly.
-      if (!decoded.ok) return T3Error.decode(decoded.error);
+      if (!decoded.ok) {
+        // One bad item is reported and skipped: rows are full state and events are applied by
+        // sequence, so what follows is still right. A snapshot is the base of everything after it,
+        // and an item whose sequence cannot be read cannot be ordered: then the stream is untrusted.
+        const sequence = readableSequence(raw);
+        if (isSnapshotItem(raw) || sequence === null) return T3Error.decode(decoded.error);
+        this.listener.skipped?.({ method: this.method, path: decoded.error.path, message: decoded.error.message, sequence });
+        this.lastSequence = Math.max(this.lastSequence, sequence);
+        continue;
+      }
       const item = this.classify(decoded.value);
       if (item.kind === "snapshot") {
         this.lastSequence = item.sequence;
@@ -351,7 +390,7 @@ export class T3Connection {
   }
 
   /** orchestration.dispatchCommand; the same commandId is safe to resend (T3 deduplicates command ids). */
-  dispatch(command: ClientCommand, timeoutMs?: number): Promise<DispatchResult> {
+  dispatch(command: ClientCommand | ThreadSettleCommand, timeoutMs?: number): Promise<DispatchResult> {
     return this.socket.call("orchestration.dispatchCommand", command, timeoutMs).then((value) => {
       const decoded = decodeWith(DispatchResult, value, `${command.type} result`);
       if (!decoded.ok) throw T3Error.decode(decoded.error);
@@ -367,6 +406,7 @@ export class T3Connection {
         listener,
         ShellStreamItemSchema as z.ZodType<ShellStreamItem>,
         "shell stream item",
+        "orchestration.subscribeShell",
         (item) => {
           switch (item.kind) {
             case "snapshot":
@@ -404,6 +444,7 @@ export class T3Connection {
         listener,
         ThreadStreamItemSchema as z.ZodType<ThreadStreamItem>,
         "thread stream item",
+        "orchestration.subscribeThread",
         (item) => {
           switch (item.kind) {
             case "snapshot":

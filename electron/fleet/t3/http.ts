@@ -34,12 +34,16 @@ function networkError(error: unknown, what: string): T3Error {
 }
 
 export class T3Http {
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    /** Sent on every request: how the fleet names itself to T3 (see client.ts). */
+    private readonly userAgent?: string,
+  ) {}
 
   /** Sends a request; network failures and oversized bodies reject with a T3Error. */
   async send(req: HttpRequest): Promise<HttpAnswer> {
     const what = `${req.method} ${req.path}`;
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { accept: "application/json", ...(this.userAgent && { "user-agent": this.userAgent }) };
     if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
     let body: string | undefined;
     if (req.json !== undefined) {

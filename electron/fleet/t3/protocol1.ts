@@ -20,7 +20,8 @@ import type {
 } from "../../../shared/fleet/facts";
 import { Protocol1Rows } from "../../../shared/t3/protocol1/facts";
 import { ThreadProjection } from "../../../shared/t3/protocol1/thread-projection";
-import type { ClientCommand } from "../../../shared/t3/commands";
+import type { SkippedItem } from "../../../shared/fleet/types";
+import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/commands";
 import { T3Error } from "../../../shared/t3/errors";
 import type { ThreadShell } from "../../../shared/t3/schemas";
 import type { AdapterContext, ProtocolAdapter } from "./adapter";
@@ -77,7 +78,9 @@ export class Protocol1Adapter implements ProtocolAdapter {
   constructor(
     readonly context: AdapterContext,
     readonly options: Protocol1Options = {},
-  ) {}
+  ) {
+    this.rows.settleSupported = context.descriptor.capabilities.threadSettlement === true;
+  }
 
   async connect(credentials: T3Credentials): Promise<AdapterSession> {
     const connection = await this.context.client.connect(credentials, 1);
@@ -119,6 +122,10 @@ class Protocol1Session implements AdapterSession {
     return this.connection.onClose(listener);
   }
 
+  onSkipped(listener: (item: SkippedItem) => void): () => void {
+    return this.connection.socket.onSkipped(listener);
+  }
+
   close(): void {
     this.connection.close();
   }
@@ -142,7 +149,7 @@ class Protocol1Session implements AdapterSession {
             if (!active()) return;
             snapshotSequence = snapshot.snapshotSequence;
             this.adapter.shellSequence = snapshot.snapshotSequence;
-            for (const project of snapshot.projects) this.adapter.rows.setProject(project.id, project.deletedAt ? null : project.title);
+            for (const project of snapshot.projects) this.adapter.rows.setProject(project.id, project.deletedAt ? null : project.title, project.workspaceRoot);
             this.adapter.lastRows.clear(); // a snapshot is the whole fleet: rows absent from it are gone
             listener.snapshot(snapshot.threads.map((row) => this.adapter.factsOf(row)));
             for (const row of snapshot.threads) this.checkLag(row);
@@ -164,7 +171,7 @@ class Protocol1Session implements AdapterSession {
                 this.lookUpRemoval(delta.threadId, listener, () => !closed);
                 return;
               case "project-upserted":
-                this.adapter.rows.setProject(delta.project.id, delta.project.deletedAt ? null : delta.project.title);
+                this.adapter.rows.setProject(delta.project.id, delta.project.deletedAt ? null : delta.project.title, delta.project.workspaceRoot);
                 return;
               case "project-removed":
                 this.adapter.rows.setProject(delta.projectId, null);
@@ -198,6 +205,9 @@ class Protocol1Session implements AdapterSession {
             if (!active()) return;
             closed = true;
             listener.end(error ?? new T3Error("server", "The server ended the shell stream."));
+          },
+          skipped: (item) => {
+            if (active()) listener.skipped?.(item);
           },
         },
         this.adapter.shellSequence !== undefined ? { afterSequence: this.adapter.shellSequence } : {},
@@ -278,6 +288,9 @@ class Protocol1Session implements AdapterSession {
           thread.synced = true;
           thread.error = null;
           notify();
+        },
+        skipped: (item) => {
+          if (active()) listener.skipped?.(item);
         },
         end: (error) => {
           if (!active()) return;
@@ -389,13 +402,14 @@ class Protocol1Session implements AdapterSession {
         ended = true;
         listener.end(error);
       },
+      skipped: (item) => listener.skipped?.(item),
     };
   }
 
   // ------------------------------------------------------------------ commands
 
   execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
-    let wire: ClientCommand;
+    let wire: ClientCommand | ThreadSettleCommand;
     try {
       wire = this.toWire(command);
     } catch (error) {
@@ -404,7 +418,7 @@ class Protocol1Session implements AdapterSession {
     return this.connection.dispatch(wire, timeoutMs);
   }
 
-  private toWire(command: AgentCommand): ClientCommand {
+  private toWire(command: AgentCommand): ClientCommand | ThreadSettleCommand {
     const createdAt = new Date().toISOString();
     const { commandId, threadId } = command;
     switch (command.type) {
@@ -433,6 +447,9 @@ class Protocol1Session implements AdapterSession {
         return { type: "thread.session.stop", commandId, threadId, createdAt };
       case "cancel-queued":
         throw new T3Error("rejected", "This T3 version has no queued turns to cancel.");
+      case "settle":
+        // Upstream protocol-1 servers that advertise threadSettlement accept it (protocol note §6.4).
+        return { type: "thread.settle", commandId, threadId };
     }
   }
 }

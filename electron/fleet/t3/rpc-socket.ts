@@ -3,6 +3,7 @@
 import { WebSocket } from "undici";
 import { decodeWith, parseJson } from "../../../shared/t3/decode";
 import { T3Error, rpcFailure } from "../../../shared/t3/errors";
+import type { SkippedItem } from "../../../shared/fleet/types";
 import { defectText, type RpcClientFrame, RpcServerFrame } from "../../../shared/t3/rpc-frames";
 
 /** Effect's own client pings every 5 s and gives up when the Pong has not come by the next tick. */
@@ -40,6 +41,12 @@ type Pending =
   | { kind: "call"; tag: string; resolve: (value: unknown) => void; reject: (error: T3Error) => void; timer?: NodeJS.Timeout }
   | { kind: "stream"; tag: string; handlers: StreamHandlers };
 
+function belongsToRequest(message: unknown): boolean {
+  if (typeof message !== "object" || message === null) return false;
+  const frame = message as { _tag?: unknown; requestId?: unknown };
+  return frame._tag === "Chunk" || frame._tag === "Exit" || frame.requestId !== undefined;
+}
+
 export class RpcSocket {
   private readonly pending = new Map<string, Pending>();
   private nextId = 1;
@@ -49,6 +56,7 @@ export class RpcSocket {
   /** When the server was last heard from (any frame): the "last confirmed" time of an environment. */
   lastFrameAt = Date.now();
   private readonly closeListeners = new Set<(error: T3Error) => void>();
+  private readonly skippedListeners = new Set<(item: SkippedItem) => void>();
 
   private constructor(
     private readonly ws: WebSocket,
@@ -101,6 +109,12 @@ export class RpcSocket {
     }
     this.closeListeners.add(listener);
     return () => this.closeListeners.delete(listener);
+  }
+
+  /** Called for each frame that did not decode and was skipped because no request depended on it. */
+  onSkipped(listener: (item: SkippedItem) => void): () => void {
+    this.skippedListeners.add(listener);
+    return () => this.skippedListeners.delete(listener);
   }
 
   /** A unary call: resolves with the Exit Success value, rejects with a typed error. */
@@ -224,8 +238,14 @@ export class RpcSocket {
       this.options.onFrame?.("recv", message);
       const frame = decodeWith(RpcServerFrame, message, "RPC frame");
       if (!frame.ok) {
-        this.protocolError(T3Error.decode(frame.error));
-        return;
+        // A bad Chunk or Exit leaves a call or stream unanswerable (a Chunk must be Acked): untrusted.
+        // Any other frame (an unknown tag from a newer server, stray garbage) is reported and skipped.
+        if (belongsToRequest(message)) {
+          this.protocolError(T3Error.decode(frame.error));
+          return;
+        }
+        for (const listener of this.skippedListeners) listener({ method: "RPC frame", path: frame.error.path, message: frame.error.message, sequence: null });
+        continue;
       }
       this.dispatch(frame.value);
     }

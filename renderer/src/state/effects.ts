@@ -39,6 +39,9 @@ export function startEffects(instance: Bridge): () => void {
       case "agent.detail":
         store().setDetail(event.detail);
         break;
+      case "agent.detailDelta":
+        store().applyDetailDelta(event.delta);
+        break;
       case "delivery":
         store().setDelivery(event.delivery);
         break;

@@ -1,5 +1,5 @@
 // Derived views, computed from the store's facts: the visible fleet tree, counts, navigation order.
-import { type AgentView, type DisplayStatus, type EnvironmentView, type SubagentView, needsUser, worstOf } from "../../../shared/fleet/types";
+import { type AgentView, type DisplayStatus, type EnvironmentView, type SubagentView, needsYouNow, worstOf } from "../../../shared/fleet/types";
 import type { Filters } from "./store";
 
 export type Row =
@@ -15,7 +15,7 @@ function matchesStatus(agent: AgentView, filters: Filters): boolean {
   const any = filters.needsMe || filters.failed || filters.running || filters.offline;
   if (!any) return true;
   return (
-    (filters.needsMe && needsUser(agent.status)) ||
+    (filters.needsMe && needsYouNow(agent)) ||
     (filters.failed && agent.status === "failed") ||
     (filters.running && (agent.status === "running" || agent.status === "starting")) ||
     (filters.offline && agent.status === "unknown")
@@ -106,9 +106,9 @@ export function providers(agents: Map<string, AgentView>): string[] {
 
 /** The next agent that needs the user after `fromKey`, in tree order, wrapping around. */
 export function nextNeedingYou(rows: Row[], fromKey: string | null): string | null {
-  const candidates = rows.flatMap((row) => (row.kind === "agent" && needsUser(row.agent.status) ? [row.id] : []));
+  const candidates = rows.flatMap((row) => (row.kind === "agent" && needsYouNow(row.agent) ? [row.id] : []));
   if (candidates.length === 0) return null;
   const index = fromKey ? rows.findIndex((row) => row.id === fromKey) : -1;
-  const after = rows.slice(index + 1).find((row) => row.kind === "agent" && needsUser(row.agent.status));
+  const after = rows.slice(index + 1).find((row) => row.kind === "agent" && needsYouNow(row.agent));
   return after?.id ?? candidates[0]!;
 }

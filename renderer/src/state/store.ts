@@ -1,7 +1,7 @@
 // Facts from the fleet service, and the UI's own state. Views are derived in selectors.ts;
 // side effects (bridge requests, subscriptions) live in effects.ts only.
 import { create } from "zustand";
-import type { AgentDetail, FleetSettingsView, FleetSnapshot, PairPreview } from "../../../shared/bridge/contract";
+import { type AgentDetail, type AgentDetailDelta, type FleetSettingsView, type FleetSnapshot, type PairPreview, applyDetailDelta } from "../../../shared/bridge/contract";
 import type { Delivery } from "../../../shared/fleet/delivery";
 import type { NotificationIntent } from "../../../shared/fleet/notifications";
 import type { AgentView, EnvironmentView } from "../../../shared/fleet/types";
@@ -55,6 +55,8 @@ export interface FleetState {
   /** Applies deltas in order, publishing one change for all of them. */
   applyDeltas(deltas: { agents: AgentView[]; removed: string[]; environments: EnvironmentView[]; removedEnvironments: string[] }[]): void;
   setDetail(detail: AgentDetail): void;
+  /** Applies only what changed in an open agent's detail (entries replaced by id, else appended). */
+  applyDetailDelta(delta: AgentDetailDelta): void;
   setDelivery(delivery: Delivery): void;
   pushToast(toast: NotificationIntent): void;
   dismissToast(id: string): void;
@@ -112,6 +114,12 @@ export const useFleet = create<FleetState>((set, get) => ({
   },
 
   setDetail: (detail) => set((state) => ({ details: new Map(state.details).set(detail.key, detail) })),
+  applyDetailDelta: (delta) =>
+    set((state) => {
+      const current = state.details.get(delta.key);
+      if (!current) return {}; // no baseline: the next agent.open answers with the whole detail
+      return { details: new Map(state.details).set(delta.key, applyDetailDelta(current, delta)) };
+    }),
   setDelivery: (delivery) => set((state) => ({ deliveries: new Map(state.deliveries).set(delivery.commandId, delivery) })),
   pushToast: (toast) => set((state) => ({ toasts: [...state.toasts, toast].slice(-MAX_TOASTS) })),
   dismissToast: (id) => set((state) => ({ toasts: state.toasts.filter((toast) => toast.id !== id) })),

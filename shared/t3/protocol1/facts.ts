@@ -23,14 +23,14 @@ export function effortOf(options: readonly { id: string; value: string | boolean
  */
 const NON_STEERING_DRIVERS = new Set(["codex", "grok"]);
 
-export function protocol1Capabilities(driver: string): AgentCapabilities {
+export function protocol1Capabilities(driver: string, settle = false): AgentCapabilities {
   return {
     whileRunning: NON_STEERING_DRIVERS.has(driver) ? ["queue"] : ["steer"],
     interrupt: true,
     stop: true,
     cancelQueued: false,
     answer: true,
-    settle: false,
+    settle,
     snooze: false,
   };
 }
@@ -73,10 +73,15 @@ function waitsForTurn(run: RunState): boolean {
 export class Protocol1Rows {
   private readonly requested = new Map<string, string>();
   private readonly projectTitles = new Map<string, string>();
+  private readonly projectRoots = new Map<string, string>();
+  /** The descriptor advertises T3's thread settlement (`capabilities.threadSettlement`). */
+  settleSupported = false;
 
-  setProject(projectId: string, title: string | null): void {
+  setProject(projectId: string, title: string | null, workspaceRoot?: string): void {
     if (title === null) this.projectTitles.delete(projectId);
     else this.projectTitles.set(projectId, title);
+    if (title === null || workspaceRoot === undefined) this.projectRoots.delete(projectId);
+    else this.projectRoots.set(projectId, workspaceRoot);
   }
 
   /** Facts of one row; `lifecycle` overrides what the row says (a removal seen on the stream). */
@@ -92,6 +97,9 @@ export class Protocol1Rows {
       threadId: row.id,
       projectId: row.projectId,
       projectTitle: this.projectTitles.get(row.projectId) ?? null,
+      workspaceRoot: this.projectRoots.get(row.projectId) ?? null,
+      branch: row.branch,
+      worktreePath: row.worktreePath,
       title: row.title,
       provider: { instanceId, driver, model: row.modelSelection.model, effort: effortOf(row.modelSelection.options) },
       runtimeMode: row.runtimeMode,
@@ -107,7 +115,7 @@ export class Protocol1Rows {
           : null,
       updatedAt: row.updatedAt,
       latestUserMessageAt: row.latestUserMessageAt ?? null,
-      capabilities: protocol1Capabilities(driver ?? instanceId),
+      capabilities: protocol1Capabilities(driver ?? instanceId, this.settleSupported),
     };
   }
 

@@ -1,0 +1,69 @@
+// Acknowledging a failed or stalled agent (issue 10 point 2). The acknowledgement is kept per agent
+// and per condition (shared/fleet/acknowledge.ts), persisted in the registry, and applied by the
+// fleet model; where the agent's capabilities say the server has T3's thread settlement (its
+// descriptor advertises it), the thread is also settled in T3 so T3's own UI agrees.
+import { randomUUID } from "node:crypto";
+import type { FleetModel } from "../../shared/fleet/model";
+import { splitKey } from "../../shared/fleet/model";
+import type { AgentView } from "../../shared/fleet/types";
+import { T3Error } from "../../shared/t3/errors";
+import { BridgeError } from "./bridge-error";
+import type { Environments } from "./environments";
+import type { Registry } from "./registry";
+
+/** Bound for the settle command: the local acknowledgement does not wait on it for long. */
+const SETTLE_TIMEOUT_MS = 5_000;
+
+export interface AcknowledgeResult {
+  key: string;
+  /** "settled": T3 marked the thread settled too; "local": kept by the fleet only (with why). */
+  onServer: "settled" | "local";
+  note: string | null;
+}
+
+export class Acknowledgements {
+  constructor(
+    private readonly model: FleetModel,
+    private readonly registry: Registry,
+    private readonly environments: Environments,
+  ) {
+    for (const [key, fingerprint] of registry.acknowledgements) model.setAcknowledgement(key, fingerprint);
+  }
+
+  async acknowledge(key: string): Promise<AcknowledgeResult> {
+    const fingerprint = this.model.acknowledgeable(key);
+    if (!this.model.agent(key)) throw new BridgeError("not-found", "This agent is no longer on its environment.");
+    if (fingerprint === null) throw new BridgeError("invalid", "Only a failed or stalled agent can be acknowledged.");
+    this.model.setAcknowledgement(key, fingerprint);
+    await this.registry.setAcknowledgement(key, fingerprint);
+    return { key, ...(await this.settleOnServer(key)) };
+  }
+
+  /** An agent's view changed: an acknowledgement whose condition is gone is forgotten. */
+  agentChanged(agent: AgentView): void {
+    if (agent.acknowledged || !this.registry.acknowledgements.has(agent.key)) return;
+    if (agent.status === "unknown") return; // not confirmed either way while its machine is away
+    this.model.setAcknowledgement(agent.key, null);
+    void this.registry.setAcknowledgement(agent.key, null).catch(() => {});
+  }
+
+  removed(key: string): void {
+    this.model.setAcknowledgement(key, null);
+    void this.registry.setAcknowledgement(key, null).catch(() => {});
+  }
+
+  private async settleOnServer(key: string): Promise<Omit<AcknowledgeResult, "key">> {
+    const [environmentId, threadId] = splitKey(key);
+    const connection = this.environments.get(environmentId)?.supervisor.activeConnection;
+    if (!this.model.agent(key)?.capabilities.settle) return { onServer: "local", note: null };
+    if (!connection) return { onServer: "local", note: "Kept by T3 Fleet only: the machine is not online." };
+    if (this.model.environment(environmentId)?.readOnly) return { onServer: "local", note: "Kept by T3 Fleet only: the pairing is read-only." };
+    try {
+      await connection.execute({ type: "settle", commandId: randomUUID(), threadId }, SETTLE_TIMEOUT_MS);
+      return { onServer: "settled", note: null };
+    } catch (error) {
+      const reason = error instanceof T3Error ? error.message : String(error);
+      return { onServer: "local", note: `Kept by T3 Fleet only: T3 did not settle the thread (${reason}).` };
+    }
+  }
+}

@@ -1,0 +1,120 @@
+// Agent details: the transcript and activities of the agents a UI has open. Opening follows the
+// thread's stream and answers with the whole detail once; after that only what changed (new or
+// updated transcript items) is sent, so a streaming reply does not re-send the transcript.
+import type { AgentDetail, AgentDetailDelta, BridgeEvent } from "../../shared/bridge/contract";
+import { splitKey } from "../../shared/fleet/model";
+import type { TranscriptItem } from "../../shared/fleet/facts";
+import type { Environments } from "./environments";
+
+/** Open views get changes at most this often while tokens stream. */
+const DETAIL_BATCH_MS = 16;
+
+/** What an open view was last sent, to compute the next delta. */
+interface SentDetail {
+  items: Map<string, TranscriptItem>;
+  order: string[];
+  loaded: boolean;
+  error: string | null;
+}
+
+export class AgentDetails {
+  private readonly open = new Map<string, SentDetail | undefined>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly environments: Environments,
+    private readonly publish: (event: BridgeEvent) => void,
+  ) {}
+
+  /** Follows the thread while the view is open and answers with the whole detail. */
+  openAgent(key: string): AgentDetail {
+    const [environmentId, threadId] = splitKey(key);
+    const runtime = this.environments.require(environmentId);
+    runtime.followers.follow(threadId, "open");
+    const detail = this.detail(key);
+    this.open.set(key, remember(detail));
+    return detail;
+  }
+
+  closeAgent(key: string): void {
+    const [environmentId, threadId] = splitKey(key);
+    this.open.delete(key);
+    clearTimeout(this.timers.get(key));
+    this.timers.delete(key);
+    this.environments.get(environmentId)?.followers.unfollow(threadId, "open");
+  }
+
+  detail(key: string): AgentDetail {
+    const [environmentId, threadId] = splitKey(key);
+    const detail = this.environments.get(environmentId)?.followers.get(threadId)?.detail;
+    return { key, items: detail?.items ?? [], loaded: detail?.loaded ?? false, error: detail?.error ?? null };
+  }
+
+  /** Something about this agent changed: an open view gets the difference soon. */
+  changed(key: string): void {
+    if (!this.open.has(key) || this.timers.has(key)) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      if (this.open.has(key)) this.flush(key);
+    }, DETAIL_BATCH_MS);
+    timer.unref?.();
+    this.timers.set(key, timer);
+  }
+
+  stop(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.open.clear();
+  }
+
+  private flush(key: string): void {
+    const detail = this.detail(key);
+    const sent = this.open.get(key);
+    const delta = sent && deltaOf(sent, detail);
+    this.open.set(key, remember(detail));
+    if (delta === null) return; // nothing changed
+    if (delta === undefined) this.publish({ type: "agent.detail", detail });
+    else this.publish({ type: "agent.detailDelta", delta });
+  }
+}
+
+function remember(detail: AgentDetail): SentDetail {
+  return {
+    items: new Map(detail.items.map((item) => [item.id, item])),
+    order: detail.items.map((item) => item.id),
+    loaded: detail.loaded,
+    error: detail.error,
+  };
+}
+
+/**
+ * The changes since `sent` as a delta; null when nothing changed; undefined when a delta cannot say
+ * it (an entry disappeared or moved, e.g. after a new snapshot), so the whole detail must be sent.
+ */
+function deltaOf(sent: SentDetail, detail: AgentDetail): AgentDetailDelta | null | undefined {
+  const items = changedEntries(sent.items, sent.order, detail.items);
+  if (!items) return undefined;
+  if (items.length === 0 && sent.loaded === detail.loaded && sent.error === detail.error) return null;
+  return { key: detail.key, items, loaded: detail.loaded, error: detail.error };
+}
+
+/** New or changed items, or undefined when the old items are no longer a prefix in the same order. */
+function changedEntries(previous: Map<string, TranscriptItem>, previousOrder: string[], current: TranscriptItem[]): TranscriptItem[] | undefined {
+  if (current.length < previousOrder.length) return undefined;
+  const changed: TranscriptItem[] = [];
+  for (let index = 0; index < current.length; index++) {
+    const item = current[index]!;
+    if (index < previousOrder.length) {
+      if (previousOrder[index] !== item.id) return undefined;
+      if (!sameItem(previous.get(item.id)!, item)) changed.push(item);
+    } else {
+      changed.push(item);
+    }
+  }
+  return changed;
+}
+
+/** Items are plain data: the same object, or one with the same update time and content. */
+function sameItem(a: TranscriptItem, b: TranscriptItem): boolean {
+  return a === b || (a.updatedAt === b.updatedAt && JSON.stringify(a) === JSON.stringify(b));
+}

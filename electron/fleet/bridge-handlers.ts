@@ -1,0 +1,84 @@
+// The bridge edge of the fleet service: decodes untrusted request params with the contract's
+// schemas, maps each method to the module that owns it, and turns bad input into clear errors.
+import { type BridgeMethod, type BridgeParamsOut, BridgeRequests, type BridgeResults, isBridgeMethod, safeExternalUrl } from "../../shared/bridge/contract";
+import type { Acknowledgements } from "./acknowledgements";
+import type { AgentDetails } from "./agent-details";
+import { BridgeError } from "./bridge-error";
+import type { Deliveries } from "./deliveries";
+import type { Environments } from "./environments";
+import type { FleetModel } from "../../shared/fleet/model";
+import type { Pairing } from "./pairing";
+import type { FleetSettingsControl } from "./settings";
+
+export interface BridgeHandlerDeps {
+  model: FleetModel;
+  environments: Environments;
+  pairing: Pairing;
+  details: AgentDetails;
+  deliveries: Deliveries;
+  acknowledgements: Acknowledgements;
+  settings: FleetSettingsControl;
+  openExternal: ((url: string) => Promise<void>) | undefined;
+}
+
+export type BridgeHandlers = { [M in BridgeMethod]: (params: BridgeParamsOut<M>) => Promise<BridgeResults[M]> | BridgeResults[M] };
+
+/** Decodes a request at the edge; unknown methods and malformed params are refused with a clear message. */
+export function decodeBridgeRequest(method: string, params: unknown): { method: BridgeMethod; params: unknown } {
+  if (!isBridgeMethod(method)) throw new BridgeError("invalid", `Unknown request: ${method}`);
+  const decoded = BridgeRequests[method].safeParse(params);
+  if (!decoded.success) {
+    const issue = decoded.error.issues[0];
+    throw new BridgeError("invalid", `Invalid ${method} request${issue ? ` at ${issue.path.join(".") || "(root)"}: ${issue.message}` : ""}`);
+  }
+  return { method, params: decoded.data };
+}
+
+/** One handler per bridge method; params are already decoded. */
+export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
+  const { model, environments, pairing, details, deliveries, acknowledgements, settings } = deps;
+  return {
+    "pair.inspect": (p) => pairing.inspect(p.input),
+    "pair.confirm": (p) => pairing.confirm(p.input, p.token, p.label),
+    "pair.probeLocal": () => pairing.probeLocal(),
+    "environment.remove": (p) => environments.remove(p.environmentId),
+    "environment.rename": (p) => environments.update(p.environmentId, { customLabel: p.label }),
+    "environment.mute": (p) => environments.update(p.environmentId, { muted: p.muted }),
+    "environment.retry": (p) => {
+      environments.retry(p.environmentId);
+      return null;
+    },
+    "agent.open": (p) => details.openAgent(p.key),
+    "agent.close": (p) => {
+      details.closeAgent(p.key);
+      return null;
+    },
+    "agent.send": (p) => deliveries.send(p.key, p.text, p.expectedIntent),
+    "agent.respondApproval": (p) =>
+      deliveries.command(
+        p.key,
+        "approval",
+        (threadId, commandId) => ({ type: "respond-approval", commandId, threadId, requestId: p.requestId, decision: p.decision }),
+        p.requestId,
+      ),
+    "agent.respondInput": (p) =>
+      deliveries.command(
+        p.key,
+        "input",
+        (threadId, commandId) => ({ type: "respond-input", commandId, threadId, requestId: p.requestId, answers: p.answers }),
+        p.requestId,
+      ),
+    "agent.interrupt": (p) =>
+      deliveries.command(p.key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId: model.agent(p.key)?.activeRunId ?? null })),
+    "agent.stop": (p) => deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
+    "agent.acknowledge": (p) => acknowledgements.acknowledge(p.key),
+    "delivery.recheck": (p) => deliveries.recheck(p.commandId),
+    "settings.update": (p) => settings.update(p),
+    "link.open": async (p) => {
+      const url = safeExternalUrl(p.url);
+      if (!url) throw new BridgeError("invalid", "Only http and https links can be opened.");
+      await deps.openExternal?.(url);
+      return null;
+    },
+  };
+}

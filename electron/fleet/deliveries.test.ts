@@ -1,0 +1,133 @@
+// Exactly-once delivery against simulators: intents stated before sending, uncertain sends
+// reconciled, commands through the same states, refusals with the server's reason.
+import { describe, expect, it } from "vitest";
+import type { Delivery } from "../../shared/fleet/delivery";
+import { agent, env, pairAll, setup, until } from "./service.testkit";
+
+describe("deliveries", () => {
+  it.each(["after-apply", "before-apply"] as const)("a connection cut during a dispatch (%s) is uncertain, then exactly one message after reconciliation", async (when) => {
+    const { sims, service, events } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Worker" });
+    await pairAll(service, sims);
+    const key = `${sim.environmentId}/${threadId}`;
+    await until(service, () => agent(service, sim, threadId)?.status === "idle", "idle");
+    sim.dropNextDispatch = when;
+    const delivery = (await service.request("agent.send", { key, text: "only once please", expectedIntent: "new-turn" })) as Delivery;
+    expect(delivery.state).toBe("uncertain");
+    await until(service, () => ["delivered", "answered"].includes(service.delivery(delivery.commandId)!.state), "reconciled");
+    await until(service, () => service.delivery(delivery.commandId)!.state === "answered", "answered");
+    const userMessages = sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === "only once please");
+    expect(userMessages).toHaveLength(1);
+    expect(service.delivery(delivery.commandId)!.reason).toBeNull(); // "the connection dropped…" no longer applies
+    const states = events.flatMap((e) => (e.type === "delivery" && e.delivery.commandId === delivery.commandId ? [e.delivery.state] : []));
+    expect(states).toContain("uncertain");
+    expect(states.indexOf("uncertain")).toBeLessThan(states.indexOf("answered"));
+  });
+
+  it("states the intent before sending: steer where T3 steers, a new turn after the running one where it does not, a new turn when idle", async () => {
+    const { sims, service } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const running = sims.createThread(sim, { title: "Busy", text: "#hang", provider: "claudeAgent" });
+    const codex = sims.createThread(sim, { title: "Busy Codex", text: "#hang" });
+    const idle = sims.createThread(sim, { title: "Free" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, sim, running)?.status === "running" && agent(service, sim, codex)?.status === "running", "running");
+    expect(service.intent(`${sim.environmentId}/${running}`)).toMatchObject({ kind: "steer" });
+    expect(service.intent(`${sim.environmentId}/${codex}`)).toMatchObject({ kind: "queue", note: expect.stringContaining("new turn after this one") });
+    expect(service.intent(`${sim.environmentId}/${idle}`)).toMatchObject({ kind: "new-turn" });
+    const steerToCodex = (await service.request("agent.send", { key: `${sim.environmentId}/${codex}`, text: "fold this", expectedIntent: "steer" })) as Delivery;
+    expect(steerToCodex).toMatchObject({ state: "refused", reason: expect.stringContaining("start a new turn after the running one") });
+
+    const steer = (await service.request("agent.send", { key: `${sim.environmentId}/${running}`, text: "also do X", expectedIntent: "steer" })) as Delivery;
+    expect(["accepted", "delivered"]).toContain(steer.state);
+    const mismatch = (await service.request("agent.send", { key: `${sim.environmentId}/${idle}`, text: "hi", expectedIntent: "steer" })) as Delivery;
+    expect(mismatch).toMatchObject({ state: "refused", reason: expect.stringContaining("changed state") });
+
+    await sim.kill();
+    await until(service, () => env(service, sim)?.connection.phase === "offline", "offline");
+    const offline = (await service.request("agent.send", { key: `${sim.environmentId}/${idle}`, text: "hi", expectedIntent: "new-turn" })) as Delivery;
+    expect(offline).toMatchObject({ state: "refused", reason: expect.stringContaining("offline") });
+  });
+
+  it("user-input answers, interrupts and session stops go through the same delivery states", async () => {
+    const { sims, service } = await setup(["fork"]);
+    const sim = sims.servers[0]!;
+    const asking = sims.createThread(sim, { title: "Asker", text: "#input" });
+    const busy = sims.createThread(sim, { title: "Busy", text: "#hang" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, sim, asking)?.pending.length === 1, "question pending");
+    const request = agent(service, sim, asking)!.pending[0]!;
+    expect(request).toMatchObject({ kind: "input", questions: [{ id: "q1", options: [{ label: "Yes" }, { label: "No" }] }] });
+    const answer = (await service.request("agent.respondInput", { key: `${sim.environmentId}/${asking}`, requestId: request.requestId, answers: { q1: "Yes" } })) as Delivery;
+    await until(service, () => service.delivery(answer.commandId)?.state === "delivered", "answer delivered");
+    await until(service, () => agent(service, sim, asking)?.status === "idle", "asker done");
+
+    await until(service, () => agent(service, sim, busy)?.status === "running", "busy running");
+    const interrupt = (await service.request("agent.interrupt", { key: `${sim.environmentId}/${busy}` })) as Delivery;
+    await until(service, () => service.delivery(interrupt.commandId)?.state === "delivered", "interrupt delivered");
+    await until(service, () => agent(service, sim, busy)?.status === "idle", "busy interrupted");
+    const stop = (await service.request("agent.stop", { key: `${sim.environmentId}/${busy}` })) as Delivery;
+    await until(service, () => service.delivery(stop.commandId)?.state === "delivered", "stop delivered");
+    await until(service, () => agent(service, sim, busy)?.status === "ended", "session ended");
+  });
+
+  it("a command the server refuses is shown refused with the server's reason, never delivered", async () => {
+    const { sims, service, events } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Asker", text: "#input" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, sim, threadId)?.status === "needs-input", "blocked");
+    // Deleted behind the fleet's back: the next command hits T3's invariant.
+    sim.engine.dispatch({ type: "thread.delete", commandId: "gone", threadId });
+    const delivery = (await service.request("agent.interrupt", { key: `${sim.environmentId}/${threadId}` })) as Delivery;
+    expect(delivery).toMatchObject({ state: "refused", reason: expect.stringContaining(`Thread '${threadId}' does not exist`) });
+    const states = events.flatMap((e) => (e.type === "delivery" && e.delivery.commandId === delivery.commandId ? [e.delivery.state] : []));
+    expect(states).not.toContain("delivered");
+  });
+
+  it("a message to a running Codex agent on a 0.0.24 server says it starts a new turn after the running one, and reports that turn", async () => {
+    const { sims, service } = await setup(["fork"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Long", text: "long job #slow" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, sim, threadId)?.status === "running", "running");
+    const intent = service.intent(`${sim.environmentId}/${threadId}`);
+    expect(intent).toMatchObject({ kind: "queue", note: expect.stringContaining("new turn after this one") });
+    const delivery = (await service.request("agent.send", { key: `${sim.environmentId}/${threadId}`, text: "and this", expectedIntent: "queue" })) as Delivery;
+    await until(service, () => service.delivery(delivery.commandId)?.state === "answered", "answered");
+    expect(service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });
+  });
+
+  it("a message to an idle agent starts a new turn and reports what was observed", async () => {
+    const { sims, service } = await setup(["fork"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Free" });
+    await pairAll(service, sims);
+    const delivery = (await service.request("agent.send", { key: `${sim.environmentId}/${threadId}`, text: "hello", expectedIntent: "new-turn" })) as Delivery;
+    await until(service, () => service.delivery(delivery.commandId)?.state === "answered", "answered").catch((e) => {
+      console.log(JSON.stringify(service.delivery(delivery.commandId)), JSON.stringify(service.detail(`${sim.environmentId}/${threadId}`).items));
+      throw e;
+    });
+    expect(service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });
+  });
+
+  it("a session stuck starting can be sent to anyway: the warning the user saw stays on the delivery", async () => {
+    const { sims, service } = await setup(["upstream"], { stuckAfterMs: 300 });
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Stuck" });
+    // What T3 leaves behind after a crash: a session that says starting and never runs.
+    const now = new Date().toISOString();
+    const session = { threadId, status: "starting", providerName: "codex", providerInstanceId: "codex", runtimeMode: "full-access", activeTurnId: null, lastError: null, updatedAt: now };
+    sim.engine.append("thread", threadId, "thread.session-set", "provider:stuck", { threadId, session });
+    await pairAll(service, sims);
+    const key = `${sim.environmentId}/${threadId}`;
+    await until(service, () => agent(service, sim, threadId)?.status === "stuck", "stuck");
+    const intent = service.intent(key);
+    expect(intent).toMatchObject({ kind: "new-turn", note: expect.stringContaining("stuck") });
+    const anyway = (await service.request("agent.send", { key, text: "hello anyway", expectedIntent: "new-turn" })) as Delivery;
+    expect(anyway).toMatchObject({ state: expect.stringMatching(/accepted|delivered/), warning: intent.kind === "new-turn" ? intent.note : "" });
+    await until(service, () => ["delivered", "answered"].includes(service.delivery(anyway.commandId)!.state), "seen on the server");
+    expect(sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === "hello anyway")).toHaveLength(1);
+  });
+});

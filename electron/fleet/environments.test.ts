@@ -1,0 +1,120 @@
+// Environment lifecycle against simulators: faults (kill, restart, blackhole, revoke), wake
+// re-checks, rename, mute and remove.
+import { describe, expect, it } from "vitest";
+import type { SimServer } from "../../sim/server";
+import { MemorySecretStore } from "./secrets";
+import { FleetService } from "./service";
+import { agent, cleanups, env, pairAll, setup, supervisorOf, until } from "./service.testkit";
+
+describe("environment lifecycle", () => {
+  it.each(["kill", "blackhole", "restart"] as const)("%s: the environment goes offline within the bound, then online with the same identity and no duplicates", async (fault) => {
+    const { sims, service } = await setup(["upstream", "fork"]);
+    const sim = sims.servers[1]!;
+    const threadId = sims.createThread(sim, { title: "Long job", text: "#hang" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, sim, threadId)?.status === "running", "running");
+
+    const started = Date.now();
+    if (fault === "kill") await sim.kill();
+    if (fault === "blackhole") sim.setBlackhole(true);
+    const restarting = fault === "restart" ? sim.restart() : undefined;
+    if (fault !== "restart") {
+      await until(service, () => env(service, sim)?.connection.phase === "offline", "offline");
+      // Two missed pings at most (100 ms each here; 10 s in production: design §7).
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(agent(service, sim, threadId)).toMatchObject({ status: "unknown", lastKnownStatus: "running" });
+      expect(agent(service, sim, threadId)!.asOf).not.toBeNull();
+      if (fault === "kill") await sim.start();
+      else sim.setBlackhole(false);
+    } else {
+      await restarting;
+    }
+    await until(service, () => env(service, sim)?.connection.phase === "online", "online again");
+    expect(env(service, sim)!.environmentId).toBe(sim.environmentId);
+    const keys = [...service.model.agents()].map((a) => a.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys.filter((key) => key.startsWith(sim.environmentId))).toHaveLength(1);
+  });
+
+  it("after system wake every connection is re-checked: a silent host goes offline, a live one stays online", async () => {
+    // Pings so rare that only the wake re-check can notice the silent host.
+    const { sims, service, events } = await setup(["upstream", "fork"], { socket: { pingIntervalMs: 60_000, openTimeoutMs: 1_000 } });
+    await pairAll(service, sims);
+    const [silent, live] = sims.servers as [SimServer, SimServer];
+    silent.setBlackhole(true);
+    service.recheckAll();
+    await until(service, () => env(service, silent)?.connection.phase === "offline", "silent host offline");
+    await until(service, () => env(service, live)?.connection.phase === "online", "live host confirmed");
+    const livePhases = events.flatMap((e) => (e.type === "fleet.delta" ? e.environments.filter((v) => v.environmentId === live.environmentId).map((v) => v.connection.phase) : []));
+    expect(livePhases).toContain("connecting"); // not trusted until it answered
+    silent.setBlackhole(false);
+    await until(service, () => env(service, silent)?.connection.phase === "online", "back online");
+  });
+
+  it("a revoked token gives unauthorized and no retry storm", async () => {
+    const { sims, service } = await setup(["upstream", "fork"]);
+    await pairAll(service, sims);
+    for (const sim of sims.servers) {
+      sim.auth.revoke();
+      await until(service, () => env(service, sim)?.connection.phase === "unauthorized", `${sim.generation} unauthorized`);
+    }
+    const runtimesWaiting = sims.servers.map((sim) => supervisorOf(service, sim.environmentId).hasScheduledWork);
+    expect(runtimesWaiting).toEqual([false, false]);
+    // Re-pairing brings it back.
+    const sim = sims.servers[0]!;
+    await service.request("pair.confirm", { input: sim.pairingUrl() });
+    await until(service, () => env(service, sim)?.connection.phase === "online", "online after re-pair");
+    expect(service.model.environments()).toHaveLength(2);
+  });
+
+  it("renames, mutes and removes an environment; a muted machine stays watched but quiet", async () => {
+    const { sims, service, events, dataDir } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Worker" });
+    await pairAll(service, sims);
+    await service.request("environment.rename", { environmentId: sim.environmentId, label: "Build farm" });
+    expect(env(service, sim)!.label).toBe("Build farm");
+    await service.request("environment.mute", { environmentId: sim.environmentId, muted: true });
+    sims.sendMessage(sim, threadId, "#fail");
+    await until(service, () => agent(service, sim, threadId)?.status === "failed", "failed while muted");
+    expect(events.filter((e) => e.type === "notification" && e.notification.reason === "failed")).toEqual([]);
+    const reopened = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
+    cleanups.push(() => reopened.stop());
+    expect(reopened.model.environment(sim.environmentId)).toMatchObject({ label: "Build farm", muted: true });
+    await service.request("environment.remove", { environmentId: sim.environmentId });
+    expect(service.model.environments()).toEqual([]);
+    expect([...service.model.agents()]).toEqual([]);
+  });
+
+  it("a machine whose pairing was revoked while it was offline asks to be paired again when it returns", async () => {
+    const { sims, service, events } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    await pairAll(service, sims);
+    await sim.kill();
+    await until(service, () => env(service, sim)?.connection.phase === "offline", "offline");
+    sim.auth.revoke();
+    await sim.start();
+    await until(service, () => env(service, sim)?.connection.phase === "unauthorized", "unauthorized on return");
+    const notices = events.flatMap((e) => (e.type === "notification" && e.notification.environmentId === sim.environmentId ? [e.notification.reason] : []));
+    expect(notices).toEqual(["offline", "unauthorized"]);
+    expect(supervisorOf(service, sim.environmentId).hasScheduledWork).toBe(false);
+  });
+
+  it("a row the fleet cannot decode is skipped and shown on the machine, and the connection stays up", async () => {
+    const { sims, service } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Fine" });
+    const other = sims.createThread(sim, { title: "Also fine" });
+    await pairAll(service, sims);
+    // A server bug (or a hostile server): a session whose status is not a string.
+    const session = { threadId, status: 42, providerName: "codex", providerInstanceId: "codex", runtimeMode: "full-access", activeTurnId: null, lastError: null, updatedAt: new Date().toISOString() };
+    sim.engine.append("thread", threadId, "thread.session-set", "provider:broken", { threadId, session });
+    await until(service, () => (env(service, sim)?.skippedItems?.count ?? 0) >= 1, "skip reported");
+    expect(env(service, sim)!.skippedItems!.last).toMatchObject({ method: "orchestration.subscribeShell", path: "thread.session.status" });
+    expect(env(service, sim)!.connection.phase).toBe("online");
+    const before = agent(service, sim, other)!.updatedAt;
+    sims.sendMessage(sim, other, "still listening?");
+    await until(service, () => agent(service, sim, other)!.updatedAt > before, "other rows still applied");
+    expect(env(service, sim)!.connection.phase).toBe("online");
+  });
+});

@@ -1,0 +1,84 @@
+// Pairing against simulators: the fleet's name on both auth generations, the checks made before a
+// one-time code is spent, sane labels from hostile servers, and what re-pairing does to the
+// previous session (against a small server that speaks T3's session-management endpoints).
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
+import { describe, expect, it } from "vitest";
+import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
+import { SimServer } from "../../sim/server";
+import { MAX_SERVER_LABEL } from "./pairing";
+import { cleanups, env, pairAll, setup, until } from "./service.testkit";
+import { revokePreviousSession } from "./session-revocation";
+import { T3Http } from "./t3/http";
+
+async function startSim(options: ConstructorParameters<typeof SimServer>[0]): Promise<SimServer> {
+  const sim = await new SimServer(options).start();
+  cleanups.push(() => sim.stop());
+  return sim;
+}
+
+describe("pairing", () => {
+  it.each(["upstream", "fork"] as const)("names itself to T3 as “T3 Fleet on <host>” (%s auth)", async (generation) => {
+    const { sims, service } = await setup([generation]);
+    await pairAll(service, sims);
+    const sessions = sims.servers[0]!.auth.activeSessions;
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.label).toContain(`T3 Fleet on ${hostname()}`);
+  });
+
+  it("checks the server before spending the code: an unsupported protocol leaves the code unused", async () => {
+    const { service } = await setup([]);
+    const sim = await startSim({ generation: "upstream", orchestrationProtocolVersion: 7 });
+    const link = sim.pairingUrl();
+    await expect(service.request("pair.confirm", { input: link })).rejects.toThrow(/protocol 7/);
+    const code = new URL(link).hash.replace("#token=", "");
+    expect(sim.auth.exchange(code, undefined, "check").ok).toBe(true); // still unused
+  });
+
+  it("shows a hostile server's label on one bounded line", async () => {
+    const { service } = await setup([]);
+    const sim = await startSim({ generation: "upstream", label: `evil\u202e\n${"x".repeat(20_000)}` });
+    const preview = (await service.request("pair.inspect", { input: sim.pairingUrl() })) as PairPreview;
+    expect([...preview.label].length).toBeLessThanOrEqual(MAX_SERVER_LABEL);
+    expect(preview.label).toMatch(/^evil x+…$/);
+    const paired = (await service.request("pair.confirm", { input: sim.pairingUrl() })) as BridgeResults["pair.confirm"];
+    expect([...paired.label].length).toBeLessThanOrEqual(MAX_SERVER_LABEL);
+  });
+
+  it("pairing again keeps the machine and says whether T3 let it end the previous session", async () => {
+    const { sims, service } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    await pairAll(service, sims);
+    const again = (await service.request("pair.confirm", { input: sim.pairingUrl() })) as BridgeResults["pair.confirm"];
+    // This server has no session-management routes for the fleet's scopes: it must say so, not pretend.
+    expect(again.previousSession).toMatchObject({ outcome: "not-allowed", note: expect.stringContaining("Connections list") });
+    await until(service, () => env(service, sim)?.connection.phase === "online", "online with the new pairing");
+    expect(service.model.environments()).toHaveLength(1);
+    const removed = (await service.request("environment.remove", { environmentId: sim.environmentId })) as BridgeResults["environment.remove"];
+    expect(removed.note).toContain("Connections list");
+  });
+
+  it("revokes the previous session where the server allows it, with the new token", async () => {
+    const seen: { method: string; path: string; authorization: string | undefined; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      req.on("end", () => {
+        seen.push({ method: req.method!, path: req.url!, authorization: req.headers.authorization, body });
+        res.setHeader("content-type", "application/json");
+        if (req.url === "/api/auth/clients") res.end(JSON.stringify([{ sessionId: "other" }, { sessionId: "old-session", current: true }]));
+        else res.end(JSON.stringify({ revoked: true }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const http = new T3Http(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    expect(await revokePreviousSession(http, "old-token", "new-token")).toEqual({ outcome: "revoked", note: null });
+    expect(seen).toEqual([
+      { method: "GET", path: "/api/auth/clients", authorization: "Bearer old-token", body: "" },
+      { method: "POST", path: "/api/auth/clients/revoke", authorization: "Bearer new-token", body: JSON.stringify({ sessionId: "old-session" }) },
+    ]);
+    expect(await revokePreviousSession(http, undefined, "new-token")).toEqual({ outcome: "none", note: null });
+  });
+});

@@ -1,0 +1,180 @@
+// Pairing: reads a pairing link or host, checks everything it can about the server before the
+// one-time pairing code is spent (descriptor, T3, protocol, auth methods, identity and label),
+// exchanges it, stores the token, and hands the record to the environment lifecycle.
+import type { PairPreview } from "../../shared/bridge/contract";
+import { T3Error } from "../../shared/t3/errors";
+import { type PairingTarget, parsePairingInput } from "../../shared/t3/pairing";
+import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
+import { BridgeError } from "./bridge-error";
+import type { Environments } from "./environments";
+import type { EnvironmentRecord, Registry } from "./registry";
+import type { SecretStore } from "./secrets";
+import { type PreviousSession, revokePreviousSession } from "./session-revocation";
+import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
+
+/** Default port of a local T3 server (§1). */
+export const LOCAL_T3_URL = "http://127.0.0.1:3773";
+const PAIRING_CODE = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{12}$/i;
+/** Longest server label kept; T3 derives it from the host name (§9.3), so anything longer is hostile or broken. */
+export const MAX_SERVER_LABEL = 80;
+const MAX_ENVIRONMENT_ID = 200;
+/** Control, zero-width and bidirectional-override characters: never part of an honest label or id. */
+const CONTROL_CHARACTER_CLASS = "[\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069]";
+const HAS_CONTROL_CHARACTER = new RegExp(CONTROL_CHARACTER_CLASS);
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER_CLASS, "g");
+
+export interface PairingOptions {
+  environments: Environments;
+  registry: Registry;
+  secrets: SecretStore;
+  now: () => number;
+}
+
+export interface PairConfirmation {
+  environmentId: string;
+  label: string;
+  readOnly: boolean;
+  /** Whether the fleet's older session on this server was ended (re-pairing). */
+  previousSession: PreviousSession;
+}
+
+/** What the checks before spending a pairing code found out about the server. */
+interface CheckedServer {
+  environment: EnvironmentDescriptor;
+  generation: AuthGeneration;
+  label: string;
+}
+
+export class Pairing {
+  constructor(private readonly options: PairingOptions) {}
+
+  async inspect(input: string): Promise<PairPreview> {
+    const target = parseTarget(input);
+    const client = this.options.environments.clientFor(target.baseUrl);
+    const checked = await this.check(client, target, target.pairingToken !== undefined);
+    return {
+      baseUrl: target.baseUrl,
+      environmentId: checked.environment.environmentId,
+      label: checked.label,
+      serverVersion: checked.environment.serverVersion,
+      generation: checked.generation,
+      hasToken: target.pairingToken !== undefined,
+      alreadyPaired: this.options.environments.has(checked.environment.environmentId),
+    };
+  }
+
+  async confirm(input: string, token: string | undefined, label: string | undefined): Promise<PairConfirmation> {
+    const target = parseTarget(input);
+    const secret = target.pairingToken ?? token?.trim();
+    if (!secret) throw new BridgeError("invalid", "This link carries no pairing code. Paste the full pairing link, or a host with its pairing code or token.");
+    const isPairingCode = PAIRING_CODE.test(secret);
+    const client = this.options.environments.clientFor(target.baseUrl);
+    // Everything that can be known without the code is checked first: a code is single-use (§2.2).
+    const checked = await this.check(client, target, isPairingCode);
+    let paired;
+    try {
+      paired = await client.pair(isPairingCode ? { pairingToken: secret } : { bearerToken: secret });
+    } catch (error) {
+      throw pairingError(error, target.baseUrl);
+    }
+    const { environmentId } = paired.environment;
+    if (environmentId !== checked.environment.environmentId) {
+      throw new BridgeError("incompatible", `The server at ${target.baseUrl} changed identity while pairing; nothing was saved. Try again.`);
+    }
+    const previousToken = await this.options.secrets.get(environmentId);
+    await this.options.secrets.set(environmentId, paired.token);
+    const existing = this.options.environments.get(environmentId);
+    const record: EnvironmentRecord = {
+      environmentId,
+      serverLabel: checked.label,
+      customLabel: label?.trim() || target.label || existing?.record.customLabel || null,
+      baseUrl: target.baseUrl,
+      generation: paired.generation,
+      readOnly: paired.readOnly,
+      serverVersion: paired.environment.serverVersion,
+      muted: existing?.record.muted ?? false,
+      pairedAt: new Date(this.options.now()).toISOString(),
+    };
+    await this.options.registry.upsert(record);
+    this.options.environments.adopt(record);
+    const previousSession = await revokePreviousSession(client.http, previousToken, paired.token);
+    return { environmentId, label: record.customLabel ?? record.serverLabel, readOnly: record.readOnly, previousSession };
+  }
+
+  async probeLocal(): Promise<{ baseUrl: string; label: string; environmentId: string; alreadyPaired: boolean } | null> {
+    const client = this.options.environments.clientFor(LOCAL_T3_URL);
+    try {
+      const environment = await client.identify();
+      return { baseUrl: LOCAL_T3_URL, label: saneLabel(environment.label, LOCAL_T3_URL), environmentId: environment.environmentId, alreadyPaired: this.options.environments.has(environment.environmentId) };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * The descriptor decodes and is T3's, its orchestration protocol is one the fleet speaks
+   * (`identify`), the auth endpoint offers bearer sessions (`authSession`), a pairing code can be
+   * exchanged there, and the identity and label are sane.
+   */
+  private async check(client: T3EnvironmentClient, target: PairingTarget, withPairingCode: boolean): Promise<CheckedServer> {
+    let environment: EnvironmentDescriptor;
+    let generation: AuthGeneration;
+    let bootstrapMethods: string[];
+    try {
+      environment = await client.identify();
+      const answer = await client.authSession();
+      generation = answer.generation;
+      bootstrapMethods = answer.session.auth.bootstrapMethods;
+    } catch (error) {
+      throw pairingError(error, target.baseUrl);
+    }
+    if (environment.environmentId.length > MAX_ENVIRONMENT_ID || HAS_CONTROL_CHARACTER.test(environment.environmentId)) {
+      throw new BridgeError("not-t3", `The server at ${target.baseUrl} sent an environment id no T3 server would use; not pairing with it.`);
+    }
+    if (withPairingCode && !bootstrapMethods.includes("one-time-token")) {
+      throw new BridgeError(
+        "incompatible",
+        `The server at ${target.baseUrl} does not accept pairing codes (it offers ${bootstrapMethods.join(", ") || "none"}). Use a token from \`t3 auth session issue\` instead.`,
+      );
+    }
+    return { environment, generation, label: saneLabel(environment.label, target.baseUrl) };
+  }
+}
+
+function parseTarget(input: string): PairingTarget {
+  const parsed = parsePairingInput(input);
+  if (!parsed.ok) throw new BridgeError("invalid", parsed.message);
+  return parsed.target;
+}
+
+/** A server label fit to show: no control or direction characters, one line, bounded; the host when empty. */
+export function saneLabel(raw: string, baseUrl: string): string {
+  const cleaned = raw.replace(CONTROL_CHARACTERS, " ").replace(/\s+/g, " ").trim();
+  if (!cleaned) return new URL(baseUrl).host;
+  const characters = [...cleaned];
+  return characters.length > MAX_SERVER_LABEL ? `${characters.slice(0, MAX_SERVER_LABEL - 1).join("")}…` : cleaned;
+}
+
+/** Pairing failures in words a user can act on (issue: clear messages for each case). */
+export function pairingError(error: unknown, baseUrl: string): BridgeError {
+  if (error instanceof BridgeError) return error;
+  if (!(error instanceof T3Error)) return new BridgeError("server", `Pairing with ${baseUrl} failed: ${String(error)}`);
+  switch (error.kind) {
+    case "unauthorized":
+      return new BridgeError("unauthorized", "This pairing code was already used or has expired. Create a new pairing link in T3 and paste it here.");
+    case "insufficient-scope":
+      return new BridgeError(
+        "insufficient-scope",
+        "The pairing link does not grant read and operate access to orchestration, so T3 Fleet cannot use it. Create a new pairing link (this one is now used up).",
+      );
+    case "network":
+    case "timeout":
+      return new BridgeError("unreachable", `No server answered at ${baseUrl}. Check the address, and that the machine is on and reachable (LAN or Tailscale).`);
+    case "incompatible":
+      return new BridgeError("incompatible", /protocol/.test(error.message) ? error.message : `The server at ${baseUrl} is not a T3 server T3 Fleet can use: ${error.message}`);
+    case "decode":
+      return new BridgeError("not-t3", `The server at ${baseUrl} did not answer like a T3 server.`);
+    default:
+      return new BridgeError(error.kind, error.message);
+  }
+}

@@ -1,0 +1,69 @@
+// Shared set-up for the fleet service's tests: simulators started here, a service on a temporary
+// data folder, and waits that resolve on service events (never on sleeps).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+import type { BridgeEvent } from "../../shared/bridge/contract";
+import type { AgentView, EnvironmentView } from "../../shared/fleet/types";
+import type { Generation } from "../../sim/engine";
+import { SimFleet } from "../../sim/fleet";
+import type { SimServer } from "../../sim/server";
+import type { Environments } from "./environments";
+import { MemorySecretStore } from "./secrets";
+import { FleetService, type FleetServiceOptions } from "./service";
+import type { ConnectionSupervisor } from "./supervisor";
+
+export const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** Liveness tuned so a vanished host is noticed in well under a second in tests. */
+export const FAST = { socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 }, timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 } };
+
+export async function setup(generations: Generation[] = ["upstream", "fork", "upstream"], tuning: Partial<FleetServiceOptions> = {}) {
+  const sims = await SimFleet.start({ envs: generations.length, generations, tickMs: 5 });
+  cleanups.push(() => sims.stop());
+  const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-"));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const secrets = new MemorySecretStore();
+  const service = await FleetService.start({ dataDir, secrets, ...FAST, ...tuning });
+  cleanups.push(() => service.stop());
+  const events: BridgeEvent[] = [];
+  service.on("event", (event) => events.push(event));
+  return { sims, service, secrets, dataDir, events };
+}
+
+/** Resolves when `check` holds after a service event (or already holds). Never polls. */
+export function until(service: FleetService, check: () => boolean, what: string): Promise<void> {
+  if (check()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      service.off("event", listener);
+      reject(new Error(`timed out waiting for: ${what}`));
+    }, 15_000);
+    const listener = () => {
+      if (!check()) return;
+      clearTimeout(timer);
+      service.off("event", listener);
+      resolve();
+    };
+    service.on("event", listener);
+  });
+}
+
+export const env = (service: FleetService, sim: SimServer): EnvironmentView | undefined => service.model.environment(sim.environmentId);
+export const agent = (service: FleetService, sim: SimServer, threadId: string): AgentView | undefined => service.model.agent(`${sim.environmentId}/${threadId}`);
+
+export async function pairAll(service: FleetService, sims: SimFleet) {
+  for (const sim of sims.servers) await service.request("pair.confirm", { input: sim.pairingUrl() });
+  await until(service, () => sims.servers.every((sim) => env(service, sim)?.connection.phase === "online"), "all online");
+}
+
+
+/** The connection supervisor behind an environment (for assertions on what it has scheduled). */
+export function supervisorOf(service: FleetService, environmentId: string): ConnectionSupervisor {
+  const environments = (service as unknown as { environments: Environments }).environments;
+  return environments.require(environmentId).supervisor;
+}

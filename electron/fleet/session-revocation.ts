@@ -1,0 +1,40 @@
+// Ending the fleet's previous T3 session when a machine is paired again (protocol note §2.3/§2.4:
+// GET /api/auth/clients marks the caller's own session `current`; POST /api/auth/clients/revoke
+// ends another session). Both need owner rights (0.0.24) or access:read/access:write scopes
+// (upstream), and no session may revoke itself, so this works only where the pairing granted
+// them; everywhere else the user is told to revoke the old entry in T3's Connections list.
+import { z } from "zod";
+import { T3Error } from "../../shared/t3/errors";
+import { type T3Http, decodeAnswer } from "./t3/http";
+
+const ClientSessions = z.array(z.object({ sessionId: z.string().min(1), current: z.boolean().optional() }));
+const Revoked = z.object({ revoked: z.boolean() });
+
+export type PreviousSessionOutcome = "none" | "revoked" | "already-ended" | "not-allowed";
+
+export interface PreviousSession {
+  outcome: PreviousSessionOutcome;
+  /** What the user should know, or null when there is nothing to do. */
+  note: string | null;
+}
+
+const NOT_ALLOWED =
+  "T3 did not let this pairing end the fleet's previous session (that needs owner or access rights the fleet does not ask for). Revoke the older “T3 Fleet” entry in T3's Connections list.";
+
+/** Revokes the session behind `previousToken` using `newToken`; never throws. */
+export async function revokePreviousSession(http: T3Http, previousToken: string | undefined, newToken: string): Promise<PreviousSession> {
+  if (!previousToken || previousToken === newToken) return { outcome: "none", note: null };
+  try {
+    const listing = await http.send({ method: "GET", path: "/api/auth/clients", bearer: previousToken });
+    if (listing.status === 401) return { outcome: "already-ended", note: null };
+    if (listing.status !== 200) return { outcome: "not-allowed", note: NOT_ALLOWED };
+    const own = decodeAnswer(listing, ClientSessions, "client sessions").find((session) => session.current);
+    if (!own) return { outcome: "not-allowed", note: NOT_ALLOWED };
+    const answer = await http.send({ method: "POST", path: "/api/auth/clients/revoke", bearer: newToken, json: { sessionId: own.sessionId } });
+    if (answer.status !== 200) return { outcome: "not-allowed", note: NOT_ALLOWED };
+    return decodeAnswer(answer, Revoked, "revoke client session").revoked ? { outcome: "revoked", note: null } : { outcome: "already-ended", note: null };
+  } catch (error) {
+    const reason = error instanceof T3Error ? error.message : String(error);
+    return { outcome: "not-allowed", note: `The fleet's previous session could not be revoked (${reason}). Revoke the older “T3 Fleet” entry in T3's Connections list.` };
+  }
+}

@@ -1,0 +1,41 @@
+// The user's fleet settings (notification toggles, pause, stalled quiet time): stored in the
+// registry, applied to the notification policy and the fleet model, announced to every UI.
+import type { BridgeEvent, BridgeParamsOut, FleetSettingsView } from "../../shared/bridge/contract";
+import type { FleetModel } from "../../shared/fleet/model";
+import type { NotificationPolicy } from "../../shared/fleet/notifications";
+import type { Registry } from "./registry";
+
+export class FleetSettingsControl {
+  constructor(
+    private readonly registry: Registry,
+    private readonly policy: NotificationPolicy,
+    private readonly model: FleetModel,
+    private readonly publish: (event: BridgeEvent) => void,
+    /** The stalled clock must be re-armed when the quiet time changes. */
+    private readonly stalledAfterChanged: () => void,
+  ) {}
+
+  get notificationsPaused(): boolean {
+    return this.registry.settings.notificationsPaused;
+  }
+
+  view(): FleetSettingsView {
+    const { notifications, notificationsPaused, stalledAfterMs } = this.registry.settings;
+    return { notifications, notificationsPaused, stalledAfterMs };
+  }
+
+  async update(patch: BridgeParamsOut<"settings.update">): Promise<FleetSettingsView> {
+    const current = this.registry.settings;
+    const next = await this.registry.updateSettings({
+      ...(patch.notifications && { notifications: { ...current.notifications, ...patch.notifications } }),
+      ...(patch.notificationsPaused !== undefined && { notificationsPaused: patch.notificationsPaused }),
+      ...(patch.stalledAfterMs !== undefined && { stalledAfterMs: patch.stalledAfterMs }),
+    });
+    this.policy.updateSettings(next.notifications);
+    this.model.setStalledAfter(next.stalledAfterMs);
+    this.stalledAfterChanged();
+    const view = this.view();
+    this.publish({ type: "settings", settings: view });
+    return view;
+  }
+}
