@@ -286,6 +286,10 @@ export class Engine extends EventEmitter<EngineEvents> {
         return ["thread.archived", { archivedAt: this.now() }];
       case "thread.delete":
         return ["thread.deleted", { deletedAt: this.now() }];
+      case "thread.settle":
+        // Upstream only (descriptor capability threadSettlement); 0.0.24 has no such command.
+        if (this.generation === "fork") throw new CommandInvariantError(command.type, "Unknown command type 'thread.settle'.");
+        return ["thread.settled", { settledAt: this.now() }];
     }
   }
 

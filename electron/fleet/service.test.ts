@@ -99,6 +99,28 @@ describe("fleet service", () => {
     expect(reopened.model.counts().needsYou).toBe(1);
   });
 
+  it("on a server with T3's thread settlement, acknowledging also settles the thread in T3", async () => {
+    const { sims, service } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Flaky", text: "build #fail" });
+    await pairAll(service, sims);
+    const key = `${sim.environmentId}/${threadId}`;
+    await until(service, () => agent(service, sim, threadId)?.status === "failed", "failed");
+    expect(agent(service, sim, threadId)!.capabilities.settle).toBe(true); // the descriptor advertises threadSettlement
+    const settled = new Promise<void>((resolve) => {
+      const listener = (event: { type: string; aggregateId: string }) => {
+        if (event.type !== "thread.settled" || event.aggregateId !== threadId) return;
+        sim.engine.off("event", listener);
+        resolve();
+      };
+      sim.engine.on("event", listener);
+    });
+    const result = (await service.request("agent.acknowledge", { key })) as BridgeResults["agent.acknowledge"];
+    expect(result).toEqual({ key, onServer: "settled", note: null });
+    await settled;
+    expect(agent(service, sim, threadId)).toMatchObject({ status: "failed", acknowledged: true });
+  });
+
   it("agents carry their T3 project, repository folder and branch", async () => {
     const { sims, service } = await setup(["upstream"]);
     const sim = sims.servers[0]!;

@@ -117,6 +117,7 @@ export const ClientCommand = z.discriminatedUnion("type", [
   ThreadMetaUpdateCommand,
   ThreadArchiveCommand,
   ThreadDeleteCommand,
+  ThreadSettleCommand,
 ]);
 /** What a client sends (defaults may be omitted). */
 export type ClientCommand = z.input<typeof ClientCommand>;
