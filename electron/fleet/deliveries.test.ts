@@ -130,4 +130,19 @@ describe("deliveries", () => {
     await until(service, () => ["delivered", "answered"].includes(service.delivery(anyway.commandId)!.state), "seen on the server");
     expect(sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === "hello anyway")).toHaveLength(1);
   });
+
+  it("a session stuck starting can be stopped instead", async () => {
+    const { sims, service } = await setup(["fork"], { stuckAfterMs: 300 });
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Stuck" });
+    const session = { threadId, status: "starting", providerName: "codex", providerInstanceId: "codex", runtimeMode: "full-access", activeTurnId: null, lastError: null, updatedAt: new Date().toISOString() };
+    sim.engine.append("thread", threadId, "thread.session-set", "provider:stuck", { threadId, session });
+    await pairAll(service, sims);
+    const key = `${sim.environmentId}/${threadId}`;
+    await until(service, () => agent(service, sim, threadId)?.status === "stuck", "stuck");
+    expect(service.intent(key)).toMatchObject({ insteadOffer: "stop" });
+    const stop = (await service.request("agent.stop", { key })) as Delivery;
+    await until(service, () => service.delivery(stop.commandId)?.state === "delivered", "stop delivered");
+    await until(service, () => agent(service, sim, threadId)?.status === "ended", "session ended");
+  });
 });
