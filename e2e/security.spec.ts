@@ -162,6 +162,9 @@ test("a hostile T3 server stays inert text, and every control stays in view", as
       { kind: "project-upserted", sequence: 0, project: null },
     );
     for (const other of fleet.sims.servers) await expect(envRow(page, other.environmentId)).toHaveAttribute("data-phase", "online");
+    // A frame that is not JSON drops that machine's socket (any request's frame may be lost); wait
+    // for it to reconnect, so its row's buttons do not change while they are measured.
+    await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
     await expect(agentRow(page, sim.environmentId, "evil")).toBeVisible();
     await expectInert(page, dialogs);
     await expectInView(page, page.locator(".env-actions button"));
