@@ -8,7 +8,7 @@ import { ClientCommand } from "../shared/t3/commands";
 import { buildPairingUrl } from "../shared/t3/pairing";
 import { Agents, type TurnScript } from "./agents";
 import { type BearerSession, SimAuth } from "./auth";
-import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type WireEvent } from "./engine";
+import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type ThreadState, type WireEvent, quirksOf } from "./engine";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "./rpc-peer";
 
 /** Upstream coalesces shell updates per thread over 50 ms windows (§15.3). */
@@ -23,7 +23,12 @@ export interface SimServerOptions {
   serverVersion?: string;
   tickMs?: number;
   tokenStreaming?: boolean;
-  /** Close a session's open sockets when it is revoked (T3's behaviour here is unverified, §13). */
+  /**
+   * Close a session's open sockets when it is revoked (default true). Real T3 0.0.42 does not: a
+   * revoked session's open socket keeps working until it drops, only new requests are refused
+   * (electron/fleet/realt3). Pass false for that; the default stays until the fleet re-checks its
+   * token on an open socket, which the tests that revoke rely on today.
+   */
   closeSocketsOnRevoke?: boolean;
   /** Advertise an orchestration protocol other than 1 (a V2 server, §5.8). */
   orchestrationProtocolVersion?: number;
@@ -70,7 +75,7 @@ export class SimServer {
     this.environmentId = options.environmentId ?? randomUUID();
     this.label = options.label ?? `sim-${this.environmentId.slice(0, 6)}`;
     this.port = options.port ?? 0;
-    this.engine = new Engine(options.generation);
+    this.engine = new Engine(options.generation, quirksOf(options.generation, this.serverVersion));
     this.agents = new Agents(this.engine, { tickMs: options.tickMs ?? 20, tokenStreaming: options.tokenStreaming ?? false });
     this.auth = new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
     this.auth.onRevoke = (session) => {
@@ -414,7 +419,7 @@ export class SimServer {
     else if (path.startsWith("/api/orchestration/threads/")) {
       const threadId = decodeURIComponent(path.slice("/api/orchestration/threads/".length));
       const thread = this.engine.threads.get(threadId);
-      if (!thread || thread.deletedAt) {
+      if (!thread || !this.readable(thread)) {
         this.json(res, 404, {
           _tag: "EnvironmentResourceNotFoundError",
           code: "not_found",
@@ -660,13 +665,18 @@ export class SimServer {
     };
   }
 
+  /** Whether the thread route and stream serve this thread (deleted never; archived not on 0.0.42). */
+  private readable(thread: ThreadState): boolean {
+    return !thread.deletedAt && !(thread.archivedAt && this.engine.quirks.archivedThreadsUnreadable);
+  }
+
   private threadStream(
     threadId: string,
     sink: StreamSink,
     options: { afterSequence: number | undefined; marker: boolean },
   ): () => void {
     const thread = this.engine.threads.get(threadId);
-    if (!thread || thread.deletedAt) {
+    if (!thread || !this.readable(thread)) {
       sink.fail({ _tag: "OrchestrationGetSnapshotError", message: `Thread ${threadId} was not found` });
       return () => {};
     }

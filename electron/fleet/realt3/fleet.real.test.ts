@@ -99,11 +99,6 @@ function statusHistory(target: Fleet, threadId: string): () => DisplayStatus[] {
   return () => [...seen];
 }
 
-/** Shown as `word`: as its status or, for states the status list folds, in its reason. */
-function shownAs(view: AgentView | undefined, word: string): boolean {
-  if (!view) return false;
-  return view.status === word || (view.reason ?? "").toLowerCase().includes(word);
-}
 
 async function newThread(title: string, threadId?: string): Promise<string> {
   const id = await operator.createThread(projectId, title, threadId);
@@ -165,8 +160,9 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     let detail = (await fleet.service.request("agent.open", { key })) as AgentDetail;
     const stored = (await operator.thread(threadId)).messages.filter((message) => message.role === "assistant");
     expect(stored.map((message) => message.text)).toEqual([REPLY]);
-    await until(fleet, () => (detail = fleet.service.detail(key)).messages.some((message) => message.role === "assistant" && !message.streaming), "reply in the transcript");
-    expect(detail.messages.filter((message) => message.role === "assistant").map((message) => message.text)).toEqual(stored.map((message) => message.text));
+    const replies = (shown: AgentDetail) => shown.items.flatMap((item) => (item.type === "message" && item.role === "assistant" ? [item] : []));
+    await until(fleet, () => replies((detail = fleet.service.detail(key))).some((item) => !item.streaming), "reply in the transcript");
+    expect(replies(detail).map((item) => item.text)).toEqual(stored.map((message) => message.text));
     await fleet.service.request("agent.close", { key });
   });
 
@@ -186,13 +182,11 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     const threadId = await newThread("Busy codex");
     const key = keyOf(fleet, threadId);
     await operator.startTurn(threadId, "a slow long job");
-    await until(fleet, () => agent(fleet, threadId)?.status === "running" && agent(fleet, threadId)?.activeTurnId !== null, "running");
-    const runningTurn = agent(fleet, threadId)!.activeTurnId!;
+    await until(fleet, () => agent(fleet, threadId)?.status === "running" && agent(fleet, threadId)?.activeRunId !== null, "running");
+    const runningTurn = agent(fleet, threadId)!.activeRunId!;
     const intent = fleet.service.intent(key);
     // What T3 0.0.42 does with a message to a running Codex turn: a second provider turn.
-    expect(intent.kind).not.toBe("steer");
-    expect(intent.kind).not.toBe("refused");
-    expect(JSON.stringify(intent)).toMatch(/new turn/i);
+    expect(intent).toMatchObject({ kind: "queue", note: expect.stringMatching(/new turn/i) });
 
     const text = "and one more thing";
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: intent.kind })) as Delivery;
@@ -246,8 +240,7 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     await until(fleet, () => agent(fleet, threadId)?.status !== "running", "turn ended");
     // T3 0.0.42 stores this turn as latestTurn.state "completed" with the partial reply.
     expect((await operator.thread(threadId)).session?.status).toBe("ready");
-    expect(agent(fleet, threadId)!.status).not.toBe("idle");
-    expect(shownAs(agent(fleet, threadId), "interrupted")).toBe(true);
+    expect(agent(fleet, threadId)!.status).toBe("interrupted");
   });
 
   it("archived and deleted threads are shown as such", async () => {
@@ -255,11 +248,12 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     const deletedId = await newThread("To delete");
     await operator.archive(archivedId);
     await operator.delete(deletedId);
-    await until(fleet, () => shownAs(agent(fleet, archivedId), "archived") || agent(fleet, archivedId) === undefined, "archive seen");
-    await until(fleet, () => shownAs(agent(fleet, deletedId), "deleted") || shownAs(agent(fleet, deletedId), "archived") || agent(fleet, deletedId) === undefined, "delete seen");
-    expect(shownAs(agent(fleet, archivedId), "archived")).toBe(true);
-    expect(shownAs(agent(fleet, deletedId), "deleted")).toBe(true);
-    expect(shownAs(agent(fleet, deletedId), "archived")).toBe(false);
+    // T3 0.0.42 sends the same thread-removed for both; only the thread read tells them apart.
+    await until(fleet, () => agent(fleet, archivedId)?.lifecycle !== "active", "archive seen");
+    await until(fleet, () => agent(fleet, deletedId)?.lifecycle !== "active", "delete seen");
+    await until(fleet, () => agent(fleet, archivedId)?.lifecycle === "archived" && agent(fleet, deletedId)?.lifecycle === "deleted", "told apart");
+    expect(agent(fleet, archivedId)!.status).not.toBe("deleted");
+    expect(agent(fleet, deletedId)!.status).toBe("deleted");
   });
 
   it("SIGSTOP: a frozen server is offline within the ping bound, and online again after SIGCONT", async () => {
