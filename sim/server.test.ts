@@ -248,6 +248,17 @@ describe("simulator generation quirks", () => {
     expect(stateOf(deleted)).toMatchObject({ deletedAt: expect.any(String) });
   });
 
+  it("as real 0.0.42 after a (re)start: a connection accepted before the server serves is never answered; later ones are", async () => {
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5, deafAfterListenMs: 400 }).start();
+    cleanups.push(() => sim.stop());
+    const descriptor = (signal: AbortSignal) => fetch(`${sim.baseUrl}/.well-known/t3/environment`, { signal, headers: { connection: "close" } });
+    const early = descriptor(AbortSignal.timeout(sim.servesFrom - Date.now() + 300));
+    await expect(early).rejects.toThrow(/abort|timeout/i);
+    expect(Date.now()).toBeGreaterThanOrEqual(sim.servesFrom);
+    const late = await descriptor(AbortSignal.timeout(5_000));
+    expect(late.status).toBe(200);
+  });
+
   it("upstream: an upgrade without credentials is an HTTP 401 with a tagged body", async () => {
     const sim = await startSim("upstream");
     const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -30,6 +30,12 @@ export interface SimServerOptions {
    * token on an open socket, which the tests that revoke rely on today.
    */
   closeSocketsOnRevoke?: boolean;
+  /**
+   * T3 binds its port a few seconds before it serves: connections accepted in that window are
+   * never answered, even once it is ready (real 0.0.42: about 3 s before "Listening on"). Each
+   * start and restart opens such a window of this length; 0 (default) serves at once.
+   */
+  deafAfterListenMs?: number;
   /** Advertise an orchestration protocol other than 1 (a V2 server, §5.8). */
   orchestrationProtocolVersion?: number;
 }
@@ -63,6 +69,9 @@ export class SimServer {
   private readonly sockets = new Set<Socket>();
   private port: number;
   private blackholed = false;
+  /** Connections accepted while starting up: never answered (deafAfterListenMs). */
+  private readonly deafSockets = new WeakSet<Socket>();
+  private deafUntil = 0;
   /** Fault injection for the next dispatch over a socket: drop the connection before or after applying it. */
   dropNextDispatch: "before-apply" | "after-apply" | undefined;
   /** Fault injection: live thread-stream events are silently not sent (snapshots and replays still are). */
@@ -109,7 +118,9 @@ export class SimServer {
   async start(): Promise<this> {
     if (this.http) return this;
     const server = createServer((req, res) => this.route(req, res));
+    this.deafUntil = Date.now() + (this.options.deafAfterListenMs ?? 0);
     server.on("connection", (socket) => {
+      if (Date.now() < this.deafUntil) this.deafSockets.add(socket);
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
     });
@@ -259,8 +270,13 @@ export class SimServer {
     return Buffer.concat(chunks).toString("utf8");
   }
 
+  /** When a server started with deafAfterListenMs answers new connections (ms since epoch). */
+  get servesFrom(): number {
+    return this.deafUntil;
+  }
+
   private route(req: IncomingMessage, res: ServerResponse): void {
-    if (this.blackholed) {
+    if (this.blackholed || this.deafSockets.has(req.socket)) {
       // Never answered; dropped when the partition lifts or the server stops.
       return;
     }
@@ -465,7 +481,7 @@ export class SimServer {
   // ------------------------------------------------------------------ WebSocket
 
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
-    if (this.blackholed) return;
+    if (this.blackholed || this.deafSockets.has(socket)) return;
     const url = new URL(req.url ?? "/", this.baseUrl);
     const refuse = (missing: boolean) => {
       const body =
