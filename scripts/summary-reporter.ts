@@ -11,7 +11,8 @@ export default class SummaryReporter implements Reporter {
         else if (state === "failed") counts.failed++;
         else counts.skipped++;
       }
-      if (module.state() === "failed" && [...module.children.allTests()].length === 0) counts.failed++;
+      // A file that failed outside its tests (a hook, an import) counts as a failure, never only as skips.
+      if (module.state() === "failed" && ![...module.children.allTests()].some((test) => test.result().state === "failed")) counts.failed++;
     }
     console.log(`\nunit: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   }

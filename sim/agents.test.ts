@@ -183,6 +183,25 @@ describe("scripted agents", () => {
     await stopped;
   });
 
+  it("0.0.42: an interrupted turn ends with latestTurn completed, not interrupted; 0.0.33 records it interrupted", async () => {
+    for (const [serverVersion, state] of [
+      ["0.0.42", "completed"],
+      ["0.0.33", "interrupted"],
+    ] as const) {
+      const sim = await new SimServer({ generation: "upstream", tickMs: 3, serverVersion }).start();
+      cleanups.push(() => sim.stop());
+      const threadId = makeThread(sim);
+      const running = nextEvent(sim, sessionIs(threadId, "running"));
+      sendTurn(sim, threadId, "#hang");
+      await running;
+      const ready = nextEvent(sim, sessionIs(threadId, "ready"));
+      sim.engine.dispatch({ type: "thread.turn.interrupt", commandId: "i-1", threadId, createdAt: sim.engine.now() });
+      await ready;
+      expect(sim.engine.threads.get(threadId)!.latestTurn?.state).toBe(state);
+      expect(sim.engine.threads.get(threadId)!.session).toMatchObject({ status: "ready", activeTurnId: null });
+    }
+  });
+
   it("interrupting a thread without a session reports provider.turn.interrupt.failed", async () => {
     const sim = await startSim();
     const threadId = makeThread(sim);

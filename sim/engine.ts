@@ -8,6 +8,30 @@ import type { DecodedClientCommand } from "../shared/t3/commands";
 /** Which generation of T3 a simulated server mimics (fixtures t3-0.0.24 and t3-0.0.33). */
 export type Generation = "fork" | "upstream";
 
+/** Behaviours that differ between T3 releases of one generation, as the real servers showed them. */
+export interface ServerQuirks {
+  /** An interrupted turn ends with `latestTurn.state: "completed"` (real 0.0.42). */
+  interruptEndsCompleted: boolean;
+  /**
+   * An archived thread reads as not found, like a deleted one, on the thread route and stream;
+   * only the full snapshot (`/api/orchestration/snapshot`) tells them apart (real 0.0.42).
+   */
+  archivedThreadsUnreadable: boolean;
+}
+
+function versionAtLeast(version: string, minimum: string): boolean {
+  const parts = (v: string) => v.split(/[.-]/).slice(0, 3).map((n) => Number.parseInt(n, 10) || 0);
+  const [a, b] = [parts(version), parts(minimum)];
+  for (let i = 0; i < 3; i++) if (a[i]! !== b[i]!) return a[i]! > b[i]!;
+  return true;
+}
+
+/** What a simulated server of this generation and version does where real releases differ. */
+export function quirksOf(generation: Generation, serverVersion: string): ServerQuirks {
+  const is042 = generation === "upstream" && versionAtLeast(serverVersion, "0.0.42");
+  return { interruptEndsCompleted: is042, archivedThreadsUnreadable: is042 };
+}
+
 export interface WireModelSelection {
   instanceId: string;
   model: string;
@@ -143,8 +167,14 @@ export class Engine extends EventEmitter<EngineEvents> {
   /** Advanced by the simulator's clock control; lets tests skew server time. */
   clockOffsetMs = 0;
 
-  constructor(readonly generation: Generation) {
+  readonly quirks: ServerQuirks;
+
+  constructor(
+    readonly generation: Generation,
+    quirks: Partial<ServerQuirks> = {},
+  ) {
     super();
+    this.quirks = { ...quirksOf(generation, generation === "fork" ? "0.0.24" : "0.0.33"), ...quirks };
     this.setMaxListeners(0);
   }
 
@@ -419,6 +449,9 @@ export class Engine extends EventEmitter<EngineEvents> {
             // 0.0.24 in a non-git workspace: the turn projection drops back to null (§14).
             thread.latestTurn = null;
           }
+        } else if (session.status === "ready" && this.quirks.interruptEndsCompleted && thread.latestTurn?.state === "running") {
+          // 0.0.42: a turn that stops without an assistant close (an interrupt) is recorded completed.
+          thread.latestTurn = { ...thread.latestTurn, state: "completed", completedAt: session.updatedAt };
         } else if (session.status === "ready" && this.generation === "fork" && thread.latestTurn && thread.latestTurn.state !== "running") {
           thread.latestTurn = null;
         }
@@ -447,7 +480,7 @@ export class Engine extends EventEmitter<EngineEvents> {
         thread.pendingUserInputs.delete(String(p.requestId));
         break;
       case "thread.turn-interrupt-requested":
-        if (thread.latestTurn && (p.turnId === null || p.turnId === thread.latestTurn.turnId) && thread.latestTurn.state === "running") {
+        if (!this.quirks.interruptEndsCompleted && thread.latestTurn && (p.turnId === null || p.turnId === thread.latestTurn.turnId) && thread.latestTurn.state === "running") {
           thread.latestTurn = { ...thread.latestTurn, state: "interrupted", completedAt: event.occurredAt };
         }
         break;

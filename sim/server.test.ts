@@ -197,6 +197,68 @@ describe("simulator generation quirks", () => {
     });
   });
 
+  it("upstream, as real 0.0.42: a revoked session's open socket keeps working; new requests with its token are refused", async () => {
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5, closeSocketsOnRevoke: false }).start();
+    cleanups.push(() => sim.stop());
+    const threadId = makeThread(sim);
+    const raw = await peer(sim);
+    const other = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "http" });
+    expect(sim.auth.revoke()).toBeGreaterThanOrEqual(2);
+    const renamed = await raw.call("orchestration.dispatchCommand", { type: "thread.meta.update", commandId: "after-revoke", threadId, title: "Still served" });
+    expect(renamed.exit).toMatchObject({ _tag: "Success" });
+    expect(sim.engine.threads.get(threadId)!.title).toBe("Still served");
+    const shell = await fetch(`${sim.baseUrl}/api/orchestration/shell`, { headers: { authorization: `Bearer ${other.token}` } });
+    expect(shell.status).toBe(401);
+    const ticket = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, { method: "POST", headers: { authorization: `Bearer ${other.token}` } });
+    expect(ticket.status).toBe(401);
+  });
+
+  it("upstream 0.0.42: archive and delete both leave the shell as thread-removed and read as not found; only the full snapshot tells them apart", async () => {
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5, serverVersion: "0.0.42" }).start();
+    cleanups.push(() => sim.stop());
+    const archived = makeThread(sim);
+    const deleted = makeThread(sim);
+    const raw = await peer(sim);
+    const shell = raw.request("orchestration.subscribeShell", {});
+    await raw.until(() => raw.chunks(shell).length > 0);
+    raw.ack(shell);
+    sim.engine.dispatch({ type: "thread.archive", commandId: "a-1", threadId: archived });
+    sim.engine.dispatch({ type: "thread.delete", commandId: "d-1", threadId: deleted });
+    const removed = () => raw.values(shell).filter((item) => item.kind === "thread-removed");
+    // Each Chunk is acknowledged before the next is sent (§5.2).
+    for (let seen = raw.chunks(shell).length; removed().length < 2; seen = raw.chunks(shell).length) {
+      await raw.until(() => raw.chunks(shell).length > seen);
+      raw.ack(shell);
+    }
+    expect(removed().map((item) => Object.keys(item).sort())).toEqual([
+      ["kind", "sequence", "threadId"],
+      ["kind", "sequence", "threadId"],
+    ]);
+    const token = sim.auth.issueSession({ scopes: ["orchestration:read"], role: "client", label: "http" }).token;
+    const get = (path: string) => fetch(`${sim.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await get(`/api/orchestration/threads/${archived}`)).status).toBe(404);
+    expect((await get(`/api/orchestration/threads/${deleted}`)).status).toBe(404);
+    for (const threadId of [archived, deleted]) {
+      const exit = await raw.call("orchestration.subscribeThread", { threadId });
+      expect(exit.exit).toMatchObject({ _tag: "Failure", cause: [{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError" } }] });
+    }
+    const snapshot = (await (await get("/api/orchestration/snapshot")).json()) as { threads: { id: string; archivedAt: string | null; deletedAt: string | null }[] };
+    const stateOf = (threadId: string) => snapshot.threads.find((thread) => thread.id === threadId);
+    expect(stateOf(archived)).toMatchObject({ archivedAt: expect.any(String), deletedAt: null });
+    expect(stateOf(deleted)).toMatchObject({ deletedAt: expect.any(String) });
+  });
+
+  it("as real 0.0.42 after a (re)start: a connection accepted before the server serves is never answered; later ones are", async () => {
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5, deafAfterListenMs: 400 }).start();
+    cleanups.push(() => sim.stop());
+    const descriptor = (signal: AbortSignal) => fetch(`${sim.baseUrl}/.well-known/t3/environment`, { signal, headers: { connection: "close" } });
+    const early = descriptor(AbortSignal.timeout(sim.servesFrom - Date.now() + 300));
+    await expect(early).rejects.toThrow(/abort|timeout/i);
+    expect(Date.now()).toBeGreaterThanOrEqual(sim.servesFrom);
+    const late = await descriptor(AbortSignal.timeout(5_000));
+    expect(late.status).toBe(200);
+  });
+
   it("upstream: an upgrade without credentials is an HTTP 401 with a tagged body", async () => {
     const sim = await startSim("upstream");
     const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { ClientCommand } from "../shared/t3/commands";
 import { buildPairingUrl } from "../shared/t3/pairing";
 import { Agents, type TurnScript } from "./agents";
 import { type BearerSession, SimAuth } from "./auth";
-import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type WireEvent } from "./engine";
+import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type ThreadState, type WireEvent, quirksOf } from "./engine";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "./rpc-peer";
 
 /** Upstream coalesces shell updates per thread over 50 ms windows (§15.3). */
@@ -23,8 +23,19 @@ export interface SimServerOptions {
   serverVersion?: string;
   tickMs?: number;
   tokenStreaming?: boolean;
-  /** Close a session's open sockets when it is revoked (T3's behaviour here is unverified, §13). */
+  /**
+   * Close a session's open sockets when it is revoked (default true). Real T3 0.0.42 does not: a
+   * revoked session's open socket keeps working until it drops, only new requests are refused
+   * (electron/fleet/realt3). Pass false for that; the default stays until the fleet re-checks its
+   * token on an open socket, which the tests that revoke rely on today.
+   */
   closeSocketsOnRevoke?: boolean;
+  /**
+   * T3 binds its port a few seconds before it serves: connections accepted in that window are
+   * never answered, even once it is ready (real 0.0.42: about 3 s before "Listening on"). Each
+   * start and restart opens such a window of this length; 0 (default) serves at once.
+   */
+  deafAfterListenMs?: number;
   /** Advertise an orchestration protocol other than 1 (a V2 server, §5.8). */
   orchestrationProtocolVersion?: number;
 }
@@ -58,6 +69,9 @@ export class SimServer {
   private readonly sockets = new Set<Socket>();
   private port: number;
   private blackholed = false;
+  /** Connections accepted while starting up: never answered (deafAfterListenMs). */
+  private readonly deafSockets = new WeakSet<Socket>();
+  private deafUntil = 0;
   /** Fault injection for the next dispatch over a socket: drop the connection before or after applying it. */
   dropNextDispatch: "before-apply" | "after-apply" | undefined;
   /** Fault injection: live thread-stream events are silently not sent (snapshots and replays still are). */
@@ -70,7 +84,7 @@ export class SimServer {
     this.environmentId = options.environmentId ?? randomUUID();
     this.label = options.label ?? `sim-${this.environmentId.slice(0, 6)}`;
     this.port = options.port ?? 0;
-    this.engine = new Engine(options.generation);
+    this.engine = new Engine(options.generation, quirksOf(options.generation, this.serverVersion));
     this.agents = new Agents(this.engine, { tickMs: options.tickMs ?? 20, tokenStreaming: options.tokenStreaming ?? false });
     this.auth = new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
     this.auth.onRevoke = (session) => {
@@ -104,7 +118,9 @@ export class SimServer {
   async start(): Promise<this> {
     if (this.http) return this;
     const server = createServer((req, res) => this.route(req, res));
+    this.deafUntil = Date.now() + (this.options.deafAfterListenMs ?? 0);
     server.on("connection", (socket) => {
+      if (Date.now() < this.deafUntil) this.deafSockets.add(socket);
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
     });
@@ -254,8 +270,13 @@ export class SimServer {
     return Buffer.concat(chunks).toString("utf8");
   }
 
+  /** When a server started with deafAfterListenMs answers new connections (ms since epoch). */
+  get servesFrom(): number {
+    return this.deafUntil;
+  }
+
   private route(req: IncomingMessage, res: ServerResponse): void {
-    if (this.blackholed) {
+    if (this.blackholed || this.deafSockets.has(req.socket)) {
       // Never answered; dropped when the partition lifts or the server stops.
       return;
     }
@@ -414,7 +435,7 @@ export class SimServer {
     else if (path.startsWith("/api/orchestration/threads/")) {
       const threadId = decodeURIComponent(path.slice("/api/orchestration/threads/".length));
       const thread = this.engine.threads.get(threadId);
-      if (!thread || thread.deletedAt) {
+      if (!thread || !this.readable(thread)) {
         this.json(res, 404, {
           _tag: "EnvironmentResourceNotFoundError",
           code: "not_found",
@@ -460,7 +481,7 @@ export class SimServer {
   // ------------------------------------------------------------------ WebSocket
 
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
-    if (this.blackholed) return;
+    if (this.blackholed || this.deafSockets.has(socket)) return;
     const url = new URL(req.url ?? "/", this.baseUrl);
     const refuse = (missing: boolean) => {
       const body =
@@ -660,13 +681,18 @@ export class SimServer {
     };
   }
 
+  /** Whether the thread route and stream serve this thread (deleted never; archived not on 0.0.42). */
+  private readable(thread: ThreadState): boolean {
+    return !thread.deletedAt && !(thread.archivedAt && this.engine.quirks.archivedThreadsUnreadable);
+  }
+
   private threadStream(
     threadId: string,
     sink: StreamSink,
     options: { afterSequence: number | undefined; marker: boolean },
   ): () => void {
     const thread = this.engine.threads.get(threadId);
-    if (!thread || thread.deletedAt) {
+    if (!thread || !this.readable(thread)) {
       sink.fail({ _tag: "OrchestrationGetSnapshotError", message: `Thread ${threadId} was not found` });
       return () => {};
     }

@@ -1,0 +1,93 @@
+// The fleet window in Chromium, through the headless shell, against the real T3 0.0.42 server
+// (electron/fleet/realt3/harness.testkit.ts). Runs inside a private network namespace with the
+// real-server suite (playwright.realt3.config.ts, scripts/realt3.sh).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { test as base, expect } from "@playwright/test";
+import { RealT3Server } from "../electron/fleet/realt3/harness.testkit";
+import { T3Operator } from "../electron/fleet/realt3/operator.testkit";
+import { MemorySecretStore } from "../electron/fleet/secrets";
+import { FleetService } from "../electron/fleet/service";
+import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";
+import { agentRow, envRow } from "./fixtures";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const REPLY = "Hello from the real T3 server.";
+
+interface RealFleet {
+  server: RealT3Server;
+  operator: T3Operator;
+  service: FleetService;
+  shell: HeadlessShell;
+}
+
+const test = base.extend<{ real: RealFleet }>({
+  real: async ({ page }, use) => {
+    const server = await RealT3Server.start({ codexReply: REPLY });
+    const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-real-e2e-"));
+    try {
+      const operator = await T3Operator.start(server);
+      const service = await FleetService.start({
+        dataDir,
+        secrets: new MemorySecretStore(),
+        socket: { pingIntervalMs: 1_000, openTimeoutMs: 2_000 },
+        timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
+      });
+      const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
+      const pageErrors: string[] = [];
+      page.on("pageerror", (error) => pageErrors.push(error.message));
+      await use({ server, operator, service, shell });
+      await shell.close();
+      await service.stop();
+      expect(pageErrors, "uncaught errors in the page").toEqual([]);
+    } finally {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  },
+});
+
+test("pairs a real T3 server by link in the window, follows a live turn and sends a message", async ({ page, real }) => {
+  test.setTimeout(120_000);
+  const { server, operator } = real;
+  const projectId = await operator.createProject("Window project");
+  const parentId = await operator.createThread(projectId, "Lead");
+  const childId = await operator.createThread(projectId, "Helper", `sub.${parentId}.helper`);
+  const link = await server.pairingLink();
+  const environmentId = ((await (await fetch(`${server.baseUrl}/.well-known/t3/environment`)).json()) as { environmentId: string }).environmentId;
+
+  await page.goto(real.shell.url);
+  await page.getByTestId("open-pairing").click();
+  await page.getByTestId("pair-input").fill(link.url);
+  await page.getByTestId("pair-submit").click();
+  const preview = page.getByTestId("pair-preview");
+  await expect(preview).toContainText(environmentId);
+  await expect(preview).toContainText("T3 0.0.42");
+  await page.getByTestId("pair-submit").click();
+  await expect(page.getByTestId("pairing-dialog")).toBeHidden();
+  await expect(envRow(page, environmentId)).toHaveAttribute("data-phase", "online");
+  const child = agentRow(page, environmentId, childId);
+  await expect(child).toHaveAttribute("data-status", "idle");
+  await expect(child).toHaveAttribute("aria-level", "3");
+
+  // A live turn started on the server's own UI shows running, then idle with T3's reply.
+  await operator.startTurn(childId, "a long task");
+  await expect(child).toHaveAttribute("data-status", "running", { timeout: 20_000 });
+  await child.locator(".agent-title").click();
+  await expect(child).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
+  await expect(page.getByTestId("transcript")).toContainText("word30.");
+
+  // A message from the window: a new turn, answered, stored once on the server.
+  await expect(page.getByTestId("intent")).toHaveAttribute("data-intent", "new-turn");
+  await page.getByLabel("Message").fill("now summarise it");
+  await page.getByLabel("Message").press("Enter");
+  const delivery = page.locator('[data-testid="delivery"]').filter({ hasText: "now summarise it" });
+  await expect(delivery).toHaveAttribute("data-state", "answered", { timeout: 20_000 });
+  await expect(delivery).toHaveAttribute("data-outcome", "new-turn");
+  await expect(page.getByTestId("message-assistant").last()).toContainText(REPLY);
+  const stored = await operator.thread(childId);
+  expect(stored.messages.filter((message) => message.role === "user" && message.text === "now summarise it")).toHaveLength(1);
+  expect(stored.messages.filter((message) => message.role === "assistant").at(-1)?.text).toBe(REPLY);
+});

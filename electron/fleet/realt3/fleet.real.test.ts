@@ -1,0 +1,336 @@
+// The fleet service against the real T3 0.0.42 server (harness.testkit.ts), inside a private network
+// namespace (scripts/realt3.sh). One server is shared by the scenarios, in order: the ones that
+// only read and message first, then freezes, kills and restarts, revocation last.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { BridgeEvent } from "../../../shared/bridge/contract";
+import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
+import type { AgentView, DisplayStatus, EnvironmentView } from "../../../shared/fleet/types";
+import type { AgentDetail } from "../../../shared/bridge/contract";
+import { MemorySecretStore } from "../secrets";
+import { FleetService, type FleetServiceOptions } from "../service";
+import { defaultClientLabel } from "../t3/client";
+import { RealT3Server } from "./harness.testkit";
+import { T3Operator } from "./operator.testkit";
+import { CountingProxy } from "./proxy.testkit";
+
+const REPLY = "Real T3 answered through the Codex stand-in.";
+/**
+ * Pings every second: a frozen host must show offline within two intervals (design §3). Shorter
+ * intervals make a busy two-core machine look like a vanished host (T3 answers late under load).
+ */
+const PING_MS = 1_000;
+const FAST: Partial<FleetServiceOptions> = {
+  socket: { pingIntervalMs: PING_MS, openTimeoutMs: 2_000 },
+  timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
+};
+
+/** How often the revocation scenario's fleet asks T3 whether its token still works. */
+const TOKEN_RECHECK_MS = 2_000;
+
+let server: RealT3Server;
+let operator: T3Operator;
+let projectId: string;
+let parentId: string;
+let childId: string;
+let fleet: Fleet;
+const cleanups: (() => unknown)[] = [];
+
+interface Fleet {
+  service: FleetService;
+  events: BridgeEvent[];
+  environmentId: string;
+}
+
+async function startFleet(options: Partial<FleetServiceOptions>, pairingBaseUrl = server.baseUrl): Promise<Fleet> {
+  const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-real-"));
+  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...options });
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => service.stop());
+  const events: BridgeEvent[] = [];
+  service.on("event", (event) => events.push(event));
+  const link = await server.pairingLink();
+  const paired = (await service.request("pair.confirm", { input: link.url.replace(server.baseUrl, pairingBaseUrl) })) as { environmentId: string };
+  const result = { service, events, environmentId: paired.environmentId };
+  await until(result, () => env(result)?.connection.phase === "online", "online after pairing");
+  return result;
+}
+
+/** Resolves when `check` holds after a fleet event (or already holds). Never polls. */
+function until(target: Fleet, check: () => boolean, what: string | (() => string), timeoutMs = 20_000): Promise<void> {
+  if (check()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      target.service.off("event", listener);
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for: ${typeof what === "string" ? what : what()}`));
+    }, timeoutMs);
+    const listener = () => {
+      if (!check()) return;
+      clearTimeout(timer);
+      target.service.off("event", listener);
+      resolve();
+    };
+    target.service.on("event", listener);
+  });
+}
+
+const env = (target: Fleet): EnvironmentView | undefined => target.service.model.environment(target.environmentId);
+const keyOf = (target: Fleet, threadId: string) => `${target.environmentId}/${threadId}`;
+const agent = (target: Fleet, threadId: string): AgentView | undefined => target.service.model.agent(keyOf(target, threadId));
+/** The states a delivery was shown in, in order, without repeats (a state is re-published as it gains detail). */
+const deliveryStates = (target: Fleet, commandId: string): DeliveryState[] =>
+  target.events
+    .flatMap((event) => (event.type === "delivery" && event.delivery.commandId === commandId ? [event.delivery.state] : []))
+    .filter((state, index, states) => state !== states[index - 1]);
+
+/** The statuses an agent was shown with, in order, without repeats. */
+function statusHistory(target: Fleet, threadId: string): () => DisplayStatus[] {
+  const seen: DisplayStatus[] = [];
+  const key = keyOf(target, threadId);
+  const record = (event: BridgeEvent) => {
+    if (event.type !== "fleet.delta") return;
+    for (const view of event.agents) if (view.key === key && seen.at(-1) !== view.status) seen.push(view.status);
+  };
+  target.service.on("event", record);
+  cleanups.push(() => target.service.off("event", record));
+  return () => [...seen];
+}
+
+
+async function newThread(title: string, threadId?: string): Promise<string> {
+  const id = await operator.createThread(projectId, title, threadId);
+  await until(fleet, () => agent(fleet, id) !== undefined, `${title} in the fleet`);
+  return id;
+}
+
+async function userMessagesOnServer(threadId: string, text: string): Promise<number> {
+  return (await operator.thread(threadId)).messages.filter((message) => message.role === "user" && message.text === text).length;
+}
+
+beforeAll(async () => {
+  // Fails (never skips) when the executable is missing or the server cannot start.
+  server = await RealT3Server.start({ codexReply: REPLY });
+  operator = await T3Operator.start(server);
+  projectId = await operator.createProject("Fleet project");
+  parentId = await operator.createThread(projectId, "Planner");
+  childId = await operator.createThread(projectId, "Worker", `sub.${parentId}.worker1`);
+}, 90_000);
+
+afterAll(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+  await server?.stop();
+}, 30_000);
+
+afterEach(async () => {
+  // A failed scenario must not leave the shared server frozen or down for the next one.
+  server.thaw();
+  if (!server.running) await server.restart();
+});
+
+describe("the fleet against a real T3 0.0.42 server", () => {
+  it("pairs by link and names itself to T3", async () => {
+    fleet = await startFleet(FAST);
+    const descriptor = (await (await fetch(`${server.baseUrl}/.well-known/t3/environment`)).json()) as { environmentId: string };
+    expect(fleet.environmentId).toBe(descriptor.environmentId);
+    expect(env(fleet)).toMatchObject({ serverVersion: "0.0.42", generation: "upstream", readOnly: false });
+    const sessions = await server.sessions();
+    expect(sessions.map((session) => (session.client as { label?: string } | undefined)?.label)).toContain(defaultClientLabel());
+  });
+
+  it("shows the project's parent thread with its child sub.<parent>.<suffix> nested under it", async () => {
+    await until(fleet, () => agent(fleet, parentId) !== undefined && agent(fleet, childId) !== undefined, "parent and child");
+    expect(agent(fleet, childId)).toMatchObject({ parentThreadId: parentId, orphaned: false, title: "Worker", status: "idle" });
+    expect(agent(fleet, parentId)).toMatchObject({ parentThreadId: null, status: "idle" });
+  });
+
+  it("follows a live first turn starting → running → idle, and shows the reply T3 stored", async () => {
+    const threadId = await newThread("Live turn");
+    const history = statusHistory(fleet, threadId);
+    await operator.startTurn(threadId, "say hello");
+    await until(fleet, () => history().includes("running"), "running");
+    await until(fleet, () => agent(fleet, threadId)?.status === "idle" && history().includes("running"), "idle after the turn");
+    // No idle flicker while the turn was being started (issue 7): starting → running → idle.
+    const shown = history();
+    expect(shown.slice(shown.indexOf("starting"))).toEqual(["starting", "running", "idle"]);
+
+    const key = keyOf(fleet, threadId);
+    let detail = (await fleet.service.request("agent.open", { key })) as AgentDetail;
+    const stored = (await operator.thread(threadId)).messages.filter((message) => message.role === "assistant");
+    expect(stored.map((message) => message.text)).toEqual([REPLY]);
+    const replies = (shown: AgentDetail) => shown.items.flatMap((item) => (item.type === "message" && item.role === "assistant" ? [item] : []));
+    await until(fleet, () => replies((detail = fleet.service.detail(key))).some((item) => !item.streaming), "reply in the transcript");
+    expect(replies(detail).map((item) => item.text)).toEqual(stored.map((message) => message.text));
+    await fleet.service.request("agent.close", { key });
+  });
+
+  it("delivers a message to an idle child exactly once: accepted → delivered → answered", async () => {
+    const key = keyOf(fleet, childId);
+    expect(fleet.service.intent(key)).toMatchObject({ kind: "new-turn" });
+    const text = "child, please report";
+    const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "new-turn" })) as Delivery;
+    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", "answered");
+    const states = deliveryStates(fleet, delivery.commandId);
+    expect(states.filter((state) => ["accepted", "delivered", "answered"].includes(state))).toEqual(["accepted", "delivered", "answered"]);
+    expect(await userMessagesOnServer(childId, text)).toBe(1);
+    expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });
+  });
+
+  it("says a message to a running Codex turn starts a new turn (T3 never steers Codex), and that is what happens", async () => {
+    const threadId = await newThread("Busy codex");
+    const key = keyOf(fleet, threadId);
+    await operator.startTurn(threadId, "a slow long job");
+    await until(fleet, () => agent(fleet, threadId)?.status === "running" && agent(fleet, threadId)?.activeRunId !== null, "running");
+    const runningTurn = agent(fleet, threadId)!.activeRunId!;
+    const intent = fleet.service.intent(key);
+    // What T3 0.0.42 does with a message to a running Codex turn: a second provider turn.
+    expect(intent).toMatchObject({ kind: "queue", note: expect.stringMatching(/new turn/i) });
+
+    const text = "and one more thing";
+    const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: intent.kind })) as Delivery;
+    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", "answered");
+    const observed = fleet.service.delivery(delivery.commandId)!.observed;
+    expect(observed?.outcome).toBe("new-turn");
+    expect(observed?.turnId).not.toBe(runningTurn);
+    expect(await userMessagesOnServer(threadId, text)).toBe(1);
+    const turns = new Set((await operator.thread(threadId)).messages.filter((m) => m.role === "assistant").map((m) => m.turnId));
+    expect(turns.has(observed!.turnId)).toBe(true);
+    await fleet.service.request("agent.interrupt", { key });
+  });
+
+  it("answers an approval from the fleet", async () => {
+    const threadId = await operator.createThread(projectId, "Careful worker");
+    await operator.setRuntimeMode(threadId, "approval-required");
+    await until(fleet, () => agent(fleet, threadId) !== undefined, "in the fleet");
+    await operator.startTurn(threadId, "run the approval command", "approval-required");
+    await until(fleet, () => agent(fleet, threadId)?.status === "needs-approval" && agent(fleet, threadId)!.pending.length === 1, "needs approval");
+    expect(fleet.service.model.counts().needsYou).toBeGreaterThanOrEqual(1);
+    const key = keyOf(fleet, threadId);
+    const requestId = agent(fleet, threadId)!.pending[0]!.requestId;
+    const delivery = (await fleet.service.request("agent.respondApproval", { key, requestId, decision: "accept" })) as Delivery;
+    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "delivered", "approval delivered");
+    await until(fleet, () => agent(fleet, threadId)?.status === "idle", "turn completed after the approval");
+    const replies = (await operator.thread(threadId)).messages.filter((m) => m.role === "assistant").map((m) => m.text);
+    expect(replies.at(-1)).toContain('"accept"');
+  });
+
+  it("a failing child turn shows failed, rolls up to its parent and counts", async () => {
+    const failingId = await newThread("Failing worker", `sub.${parentId}.worker2`);
+    const before = fleet.service.model.counts();
+    await operator.startTurn(failingId, "this will fail");
+    await until(fleet, () => agent(fleet, failingId)?.status === "failed", "failed");
+    expect(agent(fleet, failingId)).toMatchObject({ parentThreadId: parentId, reason: expect.stringContaining("Fake codex failure") });
+    expect(fleet.service.model.rollup(fleet.environmentId, parentId)).toBe("failed");
+    const after = fleet.service.model.counts();
+    expect(after.byStatus.failed ?? 0).toBe((before.byStatus.failed ?? 0) + 1);
+    expect(after.needsYou).toBe(before.needsYou + 1);
+    const stored = await operator.thread(failingId);
+    expect(stored.session).toMatchObject({ status: "error", lastError: "Fake codex failure" });
+  });
+
+  it("an interrupted turn is shown interrupted, not idle", async () => {
+    const threadId = await newThread("Interrupted worker");
+    const key = keyOf(fleet, threadId);
+    await operator.startTurn(threadId, "a slow long story");
+    await until(fleet, () => agent(fleet, threadId)?.status === "running", "running");
+    const delivery = (await fleet.service.request("agent.interrupt", { key })) as Delivery;
+    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "delivered", "interrupt delivered");
+    await until(fleet, () => agent(fleet, threadId)?.status !== "running", "turn ended");
+    // T3 0.0.42 stores this turn as latestTurn.state "completed" with the partial reply.
+    expect((await operator.thread(threadId)).session?.status).toBe("ready");
+    expect(agent(fleet, threadId)!.status).toBe("interrupted");
+  });
+
+  it("archived and deleted threads are shown as such", async () => {
+    const archivedId = await newThread("To archive");
+    const deletedId = await newThread("To delete");
+    await operator.archive(archivedId);
+    await operator.delete(deletedId);
+    // T3 0.0.42 sends the same thread-removed for both, and both then read as not found; only the
+    // full snapshot (/api/orchestration/snapshot) still has them, with archivedAt or deletedAt.
+    await until(fleet, () => agent(fleet, archivedId)?.lifecycle !== "active", "archive seen");
+    await until(fleet, () => agent(fleet, deletedId)?.lifecycle !== "active", "delete seen");
+    await until(
+      fleet,
+      () => agent(fleet, archivedId)?.lifecycle === "archived" && agent(fleet, deletedId)?.lifecycle === "deleted",
+      () =>
+        `archived shown as ${agent(fleet, archivedId)?.status}/${agent(fleet, archivedId)?.lifecycle}, deleted shown as ${agent(fleet, deletedId)?.status}/${agent(fleet, deletedId)?.lifecycle}`,
+    );
+    expect(agent(fleet, archivedId)!.status).not.toBe("deleted");
+    expect(agent(fleet, deletedId)!.status).toBe("deleted");
+  });
+
+  it("SIGSTOP: a frozen server is offline within the ping bound, and online again after SIGCONT", async () => {
+    await until(fleet, () => env(fleet)?.connection.phase === "online", "online");
+    const frozenAt = Date.now();
+    server.freeze();
+    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline", 10_000);
+    // Two missed pings plus the time a Pong may take to be declared missing.
+    expect(Date.now() - frozenAt).toBeLessThan(3 * PING_MS + 1_000);
+    expect(agent(fleet, childId)).toMatchObject({ status: "unknown" });
+    server.thaw();
+    await until(fleet, () => env(fleet)?.connection.phase === "online", "online after SIGCONT");
+  });
+
+  it("SIGKILL: offline as of the last confirmation; a restart on the same port is online with the same environmentId within seconds of listening", async () => {
+    // Production retry timing: only quick re-probing of a recently seen host keeps the restart quick.
+    const production = await startFleet({ socket: { pingIntervalMs: PING_MS, openTimeoutMs: 2_000 } });
+    await until(production, () => agent(production, childId)?.status === "idle", "child known");
+    const killedAt = Date.now();
+    await server.kill();
+    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline");
+    await until(production, () => env(production)?.connection.phase === "offline", "offline (production timing)");
+    expect(Date.now() - killedAt).toBeLessThan(3 * PING_MS + 1_000);
+    const phase = env(production)!.connection;
+    expect(phase.phase === "offline" && phase.lastConfirmedAt !== null && phase.nextAttemptAt !== undefined).toBe(true);
+    expect(agent(production, childId)).toMatchObject({ status: "unknown", lastKnownStatus: "idle" });
+    expect(agent(production, childId)!.asOf).not.toBeNull();
+
+    await server.restart();
+    await until(production, () => env(production)?.connection.phase === "online", "online after restart", 40_000);
+    expect(Date.now() - server.listeningAt).toBeLessThan(5_000);
+    expect(env(production)!.environmentId).toBe(fleet.environmentId);
+    const keys = [...production.service.model.agents()].map((view) => view.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    await until(fleet, () => env(fleet)?.connection.phase === "online", "fast fleet online after restart");
+  });
+
+  it("a message sent as the server freezes is uncertain, then exactly one copy after the restart", async () => {
+    const key = keyOf(fleet, childId);
+    await until(fleet, () => env(fleet)?.connection.phase === "online" && agent(fleet, childId)?.status === "idle", "online and idle");
+    const text = "exactly once across a freeze";
+    server.freeze();
+    const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "new-turn" })) as Delivery;
+    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "uncertain", "uncertain", 10_000);
+    await server.restart();
+    await until(fleet, () => ["delivered", "answered"].includes(fleet.service.delivery(delivery.commandId)!.state), "reconciled", 30_000);
+    expect(await userMessagesOnServer(childId, text)).toBe(1);
+    const states = deliveryStates(fleet, delivery.commandId);
+    expect(states.indexOf("uncertain")).toBeGreaterThanOrEqual(0);
+  });
+
+  it("a revoked session is unauthorized within a bounded time while its socket stays open, then makes no retry storm", async () => {
+    const proxy = await CountingProxy.start(server.port);
+    cleanups.push(() => proxy.close());
+    // The service re-checks its token on an open socket every tokenRecheckMs (30 s in production).
+    const revoked = await startFleet({ ...FAST, timing: { ...FAST.timing, tokenRecheckMs: TOKEN_RECHECK_MS } as FleetServiceOptions["timing"] }, proxy.baseUrl);
+    await until(revoked, () => agent(revoked, childId) !== undefined, "threads known");
+    const label = defaultClientLabel();
+    const mine = (await server.sessions())
+      .filter((session) => (session.client as { label?: string } | undefined)?.label === label)
+      .sort((a, b) => String(b.issuedAt).localeCompare(String(a.issuedAt)))[0];
+    expect(mine).toBeDefined();
+    const revokedAt = Date.now();
+    await server.revokeSession(mine!.sessionId);
+    await until(revoked, () => env(revoked)?.connection.phase === "unauthorized", "unauthorized", 3 * TOKEN_RECHECK_MS + 2_000);
+    const noticedAfterMs = Date.now() - revokedAt;
+    expect(noticedAfterMs).toBeLessThan(3 * TOKEN_RECHECK_MS + 2_000);
+    // No retry storm: watch the server's side for a while (many backoff periods of this fleet).
+    const since = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 20 * FAST.timing!.baseBackoffMs!));
+    expect(proxy.requestsSince(since)).toEqual([]);
+    expect(env(revoked)!.connection.phase).toBe("unauthorized");
+    // The other fleet's session is untouched.
+    expect(env(fleet)!.connection.phase).toBe("online");
+  });
+});

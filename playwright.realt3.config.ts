@@ -1,0 +1,10 @@
+import { defineConfig } from "@playwright/test";
+import base from "./playwright.config";
+
+/** The browser spec against the real T3 server; scripts/realt3.sh runs it inside the network namespace. */
+export default defineConfig({
+  ...base,
+  testMatch: "realt3.spec.ts",
+  testIgnore: [],
+  outputDir: "test-results/e2e-realt3",
+});

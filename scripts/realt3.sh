@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The real-server tests: installs the pinned T3 executable (npm registry, outside the namespace),
+# then runs the given command inside a private network namespace with only loopback up, so neither
+# the T3 server nor the tests can reach any other address.
+#   bash scripts/realt3.sh npx vitest run -c vitest.realt3.config.ts
+# Needs root or unprivileged user namespaces, and `ip` (Debian package iproute2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export T3_FLEET_CACHE="${T3_FLEET_CACHE:-$HOME/.cache/t3-fleet}"
+npx tsx electron/fleet/realt3/install.ts
+export PATH="$PATH:/usr/sbin:/sbin"
+command -v ip >/dev/null 2>&1 || { echo "realt3: \`ip\` is missing (Debian package iproute2)" >&2; exit 1; }
+if [ "$(id -u)" -eq 0 ]; then namespace=(unshare --net); else namespace=(unshare --net --map-root-user); fi
+exec "${namespace[@]}" sh -c 'ip link set lo up && exec "$@"' sh "$@"

@@ -1,0 +1,17 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * The real-server suite (electron/fleet/realt3): the released T3 executable on loopback, run by
+ * scripts/realt3.sh inside a private network namespace. One file at a time: they share one server.
+ */
+export default defineConfig({
+  test: {
+    include: ["electron/fleet/realt3/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
+    fileParallelism: false,
+    maxWorkers: 1,
+    reporters: ["default", "./scripts/summary-reporter.ts"],
+  },
+});
