@@ -279,7 +279,8 @@ export class V2Engine extends EventEmitter {
   shellRow(state: ThreadState): Record<string, unknown> {
     const runs = [...state.runs].sort((a, b) => a.ordinal - b.ordinal);
     const active = runs.find((run) => ACTIVE_RUN_STATUSES.has(run.status));
-    const latest = runs.at(-1);
+    // A queued run cancelled before it started never ran: the thread reads as its last run that did.
+    const latest = runs.filter((run) => run.startedAt !== null).at(-1) ?? runs.at(-1);
     const queued = runs.some((run) => run.status === "queued");
     const status = active?.status ?? (queued ? "queued" : (latest?.status ?? "idle"));
     const pending = state.requests.find((request) => request.status === "pending");

@@ -169,6 +169,18 @@ export class V2SimServer {
     }
   }
 
+  /** Fault injection: the server gives up on every open stream (Exit → Die), as its buffer cutoff does. */
+  endStreams(defect = "Stream consumer is too slow: buffer limit exceeded"): number {
+    let ended = 0;
+    for (const peer of this.peers) {
+      for (const stream of [...peer.rpc.streams.values()]) {
+        stream.die(defect);
+        ended++;
+      }
+    }
+    return ended;
+  }
+
   pairingUrl(options?: Parameters<SimAuth["issuePairingToken"]>[0]): string {
     return buildPairingUrl(this.baseUrl, this.auth.issuePairingToken(options).token);
   }

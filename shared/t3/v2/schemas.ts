@@ -98,6 +98,9 @@ export const PendingRuntimeRequestSummary = z.object({ id: Id, kind: openEnum(RU
 export const ThreadShellV2 = z.object({
   ...threadCommon,
   latestRunId: NullableId,
+  latestRunRequestedAt: IsoTime.nullable().optional(),
+  latestRunStartedAt: IsoTime.nullable().optional(),
+  latestRunCompletedAt: IsoTime.nullable().optional(),
   activeRunId: NullableId,
   activityRunStatus: openEnum(["preparing", "starting", "running", "waiting"]).nullable().optional(),
   status: openEnum(SHELL_THREAD_STATUSES),
