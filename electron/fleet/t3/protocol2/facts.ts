@@ -278,7 +278,7 @@ export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySe
       .filter((card) => !answered.has(card.requestId))
       .map(pendingOf),
     lastErrorText: errors.at(-1)?.failure.message ?? null,
-    hiddenFailure: retrying ? `${retrying.failure.message} (${retrying.failure.class}, retrying)` : null,
+    hiddenFailure: retrying && active ? { reason: `${retrying.failure.message} (${retrying.failure.class}, retrying)`, runId: active.id } : null,
     subagents: subagentsOf(projection),
     activeRunId: active?.id ?? null,
     run: runStateOfProjection(projection),
