@@ -23,6 +23,7 @@ import {
   type Subagent,
   TERMINAL_RUN_STATUSES,
   type TurnItem,
+  V2_ACTIVE_STEERING,
   capabilitiesFor,
 } from "./model";
 
@@ -573,7 +574,7 @@ export class V2Engine extends EventEmitter {
       if (!runner || runner.run.id !== mode.targetRunId || runner.blockedOn?.kind === "background") {
         throw new DispatchError(command.commandId, command.type, `Run '${mode.targetRunId}' is not active; it cannot be steered.`);
       }
-      if (!PROVIDERS[state.provider].steers) {
+      if (!V2_ACTIVE_STEERING[state.provider]) {
         throw new DispatchError(command.commandId, command.type, `${PROVIDERS[state.provider].label} does not support steering.`);
       }
       this.userMessage(state, runner.run, command.messageId, command.text, "steer", command.createdBy, command.creationSource);

@@ -1,7 +1,6 @@
 // Wire-shaped entities of a simulated protocol-2 server (docs/t3-protocols.md, "Protocol 2"): the
 // exact fields T3's contract lists, so the contract check in shared/t3/v2/contract.testkit.ts holds.
 import type { ProviderKind } from "../agents";
-import { PROVIDERS } from "../agents";
 
 export type RunStatus =
   | "preparing"
@@ -223,9 +222,15 @@ export interface ProjectShell {
   updatedAt: string;
 }
 
+/**
+ * Which providers accept `steer_active` on protocol 2 (the provider's active-steering capability).
+ * Kept apart from protocol 1's rule in sim/agents.ts, where T3 itself decides per provider.
+ */
+export const V2_ACTIVE_STEERING: Record<ProviderKind, boolean> = { codex: true, claudeAgent: true, opencode: true, grok: false };
+
 /** The provider capabilities a session advertises; the fleet reads none of them. */
 export function capabilitiesFor(provider: ProviderKind): ProviderSession["capabilities"] {
-  const steers = PROVIDERS[provider].steers;
+  const steers = V2_ACTIVE_STEERING[provider];
   return {
     sessions: { supportsMultipleProviderThreadsPerSession: false, supportsModelSwitchInSession: true, supportsProviderSwitchingViaHandoff: true, supportsRuntimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
     threads: { canCreateEmptyThread: true, canReadThreadSnapshot: true, canRollbackThread: true, canForkThread: true, canForkFromTurn: true, canForkFromSubagentThread: false, exposesNativeThreadId: true },

@@ -155,7 +155,8 @@ describe("protocol-2 adapter: blocked agents and answers", () => {
     send(session, threadId, "Test it #approval");
     const blocked = await fleet.untilAgent(threadId, (agent) => agent.blockedBy !== null, "blocked");
     expect(blocked.blockedBy).toMatchObject({ kind: "approval" });
-    const card = await detail.untilDetail((d) => d.facts.pending.length === 1, "approval card");
+    // The request and its turn item may arrive in separate chunks: wait for the item's prompt.
+    const card = await detail.untilDetail((d) => d.facts.pending.length === 1 && d.facts.pending[0]!.detail !== "command", "approval card");
     const pending = card.facts.pending[0]!;
     expect(pending).toMatchObject({ kind: "approval", requestKind: "command", detail: "Run `npm test`?", requestId: blocked.blockedBy!.requestId });
     if (pending.kind !== "approval") throw new Error("not an approval");
@@ -175,7 +176,7 @@ describe("protocol-2 adapter: blocked agents and answers", () => {
     const detail = follow(session, adapter, threadId);
     send(session, threadId, "Plan it #question");
     const blocked = await fleet.untilAgent(threadId, (agent) => agent.blockedBy?.kind === "input", "waiting for answers");
-    const shown = await detail.untilDetail((d) => d.facts.pending[0]?.kind === "input", "question card");
+    const shown = await detail.untilDetail((d) => d.facts.pending[0]?.kind === "input" && d.facts.pending[0].questions.length === 2, "question card");
     const card = shown.facts.pending[0]!;
     if (card.kind !== "input") throw new Error("not a question");
     expect(card.requestId).toBe(blocked.blockedBy!.requestId);
