@@ -610,6 +610,10 @@ export class V2Engine extends EventEmitter {
     state.nextScript = undefined;
     this.pendingTexts.set(run.id, { text: command.text, steps, createdBy: command.createdBy, creationSource: command.creationSource });
     this.putRun(state, run, "run.created");
+    // A queued message is a conversation message of its (queued) run before any turn item exists.
+    if (busy) {
+      this.putMessage(state, { createdBy: command.createdBy, creationSource: command.creationSource, id: command.messageId, threadId: state.thread.id, runId: run.id, nodeId: null, role: "user", text: command.text, attachments: [], streaming: false, createdAt: this.now(), updatedAt: this.now() });
+    }
     if (!busy) this.startRun(state, run);
   }
 

@@ -243,8 +243,17 @@ function transcriptItemOf(item: TurnItem): TranscriptItem {
   }
 }
 
+/**
+ * Turn items in order, then user messages that have no turn item yet (a queued message lives only
+ * as a conversation message of its queued run until that run starts).
+ */
 export function transcriptOf(projection: ThreadProjection): TranscriptItem[] {
-  return [...projection.turnItems].sort((a, b) => a.ordinal - b.ordinal).map(transcriptItemOf);
+  const items = [...projection.turnItems].sort((a, b) => a.ordinal - b.ordinal).map(transcriptItemOf);
+  const shown = new Set(items.map((item) => item.id));
+  const waiting = projection.messages
+    .filter((message) => message.role === "user" && !shown.has(message.id))
+    .map((message): TranscriptItem => ({ id: message.id, runId: message.runId, createdAt: message.createdAt, updatedAt: message.updatedAt, type: "message", role: "user", text: message.text, streaming: false }));
+  return [...items, ...waiting];
 }
 
 export function messageOutcomesOf(projection: ThreadProjection): Record<string, MessageOutcome> {
