@@ -15,11 +15,6 @@ const NullableId = Id.nullable();
 
 // ---------------------------------------------------------------- negotiation
 
-/** The protocol a descriptor announces: absent means 1 (servers before Orchestrator V2). */
-export function orchestrationProtocolOf(descriptor: Pick<EnvironmentDescriptor, "orchestrationProtocolVersion">): number {
-  return descriptor.orchestrationProtocolVersion ?? 1;
-}
-
 /** The body of the 426 a protocol-2 server sends to a `/ws` without `?orchestrationProtocol=2`. */
 export const ProtocolIncompatibleBody = z.object({
   code: z.string().optional(),

@@ -19,6 +19,7 @@ import {
 } from "../../../../shared/t3/v2/contract.testkit";
 import {
   DispatchResultV2,
+  ProtocolIncompatibleBody,
   ShellSnapshotV2,
   ShellStreamItemV2Schema,
   ThreadBoundedSnapshotV2,
@@ -242,7 +243,7 @@ describe("protocol-2 simulator rules", () => {
     const oneTicket = await ticket(sim, credentials.token);
     const refused = await rawSocket(`${wsUrl}/ws?wsTicket=${oneTicket}&orchestrationProtocol=1`);
     expect(refused).toMatchObject({ status: 426 });
-    expect(JSON.parse((refused as { body: string }).body)).toMatchObject({ code: "orchestration_protocol_incompatible", orchestrationProtocolVersion: 2 });
+    expect(ProtocolIncompatibleBody.parse(JSON.parse((refused as { body: string }).body))).toMatchObject({ code: "orchestration_protocol_incompatible", orchestrationProtocolVersion: 2 });
     expect(await rawSocket(`${wsUrl}/ws`)).toMatchObject({ status: 426 });
     const accepted = await rawSocket(`${wsUrl}/ws?wsTicket=${oneTicket}&orchestrationProtocol=2`);
     expect("ws" in accepted).toBe(true);
