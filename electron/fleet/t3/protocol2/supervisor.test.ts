@@ -87,4 +87,37 @@ describe("protocol 2 through the connection supervisor", () => {
     v2.engine.dispatch({ type: "message.dispatch", createdBy: "user", creationSource: "web", commandId: "c1", threadId: "alpha", messageId: "m1", text: "hello", attachments: [], dispatchMode: { type: "queue_after_active" } });
     await seen.until("agentUpsert", () => (seen.agents().get("alpha")?.run.phase === "completed" ? true : undefined));
   });
+
+  it("reads the descriptor again when the old protocol's socket gets a 426, and connects with protocol 2 at once", async () => {
+    const v1 = await new SimServer({ generation: "upstream", tickMs: 2 }).start();
+    cleanups.push(() => v1.stop());
+    v1.engine.dispatch({ type: "project.create", commandId: "p", projectId: "p1", title: "Repo", workspaceRoot: "/repo", createdAt: v1.engine.now() });
+    v1.engine.dispatch({ type: "thread.create", commandId: "t", threadId: "alpha", projectId: "p1", title: "alpha", modelSelection: { instanceId: "codex", model: "gpt-5.4" }, runtimeMode: "full-access", interactionMode: "default", branch: null, worktreePath: null, createdAt: v1.engine.now() });
+    const token = v1.auth.issueSession({ scopes: [...FLEET_SCOPES], role: "client", label: "t" }).token;
+    let upgraded: V2SimServer | undefined;
+    let descriptorReads = 0;
+    /** The machine is upgraded right after the supervisor read its (protocol-1) descriptor. */
+    class UpgradedMeanwhile extends T3EnvironmentClient {
+      override async identify() {
+        const descriptor = await super.identify();
+        descriptorReads++;
+        if (!upgraded) {
+          upgraded = await V2SimServer.upgradeInPlace(v1, { tickMs: 2 });
+          cleanups.push(() => upgraded!.stop());
+        }
+        return descriptor;
+      }
+    }
+    const phasesSeen: string[] = [];
+    const supervisor = new ConnectionSupervisor({ environmentId: v1.environmentId, generation: "upstream", client: new UpgradedMeanwhile(v1.baseUrl), token: async () => token });
+    cleanups.push(() => supervisor.stop());
+    supervisor.on("phase", (phase) => phasesSeen.push(phase.phase));
+    const seen = watch(supervisor);
+    supervisor.start();
+    await seen.until("phase", () => (supervisor.phase.phase === "online" ? true : undefined));
+    expect(supervisor.protocol).toBe(2);
+    expect(descriptorReads).toBe(2);
+    expect(phasesSeen).not.toContain("backoff");
+    expect([...seen.agents().keys()]).toEqual(["alpha"]);
+  });
 });
