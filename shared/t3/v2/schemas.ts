@@ -180,6 +180,8 @@ export const ProviderSession = z.object({
   id: Id,
   providerInstanceId: z.string(),
   status: openEnum(["starting", "ready", "running", "waiting", "stopped", "error"]),
+  /** Only what the fleet reads: whether a message can steer the active run. */
+  capabilities: z.object({ turns: z.object({ supportsActiveSteering: z.boolean().optional() }).optional() }).optional(),
   lastError: z.string().nullable(),
   updatedAt: IsoTime,
 });

@@ -136,6 +136,19 @@ describe("protocol-2 adapter: fleet stream", () => {
     expect((await rejected(session.execute({ type: "stop", commandId: "stop-1", threadId }))).message).toMatch(/no session stop/);
   });
 
+  it("offers only queue for an agent whose provider session cannot steer, once its thread was followed", async () => {
+    const { sim, adapter, session, fleet } = await setup();
+    const threadId = newThread(sim, "grok");
+    const detail = follow(session, adapter, threadId);
+    expect((await fleet.untilAgent(threadId, () => true, "appears")).capabilities.whileRunning).toEqual(["steer", "queue"]);
+    send(session, threadId, "#hold");
+    await detail.untilDetail((d) => d.facts.run?.phase === "running", "running");
+    const learned = await fleet.untilAgent(threadId, (agent) => agent.capabilities.whileRunning.length === 1, "queue only");
+    expect(learned.capabilities.whileRunning).toEqual(["queue"]);
+    const refused = await rejected(send(session, threadId, "fold in", "steer", learned.activeRunId ?? detail.latest!.facts.activeRunId).receipt);
+    expect(refused.message).toMatch(/does not support steering/);
+  });
+
   it("a resend with the same commandId has one effect and the same receipt", async () => {
     const { sim, session, fleet } = await setup();
     const threadId = newThread(sim);

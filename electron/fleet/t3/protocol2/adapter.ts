@@ -36,7 +36,7 @@ import type { AdapterContext, ProtocolAdapter } from "../adapter";
 import { type T3Credentials, webSocketUrl } from "../client";
 import { decodeAnswer } from "../http";
 import { RpcSocket, type RpcSocketOptions } from "../rpc-socket";
-import { type ServerFeatures, agentFactsOfRow, detailFactsOf, transcriptOf } from "./facts";
+import { type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
 
 export interface Protocol2Options {
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
@@ -102,7 +102,19 @@ export class Protocol2Adapter implements ProtocolAdapter {
     readonly options: Protocol2Options = {},
   ) {
     const capabilities = context.descriptor.capabilities as Record<string, unknown>;
-    this.features = { settle: capabilities.threadSettlement === true, snooze: capabilities.threadSnooze === true };
+    this.features = { settle: capabilities.threadSettlement === true, snooze: capabilities.threadSnooze === true, steers: (threadId) => this.steering.get(threadId) };
+  }
+
+  /** Steering support per thread, learned from followed threads' provider sessions. */
+  private readonly steering = new Map<string, boolean>();
+  /** Open fleet streams, told when something learned from a thread stream changes a row's facts. */
+  readonly rowListeners = new Set<(threadId: string) => void>();
+
+  /** Records what a followed thread's provider session says about steering; re-sends the row when it changed. */
+  learnSteering(threadId: string, steers: boolean | undefined): void {
+    if (steers === undefined || this.steering.get(threadId) === steers) return;
+    this.steering.set(threadId, steers);
+    for (const listener of this.rowListeners) listener(threadId);
   }
 
   thread(threadId: string): FollowedThread {
@@ -252,11 +264,12 @@ class Protocol2Session implements AdapterSession {
       listener.synchronized();
     };
     const upsertRow = (threadId: string) => {
-      const shell = adapter.shell!;
-      const entry = shell.threads.get(threadId);
-      if (entry) listener.upsert(agentFactsOfRow(entry.row, entry.location, shell, adapter.features));
+      const shell = adapter.shell;
+      const entry = shell?.threads.get(threadId);
+      if (shell && entry) listener.upsert(agentFactsOfRow(entry.row, entry.location, shell, adapter.features));
     };
-    return this.runStream<ShellStreamItemV2>({
+    adapter.rowListeners.add(upsertRow);
+    const subscription = this.runStream<ShellStreamItemV2>({
       tag: "orchestration.subscribeShell",
       schema: ShellStreamItemV2Schema,
       what: "shell stream item",
@@ -296,8 +309,12 @@ class Protocol2Session implements AdapterSession {
         }
       },
       chunkDone: () => {},
-      end: (error) => listener.end(error),
+      end: (error) => {
+        adapter.rowListeners.delete(upsertRow);
+        listener.end(error);
+      },
     });
+    return subscription;
   }
 
   followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
@@ -336,7 +353,10 @@ class Protocol2Session implements AdapterSession {
               return;
           }
         },
-        chunkDone: () => listener.changed(thread.detail()),
+        chunkDone: () => {
+          if (thread.projection) this.adapter.learnSteering(thread.threadId, steeringOf(thread.projection));
+          listener.changed(thread.detail());
+        },
         end: (error) => {
           if (error && error.details.tag === "OrchestrationV2GetThreadProjectionError") thread.error = error.message;
           listener.end(error);

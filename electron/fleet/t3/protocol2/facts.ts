@@ -32,10 +32,23 @@ const CHILD_ID = /^sub\.(.+)\.[^.]+$/;
 export interface ServerFeatures {
   settle: boolean;
   snooze: boolean;
+  /** Per thread, whether its provider session steers an active run (learned from followed threads). */
+  steers?: (threadId: string) => boolean | undefined;
 }
 
-export function capabilitiesV2(features: ServerFeatures): AgentCapabilities {
-  return { whileRunning: ["steer", "queue"], interrupt: true, stop: false, cancelQueued: true, answer: true, settle: features.settle, snooze: features.snooze };
+/**
+ * Protocol 2 lets the user choose steer or queue. A provider session that says it cannot steer
+ * (its `capabilities.turns.supportsActiveSteering`, seen once the thread was followed) leaves queue only.
+ */
+export function capabilitiesV2(features: ServerFeatures, threadId?: string): AgentCapabilities {
+  const steers = threadId !== undefined ? features.steers?.(threadId) : undefined;
+  return { whileRunning: steers === false ? ["queue"] : ["steer", "queue"], interrupt: true, stop: false, cancelQueued: true, answer: true, settle: features.settle, snooze: features.snooze };
+}
+
+/** What the thread's newest provider session says about steering, if it says. */
+export function steeringOf(projection: ThreadProjection): boolean | undefined {
+  const session = [...projection.providerSessions].sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).at(-1);
+  return session?.capabilities?.turns?.supportsActiveSteering;
 }
 
 function effortOf(row: ThreadShellV2): string | null {
@@ -91,7 +104,7 @@ export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archiv
     blockedBy: pending && blockedOn ? { kind: blockedOn === "question" ? "input" : blockedOn === "auth" ? "auth-refresh" : "approval", requestId: pending.id, since: pending.createdAt } : null,
     updatedAt: row.updatedAt,
     latestUserMessageAt: row.latestUserMessageAt,
-    capabilities: capabilitiesV2(features),
+    capabilities: capabilitiesV2(features, row.id),
   };
 }
 
