@@ -6,6 +6,8 @@ import { z } from "zod";
 import { PROVIDERS, type ProviderKind, type TurnScript } from "./agents";
 import type { Generation, ThreadState, WireSession } from "./engine";
 import { SimServer, type SimServerOptions } from "./server";
+import { handleV2Control, seedV2Environment, upgradeToV2 } from "./v2/fleet-hooks";
+import { V2SimServer } from "./v2/server";
 
 const MACHINE_LABELS = ["studio-mac", "workstation", "build-box-1", "build-box-2", "laptop", "gpu-rig", "ci-runner", "nas", "pi-cluster", "spare"];
 const PROVIDER_KINDS = Object.keys(PROVIDERS) as ProviderKind[];
@@ -86,7 +88,7 @@ function seedThread(id: string, projectId: string, title: string, provider: Prov
 export interface SimFleetOptions {
   envs: number;
   /** Generation per environment; cycles when shorter than `envs`. Default alternates fork/upstream. */
-  generations?: Generation[];
+  generations?: (Generation | "v2")[];
   tickMs?: number;
   seedThreads?: number;
   /** Environment overrides by index (labels, ids, ports). */
@@ -97,14 +99,32 @@ export class SimFleet {
   private control: Server | undefined;
   controlUrl = "";
 
-  private constructor(readonly servers: SimServer[]) {}
+  private constructor(
+    readonly servers: SimServer[],
+    /** Protocol-2 machines (sim/v2), kept apart: they have another engine. */
+    readonly v2Servers: V2SimServer[] = [],
+  ) {}
 
   static async start(options: SimFleetOptions): Promise<SimFleet> {
     const generations = options.generations ?? ["upstream", "fork"];
     const servers: SimServer[] = [];
+    const v2Servers: V2SimServer[] = [];
     for (let i = 0; i < options.envs; i++) {
+      const generation = generations[i % generations.length]!;
+      if (generation === "v2") {
+        const override = options.overrides?.[i];
+        const v2 = new V2SimServer({
+          label: override?.label ?? MACHINE_LABELS[i] ?? `machine-${i + 1}`,
+          ...(options.tickMs !== undefined && { tickMs: options.tickMs }),
+          ...(override?.environmentId !== undefined && { environmentId: override.environmentId }),
+          ...(override?.port !== undefined && { port: override.port }),
+        });
+        if (options.seedThreads) seedV2Environment(v2, { threads: options.seedThreads });
+        v2Servers.push(await v2.start());
+        continue;
+      }
       const server = new SimServer({
-        generation: generations[i % generations.length]!,
+        generation,
         label: MACHINE_LABELS[i] ?? `machine-${i + 1}`,
         ...(options.tickMs !== undefined && { tickMs: options.tickMs }),
         ...options.overrides?.[i],
@@ -112,7 +132,21 @@ export class SimFleet {
       if (options.seedThreads) seedEnvironment(server, { threads: options.seedThreads });
       servers.push(await server.start());
     }
-    return new SimFleet(servers);
+    return new SimFleet(servers, v2Servers);
+  }
+
+  v2ById(environmentId: string): V2SimServer | undefined {
+    return this.v2Servers.find((server) => server.environmentId === environmentId || server.label === environmentId);
+  }
+
+  /** Upgrades a protocol-1 machine in place to protocol 2 (same port, identity, sessions and thread ids). */
+  async upgradeToV2(environmentId: string): Promise<V2SimServer> {
+    const server = this.byId(environmentId);
+    if (!server) throw new Error(`No protocol-1 machine ${environmentId}`);
+    const upgraded = await upgradeToV2(server);
+    this.servers.splice(this.servers.indexOf(server), 1);
+    this.v2Servers.push(upgraded);
+    return upgraded;
   }
 
   byId(environmentId: string): SimServer | undefined {
@@ -120,7 +154,7 @@ export class SimFleet {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.servers.map((server) => server.stop()));
+    await Promise.all([...this.servers.map((server) => server.stop()), ...this.v2Servers.map((server) => server.stop())]);
     await new Promise<void>((resolve) => (this.control ? this.control.close(() => resolve()) : resolve()));
   }
 
@@ -172,7 +206,7 @@ export class SimFleet {
   }
 
   describe(): Record<string, unknown>[] {
-    return this.servers.map((server) => ({
+    const v1: Record<string, unknown>[] = this.servers.map((server) => ({
       environmentId: server.environmentId,
       label: server.label,
       generation: server.generation,
@@ -181,6 +215,17 @@ export class SimFleet {
       running: server.running,
       threads: server.engine.threads.size,
     }));
+    return v1.concat(
+      this.v2Servers.map((server) => ({
+        environmentId: server.environmentId,
+        label: server.label,
+        generation: server.generation,
+        serverVersion: server.serverVersion,
+        baseUrl: server.baseUrl,
+        running: server.running,
+        threads: server.engine.threads.size,
+      })),
+    );
   }
 
   /** Starts the HTTP control API on 127.0.0.1 (used by the CLI, the demo and end-to-end tests). */
@@ -210,9 +255,15 @@ export class SimFleet {
     };
     if (parts[0] !== "envs") throw new Error("unknown control route");
     if (parts.length === 1) return reply(this.describe());
+    const v2 = this.v2ById(parts[1]!);
+    if (v2) return reply(await handleV2Control(v2, parts, body));
     const server = this.byId(parts[1]!);
     if (!server) throw new Error(`unknown environment ${parts[1]}`);
     const action = parts[2];
+    if (action === "upgrade") {
+      const upgraded = await this.upgradeToV2(server.environmentId);
+      return reply({ ok: true, baseUrl: upgraded.baseUrl, generation: upgraded.generation });
+    }
     switch (action) {
       case "pairing":
         return reply({ pairingUrl: server.pairingUrl(ControlPairing.parse(body)) });

@@ -12,6 +12,10 @@ export interface StreamSink {
   readonly closed: boolean;
   /** True once the client acknowledged the first Chunk. */
   readonly acknowledged: boolean;
+  /** Items waiting for the client's Ack of the previous Chunk (a slow consumer's backlog). */
+  readonly queuedCount: number;
+  /** Ends the stream with a defect (`Exit` → `Die`), as a server does when it gives up on a consumer. */
+  die(defect: string): void;
 }
 
 export interface RpcHandlers {
@@ -46,6 +50,15 @@ class ServerStream implements StreamSink {
 
   fail(error: Record<string, unknown>): void {
     this.end({ _tag: "Failure", cause: [{ _tag: "Fail", error }] });
+  }
+
+  get queuedCount(): number {
+    return this.queue.length;
+  }
+
+  die(defect: string): void {
+    this.queue = [];
+    this.end({ _tag: "Failure", cause: [{ _tag: "Die", defect }] });
   }
 
   end(exit: unknown): void {

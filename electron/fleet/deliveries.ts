@@ -193,7 +193,12 @@ export class Deliveries {
       const otherRun = later.find((message) => message.runId !== tracked.turnBefore)?.runId ?? (activeRun && activeRun !== tracked.turnBefore ? activeRun : null);
       let observed = delivery.observed;
       let reply: (typeof later)[number] | undefined;
-      if (otherRun) {
+      // Protocol 2 says which run the message started, waits in, or joined (a steer): no inference needed.
+      const outcome = delivery.messageId ? detail.facts.messageOutcomes?.[delivery.messageId] : undefined;
+      if (outcome && outcome.how !== "cancelled") {
+        observed = { outcome: outcome.how === "joined" ? "steered" : "new-turn", turnId: outcome.runId };
+        reply = later.filter((message) => message.runId === outcome.runId).at(-1);
+      } else if (otherRun) {
         observed = { outcome: "new-turn", turnId: otherRun };
         reply = later.filter((message) => message.runId === otherRun).at(-1);
       } else if (tracked.turnBefore && tracked.expectSteer && activeRun !== tracked.turnBefore) {

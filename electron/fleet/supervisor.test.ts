@@ -85,17 +85,17 @@ describe("connection supervisor", () => {
     expect(await until((p) => p.phase === "unauthorized")).toMatchObject({ error: expect.stringContaining("No token is stored") });
   });
 
-  it("a 426 from /ws re-reads the descriptor instead of retrying blindly: upgraded to protocol 2, the machine says what to update", async () => {
+  it("a 426 from /ws re-reads the descriptor instead of retrying blindly: upgraded to a protocol this build lacks, the machine says what to update", async () => {
     let descriptorReads = 0;
     let upgrades = 0;
     let sessionChecks = 0;
     const server = createServer((req, res) => {
       if (req.url === "/.well-known/t3/environment") {
         descriptorReads++;
-        // Upgraded in place between the first read and the socket: the second read announces protocol 2.
+        // Upgraded in place between the first read and the socket: the second read announces protocol 3.
         const upgraded = descriptorReads > 1;
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ environmentId: "env", label: "studio", serverVersion: upgraded ? "0.0.46" : "0.0.42", capabilities: {}, ...(upgraded && { orchestrationProtocolVersion: 2 }) }));
+        res.end(JSON.stringify({ environmentId: "env", label: "studio", serverVersion: upgraded ? "0.1.0" : "0.0.42", capabilities: {}, ...(upgraded && { orchestrationProtocolVersion: 3 }) }));
         return;
       }
       if (req.url === "/api/auth/websocket-ticket") {
@@ -108,7 +108,7 @@ describe("connection supervisor", () => {
     });
     server.on("upgrade", (_req, socket) => {
       upgrades++;
-      const body = JSON.stringify({ code: "orchestration_protocol_incompatible", orchestrationProtocolVersion: 2 });
+      const body = JSON.stringify({ code: "orchestration_protocol_incompatible", orchestrationProtocolVersion: 3 });
       socket.end(`HTTP/1.1 426 Upgrade Required\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
@@ -124,7 +124,7 @@ describe("connection supervisor", () => {
     supervisor.start();
     const phase = await until((p) => p.phase === "incompatible" || p.phase === "backoff" || p.phase === "offline");
     expect(phase).toMatchObject({ phase: "incompatible", error: expect.stringContaining("Update T3 Fleet") });
-    expect(phase).toMatchObject({ error: expect.stringContaining("orchestration protocol 2") });
+    expect(phase).toMatchObject({ error: expect.stringContaining("orchestration protocol 3") });
     expect({ descriptorReads, upgrades, sessionChecks }).toEqual({ descriptorReads: 2, upgrades: 1, sessionChecks: 0 });
     expect(supervisor.hasScheduledAttempt).toBe(false);
   });

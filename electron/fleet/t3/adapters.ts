@@ -3,15 +3,14 @@
 import type { OrchestrationProtocol } from "../../../shared/fleet/facts";
 import type { AdapterContext, AdapterFactory, ProtocolAdapter } from "./adapter";
 import { createProtocol1Adapter } from "./protocol1";
+import { createProtocol2Adapter } from "./protocol2/adapter";
 
-/**
- * Protocol 2 (T3 since 2026-10-03) gets its adapter from electron/fleet/t3/protocol2 (in progress).
- * Until it is registered here, a protocol-2 machine is refused with "update T3 Fleet".
- */
 // Entries stay arrow functions: client.ts imports this module and adapters import the client, so a
 // factory must not touch another module while modules load.
 const ADAPTERS: Partial<Record<OrchestrationProtocol, AdapterFactory>> = {
   1: (context) => createProtocol1Adapter(context, context.streamLagMs !== undefined ? { streamLagMs: context.streamLagMs } : {}),
+  /** T3 since 2026-10-03 (Orchestrator V2). */
+  2: (context) => createProtocol2Adapter(context),
 };
 
 /** The orchestration protocols this build can speak. */

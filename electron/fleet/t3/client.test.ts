@@ -344,13 +344,17 @@ describe("T3 client against hostile or foreign servers", () => {
     await expectT3Error(clientFor(baseUrl).identify(), "incompatible");
   });
 
-  it("reports orchestration protocol 2 as incompatible", async () => {
+  it("accepts orchestration protocol 2 and reports an unknown newer protocol as incompatible", async () => {
+    let announced = 2;
     const baseUrl = await rawServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ environmentId: "e", label: "v2", serverVersion: "0.1.0", capabilities: {}, orchestrationProtocolVersion: 2 }));
+      res.end(JSON.stringify({ environmentId: "e", label: "v3", serverVersion: "0.1.0", capabilities: {}, orchestrationProtocolVersion: announced }));
     });
+    expect((await clientFor(baseUrl).identify()).orchestrationProtocolVersion).toBe(2);
+    announced = 3;
     const error = await expectT3Error(clientFor(baseUrl).identify(), "incompatible");
-    expect(error.message).toContain("protocol 2");
+    expect(error.message).toContain("Update T3 Fleet");
+    expect(error.message).toContain("protocol 3");
   });
 
   it("reports a descriptor that does not decode with the path of the bad field", async () => {

@@ -16,6 +16,8 @@ export interface HttpRequest {
   bearer?: string;
   json?: unknown;
   form?: Record<string, string>;
+  /** Extra request headers (protocol 2 marks every orchestration read with its version). */
+  headers?: Record<string, string>;
   timeoutMs?: number;
 }
 
@@ -43,7 +45,7 @@ export class T3Http {
   /** Sends a request; network failures and oversized bodies reject with a T3Error. */
   async send(req: HttpRequest): Promise<HttpAnswer> {
     const what = `${req.method} ${req.path}`;
-    const headers: Record<string, string> = { accept: "application/json", ...(this.userAgent && { "user-agent": this.userAgent }) };
+    const headers: Record<string, string> = { accept: "application/json", ...(this.userAgent && { "user-agent": this.userAgent }), ...req.headers };
     if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
     let body: string | undefined;
     if (req.json !== undefined) {

@@ -1,0 +1,451 @@
+// The protocol-2 adapter (docs/t3-protocols.md, "Protocol 2"): the `?orchestrationProtocol=2`
+// socket, the protocol header on HTTP reads, the V2 shell as the fleet stream, thread streams with
+// projections and full-entity events upserted by id, resume by sequence with the server's snapshot
+// fallback, and the V2 commands. It retries nothing across connections (electron/fleet/supervisor.ts
+// does); within one connection it resumes a stream the server ended after its first snapshot,
+// because protocol 2 servers end streams (a slow consumer, a restart of the stream) and expect it.
+import type {
+  AdapterSession,
+  AgentCommand,
+  AgentFacts,
+  CommandReceipt,
+  FleetStreamListener,
+  FollowedThread,
+  ThreadDetail,
+  ThreadStreamListener,
+  Subscription,
+} from "../../../../shared/fleet/facts";
+import { decodeWith } from "../../../../shared/t3/decode";
+import { T3Error } from "../../../../shared/t3/errors";
+import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
+import type { ClientCommandV2 } from "../../../../shared/t3/v2/commands";
+import { type ShellState, activeRun, applyShellDelta, applyThreadEvent, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
+import {
+  DispatchResultV2,
+  ORCHESTRATION_PROTOCOL_HEADER,
+  ShellSnapshotV2,
+  type ShellStreamItemV2,
+  ShellStreamItemV2Schema,
+  type ThreadDetailSnapshotV2,
+  ThreadBoundedSnapshotV2,
+  type ThreadProjection,
+  type ThreadStreamItemV2,
+  ThreadStreamItemV2Schema,
+} from "../../../../shared/t3/v2/schemas";
+import type { AdapterContext, ProtocolAdapter } from "../adapter";
+import { type T3Credentials, webSocketUrl } from "../client";
+import { decodeAnswer } from "../http";
+import { RpcSocket, type RpcSocketOptions } from "../rpc-socket";
+import { type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
+
+export interface Protocol2Options {
+  socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
+  /** Bounded HTTP snapshot before a thread stream (else the stream's own snapshot). */
+  boundedThreadSnapshots?: boolean;
+}
+
+const PROTOCOL_HEADERS = { [ORCHESTRATION_PROTOCOL_HEADER]: "2" };
+
+/** One followed thread's state, kept by the adapter across reconnects so a stream resumes. */
+class V2Thread implements FollowedThread {
+  projection: ThreadProjection | undefined;
+  appliedSequence = -1;
+  synced = false;
+  error: string | null = null;
+  lastEventAt: string | null = null;
+  readonly answered = new Set<string>();
+
+  constructor(readonly threadId: string) {}
+
+  markAnswered(requestId: string): void {
+    this.answered.add(requestId);
+  }
+
+  detail(): ThreadDetail {
+    const projection = this.projection;
+    if (!projection) {
+      return {
+        threadId: this.threadId,
+        loaded: false,
+        synced: false,
+        facts: { pending: [], lastErrorText: null, hiddenFailure: null, subagents: [], activeRunId: null, run: null, lastEventAt: null },
+        items: [],
+        appliedSequence: this.appliedSequence,
+        error: this.error,
+      };
+    }
+    return {
+      threadId: this.threadId,
+      loaded: true,
+      synced: this.synced,
+      facts: detailFactsOf(projection, this.answered, this.lastEventAt),
+      items: transcriptOf(projection),
+      appliedSequence: this.appliedSequence,
+      error: this.error,
+    };
+  }
+}
+
+/**
+ * The adapter for one protocol-2 environment. It holds the shell cursor and the followed threads,
+ * so a reconnect resumes where the last connection stopped; a new adapter (a machine that changed
+ * protocol) starts from nothing.
+ */
+export class Protocol2Adapter implements ProtocolAdapter {
+  readonly protocol = 2 as const;
+  shell: ShellState | undefined;
+  private readonly threads = new Map<string, V2Thread>();
+  readonly features: ServerFeatures;
+
+  constructor(
+    readonly context: AdapterContext,
+    readonly options: Protocol2Options = {},
+  ) {
+    const capabilities = context.descriptor.capabilities as Record<string, unknown>;
+    this.features = { settle: capabilities.threadSettlement === true, snooze: capabilities.threadSnooze === true, steers: (threadId) => this.steering.get(threadId) };
+  }
+
+  /** Steering support per thread, learned from followed threads' provider sessions. */
+  private readonly steering = new Map<string, boolean>();
+  /** Open fleet streams, told when something learned from a thread stream changes a row's facts. */
+  readonly rowListeners = new Set<(threadId: string) => void>();
+
+  /** Records what a followed thread's provider session says about steering; re-sends the row when it changed. */
+  learnSteering(threadId: string, steers: boolean | undefined): void {
+    if (steers === undefined || this.steering.get(threadId) === steers) return;
+    this.steering.set(threadId, steers);
+    for (const listener of this.rowListeners) listener(threadId);
+  }
+
+  thread(threadId: string): FollowedThread {
+    let thread = this.threads.get(threadId);
+    if (!thread) {
+      thread = new V2Thread(threadId);
+      this.threads.set(threadId, thread);
+    }
+    return thread;
+  }
+
+  async connect(credentials: T3Credentials): Promise<AdapterSession> {
+    const http = this.context.client.http;
+    const answer = await http.send({ method: "POST", path: "/api/auth/websocket-ticket", bearer: credentials.token });
+    const ticket = decodeAnswer(answer, WebSocketTicketResponse, "WebSocket ticket").ticket;
+    const socket = await RpcSocket.open({
+      ...this.options.socket,
+      url: webSocketUrl(this.context.client.baseUrl, { wsTicket: ticket, orchestrationProtocol: "2" }),
+    });
+    return new Protocol2Session(this, socket, credentials);
+  }
+
+  /** Reads over HTTP carry the protocol header; without it a protocol-2 server answers 426. */
+  getShell(credentials: T3Credentials): Promise<ShellSnapshotV2> {
+    return this.context.client.http.json(
+      { method: "GET", path: "/api/orchestration/shell", bearer: credentials.token, headers: PROTOCOL_HEADERS },
+      ShellSnapshotV2,
+      "shell snapshot",
+    );
+  }
+
+  getBoundedThread(credentials: T3Credentials, threadId: string): Promise<ThreadDetailSnapshotV2> {
+    return this.context.client.http.json(
+      { method: "GET", path: `/api/orchestration/threads/${encodeURIComponent(threadId)}/bounded`, bearer: credentials.token, headers: PROTOCOL_HEADERS },
+      ThreadBoundedSnapshotV2,
+      "bounded thread snapshot",
+    );
+  }
+
+  agentFacts(): AgentFacts[] {
+    const shell = this.shell;
+    if (!shell) return [];
+    return [...shell.threads.values()].map(({ row, location }) => agentFactsOfRow(row, location, shell, this.features));
+  }
+
+  followed(threadId: string): V2Thread {
+    return this.thread(threadId) as V2Thread;
+  }
+}
+
+/** How a stream item changes state, decided by the stream's owner. */
+interface StreamSpec<Item> {
+  tag: string;
+  schema: typeof ShellStreamItemV2Schema | typeof ThreadStreamItemV2Schema;
+  what: string;
+  payload: () => Record<string, unknown>;
+  /** Applies one decoded item. */
+  apply: (item: Item) => void;
+  /** Called after each chunk was applied. */
+  chunkDone: () => void;
+  /** The stream has delivered a snapshot at least once: a later Exit is resumed by sequence. */
+  resumable: () => boolean;
+  end: (error?: T3Error) => void;
+}
+
+class Protocol2Session implements AdapterSession {
+  readonly protocol = 2 as const;
+
+  constructor(
+    private readonly adapter: Protocol2Adapter,
+    private readonly socket: RpcSocket,
+    private readonly credentials: T3Credentials,
+  ) {}
+
+  get lastFrameAt(): number {
+    return this.socket.lastFrameAt;
+  }
+
+  probe(timeoutMs: number): Promise<void> {
+    return this.socket.probe(timeoutMs);
+  }
+
+  onClose(listener: (error: T3Error) => void): () => void {
+    return this.socket.onClose(listener);
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+
+  /**
+   * Runs a stream and, when the server ends it (any Exit) after it has delivered its first
+   * snapshot, subscribes again from the last applied sequence. A resubscription that ends before
+   * delivering anything is not repeated: the error goes to the caller.
+   */
+  private runStream<Item>(spec: StreamSpec<Item>): Subscription {
+    let closed = false;
+    let handle: { interrupt(): void } | undefined;
+    const start = () => {
+      let delivered = false;
+      handle = this.socket.stream(spec.tag, spec.payload(), {
+        onValues: (values) => {
+          if (closed) return;
+          for (const raw of values) {
+            const decoded = decodeWith(spec.schema, raw, spec.what);
+            if (!decoded.ok) {
+              closed = true;
+              handle?.interrupt();
+              spec.end(T3Error.decode(decoded.error));
+              return;
+            }
+            delivered = true;
+            spec.apply(decoded.value as Item);
+          }
+          spec.chunkDone();
+        },
+        onEnd: (error) => {
+          if (closed) return;
+          if (delivered && this.socket.isOpen && spec.resumable()) {
+            start();
+            return;
+          }
+          closed = true;
+          spec.end(error);
+        },
+      });
+    };
+    start();
+    return {
+      close: () => {
+        if (closed) return;
+        closed = true;
+        handle?.interrupt();
+        spec.end();
+      },
+    };
+  }
+
+  subscribeFleet(listener: FleetStreamListener): Subscription {
+    const adapter = this.adapter;
+    let synced = false;
+    let snapshotSeen = adapter.shell !== undefined;
+    let snapshotsOnThisSubscription = 0;
+    const markSynced = () => {
+      if (synced) return;
+      synced = true;
+      listener.synchronized();
+    };
+    const upsertRow = (threadId: string) => {
+      const shell = adapter.shell;
+      const entry = shell?.threads.get(threadId);
+      if (shell && entry) listener.upsert(agentFactsOfRow(entry.row, entry.location, shell, adapter.features));
+    };
+    adapter.rowListeners.add(upsertRow);
+    const subscription = this.runStream<ShellStreamItemV2>({
+      tag: "orchestration.subscribeShell",
+      schema: ShellStreamItemV2Schema,
+      what: "shell stream item",
+      payload: () => ({ ...(adapter.shell && { afterSequence: adapter.shell.sequence }), requestCompletionMarker: true }),
+      resumable: () => snapshotSeen,
+      apply: (item) => {
+        switch (item.kind) {
+          case "snapshot": {
+            snapshotsOnThisSubscription++;
+            const incoming = item.snapshot;
+            // A metadata-only refresh (no threads) may follow the first snapshot: keep the rows.
+            if (snapshotsOnThisSubscription > 1 && adapter.shell && incoming.threads.length === 0 && incoming.archivedThreads.length === 0 && adapter.shell.threads.size > 0) {
+              for (const project of incoming.projects) adapter.shell.projects.set(project.id, project);
+              return;
+            }
+            adapter.shell = shellFromSnapshot(incoming);
+            snapshotSeen = true;
+            listener.snapshot(adapter.agentFacts());
+            markSynced();
+            return;
+          }
+          case "synchronized":
+            markSynced();
+            return;
+          case "unknown":
+            return;
+          default: {
+            const shell = adapter.shell;
+            if (!shell || item.sequence <= shell.sequence) return;
+            applyShellDelta(shell, item);
+            if (item.kind === "thread.updated") upsertRow(item.thread.id);
+            else if (item.kind === "thread.removed") listener.remove(item.threadId, "archived-or-deleted");
+            else if (item.kind === "project.updated") {
+              for (const [threadId, entry] of shell.threads) if (entry.row.projectId === item.project.id) upsertRow(threadId);
+            }
+          }
+        }
+      },
+      chunkDone: () => {},
+      end: (error) => {
+        adapter.rowListeners.delete(upsertRow);
+        listener.end(error);
+      },
+    });
+    return subscription;
+  }
+
+  followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
+    const thread = this.adapter.followed(followed.threadId);
+    thread.synced = false;
+    let closed = false;
+    let inner: Subscription | undefined;
+    const begin = () => {
+      if (closed) return;
+      inner = this.runStream<ThreadStreamItemV2>({
+        tag: "orchestration.subscribeThread",
+        schema: ThreadStreamItemV2Schema,
+        what: "thread stream item",
+        payload: () => ({ threadId: thread.threadId, ...(thread.projection && { afterSequence: thread.appliedSequence }), requestCompletionMarker: true }),
+        resumable: () => thread.projection !== undefined,
+        apply: (item) => {
+          switch (item.kind) {
+            case "snapshot":
+              thread.projection = item.projection;
+              thread.appliedSequence = item.snapshotSequence;
+              thread.lastEventAt = item.projection.updatedAt;
+              thread.synced = true;
+              thread.error = null;
+              return;
+            case "synchronized":
+              thread.synced = true;
+              return;
+            case "event":
+              // The cursor advances for every event, also the ones the fleet does not track.
+              if (!thread.projection || item.sequence <= thread.appliedSequence) return;
+              thread.projection = applyThreadEvent(thread.projection, item.event);
+              thread.appliedSequence = item.sequence;
+              thread.lastEventAt = item.event.occurredAt;
+              return;
+            default:
+              return;
+          }
+        },
+        chunkDone: () => {
+          if (thread.projection) this.adapter.learnSteering(thread.threadId, steeringOf(thread.projection));
+          listener.changed(thread.detail());
+        },
+        end: (error) => {
+          if (error && error.details.tag === "OrchestrationV2GetThreadProjectionError") thread.error = error.message;
+          listener.end(error);
+        },
+      });
+    };
+    if (!thread.projection && this.adapter.options.boundedThreadSnapshots !== false) {
+      // A bounded snapshot over HTTP first: the latest items and every non-terminal run, then resume live.
+      this.adapter.getBoundedThread(this.credentials, thread.threadId).then(
+        (snapshot) => {
+          if (closed) return;
+          if (!thread.projection) {
+            thread.projection = snapshot.projection;
+            thread.appliedSequence = snapshot.snapshotSequence;
+            thread.lastEventAt = snapshot.projection.updatedAt;
+            listener.changed(thread.detail());
+          }
+          begin();
+        },
+        () => begin(),
+      );
+    } else {
+      begin();
+    }
+    return {
+      close: () => {
+        if (closed) return;
+        closed = true;
+        if (inner) inner.close();
+        else listener.end();
+      },
+    };
+  }
+
+  async execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
+    const wire = this.toWire(command);
+    let value: unknown;
+    try {
+      value = await this.socket.call("orchestration.dispatchCommand", wire, timeoutMs);
+    } catch (error) {
+      throw error instanceof T3Error ? error : new T3Error("server", String(error));
+    }
+    const decoded = decodeWith(DispatchResultV2, value, `${wire.type} result`);
+    if (!decoded.ok) throw T3Error.decode(decoded.error);
+    return decoded.value;
+  }
+
+  private toWire(command: AgentCommand): ClientCommandV2 {
+    const refuse = (message: string): never => {
+      throw new T3Error("rejected", message, { reason: "unsupported_command" });
+    };
+    switch (command.type) {
+      case "send": {
+        if (command.mode === "steer" && !command.runId) refuse("Steering needs the id of the active run.");
+        return {
+          type: "message.dispatch",
+          createdBy: "user",
+          creationSource: "web",
+          commandId: command.commandId,
+          threadId: command.threadId,
+          messageId: command.messageId,
+          text: command.text,
+          attachments: [],
+          // "start" also uses queue_after_active: if a run began meanwhile, the message queues instead of failing.
+          dispatchMode: command.mode === "steer" ? { type: "steer_active", targetRunId: command.runId! } : { type: "queue_after_active" },
+        };
+      }
+      case "respond-approval":
+        return { type: "runtime-request.respond", commandId: command.commandId, threadId: command.threadId, requestId: command.requestId, decision: command.decision };
+      case "respond-input":
+        return { type: "runtime-request.respond", commandId: command.commandId, threadId: command.threadId, requestId: command.requestId, answers: command.answers };
+      case "interrupt": {
+        // The thread stream is usually ahead of the (coalesced) shell row.
+        const followed = this.adapter.followed(command.threadId).projection;
+        const runId = command.runId ?? (followed && activeRun(followed)?.id) ?? this.adapter.shell?.threads.get(command.threadId)?.row.activeRunId ?? null;
+        if (!runId) refuse("No run is active on this thread.");
+        return { type: "run.interrupt", commandId: command.commandId, threadId: command.threadId, runId: runId! };
+      }
+      case "cancel-queued":
+        return { type: "queued-run.cancel", commandId: command.commandId, threadId: command.threadId, runId: command.runId };
+      case "settle":
+        return { type: "thread.settle", commandId: command.commandId, threadId: command.threadId };
+      case "stop":
+        return refuse("Protocol 2 has no session stop; interrupt the run instead.");
+    }
+  }
+}
+
+/** The factory the supervisor calls when a descriptor announces protocol 2. */
+export function createProtocol2Adapter(context: AdapterContext, options?: Protocol2Options): ProtocolAdapter {
+  return new Protocol2Adapter(context, options);
+}

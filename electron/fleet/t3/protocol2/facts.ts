@@ -1,0 +1,310 @@
+// Protocol 2 wire → neutral facts (docs/t3-protocols.md, "Protocol 2 → neutral facts"). Pure: the
+// adapter feeds it shell rows and thread projections; nothing here knows about sockets.
+import type {
+  AgentCapabilities,
+  AgentFacts,
+  ApprovalDecision,
+  MessageOutcome,
+  PendingRequest,
+  RunState,
+  SubagentFacts,
+  SubagentStatus,
+  ThreadDetailFacts,
+  TranscriptItem,
+  TranscriptItemStatus,
+} from "../../../../shared/fleet/facts";
+import {
+  type PendingRequestCard,
+  type ShellState,
+  activeRun,
+  agentStateOfRow,
+  messageOutcome,
+  pendingRequestCards,
+  queuedRuns,
+  requestBlocksOn,
+  runFailure,
+} from "../../../../shared/t3/v2/projection";
+import type { Run, ThreadProjection, ThreadShellV2, TurnItem } from "../../../../shared/t3/v2/schemas";
+
+/** `sub.<parent>.<suffix>`: kept for threads without lineage (imported from protocol 1 by an in-place upgrade). */
+const CHILD_ID = /^sub\.(.+)\.[^.]+$/;
+
+export interface ServerFeatures {
+  settle: boolean;
+  snooze: boolean;
+  /** Per thread, whether its provider session steers an active run (learned from followed threads). */
+  steers?: (threadId: string) => boolean | undefined;
+}
+
+/**
+ * Protocol 2 lets the user choose steer or queue. A provider session that says it cannot steer
+ * (its `capabilities.turns.supportsActiveSteering`, seen once the thread was followed) leaves queue only.
+ */
+export function capabilitiesV2(features: ServerFeatures, threadId?: string): AgentCapabilities {
+  const steers = threadId !== undefined ? features.steers?.(threadId) : undefined;
+  return { whileRunning: steers === false ? ["queue"] : ["steer", "queue"], interrupt: true, stop: false, cancelQueued: true, answer: true, settle: features.settle, snooze: features.snooze };
+}
+
+/** What the thread's newest provider session says about steering, if it says. */
+export function steeringOf(projection: ThreadProjection): boolean | undefined {
+  const session = [...projection.providerSessions].sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).at(-1);
+  return session?.capabilities?.turns?.supportsActiveSteering;
+}
+
+function effortOf(row: ThreadShellV2): string | null {
+  const effort = row.modelSelection.options.find((option) => option.id === "effort" || option.id === "reasoningEffort");
+  return effort ? String(effort.value) : null;
+}
+
+function parentOf(row: ThreadShellV2): AgentFacts["parent"] {
+  const { parentThreadId, relationshipToParent } = row.lineage;
+  if (parentThreadId) return { threadId: parentThreadId, relationship: relationshipToParent === "subagent" ? "subagent" : "fork" };
+  const byId = CHILD_ID.exec(row.id);
+  return byId ? { threadId: byId[1]!, relationship: "child-id" } : null;
+}
+
+/** The run state a shell row reports; the queue position comes from the thread stream. */
+export function runStateOfRow(row: ThreadShellV2): RunState {
+  // A pending request is reported as `blockedBy`; the run state is what the run status says.
+  const state = agentStateOfRow({ ...row, pendingRuntimeRequest: null });
+  const since = row.latestRunStartedAt ?? row.latestRunRequestedAt ?? row.updatedAt;
+  switch (state.kind) {
+    case "blocked":
+      return { phase: "running", since: row.latestRunStartedAt ?? null, note: null };
+    case "working":
+      if (state.phase === "waiting") return { phase: "waiting", note: row.pendingBackgroundTasks[0]?.description ?? null };
+      if (state.phase === "running") return { phase: "running", since: row.latestRunStartedAt ?? null, note: null };
+      return { phase: state.phase, since };
+    case "queued":
+      return { phase: "queued", position: null };
+    case "failed":
+      return { phase: "failed", reason: state.error };
+    case "stopped":
+      return state.how === "rolled_back" ? { phase: "rolled-back" } : { phase: state.how };
+    case "idle":
+      return state.completed ? { phase: "completed", at: row.latestRunCompletedAt ?? null } : { phase: "idle" };
+  }
+}
+
+export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archive", shell: ShellState, features: ServerFeatures): AgentFacts {
+  const pending = row.pendingRuntimeRequest;
+  const blockedOn = pending ? requestBlocksOn(pending.kind) : undefined;
+  return {
+    threadId: row.id,
+    projectId: row.projectId,
+    projectTitle: shell.projects.get(row.projectId)?.title ?? null,
+    title: row.title,
+    provider: { instanceId: row.providerInstanceId || row.modelSelection.instanceId, driver: null, model: row.modelSelection.model, effort: effortOf(row) },
+    runtimeMode: row.runtimeMode,
+    interactionMode: row.interactionMode,
+    parent: parentOf(row),
+    lifecycle: row.deletedAt ? "deleted" : location === "archive" ? "archived" : "active",
+    run: runStateOfRow(row),
+    activeRunId: row.activeRunId,
+    blockedBy: pending && blockedOn ? { kind: blockedOn === "question" ? "input" : blockedOn === "auth" ? "auth-refresh" : "approval", requestId: pending.id, since: pending.createdAt } : null,
+    updatedAt: row.updatedAt,
+    latestUserMessageAt: row.latestUserMessageAt,
+    capabilities: capabilitiesV2(features, row.id),
+  };
+}
+
+// ---------------------------------------------------------------- thread detail
+
+function runStateOfRun(projection: ThreadProjection, run: Run): RunState {
+  switch (run.status) {
+    case "preparing":
+    case "starting":
+      return { phase: run.status, since: run.startedAt ?? run.requestedAt };
+    case "running":
+      return { phase: "running", since: run.startedAt, note: null };
+    case "waiting":
+      return { phase: "waiting", note: null };
+    case "queued":
+      return { phase: "queued", position: run.queuePosition ?? null };
+    case "failed":
+      return { phase: "failed", reason: runFailure(projection, run)?.message ?? null };
+    case "interrupted":
+    case "cancelled":
+      return { phase: run.status };
+    case "rolled_back":
+      return { phase: "rolled-back" };
+    case "completed":
+      return { phase: "completed", at: run.completedAt };
+    default:
+      return { phase: "idle" };
+  }
+}
+
+/** The thread's run as its projection tells: the active run, else the next queued one, else the latest. */
+export function runStateOfProjection(projection: ThreadProjection): RunState {
+  const active = activeRun(projection);
+  if (active) return runStateOfRun(projection, active);
+  const queued = queuedRuns(projection)[0];
+  if (queued) return runStateOfRun(projection, queued);
+  // A queued run cancelled before it started never ran: the thread is as its last run that did.
+  const runs = [...projection.runs].sort((a, b) => a.ordinal - b.ordinal);
+  const latest = runs.filter((run) => run.startedAt !== null).at(-1) ?? runs.at(-1);
+  return latest ? runStateOfRun(projection, latest) : { phase: "idle" };
+}
+
+function pendingOf(card: PendingRequestCard): PendingRequest {
+  switch (card.kind) {
+    case "approval":
+      return {
+        kind: "approval",
+        requestId: card.requestId,
+        detail: card.prompt ?? card.requestKind,
+        createdAt: card.createdAt,
+        requestKind: card.requestKind,
+        decisions: card.decisions.map((option) => ({ decision: option.decision as ApprovalDecision, label: option.label, warning: null })),
+      };
+    case "question":
+      return {
+        kind: "input",
+        requestId: card.requestId,
+        detail: card.questions.map((question) => question.question).join(" / "),
+        createdAt: card.createdAt,
+        questions: card.questions.map((question) => ({
+          id: question.id,
+          header: question.header || null,
+          question: question.question,
+          options: question.options.map((option) => ({ label: option.label, description: option.description || null, value: option.value ?? option.label })),
+          multiSelect: question.multiSelect ?? false,
+          allowsFreeText: (question.allowCustomAnswer ?? false) || question.options.length === 0,
+          required: question.required ?? false,
+        })),
+      };
+    case "auth":
+      return { kind: "auth-refresh", requestId: card.requestId, detail: "The provider needs its login refreshed on this machine.", createdAt: card.createdAt };
+  }
+}
+
+const SUBAGENT_STATUS: Record<string, SubagentStatus> = {
+  idle: "pending",
+  pending: "pending",
+  running: "running",
+  waiting: "waiting",
+  completed: "completed",
+  failed: "failed",
+  cancelled: "cancelled",
+  interrupted: "interrupted",
+};
+
+/** Native and app-owned subagents: the `subagents` rows, plus `subagent` items not (yet) in them. */
+export function subagentsOf(projection: ThreadProjection): SubagentFacts[] {
+  const out = new Map<string, SubagentFacts>();
+  for (const item of projection.turnItems) {
+    if (item.type !== "subagent") continue;
+    out.set(item.subagentId, { id: item.subagentId, status: SUBAGENT_STATUS[item.status] ?? "running", title: item.title ?? item.prompt, kind: item.origin, model: null, childThreadId: item.childThreadId, updatedAt: item.updatedAt });
+  }
+  for (const subagent of projection.subagents) {
+    out.set(subagent.id, {
+      id: subagent.id,
+      status: SUBAGENT_STATUS[subagent.status] ?? "running",
+      title: subagent.title ?? subagent.prompt,
+      kind: subagent.origin,
+      model: subagent.model,
+      childThreadId: subagent.childThreadId,
+      updatedAt: subagent.updatedAt,
+    });
+  }
+  return [...out.values()];
+}
+
+const ITEM_STATUS: Record<string, TranscriptItemStatus> = {
+  idle: "pending",
+  pending: "pending",
+  running: "running",
+  waiting: "running",
+  completed: "completed",
+  failed: "failed",
+  cancelled: "cancelled",
+  interrupted: "interrupted",
+};
+
+function transcriptItemOf(item: TurnItem): TranscriptItem {
+  const base = { id: item.id, runId: item.runId, createdAt: item.startedAt ?? item.updatedAt, updatedAt: item.updatedAt };
+  const status = ITEM_STATUS[item.status] ?? "unknown";
+  switch (item.type) {
+    case "user_message":
+      // Keyed by messageId: a sent message is found in the transcript by the id the fleet chose.
+      return { ...base, id: item.messageId, type: "message", role: "user", text: item.text, streaming: false };
+    case "assistant_message":
+      return { ...base, id: item.messageId, type: "message", role: "assistant", text: item.text, streaming: item.streaming };
+    case "command_execution":
+      return { ...base, type: "command", command: item.input, exitCode: item.exitCode ?? null, status };
+    case "file_change":
+      return { ...base, type: "file-change", path: item.fileName, additions: item.additions ?? null, deletions: item.deletions ?? null, status };
+    case "error":
+      return { ...base, type: "error", message: `${item.failure.message} (${item.failure.class})` };
+    case "approval_request":
+      return { ...base, type: "activity", kind: "approval_request", summary: item.prompt ?? item.title ?? `Approval: ${item.requestKind}`, tone: "approval" };
+    case "user_input_request":
+      return { ...base, type: "activity", kind: "user_input_request", summary: item.questions.map((question) => question.question).join(" / ") || "Question", tone: "approval" };
+    case "subagent":
+      return { ...base, type: "activity", kind: "subagent", summary: `Subagent: ${item.title ?? item.prompt}`, tone: "tool" };
+    case "system_notice":
+    case "run_interrupt_request":
+    case "run_interrupt_result":
+      return { ...base, type: "activity", kind: item.type, summary: item.message, tone: "info" };
+    case "reasoning":
+      return { ...base, type: "activity", kind: "reasoning", summary: item.title ?? "Reasoning", tone: "info" };
+    case "dynamic_tool":
+      return { ...base, type: "activity", kind: "dynamic_tool", summary: item.toolName ?? item.title ?? "Tool call", tone: "tool" };
+    default:
+      return { ...base, type: "activity", kind: item.rawType, summary: item.title ?? item.rawType, tone: "info" };
+  }
+}
+
+/**
+ * Turn items in order, then user messages that have no turn item yet (a queued message lives only
+ * as a conversation message of its queued run until that run starts).
+ */
+export function transcriptOf(projection: ThreadProjection): TranscriptItem[] {
+  const items = [...projection.turnItems].sort((a, b) => a.ordinal - b.ordinal).map(transcriptItemOf);
+  const shown = new Set(items.map((item) => item.id));
+  const waiting = projection.messages
+    .filter((message) => message.role === "user" && !shown.has(message.id))
+    .map((message): TranscriptItem => ({ id: message.id, runId: message.runId, createdAt: message.createdAt, updatedAt: message.updatedAt, type: "message", role: "user", text: message.text, streaming: false }));
+  return [...items, ...waiting];
+}
+
+export function messageOutcomesOf(projection: ThreadProjection): Record<string, MessageOutcome> {
+  const outcomes: Record<string, MessageOutcome> = {};
+  for (const item of projection.turnItems) {
+    if (item.type !== "user_message") continue;
+    const outcome = messageOutcome(projection, item.messageId);
+    if (outcome.kind === "run") {
+      outcomes[item.messageId] = { runId: outcome.run.id, how: "started", queuePosition: null };
+    } else if (outcome.kind === "joined") {
+      outcomes[item.messageId] = { runId: outcome.runId, how: "joined", queuePosition: null };
+    }
+  }
+  // A queued message has a run but no user_message item yet.
+  for (const run of projection.runs) {
+    if (outcomes[run.userMessageId]) continue;
+    if (run.status === "queued") outcomes[run.userMessageId] = { runId: run.id, how: "queued", queuePosition: run.queuePosition ?? null };
+    else if (run.startedAt === null && run.status === "cancelled") outcomes[run.userMessageId] = { runId: run.id, how: "cancelled", queuePosition: null };
+    else outcomes[run.userMessageId] = { runId: run.id, how: "started", queuePosition: null };
+  }
+  return outcomes;
+}
+
+export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySet<string>, lastEventAt: string | null): ThreadDetailFacts {
+  const errors = projection.turnItems.filter((item): item is Extract<TurnItem, { type: "error" }> => item.type === "error").sort((a, b) => a.ordinal - b.ordinal);
+  const active = activeRun(projection);
+  // An error item still running is a retry in flight (a capacity or transport problem) on a run the row shows as running.
+  const retrying = active ? errors.filter((item) => item.runId === active.id && item.status === "running").at(-1) : undefined;
+  return {
+    pending: pendingRequestCards(projection)
+      .filter((card) => !answered.has(card.requestId))
+      .map(pendingOf),
+    lastErrorText: errors.at(-1)?.failure.message ?? null,
+    hiddenFailure: retrying && active ? { reason: `${retrying.failure.message} (${retrying.failure.class}, retrying)`, runId: active.id } : null,
+    subagents: subagentsOf(projection),
+    activeRunId: active?.id ?? null,
+    run: runStateOfProjection(projection),
+    lastEventAt,
+    messageOutcomes: messageOutcomesOf(projection),
+  };
+}

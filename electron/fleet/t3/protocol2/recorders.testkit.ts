@@ -1,0 +1,107 @@
+// Test helpers for the protocol-2 adapter: record what the fleet and thread streams deliver, and
+// resolve when a condition holds. They wait on the streams' own callbacks, never on timers.
+import { FLEET_SCOPES } from "../../../../shared/t3/pairing";
+import type { AgentFacts, FleetStreamListener, ThreadDetail, ThreadStreamListener } from "../../../../shared/fleet/facts";
+import type { T3Error } from "../../../../shared/t3/errors";
+import { EnvironmentDescriptor } from "../../../../shared/t3/schemas";
+import { V2SimServer } from "../../../../sim/v2/server";
+import { T3EnvironmentClient } from "../client";
+import { Protocol2Adapter, type Protocol2Options } from "./adapter";
+
+type Waiter = { check: () => boolean; resolve: () => void; reject: (error: Error) => void; what: string };
+
+class Recorder {
+  private waiters: Waiter[] = [];
+  ended: { error?: T3Error } | undefined;
+
+  end(error?: T3Error): void {
+    this.ended = { ...(error && { error }) };
+    this.changed();
+  }
+
+  protected changed(): void {
+    this.waiters = this.waiters.filter((waiter) => {
+      if (waiter.check()) {
+        waiter.resolve();
+        return false;
+      }
+      if (this.ended) {
+        waiter.reject(new Error(`stream ended (${this.ended.error?.message ?? "cleanly"}) before: ${waiter.what}`));
+        return false;
+      }
+      return true;
+    });
+  }
+
+  until(check: () => boolean, what = "condition"): Promise<void> {
+    if (check()) return Promise.resolve();
+    if (this.ended) return Promise.reject(new Error(`stream already ended before: ${what}`));
+    return new Promise((resolve, reject) => this.waiters.push({ check, resolve, reject, what }));
+  }
+
+  untilEnded(): Promise<T3Error | undefined> {
+    return this.until(() => this.ended !== undefined, "end").then(() => this.ended?.error);
+  }
+}
+
+export class FleetRecorder extends Recorder implements FleetStreamListener {
+  readonly agents = new Map<string, AgentFacts>();
+  readonly removed: string[] = [];
+  snapshots = 0;
+  synced = 0;
+
+  snapshot(agents: AgentFacts[]): void {
+    this.snapshots++;
+    this.agents.clear();
+    for (const agent of agents) this.agents.set(agent.threadId, agent);
+    this.changed();
+  }
+  upsert(agent: AgentFacts): void {
+    this.agents.set(agent.threadId, agent);
+    this.changed();
+  }
+  remove(threadId: string): void {
+    this.agents.delete(threadId);
+    this.removed.push(threadId);
+    this.changed();
+  }
+  synchronized(): void {
+    this.synced++;
+    this.changed();
+  }
+  agent(threadId: string): AgentFacts | undefined {
+    return this.agents.get(threadId);
+  }
+  untilAgent(threadId: string, check: (agent: AgentFacts) => boolean, what: string): Promise<AgentFacts> {
+    return this.until(() => {
+      const agent = this.agents.get(threadId);
+      return agent !== undefined && check(agent);
+    }, what).then(() => this.agents.get(threadId)!);
+  }
+}
+
+export class ThreadDetailRecorder extends Recorder implements ThreadStreamListener {
+  latest: ThreadDetail | undefined;
+  changes = 0;
+
+  override changed(detail?: ThreadDetail): void {
+    if (detail) {
+      this.latest = detail;
+      this.changes++;
+    }
+    super.changed();
+  }
+  untilDetail(check: (detail: ThreadDetail) => boolean, what: string): Promise<ThreadDetail> {
+    return this.until(() => this.latest !== undefined && check(this.latest), what).then(() => this.latest!);
+  }
+}
+
+/** A running v2 simulator, an adapter for it and a bearer token with the fleet's scopes. */
+export async function v2Fixture(options: { tickMs?: number; adapter?: Protocol2Options; server?: V2SimServer } = {}) {
+  const sim = options.server ?? (await new V2SimServer({ tickMs: options.tickMs ?? 2 }).start());
+  const client = new T3EnvironmentClient(sim.baseUrl, { clientLabel: "T3 Fleet on test" });
+  const descriptor = EnvironmentDescriptor.parse(sim.descriptor());
+  const adapter = new Protocol2Adapter({ client, generation: "upstream", descriptor }, options.adapter);
+  const token = sim.auth.issueSession({ scopes: [...FLEET_SCOPES], role: "client", label: "T3 Fleet on test" }).token;
+  return { sim, client, adapter, credentials: { token, generation: "upstream" as const } };
+}

@@ -1,0 +1,451 @@
+// Wire schemas of T3's orchestration protocol 2 (docs/t3-protocols.md, "Protocol 2"): the shell,
+// thread projections, runs, turn items, runtime requests and subagents. Same rules as the
+// protocol-1 schemas in shared/t3/schemas.ts: unknown fields are dropped, unknown enum strings
+// decode as "unknown", unknown item/event kinds are kept raw, and a structural error names the
+// path of the first bad field (shared/t3/decode.ts).
+import { z } from "zod";
+import { EnvironmentDescriptor, ModelSelection, ProjectShell, openEnum } from "../schemas";
+
+export { EnvironmentDescriptor, ProjectShell };
+
+const Id = z.string().min(1);
+const IsoTime = z.string();
+const Sequence = z.number().int().nonnegative();
+const NullableId = Id.nullable();
+
+// ---------------------------------------------------------------- negotiation
+
+/** The body of the 426 a protocol-2 server sends to a `/ws` without `?orchestrationProtocol=2`. */
+export const ProtocolIncompatibleBody = z.object({
+  code: z.string().optional(),
+  orchestrationProtocolVersion: z.number().int().optional(),
+  message: z.string().optional(),
+});
+
+/** The HTTP header every orchestration read on a protocol-2 server carries. */
+export const ORCHESTRATION_PROTOCOL_HEADER = "x-t3-orchestration-protocol";
+export const ORCHESTRATION_PROTOCOL_QUERY = "orchestrationProtocol";
+
+// ---------------------------------------------------------------- enums
+
+export const RUN_STATUSES = [
+  "preparing",
+  "queued",
+  "starting",
+  "running",
+  "waiting",
+  "completed",
+  "interrupted",
+  "failed",
+  "cancelled",
+  "rolled_back",
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number] | "unknown";
+export const SHELL_THREAD_STATUSES = ["idle", ...RUN_STATUSES] as const;
+export const ITEM_STATUSES = ["idle", "pending", "running", "waiting", "completed", "failed", "cancelled", "interrupted"] as const;
+export const APPROVAL_REQUEST_KINDS = ["command", "file-read", "file-change", "mcp-elicitation", "permission", "dynamic_tool_call"] as const;
+export const RUNTIME_REQUEST_KINDS = [...APPROVAL_REQUEST_KINDS, "user_input", "auth_refresh"] as const;
+export type RuntimeRequestKind = (typeof RUNTIME_REQUEST_KINDS)[number] | "unknown";
+export const APPROVAL_DECISIONS = ["accept", "acceptForSession", "acceptAlways", "decline", "cancel"] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+export const FAILURE_CLASSES = ["usage_limit", "provider_error", "transport_error", "permission_error", "validation_error", "unknown"] as const;
+export const RUNTIME_MODES = ["approval-required", "auto-accept-edits", "auto", "full-access"] as const;
+
+// ---------------------------------------------------------------- threads
+
+export const ThreadLineage = z.object({
+  parentThreadId: NullableId,
+  relationshipToParent: openEnum(["fork", "subagent"]).nullable(),
+  rootThreadId: Id,
+});
+export type ThreadLineage = z.infer<typeof ThreadLineage>;
+
+const threadCommon = {
+  id: Id,
+  projectId: Id,
+  title: z.string(),
+  providerInstanceId: z.string(),
+  modelSelection: ModelSelection,
+  runtimeMode: openEnum(RUNTIME_MODES),
+  interactionMode: openEnum(["default", "plan"]),
+  branch: z.string().nullable(),
+  worktreePath: z.string().nullable(),
+  lineage: ThreadLineage,
+  activeProviderThreadId: z.string().nullable().optional(),
+  historyOrigin: openEnum(["native", "v1_import"]).optional(),
+  createdBy: openEnum(["user", "agent", "system"]).optional(),
+  creationSource: openEnum(["web", "mobile", "mcp", "provider", "server"]).optional(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+  archivedAt: IsoTime.nullable().optional(),
+  deletedAt: IsoTime.nullable().optional(),
+  pinnedAt: IsoTime.nullable().optional(),
+  snoozedUntil: IsoTime.nullable().optional(),
+  settledOverride: openEnum(["settled", "active"]).nullable().optional(),
+};
+
+/** OrchestrationV2AppThread: the thread entity of projections and thread.* events. */
+export const AppThread = z.object(threadCommon);
+export type AppThread = z.infer<typeof AppThread>;
+
+export const PendingRuntimeRequestSummary = z.object({ id: Id, kind: openEnum(RUNTIME_REQUEST_KINDS), createdAt: IsoTime });
+
+export const ThreadShellV2 = z.object({
+  ...threadCommon,
+  latestRunId: NullableId,
+  latestRunRequestedAt: IsoTime.nullable().optional(),
+  latestRunStartedAt: IsoTime.nullable().optional(),
+  latestRunCompletedAt: IsoTime.nullable().optional(),
+  activeRunId: NullableId,
+  activityRunStatus: openEnum(["preparing", "starting", "running", "waiting"]).nullable().optional(),
+  status: openEnum(SHELL_THREAD_STATUSES),
+  lastError: z.string().nullable().optional(),
+  pendingRuntimeRequest: PendingRuntimeRequestSummary.nullable(),
+  latestVisibleMessage: z
+    .object({ id: Id, role: openEnum(["user", "assistant", "system"]), text: z.string(), updatedAt: IsoTime })
+    .nullable(),
+  latestUserMessageAt: IsoTime.nullable(),
+  hasActionableProposedPlan: z.boolean().optional(),
+  pendingBackgroundTasks: z.array(z.object({ taskId: z.string(), description: z.string().optional() })).default([]),
+  itemCount: z.number().int().nonnegative().optional(),
+  visibleItemCount: z.number().int().nonnegative().optional(),
+});
+export type ThreadShellV2 = z.infer<typeof ThreadShellV2>;
+
+export const ShellSnapshotV2 = z.object({
+  schemaVersion: z.number().int().positive(),
+  snapshotSequence: Sequence,
+  projects: z.array(ProjectShell),
+  threads: z.array(ThreadShellV2),
+  archivedThreads: z.array(ThreadShellV2).default([]),
+});
+export type ShellSnapshotV2 = z.infer<typeof ShellSnapshotV2>;
+
+// ---------------------------------------------------------------- runs, requests, subagents, sessions
+
+export const Run = z.object({
+  id: Id,
+  threadId: Id.optional(),
+  ordinal: z.number().int(),
+  userMessageId: Id,
+  rootNodeId: NullableId,
+  status: openEnum(RUN_STATUSES),
+  queuePosition: z.number().int().positive().nullable().optional(),
+  requestedAt: IsoTime,
+  startedAt: IsoTime.nullable(),
+  completedAt: IsoTime.nullable(),
+  checkpointId: z.string().nullable().optional(),
+  providerInstanceId: z.string(),
+  modelSelection: ModelSelection,
+});
+export type Run = z.infer<typeof Run>;
+
+/** A decision is a word, or (newer Codex builds) an object form; object forms decode as "unknown". */
+const Decision = z.union([openEnum(APPROVAL_DECISIONS), z.object({}).passthrough().transform(() => "unknown" as const)]);
+
+export const RuntimeRequest = z.object({
+  id: Id,
+  nodeId: Id,
+  kind: openEnum(RUNTIME_REQUEST_KINDS),
+  status: openEnum(["pending", "resolved", "expired", "cancelled"]),
+  responseCapability: z.object({ type: openEnum(["live", "message", "not_resumable"]) }),
+  createdAt: IsoTime,
+  resolvedAt: IsoTime.nullable().optional(),
+  decision: Decision.optional(),
+  answers: z.record(z.string(), z.unknown()).optional(),
+});
+export type RuntimeRequest = z.infer<typeof RuntimeRequest>;
+
+export const Subagent = z.object({
+  id: Id,
+  threadId: Id,
+  runId: NullableId,
+  origin: openEnum(["provider_native", "app_owned"]),
+  driver: z.string().optional(),
+  providerInstanceId: z.string(),
+  childThreadId: NullableId,
+  prompt: z.string(),
+  title: z.string().nullable(),
+  model: z.string().nullable(),
+  status: openEnum(ITEM_STATUSES),
+  progress: z.string().optional(),
+  result: z.string().nullable(),
+  startedAt: IsoTime.nullable().optional(),
+  completedAt: IsoTime.nullable().optional(),
+  updatedAt: IsoTime,
+});
+export type Subagent = z.infer<typeof Subagent>;
+
+export const ProviderSession = z.object({
+  id: Id,
+  providerInstanceId: z.string(),
+  status: openEnum(["starting", "ready", "running", "waiting", "stopped", "error"]),
+  /** Only what the fleet reads: whether a message can steer the active run. */
+  capabilities: z.object({ turns: z.object({ supportsActiveSteering: z.boolean().optional() }).optional() }).optional(),
+  lastError: z.string().nullable(),
+  updatedAt: IsoTime,
+});
+export type ProviderSession = z.infer<typeof ProviderSession>;
+
+export const ConversationMessage = z.object({
+  id: Id,
+  threadId: Id,
+  runId: NullableId,
+  role: openEnum(["user", "assistant", "system"]),
+  text: z.string(),
+  streaming: z.boolean(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+});
+export type ConversationMessage = z.infer<typeof ConversationMessage>;
+
+// ---------------------------------------------------------------- turn items
+
+const itemBase = {
+  id: Id,
+  threadId: Id,
+  runId: NullableId,
+  nodeId: NullableId,
+  parentItemId: NullableId.optional(),
+  ordinal: z.number().int().nonnegative(),
+  status: openEnum(ITEM_STATUSES),
+  title: z.string().nullable(),
+  startedAt: IsoTime.nullable(),
+  completedAt: IsoTime.nullable(),
+  updatedAt: IsoTime,
+};
+
+export const UserInputQuestion = z.object({
+  id: Id,
+  header: z.string(),
+  question: z.string(),
+  options: z.array(z.object({ label: z.string(), description: z.string(), value: z.string().optional() })),
+  multiSelect: z.boolean().optional(),
+  allowCustomAnswer: z.boolean().optional(),
+  required: z.boolean().optional(),
+});
+export type UserInputQuestion = z.infer<typeof UserInputQuestion>;
+
+export const ApprovalOption = z.object({ decision: Decision, label: z.string(), warning: z.string().optional() });
+
+export const ProviderFailure = z.object({
+  class: openEnum(FAILURE_CLASSES),
+  message: z.string(),
+  code: z.string().nullable(),
+  retryable: z.boolean().nullable(),
+  resetAt: IsoTime.nullable().optional(),
+});
+export type ProviderFailure = z.infer<typeof ProviderFailure>;
+
+const itemByType = {
+  user_message: z.object({
+    ...itemBase,
+    type: z.literal("user_message"),
+    messageId: Id,
+    inputIntent: openEnum(["turn_start", "queued_turn", "steer", "promoted_queued_to_steer"]),
+    text: z.string(),
+  }),
+  assistant_message: z.object({ ...itemBase, type: z.literal("assistant_message"), messageId: Id, text: z.string(), streaming: z.boolean() }),
+  reasoning: z.object({ ...itemBase, type: z.literal("reasoning"), text: z.string(), streaming: z.boolean() }),
+  approval_request: z.object({
+    ...itemBase,
+    type: z.literal("approval_request"),
+    requestId: Id,
+    requestKind: openEnum(APPROVAL_REQUEST_KINDS),
+    prompt: z.string().optional(),
+    appName: z.string().optional(),
+    options: z.array(ApprovalOption).optional(),
+  }),
+  user_input_request: z.object({
+    ...itemBase,
+    type: z.literal("user_input_request"),
+    requestId: Id,
+    questions: z.array(UserInputQuestion),
+    responseMode: openEnum(["message"]).optional(),
+  }),
+  command_execution: z.object({ ...itemBase, type: z.literal("command_execution"), input: z.string(), exitCode: z.number().int().optional() }),
+  file_change: z.object({
+    ...itemBase,
+    type: z.literal("file_change"),
+    fileName: z.string(),
+    additions: z.number().int().optional(),
+    deletions: z.number().int().optional(),
+  }),
+  dynamic_tool: z.object({ ...itemBase, type: z.literal("dynamic_tool"), toolName: z.string().nullable() }),
+  subagent: z.object({
+    ...itemBase,
+    type: z.literal("subagent"),
+    subagentId: Id,
+    origin: openEnum(["provider_native", "app_owned"]),
+    driver: z.string().optional(),
+    providerInstanceId: z.string(),
+    childThreadId: NullableId,
+    prompt: z.string(),
+    progress: z.string().optional(),
+    result: z.string().nullable(),
+  }),
+  error: z.object({ ...itemBase, type: z.literal("error"), failure: ProviderFailure }),
+  system_notice: z.object({ ...itemBase, type: z.literal("system_notice"), message: z.string() }),
+  run_interrupt_request: z.object({ ...itemBase, type: z.literal("run_interrupt_request"), message: z.string() }),
+  run_interrupt_result: z.object({ ...itemBase, type: z.literal("run_interrupt_result"), message: z.string() }),
+};
+type KnownTurnItem = { [K in keyof typeof itemByType]: z.infer<(typeof itemByType)[K]> }[keyof typeof itemByType];
+const OtherTurnItem = z.object({ ...itemBase, type: z.string() }).transform((item) => ({ ...item, type: "other" as const, rawType: item.type }));
+/** Items the fleet does not show in detail (plans, checkpoints, searches, handoffs...) keep their common fields. */
+export type TurnItem = KnownTurnItem | z.infer<typeof OtherTurnItem>;
+
+/** Dispatches on a discriminating field; an unlisted value goes to `fallback` instead of failing. */
+function byField<T>(field: string, schemas: Record<string, z.ZodType>, fallback: z.ZodType) {
+  return z.unknown().transform((raw, ctx): T => {
+    const value = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>)[field] : undefined;
+    const schema = typeof value === "string" && Object.hasOwn(schemas, value) ? schemas[value]! : fallback;
+    const decoded = schema.safeParse(raw);
+    if (!decoded.success) {
+      for (const issue of decoded.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+      return z.NEVER;
+    }
+    return decoded.data as T;
+  });
+}
+
+export const TurnItemSchema = byField<TurnItem>("type", itemByType, OtherTurnItem);
+
+// ---------------------------------------------------------------- projections and events
+
+const lenientArray = <S extends z.ZodType>(schema: S) => z.array(schema).default([]);
+
+export const ThreadProjection = z.object({
+  thread: AppThread,
+  runs: lenientArray(Run),
+  subagents: lenientArray(Subagent),
+  providerSessions: lenientArray(ProviderSession),
+  runtimeRequests: lenientArray(RuntimeRequest),
+  messages: lenientArray(ConversationMessage),
+  turnItems: lenientArray(TurnItemSchema),
+  updatedAt: IsoTime,
+});
+export type ThreadProjection = z.infer<typeof ThreadProjection>;
+
+export const THREAD_EVENT_TYPES = [
+  "thread.created",
+  "thread.archived",
+  "thread.unarchived",
+  "thread.deleted",
+  "thread.settled",
+  "thread.unsettled",
+  "thread.snoozed",
+  "thread.unsnoozed",
+  "thread.pinned",
+  "thread.unpinned",
+  "thread.pin-reordered",
+  "thread.visited",
+  "thread.marked-unread",
+  "thread.metadata-updated",
+  "thread.runtime-mode-updated",
+  "thread.interaction-mode-updated",
+  "thread.model-selection-updated",
+  "thread.provider-switched",
+] as const;
+
+const payloadByType: Record<string, z.ZodType> = {
+  "run.created": Run,
+  "run.updated": Run,
+  "turn-item.updated": TurnItemSchema,
+  "runtime-request.updated": RuntimeRequest,
+  "provider-session.attached": ProviderSession,
+  "provider-session.updated": ProviderSession,
+  "subagent.updated": Subagent,
+  "message.updated": ConversationMessage,
+  ...Object.fromEntries(THREAD_EVENT_TYPES.map((type) => [type, AppThread])),
+};
+
+const EventEnvelope = z.object({
+  id: Id,
+  type: z.string().min(1),
+  threadId: Id,
+  runId: Id.optional(),
+  nodeId: Id.optional(),
+  providerInstanceId: z.string().optional(),
+  occurredAt: IsoTime,
+  payload: z.unknown(),
+});
+type Envelope = Omit<z.infer<typeof EventEnvelope>, "type" | "payload">;
+
+export type DomainEvent = Envelope &
+  (
+    | { type: "run.created" | "run.updated"; payload: Run }
+    | { type: "turn-item.updated"; payload: TurnItem }
+    | { type: "runtime-request.updated"; payload: RuntimeRequest }
+    | { type: "provider-session.attached" | "provider-session.updated"; payload: ProviderSession }
+    | { type: "subagent.updated"; payload: Subagent }
+    | { type: "message.updated"; payload: ConversationMessage }
+    | { type: (typeof THREAD_EVENT_TYPES)[number]; payload: AppThread }
+    /** Event types the fleet skips (attempts, nodes, checkpoints, plans, context...): the cursor still advances. */
+    | { type: "other"; rawType: string; payload: unknown }
+  );
+
+export const DomainEventSchema = EventEnvelope.transform((envelope, ctx): DomainEvent => {
+  const schema = payloadByType[envelope.type];
+  if (!schema) return { ...envelope, type: "other", rawType: envelope.type };
+  const decoded = schema.safeParse(envelope.payload);
+  if (!decoded.success) {
+    for (const issue of decoded.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: ["payload", ...issue.path] });
+    return z.NEVER;
+  }
+  return { ...envelope, payload: decoded.data } as DomainEvent;
+});
+
+// ---------------------------------------------------------------- stream items
+
+const UnknownItem = z.object({ kind: z.string() }).transform((item) => ({ kind: "unknown" as const, rawKind: item.kind }));
+const Location = openEnum(["active", "archive"]);
+
+const shellItemByKind = {
+  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshotV2 }),
+  "project.updated": z.object({ kind: z.literal("project.updated"), sequence: Sequence, project: ProjectShell }),
+  "project.removed": z.object({ kind: z.literal("project.removed"), sequence: Sequence, projectId: Id }),
+  "thread.updated": z.object({ kind: z.literal("thread.updated"), sequence: Sequence, location: Location, thread: ThreadShellV2 }),
+  "thread.removed": z.object({ kind: z.literal("thread.removed"), sequence: Sequence, location: Location, threadId: Id }),
+  synchronized: z.object({ kind: z.literal("synchronized") }),
+};
+export type ShellStreamItemV2 =
+  | { [K in keyof typeof shellItemByKind]: z.infer<(typeof shellItemByKind)[K]> }[keyof typeof shellItemByKind]
+  | z.infer<typeof UnknownItem>;
+export type ShellDeltaV2 = Exclude<ShellStreamItemV2, { kind: "snapshot" | "synchronized" | "unknown" }>;
+export const ShellStreamItemV2Schema = byField<ShellStreamItemV2>("kind", shellItemByKind, UnknownItem);
+
+/** Stream snapshots carry only `snapshotSequence` and `projection` at 006bb815; later builds add history fields. */
+const historyFields = {
+  historyCursor: z.string().nullable().optional(),
+  hasMoreHistory: z.boolean().optional(),
+  latestLocalTurnOrdinal: z.number().int().nullable().optional(),
+};
+
+export const ThreadDetailSnapshotV2 = z.object({ snapshotSequence: Sequence, projection: ThreadProjection, ...historyFields });
+export type ThreadDetailSnapshotV2 = z.infer<typeof ThreadDetailSnapshotV2>;
+export const ThreadBoundedSnapshotV2 = ThreadDetailSnapshotV2.extend({ payloadBudgetExceeded: z.boolean().optional() });
+
+const threadItemByKind = {
+  snapshot: z.object({ kind: z.literal("snapshot"), snapshotSequence: Sequence, projection: ThreadProjection, ...historyFields }),
+  event: z.object({ kind: z.literal("event"), sequence: Sequence, event: DomainEventSchema }),
+  synchronized: z.object({ kind: z.literal("synchronized") }),
+};
+export type ThreadStreamItemV2 =
+  | { [K in keyof typeof threadItemByKind]: z.infer<(typeof threadItemByKind)[K]> }[keyof typeof threadItemByKind]
+  | z.infer<typeof UnknownItem>;
+export const ThreadStreamItemV2Schema = byField<ThreadStreamItemV2>("kind", threadItemByKind, UnknownItem);
+
+// ---------------------------------------------------------------- results and errors
+
+export const DispatchResultV2 = z.object({ sequence: Sequence });
+
+/** The typed errors of protocol 2's orchestration methods (inside an Exit Failure `Fail`). */
+export const V2RpcError = z.object({
+  _tag: z.string(),
+  message: z.string().optional(),
+  commandId: z.string().optional(),
+  commandType: z.string().optional(),
+  detail: z.string().optional(),
+  threadId: z.string().optional(),
+});
+export type V2RpcError = z.infer<typeof V2RpcError>;

@@ -1,0 +1,502 @@
+// One simulated protocol-2 T3 server on 127.0.0.1 (docs/t3-protocols.md, "Protocol 2"): upstream
+// scoped auth (sim/auth.ts), the 426 gate on `/ws` before auth, the protocol header on HTTP reads,
+// the V2 shell and thread streams with resume rules and a slow-consumer cutoff, and the V2 commands.
+// It can take over a protocol-1 simulator's port, identity and threads: an in-place upgrade.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+import { buildPairingUrl } from "../../shared/t3/pairing";
+import { ClientCommandV2 } from "../../shared/t3/v2/commands";
+import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../../shared/t3/v2/schemas";
+import type { ProviderKind } from "../agents";
+import { type BearerSession, SimAuth } from "../auth";
+import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
+import type { SimServer } from "../server";
+import {
+  type AgentStep,
+  DispatchError,
+  SHELL_REPLAY_MAX_EVENTS,
+  type StoredEvent,
+  THREAD_REPLAY_MAX_BYTES,
+  THREAD_REPLAY_MAX_EVENTS,
+  type ThreadState,
+  V2Engine,
+} from "./engine";
+
+/** Upstream coalesces shell updates per thread over 50 ms windows. */
+export const SHELL_COALESCE_MS = 50;
+/** A consumer that lets this many items (or bytes) pile up unacknowledged is cut off with a defect. */
+export const SLOW_CONSUMER_MAX_ITEMS = 1000;
+export const SLOW_CONSUMER_MAX_BYTES = 8 * 1024 * 1024;
+/** A bounded snapshot keeps this many of the latest turn items (every non-terminal run stays). */
+export const BOUNDED_SNAPSHOT_ITEMS = 75;
+const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface V2SimServerOptions {
+  label?: string;
+  environmentId?: string;
+  port?: number;
+  serverVersion?: string;
+  tickMs?: number;
+  /** Shared with a protocol-1 simulator on an in-place upgrade: its sessions stay valid. */
+  auth?: SimAuth;
+  firstSequence?: number;
+}
+
+interface Peer {
+  rpc: RpcPeer;
+  ws: WebSocket;
+  session: BearerSession;
+}
+
+const traceId = () => randomUUID().replace(/-/g, "");
+
+export class V2SimServer {
+  readonly generation = "v2" as const;
+  readonly engine: V2Engine;
+  readonly auth: SimAuth;
+  readonly environmentId: string;
+  readonly label: string;
+  private http: Server | undefined;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BODY_BYTES });
+  private readonly peers = new Set<Peer>();
+  private readonly sockets = new Set<Socket>();
+  private port: number;
+  private blackholed = false;
+
+  constructor(private readonly options: V2SimServerOptions = {}) {
+    this.environmentId = options.environmentId ?? randomUUID();
+    this.label = options.label ?? `sim-${this.environmentId.slice(0, 6)}`;
+    this.port = options.port ?? 0;
+    this.engine = new V2Engine({ tickMs: options.tickMs ?? 20, ...(options.firstSequence !== undefined && { firstSequence: options.firstSequence }) });
+    this.auth = options.auth ?? new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
+    this.auth.onRevoke = (session) => {
+      for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");
+    };
+  }
+
+  /**
+   * Replaces a running protocol-1 simulator with a protocol-2 one on the same port: same
+   * environmentId, label and sessions, the same thread ids (imported with historyOrigin
+   * "v1_import"), and a fresh event sequence that starts below the old one.
+   */
+  static async upgradeInPlace(previous: SimServer, options: Pick<V2SimServerOptions, "tickMs" | "serverVersion"> = {}): Promise<V2SimServer> {
+    const port = Number(new URL(previous.baseUrl).port);
+    await previous.stop(true);
+    const server = new V2SimServer({ ...options, port, environmentId: previous.environmentId, label: previous.label, auth: previous.auth, firstSequence: 0 });
+    const engine = server.engine;
+    for (const project of previous.engine.projects.values()) {
+      if (project.deletedAt) continue;
+      engine.addProject({ id: project.id, title: project.title, workspaceRoot: project.workspaceRoot, defaultModelSelection: null, scripts: [] });
+    }
+    for (const thread of previous.engine.threads.values()) {
+      if (thread.deletedAt || !engine.projects.has(thread.projectId)) continue;
+      const provider = thread.modelSelection.instanceId as ProviderKind;
+      const state = engine.createThread({ threadId: thread.id, projectId: thread.projectId, title: thread.title, provider, historyOrigin: "v1_import", createdAt: thread.createdAt, emit: false });
+      if (thread.archivedAt) {
+        state.location = "archive";
+        state.thread.archivedAt = thread.archivedAt;
+      }
+    }
+    return server.start();
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get serverVersion(): string {
+    return this.options.serverVersion ?? "0.0.46-nightly.20261003";
+  }
+
+  get running(): boolean {
+    return this.http !== undefined;
+  }
+
+  async start(): Promise<this> {
+    if (this.http) return this;
+    const server = createServer((req, res) => this.route(req, res));
+    server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+    server.on("upgrade", (req, socket, head) => this.upgrade(req, socket as Socket, head));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    const address = server.address();
+    if (address && typeof address === "object") this.port = address.port;
+    this.http = server;
+    this.engine.resume();
+    return this;
+  }
+
+  async stop(graceful = true): Promise<void> {
+    const server = this.http;
+    if (!server) return;
+    this.http = undefined;
+    this.engine.halt();
+    for (const peer of this.peers) {
+      peer.rpc.disposeAll();
+      if (graceful) peer.ws.close(1012, "server restart");
+      else peer.ws.terminate();
+    }
+    this.peers.clear();
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Same port, same identity; the runs it was driving end interrupted. */
+  async restart(): Promise<void> {
+    await this.stop(true);
+    await this.start();
+    this.engine.reconcileAfterRestart();
+  }
+
+  kill(): Promise<void> {
+    return this.stop(false);
+  }
+
+  setBlackhole(on: boolean): void {
+    this.blackholed = on;
+    for (const peer of this.peers) peer.rpc.silent = on;
+    if (!on) {
+      for (const peer of this.peers) peer.ws.terminate();
+      this.peers.clear();
+    }
+  }
+
+  /** Fault injection: the server gives up on every open stream (Exit → Die), as its buffer cutoff does. */
+  endStreams(defect = "Stream consumer is too slow: buffer limit exceeded"): number {
+    let ended = 0;
+    for (const peer of this.peers) {
+      for (const stream of [...peer.rpc.streams.values()]) {
+        stream.die(defect);
+        ended++;
+      }
+    }
+    return ended;
+  }
+
+  pairingUrl(options?: Parameters<SimAuth["issuePairingToken"]>[0]): string {
+    return buildPairingUrl(this.baseUrl, this.auth.issuePairingToken(options).token);
+  }
+
+  scriptNextRun(threadId: string, steps: AgentStep[]): void {
+    this.engine.scriptNextRun(threadId, steps);
+  }
+
+  descriptor(): Record<string, unknown> {
+    return {
+      environmentId: this.environmentId,
+      label: this.label,
+      platform: { os: "linux", arch: "x64" },
+      serverVersion: this.serverVersion,
+      capabilities: { repositoryIdentity: true, connectionProbe: true, threadSettlement: true, threadSnooze: true, threadPinning: true },
+      orchestrationProtocolVersion: 2,
+    };
+  }
+
+  private authDescriptor(): Record<string, unknown> {
+    return {
+      policy: "loopback-browser",
+      bootstrapMethods: ["one-time-token"],
+      sessionMethods: ["browser-session-cookie", "bearer-access-token", "dpop-access-token"],
+      sessionCookieName: `t3_session_${this.port}_${this.environmentId.replace(/-/g, "").slice(0, 12)}`,
+    };
+  }
+
+  // ------------------------------------------------------------------ HTTP
+
+  private bearer(req: IncomingMessage): string | undefined {
+    const header = req.headers.authorization;
+    return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
+  }
+
+  private json(res: ServerResponse, status: number, body: unknown): void {
+    res.writeHead(status, { "content-type": "application/json", "access-control-allow-origin": "*" });
+    res.end(JSON.stringify(body));
+  }
+
+  private incompatible(): Record<string, unknown> {
+    return { code: "orchestration_protocol_incompatible", orchestrationProtocolVersion: 2, message: "This server speaks orchestration protocol 2." };
+  }
+
+  private async readBody(req: IncomingMessage): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_REQUEST_BODY_BYTES) throw new Error("body too large");
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
+  private route(req: IncomingMessage, res: ServerResponse): void {
+    if (this.blackholed) return;
+    this.handle(req, res).catch(() => {
+      if (!res.headersSent) {
+        res.writeHead(500);
+        res.end();
+      } else res.destroy();
+    });
+  }
+
+  private unauthorized(res: ServerResponse, missing: boolean): void {
+    this.json(res, 401, { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential", traceId: traceId() });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.baseUrl);
+    const path = url.pathname;
+    const method = req.method ?? "GET";
+    if (method === "GET" && path === "/.well-known/t3/environment") return this.json(res, 200, this.descriptor());
+    if (method === "GET" && path === "/api/auth/session") {
+      const session = this.auth.verify(this.bearer(req));
+      if (!session) return this.json(res, 200, { authenticated: false, auth: this.authDescriptor() });
+      return this.json(res, 200, { authenticated: true, auth: this.authDescriptor(), scopes: session.scopes, sessionMethod: "bearer-access-token", expiresAt: new Date(session.expiresAt).toISOString() });
+    }
+    if (method === "POST" && path === "/oauth/token") return this.oauthToken(req, res);
+    if (method === "POST" && path === "/api/auth/websocket-ticket") {
+      const bearer = this.bearer(req);
+      const session = this.auth.verify(bearer);
+      if (!session) return this.unauthorized(res, !bearer);
+      const ticket = this.auth.issueTicket(session);
+      return this.json(res, 200, { ticket: ticket.ticket, expiresAt: new Date(ticket.expiresAt).toISOString() });
+    }
+    if (method === "GET" && path.startsWith("/api/orchestration/")) return this.orchestrationRead(req, res, path);
+    res.writeHead(method === "GET" ? 503 : 404, { "content-type": "text/plain" });
+    res.end(method === "GET" ? "Service Unavailable" : "");
+  }
+
+  private async oauthToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const contentType = req.headers["content-type"] ?? "";
+    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await this.readBody(req) : "");
+    const token = form.get("subject_token");
+    if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:token-exchange" || !token) {
+      res.writeHead(400);
+      res.end();
+      return;
+    }
+    const scope = form.get("scope");
+    const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
+    if (!result.ok) {
+      if (result.reason === "scope_not_granted") return this.json(res, 400, { _tag: "EnvironmentRequestInvalidError", code: "invalid_request", reason: "scope_not_granted", traceId: traceId() });
+      return this.unauthorized(res, false);
+    }
+    this.json(res, 200, {
+      access_token: result.session.token,
+      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      token_type: "Bearer",
+      expires_in: Math.floor((result.session.expiresAt - Date.now()) / 1000) - 1,
+      scope: result.session.scopes.join(" "),
+    });
+  }
+
+  /** Shell and thread reads: only with the protocol header (a protocol-1 client gets a 426). */
+  private orchestrationRead(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (req.headers[ORCHESTRATION_PROTOCOL_HEADER] !== "2") return this.json(res, 426, this.incompatible());
+    const bearer = this.bearer(req);
+    const session = this.auth.verify(bearer);
+    if (!session) return this.unauthorized(res, !bearer);
+    if (!session.scopes.includes("orchestration:read")) {
+      return this.json(res, 403, { _tag: "EnvironmentScopeRequiredError", code: "insufficient_scope", requiredScope: "orchestration:read", traceId: traceId() });
+    }
+    if (path === "/api/orchestration/shell") return this.json(res, 200, this.engine.shellSnapshot());
+    const match = /^\/api\/orchestration\/threads\/([^/]+)(\/bounded)?$/.exec(path);
+    const state = match ? this.engine.threads.get(decodeURIComponent(match[1]!)) : undefined;
+    if (!match || !state) {
+      return this.json(res, 404, { _tag: "EnvironmentResourceNotFoundError", code: "not_found", reason: "thread_not_found", traceId: traceId() });
+    }
+    if (match[2]) {
+      const latestLocalTurnOrdinal = state.items.length ? state.items.length - 1 : null;
+      return this.json(res, 200, {
+        snapshotSequence: this.engine.sequence,
+        projection: this.engine.projection(state, { maxItems: BOUNDED_SNAPSHOT_ITEMS }),
+        historyCursor: state.items.length > BOUNDED_SNAPSHOT_ITEMS ? `cursor-${state.items.length - BOUNDED_SNAPSHOT_ITEMS}` : null,
+        hasMoreHistory: state.items.length > BOUNDED_SNAPSHOT_ITEMS,
+        latestLocalTurnOrdinal,
+      });
+    }
+    this.json(res, 200, { snapshotSequence: this.engine.sequence, projection: this.engine.projection(state) });
+  }
+
+  // ------------------------------------------------------------------ WebSocket
+
+  private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    if (this.blackholed) return;
+    const url = new URL(req.url ?? "/", this.baseUrl);
+    const reply = (status: string, body: unknown) => {
+      const text = JSON.stringify(body);
+      socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+    };
+    if (url.pathname !== "/ws") return reply("404 Not Found", {});
+    // The protocol gate comes before auth: a protocol-1 client's ticket stays unused.
+    if (url.searchParams.get(ORCHESTRATION_PROTOCOL_QUERY) !== "2") return reply("426 Upgrade Required", this.incompatible());
+    const ticket = url.searchParams.get("wsTicket");
+    const bearer = this.bearer(req);
+    const session = ticket !== null ? this.auth.verifyTicket(ticket) : this.auth.verify(bearer);
+    if (!session) {
+      return reply("401 Unauthorized", { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: ticket === null && !bearer ? "missing_credential" : "invalid_credential" });
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const peer: Peer = { ws, session, rpc: new RpcPeer(ws, "upstream", this.rpcHandlers(session)) };
+      this.peers.add(peer);
+      ws.on("close", () => this.peers.delete(peer));
+    });
+  }
+
+  private rpcHandlers(session: BearerSession): RpcHandlers {
+    const scopeError = (scope: string) =>
+      session.scopes.includes(scope)
+        ? undefined
+        : { _tag: "EnvironmentAuthorizationError", message: `The authenticated token is missing required scope: ${scope}.`, requiredScope: scope };
+    return {
+      unary: (tag, payload) => {
+        if (tag === "orchestration.dispatchCommand") {
+          const denied = scopeError("orchestration:operate");
+          if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
+          const command = ClientCommandV2.safeParse(payload);
+          if (!command.success) {
+            const issue = command.error.issues[0];
+            return { ok: false, cause: [{ _tag: "Die", defect: `${issue?.message ?? "Invalid payload"}\n  at ${JSON.stringify(issue?.path ?? [])}` }] };
+          }
+          try {
+            return { ok: true, value: { sequence: this.engine.dispatch(command.data) } };
+          } catch (error) {
+            if (!(error instanceof DispatchError)) throw error;
+            return {
+              ok: false,
+              cause: [
+                {
+                  _tag: "Fail",
+                  error: { _tag: "OrchestrationV2DispatchCommandError", commandId: error.commandId, commandType: error.commandType, message: error.message, ...(error.detail && { detail: error.detail }) },
+                },
+              ],
+            };
+          }
+        }
+        const denied = scopeError("orchestration:read");
+        if (tag === "server.getConfig") {
+          if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
+          return { ok: true, value: { environment: this.descriptor(), auth: this.authDescriptor(), shellResumeCompletionMarker: true, threadResumeCompletionMarker: true } };
+        }
+        if (tag === "orchestration.getThreadProjection") {
+          if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
+          const threadId = String((payload as { threadId?: unknown } | null)?.threadId ?? "");
+          const state = this.engine.threads.get(threadId);
+          if (!state) return { ok: false, cause: [{ _tag: "Fail", error: { _tag: "OrchestrationV2GetThreadProjectionError", threadId: threadId || "?", message: `Thread '${threadId}' was not found.` } }] };
+          return { ok: true, value: this.engine.projection(state) };
+        }
+        if (tag === "orchestration.getArchivedShellSnapshot") {
+          if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
+          return { ok: true, value: this.engine.archivedShellSnapshot() };
+        }
+        return undefined;
+      },
+      stream: (tag, payload, sink) => {
+        if (tag !== "orchestration.subscribeShell" && tag !== "orchestration.subscribeThread") return undefined;
+        const denied = scopeError("orchestration:read");
+        if (denied) {
+          sink.fail(denied);
+          return () => {};
+        }
+        const request = (payload ?? {}) as { threadId?: unknown; afterSequence?: unknown; requestCompletionMarker?: unknown };
+        const options = { afterSequence: typeof request.afterSequence === "number" ? request.afterSequence : undefined, marker: request.requestCompletionMarker === true };
+        const guarded = this.slowConsumerGuard(sink);
+        if (tag === "orchestration.subscribeShell") return this.shellStream(guarded, options);
+        const state = typeof request.threadId === "string" ? this.engine.threads.get(request.threadId) : undefined;
+        if (!state) {
+          sink.fail({ _tag: "OrchestrationV2GetThreadProjectionError", threadId: typeof request.threadId === "string" && request.threadId ? request.threadId : "?", message: "Thread was not found." });
+          return () => {};
+        }
+        return this.threadStream(state, guarded, options);
+      },
+    };
+  }
+
+  /** Cuts a consumer off (Exit → Die) once its unacknowledged backlog passes the buffer limits. */
+  private slowConsumerGuard(sink: StreamSink): (value: unknown) => void {
+    let bytes = 0;
+    return (value) => {
+      if (sink.closed) return;
+      if (sink.queuedCount === 0) bytes = 0;
+      bytes += JSON.stringify(value).length;
+      sink.push(value);
+      if (sink.queuedCount === 0) bytes = 0;
+      if (sink.queuedCount > SLOW_CONSUMER_MAX_ITEMS || bytes > SLOW_CONSUMER_MAX_BYTES) sink.die("Stream consumer is too slow: buffer limit exceeded");
+    };
+  }
+
+  private shellItem(state: ThreadState, sequence: number): unknown {
+    if (!this.engine.isShellVisible(state)) return { kind: "thread.removed", sequence, location: state.location, threadId: state.thread.id };
+    return { kind: "thread.updated", sequence, location: state.location, thread: this.engine.shellRow(state) };
+  }
+
+  private shellStream(push: (value: unknown) => void, options: { afterSequence: number | undefined; marker: boolean }): () => void {
+    const after = options.afterSequence;
+    const replay = after !== undefined && after >= this.engine.replayableFrom - 1 && after <= this.engine.sequence && this.engine.sequence - after <= SHELL_REPLAY_MAX_EVENTS;
+    if (replay) {
+      const latest = new Map<string, number>();
+      for (const stored of this.engine.eventsAfter(after)) {
+        latest.delete(stored.event.threadId);
+        latest.set(stored.event.threadId, stored.sequence);
+      }
+      for (const [threadId, sequence] of latest) {
+        const state = this.engine.threads.get(threadId);
+        if (state) push(this.shellItem(state, sequence));
+      }
+    } else {
+      push({ kind: "snapshot", snapshot: this.engine.shellSnapshot() });
+    }
+    if (options.marker) push({ kind: "synchronized" });
+    const pending = new Map<string, number>();
+    let timer: NodeJS.Timeout | undefined;
+    const flush = () => {
+      timer = undefined;
+      const entries = [...pending.entries()].sort((a, b) => a[1] - b[1]);
+      pending.clear();
+      for (const [threadId, sequence] of entries) {
+        const state = this.engine.threads.get(threadId);
+        if (state) push(this.shellItem(state, sequence));
+      }
+    };
+    const onEvent = (stored: StoredEvent) => {
+      pending.delete(stored.event.threadId);
+      pending.set(stored.event.threadId, stored.sequence);
+      timer ??= setTimeout(flush, SHELL_COALESCE_MS);
+    };
+    const onProject = (change: { sequence: number; project: unknown }) => push({ kind: "project.updated", sequence: change.sequence, project: change.project });
+    this.engine.on("event", onEvent);
+    this.engine.on("project", onProject);
+    return () => {
+      this.engine.off("event", onEvent);
+      this.engine.off("project", onProject);
+      clearTimeout(timer);
+    };
+  }
+
+  /** A resume replays a small gap without a create event; anything else gets a snapshot. */
+  private threadStream(state: ThreadState, push: (value: unknown) => void, options: { afterSequence: number | undefined; marker: boolean }): () => void {
+    const threadId = state.thread.id;
+    const after = options.afterSequence;
+    let replay: StoredEvent[] | undefined;
+    if (after !== undefined && after >= this.engine.replayableFrom - 1 && after <= this.engine.sequence) {
+      const gap = this.engine.eventsAfter(after).filter((stored) => stored.event.threadId === threadId);
+      const bytes = gap.reduce((sum, stored) => sum + stored.bytes, 0);
+      if (gap.length <= THREAD_REPLAY_MAX_EVENTS && bytes <= THREAD_REPLAY_MAX_BYTES && !gap.some((stored) => stored.event.type === "thread.created")) replay = gap;
+    }
+    if (replay) for (const stored of replay) push({ kind: "event", sequence: stored.sequence, event: stored.event });
+    else push({ kind: "snapshot", snapshotSequence: this.engine.sequence, projection: this.engine.projection(state) });
+    if (options.marker) push({ kind: "synchronized" });
+    const onEvent = (stored: StoredEvent) => {
+      if (stored.event.threadId === threadId) push({ kind: "event", sequence: stored.sequence, event: stored.event });
+    };
+    this.engine.on("event", onEvent);
+    return () => this.engine.off("event", onEvent);
+  }
+}
