@@ -14,6 +14,7 @@ import {
   EnvironmentDescriptor,
   OAuthTokenResponse,
   OrchestrationEventSchema,
+  ReadModelSnapshot,
   ServerConfigSummary,
   type ShellDelta,
   ShellSnapshot,
@@ -112,12 +113,13 @@ export class T3EnvironmentClient {
   /**
    * GET /.well-known/t3/environment. A server whose orchestration protocol T3 Fleet has no adapter
    * for is reported as incompatible, with what to update (electron/fleet/t3/adapter.ts).
+   * `timeoutMs` overrides the client's HTTP bound for this one request (the supervisor's quick probes).
    */
-  async identify(): Promise<EnvironmentDescriptor> {
+  async identify(timeoutMs = this.timeoutMs): Promise<EnvironmentDescriptor> {
     let environment: EnvironmentDescriptor;
     try {
       environment = await this.http.json(
-        { method: "GET", path: "/.well-known/t3/environment", timeoutMs: this.timeoutMs },
+        { method: "GET", path: "/.well-known/t3/environment", timeoutMs },
         EnvironmentDescriptor,
         "environment descriptor",
       );
@@ -239,6 +241,15 @@ export class T3EnvironmentClient {
 
   getShell(credentials: T3Credentials): Promise<ShellSnapshot> {
     return this.http.json({ method: "GET", path: "/api/orchestration/shell", bearer: credentials.token }, ShellSnapshot, "shell snapshot");
+  }
+
+  /** The full read model: every thread, archived and deleted ones included (large; read it rarely). */
+  getReadModel(credentials: T3Credentials, timeoutMs?: number): Promise<ReadModelSnapshot> {
+    return this.http.json(
+      { method: "GET", path: "/api/orchestration/snapshot", bearer: credentials.token, ...(timeoutMs !== undefined && { timeoutMs }) },
+      ReadModelSnapshot,
+      "orchestration snapshot",
+    );
   }
 
   getThread(credentials: T3Credentials, threadId: string): Promise<ThreadDetailSnapshot> {

@@ -65,8 +65,8 @@ class ThreadRecorder extends Waitable implements ThreadStreamListener {
   }
 }
 
-async function connect(generation: Generation): Promise<{ sim: SimServer; adapter: Protocol1Adapter; session: AdapterSession }> {
-  const sim = await new SimServer({ generation, tickMs: 5 }).start();
+async function connect(generation: Generation, serverVersion?: string): Promise<{ sim: SimServer; adapter: Protocol1Adapter; session: AdapterSession }> {
+  const sim = await new SimServer({ generation, tickMs: 5, ...(serverVersion && { serverVersion }) }).start();
   cleanups.push(() => sim.stop());
   const target = parsePairingInput(sim.pairingUrl());
   if (!target.ok || !target.target.pairingToken) throw new Error("bad pairing url");
@@ -134,6 +134,23 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
     const threadId = makeThread(sim, "codex");
     await expect(session.execute({ type: "cancel-queued", commandId: "q", threadId, runId: "r" })).rejects.toMatchObject({ kind: "rejected" });
     await expect(session.execute({ type: "respond-approval", commandId: "a", threadId, requestId: "r", decision: "acceptAlways" })).rejects.toMatchObject({ kind: "rejected" });
+  });
+});
+
+describe("protocol-1 adapter on a T3 0.0.42 simulator", () => {
+  it("tells archived from deleted on a server that reads both as not found (T3 0.0.42), even when several leave at once", async () => {
+    const { sim, session } = await connect("upstream", "0.0.42");
+    const archived = [makeThread(sim, "codex"), makeThread(sim, "codex")];
+    const deleted = [makeThread(sim, "codex"), makeThread(sim, "codex")];
+    const fleet = new FleetRecorder();
+    session.subscribeFleet(fleet);
+    await fleet.until(() => fleet.synchronizedCount === 1);
+    for (const threadId of archived) sim.engine.dispatch({ type: "thread.archive", commandId: `archive-${threadId}`, threadId });
+    for (const threadId of deleted) sim.engine.dispatch({ type: "thread.delete", commandId: `delete-${threadId}`, threadId });
+    const settled = (threadId: string) => ["archived", "deleted"].includes(fleet.removed.get(threadId) ?? "");
+    await fleet.until(() => [...archived, ...deleted].every(settled));
+    expect(archived.map((threadId) => fleet.removed.get(threadId))).toEqual(["archived", "archived"]);
+    expect(deleted.map((threadId) => fleet.removed.get(threadId))).toEqual(["deleted", "deleted"]);
   });
 });
 

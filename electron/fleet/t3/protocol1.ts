@@ -5,7 +5,8 @@
 //   between are lost: the shell re-snapshots when a replay shows a row changed in that gap, and a
 //   thread stream merges the replayed gap by sequence before it reports synchronized;
 // - a followed thread stream that stays behind the session its shell row shows is subscribed again;
-// - a thread that leaves the shell is looked up once to tell archived from deleted.
+// - a thread that leaves the shell is looked up once to tell archived from deleted; where its thread
+//   read says "not found" (T3 0.0.42 says so for archived threads too) the full read model decides.
 // It retries nothing on failure: errors end the stream and the connection supervisor decides.
 import type {
   AdapterSession,
@@ -23,7 +24,7 @@ import { ThreadProjection } from "../../../shared/t3/protocol1/thread-projection
 import type { SkippedItem } from "../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/commands";
 import { T3Error } from "../../../shared/t3/errors";
-import type { ThreadShell } from "../../../shared/t3/schemas";
+import type { ReadModelSnapshot, ThreadShell } from "../../../shared/t3/schemas";
 import type { AdapterContext, ProtocolAdapter } from "./adapter";
 import type { T3Connection, T3Credentials, ThreadEventItem, ThreadListener } from "./client";
 
@@ -84,7 +85,7 @@ export class Protocol1Adapter implements ProtocolAdapter {
 
   async connect(credentials: T3Credentials): Promise<AdapterSession> {
     const connection = await this.context.client.connect(credentials, 1);
-    return new Protocol1Session(this, connection);
+    return new Protocol1Session(this, connection, credentials);
   }
 
   thread(threadId: string): FollowedThread {
@@ -97,13 +98,23 @@ export class Protocol1Adapter implements ProtocolAdapter {
   }
 }
 
+/** A removed thread whose thread read said "not found": the full read model tells archived from deleted. */
+interface UnreadableRemoval {
+  threadId: string;
+  answer: (lifecycle: "archived" | "deleted") => void;
+}
+
 class Protocol1Session implements AdapterSession {
   readonly protocol = 1 as const;
   private readonly followed = new Map<string, { thread: Protocol1Thread; resubscribe: () => void; lagTimer?: NodeJS.Timeout }>();
+  /** Removals waiting for the next full read-model read (one read answers all that left together). */
+  private unreadableRemovals: UnreadableRemoval[] = [];
+  private readModelRead: Promise<void> | undefined;
 
   constructor(
     private readonly adapter: Protocol1Adapter,
     private readonly connection: T3Connection,
+    private readonly credentials: T3Credentials,
   ) {
     connection.onClose(() => {
       for (const entry of this.followed.values()) clearTimeout(entry.lagTimer);
@@ -236,7 +247,11 @@ class Protocol1Session implements AdapterSession {
     return events.some((event) => event.aggregateKind === "thread" && (latestDelta.get(event.aggregateId) ?? -1) < event.sequence);
   }
 
-  /** The shell says a thread left it, not why: its thread stream tells archived from deleted. */
+  /**
+   * The shell says a thread left it, not why: its thread stream tells archived from deleted. T3
+   * 0.0.42 reads archived threads as "not found" like deleted ones; then the full read model, which
+   * keeps both with archivedAt or deletedAt, decides.
+   */
   private lookUpRemoval(threadId: string, listener: FleetStreamListener, open: () => boolean): void {
     let done = false;
     const finish = (answer: (() => void) | undefined) => {
@@ -257,8 +272,46 @@ class Protocol1Session implements AdapterSession {
       },
       delta: () => {},
       synchronized: () => {},
-      end: (error) => finish(error?.kind === "not-found" ? () => listener.remove(threadId, "deleted") : undefined),
+      end: (error) =>
+        finish(
+          error?.kind === "not-found"
+            ? () => this.askReadModel({ threadId, answer: (lifecycle) => open() && listener.remove(threadId, lifecycle) })
+            : undefined,
+        ),
     });
+  }
+
+  /** Queues a removal for the next read-model read; at most one read runs at a time. */
+  private askReadModel(removal: UnreadableRemoval): void {
+    this.unreadableRemovals.push(removal);
+    if (this.readModelRead) return; // the running read started before this removal: the next one answers it
+    const readNext = (): Promise<void> | undefined => {
+      const batch = this.unreadableRemovals;
+      if (batch.length === 0) return undefined;
+      this.unreadableRemovals = [];
+      return this.readRemovals(batch).then(() => {
+        this.readModelRead = readNext();
+      });
+    };
+    this.readModelRead = readNext();
+  }
+
+  private async readRemovals(batch: UnreadableRemoval[]): Promise<void> {
+    let model: ReadModelSnapshot;
+    try {
+      model = await this.adapter.context.client.getReadModel(this.credentials, REMOVAL_LOOKUP_MS);
+    } catch (error) {
+      // A server that does not offer this session its read model (fork: owners only, a 400) reads
+      // archived threads, so "not found" meant deleted there; any other failure leaves the removal unsure.
+      const kind = asT3Error(error).kind;
+      if (kind === "rejected" || kind === "not-found" || kind === "incompatible") for (const removal of batch) removal.answer("deleted");
+      return;
+    }
+    const threads = new Map(model.threads.map((thread) => [thread.id, thread]));
+    for (const removal of batch) {
+      const thread = threads.get(removal.threadId);
+      removal.answer(thread?.archivedAt && !thread.deletedAt ? "archived" : "deleted");
+    }
   }
 
   // ------------------------------------------------------------------ thread streams
