@@ -115,10 +115,11 @@ export class SimServer {
     return this.http !== undefined;
   }
 
-  async start(): Promise<this> {
+  /** Starts listening; `deafForMs` overrides deafAfterListenMs for this start (a restart that is slow to serve). */
+  async start(deafForMs = this.options.deafAfterListenMs ?? 0): Promise<this> {
     if (this.http) return this;
     const server = createServer((req, res) => this.route(req, res));
-    this.deafUntil = Date.now() + (this.options.deafAfterListenMs ?? 0);
+    this.deafUntil = Date.now() + deafForMs;
     server.on("connection", (socket) => {
       if (Date.now() < this.deafUntil) this.deafSockets.add(socket);
       this.sockets.add(socket);

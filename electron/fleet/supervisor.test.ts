@@ -204,6 +204,32 @@ describe("connection supervisor", () => {
     expect(Date.now() - listening).toBeLessThan(2_000);
   });
 
+  it("a restarting host that accepts connections before it serves (never answering those) is online moments after it serves", async () => {
+    // Real T3 binds its port ~3 s before it serves; a probe connected in that window is never answered.
+    const sim = await new SimServer({ generation: "upstream" }).start();
+    cleanups.push(() => sim.stop());
+    const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
+    const supervisor = new ConnectionSupervisor({
+      environmentId: sim.environmentId,
+      generation: "upstream",
+      // The client's own HTTP bound stays long: only the quick probe may give up early.
+      client: new T3EnvironmentClient(sim.baseUrl, { httpTimeoutMs: 30_000 }),
+      token: async () => token,
+      timing: { quickProbeMs: 60, quickProbeTimeoutMs: 300 },
+    });
+    cleanups.push(() => supervisor.stop());
+    const { until, seen } = phases(supervisor);
+    supervisor.start();
+    await until((p) => p.phase === "online");
+    await sim.kill();
+    await until((p) => p.phase === "offline");
+    await sim.start(600);
+    await until((p) => p.phase === "online");
+    // One deaf probe abandoned after quickProbeTimeoutMs, the next quick probe answered.
+    expect(Date.now() - sim.servesFrom).toBeLessThan(1_500);
+    expect(seen.some((p) => p.phase === "offline" && /did not answer in time/.test(p.error))).toBe(true);
+  });
+
   it("retrying earlier than announced says the attempt is under way now", async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));

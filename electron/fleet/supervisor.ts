@@ -30,6 +30,11 @@ export interface SupervisorTiming {
   recentlySeenMs: number;
   /** Delay between quick probes of a recently seen host (plus up to 20 % jitter). */
   quickProbeMs: number;
+  /**
+   * Bound for a quick probe's first request: a restarting T3 accepts connections about 3 s before
+   * it serves and never answers those, so a probe gives up on such a deaf connection this fast.
+   */
+  quickProbeTimeoutMs: number;
 }
 
 export const DEFAULT_TIMING: SupervisorTiming = {
@@ -40,6 +45,7 @@ export const DEFAULT_TIMING: SupervisorTiming = {
   tokenRecheckMs: 30_000,
   recentlySeenMs: 120_000,
   quickProbeMs: 1_000,
+  quickProbeTimeoutMs: 2_000,
 };
 
 export interface SupervisorOptions {
@@ -87,6 +93,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private stableTimer: NodeJS.Timeout | undefined;
   private tokenTimer: NodeJS.Timeout | undefined;
   private lastConfirmedAt: string | null = null;
+  /** Whether the scheduled attempt is a quick probe of a recently seen host (short first request). */
+  private quickProbeScheduled = false;
   private running = false;
   /** Increments per attempt so a late answer from an abandoned attempt is ignored. */
   private generationId = 0;
@@ -157,6 +165,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     if (!this.running) return;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    this.quickProbeScheduled = false;
     this.attempt = 0;
     this.teardown();
     void this.connect();
@@ -199,6 +208,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
 
   private async connect(): Promise<void> {
     const attemptId = ++this.generationId;
+    const identifyTimeoutMs = this.quickProbeScheduled ? this.timing.quickProbeTimeoutMs : undefined;
+    this.quickProbeScheduled = false;
     const current = () => attemptId === this.generationId && this.running;
     if (this.phaseValue.phase !== "offline" && this.phaseValue.phase !== "backoff") {
       this.setPhase({ phase: "connecting", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt });
@@ -209,7 +220,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     try {
       const token = await this.options.token();
       if (!token) throw new T3Error("unauthorized", "No token is stored for this environment. Pair it again.");
-      let adapter = this.negotiate(await this.identify());
+      let adapter = this.negotiate(await this.identify(identifyTimeoutMs));
       let connection: AdapterSession;
       try {
         connection = await adapter.connect({ token, generation: this.options.generation });
@@ -218,7 +229,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
         // upgrade): the descriptor, read again, says which adapter to use. Once, not a retry loop.
         const failure = asT3Error(error);
         if (failure.kind !== "network" || !current()) throw failure;
-        const renegotiated = this.negotiate(await this.identify());
+        const renegotiated = this.negotiate(await this.identify(identifyTimeoutMs));
         if (!current()) return;
         if (renegotiated === adapter) throw failure;
         adapter = renegotiated;
@@ -256,8 +267,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /** Reads the descriptor; a different server at this address is never merged with this one (design §2). */
-  private async identify(): Promise<EnvironmentDescriptor> {
-    const environment = await this.options.client.identify();
+  private async identify(timeoutMs?: number): Promise<EnvironmentDescriptor> {
+    const environment = await this.options.client.identify(timeoutMs);
     if (environment.environmentId !== this.options.environmentId) {
       throw new T3Error(
         "incompatible",
@@ -364,7 +375,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       return;
     }
     const unreachable = UNREACHABLE.has(error.kind);
-    const delay = unreachable && this.recentlySeen() ? this.quickProbeDelay() : this.backoffDelay();
+    this.quickProbeScheduled = unreachable && this.recentlySeen();
+    const delay = this.quickProbeScheduled ? this.quickProbeDelay() : this.backoffDelay();
     this.attempt++;
     const at = this.now();
     const base = {
