@@ -198,7 +198,7 @@ describe("simulator generation quirks", () => {
   });
 
   it("upstream, as real 0.0.42: a revoked session's open socket keeps working; new requests with its token are refused", async () => {
-    const sim = await new SimServer({ generation: "upstream", tickMs: 5, closeSocketsOnRevoke: false }).start();
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5 }).start();
     cleanups.push(() => sim.stop());
     const threadId = makeThread(sim);
     const raw = await peer(sim);

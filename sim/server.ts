@@ -24,10 +24,9 @@ export interface SimServerOptions {
   tickMs?: number;
   tokenStreaming?: boolean;
   /**
-   * Close a session's open sockets when it is revoked (default true). Real T3 0.0.42 does not: a
-   * revoked session's open socket keeps working until it drops, only new requests are refused
-   * (electron/fleet/realt3). Pass false for that; the default stays until the fleet re-checks its
-   * token on an open socket, which the tests that revoke rely on today.
+   * Close a session's open sockets when it is revoked (default false). Real T3 0.0.42 does not: a
+   * revoked session's open socket keeps working until it drops, only new HTTP calls and tickets
+   * are refused (electron/fleet/realt3). Pass true for a server that cuts them off.
    */
   closeSocketsOnRevoke?: boolean;
   /**
@@ -88,7 +87,7 @@ export class SimServer {
     this.agents = new Agents(this.engine, { tickMs: options.tickMs ?? 20, tokenStreaming: options.tokenStreaming ?? false });
     this.auth = new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
     this.auth.onRevoke = (session) => {
-      if (options.closeSocketsOnRevoke === false) return;
+      if (options.closeSocketsOnRevoke !== true) return;
       for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");
     };
   }

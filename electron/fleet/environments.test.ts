@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { SimServer } from "../../sim/server";
 import { MemorySecretStore } from "./secrets";
 import { FleetService } from "./service";
-import { agent, cleanups, env, pairAll, setup, supervisorOf, until } from "./service.testkit";
+import { FAST, agent, cleanups, env, pairAll, setup, supervisorOf, until } from "./service.testkit";
 
 describe("environment lifecycle", () => {
   it.each(["kill", "blackhole", "restart"] as const)("%s: the environment goes offline within the bound, then online with the same identity and no duplicates", async (fault) => {
@@ -51,8 +51,9 @@ describe("environment lifecycle", () => {
     await until(service, () => env(service, silent)?.connection.phase === "online", "back online");
   });
 
-  it("a revoked token gives unauthorized and no retry storm", async () => {
-    const { sims, service } = await setup(["upstream", "fork"]);
+  it("a revoked token gives unauthorized while the socket stays open, and no retry storm", async () => {
+    // T3 keeps a revoked session's socket working: only the fleet's token re-check notices.
+    const { sims, service } = await setup(["upstream", "fork"], { timing: { ...FAST.timing, tokenRecheckMs: 200 } });
     await pairAll(service, sims);
     for (const sim of sims.servers) {
       sim.auth.revoke();

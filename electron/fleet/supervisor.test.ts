@@ -147,8 +147,8 @@ describe("connection supervisor", () => {
   });
 
   it("a session revoked while its socket stays open is unauthorized within the re-check bound, then nothing is scheduled", async () => {
-    // Real T3 keeps a revoked session's socket working (issue 7), so the sim must not close it either.
-    const sim = await new SimServer({ generation: "upstream", closeSocketsOnRevoke: false }).start();
+    // Real T3 keeps a revoked session's socket working (issue 7), and so does the sim.
+    const sim = await new SimServer({ generation: "upstream" }).start();
     cleanups.push(() => sim.stop());
     const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
     const supervisor = new ConnectionSupervisor({

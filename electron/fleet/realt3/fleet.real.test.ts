@@ -313,7 +313,7 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     const proxy = await CountingProxy.start(server.port);
     cleanups.push(() => proxy.close());
     // The service re-checks its token on an open socket every tokenRecheckMs (30 s in production).
-    const revoked = await startFleet({ ...FAST, timing: { ...FAST.timing, tokenRecheckMs: TOKEN_RECHECK_MS } as FleetServiceOptions["timing"] }, proxy.baseUrl);
+    const revoked = await startFleet({ ...FAST, timing: { ...FAST.timing, tokenRecheckMs: TOKEN_RECHECK_MS } }, proxy.baseUrl);
     await until(revoked, () => agent(revoked, childId) !== undefined, "threads known");
     const label = defaultClientLabel();
     const mine = (await server.sessions())

@@ -116,8 +116,8 @@ describe.each(["fork", "upstream"] as const)("T3 client against a %s simulator",
     await expect(connection.dispatch(turnStart(threadId, "still works"))).resolves.toHaveProperty("sequence");
   });
 
-  it("gives a typed unauthorized error once the token is revoked", async () => {
-    const sim = await startSim(generation);
+  it("gives a typed unauthorized error once the token is revoked, on a server that drops the revoked session's socket", async () => {
+    const sim = await startSim(generation, { closeSocketsOnRevoke: true });
     const { client, credentials, connection } = await pairAndConnect(sim);
     const closed = new Promise<T3Error>((resolve) => connection.onClose(resolve));
     expect(sim.auth.revoke(credentials.token)).toBe(1);
