@@ -289,9 +289,10 @@ class Protocol1Session implements AdapterSession {
       const batch = this.unreadableRemovals;
       if (batch.length === 0) return undefined;
       this.unreadableRemovals = [];
-      return this.readRemovals(batch).then(() => {
+      const next = () => {
         this.readModelRead = readNext();
-      });
+      };
+      return this.readRemovals(batch).then(next, next); // a throwing listener must not stall later removals
     };
     this.readModelRead = readNext();
   }
