@@ -75,7 +75,7 @@ test("a child that fails changes its chip, its parent's roll-up and the counts",
   await expect(agentRow(page, sim.environmentId, parent).getByTestId("rollup")).toHaveAttribute("data-rollup", "failed");
   await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
   await expect(envRow(page, sim.environmentId).getByTestId("count-failed")).toHaveText("1 failed");
-  await expect(page.getByTestId("toast")).toContainText("failed");
+  await expect(page.getByTestId("notice")).toContainText("failed");
 });
 
 test("an approval answered in the UI unblocks the simulated agent", async ({ page, fleet }) => {
@@ -169,8 +169,10 @@ test("hostile thread content stays inert", async ({ page, fleet }) => {
   const transcript = page.getByTestId("transcript");
   await expect(transcript).toContainText("<script>window.__pwned=2</script>");
   await expect(transcript.locator("script, img, iframe, a[href]")).toHaveCount(0);
-  // Only the parsed https URL became a link button; javascript: stayed text.
-  await expect(transcript.locator("button.link")).toHaveText(["https://example.com/docs", "https://example.com/docs"]);
+  // Markdown: the HTML block stays text, the javascript: link is no link, only the parsed https URL is a button.
+  await expect(transcript.getByTestId("message-user")).toContainText("[click](javascript:window.__pwned=3)");
+  await expect(transcript.getByTestId("message-assistant").locator(".unsafe-link")).toHaveText("click");
+  await expect(transcript.locator("button.link")).toHaveText(["https://example.com/docs"]);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   const refused = await page.evaluate(async () => {
     // The page's own session (sessionStorage) opens a second bridge socket, as the page's code would.
@@ -197,11 +199,14 @@ test("keyboard: move, search, jump to the next agent that needs you, open and go
   await expect(page.getByTestId("input-card")).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("agent-panel")).toHaveCount(0);
+  // Triage order: the agent that needs you heads its machine; ↓/j and ↑/k move from there.
+  await expect(page.locator('[data-testid="agent-row"]').first()).toContainText("Bravo");
   await page.keyboard.press("j");
-  await expect(page.locator('[data-testid="agent-row"][aria-selected="true"]')).toContainText("Charlie");
+  const selected = page.locator('[data-testid="agent-row"][aria-selected="true"]');
+  await expect(selected).not.toContainText("Bravo");
   await page.keyboard.press("k");
   await page.keyboard.press("k");
-  await expect(page.locator('[data-testid="agent-row"][aria-selected="true"]')).toContainText("Alpha");
+  await expect(selected).toContainText("Bravo");
   await page.keyboard.press("/");
   await page.keyboard.type("char");
   await expect(page.locator('[data-testid="agent-row"]')).toHaveCount(1);
@@ -228,7 +233,7 @@ test("renames, mutes and removes a machine from its row", async ({ page, fleet }
   await expect(page.getByTestId("fleet-summary")).toContainText("2 machines");
 });
 
-test("notification settings: pausing stops toasts for new failures", async ({ page, fleet }) => {
+test("notification settings: pausing stops notices for new failures", async ({ page, fleet }) => {
   const sim = fleet.sims.servers[0]!;
   const threadId = fleet.sims.createThread(sim, { title: "Worker" });
   await fleet.pairAll();
@@ -240,6 +245,6 @@ test("notification settings: pausing stops toasts for new failures", async ({ pa
   await page.keyboard.press("Escape");
   fleet.sims.sendMessage(sim, threadId, "#fail");
   await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "failed");
-  await expect(page.getByTestId("toast")).toHaveCount(0);
+  await expect(page.getByTestId("notice")).toHaveCount(0);
   expect((await fleet.service.request("settings.update", {})) as { notificationsPaused: boolean }).toMatchObject({ notificationsPaused: true });
 });
