@@ -19,9 +19,9 @@ function textOf(node: ReactNode): string {
   return "";
 }
 
-export function Folded({ lines, children, what }: { lines: number; children: ReactNode; what: string }) {
+export function Folded({ lines, children, what, limit = FOLD_LINES }: { lines: number; children: ReactNode; what: string; limit?: number }) {
   const [open, setOpen] = useState(false);
-  if (lines <= FOLD_LINES) return <>{children}</>;
+  if (lines <= limit) return <>{children}</>;
   return (
     <div className={`folded ${open ? "folded-open" : ""}`} data-testid="folded">
       {children}

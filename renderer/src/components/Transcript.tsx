@@ -22,6 +22,9 @@ function itemOf(payload: Payload): Payload {
 const str = (value: unknown): string | null => (typeof value === "string" && value ? value : null);
 const num = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
 
+/** Messages longer than this fold as a whole (their code blocks fold sooner, on their own). */
+const MESSAGE_FOLD_LINES = 120;
+
 /** Activities that say nothing a person needs in the transcript. */
 const QUIET = new Set(["context-window.updated", "task.progress"]);
 
@@ -173,7 +176,7 @@ export function Transcript({ detail, offline, now }: { detail: AgentDetail | und
               {entry.message.role}
               {entry.message.streaming ? <span className="streaming"> · streaming</span> : null}
             </header>
-            <Folded lines={entry.message.text.split("\n").length} what="message">
+            <Folded lines={entry.message.text.split("\n").length} what="message" limit={MESSAGE_FOLD_LINES}>
               <Markdown text={entry.message.text} />
             </Folded>
           </article>
