@@ -195,6 +195,10 @@ test("transcripts: markdown, highlighted and folded code, tool activity inline, 
   const popup = page.waitForEvent("popup");
   await page.getByTestId("open-in-t3").click();
   expect((await popup).url()).toBe(`${sim.baseUrl}/${sim.environmentId}/${threadId}`);
+  await (await popup).close();
+  const byKey = page.waitForEvent("popup");
+  await page.keyboard.press("o");
+  expect((await byKey).url()).toBe(`${sim.baseUrl}/${sim.environmentId}/${threadId}`);
 });
 
 test("questions: required answers are enforced before sending; inputs count their characters", async ({ page, fleet }) => {
@@ -206,6 +210,8 @@ test("questions: required answers are enforced before sending; inputs count thei
   await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "needs-input");
   await page.keyboard.press("n");
   const card = page.getByTestId("input-card");
+  await page.keyboard.press("r"); // the answer key focuses the first question
+  await expect(card.getByLabel("Yes")).toBeFocused();
   await card.getByRole("button", { name: "Answer" }).click();
   await expect(card.getByTestId("question-missing")).toHaveText("This question needs an answer.");
   expect(tap.sent.filter((request) => request.method === "agent.respondInput")).toEqual([]);
@@ -308,7 +314,8 @@ test("errors are never silent: a refused command shows where it was run; a lost 
 
   tap.refuse("agent.interrupt", "The server refused the interrupt.");
   await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
-  await page.getByTestId("interrupt").click();
+  await expect(page.getByTestId("interrupt")).toBeEnabled();
+  await page.keyboard.press("i"); // the interrupt key runs what the Interrupt button runs
   await expect(page.getByTestId("agent-panel").getByTestId("command-error")).toContainText("The server refused the interrupt.");
 
   await tap.cut();

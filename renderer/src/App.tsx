@@ -144,8 +144,10 @@ export function App() {
             onKeyDown={(event) => {
               const first = agentRows(rows)[0];
               if (event.key === "Escape") {
-                // Leaves the search but keeps the query (the browser would clear a search field).
+                // Leaves the search but keeps the query (the browser would clear a search field);
+                // the open agent stays open until the next Esc.
                 event.preventDefault();
+                event.stopPropagation();
                 event.currentTarget.blur();
               } else if (event.key === "ArrowDown" && first) {
                 event.preventDefault();

@@ -232,9 +232,12 @@ function Deliveries({ agentKey }: { agentKey: string }) {
   );
 }
 
+/** What was observed after a send; protocol 2 adds outcomes (queued, joined) the service may report. */
+const OUTCOME_WORDS: Record<string, string> = { steered: "joined the running turn", "new-turn": "started a new turn", queued: "queued after the running turn" };
+
 function DeliveryLine({ delivery }: { delivery: Delivery }) {
   const what = delivery.kind === "message" ? `“${delivery.text ?? ""}”` : delivery.kind;
-  const observed = delivery.observed ? (delivery.observed.outcome === "steered" ? " · joined the running turn" : " · started a new turn") : "";
+  const observed = delivery.observed ? ` · ${OUTCOME_WORDS[delivery.observed.outcome] ?? String(delivery.observed.outcome)}` : "";
   return (
     <li className={`delivery delivery-${delivery.state}`} data-testid="delivery" data-state={delivery.state} data-outcome={delivery.observed?.outcome ?? ""}>
       <span className="delivery-what clipped" title={what}>

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import { commands } from "../state/effects";
 import { useFleet } from "../state/store";
+import { PlaceError } from "./common";
 
 /** Limits of the pairing inputs (shared/bridge/contract.ts pair.confirm); a counter shows how close the text is. */
 export const PAIRING_INPUT_MAX_CHARS = 4_000;
@@ -88,6 +89,7 @@ export function PairingDialog() {
             </label>
           </div>
         ) : null}
+        <PlaceError place="pairing" />
         {pairing.error ? (
           <p className="error" role="alert" data-testid="pair-error">
             {pairing.error}
