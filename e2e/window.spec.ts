@@ -67,6 +67,8 @@ test("triage order, the need-you count is what n visits, group by project", asyn
   await expect(project).toBeVisible();
   await expect(project.getByTestId("count-failed")).toHaveText("1 failed");
   await page.getByTestId("fleet-tree").screenshot({ path: join(SCREENSHOTS, "fleet-by-project.png") });
+  await page.reload(); // the grouping is kept across a reload
+  await expect(page.getByTestId("project-row").filter({ hasText: sim.label })).toBeVisible();
   await page.getByTestId("group-machine").click();
   await expect(page.getByTestId("project-row")).toHaveCount(0);
 });
@@ -356,6 +358,13 @@ for (const size of SIZES) {
     await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
     await expect(page.getByTestId("approval-card")).toBeVisible();
     await expectNoClippedControl(page, `agent view at ${size.name}`);
+    if (await row.isVisible()) {
+      // Wide windows keep the fleet beside the agent: its rows and their confirmation still fit.
+      await row.getByRole("button", { name: "Remove" }).click();
+      await expectNoClippedControl(page, `remove confirmation beside the agent at ${size.name}`);
+      await page.screenshot({ path: join(SCREENSHOTS, `remove-beside-agent-${size.name}.png`) });
+      await row.getByRole("button", { name: "Keep" }).click();
+    }
     await page.screenshot({ path: join(SCREENSHOTS, `agent-${size.name}.png`) });
   });
 }

@@ -36,9 +36,10 @@ export function Clipped({ text, className, testId }: { text: string; className?:
 
 /** Counts as coloured words: "1 needs approval", "2 running". */
 export function CountWords({ counts }: { counts: Partial<Record<DisplayStatus, number>> }) {
+  const entries = countWords(counts);
   return (
-    <span className="counts">
-      {countWords(counts).map(({ status, words }) => (
+    <span className="counts" title={entries.map((entry) => entry.words).join(", ")}>
+      {entries.map(({ status, words }) => (
         <span key={status} className={`count count-${status}`} data-testid={`count-${status}`}>
           {words}
         </span>

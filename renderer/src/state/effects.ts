@@ -135,6 +135,29 @@ function updateTab(): void {
   link.dataset.count = String(counts.needsYou);
 }
 
+// ------------------------------------------------------------------ the window's view choices
+
+const VIEW_STORAGE_KEY = "t3fleet.view";
+
+/** Grouping and the "older" age outlive a reload: restored at start, saved when they change. */
+function keepViewChoices(): () => void {
+  try {
+    const saved = JSON.parse(localStorage.getItem(VIEW_STORAGE_KEY) ?? "{}") as { grouping?: unknown; olderThanMs?: unknown };
+    if (saved.grouping === "machine" || saved.grouping === "project") useFleet.getState().setGrouping(saved.grouping);
+    if (typeof saved.olderThanMs === "number" && Number.isFinite(saved.olderThanMs) && saved.olderThanMs >= 3_600_000) useFleet.getState().setOlderThan(saved.olderThanMs);
+  } catch {
+    // A corrupt or unavailable store keeps the defaults.
+  }
+  return useFleet.subscribe((state, previous) => {
+    if (state.grouping === previous.grouping && state.olderThanMs === previous.olderThanMs) return;
+    try {
+      localStorage.setItem(VIEW_STORAGE_KEY, JSON.stringify({ grouping: state.grouping, olderThanMs: state.olderThanMs }));
+    } catch {
+      // Storage may be unavailable (private mode); the choice then lasts for this page.
+    }
+  });
+}
+
 // ------------------------------------------------------------------ bridge subscription
 
 export function startEffects(instance: Bridge): () => void {
@@ -187,10 +210,12 @@ export function startEffects(instance: Bridge): () => void {
     if (state.version !== previous.version || state.loaded !== previous.loaded) updateTab();
   });
   void run("pairing", () => instance.request("pair.probeLocal", {})).then((localServer) => store().localServerFound(localServer ?? null));
+  const offView = keepViewChoices();
   return () => {
     offEvents();
     offConnection();
     offTab();
+    offView();
   };
 }
 
