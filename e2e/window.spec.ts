@@ -191,7 +191,8 @@ test("transcripts: markdown, highlighted and folded code, tool activity inline, 
   const card = page.getByTestId("input-card");
   await card.getByLabel("Yes").check();
   await card.getByRole("button", { name: "Answer" }).click();
-  await expect(transcript.getByTestId("activity-answer")).toContainText("Which database should I migrate first? → Yes");
+  await expect(transcript.getByTestId("activity-question")).toContainText("Asked: Which database should I migrate first?");
+  await expect(transcript.getByTestId("activity-answer")).toContainText("Answered: Yes");
   await page.getByTestId("agent-panel").screenshot({ path: join(SCREENSHOTS, "transcript.png") });
 
   const popup = page.waitForEvent("popup");
@@ -217,10 +218,11 @@ test("questions: required answers are enforced before sending; inputs count thei
   await card.getByRole("button", { name: "Answer" }).click();
   await expect(card.getByTestId("question-missing")).toHaveText("This question needs an answer.");
   expect(tap.sent.filter((request) => request.method === "agent.respondInput")).toEqual([]);
-  await card.getByLabel("Other answer to: Which database should I migrate first?").fill("orders first");
+  await card.getByLabel("No").check();
+  await expect(card.getByTestId("question-missing")).toHaveCount(1); // shown until the next try
   await card.getByRole("button", { name: "Answer" }).click();
   await expect(agentRow(page, sim.environmentId, threadId)).not.toHaveAttribute("data-status", "needs-input");
-  expect(tap.sent.find((request) => request.method === "agent.respondInput")?.params).toMatchObject({ answers: { q1: "orders first" } });
+  expect(tap.sent.find((request) => request.method === "agent.respondInput")?.params).toMatchObject({ answers: { q1: "No" } });
 
   await page.getByLabel("Message").fill("hello");
   await expect(page.getByTestId("message-counter")).toHaveText("5 / 120,000");

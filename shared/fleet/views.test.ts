@@ -58,7 +58,7 @@ describe("command registry", () => {
   it("keys find their command; agent commands are enabled only when they can act", () => {
     expect(commandForKey({ key: "k", ctrlKey: true, metaKey: false, altKey: false })?.id).toBe("palette.open");
     expect(commandForKey({ key: "a", ctrlKey: false, metaKey: false, altKey: false })?.id).toBe("agent.accept");
-    const waiting = agentView("w", "needs-approval", { pending: [{ requestId: "r", kind: "approval", detail: "npm test", requestKind: "command", questions: [], createdAt: "t" }] });
+    const waiting = agentView("w", "needs-approval", { pending: [{ requestId: "r", kind: "approval", detail: "npm test", requestKind: "command", decisions: [{ decision: "accept", label: "Accept", warning: null }], createdAt: "t" }] });
     const onWaiting = { ...context, agent: waiting, environment: environmentView() };
     expect(paletteCommands(onWaiting, "accept").map((spec) => spec.id)).toEqual(["agent.accept", "agent.accept-session"]);
     expect(paletteCommands(context, "accept")).toEqual([]);

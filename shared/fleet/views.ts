@@ -5,40 +5,44 @@ import { type AgentView, type ConnectionPhase, type DisplayStatus, type Environm
 import { STATUS_WORDS } from "./words";
 
 /**
- * Fields the fleet service is adding to agent views (project title, repository, branch, and the
- * user's acknowledgement of a failure or stall; how a message may be dispatched). Optional until
- * every service sends them, so the UI works with what exists.
+ * Fields the fleet service is adding to agent views (repository and branch from T3, and the
+ * user's acknowledgement of a failure or stall). Optional until every service sends them, so the
+ * UI works with what exists.
  */
 export interface AgentViewExtras {
-  projectTitle?: string | null;
   repository?: string | null;
   branch?: string | null;
   /** The user acknowledged this failure or stall; it no longer needs them until it changes. */
   acknowledged?: boolean;
-  /** Dispatch modes the agent's protocol offers while a run is active. */
-  dispatchModes?: { steer: boolean; queue: boolean } | null;
 }
 
 export function extrasOf(agent: AgentView): AgentViewExtras {
   return agent as AgentView & AgentViewExtras;
 }
 
-/** A failure or stall the user can acknowledge (issue 10 point 2). */
+/** Blocked until the user answers: never acknowledged away. */
+const BLOCKED = new Set<DisplayStatus>(["needs-approval", "needs-input", "needs-auth"]);
+
+/** A failure, a stuck start or a stall the user can acknowledge (issue 10 point 2). */
 export function acknowledgeable(agent: AgentView): boolean {
-  return !extrasOf(agent).acknowledged && (agent.lastKnownStatus === "failed" || (agent.stalled && agent.lastKnownStatus === "running"));
+  if (extrasOf(agent).acknowledged) return false;
+  return agent.lastKnownStatus === "failed" || agent.lastKnownStatus === "stuck" || (agent.stalled && agent.lastKnownStatus === "running");
 }
 
-/** Needs the user: an approval, a question, a failure or a stall they have not acknowledged. */
+/** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged. */
 export function needsYou(agent: AgentView): boolean {
-  if (agent.status === "needs-approval" || agent.status === "needs-input") return true;
+  if (BLOCKED.has(agent.status)) return true;
   if (extrasOf(agent).acknowledged) return false;
   return needsUser(agent.status) || (agent.stalled && agent.status === "running");
 }
 
+/** Working: a run is starting, queued, running or finishing. */
+const WORKING = new Set<DisplayStatus>(["starting", "queued", "running", "waiting"]);
+
 /** 0: needs you, 1: working, 2: the rest. */
 export function triageRank(agent: AgentView): 0 | 1 | 2 {
   if (needsYou(agent)) return 0;
-  if (agent.status === "running" || agent.status === "starting") return 1;
+  if (WORKING.has(agent.status)) return 1;
   return 2;
 }
 
@@ -128,5 +132,5 @@ export function t3ThreadUrl(env: Pick<EnvironmentView, "baseUrl" | "environmentI
 /** Project title, repository and branch where T3 gave them; the project id otherwise. */
 export function projectOf(agent: AgentView): { id: string; title: string; repository: string | null; branch: string | null } {
   const extras = extrasOf(agent);
-  return { id: agent.projectId, title: extras.projectTitle || agent.projectId, repository: extras.repository ?? null, branch: extras.branch ?? null };
+  return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? null, branch: extras.branch ?? null };
 }

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import type { Delivery } from "../../../shared/fleet/delivery";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { acknowledgeable, projectOf } from "../../../shared/fleet/views";
-import type { ApprovalDecision } from "../../../shared/t3/commands";
+import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
 import { commands, focusTargets } from "../state/effects";
 import { DELIVERY_LABEL, relativeTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
@@ -91,44 +91,26 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
   );
 }
 
-/** Optional fields protocol 2 brings to a pending request (the "facts" and "v2" helpers add them to the view). */
-interface RequestExtras {
-  decisions?: { decision: string; label?: string }[];
-}
-interface QuestionExtras {
-  header?: string;
-  multiSelect?: boolean;
-  allowCustomAnswer?: boolean;
-  required?: boolean;
-}
-
-const DECISION_WORDS: Record<ApprovalDecision, string> = { accept: "Accept", acceptForSession: "Accept for session", decline: "Decline", cancel: "Cancel the turn" };
-const DEFAULT_DECISIONS: ApprovalDecision[] = ["accept", "acceptForSession", "decline"];
-
-function isDecision(value: string): value is ApprovalDecision {
-  return Object.hasOwn(DECISION_WORDS, value);
-}
-
 function PendingCard({ agent, request }: { agent: AgentView; request: PendingRequest }) {
   const place = `request:${request.requestId}`;
   if (request.kind === "approval") {
-    const offered = (request as PendingRequest & RequestExtras).decisions;
-    const decisions = offered?.length ? offered.filter((d) => isDecision(d.decision)) : DEFAULT_DECISIONS.map((decision) => ({ decision, label: DECISION_WORDS[decision] }));
+    const keyOf: Partial<Record<ApprovalDecision, string>> = { accept: "a", acceptForSession: "Shift+A", decline: "d" };
     return (
       <div className="card pending" data-testid="approval-card">
         <strong>Approval requested{request.requestKind ? ` (${request.requestKind})` : ""}</strong>
         <pre>{request.detail}</pre>
         <div className="card-actions">
-          {decisions.map(({ decision, label }, i) => (
+          {/* Every decision the request offers, in the server's order. */}
+          {request.decisions.map((option, index) => (
             <button
-              key={decision}
+              key={option.decision}
               type="button"
-              className={i === 0 ? "primary" : ""}
-              data-decision={decision}
-              title={decision === "accept" ? "Accept (a)" : decision === "acceptForSession" ? "Accept for session (Shift+A)" : decision === "decline" ? "Decline (d)" : undefined}
-              onClick={() => void commands.respondApproval(agent.key, request.requestId, decision as ApprovalDecision)}
+              className={index === 0 ? "primary" : undefined}
+              data-decision={option.decision}
+              title={[option.warning, keyOf[option.decision] ? `key ${keyOf[option.decision]}` : null].filter(Boolean).join(" · ") || undefined}
+              onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
             >
-              {label ?? DECISION_WORDS[decision as ApprovalDecision]}
+              {option.label}
             </button>
           ))}
           <PlaceError place={place} />
@@ -136,15 +118,20 @@ function PendingCard({ agent, request }: { agent: AgentView; request: PendingReq
       </div>
     );
   }
+  if (request.kind === "auth-refresh") {
+    return (
+      <div className="card pending" data-testid="auth-card">
+        <strong>The provider must log in again on this machine</strong>
+        <pre>{request.detail}</pre>
+      </div>
+    );
+  }
   return <QuestionCard agent={agent} request={request} />;
 }
 
-/** Separates multi-select answers in the one string per question the bridge carries. */
-const MULTI_SEPARATOR = ", ";
-
-function QuestionCard({ agent, request }: { agent: AgentView; request: PendingRequest }) {
-  const [answers, setAnswers] = useState<Record<string, string[]>>({});
-  const [custom, setCustom] = useState<Record<string, string>>({});
+function QuestionCard({ agent, request }: { agent: AgentView; request: Extract<PendingRequest, { kind: "input" }> }) {
+  const [chosen, setChosen] = useState<Record<string, string[]>>({});
+  const [free, setFree] = useState<Record<string, string>>({});
   const [missing, setMissing] = useState<string[]>([]);
   const firstField = useRef<HTMLFieldSetElement>(null);
   useEffect(() => {
@@ -153,7 +140,7 @@ function QuestionCard({ agent, request }: { agent: AgentView; request: PendingRe
       focusTargets.answer = undefined;
     };
   }, []);
-  const answerOf = (id: string) => [...(answers[id] ?? []), ...(custom[id]?.trim() ? [custom[id]!.trim()] : [])];
+  const answerOf = (question: Question): string[] => [...(chosen[question.id] ?? []), ...(free[question.id]?.trim() ? [free[question.id]!.trim()] : [])];
   return (
     <form
       className="card pending"
@@ -161,44 +148,50 @@ function QuestionCard({ agent, request }: { agent: AgentView; request: PendingRe
       noValidate
       onSubmit={(event) => {
         event.preventDefault();
-        const questions = request.questions as (PendingRequest["questions"][number] & QuestionExtras)[];
-        const unanswered = questions.filter((q) => q.required !== false && answerOf(q.id).length === 0).map((q) => q.id);
+        // Required questions are enforced here, before anything is sent.
+        const unanswered = request.questions.filter((question) => question.required && answerOf(question).length === 0).map((question) => question.id);
         setMissing(unanswered);
         if (unanswered.length) return;
-        void commands.respondInput(agent.key, request.requestId, Object.fromEntries(questions.map((q) => [q.id, answerOf(q.id).join(MULTI_SEPARATOR)])));
+        const answers: QuestionAnswers = {};
+        for (const question of request.questions) {
+          const answer = answerOf(question);
+          if (answer.length) answers[question.id] = question.multiSelect ? answer : answer[0]!;
+        }
+        void commands.respondInput(agent.key, request.requestId, answers);
       }}
     >
       <strong>The agent asks</strong>
-      {(request.questions as (PendingRequest["questions"][number] & QuestionExtras)[]).map((question, index) => {
-        const chosen = answers[question.id] ?? [];
+      {request.questions.map((question, index) => {
+        const picked = chosen[question.id] ?? [];
         const isMissing = missing.includes(question.id);
-        const choose = (option: string, on: boolean) =>
-          setAnswers({ ...answers, [question.id]: question.multiSelect ? (on ? [...chosen, option] : chosen.filter((o) => o !== option)) : on ? [option] : [] });
+        const choose = (value: string, on: boolean) =>
+          setChosen({ ...chosen, [question.id]: question.multiSelect ? (on ? [...picked, value] : picked.filter((v) => v !== value)) : on ? [value] : [] });
         return (
           <fieldset key={question.id} ref={index === 0 ? firstField : undefined} className={`question ${isMissing ? "question-missing" : ""}`} data-testid="question" aria-invalid={isMissing}>
             <legend>
               {question.header ? <span className="question-header">{question.header}: </span> : null}
               {question.question}
-              {question.required === false ? <span className="hint"> (optional)</span> : null}
+              {question.required ? null : <span className="hint"> (optional)</span>}
+              {question.multiSelect ? <span className="hint"> (choose any)</span> : null}
             </legend>
             {question.options.map((option) => (
-              <label key={option} className="check">
+              <label key={option.value} className="check" title={option.description ?? undefined}>
                 <input
                   type={question.multiSelect ? "checkbox" : "radio"}
                   name={`${request.requestId}-${question.id}`}
-                  checked={chosen.includes(option)}
-                  onChange={(event) => choose(option, event.target.checked)}
+                  checked={picked.includes(option.value)}
+                  onChange={(event) => choose(option.value, event.target.checked)}
                 />
-                {option}
+                {option.label}
               </label>
             ))}
-            {question.options.length === 0 || question.allowCustomAnswer !== false ? (
+            {question.allowsFreeText || question.options.length === 0 ? (
               <input
                 aria-label={question.options.length ? `Other answer to: ${question.question}` : `Answer to: ${question.question}`}
                 placeholder={question.options.length ? "Other…" : "Your answer"}
-                maxLength={20_000}
-                value={custom[question.id] ?? ""}
-                onChange={(event) => setCustom({ ...custom, [question.id]: event.target.value })}
+                maxLength={ANSWER_MAX_CHARS}
+                value={free[question.id] ?? ""}
+                onChange={(event) => setFree({ ...free, [question.id]: event.target.value })}
               />
             ) : null}
             {isMissing ? (
@@ -218,6 +211,9 @@ function QuestionCard({ agent, request }: { agent: AgentView; request: PendingRe
     </form>
   );
 }
+
+/** The longest answer the bridge accepts (shared/bridge/contract.ts agent.respondInput). */
+const ANSWER_MAX_CHARS = 20_000;
 
 function Deliveries({ agentKey }: { agentKey: string }) {
   const deliveries = useFleet((s) => s.deliveries);

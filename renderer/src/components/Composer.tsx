@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { messageIntent } from "../../../shared/fleet/delivery";
+import type { RunningMessageMode } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
-import { extrasOf } from "../../../shared/fleet/views";
 import { commands, focusTargets } from "../state/effects";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
@@ -9,14 +9,12 @@ import { PlaceError } from "./common";
 /** The longest message the bridge accepts (shared/bridge/contract.ts agent.send). */
 export const MESSAGE_MAX_CHARS = 120_000;
 
-type RunChoice = "steer" | "queue";
-
 /** Shows what a message would do before it is sent, and updates it live (design §4). */
 export function Composer({ agent }: { agent: AgentView }) {
   const env = useFleet((s) => s.environments.get(agent.environmentId));
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
-  const [choice, setChoice] = useState<RunChoice>("steer");
+  const [choice, setChoice] = useState<RunningMessageMode | undefined>(undefined);
   const textRef = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     focusTargets.composer = () => textRef.current?.focus();
@@ -25,19 +23,24 @@ export function Composer({ agent }: { agent: AgentView }) {
     };
   }, []);
   // Live from the fleet view; the service recomputes it at send time and refuses if it changed.
-  const intent = messageIntent(agent, env);
-  const modes = extrasOf(agent).dispatchModes;
-  const canChoose = intent.kind === "steer" && Boolean(modes?.steer && modes.queue);
-  const willQueue = canChoose && choice === "queue";
+  // The user's choice between steering and queueing applies where the agent offers both.
+  const intent = messageIntent(agent, env, choice);
+  const canChoose = (intent.kind === "steer" || intent.kind === "queue") && intent.choices.includes("steer") && intent.choices.includes("queue");
   const label =
-    intent.kind === "refused" ? `Cannot send: ${intent.reason}` : intent.kind === "new-turn" ? "Start a new turn" : willQueue ? "Queue after the running turn" : "Steer the running turn";
+    intent.kind === "refused"
+      ? `Cannot send: ${intent.reason}`
+      : intent.kind === "new-turn"
+        ? "Start a new turn"
+        : intent.kind === "queue"
+          ? "Start a new turn after the running one"
+          : "Steer the running turn";
   const tooLong = text.length > MESSAGE_MAX_CHARS;
 
   const send = async () => {
     if (intent.kind === "refused" || text.trim() === "" || sending || tooLong) return;
     setSending(true);
     try {
-      if (await commands.send(agent.key, text, willQueue ? "queue" : intent.kind)) setText("");
+      if (await commands.send(agent.key, text, intent.kind)) setText("");
     } finally {
       setSending(false);
     }
@@ -52,16 +55,16 @@ export function Composer({ agent }: { agent: AgentView }) {
         void send();
       }}
     >
-      <div className={`intent intent-${willQueue ? "queue" : intent.kind}`} data-testid="intent" data-intent={willQueue ? "queue" : intent.kind}>
+      <div className={`intent intent-${intent.kind}`} data-testid="intent" data-intent={intent.kind}>
         {label}
         {intent.kind !== "refused" && intent.note ? <span className="intent-note"> — {intent.note}</span> : null}
       </div>
       {canChoose ? (
         <div className="segmented run-choice" role="radiogroup" aria-label="While the agent runs">
-          <button type="button" role="radio" aria-checked={choice === "steer"} data-testid="choose-steer" onClick={() => setChoice("steer")}>
+          <button type="button" role="radio" aria-checked={intent.kind === "steer"} data-testid="choose-steer" onClick={() => setChoice("steer")}>
             Steer this run
           </button>
-          <button type="button" role="radio" aria-checked={choice === "queue"} data-testid="choose-queue" onClick={() => setChoice("queue")}>
+          <button type="button" role="radio" aria-checked={intent.kind === "queue"} data-testid="choose-queue" onClick={() => setChoice("queue")}>
             Queue after it
           </button>
         </div>
@@ -91,7 +94,7 @@ export function Composer({ agent }: { agent: AgentView }) {
         </span>
         <PlaceError place={`composer:${agent.key}`} />
         <button type="submit" className="primary" disabled={intent.kind === "refused" || text.trim() === "" || sending || tooLong}>
-          {willQueue ? "Queue" : "Send"}
+          {intent.kind === "queue" ? "Queue" : "Send"}
         </button>
       </div>
     </form>

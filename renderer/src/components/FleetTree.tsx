@@ -207,14 +207,16 @@ function AgentRow({ row, selected, now }: { row: Extract<Row, { kind: "agent" }>
   );
 }
 
+const SUBAGENT_CHIP: Partial<Record<SubagentView["status"], DisplayStatus>> = { pending: "starting", running: "running", waiting: "waiting", failed: "failed", interrupted: "interrupted" };
+
 function SubagentRow({ subagent, depth }: { subagent: SubagentView; depth: number }) {
-  const status: DisplayStatus = subagent.status === "running" ? "running" : subagent.status === "failed" ? "failed" : "ended";
+  const status: DisplayStatus = SUBAGENT_CHIP[subagent.status] ?? "ended";
   return (
     <div className="subagent-row" role="treeitem" aria-level={depth + 1} data-testid="subagent-row" style={{ paddingLeft: 12 + Math.min(depth, 6) * 14 }}>
       <span className="twisty-space" />
       <StatusChip status={status} label={`subagent ${subagent.status}`} />
-      <Clipped className="agent-title" text={subagent.detail ?? subagent.taskId} />
-      <span className="meta">{subagent.taskType ?? "task"} · read-only</span>
+      <Clipped className="agent-title" text={subagent.title ?? subagent.id} />
+      <span className="meta">{subagent.kind ?? "task"} · read-only</span>
     </div>
   );
 }

@@ -8,7 +8,7 @@ import { noticeCondition, noticeIsCritical, noticeStillHolds, TRANSIENT_NOTICE_M
 import { fleetHeadline, trayVariant, type TrayVariant } from "../../../shared/fleet/tray";
 import type { AgentView } from "../../../shared/fleet/types";
 import { t3ThreadUrl } from "../../../shared/fleet/views";
-import type { ApprovalDecision } from "../../../shared/t3/commands";
+import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/facts";
 import { type Bridge, BridgeRequestError } from "../bridge/client";
 import { displayAgent, displayFacts, glance, nextNeedingYou } from "./selectors";
 import { useFleet } from "./store";
@@ -242,10 +242,9 @@ export const commands = {
   },
 
   /** Sends a message; true when the service took it (its delivery then reports what happened). */
-  async send(key: string, text: string, expectedIntent: "steer" | "new-turn" | "queue"): Promise<boolean> {
-    // "queue" is protocol 2's queue_after_active; the service maps it where the agent offers it.
-    const params = { key, text, expectedIntent } as BridgeParams<"agent.send">;
-    const delivery = await run(`composer:${key}`, () => requireBridge().request("agent.send", params));
+  /** Sends a message with the intent the composer showed (steer, queue or a new turn). */
+  async send(key: string, text: string, expectedIntent: BridgeParams<"agent.send">["expectedIntent"]): Promise<boolean> {
+    const delivery = await run(`composer:${key}`, () => requireBridge().request("agent.send", { key, text, expectedIntent }));
     if (delivery) useFleet.getState().receiveDelivery(delivery);
     return delivery !== undefined;
   },
@@ -255,7 +254,7 @@ export const commands = {
     if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
 
-  async respondInput(key: string, requestId: string, answers: Record<string, string>): Promise<void> {
+  async respondInput(key: string, requestId: string, answers: QuestionAnswers): Promise<void> {
     const delivery = await run(`request:${requestId}`, () => requireBridge().request("agent.respondInput", { key, requestId, answers }));
     if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
@@ -432,7 +431,12 @@ export function runCommand(id: CommandId): void {
     case "agent.accept":
     case "agent.accept-session":
     case "agent.decline":
-      if (agent && approval) void commands.respondApproval(agent.key, approval.requestId, id === "agent.accept" ? "accept" : id === "agent.decline" ? "decline" : "acceptForSession");
+      if (agent && approval?.kind === "approval") {
+        const wanted: ApprovalDecision = id === "agent.accept" ? "accept" : id === "agent.decline" ? "decline" : "acceptForSession";
+        // Only a decision the request offers is sent.
+        if (approval.decisions.some((option) => option.decision === wanted)) void commands.respondApproval(agent.key, approval.requestId, wanted);
+        else useFleet.getState().commandFailed(`request:${approval.requestId}`, `This request does not offer “${wanted}”.`);
+      }
       return;
     case "agent.answer":
       if (agent && state.openKey !== agent.key) void commands.openAgent(agent.key).then(() => focusTargets.answer?.());

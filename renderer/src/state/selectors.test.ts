@@ -25,7 +25,7 @@ function input(envs: EnvironmentView[], agents: AgentView[], patch: Partial<Tree
 }
 
 const describeRow = (row: Row) =>
-  row.kind === "environment" ? "env" : row.kind === "project" ? `project ${row.title}` : row.kind === "agent" ? `${row.depth}:${row.agent.title}` : row.kind === "older" ? `${row.count} older` : `${row.depth}:sub ${row.subagent.taskId}`;
+  row.kind === "environment" ? "env" : row.kind === "project" ? `project ${row.title}` : row.kind === "agent" ? `${row.depth}:${row.agent.title}` : row.kind === "older" ? `${row.count} older` : `${row.depth}:sub ${row.subagent.id}`;
 
 const env = environmentView();
 const parent = agentView("plan", "idle", { title: "Plan", lastActivityAt: ago(60_000) });
@@ -34,7 +34,7 @@ const running = agentView("sub.plan.w2", "running", {
   title: "Worker 2",
   parentThreadId: "plan",
   lastActivityAt: ago(1_000),
-  subagents: [{ taskId: "t1", status: "running", detail: "Explore", taskType: "subagent", updatedAt: "t" }],
+  subagents: [{ id: "t1", status: "running", title: "Explore", kind: "subagent", model: null, childThreadId: null, updatedAt: "t" }],
 });
 const orphan = agentView("sub.gone.w9", "needs-input", { title: "Orphan", parentThreadId: "gone", orphaned: true, lastActivityAt: ago(3_000) });
 const solo = agentView("solo", "idle", { title: "Solo", lastActivityAt: ago(5_000) });
@@ -62,7 +62,7 @@ describe("fleet tree rows", () => {
   });
 
   it("groups by project with title, repository and branch where the service gives them", () => {
-    const a = { ...agentView("a", "idle", { title: "A", projectId: "p1" }), projectTitle: "Fleet", repository: "acme/fleet", branch: "main" };
+    const a = { ...agentView("a", "idle", { title: "A", projectId: "p1", projectTitle: "Fleet" }), repository: "acme/fleet", branch: "main" };
     const b = agentView("b", "running", { title: "B", projectId: "p2" });
     const rows = buildRows(input([env], [a, b], { grouping: "project" }));
     expect(rows.map(describeRow)).toEqual(["project Fleet", "1:A", "project p2", "1:B"]);
