@@ -11,6 +11,8 @@ import { STATUS_WORDS } from "./words";
  */
 export interface AgentViewExtras {
   repository?: string | null;
+  /** The project's folder on its machine, where no repository name is given. */
+  workspaceRoot?: string | null;
   branch?: string | null;
   /** The user acknowledged this failure or stall; it no longer needs them until it changes. */
   acknowledged?: boolean;
@@ -23,10 +25,10 @@ export function extrasOf(agent: AgentView): AgentViewExtras {
 /** Blocked until the user answers: never acknowledged away. */
 const BLOCKED = new Set<DisplayStatus>(["needs-approval", "needs-input", "needs-auth"]);
 
-/** A failure, a stuck start or a stall the user can acknowledge (issue 10 point 2). */
+/** A failure or a stall the user can acknowledge (issue 10 point 2); a stuck start is stopped or sent to instead. */
 export function acknowledgeable(agent: AgentView): boolean {
   if (extrasOf(agent).acknowledged) return false;
-  return agent.lastKnownStatus === "failed" || agent.lastKnownStatus === "stuck" || (agent.stalled && agent.lastKnownStatus === "running");
+  return agent.lastKnownStatus === "failed" || (agent.stalled && agent.lastKnownStatus === "running");
 }
 
 /** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged. */
@@ -132,5 +134,5 @@ export function t3ThreadUrl(env: Pick<EnvironmentView, "baseUrl" | "environmentI
 /** Project title, repository and branch where T3 gave them; the project id otherwise. */
 export function projectOf(agent: AgentView): { id: string; title: string; repository: string | null; branch: string | null } {
   const extras = extrasOf(agent);
-  return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? null, branch: extras.branch ?? null };
+  return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? extras.workspaceRoot ?? null, branch: extras.branch ?? null };
 }
