@@ -205,7 +205,8 @@ export function startEffects(instance: Bridge): () => void {
         break;
     }
   });
-  const offConnection = instance.onConnection((connected) => store().bridgeConnected(connected, new Date().toISOString()));
+  // The shell may say why the page has no access (a spent launch link); it shows with the service's notices.
+  const offConnection = instance.onConnection((connected: boolean, problem?: string) => store().bridgeConnected(connected, new Date().toISOString(), problem ?? null));
   const offTab = useFleet.subscribe((state, previous) => {
     if (state.version !== previous.version || state.loaded !== previous.loaded) updateTab();
   });

@@ -35,7 +35,8 @@ export interface FactsSlice {
   receiveDetail(detail: AgentDetail): void;
   receiveDelivery(delivery: Delivery): void;
   receiveSettings(settings: FleetSettingsView | null): void;
-  bridgeConnected(connected: boolean, at: string): void;
+  /** The bridge went up or down at `at`; `problem` is the shell's reason when it refuses the page. */
+  bridgeConnected(connected: boolean, at: string, problem: string | null): void;
   localServerFound(server: FactsSlice["localServer"]): void;
 }
 
@@ -77,6 +78,12 @@ export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (s
   receiveDetail: (detail) => set((state) => ({ details: new Map(state.details).set(detail.key, detail) })),
   receiveDelivery: (delivery) => set((state) => ({ deliveries: new Map(state.deliveries).set(delivery.commandId, delivery) })),
   receiveSettings: (settings) => set({ settings }),
-  bridgeConnected: (connected, at) => set((state) => ({ connected, bridgeLostAt: connected ? null : (state.bridgeLostAt ?? at), version: state.version + 1 })),
+  bridgeConnected: (connected, at, problem) =>
+    set((state) => ({
+      connected,
+      bridgeLostAt: connected ? null : (state.bridgeLostAt ?? at),
+      version: state.version + 1,
+      ...(problem && { serviceNotices: [problem] }),
+    })),
   localServerFound: (localServer) => set({ localServer }),
 });
