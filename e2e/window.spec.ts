@@ -297,6 +297,11 @@ test("a machine row says what its connection does, with the one action that help
   await expect(row.getByTestId("env-phase")).toHaveText(/^(offline|failing) · retrying (in \d+ s|now)$/);
   await expect(row.getByTestId("env-fix")).toHaveText("Retry now");
   await row.screenshot({ path: join(SCREENSHOTS, "machine-retrying.png") });
+  // The outage notice is not critical: it goes by itself while the row keeps saying what happens.
+  const notice = page.getByTestId("notice").filter({ hasText: "is offline" });
+  await expect(notice).toHaveAttribute("data-critical", "false");
+  await expect(notice).toHaveCount(0, { timeout: 15_000 });
+  await expect(row).not.toHaveAttribute("data-phase", "online");
   await row.getByTestId("env-fix").click();
   await expect.poll(() => tap.sent.some((r) => r.method === "environment.retry")).toBe(true);
   await sim.start();
