@@ -99,8 +99,10 @@ test("a message to a running child shows steer, and the reply lands in the same 
   const sim = fleet.sims.servers[0]!;
   const parent = fleet.sims.createThread(sim, { title: "Lead" });
   await fleet.pairAll();
-  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow", "claudeAgent");
   await page.goto(fleet.shell.url);
+  await expect(agentRow(page, sim.environmentId, parent)).toBeVisible();
+  // The child's turn runs for about 2 s: it starts once the window is up, so the message lands inside it.
+  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow", "claudeAgent");
   const row = agentRow(page, sim.environmentId, child);
   await expect(row).toHaveAttribute("data-status", "running");
   await row.locator(".agent-title").click();

@@ -63,7 +63,25 @@ const components: Components = {
   },
 };
 
+/** Longer texts are not parsed as markdown (parsing megabytes would freeze the window): plain text, cut. */
+export const MARKDOWN_MAX_CHARS = 60_000;
+/** How much of an overlong text shows before "show all". */
+const PLAIN_PREVIEW_CHARS = 20_000;
+
+function LongText({ text }: { text: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="markdown plain-text" data-testid="long-text">
+      <p>{open ? text : `${text.slice(0, PLAIN_PREVIEW_CHARS)}…`}</p>
+      <button type="button" className="link fold-toggle" onClick={() => setOpen(!open)}>
+        {open ? "Show less" : `Show all ${text.length.toLocaleString("en")} characters`}
+      </button>
+    </div>
+  );
+}
+
 export function Markdown({ text }: { text: string }) {
+  if (text.length > MARKDOWN_MAX_CHARS) return <LongText text={text} />;
   return (
     <div className="markdown">
       <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[rehypeHighlight]} components={components}>
