@@ -268,6 +268,9 @@ test("command palette and keys: one registry; search keeps its query on Esc, ↓
   await expect(agentRow(page, sim.environmentId, failing)).toHaveAttribute("data-status", "failed");
   await page.keyboard.press("x");
   await expect.poll(() => tap.sent.filter((r) => r.method === "agent.acknowledge").map((r) => r.params)).toEqual([{ key: `${sim.environmentId}/${failing}` }]);
+  // Acknowledged: it leaves "need you" (the header, `n`) while its row still says it failed.
+  await expect(page.getByTestId("needs-you-count")).toHaveText("0 need you");
+  await expect(agentRow(page, sim.environmentId, failing)).toHaveAttribute("data-status", "failed");
 
   // Search: "/" focuses, Esc leaves the query, ↓ chooses the first result, Enter opens it.
   await page.keyboard.press("/");

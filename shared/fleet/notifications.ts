@@ -184,7 +184,7 @@ export function noticeStillHolds(intent: NotificationIntent, agent: AgentView | 
     case "needs-input":
       return agent?.lastKnownStatus === intent.reason;
     case "failed":
-      return agent?.lastKnownStatus === "failed" && !(agent as AgentView & { acknowledged?: boolean }).acknowledged;
+      return agent?.lastKnownStatus === "failed" && !agent.acknowledged;
     case "offline":
       return env.connection.phase !== "online" && env.connection.phase !== "unauthorized";
     case "unauthorized":

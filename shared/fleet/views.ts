@@ -4,18 +4,9 @@
 import { type AgentView, type ConnectionPhase, type DisplayStatus, type EnvironmentView, type FleetCounts, needsUser } from "./types";
 import { STATUS_WORDS } from "./words";
 
-/**
- * Fields the fleet service is adding to agent views (repository and branch from T3, and the
- * user's acknowledgement of a failure or stall). Optional until every service sends them, so the
- * UI works with what exists.
- */
+/** A repository name, where a server reports one (the project's folder stands in otherwise). */
 export interface AgentViewExtras {
   repository?: string | null;
-  /** The project's folder on its machine, where no repository name is given. */
-  workspaceRoot?: string | null;
-  branch?: string | null;
-  /** The user acknowledged this failure or stall; it no longer needs them until it changes. */
-  acknowledged?: boolean;
 }
 
 export function extrasOf(agent: AgentView): AgentViewExtras {
@@ -27,14 +18,14 @@ const BLOCKED = new Set<DisplayStatus>(["needs-approval", "needs-input", "needs-
 
 /** A failure or a stall the user can acknowledge (issue 10 point 2); a stuck start is stopped or sent to instead. */
 export function acknowledgeable(agent: AgentView): boolean {
-  if (extrasOf(agent).acknowledged) return false;
+  if (agent.acknowledged) return false;
   return agent.lastKnownStatus === "failed" || (agent.stalled && agent.lastKnownStatus === "running");
 }
 
 /** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged. */
 export function needsYou(agent: AgentView): boolean {
   if (BLOCKED.has(agent.status)) return true;
-  if (extrasOf(agent).acknowledged) return false;
+  if (agent.acknowledged) return false;
   return needsUser(agent.status) || (agent.stalled && agent.status === "running");
 }
 
@@ -134,5 +125,5 @@ export function t3ThreadUrl(env: Pick<EnvironmentView, "baseUrl" | "environmentI
 /** Project title, repository and branch where T3 gave them; the project id otherwise. */
 export function projectOf(agent: AgentView): { id: string; title: string; repository: string | null; branch: string | null } {
   const extras = extrasOf(agent);
-  return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? extras.workspaceRoot ?? null, branch: extras.branch ?? null };
+  return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? agent.workspaceRoot ?? null, branch: agent.branch ?? null };
 }

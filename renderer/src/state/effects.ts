@@ -43,16 +43,6 @@ async function run<T>(place: string, request: () => Promise<T>): Promise<T | und
   }
 }
 
-/** Requests the fleet service is gaining (issue 10 point 2: `agent.acknowledge`), typed here until the contract has them. */
-interface UpcomingRequests {
-  "agent.acknowledge": { params: { key: string }; result: null };
-}
-
-function requestUpcoming<M extends keyof UpcomingRequests>(method: M, params: UpcomingRequests[M]["params"]): Promise<UpcomingRequests[M]["result"]> {
-  const untyped = requireBridge().request as unknown as (method: string, params: unknown) => Promise<UpcomingRequests[M]["result"]>;
-  return untyped(method, params);
-}
-
 // ------------------------------------------------------------------ notices
 
 const noticeTimers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -270,9 +260,9 @@ export const commands = {
     if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
 
-  /** Removes a failure or stall from "need you" until it changes (the service's `agent.acknowledge`). */
+  /** Removes a failure or stall from "need you" until it changes (settled in T3 too where the server can). */
   async acknowledge(key: string): Promise<void> {
-    await run(`agent:${key}`, () => requestUpcoming("agent.acknowledge", { key }));
+    await run(`agent:${key}`, () => requireBridge().request("agent.acknowledge", { key }));
   },
 
   async recheck(commandId: string): Promise<void> {

@@ -1,6 +1,6 @@
 // Facts from the fleet service: what the bridge said, applied as it said it. No views here.
 import type { StateCreator } from "zustand";
-import type { AgentDetail, FleetSettingsView, FleetSnapshot } from "../../../../shared/bridge/contract";
+import { type AgentDetail, type AgentDetailDelta, applyDetailDelta, type FleetSettingsView, type FleetSnapshot } from "../../../../shared/bridge/contract";
 import type { Delivery } from "../../../../shared/fleet/delivery";
 import type { AgentView, EnvironmentView } from "../../../../shared/fleet/types";
 import type { FleetState } from "../store";
@@ -33,6 +33,8 @@ export interface FactsSlice {
   /** Applies deltas in order, publishing one change for all of them. */
   applyDeltas(deltas: FleetDelta[]): void;
   receiveDetail(detail: AgentDetail): void;
+  /** Applies only what changed in an open agent's detail (entries replaced by id, else appended). */
+  applyDetailDelta(delta: AgentDetailDelta): void;
   receiveDelivery(delivery: Delivery): void;
   receiveSettings(settings: FleetSettingsView | null): void;
   /** The bridge went up or down at `at`; `problem` is the shell's reason when it refuses the page. */
@@ -76,6 +78,12 @@ export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (s
   },
 
   receiveDetail: (detail) => set((state) => ({ details: new Map(state.details).set(detail.key, detail) })),
+  applyDetailDelta: (delta) =>
+    set((state) => {
+      const current = state.details.get(delta.key);
+      if (!current) return {}; // no baseline: the next agent.open answers with the whole detail
+      return { details: new Map(state.details).set(delta.key, applyDetailDelta(current, delta)) };
+    }),
   receiveDelivery: (delivery) => set((state) => ({ deliveries: new Map(state.deliveries).set(delivery.commandId, delivery) })),
   receiveSettings: (settings) => set({ settings }),
   bridgeConnected: (connected, at, problem) =>
