@@ -2,6 +2,8 @@
 // controls that fit, the command registry, readable reconnection and errors that are never silent.
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
+import { V2SimServer } from "../sim/v2/server";
+import { createV2Thread } from "../sim/v2/fleet-hooks";
 import { tapBridge } from "./bridge-tap";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
 
@@ -378,3 +380,53 @@ for (const size of SIZES) {
     await page.screenshot({ path: join(SCREENSHOTS, `agent-${size.name}.png`) });
   });
 }
+
+test("protocol 2: the composer lets the user steer or queue and says which before sending; several questions, multi-select, required ones enforced", async ({ page, fleet }) => {
+  const v2 = await new V2SimServer({ label: "v2-box", tickMs: 40 }).start();
+  try {
+    const holder = createV2Thread(v2, { title: "Long task", text: "work #hold" });
+    const asker = createV2Thread(v2, { title: "Asker", text: "plan #question" });
+    await fleet.service.request("pair.confirm", { input: v2.pairingUrl() });
+    const tap = await tapBridge(page);
+    await page.goto(fleet.shell.url);
+    const environmentId = v2.environmentId;
+
+    await expect(agentRow(page, environmentId, holder)).toHaveAttribute("data-status", "running");
+    await agentRow(page, environmentId, holder).locator(".agent-title").click();
+    const intent = page.getByTestId("intent");
+    await expect(intent).toHaveAttribute("data-intent", "steer");
+    await page.getByTestId("choose-queue").click();
+    await expect(intent).toHaveAttribute("data-intent", "queue");
+    await expect(intent).toContainText("after the running one");
+    await expect(page.getByTestId("composer").getByRole("button", { name: "Queue" })).toBeVisible();
+    await page.getByLabel("Message").fill("then add tests");
+    await page.getByLabel("Message").press("Enter");
+    await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "then add tests" })).not.toHaveAttribute("data-state", /sending|refused/);
+    await page.getByTestId("choose-steer").click();
+    await expect(intent).toHaveAttribute("data-intent", "steer");
+    await page.getByLabel("Message").fill("and keep it small");
+    await page.getByLabel("Message").press("Enter");
+    await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "and keep it small" })).not.toHaveAttribute("data-state", /sending|refused/);
+    expect(tap.sent.filter((r) => r.method === "agent.send").map((r) => (r.params as { expectedIntent: string }).expectedIntent)).toEqual(["queue", "steer"]);
+    // What was observed afterwards, in words on each send.
+    await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "then add tests" })).toContainText("queued after the running turn");
+    await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "and keep it small" })).toContainText("joined the running turn");
+    await page.getByTestId("agent-panel").screenshot({ path: join(SCREENSHOTS, "composer-steer-or-queue.png") });
+
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Escape");
+    await expect(agentRow(page, environmentId, asker)).toHaveAttribute("data-status", "needs-input");
+    await agentRow(page, environmentId, asker).locator(".agent-title").click();
+    const card = page.getByTestId("input-card");
+    await expect(card.getByTestId("question")).toHaveCount(2);
+    await card.getByRole("button", { name: "Answer" }).click();
+    await expect(card.getByTestId("question-missing")).toHaveCount(1); // only the required one
+    await card.getByLabel("api").check();
+    await card.getByLabel("web").check();
+    await card.getByRole("button", { name: "Answer" }).click();
+    await expect(agentRow(page, environmentId, asker)).not.toHaveAttribute("data-status", "needs-input");
+    expect(tap.sent.find((r) => r.method === "agent.respondInput")?.params).toMatchObject({ answers: { scope: ["api", "web"] } });
+  } finally {
+    await v2.stop();
+  }
+});
