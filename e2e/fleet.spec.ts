@@ -51,12 +51,13 @@ test("pairing explains a used link, an unreachable host and a server that is not
   await tryPair(`${fleet.shell.origin}/pair#token=ABCDEFGHJKLM`);
   await expect(page.getByTestId("pair-error")).toContainText(/not a T3 server|did not answer like a T3 server/);
   await page.keyboard.press("Escape");
-  const v2 = await new SimServer({ generation: "upstream", label: "v2-box", orchestrationProtocolVersion: 2 }).start();
+  // Protocols 1 and 2 pair; a newer one says which side to update.
+  const future = await new SimServer({ generation: "upstream", label: "future-box", orchestrationProtocolVersion: 3 }).start();
   try {
-    await tryPair(v2.pairingUrl());
-    await expect(page.getByTestId("pair-error")).toContainText("speaks orchestration protocol 2");
+    await tryPair(future.pairingUrl());
+    await expect(page.getByTestId("pair-error")).toContainText("speaks orchestration protocol 3");
   } finally {
-    await v2.stop();
+    await future.stop();
   }
 });
 
