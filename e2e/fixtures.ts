@@ -49,6 +49,10 @@ export const test = base.extend<{ fleet: Fleet }>({
         for (const sim of sims.servers) await service.request("pair.confirm", { input: sim.pairingUrl() });
       },
     });
+    // Deterministic shutdown: every bridge request the page made is answered before anything stops,
+    // and the page is gone before its bridge is (no request left to reject at shutdown).
+    if (!page.isClosed() && (await page.getByTestId("busy").count()) > 0) await expect(page.getByTestId("busy")).toHaveAttribute("data-pending", "0");
+    await page.close();
     await shell.close();
     await service.stop();
     await sims.stop();

@@ -51,12 +51,13 @@ test("pairing explains a used link, an unreachable host and a server that is not
   await tryPair(`${fleet.shell.origin}/pair#token=ABCDEFGHJKLM`);
   await expect(page.getByTestId("pair-error")).toContainText(/not a T3 server|did not answer like a T3 server/);
   await page.keyboard.press("Escape");
-  const v2 = await new SimServer({ generation: "upstream", label: "v2-box", orchestrationProtocolVersion: 2 }).start();
+  // Protocols 1 and 2 pair; a newer one says which side to update.
+  const future = await new SimServer({ generation: "upstream", label: "future-box", orchestrationProtocolVersion: 3 }).start();
   try {
-    await tryPair(v2.pairingUrl());
-    await expect(page.getByTestId("pair-error")).toContainText("speaks orchestration protocol 2");
+    await tryPair(future.pairingUrl());
+    await expect(page.getByTestId("pair-error")).toContainText("speaks orchestration protocol 3");
   } finally {
-    await v2.stop();
+    await future.stop();
   }
 });
 
@@ -75,7 +76,7 @@ test("a child that fails changes its chip, its parent's roll-up and the counts",
   await expect(agentRow(page, sim.environmentId, parent).getByTestId("rollup")).toHaveAttribute("data-rollup", "failed");
   await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
   await expect(envRow(page, sim.environmentId).getByTestId("count-failed")).toHaveText("1 failed");
-  await expect(page.getByTestId("toast")).toContainText("failed");
+  await expect(page.getByTestId("notice")).toContainText("failed");
 });
 
 test("an approval answered in the UI unblocks the simulated agent", async ({ page, fleet }) => {
@@ -99,8 +100,10 @@ test("a message to a running child shows steer, and the reply lands in the same 
   const sim = fleet.sims.servers[0]!;
   const parent = fleet.sims.createThread(sim, { title: "Lead" });
   await fleet.pairAll();
-  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow", "claudeAgent");
   await page.goto(fleet.shell.url);
+  await expect(agentRow(page, sim.environmentId, parent)).toBeVisible();
+  // The child's turn runs for about 2 s: it starts once the window is up, so the message lands inside it.
+  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow", "claudeAgent");
   const row = agentRow(page, sim.environmentId, child);
   await expect(row).toHaveAttribute("data-status", "running");
   await row.locator(".agent-title").click();
@@ -169,8 +172,10 @@ test("hostile thread content stays inert", async ({ page, fleet }) => {
   const transcript = page.getByTestId("transcript");
   await expect(transcript).toContainText("<script>window.__pwned=2</script>");
   await expect(transcript.locator("script, img, iframe, a[href]")).toHaveCount(0);
-  // Only the parsed https URL became a link button; javascript: stayed text.
-  await expect(transcript.locator("button.link")).toHaveText(["https://example.com/docs", "https://example.com/docs"]);
+  // Markdown: the HTML block stays text, the javascript: link is no link, only the parsed https URL is a button.
+  await expect(transcript.getByTestId("message-user")).toContainText("[click](javascript:window.__pwned=3)");
+  await expect(transcript.getByTestId("message-assistant").locator(".unsafe-link")).toHaveText("click");
+  await expect(transcript.locator("button.link")).toHaveText(["https://example.com/docs"]);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   const refused = await page.evaluate(async () => {
     // The page's own session (sessionStorage) opens a second bridge socket, as the page's code would.
@@ -197,11 +202,14 @@ test("keyboard: move, search, jump to the next agent that needs you, open and go
   await expect(page.getByTestId("input-card")).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("agent-panel")).toHaveCount(0);
+  // Triage order: the agent that needs you heads its machine; ↓/j and ↑/k move from there.
+  await expect(page.locator('[data-testid="agent-row"]').first()).toContainText("Bravo");
   await page.keyboard.press("j");
-  await expect(page.locator('[data-testid="agent-row"][aria-selected="true"]')).toContainText("Charlie");
+  const selected = page.locator('[data-testid="agent-row"][aria-selected="true"]');
+  await expect(selected).not.toContainText("Bravo");
   await page.keyboard.press("k");
   await page.keyboard.press("k");
-  await expect(page.locator('[data-testid="agent-row"][aria-selected="true"]')).toContainText("Alpha");
+  await expect(selected).toContainText("Bravo");
   await page.keyboard.press("/");
   await page.keyboard.type("char");
   await expect(page.locator('[data-testid="agent-row"]')).toHaveCount(1);
@@ -228,7 +236,7 @@ test("renames, mutes and removes a machine from its row", async ({ page, fleet }
   await expect(page.getByTestId("fleet-summary")).toContainText("2 machines");
 });
 
-test("notification settings: pausing stops toasts for new failures", async ({ page, fleet }) => {
+test("notification settings: pausing stops notices for new failures", async ({ page, fleet }) => {
   const sim = fleet.sims.servers[0]!;
   const threadId = fleet.sims.createThread(sim, { title: "Worker" });
   await fleet.pairAll();
@@ -240,6 +248,6 @@ test("notification settings: pausing stops toasts for new failures", async ({ pa
   await page.keyboard.press("Escape");
   fleet.sims.sendMessage(sim, threadId, "#fail");
   await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "failed");
-  await expect(page.getByTestId("toast")).toHaveCount(0);
+  await expect(page.getByTestId("notice")).toHaveCount(0);
   expect((await fleet.service.request("settings.update", {})) as { notificationsPaused: boolean }).toMatchObject({ notificationsPaused: true });
 });

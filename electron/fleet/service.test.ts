@@ -84,7 +84,7 @@ describe("fleet service", () => {
     expect(result).toMatchObject({ key, onServer: "local" }); // 0.0.24 has no thread settlement
     expect(agent(service, sim, threadId)).toMatchObject({ status: "failed", acknowledged: true });
     expect(service.model.counts().needsYou).toBe(0);
-    const tray = trayModel(service.model.environments(), service.model.agents(), service.model.counts(), false);
+    const tray = trayModel(service.model.environments(), service.model.agents(), false);
     expect(tray.items.filter((item) => item.kind === "agent")).toEqual([]);
 
     await service.stop();

@@ -35,7 +35,7 @@ export class TrayController {
 
   refresh(): void {
     const snapshot = this.service.snapshot();
-    const model = trayModel(snapshot.environments, snapshot.agents, this.service.model.counts(), snapshot.settings.notificationsPaused);
+    const model = trayModel(snapshot.environments, snapshot.agents, snapshot.settings.notificationsPaused);
     if (model.variant !== this.variant) {
       this.variant = model.variant;
       this.tray.setVariant(model.variant);

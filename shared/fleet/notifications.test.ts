@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NotificationPolicy } from "./notifications";
+import { NotificationPolicy, noticeCondition, noticeIsCritical, noticeStillHolds } from "./notifications";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
 import { environmentView, agentView } from "./views.testkit";
 
@@ -66,5 +66,33 @@ describe("notification policy", () => {
     const fresh = new NotificationPolicy();
     fresh.environmentChanged(env({ phase: "connecting", since: "t0", lastConfirmedAt: null }));
     expect(fresh.environmentChanged(env({ ...revoked, since: "t5" }))).toEqual([expect.objectContaining({ reason: "unauthorized" })]);
+  });
+});
+
+describe("notices in a window", () => {
+  const failedIntent = { id: "e/a/failed/turn-1", reason: "failed" as const, environmentId: "e", agentKey: "e/a", title: "A failed", body: "" };
+  const offlineIntent = { id: "e//offline/t1", reason: "offline" as const, environmentId: "e", agentKey: null, title: "studio is offline", body: "" };
+
+  it("one condition per agent and reason, one per machine connection", () => {
+    expect(noticeCondition(failedIntent)).toBe(noticeCondition({ ...failedIntent, id: "e/a/failed/turn-2" }));
+    expect(noticeCondition(offlineIntent)).toBe(noticeCondition({ ...offlineIntent, id: "e//unauthorized/t2", reason: "unauthorized" }));
+    expect(noticeCondition(offlineIntent)).not.toBe(noticeCondition(failedIntent));
+  });
+
+  it("a notice is withdrawn when its condition clears", () => {
+    const env = environmentView();
+    expect(noticeStillHolds(failedIntent, agentView("a", "failed"), env)).toBe(true);
+    expect(noticeStillHolds(failedIntent, agentView("a", "idle"), env)).toBe(false);
+    expect(noticeStillHolds(failedIntent, { ...agentView("a", "failed"), acknowledged: true } as never, env)).toBe(false);
+    expect(noticeStillHolds(offlineIntent, undefined, env)).toBe(false);
+    const down = environmentView({ connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: "t", attempt: 1, error: "x" } });
+    expect(noticeStillHolds(offlineIntent, undefined, down)).toBe(true);
+  });
+
+  it("what needs the user is critical; summaries and outages go by themselves", () => {
+    expect(noticeIsCritical("needs-approval")).toBe(true);
+    expect(noticeIsCritical("failed")).toBe(true);
+    expect(noticeIsCritical("offline")).toBe(false);
+    expect(noticeIsCritical("summary")).toBe(false);
   });
 });

@@ -155,3 +155,41 @@ function phaseReason(phase: ConnectionPhase): "offline" | "unauthorized" | null 
   if (phase.phase === "offline" || phase.phase === "backoff") return "offline";
   return null;
 }
+
+// ------------------------------------------------------------------ notices in a window
+// A window shows at most one notice per condition (an agent's approval, question or failure; a
+// machine's connection), updates it in place when the service says more, and withdraws it when
+// the condition clears. The browser's Notification API follows the same rules.
+
+/** The condition a notification is about: later notifications about it replace earlier ones. */
+export function noticeCondition(intent: NotificationIntent): string {
+  if (intent.agentKey) return `agent:${intent.agentKey}:${intent.reason}`;
+  const kind = intent.reason === "offline" || intent.reason === "unauthorized" ? "connection" : intent.reason;
+  return `environment:${intent.environmentId}:${kind}`;
+}
+
+/** Critical notices stay until their condition clears or the user dismisses them; the rest go by themselves. */
+export function noticeIsCritical(reason: NotificationReason): boolean {
+  return reason === "needs-approval" || reason === "needs-input" || reason === "failed" || reason === "unauthorized";
+}
+
+/** How long a non-critical notice stays on screen. */
+export const TRANSIENT_NOTICE_MS = 8_000;
+
+/** Whether what a notice says is still true of the fleet. */
+export function noticeStillHolds(intent: NotificationIntent, agent: AgentView | undefined, env: EnvironmentView | undefined): boolean {
+  if (!env) return false;
+  switch (intent.reason) {
+    case "needs-approval":
+    case "needs-input":
+      return agent?.lastKnownStatus === intent.reason;
+    case "failed":
+      return agent?.lastKnownStatus === "failed" && !agent.acknowledged;
+    case "offline":
+      return env.connection.phase !== "online" && env.connection.phase !== "unauthorized";
+    case "unauthorized":
+      return env.connection.phase === "unauthorized";
+    case "summary":
+      return true;
+  }
+}

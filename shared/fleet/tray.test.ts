@@ -4,11 +4,13 @@ import type { FleetCounts } from "./types";
 import { agentView, environmentView } from "./views.testkit";
 
 const counts = (patch: Partial<FleetCounts>): FleetCounts => ({ byStatus: {}, needsYou: 0, hostsDown: 0, environments: 1, agents: 0, ...patch });
+const NOW = Date.parse("2026-11-29T10:00:00.000Z");
 
 describe("tray", () => {
   it.each([
     [counts({ environments: 0 }), "nothing-paired"],
     [counts({ byStatus: { failed: 1, running: 3 }, needsYou: 1, hostsDown: 1 }), "failed"],
+    [{ ...counts({ byStatus: { failed: 1 }, needsYou: 0 }), failedNeedingYou: 0 }, "all-clear"],
     [counts({ byStatus: { "needs-input": 1 }, needsYou: 1, hostsDown: 1 }), "needs-you"],
     [counts({ byStatus: { unknown: 4 }, hostsDown: 1 }), "host-offline"],
     [counts({ byStatus: { running: 2, idle: 1 } }), "working"],
@@ -20,16 +22,35 @@ describe("tray", () => {
   it("lists machines with counts, the agents that need you (each opens its thread), and the actions", () => {
     const env = environmentView({ counts: { running: 2, "needs-approval": 1 } });
     const agents = [agentView("a", "needs-approval", { title: "Migrate" }), agentView("b", "running")];
-    const model = trayModel([env], agents, counts({ byStatus: { running: 1, "needs-approval": 1 }, needsYou: 1, agents: 2 }), false);
+    const model = trayModel([env], agents, false, NOW);
     expect(model.tooltip).toContain("1 needs you");
-    expect(model.items).toContainEqual({ kind: "label", label: "studio: online · 2 running, 1 needs approval" });
+    expect(model.items).toContainEqual({ kind: "label", label: "studio: online · 1 needs approval, 2 running" });
     expect(model.items).toContainEqual({ kind: "agent", agentKey: "e/a", label: "Migrate (studio) — needs approval" });
     expect(model.items.filter((item) => item.kind === "action").map((item) => item.kind === "action" && item.action)).toEqual(["open", "pair", "pause", "quit"]);
   });
 
+  it("says what a machine's connection is doing in the window's words", () => {
+    const offline = environmentView({
+      label: "vm",
+      connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: new Date(NOW + 12_000).toISOString(), attempt: 2, error: "refused" },
+    });
+    const unauthorized = environmentView({ environmentId: "u", label: "box", connection: { phase: "unauthorized", since: "t", lastConfirmedAt: null, error: "revoked" } });
+    const model = trayModel([offline, unauthorized], [], false, NOW);
+    expect(model.items).toContainEqual({ kind: "label", label: "vm: offline · retrying in 12 s · no agents" });
+    expect(model.items).toContainEqual({ kind: "label", label: "box: needs pairing again · no agents" });
+  });
+
+  it("an acknowledged failure and a stalled run: one leaves the menu, the other joins it", () => {
+    const acknowledged = { ...agentView("f", "failed", { title: "Old failure" }), acknowledged: true };
+    const stalled = agentView("s", "running", { title: "Quiet run", stalled: true });
+    const model = trayModel([environmentView()], [acknowledged, stalled], false, NOW);
+    expect(model.items.filter((item) => item.kind === "agent").map((item) => item.kind === "agent" && item.label)).toEqual(["Quiet run (studio) — stalled"]);
+    expect(model.variant).toBe("needs-you");
+  });
+
   it("caps the agents listed and says how many more", () => {
     const agents = Array.from({ length: TRAY_AGENT_LIMIT + 3 }, (_, i) => agentView(`t${String(i).padStart(2, "0")}`, "failed"));
-    const model = trayModel([environmentView()], agents, counts({ byStatus: { failed: agents.length }, needsYou: agents.length }), true);
+    const model = trayModel([environmentView()], agents, true, NOW);
     expect(model.items.filter((item) => item.kind === "agent")).toHaveLength(TRAY_AGENT_LIMIT);
     expect(model.items).toContainEqual({ kind: "label", label: "…and 3 more" });
     expect(model.items).toContainEqual({ kind: "action", label: "Resume notifications", action: "resume" });

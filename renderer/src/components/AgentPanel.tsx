@@ -1,17 +1,21 @@
-import { useState } from "react";
-import type { AgentDetail } from "../../../shared/bridge/contract";
+import { useEffect, useRef, useState } from "react";
 import type { Delivery } from "../../../shared/fleet/delivery";
-import type { TranscriptItem } from "../../../shared/fleet/facts";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
-import { commands } from "../state/effects";
+import { acknowledgeable, projectOf } from "../../../shared/fleet/views";
+import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
+import { commands, focusTargets } from "../state/effects";
 import { DELIVERY_LABEL, relativeTime } from "../state/format";
+import { displayAgent } from "../state/selectors";
 import { useFleet } from "../state/store";
+import { CommandButton } from "./CommandButton";
 import { Composer } from "./Composer";
-import { RichText } from "./RichText";
-import { StatusChip, useNow } from "./common";
+import { Clipped, PlaceError, StatusChip, useNow } from "./common";
+import { Transcript } from "./Transcript";
 
 export function AgentPanel({ agentKey }: { agentKey: string }) {
-  const agent = useFleet((s) => s.agents.get(agentKey));
+  const bridgeLostAt = useFleet((s) => s.bridgeLostAt);
+  const raw = useFleet((s) => s.agents.get(agentKey));
+  const agent = raw ? displayAgent(raw, bridgeLostAt) : undefined;
   const env = useFleet((s) => (agent ? s.environments.get(agent.environmentId) : undefined));
   const detail = useFleet((s) => s.details.get(agentKey));
   const now = useNow();
@@ -25,34 +29,45 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       </section>
     );
   }
+  const project = projectOf(agent);
+  const where = [project.title, project.repository, project.branch ? `⎇ ${project.branch}` : null].filter(Boolean).join(" · ");
   return (
     <section className="panel" data-testid="agent-panel" aria-label={`Agent ${agent.title}`}>
       <header className="panel-header">
         <button type="button" onClick={() => commands.closeAgent()} aria-label="Back to the fleet">
           ← Fleet
         </button>
-        <h2>{agent.title}</h2>
+        <h2 title={agent.title}>{agent.title}</h2>
         <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} />
         {agent.status === "unknown" ? <span className="as-of">was {agent.lastKnownStatus} · as of {relativeTime(agent.asOf, now)}</span> : null}
       </header>
+      <div className="panel-actions">
+        {acknowledgeable(agent) ? <CommandButton id="agent.acknowledge" testId="acknowledge" label="Acknowledge" /> : null}
+        <CommandButton id="agent.interrupt" testId="interrupt" label="Interrupt" />
+        <CommandButton id="agent.stop" testId="stop" label="Stop session" />
+        <CommandButton id="agent.open-in-t3" testId="open-in-t3" label="Open in T3" />
+        <PlaceError place={`agent:${agent.key}`} />
+      </div>
       <dl className="identity">
         <dt>Machine</dt>
-        <dd>{env?.label ?? agent.environmentId}</dd>
+        <dd>
+          <Clipped text={env?.label ?? agent.environmentId} />
+        </dd>
+        <dt>Project</dt>
+        <dd>
+          <Clipped text={where} testId="agent-project" />
+        </dd>
         <dt>Provider</dt>
         <dd>
           {agent.providerInstanceId}
-          {agent.providerDriver && agent.providerDriver !== agent.providerInstanceId ? ` (${agent.providerDriver})` : ""}
+          {agent.providerDriver && agent.providerDriver !== agent.providerInstanceId ? ` (${agent.providerDriver})` : ""} · {agent.model}
+          {agent.effort ? ` · effort ${agent.effort}` : ""} · {agent.runtimeMode}
         </dd>
-        <dt>Model</dt>
-        <dd>
-          {agent.model}
-          {agent.effort ? ` · effort ${agent.effort}` : ""}
-        </dd>
-        <dt>Mode</dt>
-        <dd>{agent.runtimeMode}</dd>
         <dt>Thread</dt>
-        <dd>
-          <code data-testid="thread-id">{agent.threadId}</code>{" "}
+        <dd className="thread-line">
+          <code data-testid="thread-id" title={agent.threadId}>
+            {agent.threadId}
+          </code>{" "}
           <button type="button" onClick={() => void navigator.clipboard?.writeText(agent.threadId)}>
             Copy
           </button>
@@ -64,20 +79,11 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           </>
         ) : null}
       </dl>
-      <div className="panel-actions">
-        <button type="button" disabled={agent.status !== "running" && agent.status !== "starting"} onClick={() => void commands.interrupt(agent.key)}>
-          Interrupt
-        </button>
-        <button type="button" disabled={agent.status === "ended" || agent.status === "unknown"} onClick={() => void commands.stop(agent.key)}>
-          Stop session
-        </button>
-      </div>
       {agent.pending.map((request) => (
         <PendingCard key={request.requestId} agent={agent} request={request} />
       ))}
       <div className="panel-body">
-        <Transcript detail={detail} offline={env?.connection.phase !== "online"} />
-        <Activities detail={detail} agent={agent} now={now} />
+        <Transcript detail={detail} offline={env?.connection.phase !== "online"} now={now} />
       </div>
       <Deliveries agentKey={agent.key} />
       <Composer agent={agent} />
@@ -86,24 +92,28 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
 }
 
 function PendingCard({ agent, request }: { agent: AgentView; request: PendingRequest }) {
-  const [answers, setAnswers] = useState<Record<string, string>>({});
+  const place = `request:${request.requestId}`;
   if (request.kind === "approval") {
+    const keyOf: Partial<Record<ApprovalDecision, string>> = { accept: "a", acceptForSession: "Shift+A", decline: "d" };
     return (
       <div className="card pending" data-testid="approval-card">
         <strong>Approval requested{request.requestKind ? ` (${request.requestKind})` : ""}</strong>
         <pre>{request.detail}</pre>
         <div className="card-actions">
+          {/* Every decision the request offers, in the server's order. */}
           {request.decisions.map((option, index) => (
             <button
               key={option.decision}
               type="button"
               className={index === 0 ? "primary" : undefined}
-              title={option.warning ?? undefined}
+              data-decision={option.decision}
+              title={[option.warning, keyOf[option.decision] ? `key ${keyOf[option.decision]}` : null].filter(Boolean).join(" · ") || undefined}
               onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
             >
               {option.label}
             </button>
           ))}
+          <PlaceError place={place} />
         </div>
       </div>
     );
@@ -116,105 +126,94 @@ function PendingCard({ agent, request }: { agent: AgentView; request: PendingReq
       </div>
     );
   }
+  return <QuestionCard agent={agent} request={request} />;
+}
+
+function QuestionCard({ agent, request }: { agent: AgentView; request: Extract<PendingRequest, { kind: "input" }> }) {
+  const [chosen, setChosen] = useState<Record<string, string[]>>({});
+  const [free, setFree] = useState<Record<string, string>>({});
+  const [missing, setMissing] = useState<string[]>([]);
+  const firstField = useRef<HTMLFieldSetElement>(null);
+  useEffect(() => {
+    focusTargets.answer = () => firstField.current?.querySelector<HTMLElement>("input, select, textarea")?.focus();
+    return () => {
+      focusTargets.answer = undefined;
+    };
+  }, []);
+  const answerOf = (question: Question): string[] => [...(chosen[question.id] ?? []), ...(free[question.id]?.trim() ? [free[question.id]!.trim()] : [])];
   return (
     <form
       className="card pending"
       data-testid="input-card"
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
+        // Required questions are enforced here, before anything is sent.
+        const unanswered = request.questions.filter((question) => question.required && answerOf(question).length === 0).map((question) => question.id);
+        setMissing(unanswered);
+        if (unanswered.length) return;
+        const answers: QuestionAnswers = {};
+        for (const question of request.questions) {
+          const answer = answerOf(question);
+          if (answer.length) answers[question.id] = question.multiSelect ? answer : answer[0]!;
+        }
         void commands.respondInput(agent.key, request.requestId, answers);
       }}
     >
       <strong>The agent asks</strong>
-      {request.questions.map((question) => (
-        <label key={question.id}>
-          {question.question}
-          {question.options.length > 0 ? (
-            <select value={answers[question.id] ?? ""} onChange={(event) => setAnswers({ ...answers, [question.id]: event.target.value })}>
-              <option value="">Choose…</option>
-              {question.options.map((option) => (
-                <option key={option.value} value={option.value}>
-                  {option.label}
-                </option>
-              ))}
-            </select>
-          ) : (
-            <input value={answers[question.id] ?? ""} onChange={(event) => setAnswers({ ...answers, [question.id]: event.target.value })} />
-          )}
-        </label>
-      ))}
-      <button type="submit" className="primary">
-        Answer
-      </button>
+      {request.questions.map((question, index) => {
+        const picked = chosen[question.id] ?? [];
+        const isMissing = missing.includes(question.id);
+        const choose = (value: string, on: boolean) =>
+          setChosen({ ...chosen, [question.id]: question.multiSelect ? (on ? [...picked, value] : picked.filter((v) => v !== value)) : on ? [value] : [] });
+        return (
+          <fieldset key={question.id} ref={index === 0 ? firstField : undefined} className={`question ${isMissing ? "question-missing" : ""}`} data-testid="question" aria-invalid={isMissing}>
+            <legend>
+              {question.header ? <span className="question-header">{question.header}: </span> : null}
+              {question.question}
+              {question.required ? null : <span className="hint"> (optional)</span>}
+              {question.multiSelect ? <span className="hint"> (choose any)</span> : null}
+            </legend>
+            {question.options.map((option) => (
+              <label key={option.value} className="check" title={option.description ?? undefined}>
+                <input
+                  type={question.multiSelect ? "checkbox" : "radio"}
+                  name={`${request.requestId}-${question.id}`}
+                  checked={picked.includes(option.value)}
+                  onChange={(event) => choose(option.value, event.target.checked)}
+                />
+                {option.label}
+              </label>
+            ))}
+            {question.allowsFreeText || question.options.length === 0 ? (
+              <input
+                aria-label={question.options.length ? `Other answer to: ${question.question}` : `Answer to: ${question.question}`}
+                placeholder={question.options.length ? "Other…" : "Your answer"}
+                maxLength={ANSWER_MAX_CHARS}
+                value={free[question.id] ?? ""}
+                onChange={(event) => setFree({ ...free, [question.id]: event.target.value })}
+              />
+            ) : null}
+            {isMissing ? (
+              <span className="error" data-testid="question-missing">
+                This question needs an answer.
+              </span>
+            ) : null}
+          </fieldset>
+        );
+      })}
+      <div className="card-actions">
+        <button type="submit" className="primary" title="Answer (r focuses the first question)">
+          Answer
+        </button>
+        <PlaceError place={`request:${request.requestId}`} />
+      </div>
     </form>
   );
 }
 
-function Transcript({ detail, offline }: { detail: AgentDetail | undefined; offline: boolean }) {
-  if (!detail?.loaded) {
-    const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
-    return (
-      <div className="transcript" data-testid="transcript">
-        {text}
-      </div>
-    );
-  }
-  return (
-    <div className="transcript" data-testid="transcript" aria-live="polite">
-      {detail.items.flatMap((message) => (message.type === "message" ? [message] : [])).map((message) => (
-        <article key={message.id} className={`message message-${message.role}`} data-testid={`message-${message.role}`} data-turn={message.runId ?? ""}>
-          <header>
-            {message.role}
-            {message.streaming ? <span className="streaming"> · streaming</span> : null}
-          </header>
-          <RichText text={message.text} />
-        </article>
-      ))}
-    </div>
-  );
-}
-
-function Activities({ detail, agent, now }: { detail: AgentDetail | undefined; agent: AgentView; now: number }) {
-  const activities = detail?.items.filter((item) => item.type !== "message") ?? [];
-  return (
-    <aside className="activities" data-testid="activities">
-      <h3>Activity</h3>
-      {agent.subagents.length > 0 ? (
-        <ul className="subagents">
-          {agent.subagents.map((task) => (
-            <li key={task.id}>
-              subagent {task.id}: {task.status} {task.title ? `· ${task.title}` : ""}
-            </li>
-          ))}
-        </ul>
-      ) : null}
-      <ol>
-        {activities.map((item) => (
-          <li key={item.id} className={`activity tone-${item.type === "activity" ? item.tone : item.type === "error" ? "error" : "tool"}`}>
-            <span className="activity-kind">{item.type === "activity" ? item.kind : item.type}</span> {itemSummary(item)}{" "}
-            <span className="time">{relativeTime(item.createdAt, now)}</span>
-          </li>
-        ))}
-      </ol>
-    </aside>
-  );
-}
-
-/** One line for a transcript item that is not a message. */
-function itemSummary(item: TranscriptItem): string {
-  switch (item.type) {
-    case "command":
-      return `${item.command}${item.exitCode === null ? "" : ` (exit ${item.exitCode})`}`;
-    case "file-change":
-      return `${item.path}${item.additions === null ? "" : ` +${item.additions}`}${item.deletions === null ? "" : ` -${item.deletions}`}`;
-    case "error":
-      return item.message;
-    case "activity":
-      return item.summary;
-    default:
-      return item.text;
-  }
-}
+/** The longest answer the bridge accepts (shared/bridge/contract.ts agent.respondInput). */
+const ANSWER_MAX_CHARS = 20_000;
 
 function Deliveries({ agentKey }: { agentKey: string }) {
   const deliveries = useFleet((s) => s.deliveries);
@@ -229,12 +228,18 @@ function Deliveries({ agentKey }: { agentKey: string }) {
   );
 }
 
+/** What was observed after a send; protocol 2 adds outcomes (queued, joined) the service may report. */
+const OUTCOME_WORDS: Record<string, string> = { steered: "joined the running turn", "new-turn": "started a new turn", queued: "queued after the running turn" };
+
 function DeliveryLine({ delivery }: { delivery: Delivery }) {
   const what = delivery.kind === "message" ? `“${delivery.text ?? ""}”` : delivery.kind;
-  const observed = delivery.observed ? (delivery.observed.outcome === "steered" ? " · joined the running turn" : " · started a new turn") : "";
+  const observed = delivery.observed ? ` · ${OUTCOME_WORDS[delivery.observed.outcome] ?? String(delivery.observed.outcome)}` : "";
   return (
     <li className={`delivery delivery-${delivery.state}`} data-testid="delivery" data-state={delivery.state} data-outcome={delivery.observed?.outcome ?? ""}>
-      <span className="delivery-what">{what}</span> <span className="delivery-state">{DELIVERY_LABEL[delivery.state]}</span>
+      <span className="delivery-what clipped" title={what}>
+        {what}
+      </span>{" "}
+      <span className="delivery-state">{DELIVERY_LABEL[delivery.state]}</span>
       {observed}
       {delivery.reason ? <span className="delivery-reason"> · {delivery.reason}</span> : null}
       {delivery.state === "uncertain" ? (
@@ -242,6 +247,7 @@ function DeliveryLine({ delivery }: { delivery: Delivery }) {
           Check again
         </button>
       ) : null}
+      <PlaceError place={`delivery:${delivery.commandId}`} />
     </li>
   );
 }

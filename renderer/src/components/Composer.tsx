@@ -1,31 +1,46 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { messageIntent } from "../../../shared/fleet/delivery";
+import type { RunningMessageMode } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
-import { commands } from "../state/effects";
+import { commands, focusTargets } from "../state/effects";
 import { useFleet } from "../state/store";
+import { PlaceError } from "./common";
+
+/** The longest message the bridge accepts (shared/bridge/contract.ts agent.send). */
+export const MESSAGE_MAX_CHARS = 120_000;
 
 /** Shows what a message would do before it is sent, and updates it live (design §4). */
 export function Composer({ agent }: { agent: AgentView }) {
   const env = useFleet((s) => s.environments.get(agent.environmentId));
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
+  const [choice, setChoice] = useState<RunningMessageMode | undefined>(undefined);
+  const textRef = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    focusTargets.composer = () => textRef.current?.focus();
+    return () => {
+      focusTargets.composer = undefined;
+    };
+  }, []);
   // Live from the fleet view; the service recomputes it at send time and refuses if it changed.
-  const intent = messageIntent(agent, env);
+  // The user's choice between steering and queueing applies where the agent offers both.
+  const intent = messageIntent(agent, env, choice);
+  const canChoose = (intent.kind === "steer" || intent.kind === "queue") && intent.choices.includes("steer") && intent.choices.includes("queue");
   const label =
-    intent.kind === "steer"
-      ? "Steer the running turn"
-      : intent.kind === "queue"
-        ? "Start a new turn after the running one"
-        : intent.kind === "new-turn"
-          ? "Start a new turn"
-          : `Cannot send: ${intent.reason}`;
+    intent.kind === "refused"
+      ? `Cannot send: ${intent.reason}`
+      : intent.kind === "new-turn"
+        ? "Start a new turn"
+        : intent.kind === "queue"
+          ? "Start a new turn after the running one"
+          : "Steer the running turn";
+  const tooLong = text.length > MESSAGE_MAX_CHARS;
 
   const send = async () => {
-    if (intent.kind === "refused" || text.trim() === "" || sending) return;
+    if (intent.kind === "refused" || text.trim() === "" || sending || tooLong) return;
     setSending(true);
     try {
-      await commands.send(agent.key, text, intent.kind);
-      setText("");
+      if (await commands.send(agent.key, text, intent.kind)) setText("");
     } finally {
       setSending(false);
     }
@@ -44,22 +59,44 @@ export function Composer({ agent }: { agent: AgentView }) {
         {label}
         {intent.kind !== "refused" && intent.note ? <span className="intent-note"> — {intent.note}</span> : null}
       </div>
+      {canChoose ? (
+        <div className="segmented run-choice" role="radiogroup" aria-label="While the agent runs">
+          <button type="button" role="radio" aria-checked={intent.kind === "steer"} data-testid="choose-steer" onClick={() => setChoice("steer")}>
+            Steer this run
+          </button>
+          <button type="button" role="radio" aria-checked={intent.kind === "queue"} data-testid="choose-queue" onClick={() => setChoice("queue")}>
+            Queue after it
+          </button>
+        </div>
+      ) : null}
       <textarea
+        ref={textRef}
         aria-label="Message"
         value={text}
         placeholder={intent.kind === "refused" ? "" : "Message this agent (Enter sends, Shift+Enter for a new line)"}
         disabled={intent.kind === "refused"}
+        aria-invalid={tooLong}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {
-          if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+          if (event.key === "Escape") {
+            event.currentTarget.blur();
+            event.stopPropagation();
+          } else if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
             event.preventDefault();
             void send();
           }
         }}
       />
-      <button type="submit" className="primary" disabled={intent.kind === "refused" || text.trim() === "" || sending}>
-        Send
-      </button>
+      <div className="composer-footer">
+        <span className={`counter ${tooLong ? "counter-over" : ""}`} data-testid="message-counter" aria-live="polite">
+          {text.length.toLocaleString("en")} / {MESSAGE_MAX_CHARS.toLocaleString("en")}
+          {tooLong ? " — too long to send" : ""}
+        </span>
+        <PlaceError place={`composer:${agent.key}`} />
+        <button type="submit" className="primary" disabled={intent.kind === "refused" || text.trim() === "" || sending || tooLong}>
+          {intent.kind === "queue" ? "Queue" : "Send"}
+        </button>
+      </div>
     </form>
   );
 }

@@ -1,14 +1,29 @@
 import { useEffect, useRef } from "react";
 import { commands } from "../state/effects";
 import { useFleet } from "../state/store";
+import { PlaceError } from "./common";
+
+/** Limits of the pairing inputs (shared/bridge/contract.ts pair.confirm); a counter shows how close the text is. */
+export const PAIRING_INPUT_MAX_CHARS = 4_000;
+export const PAIRING_LABEL_MAX_CHARS = 200;
+
+function Counter({ length, max, testId }: { length: number; max: number; testId: string }) {
+  return (
+    <span className={`counter ${length > max ? "counter-over" : ""}`} data-testid={testId}>
+      {length.toLocaleString("en")} / {max.toLocaleString("en")}
+      {length > max ? " — too long" : ""}
+    </span>
+  );
+}
 
 export function PairingDialog() {
   const pairing = useFleet((s) => s.pairing);
   const localServer = useFleet((s) => s.localServer);
-  const setPairing = useFleet((s) => s.setPairing);
+  const { editPairing, nameMachine } = useFleet.getState();
   const inputRef = useRef<HTMLTextAreaElement>(null);
   useEffect(() => inputRef.current?.focus(), []);
   const preview = pairing.preview;
+  const tooLong = pairing.input.length > PAIRING_INPUT_MAX_CHARS || pairing.token.length > PAIRING_INPUT_MAX_CHARS || pairing.label.length > PAIRING_LABEL_MAX_CHARS;
 
   return (
     <div className="dialog-backdrop">
@@ -20,49 +35,61 @@ export function PairingDialog() {
         data-testid="pairing-dialog"
         onSubmit={(event) => {
           event.preventDefault();
+          if (tooLong) return;
           void (preview ? commands.confirmPairing() : commands.inspectPairing());
         }}
       >
         <h2 id="pair-title">{pairing.environmentId ? "Pair this machine again" : "Pair a T3 environment"}</h2>
         <label>
-          Pairing link or host
+          <span className="label-line">
+            Pairing link or host
+            <Counter length={pairing.input.length} max={PAIRING_INPUT_MAX_CHARS} testId="pair-input-counter" />
+          </span>
           <textarea
             ref={inputRef}
             data-testid="pair-input"
             rows={2}
             value={pairing.input}
+            aria-invalid={pairing.input.length > PAIRING_INPUT_MAX_CHARS}
             placeholder="http://100.101.102.103:3773/pair#token=… or https://box.tailnet.ts.net"
-            onChange={(event) => setPairing({ input: event.target.value, preview: null, error: null })}
+            onChange={(event) => editPairing({ input: event.target.value })}
           />
         </label>
         <label>
-          Pairing code or token (only when the link has none)
-          <input type="password" data-testid="pair-token" autoComplete="off" value={pairing.token} onChange={(event) => setPairing({ token: event.target.value, preview: null, error: null })} />
+          <span className="label-line">
+            Pairing code or token (only when the link has none)
+            <Counter length={pairing.token.length} max={PAIRING_INPUT_MAX_CHARS} testId="pair-token-counter" />
+          </span>
+          <input type="password" data-testid="pair-token" autoComplete="off" value={pairing.token} onChange={(event) => editPairing({ token: event.target.value })} />
         </label>
         {localServer && !localServer.alreadyPaired && !pairing.input ? (
           <p className="hint">
             A T3 server answers on this machine ({localServer.label}).{" "}
-            <button type="button" onClick={() => setPairing({ input: localServer.baseUrl })}>
+            <button type="button" onClick={() => editPairing({ input: localServer.baseUrl })}>
               Use it
             </button>
           </p>
         ) : null}
         {preview ? (
           <div className="preview" data-testid="pair-preview">
-            <p>
+            <p className="clipped" title={preview.label}>
               <strong>{preview.label}</strong> · T3 {preview.serverVersion} · {preview.generation === "upstream" ? "scoped tokens" : "bearer sessions"}
             </p>
-            <p>
+            <p className="clipped" title={`${preview.environmentId} at ${preview.baseUrl}`}>
               Environment <code>{preview.environmentId}</code> at {preview.baseUrl}
             </p>
             {preview.alreadyPaired ? <p className="hint">Already paired: pairing again updates it.</p> : null}
             {!preview.hasToken && !pairing.token ? <p className="error">Add the pairing code or a token to pair.</p> : null}
             <label>
-              Name on this desk (optional)
-              <input value={pairing.label} onChange={(event) => setPairing({ label: event.target.value })} placeholder={preview.label} />
+              <span className="label-line">
+                Name on this desk (optional)
+                <Counter length={pairing.label.length} max={PAIRING_LABEL_MAX_CHARS} testId="pair-label-counter" />
+              </span>
+              <input value={pairing.label} onChange={(event) => nameMachine(event.target.value)} placeholder={preview.label} />
             </label>
           </div>
         ) : null}
+        <PlaceError place="pairing" />
         {pairing.error ? (
           <p className="error" role="alert" data-testid="pair-error">
             {pairing.error}
@@ -72,7 +99,7 @@ export function PairingDialog() {
           <button type="button" onClick={() => commands.closePairing()}>
             Cancel
           </button>
-          <button type="submit" className="primary" data-testid="pair-submit" disabled={pairing.busy || pairing.input.trim() === ""}>
+          <button type="submit" className="primary" data-testid="pair-submit" disabled={pairing.busy || pairing.input.trim() === "" || tooLong}>
             {pairing.busy ? "Checking…" : preview ? "Pair" : "Check server"}
           </button>
         </div>

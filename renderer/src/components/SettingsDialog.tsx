@@ -1,6 +1,8 @@
+import { useState } from "react";
 import type { FleetSettingsView } from "../../../shared/bridge/contract";
 import { commands } from "../state/effects";
 import { useFleet } from "../state/store";
+import { PlaceError } from "./common";
 
 const TOGGLES: [keyof FleetSettingsView["notifications"], string][] = [
   ["needsApproval", "An agent needs an approval"],
@@ -9,8 +11,25 @@ const TOGGLES: [keyof FleetSettingsView["notifications"], string][] = [
   ["hostOffline", "A machine goes offline or needs pairing again"],
 ];
 
+const HOUR_MS = 3_600_000;
+
+function BrowserNotifications() {
+  const [permission, setPermission] = useState(() => (typeof Notification === "undefined" ? "unsupported" : Notification.permission));
+  // The Electron shell notifies natively; only the browser page needs the Notification API.
+  if (window.t3fleet) return null;
+  if (permission === "unsupported") return <p className="hint">This browser cannot show notifications.</p>;
+  if (permission === "granted") return <p className="hint" data-testid="browser-notifications">Browser notifications are on: the same ones the desktop app shows.</p>;
+  if (permission === "denied") return <p className="hint" data-testid="browser-notifications">This browser blocks notifications from this page; allow them in its site settings.</p>;
+  return (
+    <button type="button" data-testid="browser-notifications" onClick={() => void commands.enableBrowserNotifications().then(setPermission)}>
+      Also notify me in this browser
+    </button>
+  );
+}
+
 export function SettingsDialog() {
   const settings = useFleet((s) => s.settings);
+  const olderThanMs = useFleet((s) => s.olderThanMs);
   if (!settings) return null;
   return (
     <div className="dialog-backdrop">
@@ -28,6 +47,7 @@ export function SettingsDialog() {
             <input type="checkbox" data-testid="pause-notifications" checked={settings.notificationsPaused} onChange={(event) => void commands.updateSettings({ notificationsPaused: event.target.checked })} />
             Pause all notifications
           </label>
+          <BrowserNotifications />
         </fieldset>
         <label>
           Flag a running agent as stalled after this many quiet minutes
@@ -42,8 +62,23 @@ export function SettingsDialog() {
             }}
           />
         </label>
+        <label>
+          Fold idle agents under “older” after this many hours
+          <input
+            type="number"
+            data-testid="older-than-hours"
+            min={1}
+            max={24 * 365}
+            defaultValue={Math.round(olderThanMs / HOUR_MS)}
+            onChange={(event) => {
+              const hours = Number(event.target.value);
+              if (Number.isFinite(hours) && hours >= 1) useFleet.getState().setOlderThan(Math.round(hours * HOUR_MS));
+            }}
+          />
+        </label>
+        <PlaceError place="settings" />
         <div className="dialog-actions">
-          <button type="button" className="primary" onClick={() => useFleet.getState().set({ settingsOpen: false })}>
+          <button type="button" className="primary" onClick={() => useFleet.getState().showSettings(false)}>
             Done
           </button>
         </div>

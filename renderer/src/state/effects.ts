@@ -1,9 +1,17 @@
-// The one place with side effects: bridge subscriptions into the store, and the commands that
-// every entry point (buttons, shortcuts) runs.
+// The one place with side effects: bridge subscriptions into the store, every command the user
+// can run (buttons, keys, the palette and the tray all run them by registry id), notices with
+// their browser counterparts, and the tab's title and icon.
 import type { BridgeEvent, BridgeParams } from "../../../shared/bridge/contract";
-import type { ApprovalDecision } from "../../../shared/fleet/facts";
+import type { CommandId } from "../../../shared/fleet/command-registry";
+import type { CommandContext } from "../../../shared/fleet/command-registry";
+import { noticeCondition, noticeIsCritical, noticeStillHolds, TRANSIENT_NOTICE_MS, type NotificationIntent } from "../../../shared/fleet/notifications";
+import { fleetHeadline, trayVariant, type TrayVariant } from "../../../shared/fleet/tray";
+import type { AgentView } from "../../../shared/fleet/types";
+import { t3ThreadUrl } from "../../../shared/fleet/views";
+import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/facts";
 import { type Bridge, BridgeRequestError } from "../bridge/client";
-import { EMPTY_PAIRING, useFleet } from "./store";
+import { displayAgent, displayFacts, glance, nextNeedingYou } from "./selectors";
+import { useFleet } from "./store";
 
 let bridge: Bridge | undefined;
 
@@ -16,6 +24,132 @@ function message(error: unknown): string {
   return error instanceof BridgeRequestError || error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Runs one bridge request for a place in the UI: counted while in flight, its failure shown at
+ * that place (never swallowed, never an unhandled rejection), cleared when it next succeeds.
+ */
+async function run<T>(place: string, request: () => Promise<T>): Promise<T | undefined> {
+  const store = useFleet.getState();
+  store.requestStarted();
+  try {
+    const result = await request();
+    useFleet.getState().clearFailure(place);
+    return result;
+  } catch (error) {
+    useFleet.getState().commandFailed(place, message(error));
+    return undefined;
+  } finally {
+    useFleet.getState().requestSettled();
+  }
+}
+
+// ------------------------------------------------------------------ notices
+
+const noticeTimers = new Map<string, ReturnType<typeof setTimeout>>();
+const browserNotices = new Map<string, Notification>();
+
+function browserNotificationsUsable(): boolean {
+  return !window.t3fleet && typeof Notification !== "undefined" && Notification.permission === "granted";
+}
+
+function showNotice(intent: NotificationIntent): void {
+  const condition = noticeCondition(intent);
+  const critical = noticeIsCritical(intent.reason);
+  useFleet.getState().upsertNotice({ condition, intent, critical });
+  clearTimeout(noticeTimers.get(condition));
+  if (!critical) noticeTimers.set(condition, setTimeout(() => withdrawNotice(condition), TRANSIENT_NOTICE_MS));
+  // The browser gets the same notifications as the Electron shell's native ones, one per condition.
+  if (browserNotificationsUsable()) {
+    browserNotices.get(condition)?.close();
+    const shown = new Notification(intent.title, { body: intent.body, tag: condition });
+    shown.onclick = () => {
+      window.focus();
+      if (intent.agentKey) void commands.openAgent(intent.agentKey);
+    };
+    browserNotices.set(condition, shown);
+  }
+}
+
+export function withdrawNotice(condition: string): void {
+  clearTimeout(noticeTimers.get(condition));
+  noticeTimers.delete(condition);
+  browserNotices.get(condition)?.close();
+  browserNotices.delete(condition);
+  useFleet.getState().withdrawNotices([condition]);
+}
+
+/** After every change of the facts: notices whose condition cleared go away. */
+function withdrawClearedNotices(): void {
+  const { notices, agents, environments } = useFleet.getState();
+  for (const notice of notices.values()) {
+    const { intent } = notice;
+    const agent = intent.agentKey ? agents.get(intent.agentKey) : undefined;
+    if (!noticeStillHolds(intent, agent, environments.get(intent.environmentId))) withdrawNotice(notice.condition);
+  }
+}
+
+// ------------------------------------------------------------------ the tab: title and icon
+
+const VARIANT_COLOURS: Record<TrayVariant, string> = {
+  "nothing-paired": "#868e96",
+  failed: "#e03131",
+  "needs-you": "#d9480f",
+  "host-offline": "#f59f00",
+  working: "#2f9e44",
+  "all-clear": "#3b5bdb",
+};
+
+let lastTab = "";
+
+function updateTab(): void {
+  const { agents, environments, bridgeLostAt, loaded } = useFleet.getState();
+  if (!loaded) return;
+  const { counts } = glance(displayFacts(agents, bridgeLostAt), environments);
+  const variant = bridgeLostAt ? "host-offline" : trayVariant(counts);
+  const title = bridgeLostAt ? "T3 Fleet — service not reachable" : counts.needsYou ? `(${counts.needsYou}) ${fleetHeadline(counts)} — T3 Fleet` : `T3 Fleet — ${fleetHeadline(counts)}`;
+  const key = `${title}|${variant}|${counts.needsYou}`;
+  if (key === lastTab) return;
+  lastTab = key;
+  document.title = title;
+  const label = counts.needsYou > 99 ? "99+" : counts.needsYou > 0 ? String(counts.needsYou) : "";
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="${VARIANT_COLOURS[variant]}"/>${label ? `<text x="16" y="21.5" font-family="sans-serif" font-size="${label.length > 2 ? 11 : 15}" font-weight="700" text-anchor="middle" fill="#fff">${label}</text>` : ""}</svg>`;
+  let link = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
+  if (!link) {
+    link = document.createElement("link");
+    link.rel = "icon";
+    document.head.append(link);
+  }
+  link.type = "image/svg+xml";
+  link.href = `data:image/svg+xml,${encodeURIComponent(svg)}`;
+  link.dataset.variant = variant;
+  link.dataset.count = String(counts.needsYou);
+}
+
+// ------------------------------------------------------------------ the window's view choices
+
+const VIEW_STORAGE_KEY = "t3fleet.view";
+
+/** Grouping and the "older" age outlive a reload: restored at start, saved when they change. */
+function keepViewChoices(): () => void {
+  try {
+    const saved = JSON.parse(localStorage.getItem(VIEW_STORAGE_KEY) ?? "{}") as { grouping?: unknown; olderThanMs?: unknown };
+    if (saved.grouping === "machine" || saved.grouping === "project") useFleet.getState().setGrouping(saved.grouping);
+    if (typeof saved.olderThanMs === "number" && Number.isFinite(saved.olderThanMs) && saved.olderThanMs >= 3_600_000) useFleet.getState().setOlderThan(saved.olderThanMs);
+  } catch {
+    // A corrupt or unavailable store keeps the defaults.
+  }
+  return useFleet.subscribe((state, previous) => {
+    if (state.grouping === previous.grouping && state.olderThanMs === previous.olderThanMs) return;
+    try {
+      localStorage.setItem(VIEW_STORAGE_KEY, JSON.stringify({ grouping: state.grouping, olderThanMs: state.olderThanMs }));
+    } catch {
+      // Storage may be unavailable (private mode); the choice then lasts for this page.
+    }
+  });
+}
+
+// ------------------------------------------------------------------ bridge subscription
+
 export function startEffects(instance: Bridge): () => void {
   bridge = instance;
   const store = useFleet.getState;
@@ -25,31 +159,33 @@ export function startEffects(instance: Bridge): () => void {
     const deltas = pendingDeltas;
     pendingDeltas = [];
     if (deltas.length) store().applyDeltas(deltas);
+    withdrawClearedNotices();
   };
   const offEvents = instance.onEvent((event) => {
     switch (event.type) {
       case "fleet.snapshot":
         pendingDeltas = [];
         store().applySnapshot(event.snapshot);
+        withdrawClearedNotices();
         if (store().openKey) void commands.openAgent(store().openKey!);
         break;
       case "fleet.delta":
         if (pendingDeltas.push(event) === 1) requestAnimationFrame(flushDeltas);
         break;
       case "agent.detail":
-        store().setDetail(event.detail);
+        store().receiveDetail(event.detail);
         break;
       case "agent.detailDelta":
         store().applyDetailDelta(event.delta);
         break;
       case "delivery":
-        store().setDelivery(event.delivery);
+        store().receiveDelivery(event.delivery);
         break;
       case "notification":
-        store().pushToast(event.notification);
+        showNotice(event.notification);
         break;
       case "settings":
-        store().set({ settings: event.settings });
+        store().receiveSettings(event.settings);
         break;
       case "ui.openAgent":
         void commands.openAgent(event.key);
@@ -59,102 +195,133 @@ export function startEffects(instance: Bridge): () => void {
         break;
     }
   });
-  // A page without access (spent launch link) says so where the service's notices appear.
-  const offConnection = instance.onConnection((connected, problem) => store().set(problem ? { connected, notices: [problem] } : { connected }));
-  void instance.request("pair.probeLocal", {}).then((localServer) => store().set({ localServer }), () => {});
+  // The shell may say why the page has no access (a spent launch link); it shows with the service's notices.
+  const offConnection = instance.onConnection((connected: boolean, problem?: string) => store().bridgeConnected(connected, new Date().toISOString(), problem ?? null));
+  const offTab = useFleet.subscribe((state, previous) => {
+    if (state.version !== previous.version || state.loaded !== previous.loaded) updateTab();
+  });
+  void run("pairing", () => instance.request("pair.probeLocal", {})).then((localServer) => store().localServerFound(localServer ?? null));
+  const offView = keepViewChoices();
   return () => {
     offEvents();
     offConnection();
+    offTab();
+    offView();
   };
 }
 
+// ------------------------------------------------------------------ commands
+
 export const commands = {
   select(key: string | null): void {
-    useFleet.getState().set({ selectedKey: key });
+    useFleet.getState().select(key);
   },
 
   async openAgent(key: string): Promise<void> {
     const state = useFleet.getState();
-    if (state.openKey && state.openKey !== key) void requireBridge().request("agent.close", { key: state.openKey });
-    state.set({ openKey: key, selectedKey: key });
-    try {
-      state.setDetail(await requireBridge().request("agent.open", { key }));
-    } catch (error) {
-      state.pushToast({ id: `open-${key}-${Date.now()}`, reason: "summary", environmentId: "", agentKey: null, title: "Could not open the agent", body: message(error) });
-    }
+    const previous = state.openKey;
+    if (previous && previous !== key) void run(`agent:${previous}`, () => requireBridge().request("agent.close", { key: previous }));
+    state.showAgent(key);
+    const detail = await run(`agent:${key}`, () => requireBridge().request("agent.open", { key }));
+    if (detail) useFleet.getState().receiveDetail(detail);
   },
 
   closeAgent(): void {
-    const state = useFleet.getState();
-    if (state.openKey) void requireBridge().request("agent.close", { key: state.openKey });
-    state.set({ openKey: null });
+    const { openKey, showAgent } = useFleet.getState();
+    if (openKey) void run(`agent:${openKey}`, () => requireBridge().request("agent.close", { key: openKey }));
+    showAgent(null);
   },
 
-  async send(key: string, text: string, expectedIntent: "steer" | "queue" | "new-turn"): Promise<void> {
-    const delivery = await requireBridge().request("agent.send", { key, text, expectedIntent });
-    useFleet.getState().setDelivery(delivery);
+  /** Sends a message; true when the service took it (its delivery then reports what happened). */
+  /** Sends a message with the intent the composer showed (steer, queue or a new turn). */
+  async send(key: string, text: string, expectedIntent: BridgeParams<"agent.send">["expectedIntent"]): Promise<boolean> {
+    const delivery = await run(`composer:${key}`, () => requireBridge().request("agent.send", { key, text, expectedIntent }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
+    return delivery !== undefined;
   },
 
   async respondApproval(key: string, requestId: string, decision: ApprovalDecision): Promise<void> {
-    useFleet.getState().setDelivery(await requireBridge().request("agent.respondApproval", { key, requestId, decision }));
+    const delivery = await run(`request:${requestId}`, () => requireBridge().request("agent.respondApproval", { key, requestId, decision }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
 
-  async respondInput(key: string, requestId: string, answers: Record<string, string | string[]>): Promise<void> {
-    useFleet.getState().setDelivery(await requireBridge().request("agent.respondInput", { key, requestId, answers }));
+  async respondInput(key: string, requestId: string, answers: QuestionAnswers): Promise<void> {
+    const delivery = await run(`request:${requestId}`, () => requireBridge().request("agent.respondInput", { key, requestId, answers }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
 
   async interrupt(key: string): Promise<void> {
-    useFleet.getState().setDelivery(await requireBridge().request("agent.interrupt", { key }));
+    const delivery = await run(`agent:${key}`, () => requireBridge().request("agent.interrupt", { key }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
 
   async stop(key: string): Promise<void> {
-    useFleet.getState().setDelivery(await requireBridge().request("agent.stop", { key }));
+    const delivery = await run(`agent:${key}`, () => requireBridge().request("agent.stop", { key }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
+  },
+
+  /** Removes a failure or stall from "need you" until it changes (settled in T3 too where the server can). */
+  async acknowledge(key: string): Promise<void> {
+    await run(`agent:${key}`, () => requireBridge().request("agent.acknowledge", { key }));
   },
 
   async recheck(commandId: string): Promise<void> {
-    useFleet.getState().setDelivery(await requireBridge().request("delivery.recheck", { commandId }));
+    const delivery = await run(`delivery:${commandId}`, () => requireBridge().request("delivery.recheck", { commandId }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
 
   /** Links from thread content go through the bridge, which opens only parsed http(s) URLs. */
-  async openLink(url: string): Promise<void> {
-    try {
+  async openLink(url: string, place = "links"): Promise<void> {
+    const opened = await run(place, async () => {
       await requireBridge().request("link.open", { url });
-      if (!window.t3fleet) window.open(url, "_blank", "noopener,noreferrer");
-    } catch (error) {
-      useFleet.getState().pushToast({ id: `link-${Date.now()}`, reason: "summary", environmentId: "", agentKey: null, title: "Link not opened", body: message(error) });
+      return true;
+    });
+    if (opened && !window.t3fleet) window.open(url, "_blank", "noopener,noreferrer");
+  },
+
+  /** The thread in its machine's T3 web app, through the bridge like any link. */
+  async openInT3(agent: AgentView): Promise<void> {
+    const env = useFleet.getState().environments.get(agent.environmentId);
+    const url = env ? t3ThreadUrl(env, agent.threadId) : null;
+    if (!url) {
+      useFleet.getState().commandFailed(`agent:${agent.key}`, "This machine has no web address to open.");
+      return;
     }
+    await commands.openLink(url, `agent:${agent.key}`);
   },
 
   openPairing(environmentId: string | null = null, input = ""): void {
-    useFleet.getState().set({ pairing: { ...EMPTY_PAIRING, open: true, environmentId, input } });
+    useFleet.getState().openPairing(environmentId, input);
   },
 
   closePairing(): void {
-    useFleet.getState().set({ pairing: EMPTY_PAIRING });
+    useFleet.getState().closePairing();
   },
 
   async inspectPairing(): Promise<void> {
-    const { pairing, setPairing } = useFleet.getState();
-    setPairing({ busy: true, error: null, preview: null });
+    const { pairing, pairingBusy } = useFleet.getState();
+    pairingBusy();
     try {
-      setPairing({ busy: false, preview: await requireBridge().request("pair.inspect", { input: pairing.input }) });
+      useFleet.getState().pairingPreviewed(await tracked(() => requireBridge().request("pair.inspect", { input: pairing.input })));
     } catch (error) {
-      setPairing({ busy: false, error: message(error) });
+      useFleet.getState().pairingFailed(message(error));
     }
   },
 
   async confirmPairing(): Promise<void> {
-    const { pairing, setPairing } = useFleet.getState();
-    setPairing({ busy: true, error: null });
+    const { pairing, pairingBusy } = useFleet.getState();
+    pairingBusy();
     try {
-      await requireBridge().request("pair.confirm", {
-        input: pairing.input,
-        ...(pairing.token.trim() && { token: pairing.token.trim() }),
-        ...(pairing.label.trim() && { label: pairing.label.trim() }),
-      });
+      await tracked(() =>
+        requireBridge().request("pair.confirm", {
+          input: pairing.input,
+          ...(pairing.token.trim() && { token: pairing.token.trim() }),
+          ...(pairing.label.trim() && { label: pairing.label.trim() }),
+        }),
+      );
       commands.closePairing();
     } catch (error) {
-      setPairing({ busy: false, error: message(error) });
+      useFleet.getState().pairingFailed(message(error));
     }
   },
 
@@ -162,28 +329,142 @@ export const commands = {
     const state = useFleet.getState();
     const current = state.settings;
     // Show the choice at once; the service's answer (or its refusal) then settles it.
-    if (current) state.set({ settings: { ...current, ...patch, notifications: { ...current.notifications, ...patch.notifications } } });
-    try {
-      state.set({ settings: await requireBridge().request("settings.update", patch) });
-    } catch (error) {
-      state.set({ settings: current });
-      state.pushToast({ id: `settings-${Date.now()}`, reason: "summary", environmentId: "", agentKey: null, title: "Settings not saved", body: message(error) });
-    }
+    if (current) state.receiveSettings({ ...current, ...patch, notifications: { ...current.notifications, ...patch.notifications } });
+    const saved = await run("settings", () => requireBridge().request("settings.update", patch));
+    useFleet.getState().receiveSettings(saved ?? current);
+  },
+
+  /** Asks for the browser's permission to notify (must run from a click). */
+  async enableBrowserNotifications(): Promise<NotificationPermission> {
+    if (typeof Notification === "undefined") return "denied";
+    return Notification.requestPermission();
   },
 
   async renameEnvironment(environmentId: string, label: string): Promise<void> {
-    await requireBridge().request("environment.rename", { environmentId, label });
+    await run(`env:${environmentId}`, () => requireBridge().request("environment.rename", { environmentId, label }));
   },
 
   async removeEnvironment(environmentId: string): Promise<void> {
-    await requireBridge().request("environment.remove", { environmentId });
+    await run(`env:${environmentId}`, () => requireBridge().request("environment.remove", { environmentId }));
   },
 
   async muteEnvironment(environmentId: string, muted: boolean): Promise<void> {
-    await requireBridge().request("environment.mute", { environmentId, muted });
+    await run(`env:${environmentId}`, () => requireBridge().request("environment.mute", { environmentId, muted }));
   },
 
   async retryEnvironment(environmentId: string): Promise<void> {
-    await requireBridge().request("environment.retry", { environmentId });
+    await run(`env:${environmentId}`, () => requireBridge().request("environment.retry", { environmentId }));
   },
 };
+
+/** Counts a request in flight whose failure its caller shows itself (the pairing dialog). */
+async function tracked<T>(request: () => Promise<T>): Promise<T> {
+  useFleet.getState().requestStarted();
+  try {
+    return await request();
+  } finally {
+    useFleet.getState().requestSettled();
+  }
+}
+
+// ------------------------------------------------------------------ the registry's commands
+
+/** The agent the user is on: the open one, else the selected one. */
+export function currentAgent(): AgentView | null {
+  const { openKey, selectedKey, agents, bridgeLostAt } = useFleet.getState();
+  const key = openKey ?? selectedKey;
+  const agent = key ? agents.get(key) : undefined;
+  return agent ? displayAgent(agent, bridgeLostAt) : null;
+}
+
+export function commandContext(): CommandContext {
+  const state = useFleet.getState();
+  const agent = currentAgent();
+  const environment = agent && !state.bridgeLostAt ? (state.environments.get(agent.environmentId) ?? null) : null;
+  return {
+    agent,
+    environment,
+    agentPanelOpen: state.openKey !== null,
+    machines: state.environments.size,
+    needYou: glance(displayFacts(state.agents, state.bridgeLostAt), state.environments).needYou.length,
+    notificationsPaused: state.settings?.notificationsPaused ?? false,
+    grouping: state.grouping,
+  };
+}
+
+/** Elements the palette and keys focus (the views register them; effects never reach into React). */
+export const focusTargets: { search?: () => void; composer?: () => void; answer?: () => void } = {};
+
+/** Runs a registry command: the palette, the key handler and the buttons all come here. */
+export function runCommand(id: CommandId): void {
+  const state = useFleet.getState();
+  const agent = currentAgent();
+  const approval = agent?.pending.find((request) => request.kind === "approval");
+  switch (id) {
+    case "palette.open":
+      state.showPalette(true);
+      return;
+    case "fleet.next-needs-you": {
+      const { needYou } = glance(displayFacts(state.agents, state.bridgeLostAt), state.environments);
+      const next = nextNeedingYou(needYou, state.openKey ?? state.selectedKey);
+      if (next) void commands.openAgent(next);
+      return;
+    }
+    case "fleet.search":
+      focusTargets.search?.();
+      return;
+    case "fleet.group-toggle":
+      state.setGrouping(state.grouping === "machine" ? "project" : "machine");
+      return;
+    case "agent.open":
+      if (agent) void commands.openAgent(agent.key);
+      return;
+    case "agent.accept":
+    case "agent.accept-session":
+    case "agent.decline":
+      if (agent && approval?.kind === "approval") {
+        const wanted: ApprovalDecision = id === "agent.accept" ? "accept" : id === "agent.decline" ? "decline" : "acceptForSession";
+        // Only a decision the request offers is sent.
+        if (approval.decisions.some((option) => option.decision === wanted)) void commands.respondApproval(agent.key, approval.requestId, wanted);
+        else useFleet.getState().commandFailed(`request:${approval.requestId}`, `This request does not offer “${wanted}”.`);
+      }
+      return;
+    case "agent.answer":
+      if (agent && state.openKey !== agent.key) void commands.openAgent(agent.key).then(() => focusTargets.answer?.());
+      else focusTargets.answer?.();
+      return;
+    case "agent.acknowledge":
+      if (agent) void commands.acknowledge(agent.key);
+      return;
+    case "agent.interrupt":
+      if (agent) void commands.interrupt(agent.key);
+      return;
+    case "agent.stop":
+      if (agent) void commands.stop(agent.key);
+      return;
+    case "agent.open-in-t3":
+      if (agent) void commands.openInT3(agent);
+      return;
+    case "agent.message":
+      focusTargets.composer?.();
+      return;
+    case "pairing.open":
+    case "app.open":
+      if (id === "pairing.open") commands.openPairing();
+      return;
+    case "settings.open":
+      state.showSettings(true);
+      return;
+    case "notifications.pause":
+    case "notifications.resume":
+      void commands.updateSettings({ notificationsPaused: id === "notifications.pause" });
+      return;
+    case "fleet.down":
+    case "fleet.up":
+    case "fleet.expand":
+    case "fleet.collapse":
+    case "app.quit":
+      // Tree movement needs the visible rows (App's key handler); quitting is the tray's.
+      return;
+  }
+}

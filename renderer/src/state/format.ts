@@ -1,5 +1,4 @@
-// Pure text for the UI: status labels, phases, relative times.
-import type { ConnectionPhase } from "../../../shared/fleet/types";
+// Pure text for the UI: delivery labels and relative times (connection words: shared/fleet/views.ts).
 import type { DeliveryState } from "../../../shared/fleet/delivery";
 
 export const DELIVERY_LABEL: Record<DeliveryState, string> = {
@@ -23,22 +22,4 @@ export function relativeTime(iso: string | null, now: number): string {
   const hours = Math.round(minutes / 60);
   if (hours < 48) return `${hours}h ago`;
   return `${Math.round(hours / 24)}d ago`;
-}
-
-export function phaseText(phase: ConnectionPhase, now: number): string {
-  switch (phase.phase) {
-    case "online":
-      // Liveness pings confirm an online machine every few seconds; silence turns it offline.
-      return "online · live";
-    case "connecting":
-      return phase.lastConfirmedAt ? `checking… (last confirmed ${relativeTime(phase.lastConfirmedAt, now)})` : "connecting…";
-    case "offline":
-      return `offline · as of ${relativeTime(phase.lastConfirmedAt, now)} · retrying`;
-    case "backoff":
-      return `failing · as of ${relativeTime(phase.lastConfirmedAt, now)} · retrying`;
-    case "unauthorized":
-      return "needs pairing again";
-    case "incompatible":
-      return "incompatible";
-  }
 }

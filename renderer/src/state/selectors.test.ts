@@ -1,61 +1,93 @@
 import { describe, expect, it } from "vitest";
 import type { AgentView, EnvironmentView } from "../../../shared/fleet/types";
 import { agentView, environmentView } from "../../../shared/fleet/views.testkit";
-import { buildRows, nextNeedingYou } from "./selectors";
+import { buildRows, displayFacts, glance, nextNeedingYou, type Row, type TreeInput } from "./selectors";
 import { NO_FILTERS } from "./store";
 
-function maps(envs: EnvironmentView[], agents: AgentView[]) {
-  return [new Map(agents.map((a) => [a.key, a])), new Map(envs.map((e) => [e.environmentId, e]))] as const;
+const NOW = Date.parse("2026-11-29T10:00:00.000Z");
+const ago = (ms: number) => new Date(NOW - ms).toISOString();
+const DAY = 86_400_000;
+
+function input(envs: EnvironmentView[], agents: AgentView[], patch: Partial<TreeInput> = {}): TreeInput {
+  return {
+    agents: new Map(agents.map((a) => [a.key, a])),
+    environments: new Map(envs.map((e) => [e.environmentId, e])),
+    filters: NO_FILTERS,
+    search: "",
+    collapsed: new Set(),
+    grouping: "machine",
+    olderThanMs: DAY,
+    olderShown: new Set(),
+    now: NOW,
+    bridgeLost: false,
+    ...patch,
+  };
 }
 
+const describeRow = (row: Row) =>
+  row.kind === "environment" ? "env" : row.kind === "project" ? `project ${row.title}` : row.kind === "agent" ? `${row.depth}:${row.agent.title}` : row.kind === "older" ? `${row.count} older` : `${row.depth}:sub ${row.subagent.id}`;
+
 const env = environmentView();
-const parent = agentView("plan", "idle", { title: "Plan" });
-const failing = agentView("sub.plan.w1", "failed", { title: "Worker 1", parentThreadId: "plan" });
-const running = agentView("sub.plan.w2", "running", { title: "Worker 2", parentThreadId: "plan", subagents: [{ id: "t1", status: "running", title: "Explore", kind: "subagent", model: null, childThreadId: null, updatedAt: "t" }] });
-const orphan = agentView("sub.gone.w9", "needs-input", { title: "Orphan", parentThreadId: "gone", orphaned: true });
-const other = agentView("solo", "idle", { title: "Solo" });
+const parent = agentView("plan", "idle", { title: "Plan", lastActivityAt: ago(60_000) });
+const failing = agentView("sub.plan.w1", "failed", { title: "Worker 1", parentThreadId: "plan", lastActivityAt: ago(120_000) });
+const running = agentView("sub.plan.w2", "running", {
+  title: "Worker 2",
+  parentThreadId: "plan",
+  lastActivityAt: ago(1_000),
+  subagents: [{ id: "t1", status: "running", title: "Explore", kind: "subagent", model: null, childThreadId: null, updatedAt: "t" }],
+});
+const orphan = agentView("sub.gone.w9", "needs-input", { title: "Orphan", parentThreadId: "gone", orphaned: true, lastActivityAt: ago(3_000) });
+const solo = agentView("solo", "idle", { title: "Solo", lastActivityAt: ago(5_000) });
 
 describe("fleet tree rows", () => {
-  it("nests children under parents with roll-ups, subagents under their thread, orphans at the top", () => {
-    const [agents, envs] = maps([env], [parent, failing, running, orphan, other]);
-    const rows = buildRows(agents, envs, NO_FILTERS, "", new Set());
-    expect(rows.map((row) => (row.kind === "environment" ? "env" : row.kind === "agent" ? `${row.depth}:${row.agent.title}` : `${row.depth}:sub ${row.subagent.id}`))).toEqual([
-      "env",
-      "1:Orphan",
-      "1:Plan",
-      "2:Worker 1",
-      "2:Worker 2",
-      "3:sub t1",
-      "1:Solo",
-    ]);
-    const planRow = rows.find((row) => row.kind === "agent" && row.agent.threadId === "plan");
-    expect(planRow).toMatchObject({ rollup: "failed", childCount: 2 });
+  it("nests children under parents in triage order: needs you, running, then the rest by recency", () => {
+    const rows = buildRows(input([env], [parent, failing, running, orphan, solo]));
+    expect(rows.map(describeRow)).toEqual(["env", "1:Orphan", "1:Plan", "2:Worker 1", "2:Worker 2", "3:sub t1", "1:Solo"]);
+    expect(rows.find((row) => row.kind === "agent" && row.agent.threadId === "plan")).toMatchObject({ rollup: "failed", childCount: 2 });
   });
 
   it("collapsing hides descendants; filters keep a match's parents for context", () => {
-    const [agents, envs] = maps([env], [parent, failing, running, other]);
-    expect(buildRows(agents, envs, NO_FILTERS, "", new Set([parent.key])).filter((row) => row.kind === "agent")).toHaveLength(2);
-    const failed = buildRows(agents, envs, { ...NO_FILTERS, failed: true }, "", new Set());
-    expect(failed.filter((row) => row.kind === "agent").map((row) => row.kind === "agent" && row.agent.title)).toEqual(["Plan", "Worker 1"]);
-    const search = buildRows(agents, envs, NO_FILTERS, "sol", new Set());
-    expect(search.filter((row) => row.kind === "agent").map((row) => row.kind === "agent" && row.agent.title)).toEqual(["Solo"]);
-    const byThreadId = buildRows(agents, envs, NO_FILTERS, "sub.plan.w2", new Set());
-    expect(byThreadId.filter((row) => row.kind === "agent").map((row) => row.kind === "agent" && row.agent.title)).toEqual(["Plan", "Worker 2"]);
+    expect(buildRows(input([env], [parent, failing, running, solo], { collapsed: new Set([parent.key]) })).filter((row) => row.kind === "agent")).toHaveLength(2);
+    const failed = buildRows(input([env], [parent, failing, running, solo], { filters: { ...NO_FILTERS, failed: true } }));
+    expect(failed.map(describeRow)).toEqual(["env", "1:Plan", "2:Worker 1"]);
+    expect(buildRows(input([env], [parent, failing, running, solo], { search: "sub.plan.w2" })).map(describeRow)).toEqual(["env", "1:Plan", "2:Worker 2", "3:sub t1"]);
+  });
+
+  it("folds idle agents older than the configured age under 'N older', and opens the fold", () => {
+    const old = agentView("old", "idle", { title: "Old", lastActivityAt: ago(3 * DAY) });
+    const oldFailed = agentView("oldf", "failed", { title: "Old failure", lastActivityAt: ago(3 * DAY) });
+    expect(buildRows(input([env], [solo, old, oldFailed])).map(describeRow)).toEqual(["env", "1:Old failure", "1:Solo", "1 older"]);
+    expect(buildRows(input([env], [solo, old], { olderShown: new Set(["env:e"]) })).map(describeRow)).toEqual(["env", "1:Solo", "1 older", "1:Old"]);
+    expect(buildRows(input([env], [solo, old], { olderThanMs: 7 * DAY })).map(describeRow)).toEqual(["env", "1:Solo", "1:Old"]);
+  });
+
+  it("groups by project with title, repository and branch where the service gives them", () => {
+    const a = { ...agentView("a", "idle", { title: "A", projectId: "p1", projectTitle: "Fleet" }), repository: "acme/fleet", branch: "main" };
+    const b = agentView("b", "running", { title: "B", projectId: "p2" });
+    const rows = buildRows(input([env], [a, b], { grouping: "project" }));
+    expect(rows.map(describeRow)).toEqual(["project Fleet", "1:A", "project p2", "1:B"]);
+    expect(rows[0]).toMatchObject({ repository: "acme/fleet", branch: "main" });
   });
 
   it("the offline filter shows agents whose host is not online", () => {
     const down = environmentView({ environmentId: "d", label: "down", connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: "t", attempt: 1, error: "x" } });
     const lost = agentView("x", "running", { key: "d/x", environmentId: "d", status: "unknown", lastKnownStatus: "running" });
-    const [agents, envs] = maps([env, down], [other, lost]);
-    const rows = buildRows(agents, envs, { ...NO_FILTERS, offline: true }, "", new Set());
+    const rows = buildRows(input([env, down], [solo, lost], { filters: { ...NO_FILTERS, offline: true } }));
     expect(rows.filter((row) => row.kind === "agent").map((row) => row.id)).toEqual(["d/x"]);
   });
 
-  it("jumps to the next agent that needs the user, wrapping around", () => {
-    const [agents, envs] = maps([env], [parent, failing, running, orphan, other]);
-    const rows = buildRows(agents, envs, NO_FILTERS, "", new Set());
-    expect(nextNeedingYou(rows, null)).toBe(orphan.key);
-    expect(nextNeedingYou(rows, orphan.key)).toBe(failing.key);
-    expect(nextNeedingYou(rows, failing.key)).toBe(orphan.key);
+  it("`n` visits exactly the agents the header counts, wrapping around, even ones folded or filtered away", () => {
+    const agents = new Map([parent, failing, running, orphan, solo].map((a) => [a.key, a]));
+    const { counts, needYou } = glance(agents, new Map([[env.environmentId, env]]));
+    expect(counts.needsYou).toBe(needYou.length);
+    const visited = [nextNeedingYou(needYou, null)];
+    while (visited.length < 4) visited.push(nextNeedingYou(needYou, visited.at(-1)!));
+    expect(visited).toEqual([orphan.key, failing.key, orphan.key, failing.key]);
+  });
+
+  it("while the bridge is lost every agent reads unknown as of then, with its last known status", () => {
+    const shown = displayFacts(new Map([[running.key, running]]), ago(0));
+    expect(shown.get(running.key)).toMatchObject({ status: "unknown", lastKnownStatus: "running", asOf: ago(0) });
+    expect(buildRows(input([env], [running], { bridgeLost: true }))[0]).toMatchObject({ kind: "environment", unknown: true });
   });
 });

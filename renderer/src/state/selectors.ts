@@ -1,11 +1,30 @@
-// Derived views, computed from the store's facts: the visible fleet tree, counts, navigation order.
-import { type AgentView, type DisplayStatus, type EnvironmentView, type SubagentView, needsYouNow, worstOf } from "../../../shared/fleet/types";
-import type { Filters } from "./store";
+// Derived views of the store's facts, computed once per change: the visible fleet tree (by
+// machine or by project, in triage order, with old idle agents folded), what `n` visits, counts.
+// The rules themselves (who needs you, triage, counts) are shared with the tray: shared/fleet/views.ts.
+import { type AgentView, type DisplayStatus, type EnvironmentView, type SubagentView, worstOf } from "../../../shared/fleet/types";
+import { byTriage, fleetCounts, type FleetGlance, isOlder, needsYou, needYouOrder, projectOf, triageRank } from "../../../shared/fleet/views";
+import type { Filters, Grouping } from "./store";
 
 export type Row =
-  | { kind: "environment"; id: string; env: EnvironmentView; shown: number }
+  | { kind: "environment"; id: string; env: EnvironmentView; shown: number; unknown: boolean }
+  | { kind: "project"; id: string; title: string; repository: string | null; branch: string | null; env: EnvironmentView; counts: Partial<Record<DisplayStatus, number>>; shown: number }
   | { kind: "agent"; id: string; agent: AgentView; depth: number; childCount: number; collapsed: boolean; rollup: DisplayStatus | null }
-  | { kind: "subagent"; id: string; parentKey: string; subagent: SubagentView; depth: number };
+  | { kind: "subagent"; id: string; parentKey: string; subagent: SubagentView; depth: number }
+  | { kind: "older"; id: string; groupId: string; count: number; open: boolean };
+
+export interface TreeInput {
+  agents: Map<string, AgentView>;
+  environments: Map<string, EnvironmentView>;
+  filters: Filters;
+  search: string;
+  collapsed: Set<string>;
+  grouping: Grouping;
+  olderThanMs: number;
+  olderShown: Set<string>;
+  now: number;
+  /** The bridge to the fleet service is lost: machines read "unknown". */
+  bridgeLost: boolean;
+}
 
 export function providerOf(agent: AgentView): string {
   return agent.providerDriver ?? agent.providerInstanceId;
@@ -15,7 +34,7 @@ function matchesStatus(agent: AgentView, filters: Filters): boolean {
   const any = filters.needsMe || filters.failed || filters.running || filters.offline;
   if (!any) return true;
   return (
-    (filters.needsMe && needsYouNow(agent)) ||
+    (filters.needsMe && needsYou(agent)) ||
     (filters.failed && agent.status === "failed") ||
     (filters.running && (agent.status === "running" || agent.status === "starting")) ||
     (filters.offline && agent.status === "unknown")
@@ -28,7 +47,9 @@ function matches(agent: AgentView, filters: Filters, search: string): boolean {
   if (!matchesStatus(agent, filters)) return false;
   if (search) {
     const needle = search.toLowerCase();
-    if (!agent.title.toLowerCase().includes(needle) && !agent.threadId.toLowerCase().includes(needle)) return false;
+    const project = projectOf(agent);
+    const haystack = [agent.title, agent.threadId, project.title, project.repository ?? "", project.branch ?? ""];
+    if (!haystack.some((text) => text.toLowerCase().includes(needle))) return false;
   }
   return true;
 }
@@ -38,11 +59,28 @@ export function filtersActive(filters: Filters, search: string): boolean {
 }
 
 /**
- * The tree as flat rows for the virtualized list: environment → threads → child threads (by
- * `sub.<parent>.<suffix>`) → native subagents. Orphans sit at their environment's top level.
- * A parent stays visible when a descendant matches, so matches keep their context.
+ * While the bridge to the fleet service is lost nothing shown is confirmed: every agent reads
+ * "unknown" as of the moment it was lost, with its last known status.
  */
-export function buildRows(agents: Map<string, AgentView>, environments: Map<string, EnvironmentView>, filters: Filters, search: string, collapsed: Set<string>): Row[] {
+export function displayFacts(agents: Map<string, AgentView>, bridgeLostAt: string | null): Map<string, AgentView> {
+  if (!bridgeLostAt) return agents;
+  const shown = new Map<string, AgentView>();
+  for (const [key, agent] of agents) shown.set(key, displayAgent(agent, bridgeLostAt));
+  return shown;
+}
+
+export function displayAgent(agent: AgentView, bridgeLostAt: string | null): AgentView {
+  if (!bridgeLostAt) return agent;
+  return { ...agent, status: "unknown", asOf: agent.status === "unknown" ? agent.asOf : bridgeLostAt };
+}
+
+/**
+ * The tree as flat rows for the virtualized list: group (machine, or project on a machine) →
+ * threads → child threads (by `sub.<parent>.<suffix>`) → native subagents, each level in triage
+ * order. Orphans sit at their group's top level. A parent stays visible when a descendant matches.
+ */
+export function buildRows(input: TreeInput): Row[] {
+  const { agents, environments, filters, search, collapsed, grouping, olderThanMs, olderShown, now, bridgeLost } = input;
   const childrenOf = new Map<string, AgentView[]>();
   const roots = new Map<string, AgentView[]>();
   for (const agent of agents.values()) {
@@ -53,32 +91,36 @@ export function buildRows(agents: Map<string, AgentView>, environments: Map<stri
     if (!list) bucket.set(id, (list = []));
     list.push(agent);
   }
-  const byTitle = (a: AgentView, b: AgentView) => a.title.localeCompare(b.title) || a.threadId.localeCompare(b.threadId);
   const filtering = filtersActive(filters, search);
 
-  // Bottom-up: worst status of descendants, and whether a subtree has a match.
+  // Bottom-up: worst status of descendants, best triage rank of the subtree, whether it has a match.
   const rollups = new Map<string, DisplayStatus | null>();
+  const ranks = new Map<string, number>();
   const visible = new Map<string, boolean>();
   const visit = (agent: AgentView): void => {
     const children = childrenOf.get(agent.key) ?? [];
     const statuses: DisplayStatus[] = [];
     let anyVisible = matches(agent, filters, search);
+    let rank: number = triageRank(agent);
     for (const child of children) {
       visit(child);
       statuses.push(child.status);
       const childRollup = rollups.get(child.key);
       if (childRollup) statuses.push(childRollup);
       anyVisible ||= visible.get(child.key) ?? false;
+      rank = Math.min(rank, ranks.get(child.key)!);
     }
     rollups.set(agent.key, worstOf(statuses));
+    ranks.set(agent.key, rank);
     visible.set(agent.key, anyVisible);
   };
   for (const list of roots.values()) list.forEach(visit);
+  const order = byTriage((agent) => ranks.get(agent.key) ?? triageRank(agent));
 
   const rows: Row[] = [];
   const emit = (agent: AgentView, depth: number) => {
     if (!visible.get(agent.key)) return;
-    const children = (childrenOf.get(agent.key) ?? []).sort(byTitle);
+    const children = (childrenOf.get(agent.key) ?? []).sort(order);
     const isCollapsed = collapsed.has(agent.key) && !filtering;
     rows.push({ kind: "agent", id: agent.key, agent, depth, childCount: children.length + agent.subagents.length, collapsed: isCollapsed, rollup: rollups.get(agent.key) ?? null });
     if (isCollapsed) return;
@@ -87,15 +129,48 @@ export function buildRows(agents: Map<string, AgentView>, environments: Map<stri
     }
     for (const child of children) emit(child, depth + 1);
   };
+  /** A group's agents, recent first, with old idle ones folded under "N older". */
+  const emitGroup = (groupId: string, list: AgentView[]) => {
+    const shownList = list.filter((agent) => visible.get(agent.key)).sort(order);
+    const older = filtering ? [] : shownList.filter((agent) => (ranks.get(agent.key) ?? 2) === 2 && isOlder(agent, now, olderThanMs));
+    const olderKeys = new Set(older.map((agent) => agent.key));
+    for (const agent of shownList) if (!olderKeys.has(agent.key)) emit(agent, 1);
+    if (older.length) {
+      const open = olderShown.has(groupId);
+      rows.push({ kind: "older", id: `older:${groupId}`, groupId, count: older.length, open });
+      if (open) for (const agent of older) emit(agent, 1);
+    }
+  };
+
   const envs = [...environments.values()].sort((a, b) => a.label.localeCompare(b.label));
   for (const env of envs) {
     if (filters.environmentId && env.environmentId !== filters.environmentId) continue;
-    const list = (roots.get(env.environmentId) ?? []).sort(byTitle);
+    const list = roots.get(env.environmentId) ?? [];
     const shown = list.filter((agent) => visible.get(agent.key)).length;
     if (filtering && shown === 0) continue;
-    rows.push({ kind: "environment", id: `env:${env.environmentId}`, env, shown });
-    if (collapsed.has(`env:${env.environmentId}`)) continue;
-    for (const agent of list) emit(agent, 1);
+    if (grouping === "machine") {
+      const groupId = `env:${env.environmentId}`;
+      rows.push({ kind: "environment", id: groupId, env, shown, unknown: bridgeLost });
+      if (!collapsed.has(groupId)) emitGroup(groupId, list);
+      continue;
+    }
+    const byProject = new Map<string, AgentView[]>();
+    for (const agent of list) {
+      let bucket = byProject.get(agent.projectId);
+      if (!bucket) byProject.set(agent.projectId, (bucket = []));
+      bucket.push(agent);
+    }
+    const projects = [...byProject.entries()].map(([projectId, members]) => ({ projectId, members, info: projectOf(members[0]!) }));
+    projects.sort((a, b) => a.info.title.localeCompare(b.info.title));
+    for (const { projectId, members, info } of projects) {
+      const projectShown = members.filter((agent) => visible.get(agent.key)).length;
+      if (filtering && projectShown === 0) continue;
+      const groupId = `project:${env.environmentId}/${projectId}`;
+      const counts: Partial<Record<DisplayStatus, number>> = {};
+      for (const agent of members) counts[agent.status] = (counts[agent.status] ?? 0) + 1;
+      rows.push({ kind: "project", id: groupId, title: info.title, repository: info.repository, branch: info.branch, env, counts, shown: projectShown });
+      if (!collapsed.has(groupId)) emitGroup(groupId, members);
+    }
   }
   return rows;
 }
@@ -104,11 +179,19 @@ export function providers(agents: Map<string, AgentView>): string[] {
   return [...new Set([...agents.values()].map(providerOf))].sort();
 }
 
-/** The next agent that needs the user after `fromKey`, in tree order, wrapping around. */
-export function nextNeedingYou(rows: Row[], fromKey: string | null): string | null {
-  const candidates = rows.flatMap((row) => (row.kind === "agent" && needsYouNow(row.agent) ? [row.id] : []));
-  if (candidates.length === 0) return null;
-  const index = fromKey ? rows.findIndex((row) => row.id === fromKey) : -1;
-  const after = rows.slice(index + 1).find((row) => row.kind === "agent" && needsYouNow(row.agent));
-  return after?.id ?? candidates[0]!;
+export interface Glance {
+  counts: FleetGlance;
+  /** Every agent that needs the user, in triage order: the header's count and what `n` visits. */
+  needYou: AgentView[];
+}
+
+export function glance(agents: Map<string, AgentView>, environments: Map<string, EnvironmentView>): Glance {
+  return { counts: fleetCounts(environments.values(), agents.values()), needYou: needYouOrder(agents.values()) };
+}
+
+/** The agent `n` opens after `fromKey`: the next in the need-you list, wrapping around. */
+export function nextNeedingYou(needYou: AgentView[], fromKey: string | null): string | null {
+  if (needYou.length === 0) return null;
+  const index = fromKey ? needYou.findIndex((agent) => agent.key === fromKey) : -1;
+  return needYou[(index + 1) % needYou.length]!.key;
 }

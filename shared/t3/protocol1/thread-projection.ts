@@ -307,5 +307,21 @@ function activityItem(activity: ThreadActivity): TranscriptItem {
     };
   }
   if (activity.tone === "error") return { ...base, type: "error", message: text(payload.message) ?? text(payload.detail) ?? activity.summary };
-  return { ...base, type: "activity", kind: activity.kind, summary: activity.summary, tone: activity.tone === "unknown" ? "info" : activity.tone };
+  return { ...base, type: "activity", kind: activity.kind, summary: questionSummary(activity.kind, payload) ?? activity.summary, tone: activity.tone === "unknown" ? "info" : activity.tone };
+}
+
+/** A question and its answer read in the transcript: what was asked, and what was answered. */
+function questionSummary(kind: string, payload: Record<string, unknown>): string | null {
+  if (kind === "user-input.requested" && Array.isArray(payload.questions)) {
+    const asked = payload.questions.map((q) => text(record(q).question)).filter(Boolean);
+    return asked.length ? `Asked: ${asked.join(" · ")}` : null;
+  }
+  if (kind === "user-input.resolved") {
+    const answers = Object.values(record(record(payload).answers)).flatMap((answer) => {
+      const value = record(answer).answers ?? answer;
+      return Array.isArray(value) ? [value.map(String).join(", ")] : typeof value === "string" ? [value] : [];
+    });
+    return answers.length ? `Answered: ${answers.join(" · ")}` : null;
+  }
+  return null;
 }

@@ -1,0 +1,48 @@
+// Watches the page's bridge socket (Playwright's WebSocket routing) so a spec can see which
+// requests the window sends, refuse one as a failing service would, or cut the bridge and bring
+// it back. Everything else passes through to the real headless shell unchanged.
+import type { Page, WebSocketRoute } from "@playwright/test";
+
+export interface BridgeTap {
+  /** Requests the page sent, in order. */
+  sent: { method: string; params: unknown }[];
+  /** Answers requests of this method with an error instead of passing them on. */
+  refuse(method: string, message: string): void;
+  /** Cuts the bridge and keeps it cut (the page retries) until `restore`. */
+  cut(): Promise<void>;
+  restore(): void;
+}
+
+export async function tapBridge(page: Page): Promise<BridgeTap> {
+  const refusals = new Map<string, string>();
+  let cut = false;
+  let current: WebSocketRoute | undefined;
+  const tap: BridgeTap = {
+    sent: [],
+    refuse: (method, message) => void refusals.set(method, message),
+    cut: async () => {
+      cut = true;
+      await current?.close();
+    },
+    restore: () => {
+      cut = false;
+    },
+  };
+  await page.routeWebSocket(/\/bridge/, (ws) => {
+    if (cut) {
+      void ws.close();
+      return;
+    }
+    current = ws;
+    const server = ws.connectToServer();
+    ws.onMessage((message) => {
+      const request = JSON.parse(String(message)) as { id: number; method: string; params: unknown };
+      tap.sent.push({ method: request.method, params: request.params });
+      const refusal = refusals.get(request.method);
+      if (refusal) ws.send(JSON.stringify({ type: "response", id: request.id, ok: false, error: { kind: "refused", message: refusal } }));
+      else server.send(message);
+    });
+    server.onMessage((message) => ws.send(message));
+  });
+  return tap;
+}

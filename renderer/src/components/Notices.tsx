@@ -1,0 +1,40 @@
+import { commands, withdrawNotice } from "../state/effects";
+import { useFleet } from "../state/store";
+
+/**
+ * Notices sit in their own strip between the filters and the fleet, never over a control: one per
+ * condition, updated in place, withdrawn when the condition clears (effects.ts).
+ */
+export function Notices() {
+  const notices = useFleet((s) => s.notices);
+  const serviceNotices = useFleet((s) => s.serviceNotices);
+  if (notices.size === 0 && serviceNotices.length === 0) return null;
+  return (
+    <section className="notices" aria-live="polite" aria-label="Notices">
+      {serviceNotices.map((notice) => (
+        <p key={notice} className="notice notice-service" role="status">
+          {notice}
+        </p>
+      ))}
+      {[...notices.values()].map(({ condition, intent, critical, updates }) => (
+        <div key={condition} className={`notice notice-${intent.reason}`} data-testid="notice" data-condition={condition} data-critical={critical} data-reason={intent.reason}>
+          <button
+            type="button"
+            className="notice-body"
+            title={`${intent.title}${intent.body ? ` — ${intent.body}` : ""}`}
+            onClick={() => {
+              if (intent.agentKey) void commands.openAgent(intent.agentKey);
+            }}
+          >
+            <strong>{intent.title}</strong>
+            {intent.body ? <span> · {intent.body}</span> : null}
+            {updates > 1 ? <span className="notice-updates"> · ×{updates}</span> : null}
+          </button>
+          <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={() => withdrawNotice(condition)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </section>
+  );
+}

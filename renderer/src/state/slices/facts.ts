@@ -1,0 +1,97 @@
+// Facts from the fleet service: what the bridge said, applied as it said it. No views here.
+import type { StateCreator } from "zustand";
+import { type AgentDetail, type AgentDetailDelta, applyDetailDelta, type FleetSettingsView, type FleetSnapshot } from "../../../../shared/bridge/contract";
+import type { Delivery } from "../../../../shared/fleet/delivery";
+import type { AgentView, EnvironmentView } from "../../../../shared/fleet/types";
+import type { FleetState } from "../store";
+
+export interface FleetDelta {
+  agents: AgentView[];
+  removed: string[];
+  environments: EnvironmentView[];
+  removedEnvironments: string[];
+}
+
+export interface FactsSlice {
+  /** The bridge to the fleet service is up. */
+  connected: boolean;
+  /** When the bridge was lost (null while up): everything shown is "unknown" as of then. */
+  bridgeLostAt: string | null;
+  loaded: boolean;
+  /** Agents and environments by id; mutated maps with a version, so 10,000 agents are not copied per event. */
+  agents: Map<string, AgentView>;
+  environments: Map<string, EnvironmentView>;
+  version: number;
+  deliveries: Map<string, Delivery>;
+  details: Map<string, AgentDetail>;
+  settings: FleetSettingsView | null;
+  /** Problems the service wants the user to know (corrupt registry, no keychain). */
+  serviceNotices: string[];
+  localServer: { baseUrl: string; label: string; environmentId: string; alreadyPaired: boolean } | null;
+
+  applySnapshot(snapshot: FleetSnapshot): void;
+  /** Applies deltas in order, publishing one change for all of them. */
+  applyDeltas(deltas: FleetDelta[]): void;
+  receiveDetail(detail: AgentDetail): void;
+  /** Applies only what changed in an open agent's detail (entries replaced by id, else appended). */
+  applyDetailDelta(delta: AgentDetailDelta): void;
+  receiveDelivery(delivery: Delivery): void;
+  receiveSettings(settings: FleetSettingsView | null): void;
+  /** The bridge went up or down at `at`; `problem` is the shell's reason when it refuses the page. */
+  bridgeConnected(connected: boolean, at: string, problem: string | null): void;
+  localServerFound(server: FactsSlice["localServer"]): void;
+}
+
+export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (set, get) => ({
+  connected: false,
+  bridgeLostAt: null,
+  loaded: false,
+  agents: new Map(),
+  environments: new Map(),
+  version: 0,
+  deliveries: new Map(),
+  details: new Map(),
+  settings: null,
+  serviceNotices: [],
+  localServer: null,
+
+  applySnapshot: (snapshot) =>
+    set((state) => ({
+      loaded: true,
+      agents: new Map(snapshot.agents.map((agent) => [agent.key, agent])),
+      environments: new Map(snapshot.environments.map((env) => [env.environmentId, env])),
+      deliveries: new Map(snapshot.deliveries.map((delivery) => [delivery.commandId, delivery])),
+      settings: snapshot.settings,
+      serviceNotices: snapshot.notices,
+      version: state.version + 1,
+    })),
+
+  applyDeltas: (deltas) => {
+    const { agents, environments } = get();
+    for (const delta of deltas) {
+      for (const agent of delta.agents) agents.set(agent.key, agent);
+      for (const key of delta.removed) agents.delete(key);
+      for (const env of delta.environments) environments.set(env.environmentId, env);
+      for (const id of delta.removedEnvironments) environments.delete(id);
+    }
+    set((state) => ({ version: state.version + 1 }));
+  },
+
+  receiveDetail: (detail) => set((state) => ({ details: new Map(state.details).set(detail.key, detail) })),
+  applyDetailDelta: (delta) =>
+    set((state) => {
+      const current = state.details.get(delta.key);
+      if (!current) return {}; // no baseline: the next agent.open answers with the whole detail
+      return { details: new Map(state.details).set(delta.key, applyDetailDelta(current, delta)) };
+    }),
+  receiveDelivery: (delivery) => set((state) => ({ deliveries: new Map(state.deliveries).set(delivery.commandId, delivery) })),
+  receiveSettings: (settings) => set({ settings }),
+  bridgeConnected: (connected, at, problem) =>
+    set((state) => ({
+      connected,
+      bridgeLostAt: connected ? null : (state.bridgeLostAt ?? at),
+      version: state.version + 1,
+      ...(problem && { serviceNotices: [problem] }),
+    })),
+  localServerFound: (localServer) => set({ localServer }),
+});

@@ -1,0 +1,41 @@
+// The pairing dialog's state: what the user typed, the server's preview, busy and the error.
+import type { StateCreator } from "zustand";
+import type { PairPreview } from "../../../../shared/bridge/contract";
+import type { FleetState } from "../store";
+
+export interface PairingState {
+  open: boolean;
+  input: string;
+  token: string;
+  label: string;
+  preview: PairPreview | null;
+  busy: boolean;
+  error: string | null;
+  /** Re-pairing an existing environment. */
+  environmentId: string | null;
+}
+
+export const EMPTY_PAIRING: PairingState = { open: false, input: "", token: "", label: "", preview: null, busy: false, error: null, environmentId: null };
+
+export interface PairingSlice {
+  pairing: PairingState;
+  openPairing(environmentId: string | null, input: string): void;
+  closePairing(): void;
+  /** Editing the link or the token invalidates the preview. */
+  editPairing(patch: Partial<Pick<PairingState, "input" | "token">>): void;
+  nameMachine(label: string): void;
+  pairingBusy(): void;
+  pairingPreviewed(preview: PairPreview): void;
+  pairingFailed(error: string): void;
+}
+
+export const createPairingSlice: StateCreator<FleetState, [], [], PairingSlice> = (set) => ({
+  pairing: EMPTY_PAIRING,
+  openPairing: (environmentId, input) => set({ pairing: { ...EMPTY_PAIRING, open: true, environmentId, input } }),
+  closePairing: () => set({ pairing: EMPTY_PAIRING }),
+  editPairing: (patch) => set((state) => ({ pairing: { ...state.pairing, ...patch, preview: null, error: null } })),
+  nameMachine: (label) => set((state) => ({ pairing: { ...state.pairing, label } })),
+  pairingBusy: () => set((state) => ({ pairing: { ...state.pairing, busy: true, error: null } })),
+  pairingPreviewed: (preview) => set((state) => ({ pairing: { ...state.pairing, busy: false, preview } })),
+  pairingFailed: (error) => set((state) => ({ pairing: { ...state.pairing, busy: false, error } })),
+});

@@ -1,0 +1,127 @@
+// The window's own state: selection, filters, grouping, dialogs, notices, and where a command
+// failed. Named actions only.
+import type { StateCreator } from "zustand";
+import type { NotificationIntent } from "../../../../shared/fleet/notifications";
+import type { FleetState } from "../store";
+
+export interface Filters {
+  needsMe: boolean;
+  failed: boolean;
+  running: boolean;
+  offline: boolean;
+  environmentId: string | null;
+  provider: string | null;
+}
+
+export const NO_FILTERS: Filters = { needsMe: false, failed: false, running: false, offline: false, environmentId: null, provider: null };
+
+export type Grouping = "machine" | "project";
+
+/** Idle agents quiet for longer than this are folded under "N older" (changeable in Settings). */
+export const DEFAULT_OLDER_THAN_MS = 24 * 3_600_000;
+
+export interface Notice {
+  /** The condition (shared/fleet/notifications.ts noticeCondition): one notice per condition. */
+  condition: string;
+  intent: NotificationIntent;
+  critical: boolean;
+  /** Times the service said more about this condition (shown as "×N"). */
+  updates: number;
+}
+
+export interface UiSlice {
+  selectedKey: string | null;
+  openKey: string | null;
+  filters: Filters;
+  search: string;
+  collapsed: Set<string>;
+  grouping: Grouping;
+  olderThanMs: number;
+  /** Groups whose "N older" fold is open. */
+  olderShown: Set<string>;
+  settingsOpen: boolean;
+  paletteOpen: boolean;
+  notices: Map<string, Notice>;
+  /** The last failure of a command, by the place the user acted (`env:<id>`, `agent:<key>`, …). */
+  failures: Map<string, string>;
+  /** Bridge requests not yet answered. */
+  inFlight: number;
+
+  select(key: string | null): void;
+  showAgent(key: string | null): void;
+  setSearch(search: string): void;
+  setFilters(patch: Partial<Filters>): void;
+  clearFilters(): void;
+  toggleCollapsed(id: string): void;
+  setGrouping(grouping: Grouping): void;
+  setOlderThan(ms: number): void;
+  toggleOlder(groupId: string): void;
+  showSettings(open: boolean): void;
+  showPalette(open: boolean): void;
+  upsertNotice(notice: Omit<Notice, "updates">): void;
+  withdrawNotices(conditions: string[]): void;
+  commandFailed(place: string, message: string): void;
+  clearFailure(place: string): void;
+  requestStarted(): void;
+  requestSettled(): void;
+}
+
+const toggled = (set: Set<string>, id: string) => {
+  const next = new Set(set);
+  if (next.has(id)) next.delete(id);
+  else next.add(id);
+  return next;
+};
+
+export const createUiSlice: StateCreator<FleetState, [], [], UiSlice> = (set) => ({
+  selectedKey: null,
+  openKey: null,
+  filters: NO_FILTERS,
+  search: "",
+  collapsed: new Set(),
+  grouping: "machine",
+  olderThanMs: DEFAULT_OLDER_THAN_MS,
+  olderShown: new Set(),
+  settingsOpen: false,
+  paletteOpen: false,
+  notices: new Map(),
+  failures: new Map(),
+  inFlight: 0,
+
+  select: (selectedKey) => set({ selectedKey }),
+  showAgent: (openKey) => set((state) => ({ openKey, selectedKey: openKey ?? state.selectedKey })),
+  setSearch: (search) => set({ search }),
+  setFilters: (patch) => set((state) => ({ filters: { ...state.filters, ...patch } })),
+  clearFilters: () => set({ filters: NO_FILTERS, search: "" }),
+  toggleCollapsed: (id) => set((state) => ({ collapsed: toggled(state.collapsed, id) })),
+  setGrouping: (grouping) => set({ grouping }),
+  setOlderThan: (olderThanMs) => set({ olderThanMs }),
+  toggleOlder: (groupId) => set((state) => ({ olderShown: toggled(state.olderShown, groupId) })),
+  showSettings: (settingsOpen) => set({ settingsOpen }),
+  showPalette: (paletteOpen) => set({ paletteOpen }),
+  upsertNotice: (notice) =>
+    set((state) => {
+      const previous = state.notices.get(notice.condition);
+      const notices = new Map(state.notices);
+      notices.delete(notice.condition); // re-inserted last: the newest notice is at the end
+      notices.set(notice.condition, { ...notice, updates: (previous?.updates ?? 0) + 1 });
+      return { notices };
+    }),
+  withdrawNotices: (conditions) =>
+    set((state) => {
+      if (!conditions.some((condition) => state.notices.has(condition))) return {};
+      const notices = new Map(state.notices);
+      for (const condition of conditions) notices.delete(condition);
+      return { notices };
+    }),
+  commandFailed: (place, message) => set((state) => ({ failures: new Map(state.failures).set(place, message) })),
+  clearFailure: (place) =>
+    set((state) => {
+      if (!state.failures.has(place)) return {};
+      const failures = new Map(state.failures);
+      failures.delete(place);
+      return { failures };
+    }),
+  requestStarted: () => set((state) => ({ inFlight: state.inFlight + 1 })),
+  requestSettled: () => set((state) => ({ inFlight: state.inFlight - 1 })),
+});

@@ -1,0 +1,105 @@
+// The one registry of user commands (issue 10 point 6): ids, labels, keys and when each is
+// enabled. The command palette, the window's key handler, its buttons and the tray menu all read
+// it, so a command has one name and one key everywhere. Pure: what a command does lives with
+// each shell (renderer/src/state/effects.ts, electron/main).
+import type { AgentView, EnvironmentView } from "./types";
+import { acknowledgeable } from "./views";
+
+export interface CommandContext {
+  /** The agent the user is on: the open one, else the selected one. */
+  agent: AgentView | null;
+  environment: EnvironmentView | null;
+  agentPanelOpen: boolean;
+  machines: number;
+  needYou: number;
+  notificationsPaused: boolean;
+  grouping: "machine" | "project";
+}
+
+export type CommandSurface = "palette" | "keys" | "tray";
+
+export interface CommandSpec {
+  id: CommandId;
+  label: string;
+  /** Key names as `KeyboardEvent.key`, with `Mod+` for Ctrl or Cmd. */
+  keys: readonly string[];
+  surfaces: readonly CommandSurface[];
+  enabled(context: CommandContext): boolean;
+}
+
+const online = (context: CommandContext) => context.environment?.connection.phase === "online";
+const pendingOf = (context: CommandContext, kind: "approval" | "input") => Boolean(online(context) && context.agent?.pending.some((request) => request.kind === kind));
+const always = () => true;
+
+const SPECS = [
+  { id: "palette.open", label: "Command palette", keys: ["Mod+k"], surfaces: ["keys"], enabled: always },
+  { id: "fleet.next-needs-you", label: "Next agent that needs you", keys: ["n"], surfaces: ["palette", "keys"], enabled: (c) => c.needYou > 0 },
+  { id: "fleet.search", label: "Search agents", keys: ["/"], surfaces: ["palette", "keys"], enabled: always },
+  { id: "fleet.down", label: "Move down", keys: ["ArrowDown", "j"], surfaces: ["keys"], enabled: always },
+  { id: "fleet.up", label: "Move up", keys: ["ArrowUp", "k"], surfaces: ["keys"], enabled: always },
+  { id: "fleet.expand", label: "Expand", keys: ["ArrowRight"], surfaces: ["keys"], enabled: always },
+  { id: "fleet.collapse", label: "Collapse", keys: ["ArrowLeft"], surfaces: ["keys"], enabled: always },
+  { id: "fleet.group-toggle", label: "Group by project / by machine", keys: ["g"], surfaces: ["palette", "keys"], enabled: always },
+  { id: "agent.open", label: "Open agent", keys: ["Enter"], surfaces: ["keys"], enabled: (c) => c.agent !== null },
+  { id: "agent.accept", label: "Accept the approval", keys: ["a"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
+  { id: "agent.accept-session", label: "Accept for the session", keys: ["A"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
+  { id: "agent.decline", label: "Decline the approval", keys: ["d"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
+  { id: "agent.answer", label: "Answer the question", keys: ["r"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "input") },
+  { id: "agent.acknowledge", label: "Acknowledge the failure", keys: ["x"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && acknowledgeable(c.agent)) },
+  {
+    id: "agent.interrupt",
+    label: "Interrupt the run",
+    keys: ["i"],
+    surfaces: ["palette", "keys"],
+    enabled: (c) => online(c) && (c.agent?.status === "running" || c.agent?.status === "starting"),
+  },
+  { id: "agent.stop", label: "Stop the session", keys: [], surfaces: ["palette"], enabled: (c) => online(c) && c.agent !== null && c.agent.status !== "ended" },
+  { id: "agent.open-in-t3", label: "Open in T3", keys: ["o"], surfaces: ["palette", "keys"], enabled: (c) => c.agent !== null && c.environment !== null },
+  { id: "agent.message", label: "Write a message", keys: ["m"], surfaces: ["palette", "keys"], enabled: (c) => c.agentPanelOpen },
+  { id: "app.open", label: "Open T3 Fleet", keys: [], surfaces: ["tray"], enabled: always },
+  { id: "pairing.open", label: "Pair a machine…", keys: ["p"], surfaces: ["palette", "keys", "tray"], enabled: always },
+  { id: "settings.open", label: "Settings…", keys: [","], surfaces: ["palette", "keys"], enabled: always },
+  { id: "notifications.pause", label: "Pause notifications", keys: [], surfaces: ["palette", "tray"], enabled: (c) => !c.notificationsPaused },
+  { id: "notifications.resume", label: "Resume notifications", keys: [], surfaces: ["palette", "tray"], enabled: (c) => c.notificationsPaused },
+  { id: "app.quit", label: "Quit", keys: [], surfaces: ["tray"], enabled: always },
+] as const satisfies readonly (Omit<CommandSpec, "id"> & { id: string })[];
+
+export type CommandId = (typeof SPECS)[number]["id"];
+
+export const COMMANDS: readonly CommandSpec[] = SPECS;
+
+export const COMMAND_BY_ID = new Map<CommandId, CommandSpec>(COMMANDS.map((spec) => [spec.id, spec]));
+
+export function command(id: CommandId): CommandSpec {
+  return COMMAND_BY_ID.get(id)!;
+}
+
+/** The key event's name as the registry writes it (`Mod+k`, `A`, `ArrowDown`). */
+export function keyName(event: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }): string | null {
+  if (event.altKey) return null;
+  return event.ctrlKey || event.metaKey ? `Mod+${event.key.toLowerCase()}` : event.key;
+}
+
+/** The command a key runs, if any is bound to it. */
+export function commandForKey(event: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }): CommandSpec | null {
+  const name = keyName(event);
+  if (!name) return null;
+  return COMMANDS.find((spec) => spec.surfaces.includes("keys") && spec.keys.includes(name)) ?? null;
+}
+
+/** A key for people: "Ctrl+K", "Shift+A", "↓". */
+export function keyHint(spec: CommandSpec): string {
+  const key = spec.keys[0];
+  if (!key) return "";
+  const arrows: Record<string, string> = { ArrowDown: "↓", ArrowUp: "↑", ArrowLeft: "←", ArrowRight: "→" };
+  if (key.startsWith("Mod+")) return `Ctrl+${key.slice(4).toUpperCase()}`;
+  if (arrows[key]) return arrows[key]!;
+  if (key.length === 1 && key !== key.toLowerCase()) return `Shift+${key}`;
+  return key;
+}
+
+/** Commands the palette lists for a query: enabled ones first, by label match. */
+export function paletteCommands(context: CommandContext, query: string): CommandSpec[] {
+  const needle = query.trim().toLowerCase();
+  return COMMANDS.filter((spec) => spec.surfaces.includes("palette") && spec.enabled(context) && spec.label.toLowerCase().includes(needle));
+}

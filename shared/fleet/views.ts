@@ -1,0 +1,129 @@
+// Derived fleet views shared by every UI (window, tray, browser tab): who needs the user, triage
+// order, counts, and the words for what a machine's connection is doing. Pure; computed from the
+// views the service sends, never stored.
+import { type AgentView, type ConnectionPhase, type DisplayStatus, type EnvironmentView, type FleetCounts, needsUser } from "./types";
+import { STATUS_WORDS } from "./words";
+
+/** A repository name, where a server reports one (the project's folder stands in otherwise). */
+export interface AgentViewExtras {
+  repository?: string | null;
+}
+
+export function extrasOf(agent: AgentView): AgentViewExtras {
+  return agent as AgentView & AgentViewExtras;
+}
+
+/** Blocked until the user answers: never acknowledged away. */
+const BLOCKED = new Set<DisplayStatus>(["needs-approval", "needs-input", "needs-auth"]);
+
+/** A failure or a stall the user can acknowledge (issue 10 point 2); a stuck start is stopped or sent to instead. */
+export function acknowledgeable(agent: AgentView): boolean {
+  if (agent.acknowledged) return false;
+  return agent.lastKnownStatus === "failed" || (agent.stalled && agent.lastKnownStatus === "running");
+}
+
+/** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged. */
+export function needsYou(agent: AgentView): boolean {
+  if (BLOCKED.has(agent.status)) return true;
+  if (agent.acknowledged) return false;
+  return needsUser(agent.status) || (agent.stalled && agent.status === "running");
+}
+
+/** Working: a run is starting, queued, running or finishing. */
+const WORKING = new Set<DisplayStatus>(["starting", "queued", "running", "waiting"]);
+
+/** 0: needs you, 1: working, 2: the rest. */
+export function triageRank(agent: AgentView): 0 | 1 | 2 {
+  if (needsYou(agent)) return 0;
+  if (WORKING.has(agent.status)) return 1;
+  return 2;
+}
+
+/** Triage order: needs you, then running, then the rest; most recent activity first within each. */
+export function byTriage(rank: (agent: AgentView) => number = triageRank): (a: AgentView, b: AgentView) => number {
+  return (a, b) => rank(a) - rank(b) || b.lastActivityAt.localeCompare(a.lastActivityAt) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key);
+}
+
+/** Every agent that needs the user, in triage order: the header's count and what `n` visits. */
+export function needYouOrder(agents: Iterable<AgentView>): AgentView[] {
+  return [...agents].filter(needsYou).sort(byTriage());
+}
+
+/** Idle or ended with nothing for longer than `olderThanMs`: folded under "N older". */
+export function isOlder(agent: AgentView, now: number, olderThanMs: number): boolean {
+  if (triageRank(agent) !== 2) return false;
+  const at = Date.parse(agent.lastActivityAt);
+  return Number.isFinite(at) && now - at > olderThanMs;
+}
+
+export interface FleetGlance extends FleetCounts {
+  /** Failures not acknowledged: what turns the tray and the tab red. */
+  failedNeedingYou: number;
+}
+
+export function fleetCounts(environments: Iterable<EnvironmentView>, agents: Iterable<AgentView>): FleetGlance {
+  const byStatus: Partial<Record<DisplayStatus, number>> = {};
+  let needs = 0;
+  let failedNeedingYou = 0;
+  let total = 0;
+  for (const agent of agents) {
+    byStatus[agent.status] = (byStatus[agent.status] ?? 0) + 1;
+    if (needsYou(agent)) {
+      needs++;
+      if (agent.status === "failed") failedNeedingYou++;
+    }
+    total++;
+  }
+  let hostsDown = 0;
+  let environmentCount = 0;
+  for (const env of environments) {
+    environmentCount++;
+    if (env.connection.phase !== "online") hostsDown++;
+  }
+  return { byStatus, needsYou: needs, failedNeedingYou, hostsDown, environments: environmentCount, agents: total };
+}
+
+/** Counts as words in severity order ("1 needs approval", "2 running"), for rows, menus and tooltips. */
+export function countWords(counts: Partial<Record<DisplayStatus, number>>): { status: DisplayStatus; count: number; words: string }[] {
+  return (Object.keys(STATUS_WORDS) as DisplayStatus[]).flatMap((status) => {
+    const count = counts[status] ?? 0;
+    return count > 0 ? [{ status, count, words: `${count} ${STATUS_WORDS[status]}` }] : [];
+  });
+}
+
+export type ConnectionAction = "retry" | "pair" | null;
+
+/** What a machine's connection is doing, in words, and the one action that helps (issue 10 point 7). */
+export function connectionWords(phase: ConnectionPhase, now: number): { words: string; action: ConnectionAction } {
+  switch (phase.phase) {
+    case "online":
+      return { words: "online", action: null };
+    case "connecting":
+      return { words: phase.lastConfirmedAt ? "checking now" : "connecting", action: null };
+    case "offline":
+    case "backoff": {
+      const seconds = Math.ceil((Date.parse(phase.nextAttemptAt) - now) / 1000);
+      const when = Number.isFinite(seconds) && seconds > 0 ? `retrying in ${seconds} s` : "retrying now";
+      return { words: `${phase.phase === "offline" ? "offline" : "failing"} · ${when}`, action: "retry" };
+    }
+    case "unauthorized":
+      return { words: "needs pairing again", action: "pair" };
+    case "incompatible":
+      return { words: `incompatible: ${phase.error}`, action: "pair" };
+  }
+}
+
+export const CONNECTION_ACTION_WORDS: Record<Exclude<ConnectionAction, null>, string> = { retry: "Retry now", pair: "Pair again" };
+
+/** The thread in its machine's T3 web app: `/<environmentId>/<threadId>` upstream, `/<threadId>` on the 0.0.24 fork. */
+export function t3ThreadUrl(env: Pick<EnvironmentView, "baseUrl" | "environmentId" | "generation">, threadId: string): string | null {
+  if (!URL.canParse(env.baseUrl)) return null;
+  const path = env.generation === "fork" ? encodeURIComponent(threadId) : `${encodeURIComponent(env.environmentId)}/${encodeURIComponent(threadId)}`;
+  return new URL(path, env.baseUrl.endsWith("/") ? env.baseUrl : `${env.baseUrl}/`).href;
+}
+
+/** Project title, repository and branch where T3 gave them; the project id otherwise. */
+export function projectOf(agent: AgentView): { id: string; title: string; repository: string | null; branch: string | null } {
+  const extras = extrasOf(agent);
+  return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? agent.workspaceRoot ?? null, branch: agent.branch ?? null };
+}
