@@ -206,6 +206,21 @@ test("transcripts: markdown, highlighted and folded code, tool activity inline, 
   expect((await byKey).url()).toBe(`${sim.baseUrl}/${sim.environmentId}/${threadId}`);
 });
 
+test("a transcript opens at its newest message", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Long talk" });
+  const paragraphs = Array.from({ length: 50 }, (_, i) => `Paragraph ${i + 1} of a long request.`).join("\n\n");
+  fleet.sims.sendMessage(sim, threadId, paragraphs);
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row).toHaveAttribute("data-status", "idle");
+  await row.locator(".agent-title").click();
+  const transcript = page.getByTestId("transcript");
+  await expect(transcript.getByTestId("message-assistant").last()).toBeInViewport();
+  await expect(transcript.getByTestId("message-user").getByText("Paragraph 1 of a long request.", { exact: true })).not.toBeInViewport();
+});
+
 test("questions: required answers are enforced before sending; inputs count their characters", async ({ page, fleet }) => {
   const sim = fleet.sims.servers[0]!;
   const threadId = fleet.sims.createThread(sim, { title: "Migrator", text: "#input" });

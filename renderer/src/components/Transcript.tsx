@@ -1,5 +1,6 @@
 // The transcript: messages as markdown with the agent's activity inline, in order — commands with
 // their exit status, file changes with counts, approvals, questions and their answers, errors.
+import { useLayoutEffect, useRef } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { relativeTime } from "../state/format";
@@ -98,7 +99,29 @@ function EntryLine({ entry, now }: { entry: Entry; now: number }) {
   }
 }
 
+/** How close to the bottom (px) still counts as "reading the newest": new items then keep it in view. */
+const FOLLOW_SLACK_PX = 48;
+
+/**
+ * Opens at the newest message and follows new items while the reader is at the bottom; once they
+ * scroll up to read, new items no longer move the view.
+ */
+function useFollowNewest(items: readonly unknown[] | undefined) {
+  const ref = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (element && following.current) element.scrollTop = element.scrollHeight;
+  }, [items]);
+  const onScroll = () => {
+    const element = ref.current;
+    if (element) following.current = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK_PX;
+  };
+  return { ref, onScroll };
+}
+
 export function Transcript({ detail, offline, now }: { detail: AgentDetail | undefined; offline: boolean; now: number }) {
+  const follow = useFollowNewest(detail?.loaded ? detail.items : undefined);
   if (!detail?.loaded) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
     return (
@@ -108,7 +131,7 @@ export function Transcript({ detail, offline, now }: { detail: AgentDetail | und
     );
   }
   return (
-    <div className="transcript" data-testid="transcript" aria-live="polite">
+    <div className="transcript" data-testid="transcript" aria-live="polite" ref={follow.ref} onScroll={follow.onScroll}>
       {transcriptEntries(detail.items).map((entry) => (
         <EntryLine key={entry.id} entry={entry} now={now} />
       ))}
