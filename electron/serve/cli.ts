@@ -132,13 +132,13 @@ const shell = await startHeadlessShell({
   rendererDir: values["renderer-dir"] ?? join(repoRoot, "out/renderer"),
   port,
 });
-console.log(`T3 Fleet is running. Open this link once, in one browser tab on this machine:\n${shell.url}`);
-
 const shutdown = () => {
   void shell
     .close()
     .then(() => service.stop())
     .then(() => process.exit(0));
 };
+// Before the link is printed: whoever reads it may stop us at once.
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
+console.log(`T3 Fleet is running. Open this link once, in one browser tab on this machine:\n${shell.url}`);
