@@ -8,7 +8,7 @@ import { test as base, expect, type Page } from "@playwright/test";
 import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
 import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";
-import { SimFleet } from "../sim/fleet";
+import { SimFleet, type SimFleetOptions } from "../sim/fleet";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const SCREENSHOTS = join(root, "test-results/screenshots");
@@ -21,9 +21,11 @@ export interface Fleet {
   pairAll(): Promise<void>;
 }
 
-export const test = base.extend<{ fleet: Fleet }>({
-  fleet: async ({ page }, use) => {
-    const sims = await SimFleet.start({ envs: 3, generations: ["upstream", "fork", "upstream"], tickMs: 40 });
+export const test = base.extend<{ fleet: Fleet; generations: NonNullable<SimFleetOptions["generations"]> }>({
+  /** One simulated machine per entry; `test.use({ generations: ["fork", "upstream", "v2"] })` for a mixed fleet. */
+  generations: [["upstream", "fork", "upstream"], { option: true }],
+  fleet: async ({ page, generations }, use) => {
+    const sims = await SimFleet.start({ envs: generations.length, generations, tickMs: 40 });
     const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-e2e-"));
     const service = await FleetService.start({
       dataDir,
@@ -46,7 +48,7 @@ export const test = base.extend<{ fleet: Fleet }>({
       service,
       shell,
       pairAll: async () => {
-        for (const sim of sims.servers) await service.request("pair.confirm", { input: sim.pairingUrl() });
+        for (const sim of [...sims.servers, ...sims.v2Servers]) await service.request("pair.confirm", { input: sim.pairingUrl() });
       },
     });
     // Deterministic shutdown: every bridge request the page made is answered before anything stops,

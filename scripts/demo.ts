@@ -1,5 +1,6 @@
-// `npm run demo [-- --web]`: three simulated T3 machines with a fleet that does things (children that
-// fail and block, native subagents, one machine that drops off and comes back) and T3 Fleet on them:
+// `npm run demo [-- --web]`: four simulated T3 machines, one of them on protocol 2 (T3 since
+// 2026-10-03), with a fleet that does things (children that fail and block, native subagents, a
+// queue and a steerable run, one machine that drops off and comes back) and T3 Fleet on them:
 // in Electron when its binary is installed, otherwise (or with --web) the headless shell in a browser.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -14,6 +15,7 @@ import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
 import { startHeadlessShell } from "../electron/serve/server";
 import { SimFleet } from "../sim/fleet";
+import { createV2Thread, sendV2Message } from "../sim/v2/fleet-hooks";
 
 const { values } = parseArgs({ options: { web: { type: "boolean", default: false }, port: { type: "string", default: "0" } } });
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -23,8 +25,9 @@ const DEMO_TICK_MS = 600;
 const OUTAGE_MS = 15_000;
 const OUTAGE_EVERY_MS = 60_000;
 
-const sims = await SimFleet.start({ envs: 3, generations: ["upstream", "fork", "upstream"], tickMs: DEMO_TICK_MS, seedThreads: 6 });
+const sims = await SimFleet.start({ envs: 4, generations: ["upstream", "fork", "upstream", "v2"], tickMs: DEMO_TICK_MS, seedThreads: 6 });
 const [studio, workstation, buildBox] = sims.servers as [typeof sims.servers[number], typeof sims.servers[number], typeof sims.servers[number]];
+const nightlyBox = sims.v2Servers[0]!;
 
 function scenario() {
   const planner = sims.createThread(studio, { title: "Plan the auth refactor", provider: "claudeAgent", text: "Plan it #subagents" });
@@ -36,6 +39,16 @@ function scenario() {
   sims.spawnChild(workstation, dispatcher, "bump", "Bump versions #hang");
   sims.createThread(buildBox, { title: "Nightly build watcher", provider: "grok", text: "Watch the build #hang" });
   sims.createThread(buildBox, { title: "Flaky test hunt", provider: "opencode", text: "Find the flaky test #capacity" });
+  // Protocol 2: a run to steer or queue behind (one message already waits), an approval that can be
+  // accepted for the session, several questions, background work after a final answer, a failure
+  // with its class, and app-owned and provider-native subagents.
+  const porting = createV2Thread(nightlyBox, { title: "Port the parser", provider: "claudeAgent", text: "Port the parser #hold" });
+  sendV2Message(nightlyBox, porting, "Then update the docs");
+  createV2Thread(nightlyBox, { title: "Run the integration suite", provider: "claudeAgent", text: "Run the suite #approval" });
+  createV2Thread(nightlyBox, { title: "Plan the release", provider: "claudeAgent", text: "Plan the release #question" });
+  createV2Thread(nightlyBox, { title: "Watch the test suite", provider: "codex", text: "Watch the tests #background" });
+  createV2Thread(nightlyBox, { title: "Fetch the vendored crates", provider: "codex", text: "Fetch them #fail:transport_error" });
+  createV2Thread(nightlyBox, { title: "Coordinate the sweep", provider: "claudeAgent", text: "Sweep the repo #subagent #delegate" });
 }
 scenario();
 
@@ -46,7 +59,7 @@ const cycle = setInterval(() => {
   });
 }, OUTAGE_EVERY_MS);
 
-const pairingUrls = sims.servers.map((server) => server.pairingUrl());
+const pairingUrls = [...sims.servers, ...sims.v2Servers].map((server) => server.pairingUrl());
 
 function electronBinary(): string | undefined {
   try {
@@ -67,7 +80,7 @@ if (electron) {
 } else {
   if (!values.web) console.log("Electron's binary is not installed here: showing T3 Fleet in a browser instead.");
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-demo-"));
-  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), notices: ["Demo fleet: three simulated machines; build-box-1 drops off the network every minute."] });
+  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), notices: [`Demo fleet: four simulated machines (${nightlyBox.label} speaks T3's protocol 2); ${buildBox.label} drops off the network every minute.`] });
   for (const url of pairingUrls) await service.request("pair.confirm", { input: url });
   const shell = await startHeadlessShell({ service, rendererDir: join(repoRoot, "out/renderer"), port: Number(values.port) });
   console.log(`\nT3 Fleet demo is running. Open this link once, in one browser tab:\n${shell.url}\n`);

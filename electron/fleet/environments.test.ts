@@ -118,4 +118,16 @@ describe("environment lifecycle", () => {
     await until(service, () => agent(service, sim, other)!.updatedAt > before, "other rows still applied");
     expect(env(service, sim)!.connection.phase).toBe("online");
   });
+
+  it("a machine updated in place to protocol 2 keeps its row and shows the T3 version it now runs", async () => {
+    const { sims, service } = await setup(["upstream", "fork"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Kept across the upgrade" });
+    await pairAll(service, sims);
+    expect(env(service, sim)!.serverVersion).toBe(sim.serverVersion);
+    const upgraded = await sims.upgradeToV2(sim.environmentId);
+    await until(service, () => env(service, sim)?.serverVersion === upgraded.serverVersion && env(service, sim)?.connection.phase === "online", "online with the new version");
+    expect(agent(service, sim, threadId)).toMatchObject({ status: "idle" });
+    expect([...service.model.environments()].filter((view) => view.environmentId === sim.environmentId)).toHaveLength(1);
+  });
 });

@@ -142,6 +142,14 @@ export class Environments {
     supervisor.on("fleetSnapshot", (agents) => model.applyFleetSnapshot(record.environmentId, agents));
     supervisor.on("agentUpsert", (agent) => model.upsertAgent(record.environmentId, agent));
     supervisor.on("agentRemoved", (threadId, lifecycle) => model.removeAgent(record.environmentId, threadId, lifecycle));
+    supervisor.on("identified", (descriptor) => {
+      if (descriptor.serverVersion === runtime.record.serverVersion) return;
+      // T3 was updated on that machine (perhaps in place to protocol 2): show what it runs now. The
+      // descriptor is read on every connect, so a failed write only leaves the stored copy stale.
+      runtime.record = { ...runtime.record, serverVersion: descriptor.serverVersion };
+      model.upsertEnvironment(metaOf(runtime.record, runtime.skippedItems));
+      this.options.registry.update(record.environmentId, { serverVersion: descriptor.serverVersion }).catch(() => undefined);
+    });
     supervisor.on("skipped", (item) => {
       runtime.skippedItems = { count: (runtime.skippedItems?.count ?? 0) + 1, last: { ...item, at: new Date(this.options.now()).toISOString() } };
       model.upsertEnvironment(metaOf(runtime.record, runtime.skippedItems));

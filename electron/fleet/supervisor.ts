@@ -68,6 +68,8 @@ export interface SupervisorEvents {
    * for the previous adapter (followed threads, cursors) no longer applies.
    */
   adapter: [ProtocolAdapter];
+  /** The descriptor as read on this connect (T3 may have been updated since the last one). */
+  identified: [EnvironmentDescriptor];
   /** A fresh authenticated connection, synchronized: (re)subscribe what rides on it. */
   connected: [AdapterSession];
   /** The environment's complete set of agents (neutral facts). */
@@ -275,6 +277,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
         `A different T3 server (${environment.label}, ${environment.environmentId}) now answers at ${this.options.client.baseUrl}; it is not merged with this one.`,
       );
     }
+    this.emit("identified", environment);
     return environment;
   }
 

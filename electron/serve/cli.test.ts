@@ -7,6 +7,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { SimServer } from "../../sim/server";
+import { createV2Thread } from "../../sim/v2/fleet-hooks";
+import { V2SimServer } from "../../sim/v2/server";
 import { exchangeLaunchCode, openBridge } from "./shell.testkit";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -109,5 +111,41 @@ describe("./fleet serve", () => {
       expect(first.output() + second.output()).not.toContain(secret);
       expect(bridge.messages.map((message) => JSON.stringify(message)).join("\n")).not.toContain(secret);
     }
+  });
+
+  // A protocol-2 machine (T3 since 2026-10-03) pairs from a links file like a protocol-1 one.
+  it("pairs a protocol-2 machine from a file of links and shows its agents online", { timeout: 60_000 }, async () => {
+    const sim = await new V2SimServer({ label: "nightly-box", tickMs: 5 }).start();
+    cleanups.push(() => sim.stop());
+    const threadId = createV2Thread(sim, { title: "Upgrade the parser" });
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-v2-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const rendererDir = join(dir, "renderer");
+    await mkdir(rendererDir);
+    await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+    const linksFile = join(dir, "links.txt");
+    const pairingUrl = sim.pairingUrl();
+    await writeFile(linksFile, `${pairingUrl}\n`, { mode: 0o600 });
+
+    const run = runCli(["--data-dir", join(dir, "data"), "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", linksFile]);
+    const link = await launchLink(run);
+    expect(run.output()).toContain(`paired ${sim.label}`);
+    const origin = new URL(link).origin;
+    const bridge = await openBridge(origin, await exchangeLaunchCode(origin, link));
+    cleanups.push(() => bridge.ws.close());
+    const agentKey = `${sim.environmentId}/${threadId}`;
+    await bridge.next(
+      (message) =>
+        message.type === "event" &&
+        ((message.event.type === "fleet.snapshot" && message.event.snapshot.agents.some((agent) => agent.key === agentKey)) ||
+          (message.event.type === "fleet.delta" && message.event.agents.some((agent) => agent.key === agentKey))),
+    );
+    await bridge.next(
+      (message) =>
+        message.type === "event" &&
+        ((message.event.type === "fleet.snapshot" && message.event.snapshot.environments[0]?.connection.phase === "online") ||
+          (message.event.type === "fleet.delta" && message.event.environments.some((environment) => environment.connection.phase === "online"))),
+    );
+    expect(run.output()).not.toContain(new URLSearchParams(new URL(pairingUrl).hash.slice(1)).get("token")!);
   });
 });

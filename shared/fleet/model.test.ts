@@ -214,6 +214,14 @@ describe("activity, stuck starts and lineage (issue 7, issue 8)", () => {
     expect(model.agent(`env-a/${row.id}`)!.status).toBe("idle");
   });
 
+  it("a queued row without a position (protocol 2's shell) takes its queue position from the followed thread", () => {
+    const base = rows.facts(recordedRow("t3-0.0.42/shell-row-completed.json"));
+    model.applyFleetSnapshot("env-a", [{ ...base, threadId: "waiting-in-line", activeRunId: null, run: { phase: "queued", position: null } }]);
+    expect(model.agent("env-a/waiting-in-line")).toMatchObject({ status: "queued", reason: "Queued after the active run" });
+    model.setThreadDetail("env-a", "waiting-in-line", { ...noDetail, run: { phase: "queued", position: 2 } });
+    expect(model.agent("env-a/waiting-in-line")).toMatchObject({ status: "queued", reason: "Queued (position 2)" });
+  });
+
   it("nests children by their lineage, with fork and subagent relationships", () => {
     const base = rows.facts(recordedRow("t3-0.0.42/shell-row-completed.json"));
     const facts = (threadId: string, parent: AgentFacts["parent"]): AgentFacts => ({ ...base, threadId, parent });

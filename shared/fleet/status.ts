@@ -69,8 +69,11 @@ export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | unde
     return { status: "starting", reason: run.phase === "requested" ? "Turn requested" : null };
   }
   switch (run.phase) {
-    case "queued":
-      return { status: "queued", reason: run.position === null ? "Queued after the active run" : `Queued (position ${run.position})` };
+    case "queued": {
+      // Protocol-2 shell rows carry no queue position; the followed thread stream does.
+      const position = run.position ?? (detail?.run?.phase === "queued" ? detail.run.position : null);
+      return { status: "queued", reason: position === null ? "Queued after the active run" : `Queued (position ${position})` };
+    }
     case "running":
       return { status: "running", reason: run.note };
     case "waiting":

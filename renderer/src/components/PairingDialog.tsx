@@ -40,6 +40,10 @@ export function PairingDialog() {
         }}
       >
         <h2 id="pair-title">{pairing.environmentId ? "Pair this machine again" : "Pair a T3 environment"}</h2>
+        <p className="hint" data-testid="pair-supported">
+          Works with T3 0.0.24 (fork generation) through 0.0.42 (upstream) on orchestration protocol 1, and with
+          upstream main and nightly builds since 2026-10-03 (v0.0.46-nightly.20261003 and later) on protocol 2.
+        </p>
         <label>
           <span className="label-line">
             Pairing link or host

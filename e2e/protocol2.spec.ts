@@ -1,0 +1,213 @@
+// The fleet window on a mixed fleet: a 0.0.24 fork-generation machine and an upstream machine on
+// protocol 1, and a protocol-2 machine (T3 since 2026-10-03, sim/v2). Protocol 2 must look and act
+// like protocol 1 to the user, plus what only it offers (steer or queue, accept for the session).
+import { join } from "node:path";
+import type { Page } from "@playwright/test";
+import { createV2Thread, sendV2Message } from "../sim/v2/fleet-hooks";
+import type { V2SimServer } from "../sim/v2/server";
+import { SCREENSHOTS, agentRow, envRow, expect, test, type Fleet } from "./fixtures";
+
+test.use({ generations: ["fork", "upstream", "v2"] });
+
+const protocol2Machine = (fleet: Fleet): V2SimServer => fleet.sims.v2Servers[0]!;
+
+async function openAgent(page: Page, environmentId: string, threadId: string) {
+  await agentRow(page, environmentId, threadId).locator(".agent-title").click();
+  await expect(page.getByTestId("agent-panel")).toBeVisible();
+}
+
+test("pairs a fork, an upstream and a protocol-2 machine by their links through the window", async ({ page, fleet }) => {
+  const machines = [...fleet.sims.servers, ...fleet.sims.v2Servers];
+  const threads = [
+    fleet.sims.createThread(fleet.sims.servers[0]!, { title: "Fork task" }),
+    fleet.sims.createThread(fleet.sims.servers[1]!, { title: "Upstream task" }),
+    createV2Thread(protocol2Machine(fleet), { title: "Protocol-2 task" }),
+  ];
+  await page.goto(fleet.shell.url);
+  await expect(page.getByTestId("empty-fleet")).toBeVisible();
+
+  for (const sim of machines) {
+    await page.getByTestId("open-pairing").click();
+    await expect(page.getByTestId("pair-supported")).toContainText("0.0.24");
+    await expect(page.getByTestId("pair-supported")).toContainText("v0.0.46-nightly.20261003");
+    await page.getByTestId("pair-input").fill(sim.pairingUrl());
+    await page.getByTestId("pair-submit").click();
+    const preview = page.getByTestId("pair-preview");
+    await expect(preview).toContainText(sim.label);
+    await expect(preview).toContainText(sim.environmentId);
+    await expect(preview).toContainText(`T3 ${sim.serverVersion}`);
+    if (sim.generation === "v2") await page.getByTestId("pairing-dialog").screenshot({ path: join(SCREENSHOTS, "pairing-dialog-protocol2.png") });
+    await page.getByTestId("pair-submit").click();
+    await expect(page.getByTestId("pairing-dialog")).toBeHidden();
+  }
+
+  for (const [i, sim] of machines.entries()) {
+    await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
+    await expect(agentRow(page, sim.environmentId, threads[i]!)).toHaveAttribute("data-status", "idle");
+  }
+  await expect(envRow(page, protocol2Machine(fleet).environmentId)).toContainText("T3 0.0.46-nightly.20261003");
+  await expect(page.getByTestId("fleet-summary")).toContainText("3 machines · 3 agents");
+  await page.getByTestId("fleet-tree").screenshot({ path: join(SCREENSHOTS, "fleet-tree-mixed.png") });
+});
+
+test("protocol-2 statuses: blocked, running, waiting, failed with its reason, interrupted, queued with its position", async ({ page, fleet }) => {
+  const v2 = protocol2Machine(fleet);
+  const approval = createV2Thread(v2, { title: "Needs approval", provider: "claudeAgent", text: "deploy #approval" });
+  const question = createV2Thread(v2, { title: "Has a question", provider: "claudeAgent", text: "plan #question" });
+  const running = createV2Thread(v2, { title: "Long job", provider: "claudeAgent", text: "index #hold" });
+  const waiting = createV2Thread(v2, { title: "Answered, still watching", provider: "codex", text: "watch #background" });
+  const failed = createV2Thread(v2, { title: "Broke", provider: "codex", text: "fetch #fail:transport_error" });
+  const interrupted = createV2Thread(v2, { title: "Stopped by someone", provider: "codex", text: "crawl #hold" });
+  const queued = createV2Thread(v2, { title: "Behind a run", provider: "codex", text: "first #hold" });
+  sendV2Message(v2, queued, "second");
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = (threadId: string) => agentRow(page, v2.environmentId, threadId);
+
+  await expect(row(approval)).toHaveAttribute("data-status", "needs-approval");
+  await expect(row(question)).toHaveAttribute("data-status", "needs-input");
+  await expect(row(running)).toHaveAttribute("data-status", "running");
+  await expect(row(waiting)).toHaveAttribute("data-status", "waiting");
+  await expect(row(waiting)).toContainText("Background test watcher");
+  await expect(row(failed)).toHaveAttribute("data-status", "failed");
+  await expect(row(failed)).toContainText("failed: transport error");
+
+  await expect(row(interrupted)).toHaveAttribute("data-status", "running");
+  await fleet.service.request("agent.interrupt", { key: `${v2.environmentId}/${interrupted}` });
+  await expect(row(interrupted)).toHaveAttribute("data-status", "interrupted");
+
+  // A queued run waits only while nothing runs it: freeze the machine's runners (as T3's interrupt
+  // with holdQueue freezes the queue), then end the active run; the queued one stays queued.
+  await expect(row(queued)).toHaveAttribute("data-status", "running");
+  v2.engine.halt();
+  await fleet.service.request("agent.interrupt", { key: `${v2.environmentId}/${queued}` });
+  await expect(row(queued)).toHaveAttribute("data-status", "queued");
+  await expect(row(queued)).toContainText("Queued (position 1)");
+  await expect(envRow(page, v2.environmentId).getByTestId("count-failed")).toHaveText("1 failed");
+  await page.getByTestId("fleet-tree").screenshot({ path: join(SCREENSHOTS, "protocol2-statuses.png") });
+});
+
+test("on protocol 2 the composer steers or queues as chosen, says which before sending and what happened after", async ({ page, fleet }) => {
+  const v2 = protocol2Machine(fleet);
+  const threadId = createV2Thread(v2, { title: "Long job", provider: "claudeAgent", text: "migrate #hold" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
+  await openAgent(page, v2.environmentId, threadId);
+
+  const intent = page.getByTestId("intent");
+  await expect(intent).toHaveAttribute("data-intent", "steer");
+  await expect(intent).toContainText("Steer the running turn");
+  await expect(page.getByTestId("choose-steer")).toHaveAttribute("aria-checked", "true");
+  await page.getByLabel("Message").fill("use the new API");
+  await page.getByLabel("Message").press("Enter");
+  const steer = page.locator('[data-testid="delivery"]').filter({ hasText: "use the new API" });
+  await expect(steer).toHaveAttribute("data-state", "delivered");
+  await expect(steer).toHaveAttribute("data-outcome", "steered");
+
+  await page.getByTestId("choose-queue").click();
+  await expect(page.getByTestId("choose-queue")).toHaveAttribute("aria-checked", "true");
+  await expect(intent).toHaveAttribute("data-intent", "queue");
+  await expect(intent).toContainText("Start a new turn after the running one");
+  await page.getByLabel("Message").fill("then write the docs");
+  await page.getByTestId("composer").getByRole("button", { name: "Queue", exact: true }).click();
+  const queue = page.locator('[data-testid="delivery"]').filter({ hasText: "then write the docs" });
+  await expect(queue).toHaveAttribute("data-state", "delivered");
+  await expect(queue).toHaveAttribute("data-outcome", "queued");
+  await page.getByTestId("agent-panel").screenshot({ path: join(SCREENSHOTS, "protocol2-steer-and-queue.png") });
+
+  // The agent finishes its run: the steer was answered in it, the queued message started the next one.
+  expect(v2.engine.release(threadId)).toBe(true);
+  await expect(steer).toHaveAttribute("data-state", "answered");
+  await expect(steer).toHaveAttribute("data-outcome", "steered");
+  await expect(queue).toHaveAttribute("data-state", "answered");
+  await expect(queue).toHaveAttribute("data-outcome", "new-turn");
+  await expect(page.getByTestId("transcript")).toContainText("reply to: then write the docs");
+  await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "idle");
+  const runs = v2.engine.threads.get(threadId)!.runs;
+  expect(runs.map((run) => run.status)).toEqual(["completed", "completed"]);
+});
+
+test("an approval on protocol 2 offers every decision and is accepted for the session", async ({ page, fleet }) => {
+  const v2 = protocol2Machine(fleet);
+  const threadId = createV2Thread(v2, { title: "Test runner", provider: "claudeAgent", text: "run the suite #approval" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, v2.environmentId, threadId);
+  await expect(row).toHaveAttribute("data-status", "needs-approval");
+  await openAgent(page, v2.environmentId, threadId);
+  const card = page.getByTestId("approval-card");
+  await expect(card).toContainText("npm test");
+  await expect(card.locator("button[data-decision]")).toHaveCount(4);
+  expect(await card.locator("button[data-decision]").evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.decision))).toEqual([
+    "accept",
+    "acceptForSession",
+    "decline",
+    "cancel",
+  ]);
+  await card.screenshot({ path: join(SCREENSHOTS, "protocol2-approval.png") });
+  await card.locator('button[data-decision="acceptForSession"]').click();
+  await expect(page.getByTestId("approval-card")).toHaveCount(0);
+  await expect(row).toHaveAttribute("data-status", "idle");
+  await expect(page.locator('[data-testid="delivery"][data-state="delivered"]')).toContainText("approval");
+  expect(v2.engine.threads.get(threadId)!.requests[0]).toMatchObject({ status: "resolved", decision: "acceptForSession" });
+});
+
+test("several questions on protocol 2: a required one must be answered, then all answers reach the agent", async ({ page, fleet }) => {
+  const v2 = protocol2Machine(fleet);
+  const threadId = createV2Thread(v2, { title: "Planner", provider: "claudeAgent", text: "plan the release #question" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, v2.environmentId, threadId);
+  await expect(row).toHaveAttribute("data-status", "needs-input");
+  await openAgent(page, v2.environmentId, threadId);
+  const card = page.getByTestId("input-card");
+  await expect(card.getByTestId("question")).toHaveCount(2);
+
+  await card.getByLabel("Answer to: Anything else?").fill("keep it small");
+  await card.getByRole("button", { name: "Answer", exact: true }).click();
+  await expect(card.getByTestId("question-missing")).toHaveCount(1);
+  await expect(card.getByTestId("question").first()).toHaveAttribute("aria-invalid", "true");
+  await card.screenshot({ path: join(SCREENSHOTS, "protocol2-questions.png") });
+  await expect(row).toHaveAttribute("data-status", "needs-input");
+  expect(v2.engine.threads.get(threadId)!.requests[0]).toMatchObject({ status: "pending" });
+
+  await card.getByLabel("api").check();
+  await card.getByLabel("web").check();
+  await card.getByRole("button", { name: "Answer", exact: true }).click();
+  await expect(page.getByTestId("input-card")).toHaveCount(0);
+  await expect(row).toHaveAttribute("data-status", "idle");
+  expect(v2.engine.threads.get(threadId)!.requests[0]).toMatchObject({ status: "resolved", answers: { scope: ["api", "web"], note: "keep it small" } });
+});
+
+test("a machine upgraded in place from protocol 1 to 2 keeps its row and its agents, without duplicates", async ({ page, fleet }) => {
+  const upstream = fleet.sims.servers[1]!;
+  const lead = fleet.sims.createThread(upstream, { title: "Lead", provider: "claudeAgent" });
+  const worker = fleet.sims.spawnChild(upstream, lead, "worker", "warm up");
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const env = envRow(page, upstream.environmentId);
+  await expect(env).toHaveAttribute("data-phase", "online");
+  await expect(agentRow(page, upstream.environmentId, worker)).toHaveAttribute("data-status", "idle");
+  await expect(agentRow(page, upstream.environmentId, worker)).toHaveAttribute("aria-level", "3");
+  const rowsBefore = await page.locator('[data-testid="agent-row"]').count();
+  const upstreamVersion = upstream.serverVersion;
+
+  const upgraded = await fleet.sims.upgradeToV2(upstream.environmentId);
+  expect(upgraded.environmentId).toBe(upstream.environmentId);
+  await expect(env).toContainText(`T3 ${upgraded.serverVersion}`);
+  await expect(env).not.toContainText(`T3 ${upstreamVersion}`);
+  await expect(env).toHaveAttribute("data-phase", "online");
+
+  // New work after the upgrade (its event sequence starts below protocol 1's) is seen.
+  sendV2Message(upgraded, lead, "review #approval");
+  await expect(agentRow(page, upstream.environmentId, lead)).toHaveAttribute("data-status", "needs-approval");
+  await expect(page.locator('[data-testid="env-row"]')).toHaveCount(3);
+  await expect(page.locator(`[data-testid="env-row"][data-environment="${upstream.environmentId}"]`)).toHaveCount(1);
+  await expect(page.locator('[data-testid="agent-row"]')).toHaveCount(rowsBefore);
+  await expect(agentRow(page, upstream.environmentId, lead)).toHaveCount(1);
+  await expect(agentRow(page, upstream.environmentId, worker)).toHaveCount(1);
+  await expect(agentRow(page, upstream.environmentId, worker)).toHaveAttribute("aria-level", "3");
+  await expect(page.getByTestId("fleet-summary")).toContainText("3 machines");
+  await page.getByTestId("fleet-tree").screenshot({ path: join(SCREENSHOTS, "protocol2-upgraded-in-place.png") });
+});
