@@ -4,6 +4,7 @@
 // environment descriptor chooses the protocol adapter (docs/architecture.md, "The supervisor").
 import { EventEmitter } from "node:events";
 import type { AdapterSession, AgentFacts, AgentLifecycle, OrchestrationProtocol, Subscription } from "../../shared/fleet/facts";
+import { redactSecrets } from "../../shared/bridge/redact";
 import { T3Error } from "../../shared/t3/errors";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
 import type { ConnectionPhase, SkippedItem } from "../../shared/fleet/types";
@@ -185,7 +186,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
         await connection.probe(this.timing.probeTimeoutMs);
         if (this.connection === connection) this.setPhase({ phase: "online", since: this.iso() });
       } catch (error) {
-        if (this.connection === connection) this.fail(asT3Error(error));
+        if (this.connection === connection) this.fail(T3Error.from(error));
       }
       return;
     }
@@ -227,7 +228,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       } catch (error) {
         // A server upgraded in place refuses the old protocol's socket (426, seen here as a refused
         // upgrade): the descriptor, read again, says which adapter to use. Once, not a retry loop.
-        const failure = asT3Error(error);
+        const failure = T3Error.from(error);
         if (failure.kind !== "network" || !current()) throw failure;
         const renegotiated = this.negotiate(await this.identify(identifyTimeoutMs));
         if (!current()) return;
@@ -255,7 +256,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       this.subscribeFleet(connection, current);
     } catch (error) {
       if (!current()) return;
-      const failure = asT3Error(error);
+      const failure = T3Error.from(error);
       if (failure.kind === "network" || failure.kind === "unauthorized") {
         // A refused upgrade hides its status; ask the public session endpoint whether the token still works.
         const verdict = await this.checkToken();
@@ -366,12 +367,14 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     this.generationId++;
     clearTimeout(this.stableTimer);
     this.teardown();
+    // The phase reaches every UI: a server's error text never carries a credential with it.
+    const message = redactSecrets(error.message);
     if (error.kind === "unauthorized" || (error.kind === "insufficient-scope" && error.details.requiredScope === "orchestration:read")) {
-      this.setPhase({ phase: "unauthorized", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: error.message });
+      this.setPhase({ phase: "unauthorized", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: message });
       return;
     }
     if (error.kind === "incompatible") {
-      this.setPhase({ phase: "incompatible", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: error.message });
+      this.setPhase({ phase: "incompatible", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: message });
       return;
     }
     const unreachable = UNREACHABLE.has(error.kind);
@@ -384,7 +387,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       lastConfirmedAt: this.lastConfirmedAt,
       nextAttemptAt: new Date(at + delay).toISOString(),
       attempt: this.attempt,
-      error: error.message,
+      error: message,
     };
     this.setPhase(unreachable ? { phase: "offline", ...base } : { phase: "backoff", ...base });
     clearTimeout(this.retryTimer);
@@ -428,8 +431,4 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private iso(): string {
     return new Date(this.now()).toISOString();
   }
-}
-
-function asT3Error(error: unknown): T3Error {
-  return error instanceof T3Error ? error : new T3Error("server", error instanceof Error ? error.message : String(error));
 }
