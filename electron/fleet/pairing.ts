@@ -12,10 +12,10 @@ import type { SecretStore } from "./secrets";
 import { type PreviousSession, revokePreviousSession } from "./session-revocation";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
 
-/** Default port of a local T3 server (§1). */
+/** Default port of a local T3 server. */
 export const LOCAL_T3_URL = "http://127.0.0.1:3773";
 const PAIRING_CODE = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{12}$/i;
-/** Longest server label kept; T3 derives it from the host name (§9.3), so anything longer is hostile or broken. */
+/** Longest server label kept; T3 derives it from the host name, so anything longer is hostile or broken. */
 export const MAX_SERVER_LABEL = 80;
 const MAX_ENVIRONMENT_ID = 200;
 /** Control, zero-width and bidirectional-override characters: never part of an honest label or id. */
@@ -69,7 +69,7 @@ export class Pairing {
     if (!secret) throw new BridgeError("invalid", "This link carries no pairing code. Paste the full pairing link, or a host with its pairing code or token.");
     const isPairingCode = PAIRING_CODE.test(secret);
     const client = this.options.environments.clientFor(target.baseUrl);
-    // Everything that can be known without the code is checked first: a code is single-use (§2.2).
+    // Everything that can be known without the code is checked first: a code is single-use.
     const checked = await this.check(client, target, isPairingCode);
     let paired;
     try {

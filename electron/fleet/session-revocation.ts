@@ -1,4 +1,4 @@
-// Ending the fleet's previous T3 session when a machine is paired again (protocol note §2.3/§2.4:
+// Ending the fleet's previous T3 session when a machine is paired again (what T3's auth API offers:
 // GET /api/auth/clients marks the caller's own session `current`; POST /api/auth/clients/revoke
 // ends another session). Both need owner rights (0.0.24) or access:read/access:write scopes
 // (upstream), and no session may revoke itself, so this works only where the pairing granted

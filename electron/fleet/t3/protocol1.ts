@@ -502,7 +502,7 @@ class Protocol1Session implements AdapterSession {
       case "cancel-queued":
         throw new T3Error("rejected", "This T3 version has no queued turns to cancel.");
       case "settle":
-        // Upstream protocol-1 servers that advertise threadSettlement accept it (protocol note §6.4).
+        // Upstream protocol-1 servers that advertise threadSettlement accept it (docs/t3-protocols.md, "Commands").
         return { type: "thread.settle", commandId, threadId };
     }
   }
