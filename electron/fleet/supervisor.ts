@@ -98,7 +98,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private quickProbeScheduled = false;
   private running = false;
   /** Increments per attempt so a late answer from an abandoned attempt is ignored. */
-  private generationId = 0;
+  private attemptSerial = 0;
   private readonly timing: SupervisorTiming;
   private readonly random: () => number;
   private readonly now: () => number;
@@ -117,10 +117,6 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
 
   get environmentId(): string {
     return this.options.environmentId;
-  }
-
-  get generation(): AuthGeneration {
-    return this.options.generation;
   }
 
   /** The live connection when online (for commands and thread streams). */
@@ -154,7 +150,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
 
   stop(): void {
     this.running = false;
-    this.generationId++;
+    this.attemptSerial++;
     clearTimeout(this.retryTimer);
     clearTimeout(this.stableTimer);
     this.retryTimer = undefined;
@@ -208,10 +204,10 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   // ------------------------------------------------------------------ internals
 
   private async connect(): Promise<void> {
-    const attemptId = ++this.generationId;
+    const attemptId = ++this.attemptSerial;
     const identifyTimeoutMs = this.quickProbeScheduled ? this.timing.quickProbeTimeoutMs : undefined;
     this.quickProbeScheduled = false;
-    const current = () => attemptId === this.generationId && this.running;
+    const current = () => attemptId === this.attemptSerial && this.running;
     if (this.phaseValue.phase !== "offline" && this.phaseValue.phase !== "backoff") {
       this.setPhase({ phase: "connecting", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt });
     } else if (Date.parse(this.phaseValue.nextAttemptAt) > this.now()) {
@@ -364,7 +360,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     if (!this.running) return;
     const connection = this.connection;
     if (connection) this.lastConfirmedAt = new Date(connection.lastFrameAt).toISOString();
-    this.generationId++;
+    this.attemptSerial++;
     clearTimeout(this.stableTimer);
     this.teardown();
     // The phase reaches every UI: a server's error text never carries a credential with it.
