@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { FleetModel } from "../../shared/fleet/model";
 import { splitKey } from "../../shared/fleet/model";
 import type { AgentView } from "../../shared/fleet/types";
-import { T3Error } from "../../shared/t3/errors";
+import { describeError } from "../../shared/bridge/redact";
 import { BridgeError } from "./bridge-error";
 import type { Environments } from "./environments";
 import type { Registry } from "./registry";
@@ -62,7 +62,7 @@ export class Acknowledgements {
       await connection.execute({ type: "settle", commandId: randomUUID(), threadId }, SETTLE_TIMEOUT_MS);
       return { onServer: "settled", note: null };
     } catch (error) {
-      const reason = error instanceof T3Error ? error.message : String(error);
+      const reason = describeError(error);
       return { onServer: "local", note: `Kept by T3 Fleet only: T3 did not settle the thread (${reason}).` };
     }
   }

@@ -4,7 +4,7 @@
 // (upstream), and no session may revoke itself, so this works only where the pairing granted
 // them; everywhere else the user is told to revoke the old entry in T3's Connections list.
 import { z } from "zod";
-import { T3Error } from "../../shared/t3/errors";
+import { describeError } from "../../shared/bridge/redact";
 import { type T3Http, decodeAnswer } from "./t3/http";
 
 const ClientSessions = z.array(z.object({ sessionId: z.string().min(1), current: z.boolean().optional() }));
@@ -34,7 +34,7 @@ export async function revokePreviousSession(http: T3Http, previousToken: string 
     if (answer.status !== 200) return { outcome: "not-allowed", note: NOT_ALLOWED };
     return decodeAnswer(answer, Revoked, "revoke client session").revoked ? { outcome: "revoked", note: null } : { outcome: "already-ended", note: null };
   } catch (error) {
-    const reason = error instanceof T3Error ? error.message : String(error);
+    const reason = describeError(error);
     return { outcome: "not-allowed", note: `The fleet's previous session could not be revoked (${reason}). Revoke the older “T3 Fleet” entry in T3's Connections list.` };
   }
 }
