@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { FleetModel } from "../../shared/fleet/model";
 import { splitKey } from "../../shared/fleet/model";
 import type { AgentView } from "../../shared/fleet/types";
+import type { BridgeResults } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
 import { BridgeError } from "./bridge-error";
 import type { Environments } from "./environments";
@@ -14,12 +15,8 @@ import type { Registry } from "./registry";
 /** Bound for the settle command: the local acknowledgement does not wait on it for long. */
 const SETTLE_TIMEOUT_MS = 5_000;
 
-export interface AcknowledgeResult {
-  key: string;
-  /** "settled": T3 marked the thread settled too; "local": kept by the fleet only (with why). */
-  onServer: "settled" | "local";
-  note: string | null;
-}
+/** "settled": T3 marked the thread settled too; "local": kept by the fleet only (with why in `note`). */
+type AcknowledgeResult = BridgeResults["agent.acknowledge"];
 
 export class Acknowledgements {
   constructor(

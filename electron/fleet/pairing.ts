@@ -1,7 +1,7 @@
 // Pairing: reads a pairing link or host, checks everything it can about the server before the
 // one-time pairing code is spent (descriptor, T3, protocol, auth methods, identity and label),
 // exchanges it, stores the token, and hands the record to the environment lifecycle.
-import type { PairPreview } from "../../shared/bridge/contract";
+import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
 import { T3Error } from "../../shared/t3/errors";
 import { type PairingTarget, parsePairingInput } from "../../shared/t3/pairing";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
@@ -9,7 +9,7 @@ import { BridgeError } from "./bridge-error";
 import type { Environments } from "./environments";
 import type { EnvironmentRecord, Registry } from "./registry";
 import type { SecretStore } from "./secrets";
-import { type PreviousSession, revokePreviousSession } from "./session-revocation";
+import { revokePreviousSession } from "./session-revocation";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
 
 /** Default port of a local T3 server. */
@@ -30,13 +30,8 @@ export interface PairingOptions {
   now: () => number;
 }
 
-export interface PairConfirmation {
-  environmentId: string;
-  label: string;
-  readOnly: boolean;
-  /** Whether the fleet's older session on this server was ended (re-pairing). */
-  previousSession: PreviousSession;
-}
+/** `previousSession`: whether the fleet's older session on this server was ended (re-pairing). */
+type PairConfirmation = BridgeResults["pair.confirm"];
 
 /** What the checks before spending a pairing code found out about the server. */
 interface CheckedServer {

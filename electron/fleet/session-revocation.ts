@@ -4,25 +4,18 @@
 // (upstream), and no session may revoke itself, so this works only where the pairing granted
 // them; everywhere else the user is told to revoke the old entry in T3's Connections list.
 import { z } from "zod";
+import type { PreviousSessionView } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
 import { type T3Http, decodeAnswer } from "./t3/http";
 
 const ClientSessions = z.array(z.object({ sessionId: z.string().min(1), current: z.boolean().optional() }));
 const Revoked = z.object({ revoked: z.boolean() });
 
-export type PreviousSessionOutcome = "none" | "revoked" | "already-ended" | "not-allowed";
-
-export interface PreviousSession {
-  outcome: PreviousSessionOutcome;
-  /** What the user should know, or null when there is nothing to do. */
-  note: string | null;
-}
-
 const NOT_ALLOWED =
   "T3 did not let this pairing end the fleet's previous session (that needs owner or access rights the fleet does not ask for). Revoke the older “T3 Fleet” entry in T3's Connections list.";
 
-/** Revokes the session behind `previousToken` using `newToken`; never throws. */
-export async function revokePreviousSession(http: T3Http, previousToken: string | undefined, newToken: string): Promise<PreviousSession> {
+/** Revokes the session behind `previousToken` using `newToken`; never throws. `note` is what the user should know, or null. */
+export async function revokePreviousSession(http: T3Http, previousToken: string | undefined, newToken: string): Promise<PreviousSessionView> {
   if (!previousToken || previousToken === newToken) return { outcome: "none", note: null };
   try {
     const listing = await http.send({ method: "GET", path: "/api/auth/clients", bearer: previousToken });
