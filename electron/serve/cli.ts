@@ -134,11 +134,18 @@ const shell = await startHeadlessShell({
 });
 console.log(`T3 Fleet is running. Open this link once, in one browser tab on this machine:\n${shell.url}`);
 
+// A stop that fails still ends the process: Ctrl-C must never leave the shell hanging.
 const shutdown = () => {
-  void shell
+  shell
     .close()
     .then(() => service.stop())
-    .then(() => process.exit(0));
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`t3-fleet serve: could not stop cleanly: ${describeError(error)}`);
+        process.exit(1);
+      },
+    );
 };
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
