@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import type { FleetModel } from "../../shared/fleet/model";
 import { splitKey } from "../../shared/fleet/model";
 import type { AgentView } from "../../shared/fleet/types";
-import { T3Error } from "../../shared/t3/errors";
+import type { BridgeResults } from "../../shared/bridge/contract";
+import { describeError } from "../../shared/bridge/redact";
 import { BridgeError } from "./bridge-error";
 import type { Environments } from "./environments";
 import type { Registry } from "./registry";
@@ -14,12 +15,8 @@ import type { Registry } from "./registry";
 /** Bound for the settle command: the local acknowledgement does not wait on it for long. */
 const SETTLE_TIMEOUT_MS = 5_000;
 
-export interface AcknowledgeResult {
-  key: string;
-  /** "settled": T3 marked the thread settled too; "local": kept by the fleet only (with why). */
-  onServer: "settled" | "local";
-  note: string | null;
-}
+/** "settled": T3 marked the thread settled too; "local": kept by the fleet only (with why in `note`). */
+type AcknowledgeResult = BridgeResults["agent.acknowledge"];
 
 export class Acknowledgements {
   constructor(
@@ -62,7 +59,7 @@ export class Acknowledgements {
       await connection.execute({ type: "settle", commandId: randomUUID(), threadId }, SETTLE_TIMEOUT_MS);
       return { onServer: "settled", note: null };
     } catch (error) {
-      const reason = error instanceof T3Error ? error.message : String(error);
+      const reason = describeError(error);
       return { onServer: "local", note: `Kept by T3 Fleet only: T3 did not settle the thread (${reason}).` };
     }
   }

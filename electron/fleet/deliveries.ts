@@ -157,7 +157,7 @@ export class Deliveries {
       }
       if (followed) this.observe(tracked, followed.thread.detail());
     } catch (error) {
-      const failure = error instanceof T3Error ? error : new T3Error("server", String(error));
+      const failure = T3Error.from(error);
       if (failure.kind === "network" || failure.kind === "timeout" || failure.kind === "interrupted") {
         this.update(tracked, { state: "uncertain", reason: "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice." });
       } else {

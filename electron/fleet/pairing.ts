@@ -1,7 +1,7 @@
 // Pairing: reads a pairing link or host, checks everything it can about the server before the
 // one-time pairing code is spent (descriptor, T3, protocol, auth methods, identity and label),
 // exchanges it, stores the token, and hands the record to the environment lifecycle.
-import type { PairPreview } from "../../shared/bridge/contract";
+import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
 import { T3Error } from "../../shared/t3/errors";
 import { type PairingTarget, parsePairingInput } from "../../shared/t3/pairing";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
@@ -9,13 +9,13 @@ import { BridgeError } from "./bridge-error";
 import type { Environments } from "./environments";
 import type { EnvironmentRecord, Registry } from "./registry";
 import type { SecretStore } from "./secrets";
-import { type PreviousSession, revokePreviousSession } from "./session-revocation";
+import { revokePreviousSession } from "./session-revocation";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
 
-/** Default port of a local T3 server (§1). */
+/** Default port of a local T3 server. */
 export const LOCAL_T3_URL = "http://127.0.0.1:3773";
 const PAIRING_CODE = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{12}$/i;
-/** Longest server label kept; T3 derives it from the host name (§9.3), so anything longer is hostile or broken. */
+/** Longest server label kept; T3 derives it from the host name, so anything longer is hostile or broken. */
 export const MAX_SERVER_LABEL = 80;
 const MAX_ENVIRONMENT_ID = 200;
 /** Control, zero-width and bidirectional-override characters: never part of an honest label or id. */
@@ -30,13 +30,8 @@ export interface PairingOptions {
   now: () => number;
 }
 
-export interface PairConfirmation {
-  environmentId: string;
-  label: string;
-  readOnly: boolean;
-  /** Whether the fleet's older session on this server was ended (re-pairing). */
-  previousSession: PreviousSession;
-}
+/** `previousSession`: whether the fleet's older session on this server was ended (re-pairing). */
+type PairConfirmation = BridgeResults["pair.confirm"];
 
 /** What the checks before spending a pairing code found out about the server. */
 interface CheckedServer {
@@ -69,7 +64,7 @@ export class Pairing {
     if (!secret) throw new BridgeError("invalid", "This link carries no pairing code. Paste the full pairing link, or a host with its pairing code or token.");
     const isPairingCode = PAIRING_CODE.test(secret);
     const client = this.options.environments.clientFor(target.baseUrl);
-    // Everything that can be known without the code is checked first: a code is single-use (§2.2).
+    // Everything that can be known without the code is checked first: a code is single-use.
     const checked = await this.check(client, target, isPairingCode);
     let paired;
     try {

@@ -1,12 +1,12 @@
 // The environment registry: ids, labels, URLs, auth generation and settings, never secrets.
 // One JSON file in the app data directory, written atomically. A corrupt file is kept as a backup
 // and reported; entries that still decode are kept, so nothing else is lost.
-import { randomBytes } from "node:crypto";
-import { copyFile, mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { DEFAULT_NOTIFICATION_SETTINGS } from "../../shared/fleet/notifications";
 import { parseJson } from "../../shared/t3/decode";
+import { writePrivateFile } from "./private-files";
 
 export const REGISTRY_FILE = "fleet.json";
 /** Running with no news for this long flags an agent stalled (design §3); users can change it. */
@@ -164,20 +164,7 @@ export class Registry {
       if (this.frozen) throw new Error(`The fleet registry ${this.path} could not be read earlier; not overwriting it.`);
       const file = { version: 1, environments: this.environments, settings: this.settingsValue, acknowledgements: Object.fromEntries(this.acknowledgementValues) };
       const text = `${JSON.stringify(file, null, 2)}\n`;
-      const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-      const handle = await open(temporary, "w", 0o600);
-      try {
-        await handle.writeFile(text, "utf8");
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      try {
-        await rename(temporary, this.path);
-      } catch (error) {
-        await rm(temporary, { force: true });
-        throw error;
-      }
+      await writePrivateFile(this.path, text);
     };
     const next = this.writes.then(write, write);
     this.writes = next.catch(() => {});

@@ -4,6 +4,7 @@
 // environment descriptor chooses the protocol adapter (docs/architecture.md, "The supervisor").
 import { EventEmitter } from "node:events";
 import type { AdapterSession, AgentFacts, AgentLifecycle, OrchestrationProtocol, Subscription } from "../../shared/fleet/facts";
+import { redactSecrets } from "../../shared/bridge/redact";
 import { T3Error } from "../../shared/t3/errors";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
 import type { ConnectionPhase, SkippedItem } from "../../shared/fleet/types";
@@ -99,7 +100,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private quickProbeScheduled = false;
   private running = false;
   /** Increments per attempt so a late answer from an abandoned attempt is ignored. */
-  private generationId = 0;
+  private attemptSerial = 0;
   private readonly timing: SupervisorTiming;
   private readonly random: () => number;
   private readonly now: () => number;
@@ -118,10 +119,6 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
 
   get environmentId(): string {
     return this.options.environmentId;
-  }
-
-  get generation(): AuthGeneration {
-    return this.options.generation;
   }
 
   /** The live connection when online (for commands and thread streams). */
@@ -155,7 +152,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
 
   stop(): void {
     this.running = false;
-    this.generationId++;
+    this.attemptSerial++;
     clearTimeout(this.retryTimer);
     clearTimeout(this.stableTimer);
     this.retryTimer = undefined;
@@ -187,7 +184,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
         await connection.probe(this.timing.probeTimeoutMs);
         if (this.connection === connection) this.setPhase({ phase: "online", since: this.iso() });
       } catch (error) {
-        if (this.connection === connection) this.fail(asT3Error(error));
+        if (this.connection === connection) this.fail(T3Error.from(error));
       }
       return;
     }
@@ -209,10 +206,10 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   // ------------------------------------------------------------------ internals
 
   private async connect(): Promise<void> {
-    const attemptId = ++this.generationId;
+    const attemptId = ++this.attemptSerial;
     const identifyTimeoutMs = this.quickProbeScheduled ? this.timing.quickProbeTimeoutMs : undefined;
     this.quickProbeScheduled = false;
-    const current = () => attemptId === this.generationId && this.running;
+    const current = () => attemptId === this.attemptSerial && this.running;
     if (this.phaseValue.phase !== "offline" && this.phaseValue.phase !== "backoff") {
       this.setPhase({ phase: "connecting", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt });
     } else if (Date.parse(this.phaseValue.nextAttemptAt) > this.now()) {
@@ -229,7 +226,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       } catch (error) {
         // A server upgraded in place refuses the old protocol's socket (426, seen here as a refused
         // upgrade): the descriptor, read again, says which adapter to use. Once, not a retry loop.
-        const failure = asT3Error(error);
+        const failure = T3Error.from(error);
         if (failure.kind !== "network" || !current()) throw failure;
         const renegotiated = this.negotiate(await this.identify(identifyTimeoutMs));
         if (!current()) return;
@@ -257,7 +254,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       this.subscribeFleet(connection, current);
     } catch (error) {
       if (!current()) return;
-      const failure = asT3Error(error);
+      const failure = T3Error.from(error);
       if (failure.kind === "network" || failure.kind === "unauthorized") {
         // A refused upgrade hides its status; ask the public session endpoint whether the token still works.
         const verdict = await this.checkToken();
@@ -366,15 +363,17 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     if (!this.running) return;
     const connection = this.connection;
     if (connection) this.lastConfirmedAt = new Date(connection.lastFrameAt).toISOString();
-    this.generationId++;
+    this.attemptSerial++;
     clearTimeout(this.stableTimer);
     this.teardown();
+    // The phase reaches every UI: a server's error text never carries a credential with it.
+    const message = redactSecrets(error.message);
     if (error.kind === "unauthorized" || (error.kind === "insufficient-scope" && error.details.requiredScope === "orchestration:read")) {
-      this.setPhase({ phase: "unauthorized", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: error.message });
+      this.setPhase({ phase: "unauthorized", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: message });
       return;
     }
     if (error.kind === "incompatible") {
-      this.setPhase({ phase: "incompatible", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: error.message });
+      this.setPhase({ phase: "incompatible", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt, error: message });
       return;
     }
     const unreachable = UNREACHABLE.has(error.kind);
@@ -387,7 +386,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       lastConfirmedAt: this.lastConfirmedAt,
       nextAttemptAt: new Date(at + delay).toISOString(),
       attempt: this.attempt,
-      error: error.message,
+      error: message,
     };
     this.setPhase(unreachable ? { phase: "offline", ...base } : { phase: "backoff", ...base });
     clearTimeout(this.retryTimer);
@@ -431,8 +430,4 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private iso(): string {
     return new Date(this.now()).toISOString();
   }
-}
-
-function asT3Error(error: unknown): T3Error {
-  return error instanceof T3Error ? error : new T3Error("server", error instanceof Error ? error.message : String(error));
 }

@@ -3,7 +3,7 @@
 // supervisor's connection through its protocol adapter and are re-subscribed, resuming where they
 // stopped, whenever it reconnects. A new adapter (the machine now speaks another protocol) starts
 // every followed thread afresh.
-import type { AdapterSession, FollowedThread, Subscription, ThreadDetail } from "../../shared/fleet/facts";
+import { type AdapterSession, type FollowedThread, noThreadFacts, type Subscription, type ThreadDetail } from "../../shared/fleet/facts";
 import type { T3Error } from "../../shared/t3/errors";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ProtocolAdapter } from "./t3/adapter";
@@ -126,7 +126,7 @@ function placeholder(threadId: string): FollowedThread {
       threadId,
       loaded: false,
       synced: false,
-      facts: { pending: [], lastErrorText: null, hiddenFailure: null, subagents: [], activeRunId: null, run: null, lastEventAt: null },
+      facts: noThreadFacts(),
       items: [],
       appliedSequence: -1,
       error: null,

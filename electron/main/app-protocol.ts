@@ -4,6 +4,7 @@
 // it may connect nowhere.
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize, sep } from "node:path";
+import { rendererContentType } from "../../shared/bridge/renderer-bundle";
 
 export const APP_SCHEME = "app";
 export const APP_ORIGIN = `${APP_SCHEME}://fleet`;
@@ -24,17 +25,6 @@ export const RENDERER_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join("; ");
-
-const CONTENT_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".woff2": "font/woff2",
-  ".json": "application/json",
-};
 
 const HEADERS = { "content-security-policy": RENDERER_CSP, "x-content-type-options": "nosniff", "cache-control": "no-store" };
 
@@ -57,7 +47,7 @@ export async function serveAppRequest(requestUrl: string, rendererDir: string): 
   if (!file.startsWith(root + sep)) return notFound();
   try {
     const body = await readFile(file);
-    return new Response(new Uint8Array(body), { status: 200, headers: { "content-type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream", ...HEADERS } });
+    return new Response(new Uint8Array(body), { status: 200, headers: { "content-type": rendererContentType(extname(file)), ...HEADERS } });
   } catch {
     return notFound();
   }

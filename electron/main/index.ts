@@ -20,6 +20,8 @@ if (!app.requestSingleInstanceLock()) app.quit();
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }]);
 
 let window: BrowserWindow | undefined;
+/** Set once the fleet service runs: every window that loads (again) gets the whole fleet first. */
+let sendSnapshot: (() => void) | undefined;
 const appUrl = () => process.env.ELECTRON_RENDERER_URL ?? APP_URL;
 
 /** safeStorage as the secret stores see it; the backend name exists on Linux only. */
@@ -66,6 +68,9 @@ function showWindow(): BrowserWindow {
   });
   hardenWindow(window.webContents, session.defaultSession, appUrl(), (url) => void shell.openExternal(url));
   window.once("ready-to-show", () => window?.show());
+  // On each window, not only the first: closing the window keeps the fleet running, and the tray
+  // opens a new one that must not start empty.
+  window.webContents.on("did-finish-load", () => sendSnapshot?.());
   void window.loadURL(appUrl());
   return window;
 }
@@ -120,8 +125,8 @@ async function main(): Promise<void> {
   powerMonitor.on("resume", () => service.recheckAll());
   app.on("second-instance", () => showWindow());
   app.on("activate", () => showWindow());
-  const win = showWindow();
-  win.webContents.on("did-finish-load", () => send({ type: "fleet.snapshot", snapshot: service.snapshot() }));
+  sendSnapshot = () => send({ type: "fleet.snapshot", snapshot: service.snapshot() });
+  showWindow();
   app.on("before-quit", () => void service.stop());
 }
 
@@ -154,7 +159,11 @@ function menuItem(item: TrayItem, service: FleetService): Electron.MenuItemConst
             showWindow();
             send({ type: "ui.openPairing" });
           }
-          if (item.action === "pause" || item.action === "resume") void service.request("settings.update", { notificationsPaused: item.action === "pause" });
+          if (item.action === "pause" || item.action === "resume") {
+            service
+              .request("settings.update", { notificationsPaused: item.action === "pause" })
+              .catch((error: unknown) => console.error(`T3 Fleet: could not ${item.action} notifications: ${describeError(error)}`));
+          }
           if (item.action === "quit") app.quit();
         },
       };
@@ -170,4 +179,9 @@ app.on("window-all-closed", () => {});
 // No <webview> may ever be attached, in any web contents.
 app.on("web-contents-created", (_event, contents) => contents.on("will-attach-webview", (event) => event.preventDefault()));
 
-void main();
+// A start that fails (unreadable data folder, no secret store) says why and quits, instead of
+// leaving a process with no window and no tray.
+main().catch((error: unknown) => {
+  dialog.showErrorBox("T3 Fleet could not start", describeError(error));
+  app.exit(1);
+});

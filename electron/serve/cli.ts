@@ -132,11 +132,18 @@ const shell = await startHeadlessShell({
   rendererDir: values["renderer-dir"] ?? join(repoRoot, "out/renderer"),
   port,
 });
+// A stop that fails still ends the process: Ctrl-C must never leave the shell hanging.
 const shutdown = () => {
-  void shell
+  shell
     .close()
     .then(() => service.stop())
-    .then(() => process.exit(0));
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`t3-fleet serve: could not stop cleanly: ${describeError(error)}`);
+        process.exit(1);
+      },
+    );
 };
 // Before the link is printed: whoever reads it may stop us at once.
 process.on("SIGINT", shutdown);

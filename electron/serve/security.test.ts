@@ -4,21 +4,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BRIDGE_CLOSE_MALFORMED, BRIDGE_CLOSE_UNAUTHORIZED, BridgeRequests, MAX_BRIDGE_FRAME_BYTES, type BridgeMethod } from "../../shared/bridge/contract";
 import { SimServer } from "../../sim/server";
-import { exchangeLaunchCode, httpRequest, openBridge, rawExchange, type ShellUnderTest, startShell } from "./shell.testkit";
+import { cleanups, exchangeLaunchCode, httpRequest, openBridge, rawExchange, type ShellUnderTest, startShell } from "./shell.testkit";
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function start(): Promise<ShellUnderTest> {
-  const started = await startShell();
-  cleanups.push(() => started.close());
-  return started;
-}
 
 /** The shell still serves its page and opens a bridge for a fresh launch link. */
 async function stillServing(under: ShellUnderTest): Promise<void> {
@@ -32,7 +22,7 @@ const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.
 
 describe("before authentication", () => {
   it("answers malformed requests and upgrades with an error and keeps serving", async () => {
-    const under = await start();
+    const under = await startShell();
     const { host, shell } = under;
     const upgrade = `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: t3fleet.bridge.v1\r\nOrigin: ${shell.origin}\r\n`;
     const attempts: [string, string, number[]][] = [
@@ -60,7 +50,7 @@ describe("before authentication", () => {
   });
 
   it("refuses every request whose Host is not the shell's own loopback address (DNS rebinding)", async () => {
-    const under = await start();
+    const under = await startShell();
     const { port } = new URL(under.shell.origin);
     for (const host of ["evil.example", `evil.example:${port}`, `localhost:${port}`, `127.0.0.1:${Number(port) + 1}`, `[::1]:${port}`, `0.0.0.0:${port}`]) {
       expect((await httpRequest(under.shell.origin, "/", { headers: { host } })).status, host).toBe(421);
@@ -71,7 +61,7 @@ describe("before authentication", () => {
   });
 
   it("refuses the bridge and the code exchange without the shell's own Origin", async () => {
-    const under = await start();
+    const under = await startShell();
     const { shell } = under;
     for (const origin of [undefined, "http://evil.example", "null", `http://localhost:${new URL(shell.origin).port}`, "http://127.0.0.1:3773"]) {
       const headers: Record<string, string> = origin === undefined ? {} : { origin };
@@ -85,7 +75,7 @@ describe("before authentication", () => {
 
 describe("the launch link", () => {
   it("opens once: its code is spent by the first page, a copy opens nothing, the tab's session keeps working", async () => {
-    const { shell } = await start();
+    const { shell } = await startShell();
     const session = await exchangeLaunchCode(shell.origin, shell.url);
     expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await exchangeLaunchCode(shell.origin, shell.url), "the same link from history or another browser").toBeUndefined();
@@ -105,7 +95,7 @@ describe("the launch link", () => {
   });
 
   it("sets no cookie anywhere, so no other server on 127.0.0.1 ever receives a secret", async () => {
-    const { shell } = await start();
+    const { shell } = await startShell();
     const answers = [await httpRequest(shell.origin, "/"), await httpRequest(shell.origin, "/app.js")];
     const code = new URL(shell.url).hash.slice("#code=".length);
     answers.push(await httpRequest(shell.origin, "/session", { method: "POST", headers: { origin: shell.origin, "content-type": "application/json" }, body: JSON.stringify({ code }) }));
@@ -115,7 +105,7 @@ describe("the launch link", () => {
 
 describe("hostile frames", () => {
   it("closes a socket that sends an oversized frame (1009) or invalid UTF-8 (1007), and only that socket", async () => {
-    const under = await start();
+    const under = await startShell();
     const { shell } = under;
     const session = await exchangeLaunchCode(shell.origin, shell.url);
     const bystander = await openBridge(shell.origin, session);
@@ -140,7 +130,7 @@ describe("hostile frames", () => {
   });
 
   it("answers every fuzzed request to every bridge method with a result or a clear error, never a crash", async () => {
-    const under = await start();
+    const under = await startShell();
     const { shell } = under;
     const bridge = await openBridge(shell.origin, await exchangeLaunchCode(shell.origin, shell.url));
     await bridge.next((message) => message.type === "event");
@@ -171,7 +161,7 @@ describe("hostile frames", () => {
   });
 
   it("closes the socket on any frame that is not a bridge request, and keeps serving", async () => {
-    const under = await start();
+    const under = await startShell();
     const { shell } = under;
     const session = await exchangeLaunchCode(shell.origin, shell.url);
     await fc.assert(
@@ -195,7 +185,7 @@ describe("hostile frames", () => {
 
 describe("secrets", () => {
   it("never shows a bearer token or pairing code in a log line, a bridge message or a file", async () => {
-    const under = await start();
+    const under = await startShell();
     const { shell, service, logs, dataDir } = under;
     const sim = await new SimServer({ generation: "upstream", tickMs: 5 }).start();
     cleanups.push(() => sim.stop());

@@ -1,21 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BRIDGE_CLOSE_MALFORMED } from "../../shared/bridge/contract";
-import { exchangeLaunchCode, httpRequest, openBridge, type ShellUnderTest, startShell } from "./shell.testkit";
+import { cleanups, exchangeLaunchCode, httpRequest, openBridge, startShell } from "./shell.testkit";
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-async function start(): Promise<ShellUnderTest> {
-  const started = await startShell();
-  cleanups.push(() => started.close());
-  return started;
-}
 
 describe("headless shell", () => {
   it("binds 127.0.0.1 and prints a launch link whose code is in the fragment, never in a request", async () => {
-    const { shell } = await start();
+    const { shell } = await startShell();
     expect(shell.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const link = new URL(shell.url);
     expect(link.search).toBe("");
@@ -23,7 +13,7 @@ describe("headless shell", () => {
   });
 
   it("serves the page with a strict CSP and no cookie", async () => {
-    const { shell } = await start();
+    const { shell } = await startShell();
     const page = await httpRequest(shell.origin, "/");
     expect(page.status).toBe(200);
     const csp = String(page.headers["content-security-policy"]);
@@ -36,7 +26,7 @@ describe("headless shell", () => {
   });
 
   it("sends a snapshot first and answers typed requests, with clear errors for bad ones", async () => {
-    const { shell } = await start();
+    const { shell } = await startShell();
     const session = await exchangeLaunchCode(shell.origin, shell.url);
     const bridge = await openBridge(shell.origin, session);
     cleanups.push(() => bridge.ws.close());

@@ -25,6 +25,7 @@ import {
   type BridgeServerMessage,
 } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
+import { rendererContentType } from "../../shared/bridge/renderer-bundle";
 import { parseJson } from "../../shared/t3/decode";
 import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
@@ -36,16 +37,6 @@ export const BRIDGE_PATH = "/bridge";
 const MAX_SESSION_BODY_BYTES = 1_024;
 /** Bytes of randomness in launch codes and session secrets. */
 const SECRET_BYTES = 32;
-
-const CONTENT_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".woff2": "font/woff2",
-};
 
 /** Strict CSP: only this origin's scripts and styles, the bridge socket, no framing (design §6). */
 function contentSecurityPolicy(origin: string): string {
@@ -142,7 +133,7 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
       return refuse(res, 404, "Not found");
     }
     res.writeHead(200, {
-      "content-type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream",
+      "content-type": rendererContentType(extname(file)),
       "content-security-policy": contentSecurityPolicy(origin),
       ...SECURITY_HEADERS,
     });

@@ -6,10 +6,17 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocket } from "ws";
+import { afterEach } from "vitest";
 import { BRIDGE_SESSION_PROTOCOL_PREFIX, BRIDGE_SUBPROTOCOL, type BridgeServerMessage } from "../../shared/bridge/contract";
 import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { type HeadlessShell, startHeadlessShell } from "./server";
+
+/** Undone after each test, last first: every started shell, and whatever a test adds. */
+export const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
 
 export interface ShellUnderTest {
   shell: HeadlessShell;
@@ -21,6 +28,7 @@ export interface ShellUnderTest {
   close(): Promise<void>;
 }
 
+/** A shell on a throwaway renderer folder, closed after the test. */
 export async function startShell(): Promise<ShellUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), "t3-fleet-serve-"));
   await writeFile(join(dir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
@@ -29,7 +37,7 @@ export async function startShell(): Promise<ShellUnderTest> {
   const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
   const logs: string[] = [];
   const shell = await startHeadlessShell({ service, rendererDir: dir, log: (line) => logs.push(line) });
-  return {
+  const started: ShellUnderTest = {
     shell,
     service,
     dataDir,
@@ -41,6 +49,8 @@ export async function startShell(): Promise<ShellUnderTest> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+  cleanups.push(() => started.close());
+  return started;
 }
 
 export interface RawAnswer {

@@ -13,6 +13,11 @@ describe("redactSecrets", () => {
       ["http://user:pw@host:1/x", "http://…@host:1/x"],
       ['{"token":"s3cret","label":"vm"}', '{"token":"…","label":"vm"}'],
       ["offered t3fleet.session.AbC-9_", "offered t3fleet.session.…"],
+      ["ws://10.0.0.2:3773/ws?wsToken=abc.DEF&orchestrationProtocol=1", "ws://10.0.0.2:3773/ws?wsToken=…&orchestrationProtocol=1"],
+      ["ws://h:1/ws?wsTicket=t-1", "ws://h:1/ws?wsTicket=…"],
+      // A server that echoes a refused exchange body (0.0.24 bootstrap, upstream token exchange).
+      ['HTTP 400 ({"credential":"PAIRCODE1"})', 'HTTP 400 ({"credential":"…"})'],
+      ["HTTP 400 (grant_type=x&subject_token=PAIRCODE2&scope=y)", "HTTP 400 (grant_type=x&subject_token=…&scope=y)"],
       ["nothing secret here: http://h:1/pair", "nothing secret here: http://h:1/pair"],
     ];
     for (const [input, expected] of cases) expect(redactSecrets(input)).toBe(expected);

@@ -239,6 +239,11 @@ export interface ThreadDetailFacts {
   messageOutcomes?: Record<string, MessageOutcome>;
 }
 
+/** What a thread's stream says before it said anything (not loaded, or no thread). */
+export function noThreadFacts(): ThreadDetailFacts {
+  return { pending: [], lastErrorText: null, hiddenFailure: null, subagents: [], activeRunId: null, run: null, lastEventAt: null };
+}
+
 /**
  * The run a message started (`started`), the queue it waits in (`queued`, position 1 is next), the
  * active run it steered (`joined`), or its queued run cancelled before it started (`cancelled`).

@@ -102,7 +102,7 @@ export const ThreadMetaUpdateCommand = z.object({
 
 export const ThreadArchiveCommand = z.object({ type: z.literal("thread.archive"), ...base, threadId: Id });
 export const ThreadDeleteCommand = z.object({ type: z.literal("thread.delete"), ...base, threadId: Id });
-/** Upstream servers advertising `capabilities.threadSettlement` (§6.4): marks a thread settled in T3's own UI. */
+/** Upstream servers advertising `capabilities.threadSettlement` (docs/t3-protocols.md, "Commands"): marks a thread settled in T3's own UI. */
 export const ThreadSettleCommand = z.object({ type: z.literal("thread.settle"), ...base, threadId: Id });
 export type ThreadSettleCommand = z.input<typeof ThreadSettleCommand>;
 

@@ -43,6 +43,11 @@ export class T3Error extends Error {
     super(message);
   }
 
+  /** Any thrown value as a T3Error: unexpected ones count as a server failure. */
+  static from(error: unknown): T3Error {
+    return error instanceof T3Error ? error : new T3Error("server", error instanceof Error ? error.message : String(error));
+  }
+
   static decode(failure: DecodeFailure): T3Error {
     return new T3Error("decode", describeDecodeFailure(failure), { decode: failure });
   }

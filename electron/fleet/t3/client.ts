@@ -57,14 +57,14 @@ export function defaultClientLabel(): string {
 
 /**
  * 0.0.24's bearer exchange takes no label: T3 records the User-Agent and reads the OS and device
- * type from it (§2.3), so the fleet's name rides there, with an OS word T3 recognises.
+ * type from it, so the fleet's name rides there, with an OS word T3 recognises.
  */
 export function fleetUserAgent(label: string): string {
   const os = process.platform === "darwin" ? "Macintosh; Mac OS X" : process.platform === "win32" ? "Windows NT" : "Linux";
   return `T3Fleet/1 (${label.replace(/[()\r\n]/g, " ")}; ${os})`;
 }
 
-/** The OS name T3's upstream exchange shows beside the client label (`client_os`, §2.4). */
+/** The OS name T3's upstream exchange shows beside the client label (`client_os`). */
 function clientOs(): string {
   return process.platform === "darwin" ? "macOS" : process.platform === "win32" ? "Windows" : "Linux";
 }

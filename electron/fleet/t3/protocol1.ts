@@ -205,7 +205,7 @@ class Protocol1Session implements AdapterSession {
                   closed = true;
                   current = undefined;
                   subscription.close();
-                  listener.end(asT3Error(error));
+                  listener.end(T3Error.from(error));
                 },
               );
               return;
@@ -304,7 +304,7 @@ class Protocol1Session implements AdapterSession {
     } catch (error) {
       // A server that does not offer this session its read model (fork: owners only, a 400) reads
       // archived threads, so "not found" meant deleted there; any other failure leaves the removal unsure.
-      const kind = asT3Error(error).kind;
+      const kind = T3Error.from(error).kind;
       if (kind === "rejected" || kind === "not-found" || kind === "incompatible") for (const removal of batch) removal.answer("deleted");
       return;
     }
@@ -442,7 +442,7 @@ class Protocol1Session implements AdapterSession {
           (error: unknown) => {
             if (ended) return;
             ended = true;
-            listener.end(asT3Error(error));
+            listener.end(T3Error.from(error));
           },
         );
       },
@@ -467,7 +467,7 @@ class Protocol1Session implements AdapterSession {
     try {
       wire = this.toWire(command);
     } catch (error) {
-      return Promise.reject(asT3Error(error));
+      return Promise.reject(T3Error.from(error));
     }
     return this.connection.dispatch(wire, timeoutMs);
   }
@@ -502,14 +502,10 @@ class Protocol1Session implements AdapterSession {
       case "cancel-queued":
         throw new T3Error("rejected", "This T3 version has no queued turns to cancel.");
       case "settle":
-        // Upstream protocol-1 servers that advertise threadSettlement accept it (protocol note §6.4).
+        // Upstream protocol-1 servers that advertise threadSettlement accept it (docs/t3-protocols.md, "Commands").
         return { type: "thread.settle", commandId, threadId };
     }
   }
-}
-
-function asT3Error(error: unknown): T3Error {
-  return error instanceof T3Error ? error : new T3Error("server", error instanceof Error ? error.message : String(error));
 }
 
 /** Creates the protocol-1 adapter for one environment. */

@@ -69,8 +69,9 @@ export class RpcSocket {
       let ws: WebSocket;
       try {
         ws = new WebSocket(options.url, { headers: options.headers ?? {} });
-      } catch (error) {
-        reject(new T3Error("network", `Invalid WebSocket URL: ${error instanceof Error ? error.message : String(error)}`));
+      } catch {
+        // Not the constructor's message: it quotes the URL, whose query carries the socket credential.
+        reject(new T3Error("network", "The server's WebSocket address is not valid."));
         return;
       }
       const timer = setTimeout(() => {

@@ -2,14 +2,15 @@
 // into the neutral facts the fleet needs from it (shared/fleet/facts.ts): pending requests, failures
 // the shell row never shows, native subagents, transcript items. Reducer rules follow T3's projector;
 // the mapping is in docs/t3-protocols.md ("Protocol 1: thread stream → detail facts").
-import type {
-  ApprovalOption,
-  PendingRequest,
-  Question,
-  SubagentFacts,
-  SubagentStatus,
-  ThreadDetailFacts,
-  TranscriptItem,
+import {
+  type ApprovalOption,
+  noThreadFacts,
+  type PendingRequest,
+  type Question,
+  type SubagentFacts,
+  type SubagentStatus,
+  type ThreadDetailFacts,
+  type TranscriptItem,
 } from "../../fleet/facts";
 import type {
   LatestTurn,
@@ -145,7 +146,7 @@ export class ThreadProjection {
 
   facts(): ThreadDetailFacts {
     const thread = this.thread;
-    if (!thread) return { pending: [], lastErrorText: null, hiddenFailure: null, subagents: [], activeRunId: null, run: null, lastEventAt: null };
+    if (!thread) return noThreadFacts();
     const pending = new Map<string, PendingRequest>();
     const subagents = new Map<string, SubagentFacts>();
     let lastErrorText: string | null = null;
