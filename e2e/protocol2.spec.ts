@@ -128,6 +128,34 @@ test("on protocol 2 the composer steers or queues as chosen, says which before s
   expect(runs.map((run) => run.status)).toEqual(["completed", "completed"]);
 });
 
+test("on protocol 2 a message waiting in the queue can be withdrawn before its turn starts", async ({ page, fleet }) => {
+  const v2 = protocol2Machine(fleet);
+  const threadId = createV2Thread(v2, { title: "Busy", provider: "claudeAgent", text: "refactor #hold" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
+  await openAgent(page, v2.environmentId, threadId);
+
+  await page.getByTestId("choose-queue").click();
+  await page.getByLabel("Message").fill("and rename the module");
+  await page.getByTestId("composer").getByRole("button", { name: "Queue", exact: true }).click();
+  const queued = page.locator('[data-testid="delivery"]').filter({ hasText: "and rename the module" });
+  await expect(queued).toHaveAttribute("data-outcome", "queued");
+  await expect(queued).toContainText("(position 1)");
+
+  await queued.getByTestId("cancel-queued").click();
+  await expect(queued).toHaveAttribute("data-outcome", "cancelled");
+  await expect(queued.getByTestId("cancel-queued")).toHaveCount(0);
+  const cancel = page.locator('[data-testid="delivery"]').filter({ hasText: "cancel-queued" });
+  await expect(cancel).toHaveAttribute("data-state", /delivered|answered/);
+
+  // The running turn ends; the withdrawn message never starts one.
+  expect(v2.engine.release(threadId)).toBe(true);
+  await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "idle");
+  expect(v2.engine.threads.get(threadId)!.runs.map((run) => run.status)).toEqual(["completed", "cancelled"]);
+  await expect(page.getByTestId("transcript")).not.toContainText("reply to: and rename the module");
+});
+
 test("an approval on protocol 2 offers every decision and is accepted for the session", async ({ page, fleet }) => {
   const v2 = protocol2Machine(fleet);
   const threadId = createV2Thread(v2, { title: "Test runner", provider: "claudeAgent", text: "run the suite #approval" });

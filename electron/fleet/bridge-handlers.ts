@@ -73,6 +73,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
     "agent.stop": (p) => deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
     "agent.acknowledge": (p) => acknowledgements.acknowledge(p.key),
     "delivery.recheck": (p) => deliveries.recheck(p.commandId),
+    "delivery.cancelQueued": (p) => deliveries.cancelQueued(p.commandId),
     "settings.update": (p) => settings.update(p),
     "link.open": async (p) => {
       const url = safeExternalUrl(p.url);

@@ -282,6 +282,15 @@ export class Deliveries {
     this.deps.runtime(tracked.environmentId)?.followers.unfollow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
   }
 
+  /** Withdraws a message that waits in the queue: the run it queued is cancelled before it starts. */
+  cancelQueued(commandId: string): Promise<Delivery> {
+    const queued = this.deliveries.get(commandId)?.delivery;
+    if (!queued) throw new BridgeError("not-found", "This send is no longer tracked.");
+    const runId = queued.observed?.outcome === "queued" ? queued.observed.turnId : null;
+    if (!runId) throw new BridgeError("invalid", "This message is no longer waiting in the queue.");
+    return this.command(queued.agentKey, "cancel-queued", (threadId, cancelId) => ({ type: "cancel-queued", commandId: cancelId, threadId, runId }));
+  }
+
   get(commandId: string): Delivery | undefined {
     return this.deliveries.get(commandId)?.delivery;
   }

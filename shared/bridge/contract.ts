@@ -82,6 +82,8 @@ export const BridgeRequests = {
   /** The user has seen this failure or stall: it leaves "need you", the tray and `n` until it changes. */
   "agent.acknowledge": z.object({ key: Key }),
   "delivery.recheck": z.object({ commandId: Id }),
+  /** Withdraws a sent message that still waits in the queue behind a running turn. */
+  "delivery.cancelQueued": z.object({ commandId: Id }),
   "settings.update": z.object({
     notifications: z.object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), hostOffline: z.boolean() }).partial().optional(),
     notificationsPaused: z.boolean().optional(),
@@ -180,6 +182,7 @@ export interface BridgeResults {
   "agent.stop": Delivery;
   "agent.acknowledge": { key: string; onServer: "settled" | "local"; note: string | null };
   "delivery.recheck": Delivery;
+  "delivery.cancelQueued": Delivery;
   "settings.update": FleetSettingsView;
   "link.open": null;
 }

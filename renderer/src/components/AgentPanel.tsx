@@ -229,11 +229,12 @@ function Deliveries({ agentKey }: { agentKey: string }) {
 }
 
 /** What was observed after a send; protocol 2 adds outcomes (queued, joined) the service may report. */
-const OUTCOME_WORDS: Record<string, string> = { steered: "joined the running turn", "new-turn": "started a new turn", queued: "queued after the running turn" };
+const OUTCOME_WORDS: Record<string, string> = { steered: "joined the running turn", "new-turn": "started a new turn", queued: "queued after the running turn", cancelled: "withdrawn from the queue" };
 
 function DeliveryLine({ delivery }: { delivery: Delivery }) {
   const what = delivery.kind === "message" ? `“${delivery.text ?? ""}”` : delivery.kind;
-  const observed = delivery.observed ? ` · ${OUTCOME_WORDS[delivery.observed.outcome] ?? String(delivery.observed.outcome)}` : "";
+  const position = delivery.observed?.outcome === "queued" && delivery.observed.queuePosition ? ` (position ${delivery.observed.queuePosition})` : "";
+  const observed = delivery.observed ? ` · ${OUTCOME_WORDS[delivery.observed.outcome] ?? String(delivery.observed.outcome)}${position}` : "";
   return (
     <li className={`delivery delivery-${delivery.state}`} data-testid="delivery" data-state={delivery.state} data-outcome={delivery.observed?.outcome ?? ""}>
       <span className="delivery-what clipped" title={what}>
@@ -242,6 +243,11 @@ function DeliveryLine({ delivery }: { delivery: Delivery }) {
       <span className="delivery-state">{DELIVERY_LABEL[delivery.state]}</span>
       {observed}
       {delivery.reason ? <span className="delivery-reason"> · {delivery.reason}</span> : null}
+      {delivery.observed?.outcome === "queued" && delivery.state !== "answered" ? (
+        <button type="button" data-testid="cancel-queued" onClick={() => void commands.cancelQueued(delivery.commandId)}>
+          Cancel
+        </button>
+      ) : null}
       {delivery.state === "uncertain" ? (
         <button type="button" onClick={() => void commands.recheck(delivery.commandId)}>
           Check again

@@ -270,6 +270,12 @@ export const commands = {
     if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
 
+  /** Withdraws a message still queued behind a running turn; the cancel is tracked like any send. */
+  async cancelQueued(commandId: string): Promise<void> {
+    const delivery = await run(`delivery:${commandId}`, () => requireBridge().request("delivery.cancelQueued", { commandId }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
+  },
+
   /** Links from thread content go through the bridge, which opens only parsed http(s) URLs. */
   async openLink(url: string, place = "links"): Promise<void> {
     const opened = await run(place, async () => {
