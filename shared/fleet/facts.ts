@@ -66,8 +66,6 @@ export type RunState =
   /** Protocol 1: the provider session was stopped. */
   | { phase: "stopped" };
 
-export type RunPhase = RunState["phase"];
-
 /** What blocks an agent on the user, as the fleet row says (the request's contents come from the thread stream). */
 export interface BlockedBy {
   kind: PendingRequestKind;
