@@ -1,4 +1,4 @@
-// Fleet service figures against design §7, shared by fleet-*.bench.ts (each runs in a fresh process).
+// Fleet service figures, shared by fleet-*.bench.ts (each runs in a fresh process).
 // Simulated T3 servers run in a child process so the service's CPU and memory are its own.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -80,7 +80,7 @@ interface ThreadRuntime {
   running?: RunningTurn;
   /** Messages waiting for a new turn (non-steering providers, fork servers). */
   queue: string[];
-  /** A message arrived while the session was starting: T3 then creates a turn that never ends (design §4). */
+  /** A message arrived while the session was starting: T3 then creates a turn that never ends. */
   ghostTurn: boolean;
 }
 
@@ -316,7 +316,7 @@ export class Agents {
         return false;
       }
       case "capacity":
-        // A capacity limit leaves the turn running; only this warning tells (design §3).
+        // A capacity limit leaves the turn running; only this warning tells (docs/t3-protocols.md, `hiddenFailure`).
         this.activity(thread, "error", "runtime.warning", "Runtime warning", {
           message: step.message ?? "Free-tier capacity limit reached. Waiting for capacity to continue.",
           detail: "rate_limit_exceeded",
@@ -352,7 +352,7 @@ export class Agents {
     }
   }
 
-  /** Child threads `sub.<parent>.<suffix>`, created through dispatch as Model Router does (design §2). */
+  /** Child threads `sub.<parent>.<suffix>`, created through dispatch as Model Router does. */
   spawnChild(parent: ThreadState, suffix: string, text: string, provider?: string): string {
     const childId = `sub.${parent.id}.${suffix}`;
     const instanceId = provider ?? parent.modelSelection.instanceId;

@@ -1,5 +1,5 @@
 // Auth state of a simulated T3 server: pairing tokens (12 chars, 5 min, one use), bearer sessions,
-// WebSocket tickets, revocation (protocol note §2).
+// WebSocket tickets, revocation (docs/t3-protocols.md, "Protocol 1").
 import { randomBytes, randomUUID } from "node:crypto";
 
 export const PAIRING_TOKEN_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";

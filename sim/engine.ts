@@ -1,6 +1,6 @@
 // The orchestration engine of one simulated T3 server: a global event sequence, command receipts,
 // the projector that turns events into the read model, and the rows the streams serve.
-// State only changes through events, as in T3 (protocol note §6.1, §7.3).
+// State only changes through events, as in T3.
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { DecodedClientCommand } from "../shared/t3/commands";

@@ -1,4 +1,4 @@
-// The server side of Effect-RPC JSON for one simulated socket (protocol note §5.2-5.3):
+// The server side of Effect-RPC JSON for one simulated socket (docs/t3-protocols.md, the shared transport):
 // Ack back-pressure per stream, Ping/Pong, Interrupt, Exit and Defect, per generation.
 import type { WebSocket } from "ws";
 import { RpcClientFrameSchema } from "../shared/t3/rpc-frames";

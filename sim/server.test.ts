@@ -1,5 +1,5 @@
 // The simulator's own rules: framing and Ack gating, receipts, resume by sequence, auth, and the
-// generation quirks recorded from real servers (protocol note §§5, 6, 7, 14, 15).
+// generation quirks recorded from real servers (docs/t3-protocols.md).
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Generation } from "./engine";

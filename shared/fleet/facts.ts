@@ -104,7 +104,7 @@ export interface AgentCapabilities {
   snooze: boolean;
 }
 
-/** Provider, model and effort, as the server reports them; never guessed (design §2). */
+/** Provider, model and effort, as the server reports them; never guessed. */
 export interface AgentProvider {
   instanceId: string;
   /** The driver behind the instance (codex, claudeAgent, grok, …) when the server says. */

@@ -56,5 +56,5 @@ export function buildPairingUrl(baseUrl: string, token: string): string {
   return `${baseUrl}/pair#token=${encodeURIComponent(token)}`;
 }
 
-/** The scopes a fleet client asks for: read and operate orchestration, nothing more (design §6). */
+/** The scopes a fleet client asks for: read and operate orchestration, nothing more (README.md, "Using it with real T3 servers"). */
 export const FLEET_SCOPES = ["orchestration:read", "orchestration:operate"] as const;

@@ -1,4 +1,4 @@
-// Wire schemas for everything a fleet client reads from a T3 server (protocol note §§2-7).
+// Wire schemas for everything a fleet client reads from a T3 server (docs/t3-protocols.md).
 // Rules: unknown fields are dropped (zod strips), unknown enum strings become "unknown"
 // so a newer server never breaks decoding, and anything structurally wrong is rejected
 // with the path of the first bad field (see decode.ts).

@@ -18,7 +18,7 @@ import { CountingProxy } from "./proxy.testkit";
 
 const REPLY = "Real T3 answered through the Codex stand-in.";
 /**
- * Pings every second: a frozen host must show offline within two intervals (design §3). Shorter
+ * Pings every second: a frozen host must show offline within two intervals. Shorter
  * intervals make a busy two-core machine look like a vanished host (T3 answers late under load).
  */
 const PING_MS = 1_000;

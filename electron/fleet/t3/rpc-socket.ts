@@ -1,4 +1,4 @@
-// Effect-RPC JSON over one WebSocket (protocol note §5.2). Owns request ids, Acks, Ping
+// Effect-RPC JSON over one WebSocket (docs/t3-protocols.md, the shared transport). Owns request ids, Acks, Ping
 // liveness and Interrupts for a socket; knows nothing about orchestration.
 import { WebSocket } from "undici";
 import { decodeWith, parseJson } from "../../../shared/t3/decode";
