@@ -87,7 +87,7 @@ interface ThreadRuntime {
 export interface AgentOptions {
   /** Base delay between provider events; tests use a few ms, the demo a few hundred. */
   tickMs: number;
-  /** Upstream `enableLegacyTokenStreaming`: token deltas instead of one buffered message (§15.2). */
+  /** Upstream `enableLegacyTokenStreaming`: token deltas instead of one buffered message. */
   tokenStreaming: boolean;
 }
 
@@ -121,7 +121,7 @@ export class Agents {
     this.active = true;
   }
 
-  /** Upstream startup reconciliation: turns that did not survive end with the orphan error (§10). */
+  /** Upstream startup reconciliation: turns that did not survive end with the orphan error. */
   reconcileAfterRestart(): void {
     if (this.engine.generation !== "upstream") return; // 0.0.24 has no reconciliation: stale "running" stays.
     for (const thread of this.engine.threads.values()) {
@@ -413,7 +413,7 @@ export class Agents {
 
   private async reply(thread: ThreadState, turn: RunningTurn, text: string): Promise<void> {
     if (!this.options.tokenStreaming) {
-      // Buffered by default: the full text in one streaming message, then an empty close (§15.2).
+      // Buffered by default: the full text in one streaming message, then an empty close.
       (await this.partialReply(thread, turn, text))();
       return;
     }

@@ -160,7 +160,7 @@ export class RpcPeer {
     this.streams.delete(id);
     const result = this.handlers.unary(tag, payload);
     if (result === undefined) {
-      // 0.0.24 answers an unknown method with a connection-level Defect, 0.0.33 with a per-request Die (§15.1).
+      // 0.0.24 answers an unknown method with a connection-level Defect, 0.0.33 with a per-request Die.
       const defect = `Unknown request tag: ${tag}`;
       if (this.generation === "fork") this.send({ _tag: "Defect", defect });
       else this.send({ _tag: "Exit", requestId: id, exit: { _tag: "Failure", cause: [{ _tag: "Die", defect }] } });

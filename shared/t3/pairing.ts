@@ -1,5 +1,5 @@
 // Parses what a user pastes to pair: a T3 pairing URL in any of its three forms, or a bare host.
-// The token travels in the URL fragment so it never reaches a server log (§2.2).
+// The token travels in the URL fragment so it never reaches a server log.
 
 export interface PairingTarget {
   /** Origin of the T3 server, e.g. "http://100.101.102.103:3773" (no trailing slash). */

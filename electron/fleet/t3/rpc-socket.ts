@@ -233,7 +233,7 @@ export class RpcSocket {
       return;
     }
     this.lastFrameAt = Date.now();
-    // The server may batch several messages in one frame (§5.2).
+    // The server may batch several messages in one frame.
     for (const message of Array.isArray(json.value) ? json.value : [json.value]) {
       if (this.closedWith) return;
       this.options.onFrame?.("recv", message);
@@ -261,7 +261,7 @@ export class RpcSocket {
         return;
       case "Chunk": {
         const entry = this.pending.get(frame.requestId);
-        // Ack on receipt, before any processing: a late Ack lost events on 0.0.24 (§14).
+        // Ack on receipt, before any processing: a late Ack lost events on 0.0.24.
         this.send({ _tag: "Ack", requestId: frame.requestId });
         if (entry?.kind !== "stream") return;
         entry.handlers.onValues(frame.values);

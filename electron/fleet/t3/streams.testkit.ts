@@ -85,7 +85,7 @@ export class ThreadRecorder extends Recorder implements ThreadListener {
     this.events.push(event);
     this.changed();
   }
-  /** Assistant text folded from the events so far, per message id (projector rule §7.3). */
+  /** Assistant text folded from the events so far, per message id (the projector's message rule). */
   assistantTexts(): string[] {
     const texts = new Map<string, string>();
     for (const event of this.events) {
