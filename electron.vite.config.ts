@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig, externalizeDepsPlugin } from "electron-vite";
 
-// Three bundles, one per runtime (design §1): the Electron main process (which hosts the fleet
+// Three bundles, one per runtime (docs/architecture.md, "Layers"): the Electron main process (which hosts the fleet
 // service), the sandboxed preload, and the React renderer.
 export default defineConfig({
   main: {

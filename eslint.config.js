@@ -1,4 +1,4 @@
-// Lint enforces the runtime layers of design.md §1: shared/ is pure, the renderer
+// Lint enforces the runtime layers (docs/architecture.md, "Layers"): shared/ is pure, the renderer
 // talks only to shared/, and only the Electron shell may import `electron`.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";

@@ -1,4 +1,4 @@
-// Fleet service figures against design §7, shared by fleet-*.bench.ts (each runs in a fresh process).
+// Fleet service figures, shared by fleet-*.bench.ts (each runs in a fresh process).
 // Simulated T3 servers run in a child process so the service's CPU and memory are its own.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -125,7 +125,7 @@ async function serviceBench(threads: number, measureLoad: boolean) {
         await new Promise((r) => setTimeout(r, 1000 / turnsPerSecond));
       }
       const streamBytesPerSecond = (receivedBytes - bytesBefore) / LOAD_SECONDS;
-      // A naive client polling every environment's shell snapshot each 2 s, for comparison (§7):
+      // A naive client polling every environment's shell snapshot each 2 s, for comparison:
       // its download is the snapshot itself, estimated from the rows the fleet holds.
       let snapshotBytes = 0;
       for (const agent of service.model.agents()) snapshotBytes += JSON.stringify(service.model.facts(agent.environmentId, agent.threadId)).length;

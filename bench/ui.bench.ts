@@ -1,4 +1,4 @@
-// UI figures in Debian's Chromium (design §7): event to pixel, and scrolling a 10,000-agent fleet.
+// UI figures in Debian's Chromium: event to pixel, and scrolling a 10,000-agent fleet.
 // Prints figures; asserts nothing.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// Scripted agents behave as T3's provider reactor does (design §§3-4, protocol note §§4.5-4.7, 10, 14-15).
+// Scripted agents behave as T3's provider reactor does (docs/t3-protocols.md, "Protocol 1").
 import { afterEach, describe, expect, it } from "vitest";
 import { ORPHANED_PROVIDER_SESSION_ERROR, type Generation, type WireEvent } from "./engine";
 import { makeThread, nextEvent, sendTurn } from "./raw-peer.testkit";

@@ -80,14 +80,14 @@ interface ThreadRuntime {
   running?: RunningTurn;
   /** Messages waiting for a new turn (non-steering providers, fork servers). */
   queue: string[];
-  /** A message arrived while the session was starting: T3 then creates a turn that never ends (design §4). */
+  /** A message arrived while the session was starting: T3 then creates a turn that never ends. */
   ghostTurn: boolean;
 }
 
 export interface AgentOptions {
   /** Base delay between provider events; tests use a few ms, the demo a few hundred. */
   tickMs: number;
-  /** Upstream `enableLegacyTokenStreaming`: token deltas instead of one buffered message (§15.2). */
+  /** Upstream `enableLegacyTokenStreaming`: token deltas instead of one buffered message. */
   tokenStreaming: boolean;
 }
 
@@ -121,7 +121,7 @@ export class Agents {
     this.active = true;
   }
 
-  /** Upstream startup reconciliation: turns that did not survive end with the orphan error (§10). */
+  /** Upstream startup reconciliation: turns that did not survive end with the orphan error. */
   reconcileAfterRestart(): void {
     if (this.engine.generation !== "upstream") return; // 0.0.24 has no reconciliation: stale "running" stays.
     for (const thread of this.engine.threads.values()) {
@@ -316,7 +316,7 @@ export class Agents {
         return false;
       }
       case "capacity":
-        // A capacity limit leaves the turn running; only this warning tells (design §3).
+        // A capacity limit leaves the turn running; only this warning tells (docs/t3-protocols.md, `hiddenFailure`).
         this.activity(thread, "error", "runtime.warning", "Runtime warning", {
           message: step.message ?? "Free-tier capacity limit reached. Waiting for capacity to continue.",
           detail: "rate_limit_exceeded",
@@ -352,7 +352,7 @@ export class Agents {
     }
   }
 
-  /** Child threads `sub.<parent>.<suffix>`, created through dispatch as Model Router does (design §2). */
+  /** Child threads `sub.<parent>.<suffix>`, created through dispatch as Model Router does. */
   spawnChild(parent: ThreadState, suffix: string, text: string, provider?: string): string {
     const childId = `sub.${parent.id}.${suffix}`;
     const instanceId = provider ?? parent.modelSelection.instanceId;
@@ -413,7 +413,7 @@ export class Agents {
 
   private async reply(thread: ThreadState, turn: RunningTurn, text: string): Promise<void> {
     if (!this.options.tokenStreaming) {
-      // Buffered by default: the full text in one streaming message, then an empty close (§15.2).
+      // Buffered by default: the full text in one streaming message, then an empty close.
       (await this.partialReply(thread, turn, text))();
       return;
     }

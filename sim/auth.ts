@@ -1,5 +1,5 @@
 // Auth state of a simulated T3 server: pairing tokens (12 chars, 5 min, one use), bearer sessions,
-// WebSocket tickets, revocation (protocol note §2).
+// WebSocket tickets, revocation (docs/t3-protocols.md, "Protocol 1").
 import { randomBytes, randomUUID } from "node:crypto";
 
 export const PAIRING_TOKEN_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
@@ -8,7 +8,7 @@ export const PAIRING_TOKEN_TTL_MS = 5 * 60_000;
 export const SESSION_TTL_MS = 30 * 24 * 3_600_000;
 export const SOCKET_TICKET_TTL_MS = 5 * 60_000;
 
-/** What an ordinary pairing link grants on upstream servers (§2.4). */
+/** What an ordinary pairing link grants on upstream servers. */
 export const PAIRING_LINK_SCOPES = [
   "orchestration:read",
   "orchestration:operate",
@@ -66,7 +66,7 @@ export class SimAuth {
   }
 
   /**
-   * Exchanges a pairing token. The token is consumed before scopes are checked, as on 0.0.33 (§15.5):
+   * Exchanges a pairing token. The token is consumed before scopes are checked, as on 0.0.33:
    * a scope mismatch burns it.
    */
   exchange(token: string, requestedScopes: string[] | undefined, label: string): ExchangeResult {

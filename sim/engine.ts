@@ -1,6 +1,6 @@
 // The orchestration engine of one simulated T3 server: a global event sequence, command receipts,
 // the projector that turns events into the read model, and the rows the streams serve.
-// State only changes through events, as in T3 (protocol note §6.1, §7.3).
+// State only changes through events, as in T3.
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { DecodedClientCommand } from "../shared/t3/commands";
@@ -128,7 +128,7 @@ export interface WireEvent {
   payload: Record<string, unknown>;
 }
 
-/** Event types the thread stream forwards (§7.2); everything else only moves the shell. */
+/** Event types the thread stream forwards; everything else only moves the shell. */
 export const THREAD_STREAM_EVENT_TYPES = new Set([
   "thread.message-sent",
   "thread.proposed-plan-upserted",
@@ -138,10 +138,10 @@ export const THREAD_STREAM_EVENT_TYPES = new Set([
   "thread.session-set",
 ]);
 
-/** Upstream's startup reconciliation text for turns a restart killed (§10). */
+/** Upstream's startup reconciliation text for turns a restart killed. */
 export const ORPHANED_PROVIDER_SESSION_ERROR = "Provider session did not survive a server restart. Send a new message to continue.";
 
-/** How many past events a server keeps replayable; past that a resume falls back to a snapshot (§15.3). */
+/** How many past events a server keeps replayable; past that a resume falls back to a snapshot. */
 export const RESUME_REPLAY_LIMIT = 1000;
 const EVENT_LOG_LIMIT = 20_000;
 
@@ -201,7 +201,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   // ------------------------------------------------------------------ commands
 
   /**
-   * Runs a client command through receipts and invariants (§6.1). Returns the sequence of the last
+   * Runs a client command through receipts and invariants. Returns the sequence of the last
    * event it produced; throws CommandInvariantError (with a rejected receipt) when it cannot apply.
    */
   dispatch(command: DecodedClientCommand): number {
@@ -288,7 +288,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
   }
 
-  /** The one event each remaining thread command produces (§6.4). */
+  /** The one event each remaining thread command produces. */
   private threadCommandEvent(
     command: Exclude<DecodedClientCommand, { type: "project.create" | "thread.create" | "thread.turn.start" }>,
     thread: ThreadState,
@@ -446,7 +446,7 @@ export class Engine extends EventEmitter<EngineEvents> {
           } else if (this.generation === "upstream") {
             thread.latestTurn = { ...thread.latestTurn, state: "error", completedAt: session.updatedAt };
           } else {
-            // 0.0.24 in a non-git workspace: the turn projection drops back to null (§14).
+            // 0.0.24 in a non-git workspace: the turn projection drops back to null.
             thread.latestTurn = null;
           }
         } else if (session.status === "ready" && this.quirks.interruptEndsCompleted && thread.latestTurn?.state === "running") {
@@ -497,7 +497,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     }
   }
 
-  /** The projector's message rule (§7.3): streaming appends, a non-empty close replaces, an empty close only ends. */
+  /** The projector's message rule: streaming appends, a non-empty close replaces, an empty close only ends. */
   private projectMessage(thread: ThreadState, payload: WireMessage & { messageId: string }): void {
     const existing = thread.messages.find((message) => message.id === payload.messageId);
     if (existing) {
@@ -519,7 +519,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       thread.messages.push(message);
       if (payload.role === "user") thread.latestUserMessageAt = payload.createdAt;
     }
-    // An assistant close marks the turn completed unless it already ended otherwise (§4.5).
+    // An assistant close marks the turn completed unless it already ended otherwise.
     if (payload.role === "assistant" && !payload.streaming && thread.latestTurn?.turnId === payload.turnId) {
       if (thread.latestTurn.state === "running") {
         thread.latestTurn = {
@@ -602,7 +602,7 @@ export class Engine extends EventEmitter<EngineEvents> {
     return row;
   }
 
-  /** Visible in the shell: not deleted, not archived (§4.2). */
+  /** Visible in the shell: not deleted, not archived. */
   isShellVisible(thread: ThreadState): boolean {
     return !thread.deletedAt && !thread.archivedAt;
   }

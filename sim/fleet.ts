@@ -206,7 +206,7 @@ export class SimFleet {
   }
 
   describe(): Record<string, unknown>[] {
-    const v1: Record<string, unknown>[] = this.servers.map((server) => ({
+    return [...this.servers, ...this.v2Servers].map((server) => ({
       environmentId: server.environmentId,
       label: server.label,
       generation: server.generation,
@@ -215,17 +215,6 @@ export class SimFleet {
       running: server.running,
       threads: server.engine.threads.size,
     }));
-    return v1.concat(
-      this.v2Servers.map((server) => ({
-        environmentId: server.environmentId,
-        label: server.label,
-        generation: server.generation,
-        serverVersion: server.serverVersion,
-        baseUrl: server.baseUrl,
-        running: server.running,
-        threads: server.engine.threads.size,
-      })),
-    );
   }
 
   /** Starts the HTTP control API on 127.0.0.1 (used by the CLI, the demo and end-to-end tests). */

@@ -20,7 +20,7 @@ export class RawPeer {
     });
   }
 
-  /** Connects with a fresh bearer session of the given scopes (bearer header on the upgrade, §5.1). */
+  /** Connects with a fresh bearer session of the given scopes (bearer header on the upgrade). */
   static async connect(sim: SimServer, scopes = ["orchestration:read", "orchestration:operate"]): Promise<RawPeer> {
     const session = sim.auth.issueSession({ scopes, role: "client", label: "raw" });
     const ws = new WebSocket(`${sim.baseUrl.replace("http", "ws")}/ws`, { headers: { authorization: `Bearer ${session.token}` } });

@@ -1,4 +1,4 @@
-// The server side of Effect-RPC JSON for one simulated socket (protocol note §5.2-5.3):
+// The server side of Effect-RPC JSON for one simulated socket (docs/t3-protocols.md, the shared transport):
 // Ack back-pressure per stream, Ping/Pong, Interrupt, Exit and Defect, per generation.
 import type { WebSocket } from "ws";
 import { RpcClientFrameSchema } from "../shared/t3/rpc-frames";
@@ -160,7 +160,7 @@ export class RpcPeer {
     this.streams.delete(id);
     const result = this.handlers.unary(tag, payload);
     if (result === undefined) {
-      // 0.0.24 answers an unknown method with a connection-level Defect, 0.0.33 with a per-request Die (§15.1).
+      // 0.0.24 answers an unknown method with a connection-level Defect, 0.0.33 with a per-request Die.
       const defect = `Unknown request tag: ${tag}`;
       if (this.generation === "fork") this.send({ _tag: "Defect", defect });
       else this.send({ _tag: "Exit", requestId: id, exit: { _tag: "Failure", cause: [{ _tag: "Die", defect }] } });

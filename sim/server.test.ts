@@ -1,5 +1,5 @@
 // The simulator's own rules: framing and Ack gating, receipts, resume by sequence, auth, and the
-// generation quirks recorded from real servers (protocol note §§5, 6, 7, 14, 15).
+// generation quirks recorded from real servers (docs/t3-protocols.md).
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Generation } from "./engine";
@@ -225,7 +225,7 @@ describe("simulator generation quirks", () => {
     sim.engine.dispatch({ type: "thread.archive", commandId: "a-1", threadId: archived });
     sim.engine.dispatch({ type: "thread.delete", commandId: "d-1", threadId: deleted });
     const removed = () => raw.values(shell).filter((item) => item.kind === "thread-removed");
-    // Each Chunk is acknowledged before the next is sent (§5.2).
+    // Each Chunk is acknowledged before the next is sent.
     for (let seen = raw.chunks(shell).length; removed().length < 2; seen = raw.chunks(shell).length) {
       await raw.until(() => raw.chunks(shell).length > seen);
       raw.ack(shell);

@@ -11,7 +11,7 @@ import { type BearerSession, SimAuth } from "./auth";
 import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type ThreadState, type WireEvent, quirksOf } from "./engine";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "./rpc-peer";
 
-/** Upstream coalesces shell updates per thread over 50 ms windows (§15.3). */
+/** Upstream coalesces shell updates per thread over 50 ms windows. */
 export const SHELL_COALESCE_MS = 50;
 const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -35,7 +35,7 @@ export interface SimServerOptions {
    * start and restart opens such a window of this length; 0 (default) serves at once.
    */
   deafAfterListenMs?: number;
-  /** Advertise an orchestration protocol other than 1 (a V2 server, §5.8). */
+  /** Advertise an orchestration protocol other than 1 (a V2 server). */
   orchestrationProtocolVersion?: number;
 }
 
@@ -153,7 +153,7 @@ export class SimServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** Restart on the same port with the same environmentId; upstream ends orphaned turns (§10). */
+  /** Restart on the same port with the same environmentId; upstream ends orphaned turns. */
   async restart(): Promise<void> {
     await this.stop(true);
     await this.start();
@@ -310,7 +310,7 @@ export class SimServer {
       const handled = await this.orchestrationRoute(req, res, method, path);
       if (handled) return;
     }
-    // Fallbacks differ: the fork serves its web app for any GET; 0.0.33 without a bundle answers 503 (§15.8).
+    // Fallbacks differ: the fork serves its web app for any GET; 0.0.33 without a bundle answers 503.
     if (method === "GET") {
       if (this.generation === "fork") {
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -367,7 +367,7 @@ export class SimServer {
       form.get("grant_type") === "urn:ietf:params:oauth:grant-type:token-exchange" &&
       form.get("subject_token_type") === "urn:t3:params:oauth:token-type:environment-bootstrap" &&
       typeof token === "string";
-    // Undecodable exchange bodies get an empty 400 with no content type (§15.6).
+    // Undecodable exchange bodies get an empty 400 with no content type.
     if (!valid || !token) return this.empty(res, 400);
     const scope = form.get("scope");
     const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
@@ -411,7 +411,7 @@ export class SimServer {
     const bearer = this.bearer(req);
     const session = this.auth.verify(bearer);
     if (!session) {
-      // Fork: the AuthError escapes these routes' handlers and becomes an empty 500 (§3.1).
+      // Fork: the AuthError escapes these routes' handlers and becomes an empty 500.
       if (this.generation === "fork") this.empty(res, 500);
       else this.unauthorized(res, !bearer);
       return true;
@@ -465,7 +465,7 @@ export class SimServer {
     try {
       this.json(res, 200, { sequence: this.engine.dispatch(command.data) });
     } catch {
-      // Over HTTP the detail stays in the server log (§15.6; fork: a generic 400).
+      // Over HTTP the detail stays in the server log (fork: a generic 400).
       if (this.generation === "fork") this.json(res, 400, { error: "Failed to dispatch orchestration command." });
       else {
         this.json(res, 500, {
@@ -601,7 +601,7 @@ export class SimServer {
     return config;
   }
 
-  /** Whether an upstream resume from `afterSequence` can be served from the event log (§7.5, §15.3). */
+  /** Whether an upstream resume from `afterSequence` can be served from the event log. */
   private canReplay(afterSequence: number | undefined): afterSequence is number {
     return (
       this.generation === "upstream" &&
@@ -614,7 +614,7 @@ export class SimServer {
 
   /**
    * Fork servers attach the live tail only after the snapshot was acknowledged, so events in between
-   * are lost (§7.5 race, §14 "Ack at once"). Upstream attaches at once.
+   * are lost. Upstream attaches at once.
    */
   private liveGate(sink: StreamSink): () => boolean {
     if (this.generation === "upstream") return () => true;

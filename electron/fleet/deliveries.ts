@@ -1,4 +1,4 @@
-// Exactly-once delivery (design §4): one client commandId per send, states sending → accepted →
+// Exactly-once delivery (docs/architecture.md, "The fleet model and its rules"): one client commandId per send, states sending → accepted →
 // delivered → answered, or refused, or uncertain; uncertain sends are reconciled from the thread by
 // messageId and only ever re-dispatched with the same commandId, which T3 deduplicates. Commands
 // are neutral (shared/fleet/facts.ts); the environment's protocol adapter carries them out.
@@ -25,7 +25,7 @@ interface TrackedDelivery {
   turnBefore: string | null;
   /**
    * Whether T3 is expected to fold the message into that turn. Only then does the turn ending with
-   * no new one count as steered; otherwise the fleet waits to see the new turn (design §4).
+   * no new one count as steered; otherwise the fleet waits to see the new turn.
    */
   expectSteer: boolean;
   acceptedSequence: number | null;

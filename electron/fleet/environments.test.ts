@@ -20,7 +20,7 @@ describe("environment lifecycle", () => {
     const restarting = fault === "restart" ? sim.restart() : undefined;
     if (fault !== "restart") {
       await until(service, () => env(service, sim)?.connection.phase === "offline", "offline");
-      // Two missed pings at most (100 ms each here; 10 s in production: design §7).
+      // Two missed pings at most (100 ms each here; 10 s in production).
       expect(Date.now() - started).toBeLessThan(2_000);
       expect(agent(service, sim, threadId)).toMatchObject({ status: "unknown", lastKnownStatus: "running" });
       expect(agent(service, sim, threadId)!.asOf).not.toBeNull();

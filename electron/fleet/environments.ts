@@ -81,7 +81,7 @@ export class Environments {
     this.runtimes.clear();
   }
 
-  /** After system wake: re-check every connection before trusting it (design §3). */
+  /** After system wake: re-check every connection before trusting it. */
   recheckAll(): void {
     for (const runtime of this.runtimes.values()) void runtime.supervisor.recheck();
   }
@@ -94,7 +94,7 @@ export class Environments {
   adopt(record: EnvironmentRecord): void {
     const existing = this.runtimes.get(record.environmentId);
     if (existing && existing.record.baseUrl === record.baseUrl && existing.record.generation === record.generation) {
-      // Re-pairing the same server updates the same record (design §2).
+      // Re-pairing the same server updates the same record.
       existing.record = record;
       this.options.model.upsertEnvironment(metaOf(record, existing.skippedItems));
       existing.supervisor.reconnectNow();

@@ -1,4 +1,4 @@
-// Which threads the fleet follows to know their truth (starting, running, blocked: design §3).
+// Which threads the fleet follows to know their truth (starting, running, blocked).
 // A followed stream that falls behind its fleet row is re-subscribed by its protocol adapter.
 import { needsFollowing } from "../../shared/fleet/status";
 import type { AgentView } from "../../shared/fleet/types";

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
 import { SimServer } from "../../sim/server";
 import { MAX_SERVER_LABEL } from "./pairing";
+import { MemorySecretStore } from "./secrets";
 import { cleanups, env, pairAll, setup, until } from "./service.testkit";
 import { revokePreviousSession } from "./session-revocation";
 import { T3Http } from "./t3/http";
@@ -34,6 +35,21 @@ describe("pairing", () => {
     await expect(service.request("pair.confirm", { input: link })).rejects.toThrow(/protocol 7/);
     const code = new URL(link).hash.replace("#token=", "");
     expect(sim.auth.exchange(code, undefined, "check").ok).toBe(true); // still unused
+  });
+
+  it("says the pairing was accepted but not saved when the token cannot be stored, and saves nothing", async () => {
+    const locked = new (class extends MemorySecretStore {
+      override async set(): Promise<void> {
+        throw new Error("The keychain is locked.");
+      }
+    })();
+    const { sims, service } = await setup(["upstream"], { secrets: locked });
+    const sim = sims.servers[0]!;
+    const failure = service.request("pair.confirm", { input: sim.pairingUrl() });
+    await expect(failure).rejects.toThrow(/accepted the pairing, but T3 Fleet could not save it: its token could not be stored \(The keychain is locked\.\)/);
+    await expect(failure).rejects.toThrow(/Connections list/);
+    expect(sim.auth.activeSessions).toHaveLength(1);
+    expect(env(service, sim)).toBeUndefined();
   });
 
   it("shows a hostile server's label on one bounded line", async () => {

@@ -2,6 +2,7 @@
 // one-time pairing code is spent (descriptor, T3, protocol, auth methods, identity and label),
 // exchanges it, stores the token, and hands the record to the environment lifecycle.
 import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
+import { describeError } from "../../shared/bridge/redact";
 import { T3Error } from "../../shared/t3/errors";
 import { type PairingTarget, parsePairingInput } from "../../shared/t3/pairing";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
@@ -76,8 +77,13 @@ export class Pairing {
     if (environmentId !== checked.environment.environmentId) {
       throw new BridgeError("incompatible", `The server at ${target.baseUrl} changed identity while pairing; nothing was saved. Try again.`);
     }
-    const previousToken = await this.options.secrets.get(environmentId);
-    await this.options.secrets.set(environmentId, paired.token);
+    let previousToken: string | undefined;
+    try {
+      previousToken = await this.options.secrets.get(environmentId);
+      await this.options.secrets.set(environmentId, paired.token);
+    } catch (error) {
+      throw notSavedError(target.baseUrl, "its token could not be stored", error);
+    }
     const existing = this.options.environments.get(environmentId);
     const record: EnvironmentRecord = {
       environmentId,
@@ -90,7 +96,11 @@ export class Pairing {
       muted: existing?.record.muted ?? false,
       pairedAt: new Date(this.options.now()).toISOString(),
     };
-    await this.options.registry.upsert(record);
+    try {
+      await this.options.registry.upsert(record);
+    } catch (error) {
+      throw notSavedError(target.baseUrl, "the machine list could not be written", error);
+    }
     this.options.environments.adopt(record);
     const previousSession = await revokePreviousSession(client.http, previousToken, paired.token);
     return { environmentId, label: record.customLabel ?? record.serverLabel, readOnly: record.readOnly, previousSession };
@@ -148,6 +158,17 @@ export function saneLabel(raw: string, baseUrl: string): string {
   if (!cleaned) return new URL(baseUrl).host;
   const characters = [...cleaned];
   return characters.length > MAX_SERVER_LABEL ? `${characters.slice(0, MAX_SERVER_LABEL - 1).join("")}…` : cleaned;
+}
+
+/**
+ * The code is spent and T3 holds the new session, but the fleet could not keep it: say so, so the
+ * user can end that session in T3's Connections list rather than leave it there unused.
+ */
+function notSavedError(baseUrl: string, what: string, error: unknown): BridgeError {
+  return new BridgeError(
+    "not-saved",
+    `T3 at ${baseUrl} accepted the pairing, but T3 Fleet could not save it: ${what} (${describeError(error)}). Revoke the “T3 Fleet” session in T3's Connections list, then pair again.`,
+  );
 }
 
 /** Pairing failures in words a user can act on (issue: clear messages for each case). */

@@ -9,7 +9,7 @@ import { parseJson } from "../../shared/t3/decode";
 import { writePrivateFile } from "./private-files";
 
 export const REGISTRY_FILE = "fleet.json";
-/** Running with no news for this long flags an agent stalled (design §3); users can change it. */
+/** Running with no news for this long flags an agent stalled; users can change it. */
 export const DEFAULT_STALLED_AFTER_MS = 5 * 60_000;
 
 export const EnvironmentRecord = z.object({

@@ -2,7 +2,7 @@
 // modules that own each concern (environment lifecycle, pairing, agent details, deliveries,
 // acknowledgements, settings, the bridge edge), and fans the model's changes out to the UI, the
 // notification policy and thread following. Plain Node: it runs in Electron's main process, in the
-// headless shell and in tests alike (design §1).
+// headless shell and in tests alike (docs/architecture.md, "Layers").
 import { EventEmitter } from "node:events";
 import type { AgentDetail, BridgeEvent, FleetSnapshot } from "../../shared/bridge/contract";
 import { type Delivery, type Intent, messageIntent } from "../../shared/fleet/delivery";
@@ -125,7 +125,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.environments.stopAll();
   }
 
-  /** After system wake: re-check every connection before trusting it (design §3). */
+  /** After system wake: re-check every connection before trusting it. */
   recheckAll(): void {
     this.environments.recheckAll();
   }
@@ -187,7 +187,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.details.changed(agentKey(environmentId, threadId));
   }
 
-  /** The stalled clock: wakes when the next running agent could turn stalled (design §3). */
+  /** The stalled clock: wakes when the next running agent could turn stalled. */
   private scheduleStallCheck(): void {
     if (this.stallTimer) return;
     const next = this.model.checkStalls();

@@ -27,6 +27,15 @@ function phases(supervisor: ConnectionSupervisor) {
   return { seen, until };
 }
 
+/** A simulator and a client session on it: scoped on upstream, unscoped on the fork (it has no scopes). */
+async function simWithSession(generation: "upstream" | "fork") {
+  const sim = await new SimServer({ generation }).start();
+  cleanups.push(() => sim.stop());
+  const scopes = generation === "upstream" ? ["orchestration:read", "orchestration:operate"] : [];
+  const token = sim.auth.issueSession({ scopes, role: "client", label: "t" }).token;
+  return { sim, token };
+}
+
 describe("connection supervisor", () => {
   it("backs off exponentially with full jitter up to the cap while a host is unreachable", async () => {
     const server = createServer();
@@ -57,9 +66,7 @@ describe("connection supervisor", () => {
   });
 
   it("refuses to merge a different server answering at the saved URL", async () => {
-    const sim = await new SimServer({ generation: "upstream" }).start();
-    cleanups.push(() => sim.stop());
-    const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
+    const { sim, token } = await simWithSession("upstream");
     const supervisor = new ConnectionSupervisor({ environmentId: "someone-else", generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => token });
     cleanups.push(() => supervisor.stop());
     const { until } = phases(supervisor);
@@ -70,9 +77,7 @@ describe("connection supervisor", () => {
   });
 
   it("goes online once the shell is synchronized and reports a missing token as unauthorized", async () => {
-    const sim = await new SimServer({ generation: "fork" }).start();
-    cleanups.push(() => sim.stop());
-    const token = sim.auth.issueSession({ scopes: [], role: "client", label: "t" }).token;
+    const { sim, token } = await simWithSession("fork");
     let stored: string | undefined = token;
     const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "fork", client: new T3EnvironmentClient(sim.baseUrl), token: async () => stored });
     cleanups.push(() => supervisor.stop());
@@ -130,9 +135,7 @@ describe("connection supervisor", () => {
   });
 
   it("chooses the adapter on every connect and keeps it while the protocol stays the same", async () => {
-    const sim = await new SimServer({ generation: "upstream" }).start();
-    cleanups.push(() => sim.stop());
-    const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
+    const { sim, token } = await simWithSession("upstream");
     const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => token });
     cleanups.push(() => supervisor.stop());
     const adapters: unknown[] = [];
@@ -148,9 +151,7 @@ describe("connection supervisor", () => {
 
   it("a session revoked while its socket stays open is unauthorized within the re-check bound, then nothing is scheduled", async () => {
     // Real T3 keeps a revoked session's socket working (issue 7), and so does the sim.
-    const sim = await new SimServer({ generation: "upstream" }).start();
-    cleanups.push(() => sim.stop());
-    const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
+    const { sim, token } = await simWithSession("upstream");
     const supervisor = new ConnectionSupervisor({
       environmentId: sim.environmentId,
       generation: "upstream",
@@ -175,9 +176,7 @@ describe("connection supervisor", () => {
   });
 
   it("a host seen moments ago is probed quickly while it restarts, not on the exponential backoff", async () => {
-    const sim = await new SimServer({ generation: "fork" }).start();
-    cleanups.push(() => sim.stop());
-    const token = sim.auth.issueSession({ scopes: [], role: "client", label: "t" }).token;
+    const { sim, token } = await simWithSession("fork");
     const supervisor = new ConnectionSupervisor({
       environmentId: sim.environmentId,
       generation: "fork",
@@ -206,9 +205,7 @@ describe("connection supervisor", () => {
 
   it("a restarting host that accepts connections before it serves (never answering those) is online moments after it serves", async () => {
     // Real T3 binds its port ~3 s before it serves; a probe connected in that window is never answered.
-    const sim = await new SimServer({ generation: "upstream" }).start();
-    cleanups.push(() => sim.stop());
-    const token = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" }).token;
+    const { sim, token } = await simWithSession("upstream");
     const supervisor = new ConnectionSupervisor({
       environmentId: sim.environmentId,
       generation: "upstream",

@@ -1,6 +1,6 @@
 // One connection supervisor per environment: the only place in T3 Fleet that retries.
 // Phases: connecting → online; on failure offline (unreachable) or backoff (failing), each with its
-// next attempt; unauthorized and incompatible wait for the user (design §3). On every connect the
+// next attempt; unauthorized and incompatible wait for the user. On every connect the
 // environment descriptor chooses the protocol adapter (docs/architecture.md, "The supervisor").
 import { EventEmitter } from "node:events";
 import type { AdapterSession, AgentFacts, AgentLifecycle, OrchestrationProtocol, Subscription } from "../../shared/fleet/facts";
@@ -172,7 +172,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
 
   /**
    * After system wake nothing is trusted: an online socket must answer a ping within a bound, and
-   * a waiting environment is tried at once (design §3).
+   * a waiting environment is tried at once.
    */
   async recheck(): Promise<void> {
     if (!this.running) return;
@@ -265,7 +265,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     }
   }
 
-  /** Reads the descriptor; a different server at this address is never merged with this one (design §2). */
+  /** Reads the descriptor; a different server at this address is never merged with this one. */
   private async identify(timeoutMs?: number): Promise<EnvironmentDescriptor> {
     const environment = await this.options.client.identify(timeoutMs);
     if (environment.environmentId !== this.options.environmentId) {

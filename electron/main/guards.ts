@@ -1,4 +1,4 @@
-// Window and IPC guards of the Electron shell (design §6), written against thin interfaces of
+// Window and IPC guards of the Electron shell (README.md, "Security"), written against thin interfaces of
 // Electron's objects so they are tested without launching Electron.
 import { safeExternalUrl } from "../../shared/bridge/contract";
 
@@ -42,7 +42,7 @@ export function isAppUrl(url: string, appUrl: string): boolean {
   return candidate.protocol === app.protocol && candidate.host === app.host && candidate.host !== "";
 }
 
-/** IPC is answered only for the app's own top frame (design §6: IPC senders checked). */
+/** IPC is answered only for the app's own top frame: IPC senders are checked. */
 export function isTrustedSender(frame: { url: string; parent: unknown } | null | undefined, appUrl: string): boolean {
   return frame != null && frame.parent === null && isAppUrl(frame.url, appUrl);
 }

@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   registerBridge(ipcMain, service, appUrl, send);
   service.on("event", (event) => {
     if (event.type !== "notification") return;
-    // Quiet while the fleet window is focused: the window already shows it (design §5).
+    // Quiet while the fleet window is focused: the window already shows it.
     if (window?.isFocused()) return;
     const { notification } = event;
     const native = new Notification({ title: notification.title, body: notification.body });

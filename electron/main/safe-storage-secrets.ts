@@ -56,7 +56,11 @@ export class AskFirstSecretStore implements SecretStore {
   }
 
   async set(environmentId: string, token: string): Promise<void> {
-    this.choice ??= this.ask();
+    // A question that failed (say, the dialog could not open) is asked again next time, not cached.
+    this.choice ??= this.ask().catch((error: unknown) => {
+      this.choice = undefined;
+      throw error;
+    });
     if ((await this.choice) === "store-unprotected") await this.onDisk.set(environmentId, token);
     else await this.memory.set(environmentId, token);
   }

@@ -191,6 +191,18 @@ describe("desktop token storage", () => {
     }
   });
 
+  it("asks again on the next token when the question could not be answered", async () => {
+    const path = join(await dataDir(), "tokens.enc.json");
+    const answers: (() => Promise<UnprotectedChoice>)[] = [() => Promise.reject(new Error("The dialog could not open.")), async () => "store-unprotected"];
+    const { secrets } = await openDesktopSecrets({ openKeychain: noKeychain, safeStorage: fakeSafeStorage("basic_text"), path, ask: () => answers.shift()!() });
+    await expect(secrets.set("a", "token-a")).rejects.toThrow("The dialog could not open.");
+    expect(await secrets.get("a")).toBeUndefined();
+    await secrets.set("a", "token-a");
+    expect(answers).toHaveLength(0);
+    expect(await secrets.get("a")).toBe("token-a");
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+  });
+
   it("narrows a data folder others could read to 0700", async () => {
     const dir = await mkdtemp(join(tmpdir(), "t3-fleet-wide-"));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));

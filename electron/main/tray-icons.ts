@@ -1,4 +1,4 @@
-// Tray icons drawn as raw BGRA bitmaps: one distinct look per fleet state (design §5), no image files.
+// Tray icons drawn as raw BGRA bitmaps: one distinct look per fleet state, no image files.
 import type { TrayVariant } from "../../shared/fleet/tray";
 
 type Rgb = [number, number, number];

@@ -1,4 +1,4 @@
-// Sandboxed preload: exposes two named functions, never ipcRenderer itself (design §6, §9).
+// Sandboxed preload: exposes two named functions, never ipcRenderer itself.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from "electron";
 
 const REQUEST_CHANNEL = "t3fleet:request";

@@ -1,5 +1,5 @@
 // The headless shell: serves the built renderer and the fleet bridge over one WebSocket on
-// 127.0.0.1 (design §1, §6). Same contract as the Electron preload.
+// 127.0.0.1 (README.md, "Security"). Same contract as the Electron preload.
 //
 // Access (issue 9): the printed launch link carries a one-time code in its fragment (never sent in
 // a request line, so never in a proxy or server log). The page trades it once, at POST /session,
@@ -38,7 +38,7 @@ const MAX_SESSION_BODY_BYTES = 1_024;
 /** Bytes of randomness in launch codes and session secrets. */
 const SECRET_BYTES = 32;
 
-/** Strict CSP: only this origin's scripts and styles, the bridge socket, no framing (design §6). */
+/** Strict CSP: only this origin's scripts and styles, the bridge socket, no framing. */
 function contentSecurityPolicy(origin: string): string {
   return [
     "default-src 'self'",

@@ -230,7 +230,7 @@ export function isBridgeMethod(method: string): method is BridgeMethod {
   return Object.hasOwn(BridgeRequests, method);
 }
 
-/** Parses a link from untrusted content; only http(s) URLs may be opened (design §6). */
+/** Parses a link from untrusted content; only http(s) URLs may be opened (README.md, "Security"). */
 export function safeExternalUrl(raw: string): string | null {
   if (!URL.canParse(raw)) return null;
   const url = new URL(raw);

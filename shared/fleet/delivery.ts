@@ -1,4 +1,4 @@
-// Delivery rules (design §4), pure and protocol-neutral: what a message would do right now, and
+// Delivery rules (docs/architecture.md, "The fleet model and its rules"), pure and protocol-neutral: what a message would do right now, and
 // the states a send goes through. What a running agent does with a message is a capability fact of
 // its adapter (shared/fleet/facts.ts), never guessed here.
 import type { RunningMessageMode } from "./facts";
@@ -109,7 +109,7 @@ export type DeliveryState =
   | "uncertain";
 
 export interface Delivery {
-  /** The client commandId, generated once per send (design §4). */
+  /** The client commandId, generated once per send. */
   commandId: string;
   agentKey: string;
   kind: DeliveryKind;

@@ -66,8 +66,6 @@ export type RunState =
   /** Protocol 1: the provider session was stopped. */
   | { phase: "stopped" };
 
-export type RunPhase = RunState["phase"];
-
 /** What blocks an agent on the user, as the fleet row says (the request's contents come from the thread stream). */
 export interface BlockedBy {
   kind: PendingRequestKind;
@@ -106,7 +104,7 @@ export interface AgentCapabilities {
   snooze: boolean;
 }
 
-/** Provider, model and effort, as the server reports them; never guessed (design §2). */
+/** Provider, model and effort, as the server reports them; never guessed. */
 export interface AgentProvider {
   instanceId: string;
   /** The driver behind the instance (codex, claudeAgent, grok, …) when the server says. */

@@ -1,7 +1,7 @@
 // The merged fleet: every environment's agents as their protocol adapter reports them (neutral
 // facts, shared/fleet/facts.ts) plus what followed thread streams revealed, with derived agent views
 // kept up to date incrementally. Applying one change touches only that thread (and its parent's
-// children index), never the whole fleet (design §7: O(changed)).
+// children index), never the whole fleet: O(changed).
 import { attentionFingerprint } from "./acknowledge";
 import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
 import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
@@ -144,7 +144,7 @@ export class FleetModel {
     const before = displayStatus("idle", env.phase);
     env.phase = phase;
     const after = displayStatus("idle", phase);
-    // Going offline or back changes what every agent of this environment may claim (design §3).
+    // Going offline or back changes what every agent of this environment may claim.
     if (before.status !== after.status || before.asOf !== after.asOf) {
       for (const threadId of env.entries.keys()) this.refresh(env, threadId);
     }
@@ -275,7 +275,7 @@ export class FleetModel {
     });
   }
 
-  /** The worst status among a parent's descendants (design §3 roll-ups). O(descendants). */
+  /** The worst status among a parent's descendants (the roll-up). O(descendants). */
   rollup(environmentId: string, threadId: string): DisplayStatus | null {
     const statuses: DisplayStatus[] = [];
     const walk = (id: string) => {

@@ -1,4 +1,4 @@
-// Notification policy (design §5), pure: which fleet changes notify. One notification per
+// Notification policy, pure: which fleet changes notify. One notification per
 // (environment, thread, reason, request id); states present at start-up or found on reconnect are
 // summarized once instead of replayed as a burst; mutes and per-event toggles apply.
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";

@@ -1,4 +1,4 @@
-// Status rules (design §3), pure and protocol-neutral: from an agent's facts (shared/fleet/facts.ts),
+// Status rules (docs/architecture.md, "The fleet model and its rules"), pure and protocol-neutral: from an agent's facts (shared/fleet/facts.ts),
 // what its followed thread stream revealed, the time, and the environment's connection phase.
 import type { AgentFacts, RunState, ThreadDetailFacts } from "./facts";
 import type { AgentStatus, ConnectionPhase, DisplayStatus } from "./types";
@@ -94,12 +94,12 @@ export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | unde
 /** Statuses whose truth needs the thread stream: blocked (request contents), or a run in progress (failures the row never shows). */
 const FOLLOWED = new Set<AgentStatus>(["needs-approval", "needs-input", "needs-auth", "starting", "stuck", "queued", "running", "waiting"]);
 
-/** Whether the fleet must follow this thread's stream to know its truth (design §3). */
+/** Whether the fleet must follow this thread's stream to know its truth. */
 export function needsFollowing(status: AgentStatus): boolean {
   return FOLLOWED.has(status);
 }
 
-/** When the environment is not online, nothing it said can be shown as current (design §3). */
+/** When the environment is not online, nothing it said can be shown as current. */
 export function displayStatus(status: AgentStatus, phase: ConnectionPhase): { status: DisplayStatus; asOf: string | null } {
   if (phase.phase === "online") return { status, asOf: null };
   return { status: "unknown", asOf: "lastConfirmedAt" in phase ? phase.lastConfirmedAt : null };

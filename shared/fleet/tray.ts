@@ -1,4 +1,4 @@
-// The tray glance (design §5), pure: which icon variant, what tooltip, which menu. The Electron
+// The tray glance, pure: which icon variant, what tooltip, which menu. The Electron
 // shell renders it; nothing here knows about Electron. Counts, "need you" and the connection words
 // come from shared/fleet/views.ts and the actions from shared/fleet/command-registry.ts, so the
 // tray and the window always say the same thing.

@@ -1,10 +1,10 @@
-// The fleet's view types: what the fleet service computes and every UI renders (design §§2-3).
+// The fleet's view types: what the fleet service computes and every UI renders (docs/architecture.md, "The fleet model and its rules").
 // Plain data only: they cross the bridge as JSON.
 
 import type { AgentCapabilities, AgentLifecycle, ParentRelationship, PendingRequest, SubagentFacts } from "./facts";
 
 /**
- * Statuses in precedence order (design §3; rules in shared/fleet/status.ts): the first that applies
+ * Statuses in precedence order (rules in shared/fleet/status.ts): the first that applies
  * wins. Blocked on the user (approval, question, provider login), failed, stuck starting, then the
  * run's phase, then the thread's lifecycle.
  */
@@ -28,7 +28,7 @@ export type AgentStatus = (typeof AGENT_STATUSES)[number];
 /** What a UI shows: an agent on an environment that is not online is "unknown", never idle or running. */
 export type DisplayStatus = AgentStatus | "unknown";
 
-/** Named phases of one environment's connection supervisor (design §3). */
+/** Named phases of one environment's connection supervisor (docs/architecture.md, "The supervisor"). */
 export type ConnectionPhase =
   /** First attempt, or re-checking after system wake: not yet trusted. */
   | { phase: "connecting"; since: string; lastConfirmedAt: string | null }
@@ -82,7 +82,7 @@ export type SubagentView = SubagentFacts;
 export type { PendingRequest };
 
 export interface AgentView {
-  /** `${environmentId}/${threadId}`: an agent's identity in the fleet (design §2). */
+  /** `${environmentId}/${threadId}`: an agent's identity in the fleet. */
   key: string;
   environmentId: string;
   threadId: string;

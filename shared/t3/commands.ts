@@ -1,4 +1,4 @@
-// Client orchestration commands (protocol note §6). The fleet client builds them; the simulator
+// Client orchestration commands (docs/t3-protocols.md, "Commands"). The fleet client builds them; the simulator
 // decodes them with the same schemas, so both ends agree on the shape.
 import { z } from "zod";
 

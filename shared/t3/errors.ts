@@ -91,7 +91,7 @@ const reasonText: Record<string, string> = {
 
 /**
  * Classifies a non-2xx HTTP answer. Bodies are never assumed to be JSON: 0.0.33 answers
- * undecodable requests with an empty 400, unknown GETs with text/plain 503 (§15.6, §15.8).
+ * undecodable requests with an empty 400, unknown GETs with text/plain 503.
  */
 export function httpFailure(status: number, contentType: string, bodyText: string, context: string): T3Error {
   const isJson = contentType.toLowerCase().includes("json");
@@ -137,7 +137,7 @@ export function rpcFailure(causes: readonly RpcCause[], context: string): T3Erro
     }
     if (cause._tag === "Die") {
       const text = defectText(cause.defect);
-      // An unknown method is answered with Die on 0.0.33 and with a Defect frame on 0.0.24 (§15.1).
+      // An unknown method is answered with Die on 0.0.33 and with a Defect frame on 0.0.24.
       const kind: T3ErrorKind = /Unknown request tag/.test(text) ? "incompatible" : "server";
       return new T3Error(kind, `${context}: ${text}`, { tag: "Die" });
     }

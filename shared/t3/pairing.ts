@@ -1,5 +1,5 @@
 // Parses what a user pastes to pair: a T3 pairing URL in any of its three forms, or a bare host.
-// The token travels in the URL fragment so it never reaches a server log (§2.2).
+// The token travels in the URL fragment so it never reaches a server log.
 
 export interface PairingTarget {
   /** Origin of the T3 server, e.g. "http://100.101.102.103:3773" (no trailing slash). */
@@ -56,5 +56,5 @@ export function buildPairingUrl(baseUrl: string, token: string): string {
   return `${baseUrl}/pair#token=${encodeURIComponent(token)}`;
 }
 
-/** The scopes a fleet client asks for: read and operate orchestration, nothing more (design §6). */
+/** The scopes a fleet client asks for: read and operate orchestration, nothing more (README.md, "Using it with real T3 servers"). */
 export const FLEET_SCOPES = ["orchestration:read", "orchestration:operate"] as const;

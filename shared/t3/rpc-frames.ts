@@ -1,4 +1,4 @@
-// Effect-RPC JSON framing (protocol note §5.2): one JSON message per WebSocket text frame.
+// Effect-RPC JSON framing (docs/t3-protocols.md, the shared transport): one JSON message per WebSocket text frame.
 import { z } from "zod";
 
 /** Request ids are decimal strings on the wire; effect 4.1 may send numbers, normalized here. */

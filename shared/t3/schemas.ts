@@ -1,4 +1,4 @@
-// Wire schemas for everything a fleet client reads from a T3 server (protocol note §§2-7).
+// Wire schemas for everything a fleet client reads from a T3 server (docs/t3-protocols.md).
 // Rules: unknown fields are dropped (zod strips), unknown enum strings become "unknown"
 // so a newer server never breaks decoding, and anything structurally wrong is rejected
 // with the path of the first bad field (see decode.ts).
@@ -15,7 +15,7 @@ const IsoTime = z.string();
 const Sequence = z.number().int().nonnegative();
 const JsonRecord = z.record(z.string(), z.unknown());
 
-// ---------------------------------------------------------------- identity and auth (§2, §9.3)
+// ---------------------------------------------------------------- identity and auth
 
 export const EnvironmentDescriptor = z.object({
   environmentId: Id,
@@ -71,7 +71,7 @@ export const WebSocketTicketResponse = z.object({ ticket: z.string().min(1), exp
 /** Fork POST /api/auth/ws-token. */
 export const WsTokenResponse = z.object({ token: z.string().min(1), expiresAt: IsoTime });
 
-// ---------------------------------------------------------------- error bodies (§2.3, §2.4)
+// ---------------------------------------------------------------- error bodies
 
 /** Fork error body: `{"error": "<message>"}`. */
 export const ForkErrorBody = z.object({ error: z.string() });
@@ -88,13 +88,13 @@ export type TaggedErrorBody = z.infer<typeof TaggedErrorBody>;
 export const HttpErrorBody = z.union([TaggedErrorBody, ForkErrorBody]);
 export type HttpErrorBody = z.infer<typeof HttpErrorBody>;
 
-// ---------------------------------------------------------------- read model (§4)
+// ---------------------------------------------------------------- read model
 
 const ModelOption = z.object({ id: z.string(), value: z.union([z.string(), z.boolean(), z.number()]) });
 
 /**
  * `{instanceId, model, options?}`; legacy `{provider, model}` and object-form options
- * (`{"effort":"high"}`) still decode (§4.4) and are normalized to the array form.
+ * (`{"effort":"high"}`) still decode and are normalized to the array form.
  */
 export const ModelSelection = z
   .object({
@@ -168,7 +168,7 @@ const threadHeader = {
   archivedAt: IsoTime.nullable().optional(),
   deletedAt: IsoTime.nullable().optional(),
   session: ThreadSession.nullable(),
-  // upstream additions (§4.1)
+  // upstream additions
   settledOverride: openEnum(["settled", "active"]).nullable().optional(),
   snoozedUntil: IsoTime.nullable().optional(),
   pinnedAt: IsoTime.nullable().optional(),
@@ -277,7 +277,7 @@ export const ReadModelSnapshot = z.object({
 });
 export type ReadModelSnapshot = z.infer<typeof ReadModelSnapshot>;
 
-// ---------------------------------------------------------------- events (§7.3)
+// ---------------------------------------------------------------- events
 
 const MessageSentPayload = ThreadMessage.omit({ id: true }).extend({ threadId: Id, messageId: Id });
 const eventPayloads = {
@@ -326,7 +326,7 @@ export const OrchestrationEventSchema = EventEnvelope.transform((envelope, ctx):
   return { ...envelope, known: true, payload: decoded.data } as OrchestrationEvent;
 });
 
-// ---------------------------------------------------------------- stream items (§7.1, §7.2)
+// ---------------------------------------------------------------- stream items
 
 const UnknownItem = z.object({ kind: z.string() }).transform((item) => ({ kind: "unknown" as const, rawKind: item.kind }));
 
@@ -371,12 +371,12 @@ function itemByKind<T>(byKind: Record<string, z.ZodType>) {
 export const ShellStreamItemSchema = itemByKind<ShellStreamItem>(shellItemByKind);
 export const ThreadStreamItemSchema = itemByKind<ThreadStreamItem>(threadItemByKind);
 
-// ---------------------------------------------------------------- dispatch (§6)
+// ---------------------------------------------------------------- dispatch
 
 export const DispatchResult = z.object({ sequence: Sequence });
 export type DispatchResult = z.infer<typeof DispatchResult>;
 
-/** The typed error inside an Exit Failure `Fail` cause (§5.2, §2.4). */
+/** The typed error inside an Exit Failure `Fail` cause. */
 export const RpcTaggedError = z.object({
   _tag: z.string().optional(),
   message: z.string().optional(),

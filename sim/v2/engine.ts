@@ -27,7 +27,7 @@ import {
   capabilitiesFor,
 } from "./model";
 
-/** A resume replays only a gap of at most this many events and bytes (§16.6, a third-party reading). */
+/** A resume replays only a gap of at most this many events and bytes (a third-party reading). */
 export const THREAD_REPLAY_MAX_EVENTS = 128;
 export const THREAD_REPLAY_MAX_BYTES = 1024 * 1024;
 /** Shell resumes replay from the log while the gap is at most this long. */

@@ -1,6 +1,6 @@
 // The test's own T3 client, standing in for T3's web UI on the server's machine: creates projects
 // and threads and starts turns through the orchestration dispatch API, and reads back what T3
-// stored. Its commands are raw JSON as T3's UI sends them (protocol note §6.4).
+// stored. Its commands are raw JSON as T3's UI sends them.
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";

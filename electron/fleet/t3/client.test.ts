@@ -99,7 +99,7 @@ describe.each(["fork", "upstream"] as const)("T3 client against a %s simulator",
     const { connection } = await pairAndConnect(sim);
     const error = await expectT3Error(connection.dispatch(turnStart("no-such-thread", "hi")), "rejected");
     expect(error.message).toContain("Thread 'no-such-thread' does not exist");
-    // A rejected command stays rejected (§6.1).
+    // A rejected command stays rejected.
     const command = turnStart("no-such-thread", "hi", "cmd-rejected");
     await expectT3Error(connection.dispatch(command), "rejected");
     seedThread(sim, "no-such-thread");
@@ -276,7 +276,7 @@ describe("T3 client, upstream specifics", () => {
     await expectT3Error(client.getThread(credentials, "missing"), "not-found");
     const result = await client.dispatchHttp(credentials, turnStart(threadId, "over http"));
     expect(result.sequence).toBeGreaterThan(0);
-    // Invariant failures over HTTP are a 500 without the detail (§15.6).
+    // Invariant failures over HTTP are a 500 without the detail.
     const failure = await expectT3Error(client.dispatchHttp(credentials, turnStart("missing", "x")), "server");
     expect(failure.details.reason).toBe("orchestration_dispatch_failed");
   });

@@ -50,7 +50,7 @@ export interface PairResult {
   readOnly: boolean;
 }
 
-/** How this client shows in T3's Connections list (design §6). */
+/** How this client shows in T3's Connections list. */
 export function defaultClientLabel(): string {
   return `T3 Fleet on ${hostname()}`;
 }

@@ -7,7 +7,7 @@ import { T3Error, httpFailure } from "../../../shared/t3/errors";
 
 /** A T3 API call on loopback or a tailnet answers in milliseconds; this bounds a dead host. */
 export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
-/** Full read-model snapshots of old threads can be large (§4.8); refuse anything absurd. */
+/** Full read-model snapshots of old threads can be large; refuse anything absurd. */
 export const MAX_HTTP_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface HttpRequest {

@@ -1,4 +1,4 @@
-// Effect-RPC JSON over one WebSocket (protocol note §5.2). Owns request ids, Acks, Ping
+// Effect-RPC JSON over one WebSocket (docs/t3-protocols.md, the shared transport). Owns request ids, Acks, Ping
 // liveness and Interrupts for a socket; knows nothing about orchestration.
 import { WebSocket } from "undici";
 import { decodeWith, parseJson } from "../../../shared/t3/decode";
@@ -233,7 +233,7 @@ export class RpcSocket {
       return;
     }
     this.lastFrameAt = Date.now();
-    // The server may batch several messages in one frame (§5.2).
+    // The server may batch several messages in one frame.
     for (const message of Array.isArray(json.value) ? json.value : [json.value]) {
       if (this.closedWith) return;
       this.options.onFrame?.("recv", message);
@@ -261,7 +261,7 @@ export class RpcSocket {
         return;
       case "Chunk": {
         const entry = this.pending.get(frame.requestId);
-        // Ack on receipt, before any processing: a late Ack lost events on 0.0.24 (§14).
+        // Ack on receipt, before any processing: a late Ack lost events on 0.0.24.
         this.send({ _tag: "Ack", requestId: frame.requestId });
         if (entry?.kind !== "stream") return;
         entry.handlers.onValues(frame.values);

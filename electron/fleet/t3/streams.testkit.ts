@@ -6,15 +6,10 @@ import type { ShellListener, ThreadEventItem, ThreadListener } from "./client";
 
 type Waiter = { check: () => boolean; resolve: () => void; reject: (error: Error) => void; what: string };
 
-class Recorder {
+/** What every stream recorder shares: the end of the stream, and waits that resolve on callbacks. */
+export class StreamRecorder {
   private waiters: Waiter[] = [];
   ended: { error?: T3Error } | undefined;
-  synchronizedAt: number | undefined;
-
-  synchronized(lastSequence: number): void {
-    this.synchronizedAt = lastSequence;
-    this.changed();
-  }
 
   end(error?: T3Error): void {
     this.ended = { ...(error && { error }) };
@@ -38,11 +33,21 @@ class Recorder {
   /** Resolves as soon as `check` holds after a stream callback (or already holds). */
   until(check: () => boolean, what = "condition"): Promise<void> {
     if (check()) return Promise.resolve();
+    if (this.ended) return Promise.reject(new Error(`stream already ended before: ${what}`));
     return new Promise((resolve, reject) => this.waiters.push({ check, resolve, reject, what }));
   }
 
   untilEnded(): Promise<T3Error | undefined> {
     return this.until(() => this.ended !== undefined, "end").then(() => this.ended?.error);
+  }
+}
+
+class Recorder extends StreamRecorder {
+  synchronizedAt: number | undefined;
+
+  synchronized(lastSequence: number): void {
+    this.synchronizedAt = lastSequence;
+    this.changed();
   }
 }
 
@@ -80,7 +85,7 @@ export class ThreadRecorder extends Recorder implements ThreadListener {
     this.events.push(event);
     this.changed();
   }
-  /** Assistant text folded from the events so far, per message id (projector rule §7.3). */
+  /** Assistant text folded from the events so far, per message id (the projector's message rule). */
   assistantTexts(): string[] {
     const texts = new Map<string, string>();
     for (const event of this.events) {

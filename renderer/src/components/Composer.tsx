@@ -9,7 +9,7 @@ import { PlaceError } from "./common";
 /** The longest message the bridge accepts (shared/bridge/contract.ts agent.send). */
 export const MESSAGE_MAX_CHARS = 120_000;
 
-/** Shows what a message would do before it is sent, and updates it live (design §4). */
+/** Shows what a message would do before it is sent, and updates it live. */
 export function Composer({ agent }: { agent: AgentView }) {
   const env = useFleet((s) => s.environments.get(agent.environmentId));
   const [text, setText] = useState("");

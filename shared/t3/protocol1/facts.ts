@@ -6,7 +6,7 @@ import type { ThreadShell } from "../schemas";
 
 const CHILD_THREAD_ID = /^sub\.(.+)\.([^.]+)$/;
 
-/** `sub.<parentThreadId>.<suffix>` → parent id (design §2); null for ordinary threads. */
+/** `sub.<parentThreadId>.<suffix>` → parent id; null for ordinary threads. */
 export function parentThreadIdOf(threadId: string): string | null {
   return CHILD_THREAD_ID.exec(threadId)?.[1] ?? null;
 }

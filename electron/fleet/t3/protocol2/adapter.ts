@@ -15,6 +15,7 @@ import type {
   ThreadStreamListener,
   Subscription,
 } from "../../../../shared/fleet/facts";
+import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
@@ -68,7 +69,7 @@ class V2Thread implements FollowedThread {
         threadId: this.threadId,
         loaded: false,
         synced: false,
-        facts: { pending: [], lastErrorText: null, hiddenFailure: null, subagents: [], activeRunId: null, run: null, lastEventAt: null },
+        facts: noThreadFacts(),
         items: [],
         appliedSequence: this.appliedSequence,
         error: this.error,

@@ -2,49 +2,13 @@
 // resolve when a condition holds. They wait on the streams' own callbacks, never on timers.
 import { FLEET_SCOPES } from "../../../../shared/t3/pairing";
 import type { AgentFacts, FleetStreamListener, ThreadDetail, ThreadStreamListener } from "../../../../shared/fleet/facts";
-import type { T3Error } from "../../../../shared/t3/errors";
 import { EnvironmentDescriptor } from "../../../../shared/t3/schemas";
 import { V2SimServer } from "../../../../sim/v2/server";
 import { T3EnvironmentClient } from "../client";
+import { StreamRecorder } from "../streams.testkit";
 import { Protocol2Adapter, type Protocol2Options } from "./adapter";
 
-type Waiter = { check: () => boolean; resolve: () => void; reject: (error: Error) => void; what: string };
-
-class Recorder {
-  private waiters: Waiter[] = [];
-  ended: { error?: T3Error } | undefined;
-
-  end(error?: T3Error): void {
-    this.ended = { ...(error && { error }) };
-    this.changed();
-  }
-
-  protected changed(): void {
-    this.waiters = this.waiters.filter((waiter) => {
-      if (waiter.check()) {
-        waiter.resolve();
-        return false;
-      }
-      if (this.ended) {
-        waiter.reject(new Error(`stream ended (${this.ended.error?.message ?? "cleanly"}) before: ${waiter.what}`));
-        return false;
-      }
-      return true;
-    });
-  }
-
-  until(check: () => boolean, what = "condition"): Promise<void> {
-    if (check()) return Promise.resolve();
-    if (this.ended) return Promise.reject(new Error(`stream already ended before: ${what}`));
-    return new Promise((resolve, reject) => this.waiters.push({ check, resolve, reject, what }));
-  }
-
-  untilEnded(): Promise<T3Error | undefined> {
-    return this.until(() => this.ended !== undefined, "end").then(() => this.ended?.error);
-  }
-}
-
-export class FleetRecorder extends Recorder implements FleetStreamListener {
+export class FleetRecorder extends StreamRecorder implements FleetStreamListener {
   readonly agents = new Map<string, AgentFacts>();
   readonly removed: string[] = [];
   snapshots = 0;
@@ -80,7 +44,7 @@ export class FleetRecorder extends Recorder implements FleetStreamListener {
   }
 }
 
-export class ThreadDetailRecorder extends Recorder implements ThreadStreamListener {
+export class ThreadDetailRecorder extends StreamRecorder implements ThreadStreamListener {
   latest: ThreadDetail | undefined;
   changes = 0;
 

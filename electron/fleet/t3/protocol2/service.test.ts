@@ -12,6 +12,7 @@ import { createV2Thread } from "../../../../sim/v2/fleet-hooks";
 import type { V2SimServer } from "../../../../sim/v2/server";
 import { MemorySecretStore } from "../../secrets";
 import { FleetService } from "../../service";
+import { until } from "../../service.testkit";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -29,24 +30,6 @@ async function setup() {
   cleanups.push(() => service.stop());
   const v2 = sims.v2Servers[0]!;
   return { sims, service, v2 };
-}
-
-/** Resolves when `check` holds after a service event (or already holds). */
-function until(service: FleetService, check: () => boolean, what: string): Promise<void> {
-  if (check()) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      service.off("event", listener);
-      reject(new Error(`timed out waiting for: ${what}`));
-    }, 15_000);
-    const listener = () => {
-      if (!check()) return;
-      clearTimeout(timer);
-      service.off("event", listener);
-      resolve();
-    };
-    service.on("event", listener);
-  });
 }
 
 const agent = (service: FleetService, sim: V2SimServer, threadId: string): AgentView | undefined => service.model.agent(`${sim.environmentId}/${threadId}`);
