@@ -136,6 +136,9 @@ test("on protocol 2 a message waiting in the queue can be withdrawn before its t
   await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
   await openAgent(page, v2.environmentId, threadId);
 
+  // Protocol 2 has no session stop: it is not offered; interrupting the run is.
+  await expect(page.getByTestId("stop")).toHaveCount(0);
+  await expect(page.getByTestId("interrupt")).toBeEnabled();
   await page.getByTestId("choose-queue").click();
   await page.getByLabel("Message").fill("and rename the module");
   await page.getByTestId("composer").getByRole("button", { name: "Queue", exact: true }).click();

@@ -242,7 +242,7 @@ test("questions: required answers are enforced before sending; inputs count thei
   expect(tap.sent.find((request) => request.method === "agent.respondInput")?.params).toMatchObject({ answers: { q1: "No" } });
 
   await page.getByLabel("Message").fill("hello");
-  await expect(page.getByTestId("message-counter")).toHaveText("5 / 120,000");
+  await expect(page.getByTestId("message-counter")).toHaveText("5 / 100,000");
   await page.keyboard.press("Escape");
   await page.keyboard.press("Escape");
   await page.getByTestId("open-pairing").click();

@@ -51,9 +51,16 @@ const SPECS = [
     label: "Interrupt the run",
     keys: ["i"],
     surfaces: ["palette", "keys"],
-    enabled: (c) => online(c) && (c.agent?.status === "running" || c.agent?.status === "starting"),
+    enabled: (c) => online(c) && c.agent?.capabilities.interrupt === true && (c.agent.status === "running" || c.agent.status === "starting"),
   },
-  { id: "agent.stop", label: "Stop the session", keys: [], surfaces: ["palette"], enabled: (c) => online(c) && c.agent !== null && c.agent.status !== "ended" },
+  {
+    id: "agent.stop",
+    label: "Stop the session",
+    keys: [],
+    surfaces: ["palette"],
+    // Offered only where the protocol has a session stop (protocol 2 has none).
+    enabled: (c) => online(c) && c.agent !== null && c.agent.capabilities.stop && c.agent.status !== "ended",
+  },
   { id: "agent.open-in-t3", label: "Open in T3", keys: ["o"], surfaces: ["palette", "keys"], enabled: (c) => c.agent !== null && c.environment !== null },
   { id: "agent.message", label: "Write a message", keys: ["m"], surfaces: ["palette", "keys"], enabled: (c) => c.agentPanelOpen },
   { id: "app.open", label: "Open T3 Fleet", keys: [], surfaces: ["tray"], enabled: always },

@@ -44,7 +44,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       <div className="panel-actions">
         {acknowledgeable(agent) ? <CommandButton id="agent.acknowledge" testId="acknowledge" label="Acknowledge" /> : null}
         <CommandButton id="agent.interrupt" testId="interrupt" label="Interrupt" />
-        <CommandButton id="agent.stop" testId="stop" label="Stop session" />
+        {agent.capabilities.stop ? <CommandButton id="agent.stop" testId="stop" label="Stop session" /> : null}
         <CommandButton id="agent.open-in-t3" testId="open-in-t3" label="Open in T3" />
         <PlaceError place={`agent:${agent.key}`} />
       </div>

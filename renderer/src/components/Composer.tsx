@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import { messageIntent } from "../../../shared/fleet/delivery";
 import type { RunningMessageMode } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
@@ -6,8 +7,8 @@ import { commands, focusTargets } from "../state/effects";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 
-/** The longest message the bridge accepts (shared/bridge/contract.ts agent.send). */
-export const MESSAGE_MAX_CHARS = 120_000;
+/** The longest message the bridge accepts: the contract's own limit, so the counter and the bridge agree. */
+export const MESSAGE_MAX_CHARS = INPUT_LIMITS.messageText;
 
 /** Shows what a message would do before it is sent, and updates it live. */
 export function Composer({ agent }: { agent: AgentView }) {

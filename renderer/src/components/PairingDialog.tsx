@@ -1,11 +1,12 @@
 import { useEffect, useRef } from "react";
+import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import { commands } from "../state/effects";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 
-/** Limits of the pairing inputs (shared/bridge/contract.ts pair.confirm); a counter shows how close the text is. */
-export const PAIRING_INPUT_MAX_CHARS = 4_000;
-export const PAIRING_LABEL_MAX_CHARS = 200;
+/** Limits of the pairing inputs, from the bridge contract; a counter shows how close the text is. */
+export const PAIRING_INPUT_MAX_CHARS = INPUT_LIMITS.pairingInput;
+export const PAIRING_LABEL_MAX_CHARS = INPUT_LIMITS.label;
 
 function Counter({ length, max, testId }: { length: number; max: number; testId: string }) {
   return (
