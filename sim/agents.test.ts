@@ -20,6 +20,16 @@ const sessionIs = (threadId: string, status: string) => (event: WireEvent) =>
 const activityIs = (threadId: string, kind: string) => (event: WireEvent) =>
   event.aggregateId === threadId && event.type === "thread.activity-appended" && (event.payload.activity as { kind: string }).kind === kind;
 
+/** Starts a turn that never ends on its own, then interrupts it; resolves once the session is ready again. */
+async function runThenInterrupt(sim: SimServer, threadId: string): Promise<void> {
+  const running = nextEvent(sim, sessionIs(threadId, "running"));
+  sendTurn(sim, threadId, "#hang");
+  await running;
+  const ready = nextEvent(sim, sessionIs(threadId, "ready"));
+  sim.engine.dispatch({ type: "thread.turn.interrupt", commandId: "i-1", threadId, createdAt: sim.engine.now() });
+  await ready;
+}
+
 function assistantTurns(sim: SimServer, threadId: string): (string | null)[] {
   return sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "assistant").map((m) => m.turnId);
 }
@@ -167,12 +177,7 @@ describe("scripted agents", () => {
   it("interrupt and session stop end a running turn", async () => {
     const sim = await startSim();
     const threadId = makeThread(sim);
-    const running = nextEvent(sim, sessionIs(threadId, "running"));
-    sendTurn(sim, threadId, "#hang");
-    await running;
-    const ready = nextEvent(sim, sessionIs(threadId, "ready"));
-    sim.engine.dispatch({ type: "thread.turn.interrupt", commandId: "i-1", threadId, createdAt: sim.engine.now() });
-    await ready;
+    await runThenInterrupt(sim, threadId);
     expect(sim.engine.threads.get(threadId)!.latestTurn?.state).toBe("interrupted");
 
     const runningAgain = nextEvent(sim, sessionIs(threadId, "running"));
@@ -191,12 +196,7 @@ describe("scripted agents", () => {
       const sim = await new SimServer({ generation: "upstream", tickMs: 3, serverVersion }).start();
       cleanups.push(() => sim.stop());
       const threadId = makeThread(sim);
-      const running = nextEvent(sim, sessionIs(threadId, "running"));
-      sendTurn(sim, threadId, "#hang");
-      await running;
-      const ready = nextEvent(sim, sessionIs(threadId, "ready"));
-      sim.engine.dispatch({ type: "thread.turn.interrupt", commandId: "i-1", threadId, createdAt: sim.engine.now() });
-      await ready;
+      await runThenInterrupt(sim, threadId);
       expect(sim.engine.threads.get(threadId)!.latestTurn?.state).toBe(state);
       expect(sim.engine.threads.get(threadId)!.session).toMatchObject({ status: "ready", activeTurnId: null });
     }

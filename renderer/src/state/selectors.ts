@@ -3,7 +3,8 @@
 // The rules themselves (who needs you, triage, counts) are shared with the tray: shared/fleet/views.ts.
 import { type AgentView, type DisplayStatus, type EnvironmentView, type SubagentView, worstOf } from "../../../shared/fleet/types";
 import { byTriage, fleetCounts, type FleetGlance, isOlder, needsYou, needYouOrder, projectOf, triageRank } from "../../../shared/fleet/views";
-import type { Filters, Grouping } from "./store";
+import type { UiSlice } from "./slices/ui";
+import type { Filters } from "./store";
 
 export type Row =
   | { kind: "environment"; id: string; env: EnvironmentView; shown: number; unknown: boolean }
@@ -12,15 +13,10 @@ export type Row =
   | { kind: "subagent"; id: string; parentKey: string; subagent: SubagentView; depth: number }
   | { kind: "older"; id: string; groupId: string; count: number; open: boolean };
 
-export interface TreeInput {
+/** The facts and the view settings (the UI slice's own fields) the tree is built from. */
+export interface TreeInput extends Pick<UiSlice, "filters" | "search" | "collapsed" | "grouping" | "olderThanMs" | "olderShown"> {
   agents: Map<string, AgentView>;
   environments: Map<string, EnvironmentView>;
-  filters: Filters;
-  search: string;
-  collapsed: Set<string>;
-  grouping: Grouping;
-  olderThanMs: number;
-  olderShown: Set<string>;
   now: number;
   /** The bridge to the fleet service is lost: machines read "unknown". */
   bridgeLost: boolean;
