@@ -495,8 +495,8 @@ export class V2Engine extends EventEmitter {
       archivedAt: t.archivedAt,
       settledOverride: t.settledOverride,
       settledAt: t.settledAt,
-      snoozedUntil: null,
-      snoozedAt: null,
+      snoozedUntil: t.snoozedUntil,
+      snoozedAt: t.snoozedAt,
       pinnedAt: null,
       pinOrderKey: null,
       lastVisitedAt: t.lastVisitedAt,
@@ -645,6 +645,8 @@ export class V2Engine extends EventEmitter {
         archivedAt: null,
         settledOverride: null,
         settledAt: null,
+        snoozedUntil: null,
+        snoozedAt: null,
         lastVisitedAt: null,
         deletedAt: null,
       },
@@ -1113,15 +1115,15 @@ export class V2Engine extends EventEmitter {
           const open = runner.openCommand;
           runner.openCommand = undefined;
           this.providerNode(state, runner, open.nodeId!, "provider_item", step.exitCode ? "failed" : "completed");
-          this.putItem(state, { ...open, status: step.exitCode ? "failed" : "completed", completedAt: this.now(), exitCode: step.exitCode ?? 0 });
+          this.putItem(state, { ...open, status: step.exitCode ? "failed" : "completed", completedAt: this.now(), output: "", exitCode: step.exitCode ?? 0 });
           break;
         }
         const native = `call_${randomUUID()}`;
         const node = this.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", { nativeItemRef: { driver: state.provider, nativeId: native, strength: "strong" } });
         const base = this.newItem(state, run, "running", null, { id: ids.nativeItemId(state.provider, native), nodeId: node.id, providerTurnId: turnId, native });
-        this.putItem(state, { ...base, type: "command_execution", input: step.command });
+        this.putItem(state, { ...base, type: "command_execution", input: step.command, output: null });
         this.providerNode(state, runner, node.id, "provider_item", step.exitCode ? "failed" : "completed");
-        this.putItem(state, { ...base, status: step.exitCode ? "failed" : "completed", completedAt: this.now(), type: "command_execution", input: step.command, exitCode: step.exitCode ?? 0 });
+        this.putItem(state, { ...base, status: step.exitCode ? "failed" : "completed", completedAt: this.now(), type: "command_execution", input: step.command, output: "", exitCode: step.exitCode ?? 0 });
         break;
       }
       case "file": {
@@ -1183,7 +1185,7 @@ export class V2Engine extends EventEmitter {
       // The provider's command item opens with the request; the guarded tool step completes it.
       const node = this.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", { nativeItemRef: nativeRef });
       const base = this.newItem(state, run, "running", null, { id: ids.nativeItemId(state.provider, native), nodeId: node.id, providerTurnId: turnId, native });
-      runner.openCommand = { ...base, type: "command_execution", input: guarded.command };
+      runner.openCommand = { ...base, type: "command_execution", input: guarded.command, output: null };
       this.putItem(state, runner.openCommand);
     }
     const requestId = ids.runtimeRequestId(state.provider, turnId, native);

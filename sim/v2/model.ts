@@ -49,6 +49,8 @@ export interface AppThread {
   archivedAt: string | null;
   settledOverride: null;
   settledAt: null;
+  snoozedUntil: null;
+  snoozedAt: null;
   lastVisitedAt: null;
   deletedAt: string | null;
 }
@@ -121,7 +123,7 @@ export type TurnItem = ItemBase &
         attachments: unknown[];
       }
     | { type: "assistant_message"; messageId: string; text: string; streaming: boolean }
-    | { type: "command_execution"; input: string; exitCode?: number }
+    | { type: "command_execution"; input: string; output: string | null; exitCode?: number }
     | { type: "file_change"; fileName: string; additions?: number; deletions?: number }
     | {
         type: "approval_request";

@@ -203,7 +203,18 @@ export class V2SimServer {
       label: this.label,
       platform: { os: "linux", arch: "x64" },
       serverVersion: this.serverVersion,
-      capabilities: { repositoryIdentity: true, connectionProbe: true, threadSettlement: true, threadSnooze: true, threadPinning: true },
+      capabilities: {
+        repositoryIdentity: true,
+        connectionProbe: true,
+        pullRequests: true,
+        threadSettlement: true,
+        threadSnooze: true,
+        threadPinning: true,
+        threadPinReorder: true,
+        threadTitleRegeneration: true,
+        threadVisitedTracking: true,
+        agentActivityPublishing: false,
+      },
       orchestrationProtocolVersion: 2,
     };
   }

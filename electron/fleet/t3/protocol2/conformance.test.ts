@@ -63,10 +63,17 @@ const SKIPPED_EVENT = z.strictObject({
   payload: z.record(z.string(), z.unknown()),
 });
 
+/** Optional in the contract, `null` on the real engine (a running command's output). */
+const REAL_ENGINE_NULLS = new Set(["output"]);
+
 function contractView(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(contractView);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !REAL_ENGINE_EXTRAS.has(key)).map(([key, inner]) => [key, contractView(inner)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, inner]) => !REAL_ENGINE_EXTRAS.has(key) && !(inner === null && REAL_ENGINE_NULLS.has(key)))
+      .map(([key, inner]) => [key, contractView(inner)]),
+  );
 }
 
 /** Checks one value with both readings; returns the problems found. */
