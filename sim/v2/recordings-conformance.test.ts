@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type V2Recording, readV2Recording } from "../recordings";
 import type { AgentStep } from "./engine";
 import { providerTurnRunning, untilEngine } from "./engine.testkit";
-import { type Exit, V2RecordingClient, collapseRepeats, firstPayloads, isEvent, label, recordedChunks, recordedExit, shapeDifferences } from "./recordings.testkit";
+import { type Exit, V2RecordingClient, collapseRepeats, firstPayloads, idTemplates, isEvent, label, recordedChunks, recordedExit, shapeDifferences } from "./recordings.testkit";
 import { V2SimServer } from "./server";
 
 const THREAD = "orchestration.subscribeThread";
@@ -87,6 +87,9 @@ function payloadShapes(simValues: unknown[], recordedValues: unknown[]): string[
   return problems;
 }
 
+/** The recorded flows' thread ids, to read the recorded ids as templates. */
+const RECORDED_THREAD = { "02": "thread-c5973a3b-4147-4396-bc36-563b4972b48a", "03": "thread-ba325275-48d4-4bdb-999c-a9beaf18fd32" };
+
 const failureOf = (exit: Exit | undefined) => exit?.cause?.find((cause) => cause._tag === "Fail")?.error;
 
 describe("the protocol-2 simulator against the real V2 engine's recordings", () => {
@@ -157,6 +160,7 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const values = client.values(stream);
     expect(liveLabels(values)).toEqual(recordedLive(recording));
     expect(payloadShapes(values, recordedChunks(recording, THREAD).flat())).toEqual([]);
+    expect(idTemplates(values, threadId)).toEqual(idTemplates(recordedChunks(recording, THREAD).flat(), RECORDED_THREAD["02"]));
     const snapshot = values[0] as { projection: unknown };
     expect(shapeDifferences(snapshot, recordedChunks(recording, THREAD)[0]![0])).toEqual([]);
     expect(await dispatchMessage(threadId, "Hello there, please reply", undefined, commandId)).toEqual(first);
@@ -188,6 +192,7 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const values = client.values(stream);
     expect(liveLabels(values)).toEqual(recordedLive(recording));
     expect(payloadShapes(values, recordedChunks(recording, THREAD).flat())).toEqual([]);
+    expect(idTemplates(values, threadId)).toEqual(idTemplates(recordedChunks(recording, THREAD).flat(), RECORDED_THREAD["03"]));
     const resolved = values.find((value) => label(value) === "runtime-request.updated/resolved") as { event: { payload: Record<string, unknown> } };
     expect(resolved.event.payload).not.toHaveProperty("decision");
   });

@@ -172,3 +172,24 @@ export class V2RecordingClient {
     return this.until(() => this.values(requestId).some(check));
   }
 }
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+/** Entities the engine names itself (a user message's item carries the client's message id). */
+const ENGINE_NAMED = new Set(["run.created", "run.updated", "run-attempt.created", "run-attempt.updated", "node.updated", "checkpoint-scope.created", "checkpoint.captured", "provider-thread.updated", "provider-turn.updated", "provider-session.attached", "provider-session.updated", "runtime-request.updated"]);
+
+/**
+ * How the engine composes its ids, per event kind: the thread's id and every UUID replaced by a
+ * placeholder, so `run:thread:<thread>:ordinal:1` or `node:run:run%3Athread%3A<thread>…:root`
+ * compare across servers. Turn items also keep their ordinal (run·1,000,000 + n).
+ */
+export function idTemplates(values: Json[], threadId: string): string[] {
+  const template = (id: string) => id.split(threadId).join("<thread>").replace(UUID, "<uuid>").replace(/[0-9a-f]{32}|[A-Za-z0-9_-]{40,}=*/g, "<digest>");
+  const found = new Set<string>();
+  for (const value of values) {
+    if (!isEvent(value)) continue;
+    const { type, payload } = value.event;
+    if (ENGINE_NAMED.has(type) && typeof payload.id === "string") found.add(`${type} ${template(payload.id)}`);
+    if (type === "turn-item.updated" && payload.type !== "user_message") found.add(`${label(value)} ${template(String(payload.id))} #${String(payload.ordinal)}`);
+  }
+  return [...found].sort();
+}
