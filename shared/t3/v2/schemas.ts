@@ -401,7 +401,12 @@ const UnknownItem = z.object({ kind: z.string() }).transform((item) => ({ kind: 
 const Location = openEnum(["active", "archive"]);
 
 const shellItemByKind = {
-  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshotV2 }),
+  /**
+   * A snapshot with `resolvedRepositoryIdentityRoots` is an enrichment refresh: metadata of the
+   * listed projects only, with `threads: []`; it never changes which threads exist or the cursor.
+   * Without it the snapshot is authoritative (the complete shell).
+   */
+  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshotV2, resolvedRepositoryIdentityRoots: z.array(z.string()).optional() }),
   "project.updated": z.object({ kind: z.literal("project.updated"), sequence: Sequence, project: ProjectShell }),
   "project.removed": z.object({ kind: z.literal("project.removed"), sequence: Sequence, projectId: Id }),
   "thread.updated": z.object({ kind: z.literal("thread.updated"), sequence: Sequence, location: Location, thread: ThreadShellV2 }),

@@ -34,6 +34,8 @@ export interface ServerFeatures {
   snooze: boolean;
   /** Per thread, whether its provider session steers an active run (learned from followed threads). */
   steers?: (threadId: string) => boolean | undefined;
+  /** Per failed run, its reason from the thread's error item when read (see ./failure-reasons.ts). */
+  failureReason?: (threadId: string, runId: string | null) => string | null | undefined;
 }
 
 /**
@@ -64,7 +66,7 @@ function parentOf(row: ThreadShellV2): AgentFacts["parent"] {
 }
 
 /** The run state a shell row reports; the queue position comes from the thread stream. */
-export function runStateOfRow(row: ThreadShellV2): RunState {
+export function runStateOfRow(row: ThreadShellV2, features?: ServerFeatures): RunState {
   // A pending request is reported as `blockedBy`; the run state is what the run status says.
   const state = agentStateOfRow({ ...row, pendingRuntimeRequest: null });
   const since = row.latestRunStartedAt ?? row.latestRunRequestedAt ?? row.updatedAt;
@@ -78,7 +80,8 @@ export function runStateOfRow(row: ThreadShellV2): RunState {
     case "queued":
       return { phase: "queued", position: null };
     case "failed":
-      return { phase: "failed", reason: state.error };
+      // The turn's own error item first: the row's lastError is the provider session's, often empty.
+      return { phase: "failed", reason: features?.failureReason?.(row.id, row.latestRunId) ?? state.error };
     case "stopped":
       return state.how === "rolled_back" ? { phase: "rolled-back" } : { phase: state.how };
     case "idle":
@@ -99,7 +102,7 @@ export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archiv
     interactionMode: row.interactionMode,
     parent: parentOf(row),
     lifecycle: row.deletedAt ? "deleted" : location === "archive" ? "archived" : "active",
-    run: runStateOfRow(row),
+    run: runStateOfRow(row, features),
     activeRunId: row.activeRunId,
     blockedBy: pending && blockedOn ? { kind: blockedOn === "question" ? "input" : blockedOn === "auth" ? "auth-refresh" : "approval", requestId: pending.id, since: pending.createdAt } : null,
     updatedAt: row.updatedAt,
