@@ -444,6 +444,15 @@ export const ThreadStreamItemV2Schema = byField<ThreadStreamItemV2>("kind", thre
 
 export const DispatchResultV2 = z.object({ sequence: Sequence });
 
+/**
+ * What the fleet reads from `server.getConfig`: whether assistant text streams. With
+ * `enableLegacyTokenStreaming` off (the default) a reply arrives whole when the provider turn ends.
+ */
+export const ServerConfigV2 = z.object({
+  settings: z.object({ enableLegacyTokenStreaming: z.boolean().optional() }).optional(),
+});
+export type ServerConfigV2 = z.infer<typeof ServerConfigV2>;
+
 /** The typed errors of protocol 2's orchestration methods (inside an Exit Failure `Fail`). */
 export const V2RpcError = z.object({
   _tag: z.string(),

@@ -24,6 +24,7 @@ import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShel
 import {
   DispatchResultV2,
   ORCHESTRATION_PROTOCOL_HEADER,
+  ServerConfigV2,
   ShellSnapshotV2,
   type ShellStreamItemV2,
   ShellStreamItemV2Schema,
@@ -50,6 +51,7 @@ export interface Protocol2Options {
 
 /** A failure reason is one small read; past this the row shows without it. */
 const FAILURE_READ_TIMEOUT_MS = 5_000;
+const CONFIG_READ_TIMEOUT_MS = 10_000;
 
 const PROTOCOL_HEADERS = { [ORCHESTRATION_PROTOCOL_HEADER]: "2" };
 
@@ -62,7 +64,11 @@ class V2Thread implements FollowedThread {
   lastEventAt: string | null = null;
   readonly answered = new Set<string>();
 
-  constructor(readonly threadId: string) {}
+  constructor(
+    readonly threadId: string,
+    /** Whether the server streams assistant text (undefined until its config was read). */
+    private readonly replyStreams: () => boolean | undefined = () => undefined,
+  ) {}
 
   markAnswered(requestId: string): void {
     this.answered.add(requestId);
@@ -86,7 +92,7 @@ class V2Thread implements FollowedThread {
       loaded: true,
       synced: this.synced,
       facts: detailFactsOf(projection, this.answered, this.lastEventAt),
-      items: transcriptOf(projection),
+      items: transcriptOf(projection, this.replyStreams()),
       appliedSequence: this.appliedSequence,
       error: this.error,
     };
@@ -114,7 +120,22 @@ export class Protocol2Adapter implements ProtocolAdapter {
       snooze: capabilities.threadSnooze === true,
       steers: (threadId) => this.steering.get(threadId),
       failureReason: (threadId, runId) => this.failures?.reason(threadId, runId),
+      finishingRun: (threadId) => this.finishing.get(threadId),
     };
+  }
+
+  /** Whether the server streams assistant text, from its `server.getConfig` settings; undefined until read. */
+  replyStreams: boolean | undefined;
+
+  /** Per followed thread, the run its stream shows finishing (`waiting`). */
+  private readonly finishing = new Map<string, string>();
+
+  /** Records which run a followed thread shows finishing; re-sends the row when that changed. */
+  learnFinishing(threadId: string, runId: string | undefined): void {
+    if (this.finishing.get(threadId) === runId) return;
+    if (runId === undefined) this.finishing.delete(threadId);
+    else this.finishing.set(threadId, runId);
+    for (const listener of this.rowListeners) listener(threadId);
   }
 
   /** Failure reasons read for failed rows, kept across reconnects; reads use the latest connection's credentials. */
@@ -152,7 +173,7 @@ export class Protocol2Adapter implements ProtocolAdapter {
   thread(threadId: string): FollowedThread {
     let thread = this.threads.get(threadId);
     if (!thread) {
-      thread = new V2Thread(threadId);
+      thread = new V2Thread(threadId, () => this.replyStreams);
       this.threads.set(threadId, thread);
     }
     return thread;
@@ -166,6 +187,15 @@ export class Protocol2Adapter implements ProtocolAdapter {
       ...this.options.socket,
       url: webSocketUrl(this.context.client.baseUrl, { wsTicket: ticket, orchestrationProtocol: "2" }),
     });
+    // Read once per connection, in the background: a server that does not answer leaves it unknown.
+    socket.call("server.getConfig", {}, CONFIG_READ_TIMEOUT_MS).then(
+      (value) => {
+        const decoded = decodeWith(ServerConfigV2, value, "server config");
+        const streams = decoded.ok ? decoded.value.settings?.enableLegacyTokenStreaming : undefined;
+        if (streams !== undefined) this.replyStreams = streams;
+      },
+      () => undefined,
+    );
     return new Protocol2Session(this, socket, credentials);
   }
 
@@ -407,6 +437,8 @@ class Protocol2Session implements AdapterSession {
           if (thread.projection) {
             this.adapter.learnSteering(thread.threadId, steeringOf(thread.projection));
             this.adapter.learnFailures(thread.projection);
+            const active = activeRun(thread.projection);
+            this.adapter.learnFinishing(thread.threadId, active?.status === "waiting" ? active.id : undefined);
           }
           listener.changed(thread.detail());
         },
