@@ -20,7 +20,7 @@ import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
 import type { ClientCommandV2 } from "../../../../shared/t3/v2/commands";
-import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
+import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
 import {
   DispatchResultV2,
   ORCHESTRATION_PROTOCOL_HEADER,
@@ -39,7 +39,7 @@ import type { AdapterContext, ProtocolAdapter } from "../adapter";
 import { type T3Credentials, webSocketUrl } from "../client";
 import { decodeAnswer } from "../http";
 import { RpcSocket, type RpcSocketOptions } from "../rpc-socket";
-import { type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
+import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 
 export interface Protocol2Options {
@@ -120,21 +120,22 @@ export class Protocol2Adapter implements ProtocolAdapter {
       snooze: capabilities.threadSnooze === true,
       steers: (threadId) => this.steering.get(threadId),
       failureReason: (threadId, runId) => this.failures?.reason(threadId, runId),
-      finishingRun: (threadId) => this.finishing.get(threadId),
+      followedRun: (threadId) => this.followedRuns.get(threadId),
     };
   }
 
   /** Whether the server streams assistant text, from its `server.getConfig` settings; undefined until read. */
   replyStreams: boolean | undefined;
 
-  /** Per followed thread, the run its stream shows finishing (`waiting`). */
-  private readonly finishing = new Map<string, string>();
+  /** Per followed thread, what its stream shows of the active run. */
+  private readonly followedRuns = new Map<string, FollowedRunPhase>();
 
-  /** Records which run a followed thread shows finishing; re-sends the row when that changed. */
-  learnFinishing(threadId: string, runId: string | undefined): void {
-    if (this.finishing.get(threadId) === runId) return;
-    if (runId === undefined) this.finishing.delete(threadId);
-    else this.finishing.set(threadId, runId);
+  /** Records what a followed thread shows of its active run; re-sends the row when that changed. */
+  learnRunPhase(threadId: string, phase: FollowedRunPhase | undefined): void {
+    const known = this.followedRuns.get(threadId);
+    if (known?.runId === phase?.runId && known?.takesSteer === phase?.takesSteer && known?.finishing === phase?.finishing) return;
+    if (phase === undefined) this.followedRuns.delete(threadId);
+    else this.followedRuns.set(threadId, phase);
     for (const listener of this.rowListeners) listener(threadId);
   }
 
@@ -184,6 +185,8 @@ export class Protocol2Adapter implements ProtocolAdapter {
     const answer = await http.send({ method: "POST", path: "/api/auth/websocket-ticket", bearer: credentials.token });
     const ticket = decodeAnswer(answer, WebSocketTicketResponse, "WebSocket ticket").ticket;
     const socket = await RpcSocket.open({
+      // The environment's socket tuning (ping, open timeout, frame tap), as protocol 1's sockets get it.
+      ...this.context.client.socketOptions,
       ...this.options.socket,
       url: webSocketUrl(this.context.client.baseUrl, { wsTicket: ticket, orchestrationProtocol: "2" }),
     });
@@ -438,7 +441,7 @@ class Protocol2Session implements AdapterSession {
             this.adapter.learnSteering(thread.threadId, steeringOf(thread.projection));
             this.adapter.learnFailures(thread.projection);
             const active = activeRun(thread.projection);
-            this.adapter.learnFinishing(thread.threadId, active?.status === "waiting" ? active.id : undefined);
+            this.adapter.learnRunPhase(thread.threadId, active && { runId: active.id, takesSteer: runTakesSteer(thread.projection, active), finishing: active.status === "waiting" });
           }
           listener.changed(thread.detail());
         },
