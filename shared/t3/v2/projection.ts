@@ -37,6 +37,8 @@ export function applyThreadEvent(projection: ThreadProjection, event: DomainEven
     case "provider-session.attached":
     case "provider-session.updated":
       return { ...projection, providerSessions: upsert(projection.providerSessions, event.payload) };
+    case "provider-turn.updated":
+      return { ...projection, providerTurns: upsert(projection.providerTurns, event.payload) };
     case "subagent.updated":
       return { ...projection, subagents: upsert(projection.subagents, event.payload) };
     case "message.updated":
@@ -62,6 +64,30 @@ export function shellFromSnapshot(snapshot: ShellSnapshotV2): ShellState {
   for (const row of snapshot.threads) threads.set(row.id, { row, location: "active" });
   for (const row of snapshot.archivedThreads) threads.set(row.id, { row, location: "archive" });
   return { sequence: snapshot.snapshotSequence, threads, projects: new Map(snapshot.projects.map((project) => [project.id, project])) };
+}
+
+/**
+ * Whether a shell snapshot item only refreshes metadata. T3 marks its enrichment refreshes (sent
+ * mid-stream, and alone at the start of a resume within its replay window) with
+ * `resolvedRepositoryIdentityRoots`; they carry `threads: []` and never change which threads exist.
+ * An unmarked snapshot is authoritative, except one that would drop every row without the cursor
+ * having moved: no event removed them, so it cannot be the complete shell either.
+ */
+export function isMetadataOnlySnapshot(state: ShellState | undefined, item: { snapshot: ShellSnapshotV2; resolvedRepositoryIdentityRoots?: string[] | undefined }): boolean {
+  if (item.resolvedRepositoryIdentityRoots !== undefined) return true;
+  const { snapshot } = item;
+  return state !== undefined && state.threads.size > 0 && snapshot.threads.length === 0 && snapshot.archivedThreads.length === 0 && snapshot.snapshotSequence <= state.sequence;
+}
+
+/** Takes the projects of a metadata-only snapshot; returns the ids of those that changed. Rows and cursor stay. */
+export function applyShellMetadata(state: ShellState, snapshot: ShellSnapshotV2): string[] {
+  const changed: string[] = [];
+  for (const project of snapshot.projects) {
+    const before = state.projects.get(project.id);
+    state.projects.set(project.id, project);
+    if (before?.title !== project.title) changed.push(project.id);
+  }
+  return changed;
 }
 
 /** Applies one shell change in place. An unknown location is treated as active (the safer view). */
@@ -134,6 +160,17 @@ const ACTIVE: ReadonlySet<string> = new Set(["preparing", "starting", "running",
 
 export function activeRun(projection: ThreadProjection): Run | undefined {
   return projection.runs.filter((run) => ACTIVE.has(run.status)).sort((a, b) => b.ordinal - a.ordinal)[0];
+}
+
+/**
+ * Whether the active run takes a steer now: T3 steers only a `running` run whose active attempt
+ * has a running provider turn (the run is `running` a moment before its provider turn starts).
+ * A projection that does not name the attempt (older servers) is judged by the run alone.
+ */
+export function runTakesSteer(projection: ThreadProjection, run: Run): boolean {
+  if (run.status !== "running") return false;
+  if (!run.activeAttemptId) return true;
+  return projection.providerTurns.some((turn) => turn.runAttemptId === run.activeAttemptId && turn.status === "running");
 }
 
 export function queuedRuns(projection: ThreadProjection): Run[] {

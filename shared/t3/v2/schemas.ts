@@ -137,8 +137,18 @@ export const Run = z.object({
   checkpointId: z.string().nullable().optional(),
   providerInstanceId: z.string(),
   modelSelection: ModelSelection,
+  /** The attempt whose provider turn a steer or an interrupt reaches. */
+  activeAttemptId: NullableId.optional(),
 });
 export type Run = z.infer<typeof Run>;
+
+/** A provider's own turn inside a run attempt; a run takes a steer only while its attempt's turn is running. */
+export const ProviderTurn = z.object({
+  id: Id,
+  runAttemptId: NullableId.optional(),
+  status: openEnum(["pending", "running", "completed", "failed", "interrupted", "cancelled"]),
+});
+export type ProviderTurn = z.infer<typeof ProviderTurn>;
 
 /** A decision is a word, or (newer Codex builds) an object form; object forms decode as "unknown". */
 const Decision = z.union([openEnum(APPROVAL_DECISIONS), z.object({}).passthrough().transform(() => "unknown" as const)]);
@@ -319,6 +329,7 @@ export const ThreadProjection = z.object({
   runs: lenientArray(Run),
   subagents: lenientArray(Subagent),
   providerSessions: lenientArray(ProviderSession),
+  providerTurns: lenientArray(ProviderTurn),
   runtimeRequests: lenientArray(RuntimeRequest),
   messages: lenientArray(ConversationMessage),
   turnItems: lenientArray(TurnItemSchema),
@@ -354,6 +365,7 @@ const payloadByType: Record<string, z.ZodType> = {
   "runtime-request.updated": RuntimeRequest,
   "provider-session.attached": ProviderSession,
   "provider-session.updated": ProviderSession,
+  "provider-turn.updated": ProviderTurn,
   "subagent.updated": Subagent,
   "message.updated": ConversationMessage,
   ...Object.fromEntries(THREAD_EVENT_TYPES.map((type) => [type, AppThread])),
@@ -377,6 +389,7 @@ export type DomainEvent = Envelope &
     | { type: "turn-item.updated"; payload: TurnItem }
     | { type: "runtime-request.updated"; payload: RuntimeRequest }
     | { type: "provider-session.attached" | "provider-session.updated"; payload: ProviderSession }
+    | { type: "provider-turn.updated"; payload: ProviderTurn }
     | { type: "subagent.updated"; payload: Subagent }
     | { type: "message.updated"; payload: ConversationMessage }
     | { type: (typeof THREAD_EVENT_TYPES)[number]; payload: AppThread }
@@ -401,7 +414,12 @@ const UnknownItem = z.object({ kind: z.string() }).transform((item) => ({ kind: 
 const Location = openEnum(["active", "archive"]);
 
 const shellItemByKind = {
-  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshotV2 }),
+  /**
+   * A snapshot with `resolvedRepositoryIdentityRoots` is an enrichment refresh: metadata of the
+   * listed projects only, with `threads: []`; it never changes which threads exist or the cursor.
+   * Without it the snapshot is authoritative (the complete shell).
+   */
+  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshotV2, resolvedRepositoryIdentityRoots: z.array(z.string()).optional() }),
   "project.updated": z.object({ kind: z.literal("project.updated"), sequence: Sequence, project: ProjectShell }),
   "project.removed": z.object({ kind: z.literal("project.removed"), sequence: Sequence, projectId: Id }),
   "thread.updated": z.object({ kind: z.literal("thread.updated"), sequence: Sequence, location: Location, thread: ThreadShellV2 }),
@@ -438,6 +456,15 @@ export const ThreadStreamItemV2Schema = byField<ThreadStreamItemV2>("kind", thre
 // ---------------------------------------------------------------- results and errors
 
 export const DispatchResultV2 = z.object({ sequence: Sequence });
+
+/**
+ * What the fleet reads from `server.getConfig`: whether assistant text streams. With
+ * `enableLegacyTokenStreaming` off (the default) a reply arrives whole when the provider turn ends.
+ */
+export const ServerConfigV2 = z.object({
+  settings: z.object({ enableLegacyTokenStreaming: z.boolean().optional() }).optional(),
+});
+export type ServerConfigV2 = z.infer<typeof ServerConfigV2>;
 
 /** The typed errors of protocol 2's orchestration methods (inside an Exit Failure `Fail`). */
 export const V2RpcError = z.object({
