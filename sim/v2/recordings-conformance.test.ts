@@ -347,6 +347,14 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const metadata = watcher.values(behind)[0] as { snapshot: { threads: unknown[]; archivedThreads: unknown[] } };
     expect(metadata.snapshot).toMatchObject({ threads: [], archivedThreads: [] });
     expect(shapeDifferences(metadata, recordedChunks(recording, SHELL, 2)[0]![0])).toEqual([]);
+
+    // More than 1,000 events behind (T3's SHELL_RESUME_MAX_GAP): a full snapshot instead.
+    const old = sim.engine.sequence;
+    for (let i = 0; i <= 1000; i++) sim.engine.dispatch({ type: "thread.metadata.update", commandId: fresh("cmd"), threadId: a, title: `renamed ${i}` });
+    const far = watcher.request(SHELL, { afterSequence: old, requestCompletionMarker: true });
+    await watcher.untilValue(far, (value) => label(value) === "synchronized");
+    expect(watcher.values(far).map(label).slice(0, 2)).toEqual(["snapshot", "synchronized"]);
+    expect((watcher.values(far)[0] as { snapshot: { threads: { id: string }[] } }).snapshot.threads.map((row) => row.id)).toEqual(expect.arrayContaining([a, b]));
     watcher.close();
   });
 });
