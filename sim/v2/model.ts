@@ -1,5 +1,6 @@
 // Wire-shaped entities of a simulated protocol-2 server (docs/t3-protocols.md, "Protocol 2"): the
-// exact fields T3's contract lists, so the contract check in shared/t3/v2/contract.testkit.ts holds.
+// fields T3's real V2 engine sends (sim/v2/recordings-conformance.test.ts compares them with its
+// recordings), which the contract check in shared/t3/v2/contract.testkit.ts also reads.
 import type { ProviderKind } from "../agents";
 
 export type RunStatus =
