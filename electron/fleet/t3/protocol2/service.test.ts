@@ -50,7 +50,8 @@ describe("fleet service with a protocol-2 machine", () => {
     expect(serverWords(service.model.environment(sims.servers[0]!.environmentId)!)).toMatch(/^T3 \S+ · protocol 1$/);
     await until(service, () => agent(service, v2, threadId)?.status === "running", "running");
     const key = `${v2.environmentId}/${threadId}`;
-    expect(service.intent(key)).toMatchObject({ kind: "steer" });
+    // Steer is offered once the followed thread shows T3 can take one (the run's provider turn running).
+    await until(service, () => service.intent(key).kind === "steer", "steer offered");
     expect(service.intent(key, "queue")).toMatchObject({ kind: "queue" });
 
     const steer = (await service.request("agent.send", { key, text: "use the new API", expectedIntent: "steer" })) as Delivery;
