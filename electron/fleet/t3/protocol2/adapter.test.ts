@@ -245,12 +245,30 @@ describe("protocol-2 adapter: failures, waiting and subagents", () => {
     expect(seen.items.some((item) => item.type === "error" && item.message.includes(failureClass))).toBe(true);
   });
 
+  it("offers a steer on a followed agent only while its provider turn runs", async () => {
+    const { sim, adapter, session, fleet } = await setup();
+    const threadId = newThread(sim, "codex");
+    const detail = follow(session, adapter, threadId);
+    send(session, threadId, "Long task #hold");
+    const steerable = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "running" && agent.capabilities.whileRunning.includes("steer"), "steer offered");
+    // Whenever steer is offered, the followed thread shows the run's provider turn running (T3's own steer rule).
+    const shown = detail.latest!;
+    expect(shown.facts.run?.phase).toBe("running");
+    const run = sim.engine.threads.get(threadId)!.runs.find((entry) => entry.id === steerable.activeRunId)!;
+    expect(sim.engine.threads.get(threadId)!.providerTurns.some((turn) => turn.runAttemptId === run.activeAttemptId && turn.status === "running")).toBe(true);
+    expect((await send(session, threadId, "Use the new API", "steer", steerable.activeRunId).receipt).sequence).toBeGreaterThan(0);
+    sim.engine.release(threadId);
+    await fleet.untilAgent(threadId, (agent) => agent.run.phase === "completed", "completed");
+  });
+
   it("reads waiting while background work drains, then completed", async () => {
     const { sim, session, fleet } = await setup();
     const threadId = newThread(sim);
     send(session, threadId, "Watch tests #background");
     const waiting = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "waiting", "waiting");
     expect(waiting.run).toEqual({ phase: "waiting", note: "Background test watcher" });
+    // Finishing: T3 refuses a steer and an interrupt now; a message can still queue.
+    expect(waiting.capabilities).toMatchObject({ whileRunning: ["queue"], interrupt: false });
     sim.engine.release(threadId);
     await fleet.untilAgent(threadId, (agent) => agent.run.phase === "completed", "completed");
   });

@@ -128,12 +128,20 @@ export class Protocol2Adapter implements ProtocolAdapter {
   replyStreams: boolean | undefined;
 
   /** Per followed thread, what its stream shows of the active run. */
-  private readonly followedRuns = new Map<string, FollowedRunPhase>();
+  private readonly followedRuns = new Map<string, FollowedRunPhase | "loading">();
+
+  /** What a followed thread's projection tells about its row: steering support, failure reasons, the run's phase. */
+  learnFromThread(threadId: string, projection: ThreadProjection): void {
+    this.learnSteering(threadId, steeringOf(projection));
+    this.learnFailures(projection);
+    const active = activeRun(projection);
+    this.learnRunPhase(threadId, active ? { runId: active.id, takesSteer: runTakesSteer(projection, active), finishing: active.status === "waiting" } : { runId: null, takesSteer: false, finishing: false });
+  }
 
   /** Records what a followed thread shows of its active run; re-sends the row when that changed. */
-  learnRunPhase(threadId: string, phase: FollowedRunPhase | undefined): void {
+  learnRunPhase(threadId: string, phase: FollowedRunPhase | "loading" | undefined): void {
     const known = this.followedRuns.get(threadId);
-    if (known?.runId === phase?.runId && known?.takesSteer === phase?.takesSteer && known?.finishing === phase?.finishing) return;
+    if (known === phase || (typeof known === "object" && typeof phase === "object" && known.runId === phase.runId && known.takesSteer === phase.takesSteer && known.finishing === phase.finishing)) return;
     if (phase === undefined) this.followedRuns.delete(threadId);
     else this.followedRuns.set(threadId, phase);
     for (const listener of this.rowListeners) listener(threadId);
@@ -403,6 +411,8 @@ class Protocol2Session implements AdapterSession {
   followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
     const thread = this.adapter.followed(followed.threadId);
     thread.synced = false;
+    // Until this follow shows the run, the row offers no steer: the thread, not the row, tells whether T3 takes one.
+    this.adapter.learnRunPhase(thread.threadId, "loading");
     let closed = false;
     let inner: Subscription | undefined;
     const begin = () => {
@@ -437,16 +447,12 @@ class Protocol2Session implements AdapterSession {
           }
         },
         chunkDone: () => {
-          if (thread.projection) {
-            this.adapter.learnSteering(thread.threadId, steeringOf(thread.projection));
-            this.adapter.learnFailures(thread.projection);
-            const active = activeRun(thread.projection);
-            this.adapter.learnRunPhase(thread.threadId, active && { runId: active.id, takesSteer: runTakesSteer(thread.projection, active), finishing: active.status === "waiting" });
-          }
+          if (thread.projection) this.adapter.learnFromThread(thread.threadId, thread.projection);
           listener.changed(thread.detail());
         },
         end: (error) => {
           if (error && error.details.tag === "OrchestrationV2GetThreadProjectionError") thread.error = error.message;
+          this.adapter.learnRunPhase(thread.threadId, undefined);
           listener.end(error);
         },
       });
@@ -460,6 +466,7 @@ class Protocol2Session implements AdapterSession {
             thread.projection = snapshot.projection;
             thread.appliedSequence = snapshot.snapshotSequence;
             thread.lastEventAt = snapshot.projection.updatedAt;
+            this.adapter.learnFromThread(thread.threadId, snapshot.projection);
             listener.changed(thread.detail());
           }
           begin();
@@ -474,7 +481,10 @@ class Protocol2Session implements AdapterSession {
         if (closed) return;
         closed = true;
         if (inner) inner.close();
-        else listener.end();
+        else {
+          this.adapter.learnRunPhase(thread.threadId, undefined);
+          listener.end();
+        }
       },
     };
   }

@@ -36,13 +36,17 @@ export interface ServerFeatures {
   steers?: (threadId: string) => boolean | undefined;
   /** Per failed run, its reason from the thread's error item when read (see ./failure-reasons.ts). */
   failureReason?: (threadId: string, runId: string | null) => string | null | undefined;
-  /** Per followed thread, what its stream shows of the active run, which may be ahead of the row. */
-  followedRun?: (threadId: string) => FollowedRunPhase | undefined;
+  /**
+   * Per followed thread, what its stream shows of the active run, which may be ahead of the row;
+   * "loading" while a follow has not shown it yet (no steer is offered until it has).
+   */
+  followedRun?: (threadId: string) => FollowedRunPhase | "loading" | undefined;
 }
 
 /** What a followed thread's stream says of its active run. */
 export interface FollowedRunPhase {
-  runId: string;
+  /** The active run the stream shows; null when it shows none. */
+  runId: string | null;
   /** Running with a running provider turn: T3 takes a steer now. */
   takesSteer: boolean;
   /** `waiting`: T3 refuses both a steer and an interrupt. */
@@ -108,7 +112,8 @@ export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archiv
   const blockedOn = pending ? requestBlocksOn(pending.kind) : undefined;
   const run = runStateOfRow(row, features);
   const followedRun = features.followedRun?.(row.id);
-  const followed = followedRun && followedRun.runId === row.activeRunId ? followedRun : undefined;
+  // A followed thread that has not (yet) shown the row's run gives no steer: the row is ahead of it.
+  const followed = followedRun === undefined || row.activeRunId === null ? undefined : followedRun === "loading" || followedRun.runId !== row.activeRunId ? { takesSteer: false, finishing: false } : followedRun;
   return {
     threadId: row.id,
     projectId: row.projectId,
