@@ -1,31 +1,17 @@
 // The fleet service against the real T3 0.0.42 server (harness.testkit.ts), inside a private network
 // namespace (scripts/realt3.sh). One server is shared by the scenarios, in order: the ones that
 // only read and message first, then freezes, kills and restarts, revocation last.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { BridgeEvent } from "../../../shared/bridge/contract";
-import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
-import type { AgentView, DisplayStatus, EnvironmentView } from "../../../shared/fleet/types";
+import type { Delivery } from "../../../shared/fleet/delivery";
 import type { AgentDetail } from "../../../shared/bridge/contract";
-import { MemorySecretStore } from "../secrets";
-import { FleetService, type FleetServiceOptions } from "../service";
+import type { FleetServiceOptions } from "../service";
 import { defaultClientLabel } from "../t3/client";
-import { RealT3Server } from "./harness.testkit";
+import { FAST, type Fleet, PING_MS, agent, deliveryStates, env, keyOf, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
 import { CountingProxy } from "./proxy.testkit";
 
 const REPLY = "Real T3 answered through the Codex stand-in.";
-/**
- * Pings every second: a frozen host must show offline within two intervals. Shorter
- * intervals make a busy two-core machine look like a vanished host (T3 answers late under load).
- */
-const PING_MS = 1_000;
-const FAST: Partial<FleetServiceOptions> = {
-  socket: { pingIntervalMs: PING_MS, openTimeoutMs: 2_000 },
-  timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
-};
 
 /** How often the revocation scenario's fleet asks T3 whether its token still works. */
 const TOKEN_RECHECK_MS = 2_000;
@@ -44,65 +30,8 @@ let childId: string;
 let fleet: Fleet;
 const cleanups: (() => unknown)[] = [];
 
-interface Fleet {
-  service: FleetService;
-  events: BridgeEvent[];
-  environmentId: string;
-}
-
-async function startFleet(options: Partial<FleetServiceOptions>, pairingBaseUrl = server.baseUrl): Promise<Fleet> {
-  const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-real-"));
-  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...options });
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => service.stop());
-  const events: BridgeEvent[] = [];
-  service.on("event", (event) => events.push(event));
-  const link = await server.pairingLink();
-  const paired = (await service.request("pair.confirm", { input: link.url.replace(server.baseUrl, pairingBaseUrl) })) as { environmentId: string };
-  const result = { service, events, environmentId: paired.environmentId };
-  await until(result, () => env(result)?.connection.phase === "online", "online after pairing");
-  return result;
-}
-
-/** Resolves when `check` holds after a fleet event (or already holds). Never polls. */
-function until(target: Fleet, check: () => boolean, what: string | (() => string), timeoutMs = 20_000): Promise<void> {
-  if (check()) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      target.service.off("event", listener);
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for: ${typeof what === "string" ? what : what()}`));
-    }, timeoutMs);
-    const listener = () => {
-      if (!check()) return;
-      clearTimeout(timer);
-      target.service.off("event", listener);
-      resolve();
-    };
-    target.service.on("event", listener);
-  });
-}
-
-const env = (target: Fleet): EnvironmentView | undefined => target.service.model.environment(target.environmentId);
-const keyOf = (target: Fleet, threadId: string) => `${target.environmentId}/${threadId}`;
-const agent = (target: Fleet, threadId: string): AgentView | undefined => target.service.model.agent(keyOf(target, threadId));
-/** The states a delivery was shown in, in order, without repeats (a state is re-published as it gains detail). */
-const deliveryStates = (target: Fleet, commandId: string): DeliveryState[] =>
-  target.events
-    .flatMap((event) => (event.type === "delivery" && event.delivery.commandId === commandId ? [event.delivery.state] : []))
-    .filter((state, index, states) => state !== states[index - 1]);
-
-/** The statuses an agent was shown with, in order, without repeats. */
-function statusHistory(target: Fleet, threadId: string): () => DisplayStatus[] {
-  const seen: DisplayStatus[] = [];
-  const key = keyOf(target, threadId);
-  const record = (event: BridgeEvent) => {
-    if (event.type !== "fleet.delta") return;
-    for (const view of event.agents) if (view.key === key && seen.at(-1) !== view.status) seen.push(view.status);
-  };
-  target.service.on("event", record);
-  cleanups.push(() => target.service.off("event", record));
-  return () => [...seen];
-}
-
+const startFleet = (options: Partial<FleetServiceOptions>, pairingBaseUrl = server.baseUrl) => startPairedFleet(server, options, cleanups, pairingBaseUrl);
+const statusHistory = (target: Fleet, threadId: string) => history(target, threadId, cleanups);
 
 async function newThread(title: string, threadId?: string): Promise<string> {
   const id = await operator.createThread(projectId, title, threadId);
@@ -116,7 +45,7 @@ async function userMessagesOnServer(threadId: string, text: string): Promise<num
 
 beforeAll(async () => {
   // Fails (never skips) when the executable is missing or the server cannot start.
-  server = await RealT3Server.start({ codexReply: REPLY });
+  server = await RealT3Server.start({ kind: RELEASED_T3, codexReply: REPLY });
   operator = await T3Operator.start(server);
   projectId = await operator.createProject("Fleet project");
   parentId = await operator.createThread(projectId, "Planner");
