@@ -5,8 +5,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery } from "../../../shared/fleet/delivery";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { FleetServiceOptions } from "../service";
+import { DEFAULT_TIMING } from "../supervisor";
 import { defaultClientLabel } from "../t3/client";
-import { FAST, type Fleet, PING_MS, agent, deliveryStates, env, keyOf, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import { FAST, type Fleet, PING_MS, agent, deliveryStates, env, keyOf, noticesRevocation, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
 import { CountingProxy } from "./proxy.testkit";
@@ -195,27 +196,31 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     expect(agent(fleet, deletedId)!.status).toBe("deleted");
   });
 
-  it("SIGSTOP: a frozen server is offline within the ping bound, and online again after SIGCONT", async () => {
+  it("SIGSTOP: a frozen server is offline by the heartbeat, and online again after SIGCONT", async () => {
     await until(fleet, () => env(fleet)?.connection.phase === "online", "online");
-    const frozenAt = Date.now();
     server.freeze();
-    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline", 10_000);
-    // Two missed pings plus the time a Pong may take to be declared missing.
-    expect(Date.now() - frozenAt).toBeLessThan(3 * PING_MS + 1_000);
+    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline", 30_000);
+    // Noticed by missed pings: a frozen process keeps its sockets open.
+    expect(env(fleet)!.connection).toMatchObject({ phase: "offline", error: "The server stopped answering pings." });
     expect(agent(fleet, childId)).toMatchObject({ status: "unknown" });
     server.thaw();
     await until(fleet, () => env(fleet)?.connection.phase === "online", "online after SIGCONT");
   });
 
-  it("SIGKILL: offline as of the last confirmation; a restart on the same port is online with the same environmentId within seconds of listening", async () => {
+  it("SIGKILL: offline as of the last confirmation; a restart on the same port is online with the same environmentId, re-probed quickly all along", async () => {
     // Production retry timing: only quick re-probing of a recently seen host keeps the restart quick.
     const production = await startFleet({ socket: { pingIntervalMs: PING_MS, openTimeoutMs: 2_000 } });
     await until(production, () => agent(production, childId)?.status === "idle", "child known");
-    const killedAt = Date.now();
+    const retries: number[] = [];
+    const recordRetry = () => {
+      const phase = env(production)?.connection;
+      if (phase?.phase === "offline" && retries.length < phase.attempt) retries.push(Date.parse(phase.nextAttemptAt) - Date.parse(phase.since));
+    };
+    production.service.on("event", recordRetry);
+    cleanups.push(() => production.service.off("event", recordRetry));
     await server.kill();
     await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline");
     await until(production, () => env(production)?.connection.phase === "offline", "offline (production timing)");
-    expect(Date.now() - killedAt).toBeLessThan(3 * PING_MS + 1_000);
     const phase = env(production)!.connection;
     expect(phase.phase === "offline" && phase.lastConfirmedAt !== null && phase.nextAttemptAt !== undefined).toBe(true);
     expect(agent(production, childId)).toMatchObject({ status: "unknown", lastKnownStatus: "idle" });
@@ -223,7 +228,9 @@ describe("the fleet against a real T3 0.0.42 server", () => {
 
     await server.restart();
     await until(production, () => env(production)?.connection.phase === "online", "online after restart", 40_000);
-    expect(Date.now() - server.listeningAt).toBeLessThan(5_000);
+    // Every retry was a quick probe (the jittered quickProbeMs), never a growing backoff.
+    expect(retries.length).toBeGreaterThan(0);
+    expect(Math.max(...retries)).toBeLessThanOrEqual(1.2 * DEFAULT_TIMING.quickProbeMs);
     expect(env(production)!.environmentId).toBe(fleet.environmentId);
     const keys = [...production.service.model.agents()].map((view) => view.key);
     expect(new Set(keys).size).toBe(keys.length);
@@ -244,7 +251,7 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     expect(states.indexOf("uncertain")).toBeGreaterThanOrEqual(0);
   });
 
-  it("a revoked session is unauthorized within a bounded time while its socket stays open, then makes no retry storm", async () => {
+  it("a revoked session is unauthorized by the periodic re-check while its socket stays open, then makes no retry storm", async () => {
     const proxy = await CountingProxy.start(server.port);
     cleanups.push(() => proxy.close());
     // The service re-checks its token on an open socket every tokenRecheckMs (30 s in production).
@@ -255,11 +262,7 @@ describe("the fleet against a real T3 0.0.42 server", () => {
       .filter((session) => (session.client as { label?: string } | undefined)?.label === label)
       .sort((a, b) => String(b.issuedAt).localeCompare(String(a.issuedAt)))[0];
     expect(mine).toBeDefined();
-    const revokedAt = Date.now();
-    await server.revokeSession(mine!.sessionId);
-    await until(revoked, () => env(revoked)?.connection.phase === "unauthorized", "unauthorized", 3 * TOKEN_RECHECK_MS + 2_000);
-    const noticedAfterMs = Date.now() - revokedAt;
-    expect(noticedAfterMs).toBeLessThan(3 * TOKEN_RECHECK_MS + 2_000);
+    await noticesRevocation(revoked, proxy, () => server.revokeSession(mine!.sessionId));
     // No retry storm: the server sees no request at all in the observation window.
     const since = Date.now();
     await new Promise((resolve) => setTimeout(resolve, NO_RETRY_WINDOW_MS));

@@ -4,12 +4,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import type { BridgeEvent } from "../../../shared/bridge/contract";
 import type { DeliveryState } from "../../../shared/fleet/delivery";
 import type { AgentView, DisplayStatus, EnvironmentView } from "../../../shared/fleet/types";
 import { MemorySecretStore } from "../secrets";
 import { FleetService, type FleetServiceOptions } from "../service";
 import type { RealT3Server } from "./harness.testkit";
+import type { CountingProxy } from "./proxy.testkit";
 
 /**
  * Pings every second: a frozen host must show offline within two intervals. Shorter
@@ -93,4 +95,28 @@ export function removals(target: Fleet, cleanups: (() => unknown)[]): () => stri
   target.service.on("event", record);
   cleanups.push(() => target.service.off("event", record));
   return () => [...removed];
+}
+
+/**
+ * Revokes the fleet's session with `revoke` and checks how the fleet noticed, independent of machine
+ * load: it went from online straight to unauthorized (its socket stayed open, no reconnect), and all
+ * it asked the server meanwhile (through `proxy`) was the periodic token re-check.
+ */
+export async function noticesRevocation(target: Fleet, proxy: CountingProxy, revoke: () => Promise<void>): Promise<void> {
+  const phases: string[] = [env(target)!.connection.phase];
+  const record = () => {
+    const phase = env(target)?.connection.phase;
+    if (phase && phases.at(-1) !== phase) phases.push(phase);
+  };
+  target.service.on("event", record);
+  const since = Date.now();
+  try {
+    await revoke();
+    await until(target, () => env(target)?.connection.phase === "unauthorized", () => `unauthorized (phases since the revocation: ${phases.join(" → ")})`, 60_000);
+  } finally {
+    target.service.off("event", record);
+  }
+  expect(phases, "phases since the revocation").toEqual(["online", "unauthorized"]);
+  const asked = new Set(proxy.requestsSince(since).map((request) => `${request.method} ${request.path.split("?")[0]}`));
+  expect([...asked], "requests between the revocation and unauthorized").toEqual(["GET /api/auth/session"]);
 }
