@@ -425,7 +425,7 @@ test("protocol 2: the composer lets the user steer or queue and says which befor
     expect(tap.sent.filter((r) => r.method === "agent.send").map((r) => (r.params as { expectedIntent: string }).expectedIntent)).toEqual(["queue", "steer"]);
     // What was observed afterwards, in words on each send.
     await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "then add tests" })).toContainText("queued after the running turn");
-    await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "and keep it small" })).toContainText("joined the running turn");
+    await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "and keep it small" })).toContainText("T3 accepted it as a steer");
     await page.getByTestId("agent-panel").screenshot({ path: join(SCREENSHOTS, "composer-steer-or-queue.png") });
 
     await page.keyboard.press("Escape");

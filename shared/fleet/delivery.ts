@@ -38,6 +38,8 @@ function offlineReason(env: EnvironmentView): string | null {
 
 /** What queueing a message behind the running turn means, in words (said before sending). */
 function runningNote(agent: AgentView): string {
+  // A finishing turn takes no steer: a message starts the next turn.
+  if (agent.status === "waiting") return "The turn is finishing: T3 starts a new turn with it after this one.";
   const driver = agent.providerDriver ?? agent.providerInstanceId;
   return agent.capabilities.whileRunning.includes("steer")
     ? "T3 starts a new turn with it after the running one."

@@ -1,3 +1,4 @@
+import type { Delivery } from "./delivery";
 import type { DisplayStatus } from "./types";
 
 /** Status words for people, shared by every shell (window, tray, notifications). */
@@ -17,3 +18,30 @@ export const STATUS_WORDS: Record<DisplayStatus, string> = {
   deleted: "deleted",
   unknown: "unknown",
 };
+
+/**
+ * What was observed of a sent message, in words that claim no more than that. A steer is only ever
+ * seen as T3 accepting it into the running turn: whether the agent used it does not show on the
+ * wire (a provider that cannot steer drops it silently), so it is never "joined" or "answered".
+ */
+export function deliveryOutcomeWords(delivery: Pick<Delivery, "state" | "observed">): string | null {
+  const observed = delivery.observed;
+  if (!observed) return null;
+  switch (observed.outcome) {
+    case "steered":
+      return delivery.state === "answered" ? "T3 accepted it as a steer; that turn has ended (T3 does not show whether the agent used it)" : "T3 accepted it as a steer of the running turn";
+    case "new-turn":
+      return "started a new turn";
+    case "queued":
+      return `queued after the running turn${observed.queuePosition ? ` (position ${observed.queuePosition})` : ""}`;
+    case "cancelled":
+      return "withdrawn from the queue";
+    default:
+      return String(observed.outcome);
+  }
+}
+
+/** The state word of a delivery; a steer's turn ending is not an answer to it. */
+export function deliveryStateWords(delivery: Pick<Delivery, "state" | "observed">, labels: Record<Delivery["state"], string>): string {
+  return delivery.state === "answered" && delivery.observed?.outcome === "steered" ? labels.delivered : labels[delivery.state];
+}

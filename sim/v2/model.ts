@@ -216,7 +216,10 @@ export interface ProjectShell {
   id: string;
   title: string;
   workspaceRoot: string;
+  repositoryIdentity: unknown;
   defaultModelSelection: ModelSelection | null;
+  defaultThreadEnvMode: string | null;
+  faviconPath: string | null;
   scripts: unknown[];
   createdAt: string;
   updatedAt: string;
@@ -244,4 +247,97 @@ export function capabilitiesFor(provider: ProviderKind): ProviderSession["capabi
     checkpointing: { appCanCheckpointFilesystem: true, supportsNestedCheckpointScopes: false, providerCanRollbackConversation: false, providerRollbackReturnsSnapshot: false, providerCanReadConversationSnapshot: true },
     identity: { nativeThreadIds: "strong", nativeTurnIds: "strong", nativeItemIds: "weak", nativeRequestIds: "strong" },
   };
+}
+
+/** The engine-internal entities the real engine also sends (the fleet reads none of them). */
+export interface RunAttempt {
+  id: string;
+  runId: string;
+  attemptOrdinal: number;
+  rootNodeId: string;
+  providerInstanceId: string;
+  providerThreadId: string | null;
+  providerTurnId: string | null;
+  reason: "initial";
+  status: "pending" | "running" | "completed" | "failed" | "interrupted" | "cancelled";
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+export interface RunNode {
+  id: string;
+  threadId: string;
+  runId: string;
+  parentNodeId: string | null;
+  rootNodeId: string;
+  kind: "root_turn" | "provider_item" | "runtime_request";
+  status: ItemStatus;
+  countsForRun: boolean;
+  providerThreadId: string | null;
+  providerTurnId: string | null;
+  nativeItemRef: ProviderRef | null;
+  runtimeRequestId: string | null;
+  checkpointScopeId: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+export interface ProviderThread {
+  id: string;
+  driver: string;
+  providerInstanceId: string;
+  providerSessionId: string;
+  appThreadId: string;
+  ownerNodeId: null;
+  nativeThreadRef: ProviderRef | null;
+  nativeConversationHeadRef: null;
+  status: "not_loaded" | "active" | "idle";
+  firstRunOrdinal: number;
+  lastRunOrdinal: number;
+  handoffIds: string[];
+  forkedFrom: null;
+  pendingBackgroundTasks: unknown[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProviderTurn {
+  id: string;
+  providerThreadId: string;
+  nodeId: string;
+  runAttemptId: string;
+  nativeTurnRef: ProviderRef;
+  ordinal: number;
+  status: "running" | "completed" | "failed" | "interrupted";
+  startedAt: string;
+  completedAt: string | null;
+}
+
+export interface CheckpointScope {
+  id: string;
+  threadId: string;
+  runId: string;
+  nodeId: string;
+  parentScopeId: null;
+  providerThreadId: string | null;
+  kind: "root_run";
+  ordinalWithinParent: number;
+  advancesAppRunCount: boolean;
+  cwd: string;
+  createdAt: string;
+}
+
+export interface Checkpoint {
+  id: string;
+  threadId: string;
+  scopeId: string;
+  runId: string | null;
+  nodeId: string;
+  parentCheckpointId: string | null;
+  ordinalWithinScope: number;
+  appRunOrdinal: number | null;
+  ref: string;
+  status: "missing";
+  files: unknown[];
+  capturedAt: string;
 }

@@ -12,6 +12,7 @@ import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../
 import type { ProviderKind } from "../agents";
 import { type BearerSession, SimAuth } from "../auth";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
+import { ProjectCreate, serverConfig } from "./config";
 import type { SimServer } from "../server";
 import {
   type AgentStep,
@@ -22,6 +23,7 @@ import {
   THREAD_REPLAY_MAX_EVENTS,
   type ThreadState,
   V2Engine,
+  type V2Settings,
 } from "./engine";
 
 /** Upstream coalesces shell updates per thread over 50 ms windows. */
@@ -42,6 +44,8 @@ export interface V2SimServerOptions {
   /** Shared with a protocol-1 simulator on an in-place upgrade: its sessions stay valid. */
   auth?: SimAuth;
   firstSequence?: number;
+  /** Server settings, as `<base-dir>/userdata/settings.json` would hold them. */
+  settings?: Partial<V2Settings>;
 }
 
 interface Peer {
@@ -69,7 +73,11 @@ export class V2SimServer {
     this.environmentId = options.environmentId ?? randomUUID();
     this.label = options.label ?? `sim-${this.environmentId.slice(0, 6)}`;
     this.port = options.port ?? 0;
-    this.engine = new V2Engine({ tickMs: options.tickMs ?? 20, ...(options.firstSequence !== undefined && { firstSequence: options.firstSequence }) });
+    this.engine = new V2Engine({
+      tickMs: options.tickMs ?? 20,
+      ...(options.firstSequence !== undefined && { firstSequence: options.firstSequence }),
+      ...(options.settings && { settings: options.settings }),
+    });
     this.auth = options.auth ?? new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
     this.auth.onRevoke = (session) => {
       for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");
@@ -222,7 +230,7 @@ export class V2SimServer {
   }
 
   private incompatible(): Record<string, unknown> {
-    return { code: "orchestration_protocol_incompatible", orchestrationProtocolVersion: 2, message: "This server speaks orchestration protocol 2." };
+    return { code: "orchestration_protocol_incompatible", message: "Update this client to one that supports orchestration protocol 2.", orchestrationProtocolVersion: 2 };
   }
 
   private async readBody(req: IncomingMessage): Promise<string> {
@@ -269,6 +277,16 @@ export class V2SimServer {
       return this.json(res, 200, { ticket: ticket.ticket, expiresAt: new Date(ticket.expiresAt).toISOString() });
     }
     if (method === "GET" && path.startsWith("/api/orchestration/")) return this.orchestrationRead(req, res, path);
+    if (method === "GET" && path === "/api/projects") return this.projectsRead(req, res);
+    // A plain GET of the socket path (no upgrade) meets the same protocol gate, before auth.
+    if (method === "GET" && path === "/ws") {
+      if (url.searchParams.get(ORCHESTRATION_PROTOCOL_QUERY) !== "2") return this.json(res, 426, this.incompatible());
+      const bearer = this.bearer(req);
+      if (!this.auth.verify(bearer)) return this.unauthorized(res, !bearer);
+      res.writeHead(426, { "content-type": "text/plain" });
+      res.end("Upgrade Required");
+      return;
+    }
     res.writeHead(method === "GET" ? 503 : 404, { "content-type": "text/plain" });
     res.end(method === "GET" ? "Service Unavailable" : "");
   }
@@ -297,12 +315,19 @@ export class V2SimServer {
     });
   }
 
-  /** Shell and thread reads: only with the protocol header (a protocol-1 client gets a 426). */
+  /**
+   * Shell and thread reads: auth first, then the protocol header. An authenticated read without the
+   * header (or with another version) gets 400 with an empty body, as the real server answers.
+   */
   private orchestrationRead(req: IncomingMessage, res: ServerResponse, path: string): void {
-    if (req.headers[ORCHESTRATION_PROTOCOL_HEADER] !== "2") return this.json(res, 426, this.incompatible());
     const bearer = this.bearer(req);
     const session = this.auth.verify(bearer);
     if (!session) return this.unauthorized(res, !bearer);
+    if (req.headers[ORCHESTRATION_PROTOCOL_HEADER] !== "2") {
+      res.writeHead(400, { "access-control-allow-origin": "*" });
+      res.end();
+      return;
+    }
     if (!session.scopes.includes("orchestration:read")) {
       return this.json(res, 403, { _tag: "EnvironmentScopeRequiredError", code: "insufficient_scope", requiredScope: "orchestration:read", traceId: traceId() });
     }
@@ -323,6 +348,15 @@ export class V2SimServer {
       });
     }
     this.json(res, 200, { snapshotSequence: this.engine.sequence, projection: this.engine.projection(state) });
+  }
+
+  private projectsRead(req: IncomingMessage, res: ServerResponse): void {
+    const bearer = this.bearer(req);
+    const session = this.auth.verify(bearer);
+    if (!session) return this.unauthorized(res, !bearer);
+    const projects = [...this.engine.projects.values()];
+    const updatedAt = projects.map((project) => project.updatedAt).sort().at(-1) ?? this.engine.now();
+    this.json(res, 200, { projects: projects.map((project) => this.engine.projectRecord(project)), updatedAt });
   }
 
   // ------------------------------------------------------------------ WebSocket
@@ -383,7 +417,19 @@ export class V2SimServer {
         const denied = scopeError("orchestration:read");
         if (tag === "server.getConfig") {
           if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
-          return { ok: true, value: { environment: this.descriptor(), auth: this.authDescriptor(), shellResumeCompletionMarker: true, threadResumeCompletionMarker: true } };
+          return { ok: true, value: serverConfig(this.descriptor(), this.authDescriptor(), this.engine.settings) };
+        }
+        if (tag === "server.updateSettings") {
+          const patch = (payload as { patch?: { enableLegacyTokenStreaming?: unknown } } | null)?.patch;
+          if (typeof patch?.enableLegacyTokenStreaming === "boolean") this.engine.settings.enableLegacyTokenStreaming = patch.enableLegacyTokenStreaming;
+          return { ok: true, value: serverConfig(this.descriptor(), this.authDescriptor(), this.engine.settings).settings };
+        }
+        if (tag === "projects.mutate") {
+          const operate = scopeError("orchestration:operate");
+          if (operate) return { ok: false, cause: [{ _tag: "Fail", error: operate }] };
+          const command = ProjectCreate.safeParse(payload);
+          if (!command.success) return { ok: false, cause: [{ _tag: "Die", defect: `${command.error.issues[0]?.message ?? "Invalid payload"}` }] };
+          return { ok: true, value: this.engine.createProject(command.data) };
         }
         if (tag === "orchestration.getThreadProjection") {
           if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
@@ -420,13 +466,13 @@ export class V2SimServer {
   }
 
   /** Cuts a consumer off (Exit → Die) once its unacknowledged backlog passes the buffer limits. */
-  private slowConsumerGuard(sink: StreamSink): (value: unknown) => void {
+  private slowConsumerGuard(sink: StreamSink): (...values: unknown[]) => void {
     let bytes = 0;
-    return (value) => {
+    return (...values) => {
       if (sink.closed) return;
       if (sink.queuedCount === 0) bytes = 0;
-      bytes += JSON.stringify(value).length;
-      sink.push(value);
+      for (const value of values) bytes += JSON.stringify(value).length;
+      sink.push(...values);
       if (sink.queuedCount === 0) bytes = 0;
       if (sink.queuedCount > SLOW_CONSUMER_MAX_ITEMS || bytes > SLOW_CONSUMER_MAX_BYTES) sink.die("Stream consumer is too slow: buffer limit exceeded");
     };
@@ -437,10 +483,24 @@ export class V2SimServer {
     return { kind: "thread.updated", sequence, location: state.location, thread: this.engine.shellRow(state) };
   }
 
-  private shellStream(push: (value: unknown) => void, options: { afterSequence: number | undefined; marker: boolean }): () => void {
+  /**
+   * The shell stream as the real engine runs it. A fresh subscription gets the full snapshot, then
+   * a metadata refresh. A resume within SHELL_REPLAY_MAX_EVENTS starts with the metadata-only
+   * snapshot (`threads: []`), then the changed rows, then `synchronized`; a resume outside that
+   * window gets a full snapshot. Project and thread creation send metadata refreshes mid-stream.
+   */
+  private shellStream(push: (...values: unknown[]) => void, options: { afterSequence: number | undefined; marker: boolean }): () => void {
     const after = options.afterSequence;
     const replay = after !== undefined && after >= this.engine.replayableFrom - 1 && after <= this.engine.sequence && this.engine.sequence - after <= SHELL_REPLAY_MAX_EVENTS;
+    let refresh: NodeJS.Immediate | undefined;
+    const enrich = () => {
+      refresh ??= setImmediate(() => {
+        refresh = undefined;
+        push(this.engine.metadataSnapshotItem());
+      });
+    };
     if (replay) {
+      push(this.engine.metadataSnapshotItem());
       const latest = new Map<string, number>();
       for (const stored of this.engine.eventsAfter(after)) {
         latest.delete(stored.event.threadId);
@@ -452,6 +512,7 @@ export class V2SimServer {
       }
     } else {
       push({ kind: "snapshot", snapshot: this.engine.shellSnapshot() });
+      enrich();
     }
     if (options.marker) push({ kind: "synchronized" });
     const pending = new Map<string, number>();
@@ -473,15 +534,18 @@ export class V2SimServer {
     const onProject = (change: { sequence: number; project: unknown }) => push({ kind: "project.updated", sequence: change.sequence, project: change.project });
     this.engine.on("event", onEvent);
     this.engine.on("project", onProject);
+    this.engine.on("enrichment", enrich);
     return () => {
       this.engine.off("event", onEvent);
       this.engine.off("project", onProject);
+      this.engine.off("enrichment", enrich);
       clearTimeout(timer);
+      if (refresh) clearImmediate(refresh);
     };
   }
 
   /** A resume replays a small gap without a create event; anything else gets a snapshot. */
-  private threadStream(state: ThreadState, push: (value: unknown) => void, options: { afterSequence: number | undefined; marker: boolean }): () => void {
+  private threadStream(state: ThreadState, push: (...values: unknown[]) => void, options: { afterSequence: number | undefined; marker: boolean }): () => void {
     const threadId = state.thread.id;
     const after = options.afterSequence;
     let replay: StoredEvent[] | undefined;
@@ -493,10 +557,26 @@ export class V2SimServer {
     if (replay) for (const stored of replay) push({ kind: "event", sequence: stored.sequence, event: stored.event });
     else push({ kind: "snapshot", snapshotSequence: this.engine.sequence, projection: this.engine.projection(state) });
     if (options.marker) push({ kind: "synchronized" });
+    // Events of one engine step leave together, as one transaction's events do on the real server:
+    // a runtime request and its turn item arrive in one chunk.
+    let batch: unknown[] | undefined;
+    let closed = false;
     const onEvent = (stored: StoredEvent) => {
-      if (stored.event.threadId === threadId) push({ kind: "event", sequence: stored.sequence, event: stored.event });
+      if (stored.event.threadId !== threadId) return;
+      if (!batch) {
+        batch = [];
+        queueMicrotask(() => {
+          const values = batch!;
+          batch = undefined;
+          if (!closed) push(...values);
+        });
+      }
+      batch.push({ kind: "event", sequence: stored.sequence, event: stored.event });
     };
     this.engine.on("event", onEvent);
-    return () => this.engine.off("event", onEvent);
+    return () => {
+      closed = true;
+      this.engine.off("event", onEvent);
+    };
   }
 }

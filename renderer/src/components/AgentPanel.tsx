@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import type { Delivery } from "../../../shared/fleet/delivery";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { acknowledgeable, projectOf } from "../../../shared/fleet/views";
+import { deliveryOutcomeWords, deliveryStateWords } from "../../../shared/fleet/words";
 import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
 import { commands, focusTargets } from "../state/effects";
 import { DELIVERY_LABEL, relativeTime } from "../state/format";
@@ -228,19 +229,16 @@ function Deliveries({ agentKey }: { agentKey: string }) {
   );
 }
 
-/** What was observed after a send; protocol 2 adds outcomes (queued, joined) the service may report. */
-const OUTCOME_WORDS: Record<string, string> = { steered: "joined the running turn", "new-turn": "started a new turn", queued: "queued after the running turn", cancelled: "withdrawn from the queue" };
-
 function DeliveryLine({ delivery }: { delivery: Delivery }) {
   const what = delivery.kind === "message" ? `“${delivery.text ?? ""}”` : delivery.kind;
-  const position = delivery.observed?.outcome === "queued" && delivery.observed.queuePosition ? ` (position ${delivery.observed.queuePosition})` : "";
-  const observed = delivery.observed ? ` · ${OUTCOME_WORDS[delivery.observed.outcome] ?? String(delivery.observed.outcome)}${position}` : "";
+  const outcome = deliveryOutcomeWords(delivery);
+  const observed = outcome ? ` · ${outcome}` : "";
   return (
     <li className={`delivery delivery-${delivery.state}`} data-testid="delivery" data-state={delivery.state} data-outcome={delivery.observed?.outcome ?? ""}>
       <span className="delivery-what clipped" title={what}>
         {what}
       </span>{" "}
-      <span className="delivery-state">{DELIVERY_LABEL[delivery.state]}</span>
+      <span className="delivery-state">{deliveryStateWords(delivery, DELIVERY_LABEL)}</span>
       {observed}
       {delivery.reason ? <span className="delivery-reason"> · {delivery.reason}</span> : null}
       {delivery.observed?.outcome === "queued" && delivery.state !== "answered" ? (

@@ -64,6 +64,30 @@ export function shellFromSnapshot(snapshot: ShellSnapshotV2): ShellState {
   return { sequence: snapshot.snapshotSequence, threads, projects: new Map(snapshot.projects.map((project) => [project.id, project])) };
 }
 
+/**
+ * Whether a shell snapshot item only refreshes metadata. T3 marks its enrichment refreshes (sent
+ * mid-stream, and alone at the start of a resume within its replay window) with
+ * `resolvedRepositoryIdentityRoots`; they carry `threads: []` and never change which threads exist.
+ * An unmarked snapshot is authoritative, except one that would drop every row without the cursor
+ * having moved: no event removed them, so it cannot be the complete shell either.
+ */
+export function isMetadataOnlySnapshot(state: ShellState | undefined, item: { snapshot: ShellSnapshotV2; resolvedRepositoryIdentityRoots?: string[] | undefined }): boolean {
+  if (item.resolvedRepositoryIdentityRoots !== undefined) return true;
+  const { snapshot } = item;
+  return state !== undefined && state.threads.size > 0 && snapshot.threads.length === 0 && snapshot.archivedThreads.length === 0 && snapshot.snapshotSequence <= state.sequence;
+}
+
+/** Takes the projects of a metadata-only snapshot; returns the ids of those that changed. Rows and cursor stay. */
+export function applyShellMetadata(state: ShellState, snapshot: ShellSnapshotV2): string[] {
+  const changed: string[] = [];
+  for (const project of snapshot.projects) {
+    const before = state.projects.get(project.id);
+    state.projects.set(project.id, project);
+    if (before?.title !== project.title) changed.push(project.id);
+  }
+  return changed;
+}
+
 /** Applies one shell change in place. An unknown location is treated as active (the safer view). */
 export function applyShellDelta(state: ShellState, delta: ShellDeltaV2): void {
   state.sequence = Math.max(state.sequence, delta.sequence);

@@ -401,7 +401,12 @@ const UnknownItem = z.object({ kind: z.string() }).transform((item) => ({ kind: 
 const Location = openEnum(["active", "archive"]);
 
 const shellItemByKind = {
-  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshotV2 }),
+  /**
+   * A snapshot with `resolvedRepositoryIdentityRoots` is an enrichment refresh: metadata of the
+   * listed projects only, with `threads: []`; it never changes which threads exist or the cursor.
+   * Without it the snapshot is authoritative (the complete shell).
+   */
+  snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshotV2, resolvedRepositoryIdentityRoots: z.array(z.string()).optional() }),
   "project.updated": z.object({ kind: z.literal("project.updated"), sequence: Sequence, project: ProjectShell }),
   "project.removed": z.object({ kind: z.literal("project.removed"), sequence: Sequence, projectId: Id }),
   "thread.updated": z.object({ kind: z.literal("thread.updated"), sequence: Sequence, location: Location, thread: ThreadShellV2 }),
@@ -438,6 +443,15 @@ export const ThreadStreamItemV2Schema = byField<ThreadStreamItemV2>("kind", thre
 // ---------------------------------------------------------------- results and errors
 
 export const DispatchResultV2 = z.object({ sequence: Sequence });
+
+/**
+ * What the fleet reads from `server.getConfig`: whether assistant text streams. With
+ * `enableLegacyTokenStreaming` off (the default) a reply arrives whole when the provider turn ends.
+ */
+export const ServerConfigV2 = z.object({
+  settings: z.object({ enableLegacyTokenStreaming: z.boolean().optional() }).optional(),
+});
+export type ServerConfigV2 = z.infer<typeof ServerConfigV2>;
 
 /** The typed errors of protocol 2's orchestration methods (inside an Exit Failure `Fail`). */
 export const V2RpcError = z.object({

@@ -20,10 +20,11 @@ import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
 import type { ClientCommandV2 } from "../../../../shared/t3/v2/commands";
-import { type ShellState, activeRun, applyShellDelta, applyThreadEvent, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
+import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
 import {
   DispatchResultV2,
   ORCHESTRATION_PROTOCOL_HEADER,
+  ServerConfigV2,
   ShellSnapshotV2,
   type ShellStreamItemV2,
   ShellStreamItemV2Schema,
@@ -31,6 +32,7 @@ import {
   ThreadBoundedSnapshotV2,
   type ThreadProjection,
   type ThreadStreamItemV2,
+  type ThreadShellV2,
   ThreadStreamItemV2Schema,
 } from "../../../../shared/t3/v2/schemas";
 import type { AdapterContext, ProtocolAdapter } from "../adapter";
@@ -38,12 +40,18 @@ import { type T3Credentials, webSocketUrl } from "../client";
 import { decodeAnswer } from "../http";
 import { RpcSocket, type RpcSocketOptions } from "../rpc-socket";
 import { type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
+import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 
 export interface Protocol2Options {
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
   /** Bounded HTTP snapshot before a thread stream (else the stream's own snapshot). */
   boundedThreadSnapshots?: boolean;
+  failureReasons?: FailureReasonLimits;
 }
+
+/** A failure reason is one small read; past this the row shows without it. */
+const FAILURE_READ_TIMEOUT_MS = 5_000;
+const CONFIG_READ_TIMEOUT_MS = 10_000;
 
 const PROTOCOL_HEADERS = { [ORCHESTRATION_PROTOCOL_HEADER]: "2" };
 
@@ -56,7 +64,11 @@ class V2Thread implements FollowedThread {
   lastEventAt: string | null = null;
   readonly answered = new Set<string>();
 
-  constructor(readonly threadId: string) {}
+  constructor(
+    readonly threadId: string,
+    /** Whether the server streams assistant text (undefined until its config was read). */
+    private readonly replyStreams: () => boolean | undefined = () => undefined,
+  ) {}
 
   markAnswered(requestId: string): void {
     this.answered.add(requestId);
@@ -80,7 +92,7 @@ class V2Thread implements FollowedThread {
       loaded: true,
       synced: this.synced,
       facts: detailFactsOf(projection, this.answered, this.lastEventAt),
-      items: transcriptOf(projection),
+      items: transcriptOf(projection, this.replyStreams()),
       appliedSequence: this.appliedSequence,
       error: this.error,
     };
@@ -103,7 +115,47 @@ export class Protocol2Adapter implements ProtocolAdapter {
     readonly options: Protocol2Options = {},
   ) {
     const capabilities = context.descriptor.capabilities as Record<string, unknown>;
-    this.features = { settle: capabilities.threadSettlement === true, snooze: capabilities.threadSnooze === true, steers: (threadId) => this.steering.get(threadId) };
+    this.features = {
+      settle: capabilities.threadSettlement === true,
+      snooze: capabilities.threadSnooze === true,
+      steers: (threadId) => this.steering.get(threadId),
+      failureReason: (threadId, runId) => this.failures?.reason(threadId, runId),
+      finishingRun: (threadId) => this.finishing.get(threadId),
+    };
+  }
+
+  /** Whether the server streams assistant text, from its `server.getConfig` settings; undefined until read. */
+  replyStreams: boolean | undefined;
+
+  /** Per followed thread, the run its stream shows finishing (`waiting`). */
+  private readonly finishing = new Map<string, string>();
+
+  /** Records which run a followed thread shows finishing; re-sends the row when that changed. */
+  learnFinishing(threadId: string, runId: string | undefined): void {
+    if (this.finishing.get(threadId) === runId) return;
+    if (runId === undefined) this.finishing.delete(threadId);
+    else this.finishing.set(threadId, runId);
+    for (const listener of this.rowListeners) listener(threadId);
+  }
+
+  /** Failure reasons read for failed rows, kept across reconnects; reads use the latest connection's credentials. */
+  failures: FailureReasons | undefined;
+  private failureCredentials: T3Credentials | undefined;
+
+  /** The reader of failure reasons, reading with the credentials of the latest connection. */
+  failureReasons(credentials: T3Credentials): FailureReasons {
+    this.failureCredentials = credentials;
+    this.failures ??= new FailureReasons(
+      (threadId) => this.getBoundedThread(this.failureCredentials!, threadId, FAILURE_READ_TIMEOUT_MS).then((snapshot) => snapshot.projection),
+      this.options.failureReasons,
+    );
+    return this.failures;
+  }
+
+  /** Takes what a followed thread shows about failed runs; re-sends the row when its reason was new. */
+  learnFailures(projection: ThreadProjection): void {
+    if (!this.failures?.learn(projection)) return;
+    for (const listener of this.rowListeners) listener(projection.thread.id);
   }
 
   /** Steering support per thread, learned from followed threads' provider sessions. */
@@ -121,7 +173,7 @@ export class Protocol2Adapter implements ProtocolAdapter {
   thread(threadId: string): FollowedThread {
     let thread = this.threads.get(threadId);
     if (!thread) {
-      thread = new V2Thread(threadId);
+      thread = new V2Thread(threadId, () => this.replyStreams);
       this.threads.set(threadId, thread);
     }
     return thread;
@@ -135,6 +187,15 @@ export class Protocol2Adapter implements ProtocolAdapter {
       ...this.options.socket,
       url: webSocketUrl(this.context.client.baseUrl, { wsTicket: ticket, orchestrationProtocol: "2" }),
     });
+    // Read once per connection, in the background: a server that does not answer leaves it unknown.
+    socket.call("server.getConfig", {}, CONFIG_READ_TIMEOUT_MS).then(
+      (value) => {
+        const decoded = decodeWith(ServerConfigV2, value, "server config");
+        const streams = decoded.ok ? decoded.value.settings?.enableLegacyTokenStreaming : undefined;
+        if (streams !== undefined) this.replyStreams = streams;
+      },
+      () => undefined,
+    );
     return new Protocol2Session(this, socket, credentials);
   }
 
@@ -147,9 +208,9 @@ export class Protocol2Adapter implements ProtocolAdapter {
     );
   }
 
-  getBoundedThread(credentials: T3Credentials, threadId: string): Promise<ThreadDetailSnapshotV2> {
+  getBoundedThread(credentials: T3Credentials, threadId: string, timeoutMs?: number): Promise<ThreadDetailSnapshotV2> {
     return this.context.client.http.json(
-      { method: "GET", path: `/api/orchestration/threads/${encodeURIComponent(threadId)}/bounded`, bearer: credentials.token, headers: PROTOCOL_HEADERS },
+      { method: "GET", path: `/api/orchestration/threads/${encodeURIComponent(threadId)}/bounded`, bearer: credentials.token, headers: PROTOCOL_HEADERS, ...(timeoutMs !== undefined && { timeoutMs }) },
       ThreadBoundedSnapshotV2,
       "bounded thread snapshot",
     );
@@ -258,16 +319,30 @@ class Protocol2Session implements AdapterSession {
     const adapter = this.adapter;
     let synced = false;
     let snapshotSeen = adapter.shell !== undefined;
-    let snapshotsOnThisSubscription = 0;
     const markSynced = () => {
       if (synced) return;
       synced = true;
       listener.synchronized();
     };
+    const failures = adapter.failureReasons(this.credentials);
+    let ended = false;
+    const unexplained = (row: ThreadShellV2) => agentStateOfRow(row).kind === "failed" && failures.reason(row.id, row.latestRunId) === undefined;
     const upsertRow = (threadId: string) => {
       const shell = adapter.shell;
       const entry = shell?.threads.get(threadId);
-      if (shell && entry) listener.upsert(agentFactsOfRow(entry.row, entry.location, shell, adapter.features));
+      if (!shell || !entry || ended) return;
+      if (unexplained(entry.row)) {
+        // A turn that just failed: its row waits for the reason (one read), so the notification carries it.
+        failures.request(threadId, entry.row.latestRunId, true, () => upsertRow(threadId));
+        return;
+      }
+      listener.upsert(agentFactsOfRow(entry.row, entry.location, shell, adapter.features));
+    };
+    /** After a complete snapshot: reasons for the most recently updated failed rows, within the read budget. */
+    const explainSnapshot = (shell: ShellState) => {
+      const failed = [...shell.threads.values()].map((entry) => entry.row).filter(unexplained);
+      failed.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+      for (const row of failed.slice(0, failures.limits.perSnapshot)) failures.request(row.id, row.latestRunId, false, () => upsertRow(row.id));
     };
     adapter.rowListeners.add(upsertRow);
     const subscription = this.runStream<ShellStreamItemV2>({
@@ -279,16 +354,18 @@ class Protocol2Session implements AdapterSession {
       apply: (item) => {
         switch (item.kind) {
           case "snapshot": {
-            snapshotsOnThisSubscription++;
-            const incoming = item.snapshot;
-            // A metadata-only refresh (no threads) may follow the first snapshot: keep the rows.
-            if (snapshotsOnThisSubscription > 1 && adapter.shell && incoming.threads.length === 0 && incoming.archivedThreads.length === 0 && adapter.shell.threads.size > 0) {
-              for (const project of incoming.projects) adapter.shell.projects.set(project.id, project);
+            const shell = adapter.shell;
+            if (isMetadataOnlySnapshot(shell, item)) {
+              // Enrichment (and the start of a resume): project metadata only; every row stays.
+              if (!shell) return;
+              const changed = new Set(applyShellMetadata(shell, item.snapshot));
+              if (changed.size > 0) for (const [threadId, entry] of shell.threads) if (changed.has(entry.row.projectId)) upsertRow(threadId);
               return;
             }
-            adapter.shell = shellFromSnapshot(incoming);
+            adapter.shell = shellFromSnapshot(item.snapshot);
             snapshotSeen = true;
             listener.snapshot(adapter.agentFacts());
+            explainSnapshot(adapter.shell);
             markSynced();
             return;
           }
@@ -311,6 +388,8 @@ class Protocol2Session implements AdapterSession {
       },
       chunkDone: () => {},
       end: (error) => {
+        ended = true;
+        failures.clearQueue();
         adapter.rowListeners.delete(upsertRow);
         listener.end(error);
       },
@@ -355,7 +434,12 @@ class Protocol2Session implements AdapterSession {
           }
         },
         chunkDone: () => {
-          if (thread.projection) this.adapter.learnSteering(thread.threadId, steeringOf(thread.projection));
+          if (thread.projection) {
+            this.adapter.learnSteering(thread.threadId, steeringOf(thread.projection));
+            this.adapter.learnFailures(thread.projection);
+            const active = activeRun(thread.projection);
+            this.adapter.learnFinishing(thread.threadId, active?.status === "waiting" ? active.id : undefined);
+          }
           listener.changed(thread.detail());
         },
         end: (error) => {

@@ -34,15 +34,21 @@ export interface ServerFeatures {
   snooze: boolean;
   /** Per thread, whether its provider session steers an active run (learned from followed threads). */
   steers?: (threadId: string) => boolean | undefined;
+  /** Per failed run, its reason from the thread's error item when read (see ./failure-reasons.ts). */
+  failureReason?: (threadId: string, runId: string | null) => string | null | undefined;
+  /** Per thread, the run its followed stream shows `waiting` (finishing), which may be ahead of the row. */
+  finishingRun?: (threadId: string) => string | undefined;
 }
 
 /**
  * Protocol 2 lets the user choose steer or queue. A provider session that says it cannot steer
  * (its `capabilities.turns.supportsActiveSteering`, seen once the thread was followed) leaves queue only.
  */
-export function capabilitiesV2(features: ServerFeatures, threadId?: string): AgentCapabilities {
+export function capabilitiesV2(features: ServerFeatures, threadId?: string, finishing = false): AgentCapabilities {
   const steers = threadId !== undefined ? features.steers?.(threadId) : undefined;
-  return { whileRunning: steers === false ? ["queue"] : ["steer", "queue"], interrupt: true, stop: false, cancelQueued: true, answer: true, settle: features.settle, snooze: features.snooze };
+  // A run that is `waiting` (finishing) refuses both a steer and an interrupt; a queued message still starts after it.
+  const whileRunning: AgentCapabilities["whileRunning"] = finishing || steers === false ? ["queue"] : ["steer", "queue"];
+  return { whileRunning, interrupt: !finishing, stop: false, cancelQueued: true, answer: true, settle: features.settle, snooze: features.snooze };
 }
 
 /** What the thread's newest provider session says about steering, if it says. */
@@ -64,7 +70,7 @@ function parentOf(row: ThreadShellV2): AgentFacts["parent"] {
 }
 
 /** The run state a shell row reports; the queue position comes from the thread stream. */
-export function runStateOfRow(row: ThreadShellV2): RunState {
+export function runStateOfRow(row: ThreadShellV2, features?: ServerFeatures): RunState {
   // A pending request is reported as `blockedBy`; the run state is what the run status says.
   const state = agentStateOfRow({ ...row, pendingRuntimeRequest: null });
   const since = row.latestRunStartedAt ?? row.latestRunRequestedAt ?? row.updatedAt;
@@ -78,7 +84,8 @@ export function runStateOfRow(row: ThreadShellV2): RunState {
     case "queued":
       return { phase: "queued", position: null };
     case "failed":
-      return { phase: "failed", reason: state.error };
+      // The turn's own error item first: the row's lastError is the provider session's, often empty.
+      return { phase: "failed", reason: features?.failureReason?.(row.id, row.latestRunId) ?? state.error };
     case "stopped":
       return state.how === "rolled_back" ? { phase: "rolled-back" } : { phase: state.how };
     case "idle":
@@ -89,6 +96,7 @@ export function runStateOfRow(row: ThreadShellV2): RunState {
 export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archive", shell: ShellState, features: ServerFeatures): AgentFacts {
   const pending = row.pendingRuntimeRequest;
   const blockedOn = pending ? requestBlocksOn(pending.kind) : undefined;
+  const run = runStateOfRow(row, features);
   return {
     threadId: row.id,
     projectId: row.projectId,
@@ -99,12 +107,12 @@ export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archiv
     interactionMode: row.interactionMode,
     parent: parentOf(row),
     lifecycle: row.deletedAt ? "deleted" : location === "archive" ? "archived" : "active",
-    run: runStateOfRow(row),
+    run,
     activeRunId: row.activeRunId,
     blockedBy: pending && blockedOn ? { kind: blockedOn === "question" ? "input" : blockedOn === "auth" ? "auth-refresh" : "approval", requestId: pending.id, since: pending.createdAt } : null,
     updatedAt: row.updatedAt,
     latestUserMessageAt: row.latestUserMessageAt,
-    capabilities: capabilitiesV2(features, row.id),
+    capabilities: capabilitiesV2(features, row.id, run.phase === "waiting" || (row.activeRunId !== null && features.finishingRun?.(row.id) === row.activeRunId)),
   };
 }
 
@@ -260,14 +268,31 @@ function transcriptItemOf(item: TurnItem): TranscriptItem {
  * Turn items in order, then user messages that have no turn item yet (a queued message lives only
  * as a conversation message of its queued run until that run starts).
  */
-export function transcriptOf(projection: ThreadProjection): TranscriptItem[] {
+export function transcriptOf(projection: ThreadProjection, replyStreams?: boolean): TranscriptItem[] {
   const items = [...projection.turnItems].sort((a, b) => a.ordinal - b.ordinal).map(transcriptItemOf);
+  if (replyStreams === false) withheldReplyNote(projection, items);
   const shown = new Set(items.map((item) => item.id));
   const waiting = projection.messages
     .filter((message) => message.role === "user" && !shown.has(message.id))
     .map((message): TranscriptItem => ({ id: message.id, runId: message.runId, createdAt: message.createdAt, updatedAt: message.updatedAt, type: "message", role: "user", text: message.text, streaming: false }));
   return [...items, ...waiting];
 }
+
+/**
+ * Where T3 sends a reply only when the turn ends, says so while the active run has none: a note
+ * right after the run's first item, so it keeps its place while the run's items follow it.
+ */
+function withheldReplyNote(projection: ThreadProjection, items: TranscriptItem[]): void {
+  const run = activeRun(projection);
+  if (!run || items.some((item) => item.runId === run.id && item.type === "message" && item.role === "assistant")) return;
+  const first = items.findIndex((item) => item.runId === run.id);
+  if (first === -1) return;
+  const at = items[first]!.createdAt;
+  items.splice(first + 1, 0, { id: `reply-withheld:${run.id}`, runId: run.id, createdAt: at, updatedAt: at, type: "activity", kind: "reply-withheld", summary: REPLY_WITHHELD_NOTE, tone: "info" });
+}
+
+/** The server setting `enableLegacyTokenStreaming` is off: assistant text is buffered until the turn ends. */
+export const REPLY_WITHHELD_NOTE = "T3 sends this agent's reply when the turn ends.";
 
 export function messageOutcomesOf(projection: ThreadProjection): Record<string, MessageOutcome> {
   const outcomes: Record<string, MessageOutcome> = {};

@@ -1,0 +1,112 @@
+// Why a protocol-2 turn failed. A shell row's `lastError` is its provider session's error, empty
+// when only the turn failed; the reason is the failed run's `error` turn item, which only the
+// thread's projection holds. This reads it for failed rows only, a few at a time, once per run, and
+// also takes it for free from followed threads' streams.
+import { runFailure } from "../../../../shared/t3/v2/projection";
+import type { Run, ThreadProjection } from "../../../../shared/t3/v2/schemas";
+
+interface Job {
+  threadId: string;
+  runId: string | null;
+  done: (() => void)[];
+}
+
+export interface FailureReasonLimits {
+  /** Reads in flight at once. */
+  concurrency: number;
+  /** Failed rows of one complete snapshot that get a read (the most recently updated first). */
+  perSnapshot: number;
+}
+
+export const DEFAULT_FAILURE_REASON_LIMITS: FailureReasonLimits = { concurrency: 2, perSnapshot: 16 };
+
+const key = (threadId: string, runId: string | null) => `${threadId}\n${runId ?? ""}`;
+
+export class FailureReasons {
+  /** By thread and run: the reason, or null when the thread was read and shows none. */
+  private readonly known = new Map<string, string | null>();
+  private readonly jobs = new Map<string, Job>();
+  private readonly queue: Job[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly readThread: (threadId: string) => Promise<ThreadProjection>,
+    readonly limits: FailureReasonLimits = DEFAULT_FAILURE_REASON_LIMITS,
+  ) {}
+
+  /** The reason of a failed run: a string, null when none was found, undefined when not read (yet). */
+  reason(threadId: string, runId: string | null): string | null | undefined {
+    return this.known.get(key(threadId, runId));
+  }
+
+  /** Takes the reasons of every failed run a projection holds; returns whether anything new was learned. */
+  learn(projection: ThreadProjection): boolean {
+    let learned = false;
+    for (const run of projection.runs) {
+      if (run.status !== "failed") continue;
+      const reason = runFailure(projection, run)?.message ?? null;
+      const runKey = key(projection.thread.id, run.id);
+      if (reason === null || this.known.get(runKey) === reason) continue;
+      this.known.set(runKey, reason);
+      learned = true;
+    }
+    return learned;
+  }
+
+  /**
+   * Reads the reason of a failed run unless known or already being read; `done` runs once when it
+   * is known or the read gave up. Urgent requests (a turn that just failed) go before the others.
+   */
+  request(threadId: string, runId: string | null, urgent: boolean, done: () => void): void {
+    const runKey = key(threadId, runId);
+    if (this.known.has(runKey)) return done();
+    const existing = this.jobs.get(runKey);
+    if (existing) {
+      existing.done.push(done);
+      const waiting = this.queue.indexOf(existing);
+      if (urgent && waiting > 0) {
+        this.queue.splice(waiting, 1);
+        this.queue.unshift(existing);
+      }
+      return;
+    }
+    const job: Job = { threadId, runId, done: [done] };
+    this.jobs.set(runKey, job);
+    if (urgent) this.queue.unshift(job);
+    else this.queue.push(job);
+    this.pump();
+  }
+
+  /** Drops what is waiting (a connection ended); reads in flight finish. */
+  clearQueue(): void {
+    for (const job of this.queue.splice(0)) this.jobs.delete(key(job.threadId, job.runId));
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.limits.concurrency && this.queue.length > 0) {
+      const job = this.queue.shift()!;
+      this.inFlight++;
+      void this.run(job).finally(() => {
+        this.inFlight--;
+        this.jobs.delete(key(job.threadId, job.runId));
+        for (const done of job.done) done();
+        this.pump();
+      });
+    }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const runKey = key(job.threadId, job.runId);
+    try {
+      const projection = await this.readThread(job.threadId);
+      this.learn(projection);
+      if (!this.known.has(runKey)) {
+        const run: Run | undefined = projection.runs.find((entry) => entry.id === job.runId);
+        this.known.set(runKey, run ? (runFailure(projection, run)?.message ?? null) : null);
+      }
+    } catch {
+      // No retry here (the supervisor owns retries): the row keeps what it had, "Turn failed".
+      this.known.set(runKey, null);
+    }
+  }
+}
