@@ -107,7 +107,9 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "new-turn" })) as Delivery;
     await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", "answered");
     const states = deliveryStates(fleet, delivery.commandId);
-    expect(states.filter((state) => ["accepted", "delivered", "answered"].includes(state))).toEqual(["accepted", "delivered", "answered"]);
+    // In order and ending answered; on a loaded machine T3 may report the message and its answer in one batch, so "delivered" can be folded into "answered".
+    expect(["sending", "accepted", "delivered", "answered"].filter((state) => states.includes(state))).toEqual(states);
+    expect(states.at(-1)).toBe("answered");
     expect(await userMessagesOnServer(childId, text)).toBe(1);
     expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });
   });

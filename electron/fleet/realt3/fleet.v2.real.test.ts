@@ -51,6 +51,9 @@ async function newThread(title: string, runtimeMode: "full-access" | "approval-r
   return id;
 }
 
+/** Statuses of a thread whose run is over. */
+const ENDED: string[] = ["idle", "failed", "interrupted"];
+
 const userMessages = (projection: V2Projection, text: string) => projection.messages.filter((message) => message.role === "user" && message.text === text);
 const assistantTexts = (projection: V2Projection) => projection.messages.filter((message) => message.role === "assistant").map((message) => message.text);
 
@@ -120,6 +123,21 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect((await operator.projection(forkId)).thread.lineage).toMatchObject({ parentThreadId: parentId, relationshipToParent: "fork" });
   });
 
+  it("shows a subagent the engine delegates from a running run on its parent (the engine keeps the child thread out of its shell)", async () => {
+    const { threadId, key, runId } = await runningThread("Delegating");
+    await fleet.service.request("agent.open", { key });
+    const run = (await operator.projection(threadId)).runs.find((entry) => entry.id === runId)!;
+    await operator.delegate(threadId, runId, run.rootNodeId, "Write the summary", "Summary");
+    const subagent = (await operator.projection(threadId)).subagents[0]!;
+    expect(subagent).toMatchObject({ title: "Summary", childThreadId: expect.any(String) });
+    await until(fleet, () => agent(fleet, threadId)!.subagents.some((entry) => entry.title === "Summary"), () => `the subagent on its parent (shown ${JSON.stringify(agent(fleet, threadId)?.subagents)})`);
+    expect(agent(fleet, threadId)!.subagents.find((entry) => entry.title === "Summary")).toMatchObject({ childThreadId: subagent.childThreadId });
+    // Its child thread is not in the engine's shell, so it has no row of its own.
+    expect((await operator.shell()).threads.map((thread) => thread.id)).not.toContain(subagent.childThreadId);
+    expect(agent(fleet, subagent.childThreadId)).toBeUndefined();
+    await fleet.service.request("agent.close", { key });
+  });
+
   it("delivers a message to an idle thread exactly once: accepted → delivered → answered, one user message on the engine", async () => {
     const threadId = await newThread("Messaged");
     const key = keyOf(fleet, threadId);
@@ -186,11 +204,10 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
       const request = index === 0 ? first : await ask(`Careful ${index + 1}`);
       const delivery = (await fleet.service.request("agent.respondApproval", { key: request.key, requestId: request.requestId, decision })) as Delivery;
       await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "delivered", `${decision} delivered`);
-      await until(fleet, () => agent(fleet, request.threadId)?.pending.length === 0 && agent(fleet, request.threadId)?.status !== "running", `${decision}: the request answered and the run over`);
+      await until(fleet, () => agent(fleet, request.threadId)?.pending.length === 0 && ENDED.includes(agent(fleet, request.threadId)!.status), () => `${decision}: the request answered and the run over (${row(request.threadId)})`);
       const stored = await operator.projection(request.threadId);
       expect(stored.runtimeRequests.map((entry) => entry.status)).toEqual(["resolved"]);
-      const codex = await server.codexLog();
-      expect(codex, `Codex received ${decision}`).toContain(`"decision":"${decision}"`);
+      expect(await server.codexApprovalDecisions(), `what Codex received after ${decision}`).toEqual(offered.slice(0, index + 1));
     }
   });
 

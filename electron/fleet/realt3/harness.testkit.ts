@@ -324,9 +324,25 @@ export class RealT3Server {
     await this.cli(["auth", "session", "revoke", sessionId]);
   }
 
-  /** What the Codex stand-in received and sent (NDJSON-ish lines), for debugging failures. */
+  /**
+   * What the Codex stand-in received and sent (timestamped NDJSON lines), for debugging failures.
+   * It holds credentials the server hands its provider (T3's V2 engine gives Codex a bearer for its
+   * MCP server): never print it whole in a test's output.
+   */
   codexLog(): Promise<string> {
     return readFile(join(this.root, "codex.log"), "utf8").catch(() => "");
+  }
+
+  /** The approval decisions the server sent the Codex stand-in, in order (answers to its approval requests). */
+  async codexApprovalDecisions(): Promise<string[]> {
+    const decisions: string[] = [];
+    for (const line of (await this.codexLog()).split("\n")) {
+      const received = / << (\{.*\})$/.exec(line);
+      if (!received) continue;
+      const frame = JSON.parse(received[1]!) as { method?: string; result?: { decision?: unknown } };
+      if (frame.method === undefined && typeof frame.result?.decision === "string") decisions.push(frame.result.decision);
+    }
+    return decisions;
   }
 }
 

@@ -49,6 +49,7 @@ export interface V2Projection {
   messages: V2Message[];
   turnItems: V2TurnItem[];
   runtimeRequests: V2RuntimeRequest[];
+  subagents: { id: string; title: string | null; childThreadId: string; status: string }[];
 }
 
 export interface V2ShellRow {
