@@ -1,57 +1,21 @@
 // The fleet window in Chromium, through the headless shell, against the real T3 0.0.42 server
 // (electron/fleet/realt3/harness.testkit.ts). Runs inside a private network namespace with the
 // real-server suite (playwright.realt3.config.ts, scripts/realt3.sh).
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { test as base, expect } from "@playwright/test";
-import { RealT3Server } from "../electron/fleet/realt3/harness.testkit";
+import { expect } from "@playwright/test";
+import { RELEASED_T3 } from "../electron/fleet/realt3/harness.testkit";
 import { T3Operator } from "../electron/fleet/realt3/operator.testkit";
-import { MemorySecretStore } from "../electron/fleet/secrets";
-import { FleetService } from "../electron/fleet/service";
-import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";
 import { agentRow, envRow } from "./fixtures";
+import { realFleetTest } from "./realt3-fixture";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const REPLY = "Hello from the real T3 server.";
+const test = realFleetTest(RELEASED_T3, REPLY);
 
-interface RealFleet {
-  server: RealT3Server;
-  operator: T3Operator;
-  service: FleetService;
-  shell: HeadlessShell;
-}
-
-const test = base.extend<{ real: RealFleet }>({
-  real: async ({ page }, use) => {
-    const server = await RealT3Server.start({ codexReply: REPLY });
-    const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-real-e2e-"));
-    try {
-      const operator = await T3Operator.start(server);
-      const service = await FleetService.start({
-        dataDir,
-        secrets: new MemorySecretStore(),
-        socket: { pingIntervalMs: 1_000, openTimeoutMs: 2_000 },
-        timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
-      });
-      const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
-      const pageErrors: string[] = [];
-      page.on("pageerror", (error) => pageErrors.push(error.message));
-      await use({ server, operator, service, shell });
-      await shell.close();
-      await service.stop();
-      expect(pageErrors, "uncaught errors in the page").toEqual([]);
-    } finally {
-      await server.stop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  },
-});
+// The server starts inside the fixture, which counts toward the test's time (the V2 engine: 10-40 s on a loaded machine).
+test.describe.configure({ timeout: 120_000 });
 
 test("pairs a real T3 server by link in the window, follows a live turn and sends a message", async ({ page, real }) => {
-  test.setTimeout(120_000);
-  const { server, operator } = real;
+  const { server } = real;
+  const operator = await T3Operator.start(server);
   const projectId = await operator.createProject("Window project");
   const parentId = await operator.createThread(projectId, "Lead");
   const childId = await operator.createThread(projectId, "Helper", `sub.${parentId}.helper`);

