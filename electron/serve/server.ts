@@ -29,6 +29,7 @@ import { rendererContentType } from "../../shared/bridge/renderer-bundle";
 import { parseJson } from "../../shared/t3/decode";
 import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
+import { rateLimited, terminal } from "./terminal";
 
 /** The launch-code exchange: the page posts `{"code": …}` and gets `{"session": …}`. */
 export const SESSION_PATH = "/session";
@@ -98,7 +99,7 @@ function offeredProtocols(req: IncomingMessage): string[] {
 }
 
 export async function startHeadlessShell(options: HeadlessShellOptions): Promise<HeadlessShell> {
-  const log = options.log ?? ((line: string) => console.error(line));
+  const log = rateLimited(options.log ?? ((line: string) => terminal.err(line)));
   const report = (where: string, error: unknown) => log(`t3-fleet serve: ${where}: ${describeError(error)}`);
   const sockets = new Set<Socket>();
   const launchCodes = new Set<string>();
