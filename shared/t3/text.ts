@@ -103,7 +103,7 @@ export function terminalLine(text: string, max = TERMINAL_LINE_MAX): string {
 }
 
 /** Notification title or body: one line of plain text, no markup (some OS notification servers render HTML tags). */
-export function notificationText(text: string, max = TEXT_LIMITS.reason): string {
+export function notificationText(text: string, max: number = TEXT_LIMITS.reason): string {
   return cleanText(text, { max })
     .replace(/<\/?[A-Za-z!?][^<>]*>/g, "")
     .replace(/[<>]/g, (char) => (char === "<" ? "‹" : "›"));
