@@ -40,7 +40,7 @@ describe("per-environment budget", () => {
     expect(env(service, quiet)?.connection.phase).toBe("online");
     expect(env(service, flood)?.connection.phase).toBe("online");
     const notice = service.snapshot().notices.find((text) => text.startsWith(`${flood.label} sent more than`));
-    expect(notice).toContain("20 agents are left out, the 40 most recently updated are shown");
+    expect(notice).toContain("(40 agents, 64 MB): the 40 most recently updated agents are shown, the rest are left out");
     // One more thread on the flooded machine changes nothing; the notice is not repeated.
     const before = events.filter((event) => event.type === "notification").length;
     sims.createThread(flood, { title: "one more" });

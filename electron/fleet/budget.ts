@@ -98,8 +98,8 @@ export class EnvironmentBudget {
   }
 }
 
-/** The words the user reads when a machine goes over its budget. */
+/** The words the user reads when a machine goes over its budget (said once, when it first does). */
 export function budgetNotice(label: string, report: BudgetReport): string {
-  const left = report.offeredThreads - report.keptThreads;
-  return `${label} sent more than T3 Fleet keeps for one machine (${report.limits.maxThreads.toLocaleString("en-US")} agents, ${Math.round(report.limits.maxBytes / 1024 / 1024)} MB): ${left.toLocaleString("en-US")} agent${left === 1 ? " is" : "s are"} left out, the ${report.keptThreads.toLocaleString("en-US")} most recently updated are shown. Other machines are not affected.`;
+  const { maxThreads, maxBytes } = report.limits;
+  return `${label} sent more than T3 Fleet keeps for one machine (${maxThreads.toLocaleString("en-US")} agents, ${Math.round(maxBytes / 1024 / 1024)} MB): the ${report.keptThreads.toLocaleString("en-US")} most recently updated agents are shown, the rest are left out. Other machines are not affected.`;
 }
