@@ -5,6 +5,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { MAX_BRIDGE_FRAME_BYTES } from "../shared/bridge/contract";
 import { SimServer } from "../sim/server";
+import { HOSTILE } from "../shared/t3/hostile-text.testkit";
 import { agentRow, envRow, expect, test } from "./fixtures";
 
 /** Chromium's window state that any executed payload would set. */
@@ -162,13 +163,51 @@ test("a hostile T3 server stays inert text, and every control stays in view", as
       { kind: "project-upserted", sequence: 0, project: null },
     );
     for (const other of fleet.sims.servers) await expect(envRow(page, other.environmentId)).toHaveAttribute("data-phase", "online");
-    // A frame that is not JSON drops that machine's socket (any request's frame may be lost); wait
-    // for it to reconnect, so its row's buttons do not change while they are measured.
+    // A frame that is not JSON is skipped and counted; the machine stays (or comes back) online
+    // before its row's buttons are measured.
     await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
     await expect(agentRow(page, sim.environmentId, "evil")).toBeVisible();
     await expectInert(page, dialogs);
     await expectInView(page, page.locator(".env-actions button"));
     await expect(page.getByText("Reconnecting to T3 Fleet")).toHaveCount(0);
+  } finally {
+    await sim.stop();
+  }
+});
+
+/** Characters that steer a terminal or reorder text: none may reach the page from a server. */
+// eslint-disable-next-line no-control-regex -- the page is checked for control characters
+const CONTROL_OR_BIDI = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+test("server text is data: escape sequences, bidi overrides and a 5 MB error reach the page as bounded plain text", async ({ page, fleet }) => {
+  const sim = await new SimServer({ generation: "upstream", label: `studio${HOSTILE.osc52}${HOSTILE.screenClear}`, tickMs: 40 }).start();
+  try {
+    const reversed = fleet.sims.createThread(sim, { threadId: "rlo", title: `Pay ${HOSTILE.rlo}` });
+    const broken = fleet.sims.createThread(sim, { threadId: "broken", title: `Deploy ${HOSTILE.c1Csi}` });
+    sim.scriptNextTurn(broken, { steps: [{ kind: "fail", message: `<b>${HOSTILE.forgedLine}</b>${HOSTILE.osc52}${HOSTILE.huge}` }] });
+    await fleet.service.request("pair.confirm", { input: sim.pairingUrl() });
+    await page.goto(fleet.shell.url);
+    await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
+    await expect(envRow(page, sim.environmentId)).toContainText("studiobuild doneok");
+    const title = agentRow(page, sim.environmentId, reversed).locator(".agent-title");
+    await expect(title).toHaveText("Pay invoice gnp.exe");
+    await expect(title).toHaveAttribute("title", "Pay invoice gnp.exe");
+    fleet.sims.sendMessage(sim, broken, "ship it");
+    await expect(agentRow(page, sim.environmentId, broken)).toHaveAttribute("data-status", "failed");
+    // The failure's reason is shown, cleaned and capped; so is the notice about it.
+    await expect(page.getByText(/oops T3 Fleet is running\./).first()).toBeVisible();
+    const text = await page.evaluate(() => document.body.innerText + [...document.querySelectorAll("[title]")].map((element) => element.getAttribute("title")).join("\n"));
+    expect(text).not.toMatch(CONTROL_OR_BIDI);
+    // Markup in the page is shown as text (React escapes it, the first test checks it stays inert).
+    expect(text.length).toBeLessThan(200_000);
+    // Notices carry what the OS notification shows: plain text, the markup removed.
+    const notices = page.getByTestId("notice");
+    await expect(notices.filter({ hasText: "studiobuild doneok" }).first()).toBeVisible();
+    for (const notice of await notices.all()) {
+      const noticeText = await notice.innerText();
+      expect(noticeText).not.toMatch(CONTROL_OR_BIDI);
+      expect(noticeText).not.toContain("<b>");
+    }
   } finally {
     await sim.stop();
   }

@@ -5,6 +5,7 @@ import type { FleetModel } from "../../shared/fleet/model";
 import type { ThreadDetail } from "../../shared/fleet/facts";
 import type { EnvironmentMeta, SkippedItemsReport } from "../../shared/fleet/types";
 import { BridgeError } from "./bridge-error";
+import { type BudgetLimits, type BudgetReport, EnvironmentBudget } from "./budget";
 import type { EnvironmentRecord, Registry } from "./registry";
 import type { SecretStore } from "./secrets";
 import { ConnectionSupervisor, type SupervisorTiming } from "./supervisor";
@@ -33,6 +34,10 @@ export interface EnvironmentsOptions {
   streamLagMs?: number;
   onThreadChange: ThreadChangeListener;
   now: () => number;
+  /** What one environment may hold (budget.ts); the defaults when absent. */
+  budget?: BudgetLimits;
+  /** A server went over its budget: say so once. */
+  onOverBudget?: (environmentId: string, report: BudgetReport) => void;
 }
 
 /**
@@ -140,9 +145,15 @@ export class Environments {
     this.runtimes.set(record.environmentId, runtime);
     model.upsertEnvironment(metaOf(record), supervisor.phase);
     supervisor.on("phase", (phase) => model.setPhase(record.environmentId, phase));
-    supervisor.on("fleetSnapshot", (agents) => model.applyFleetSnapshot(record.environmentId, agents));
-    supervisor.on("agentUpsert", (agent) => model.upsertAgent(record.environmentId, agent));
-    supervisor.on("agentRemoved", (threadId, lifecycle) => model.removeAgent(record.environmentId, threadId, lifecycle));
+    const budget = new EnvironmentBudget(this.options.budget, (report) => this.options.onOverBudget?.(record.environmentId, report));
+    supervisor.on("fleetSnapshot", (agents) => model.applyFleetSnapshot(record.environmentId, budget.snapshot(agents)));
+    supervisor.on("agentUpsert", (agent) => {
+      if (budget.upsert(agent)) model.upsertAgent(record.environmentId, agent);
+    });
+    supervisor.on("agentRemoved", (threadId, lifecycle) => {
+      budget.removed(threadId);
+      model.removeAgent(record.environmentId, threadId, lifecycle);
+    });
     supervisor.on("identified", (descriptor) => {
       const protocol = announcedProtocol(descriptor);
       if (descriptor.serverVersion === runtime.record.serverVersion && protocol === runtime.record.protocol) return;

@@ -13,6 +13,7 @@ import { agentKey } from "../../shared/fleet/types";
 import { Acknowledgements } from "./acknowledgements";
 import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
+import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
 import { Deliveries } from "./deliveries";
 import { Environments } from "./environments";
 import { ThreadFollowing } from "./following";
@@ -38,6 +39,8 @@ export interface FleetServiceOptions {
   streamLagMs?: number;
   /** A starting agent counts as stuck after this long (tests shorten it). */
   stuckAfterMs?: number;
+  /** What one machine may hold in the fleet (budget.ts); tests lower it. */
+  budget?: BudgetLimits;
   now?: () => number;
 }
 
@@ -81,6 +84,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       ...(options.streamLagMs !== undefined && { streamLagMs: options.streamLagMs }),
       onThreadChange: (environmentId, threadId, detail) => this.onThreadChange(environmentId, threadId, detail),
       now: this.now,
+      ...(options.budget && { budget: options.budget }),
+      onOverBudget: (environmentId, report) => this.overBudget(environmentId, report),
     });
     this.pairing = new Pairing({ environments: this.environments, registry, secrets: options.secrets, now: this.now });
     this.details = new AgentDetails(this.environments, publish);
@@ -179,6 +184,18 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       this.acknowledgements.removed(key);
     }
     if (change.agents.length > 0) this.scheduleStallCheck();
+  }
+
+  /** A machine sent more than its budget (budget.ts): a notice now, and in every later snapshot. */
+  private overBudget(environmentId: string, report: BudgetReport): void {
+    const label = this.model.environment(environmentId)?.label ?? environmentId;
+    const text = budgetNotice(label, report);
+    const prefix = `${label} sent more than`;
+    const index = this.notices.findIndex((notice) => notice.startsWith(prefix));
+    if (index >= 0) this.notices.splice(index, 1);
+    this.notices.push(text);
+    const notification = { id: `${environmentId}//budget/${this.now()}`, reason: "summary" as const, environmentId, agentKey: null, title: `${label} is over T3 Fleet's budget`, body: text };
+    this.emit("event", { type: "notification", notification });
   }
 
   private onThreadChange(environmentId: string, threadId: string, detail: ThreadDetail): void {

@@ -1,3 +1,4 @@
+/* eslint-disable no-control-regex -- the terminal bytes are checked for control characters */
 // `./fleet serve` as a person runs it on a server without a keychain: pairing links from stdin,
 // tokens kept across restarts in a file only this user can read, and no secret in its output.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -10,6 +11,9 @@ import { SimServer } from "../../sim/server";
 import { createV2Thread } from "../../sim/v2/fleet-hooks";
 import { V2SimServer } from "../../sim/v2/server";
 import { exchangeLaunchCode, openBridge } from "./shell.testkit";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { HOSTILE } from "../../shared/t3/hostile-text.testkit";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const cleanups: (() => unknown)[] = [];
@@ -147,5 +151,37 @@ describe("./fleet serve", () => {
           (message.event.type === "fleet.delta" && message.event.environments.some((environment) => environment.connection.phase === "online"))),
     );
     expect(run.output()).not.toContain(new URLSearchParams(new URL(pairingUrl).hash.slice(1)).get("token")!);
+  });
+
+  // What a server says (its label, its errors) is data: the terminal gets no escape sequence, no
+  // line of the server's making, and no 5 MB error.
+  it("prints a hostile server's label and errors as inert, bounded text", { timeout: 60_000 }, async () => {
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5, label: `studio${HOSTILE.osc52}${HOSTILE.screenClear}` }).start();
+    cleanups.push(() => sim.stop());
+    const hostile = createServer((_req, res) => {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: `${HOSTILE.forgedLine}${HOSTILE.osc52}${HOSTILE.rlo}${HOSTILE.c1Csi}${HOSTILE.huge}` }));
+    });
+    await new Promise<void>((listening) => hostile.listen(0, "127.0.0.1", listening));
+    cleanups.push(() => new Promise((closed) => hostile.close(closed)));
+    const hostileLink = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/pair#token=HOSTILE0000`;
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-hostile-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const rendererDir = join(dir, "renderer");
+    await mkdir(rendererDir);
+    await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+
+    const run = runCli(["--data-dir", join(dir, "data"), "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", "-"], `${sim.pairingUrl()}\n${hostileLink}\n`);
+    await launchLink(run);
+    const output = run.output();
+    expect(output).toContain("paired studiobuild doneok\n");
+    expect(output).toContain("could not pair link 2 of stdin");
+    expect(output).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+    // The server's forged "open this link" stays inside its error line: only ours starts a line.
+    const lines = output.split("\n");
+    expect(lines.filter((line) => line.startsWith("T3 Fleet is running"))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith("http"))).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/#code=/)]);
+    expect(lines.find((line) => line.includes("evil.example"))).toMatch(/^could not pair link 2 of stdin: .*more characters\)$/);
+    expect(output.length).toBeLessThan(20_000);
   });
 });

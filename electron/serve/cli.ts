@@ -10,6 +10,7 @@ import { ensurePrivateDir } from "../fleet/private-files";
 import { FileSecretStore, KeytarSecretStore, MemorySecretStore, type SecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { startHeadlessShell } from "./server";
+import { rateLimited, terminal } from "./terminal";
 
 const USAGE = `Usage: ./fleet serve -- [options]
 
@@ -32,7 +33,7 @@ Example:
   echo "http://100.101.102.103:3773/pair#token=…" | ./fleet serve -- --pair -`;
 
 function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
+  terminal.err(message, "", ...USAGE.split("\n"));
   process.exit(2);
 }
 
@@ -57,7 +58,7 @@ try {
 }
 const { values } = parsed;
 if (values.help) {
-  console.log(USAGE);
+  terminal.out(...USAGE.split("\n"));
   process.exit(0);
 }
 const port = Number(values.port);
@@ -69,8 +70,9 @@ for (const source of values.pair) {
 }
 
 // Last resort: a bug in one handler is logged (without secrets) and the shell keeps serving.
-process.on("uncaughtException", (error) => console.error(`t3-fleet serve: unexpected error: ${describeError(error)}`));
-process.on("unhandledRejection", (error) => console.error(`t3-fleet serve: unexpected error: ${describeError(error)}`));
+const reportUnexpected = rateLimited((line) => terminal.err(line));
+process.on("uncaughtException", (error) => reportUnexpected(`t3-fleet serve: unexpected error: ${describeError(error)}`));
+process.on("unhandledRejection", (error) => reportUnexpected(`t3-fleet serve: unexpected error: ${describeError(error)}`));
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = values["data-dir"] ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "t3-fleet");
@@ -84,7 +86,7 @@ async function openSecrets(): Promise<{ secrets: SecretStore; notices: string[] 
     return { secrets: await KeytarSecretStore.open(), notices: [] };
   } catch (error) {
     if (where === "keychain") {
-      console.error(`${describeError(error)}\nStart with --secrets file or --secrets memory to keep tokens elsewhere.`);
+      terminal.err(describeError(error), "Start with --secrets file or --secrets memory to keep tokens elsewhere.");
       process.exit(1);
     }
     const secrets = file();
@@ -92,7 +94,7 @@ async function openSecrets(): Promise<{ secrets: SecretStore; notices: string[] 
   }
 }
 const { secrets, notices } = await openSecrets();
-for (const notice of notices) console.log(notice);
+for (const notice of notices) terminal.out(notice);
 
 async function pairingLinks(source: string): Promise<string[]> {
   const text = source === "-" ? await readStdin() : await readFile(source, "utf8");
@@ -114,16 +116,16 @@ for (const source of values.pair) {
   try {
     links = await pairingLinks(source);
   } catch (error) {
-    console.error(`could not read pairing links from ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
+    terminal.err(`could not read pairing links from ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
     continue;
   }
   for (const [index, link] of links.entries()) {
     try {
       const paired = await service.request("pair.confirm", { input: link });
-      console.log(`paired ${(paired as { label: string }).label}`);
+      terminal.out(`paired ${(paired as { label: string }).label}`);
     } catch (error) {
       // Neither the link nor the error may carry its code into the terminal or a log.
-      console.error(`could not pair link ${index + 1} of ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
+      terminal.err(`could not pair link ${index + 1} of ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
     }
   }
 }
@@ -140,7 +142,7 @@ const shutdown = () => {
     .then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error(`t3-fleet serve: could not stop cleanly: ${describeError(error)}`);
+        terminal.err(`t3-fleet serve: could not stop cleanly: ${describeError(error)}`);
         process.exit(1);
       },
     );
@@ -148,4 +150,4 @@ const shutdown = () => {
 // Before the link is printed: whoever reads it may stop us at once.
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);
-console.log(`T3 Fleet is running. Open this link once, in one browser tab on this machine:\n${shell.url}`);
+terminal.out("T3 Fleet is running. Open this link once, in one browser tab on this machine:", shell.url);

@@ -13,28 +13,27 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { extname, join, normalize, sep } from "node:path";
-import { WebSocketServer, type WebSocket } from "ws";
-import {
-  BRIDGE_CLOSE_MALFORMED,
-  BRIDGE_CLOSE_UNAUTHORIZED,
-  BRIDGE_SESSION_PROTOCOL_PREFIX,
-  BRIDGE_SUBPROTOCOL,
-  BridgeClientMessage,
-  MAX_BRIDGE_FRAME_BYTES,
-  type BridgeEvent,
-  type BridgeServerMessage,
-} from "../../shared/bridge/contract";
+import { WebSocketServer } from "ws";
+import { BRIDGE_CLOSE_UNAUTHORIZED, BRIDGE_SESSION_PROTOCOL_PREFIX, BRIDGE_SUBPROTOCOL, MAX_BRIDGE_FRAME_BYTES } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
 import { rendererContentType } from "../../shared/bridge/renderer-bundle";
 import { parseJson } from "../../shared/t3/decode";
-import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
+import { attachBridge, type BridgeLimits, DEFAULT_BRIDGE_LIMITS } from "./bridge-socket";
+import { rateLimited, terminal } from "./terminal";
 
 /** The launch-code exchange: the page posts `{"code": …}` and gets `{"session": …}`. */
 export const SESSION_PATH = "/session";
 export const BRIDGE_PATH = "/bridge";
 /** A session exchange body is a few dozen bytes; anything larger is not one. */
 const MAX_SESSION_BODY_BYTES = 1_024;
+/**
+ * Connections that have not (yet) become a bridge with a session: the page's own requests need a
+ * handful; more at once is a local process hammering the shell, and the newest are dropped.
+ */
+export const MAX_UNAUTHENTICATED_CONNECTIONS = 64;
+/** A request's headers and body must have arrived by then: a client that dribbles them is cut off. */
+export const REQUEST_TIMEOUT_MS = 10_000;
 /** Bytes of randomness in launch codes and session secrets. */
 const SECRET_BYTES = 32;
 
@@ -67,8 +66,12 @@ export interface HeadlessShellOptions {
   /** Folder of the built renderer (electron-vite's out/renderer). */
   rendererDir: string;
   port?: number;
-  /** Where problems are reported (already redacted); stderr by default. */
+  /** Where problems are reported (already redacted); stderr by default, rate-limited. */
   log?: (line: string) => void;
+  /** Bounds of each bridge socket (bridge-socket.ts); tests lower them. */
+  bridgeLimits?: BridgeLimits;
+  /** How long a request may take to arrive (headers and body); tests lower it. */
+  requestTimeoutMs?: number;
 }
 
 export interface HeadlessShell {
@@ -98,7 +101,7 @@ function offeredProtocols(req: IncomingMessage): string[] {
 }
 
 export async function startHeadlessShell(options: HeadlessShellOptions): Promise<HeadlessShell> {
-  const log = options.log ?? ((line: string) => console.error(line));
+  const log = rateLimited(options.log ?? ((line: string) => terminal.err(line)));
   const report = (where: string, error: unknown) => log(`t3-fleet serve: ${where}: ${describeError(error)}`);
   const sockets = new Set<Socket>();
   const launchCodes = new Set<string>();
@@ -170,21 +173,42 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
     return serveFile(path, res, req.method === "HEAD");
   };
 
-  const server: Server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      report("request", error);
-      refuse(res, 500, "Internal error");
-    });
-  });
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server: Server = createServer(
+    // Node checks these deadlines every connectionsCheckingInterval: a slow-loris client that sends
+    // its headers or its body a byte at a time is answered 408 and dropped.
+    { maxHeaderSize: 16 * 1024, requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout) },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        report("request", error);
+        refuse(res, 500, "Internal error");
+      });
+    },
+  );
 
+  // Every TCP connection counts as unauthenticated until it is a bridge socket with a session.
+  const unauthenticated = new Set<Socket>();
   server.on("connection", (socket) => {
+    if (unauthenticated.size >= MAX_UNAUTHENTICATED_CONNECTIONS) {
+      socket.destroy();
+      return;
+    }
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    unauthenticated.add(socket);
+    socket.on("close", () => {
+      sockets.delete(socket);
+      unauthenticated.delete(socket);
+    });
   });
   // Malformed requests and oversized headers: answer and drop that socket, nothing else.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return void socket.destroy();
-    const status = error.code === "HPE_HEADER_OVERFLOW" ? "431 Request Header Fields Too Large" : "400 Bad Request";
+    const status =
+      error.code === "HPE_HEADER_OVERFLOW"
+        ? "431 Request Header Fields Too Large"
+        : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? "408 Request Timeout"
+          : "400 Bad Request";
     socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
   });
   server.on("error", (error) => report("server", error));
@@ -212,7 +236,8 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
         ws.on("error", (error) => report("bridge socket", error));
         // Accepted only to say why: the page stops retrying and asks for a fresh launch link.
         if (!authorized) return ws.close(BRIDGE_CLOSE_UNAUTHORIZED, "unknown session");
-        attachBridge(ws, options.service, report);
+        unauthenticated.delete(socket as Socket);
+        attachBridge(ws, options.service, report, options.bridgeLimits ?? DEFAULT_BRIDGE_LIMITS);
       });
     } catch (error) {
       report("upgrade", error);
@@ -246,44 +271,4 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** One UI connection: a snapshot first, then every event; requests are decoded by the service. */
-function attachBridge(ws: WebSocket, service: FleetService, report: (where: string, error: unknown) => void): void {
-  const send = (message: BridgeServerMessage) => {
-    if (ws.readyState !== ws.OPEN) return;
-    try {
-      ws.send(JSON.stringify(message));
-    } catch (error) {
-      report("bridge send", error);
-    }
-  };
-  const onEvent = (event: BridgeEvent) => send({ type: "event", event });
-  service.on("event", onEvent);
-  ws.on("close", () => service.off("event", onEvent));
-  send({ type: "event", event: { type: "fleet.snapshot", snapshot: service.snapshot() } });
-
-  ws.on("message", (data, isBinary) => {
-    const json = isBinary ? { ok: false as const, message: "binary frame" } : parseJson(data.toString("utf8"));
-    const message = json.ok ? BridgeClientMessage.safeParse(json.value) : undefined;
-    if (!message?.success) {
-      ws.close(BRIDGE_CLOSE_MALFORMED, "malformed bridge message");
-      return;
-    }
-    const { id, method, params } = message.data;
-    let answer: Promise<unknown>;
-    try {
-      answer = service.request(method, params);
-    } catch (error) {
-      answer = Promise.reject(error);
-    }
-    answer.then(
-      (result) => send({ type: "response", id, ok: true, result: result ?? null }),
-      (error: unknown) => {
-        const kind = error instanceof BridgeError ? error.kind : "internal";
-        if (kind === "internal") report(`bridge ${method}`, error);
-        send({ type: "response", id, ok: false, error: { kind, message: describeError(error) } });
-      },
-    );
-  });
 }

@@ -95,4 +95,15 @@ describe("notices in a window", () => {
     expect(noticeIsCritical("offline")).toBe(false);
     expect(noticeIsCritical("summary")).toBe(false);
   });
+
+  it("sends the OS plain text: markup in a server's title or reason is not passed on", () => {
+    const policy = new NotificationPolicy();
+    policy.environmentChanged(env(online));
+    policy.agentChanged(agentView("a", "running", { title: "Deploy <b>now</b>" }));
+    const [failed] = policy.agentChanged(
+      agentView("a", "failed", { title: "Deploy <b>now</b>", reason: '<a href="https://evil.example/">open this link</a> to fix', activeRunId: "r" }),
+    );
+    expect(failed?.title).toBe("Deploy now failed");
+    expect(failed?.body).toBe("studio · open this link to fix");
+  });
 });

@@ -1,6 +1,7 @@
 // Notification policy, pure: which fleet changes notify. One notification per
 // (environment, thread, reason, request id); states present at start-up or found on reconnect are
 // summarized once instead of replayed as a burst; mutes and per-event toggles apply.
+import { notificationText } from "../t3/text";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
 
 export interface NotificationSettings {
@@ -133,11 +134,14 @@ export class NotificationPolicy {
   }
 
   private filter(intents: NotificationIntent[], memory: EnvMemory): NotificationIntent[] {
-    return intents.filter((intent) => {
-      if (this.sent.has(intent.id)) return false;
-      this.sent.add(intent.id);
-      return !memory.muted;
-    });
+    return intents
+      .filter((intent) => {
+        if (this.sent.has(intent.id)) return false;
+        this.sent.add(intent.id);
+        return !memory.muted;
+      })
+      // Titles and bodies carry server text (labels, titles, reasons) and go to the OS: plain text only.
+      .map((intent) => ({ ...intent, title: notificationText(intent.title, 256), body: notificationText(intent.body, 1_024) }));
   }
 
   private memory(env: EnvironmentView): EnvMemory {

@@ -2,6 +2,7 @@
 import { HttpErrorBody, RpcTaggedError, type TaggedErrorBody } from "./schemas";
 import { type DecodeFailure, describeDecodeFailure, parseJson } from "./decode";
 import { defectText, type RpcCause } from "./rpc-frames";
+import { cleanText } from "./text";
 
 export type T3ErrorKind =
   /** Token missing, invalid, expired or revoked; pairing token used or expired. Re-pair. */
@@ -111,7 +112,7 @@ export function httpFailure(status: number, contentType: string, bodyText: strin
     }
     return new T3Error(kindForStatus(status), `${context}: ${value.error}`, { status, reason: value.error });
   }
-  const snippet = bodyText.trim().slice(0, 120);
+  const snippet = cleanText(bodyText.slice(0, 1_024).trim(), { max: 120 });
   return new T3Error(kindForStatus(status), `${context}: HTTP ${status}${snippet ? ` (${snippet})` : " with an empty body"}`, {
     status,
   });

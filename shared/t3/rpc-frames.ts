@@ -1,5 +1,6 @@
 // Effect-RPC JSON framing (docs/t3-protocols.md, the shared transport): one JSON message per WebSocket text frame.
 import { z } from "zod";
+import { cleanText, TEXT_LIMITS } from "./text";
 
 /** Request ids are decimal strings on the wire; effect 4.1 may send numbers, normalized here. */
 const RequestId = z.union([z.string().min(1), z.number().int()]).transform(String);
@@ -51,6 +52,10 @@ export const RpcClientFrameSchema = z.union([
 
 /** Human-readable text of a Die defect or connection Defect (a string, or an object with a message). */
 export function defectText(defect: unknown): string {
+  return cleanText(rawDefectText(defect), { max: TEXT_LIMITS.reason });
+}
+
+function rawDefectText(defect: unknown): string {
   if (typeof defect === "string") return defect;
   if (typeof defect === "object" && defect !== null && typeof (defect as { message?: unknown }).message === "string") {
     return (defect as { message: string }).message;

@@ -3,6 +3,7 @@
 // so a newer server never breaks decoding, and anything structurally wrong is rejected
 // with the path of the first bad field (see decode.ts).
 import { z } from "zod";
+import { ServerText } from "./text";
 
 /** An enum that tolerates values added by newer servers: they decode as "unknown". */
 export function openEnum<const T extends readonly [string, ...string[]]>(values: T) {
@@ -19,9 +20,9 @@ const JsonRecord = z.record(z.string(), z.unknown());
 
 export const EnvironmentDescriptor = z.object({
   environmentId: Id,
-  label: z.string(),
-  platform: z.object({ os: z.string(), arch: z.string(), machine: z.string().optional() }).optional(),
-  serverVersion: z.string(),
+  label: ServerText.label,
+  platform: z.object({ os: ServerText.label, arch: ServerText.label, machine: ServerText.label.optional() }).optional(),
+  serverVersion: ServerText.label,
   capabilities: JsonRecord.default({}),
   orchestrationProtocolVersion: z.number().int().optional(),
 });
@@ -74,15 +75,15 @@ export const WsTokenResponse = z.object({ token: z.string().min(1), expiresAt: I
 // ---------------------------------------------------------------- error bodies
 
 /** Fork error body: `{"error": "<message>"}`. */
-export const ForkErrorBody = z.object({ error: z.string() });
+export const ForkErrorBody = z.object({ error: ServerText.reason });
 /** Upstream tagged error body. */
 export const TaggedErrorBody = z.object({
-  _tag: z.string(),
-  code: z.string().optional(),
-  reason: z.string().optional(),
-  requiredScope: z.string().optional(),
-  message: z.string().optional(),
-  traceId: z.string().optional(),
+  _tag: ServerText.label,
+  code: ServerText.label.optional(),
+  reason: ServerText.label.optional(),
+  requiredScope: ServerText.label.optional(),
+  message: ServerText.reason.optional(),
+  traceId: ServerText.label.optional(),
 });
 export type TaggedErrorBody = z.infer<typeof TaggedErrorBody>;
 export const HttpErrorBody = z.union([TaggedErrorBody, ForkErrorBody]);
@@ -98,9 +99,9 @@ const ModelOption = z.object({ id: z.string(), value: z.union([z.string(), z.boo
  */
 export const ModelSelection = z
   .object({
-    instanceId: z.string().optional(),
-    provider: z.string().optional(),
-    model: z.string(),
+    instanceId: ServerText.label.optional(),
+    provider: ServerText.label.optional(),
+    model: ServerText.label,
     options: z.union([z.array(ModelOption), z.record(z.string(), z.union([z.string(), z.boolean(), z.number()]))]).optional(),
   })
   .transform((raw) => ({
@@ -119,11 +120,11 @@ export const RUNTIME_MODES = ["approval-required", "auto-accept-edits", "auto", 
 export const ThreadSession = z.object({
   threadId: Id,
   status: openEnum(SESSION_STATUSES),
-  providerName: z.string().nullable().optional(),
-  providerInstanceId: z.string().nullable().optional(),
+  providerName: ServerText.label.nullable().optional(),
+  providerInstanceId: ServerText.label.nullable().optional(),
   runtimeMode: openEnum(RUNTIME_MODES).optional(),
   activeTurnId: z.string().nullable(),
-  lastError: z.string().nullable(),
+  lastError: ServerText.reason.nullable(),
   updatedAt: IsoTime,
 });
 export type ThreadSession = z.infer<typeof ThreadSession>;
@@ -141,8 +142,8 @@ export type LatestTurn = z.infer<typeof LatestTurn>;
 
 export const ProjectShell = z.object({
   id: Id,
-  title: z.string(),
-  workspaceRoot: z.string(),
+  title: ServerText.title,
+  workspaceRoot: ServerText.path,
   repositoryIdentity: z.unknown().optional(),
   defaultModelSelection: ModelSelection.nullable().optional(),
   scripts: z.array(z.unknown()).default([]),
@@ -156,12 +157,12 @@ export type ProjectShell = z.infer<typeof ProjectShell>;
 const threadHeader = {
   id: Id,
   projectId: Id,
-  title: z.string(),
+  title: ServerText.title,
   modelSelection: ModelSelection,
   runtimeMode: openEnum(RUNTIME_MODES),
   interactionMode: openEnum(["default", "plan"]),
-  branch: z.string().nullable(),
-  worktreePath: z.string().nullable(),
+  branch: ServerText.label.nullable(),
+  worktreePath: ServerText.path.nullable(),
   latestTurn: LatestTurn.nullable(),
   createdAt: IsoTime,
   updatedAt: IsoTime,
@@ -182,7 +183,7 @@ export const ThreadShell = z.object({
   hasActionableProposedPlan: z.boolean().optional(),
   backgroundLiveness: openEnum(["working", "monitoring"]).nullable().optional(),
   planProgress: z
-    .object({ step: z.string().nullable().optional(), completedSteps: z.number(), totalSteps: z.number() })
+    .object({ step: ServerText.reason.nullable().optional(), completedSteps: z.number(), totalSteps: z.number() })
     .nullable()
     .optional(),
 });
@@ -199,15 +200,15 @@ export type ShellSnapshot = z.infer<typeof ShellSnapshot>;
 export const Attachment = z.object({
   type: z.string(),
   id: z.string().optional(),
-  name: z.string(),
-  mimeType: z.string(),
+  name: ServerText.title,
+  mimeType: ServerText.label,
   sizeBytes: z.number(),
 });
 
 export const ThreadMessage = z.object({
   id: Id,
   role: openEnum(["user", "assistant", "system"]),
-  text: z.string(),
+  text: ServerText.body,
   attachments: z.array(Attachment).optional(),
   turnId: z.string().nullable(),
   streaming: z.boolean(),
@@ -219,8 +220,8 @@ export type ThreadMessage = z.infer<typeof ThreadMessage>;
 export const ThreadActivity = z.object({
   id: Id,
   tone: openEnum(["info", "tool", "approval", "error"]),
-  kind: z.string(),
-  summary: z.string(),
+  kind: ServerText.label,
+  summary: ServerText.reason,
   payload: z.unknown(),
   turnId: z.string().nullable(),
   sequence: z.number().optional(),
@@ -233,7 +234,7 @@ export const Checkpoint = z.object({
   checkpointTurnCount: z.number(),
   checkpointRef: z.string(),
   status: openEnum(["ready", "missing", "error"]),
-  files: z.array(z.object({ path: z.string(), kind: z.string(), additions: z.number(), deletions: z.number() })),
+  files: z.array(z.object({ path: ServerText.path, kind: ServerText.label, additions: z.number(), deletions: z.number() })),
   assistantMessageId: z.string().nullable(),
   completedAt: IsoTime,
 });
@@ -242,7 +243,7 @@ export type Checkpoint = z.infer<typeof Checkpoint>;
 export const ProposedPlan = z.object({
   id: Id,
   turnId: z.string().nullable(),
-  planMarkdown: z.string(),
+  planMarkdown: ServerText.body,
   implementedAt: IsoTime.nullable().optional(),
   implementationThreadId: z.string().nullable().optional(),
   createdAt: IsoTime,
@@ -378,9 +379,9 @@ export type DispatchResult = z.infer<typeof DispatchResult>;
 
 /** The typed error inside an Exit Failure `Fail` cause. */
 export const RpcTaggedError = z.object({
-  _tag: z.string().optional(),
-  message: z.string().optional(),
-  requiredScope: z.string().optional(),
+  _tag: ServerText.label.optional(),
+  message: ServerText.reason.optional(),
+  requiredScope: ServerText.label.optional(),
 });
 export type RpcTaggedError = z.infer<typeof RpcTaggedError>;
 

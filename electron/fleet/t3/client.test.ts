@@ -377,7 +377,8 @@ describe("T3 client against hostile or foreign servers", () => {
     const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
     cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
     await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
-    const frames = ["{not json", JSON.stringify({ _tag: "Chunk", requestId: "1" }), JSON.stringify({ _tag: "Exit", requestId: "1", exit: { _tag: "Maybe" } })];
+    // Truncated JSON that names a request: the call it answers cannot be trusted.
+    const frames = ['{"_tag":"Exit","requestId":"1","exit":{"_tag":"Succ', JSON.stringify({ _tag: "Chunk", requestId: "1" }), JSON.stringify({ _tag: "Exit", requestId: "1", exit: { _tag: "Maybe" } })];
     wss.on("connection", (ws) => {
       ws.on("message", () => ws.send(frames.shift() ?? "null"));
     });
@@ -388,6 +389,31 @@ describe("T3 client against hostile or foreign servers", () => {
       expect(error.message.length).toBeGreaterThan(0);
       expect(socket.isOpen).toBe(false);
     }
+  });
+
+  it("skips and counts a frame that is not JSON and names no request; the connection and its calls go on", async () => {
+    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+    await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+    wss.on("connection", (ws) => {
+      ws.on("message", (data) => {
+        const frame = JSON.parse(data.toString()) as { _tag: string; id?: string };
+        if (frame._tag !== "Request") return;
+        ws.send("<html>502 Bad Gateway</html>");
+        ws.send("{not json");
+        ws.send(JSON.stringify({ _tag: "Exit", requestId: frame.id, exit: { _tag: "Success", value: { sequence: 4 } } }));
+      });
+    });
+    const socket = await RpcSocket.open({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws` });
+    cleanups.push(() => socket.close());
+    const skipped: SkippedItem[] = [];
+    socket.onSkipped((item) => skipped.push(item));
+    await expect(socket.call("orchestration.dispatchCommand", {})).resolves.toEqual({ sequence: 4 });
+    expect(skipped).toEqual([
+      expect.objectContaining({ method: "RPC frame", message: expect.stringContaining("not JSON") }),
+      expect.objectContaining({ method: "RPC frame", message: expect.stringContaining("not JSON") }),
+    ]);
+    expect(socket.isOpen).toBe(true);
   });
 
   it("skips and reports an item that does not decode; ends the stream only when it cannot be trusted", async () => {

@@ -47,6 +47,11 @@ function belongsToRequest(message: unknown): boolean {
   return frame._tag === "Chunk" || frame._tag === "Exit" || frame.requestId !== undefined;
 }
 
+/** Whether unparseable frame text could be a request's Chunk or Exit: it names a request id or those tags. */
+function mayBelongToRequest(text: string): boolean {
+  return /"requestId"|"_tag"\s*:\s*"(?:Chunk|Exit)"/.test(text.slice(0, 4_096));
+}
+
 export class RpcSocket {
   private readonly pending = new Map<string, Pending>();
   private nextId = 1;
@@ -229,7 +234,15 @@ export class RpcSocket {
     }
     const json = parseJson(data);
     if (!json.ok) {
-      this.protocolError(new T3Error("decode", `The server sent a frame that is not JSON: ${json.message}`));
+      // Text that is not JSON names no request for sure. If it looks like a Chunk or Exit (it carries
+      // a request id), a call or stream may now wait forever (a Chunk must be Acked): untrusted. Any
+      // other garbage is skipped and counted like an undecodable item; the connection stays up.
+      if (mayBelongToRequest(data)) {
+        this.protocolError(new T3Error("decode", `The server sent a frame that is not JSON: ${json.message}`));
+        return;
+      }
+      this.lastFrameAt = Date.now();
+      for (const listener of this.skippedListeners) listener({ method: "RPC frame", path: "", message: `not JSON: ${json.message}`, sequence: null });
       return;
     }
     this.lastFrameAt = Date.now();

@@ -21,6 +21,7 @@ import type {
   ThreadMessage,
   ThreadSession,
 } from "../schemas";
+import { cleanText, TEXT_LIMITS } from "../text";
 import { runStateOfRow } from "./facts";
 
 /** Protocol-1 approvals offer these decisions (thread.approval.respond). */
@@ -33,8 +34,9 @@ const PROTOCOL1_DECISIONS: ApprovalOption[] = [
 function record(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
 }
+/** A string from an activity's free-form payload: server text, so cleaned like every decoded field. */
 function text(value: unknown): string | null {
-  return typeof value === "string" && value.trim() !== "" ? value : null;
+  return typeof value === "string" && value.trim() !== "" ? cleanText(value, { max: TEXT_LIMITS.reason }) : null;
 }
 
 /** Activities whose resolution closes a pending request. */

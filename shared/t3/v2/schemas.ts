@@ -5,6 +5,7 @@
 // path of the first bad field (shared/t3/decode.ts).
 import { z } from "zod";
 import { EnvironmentDescriptor, ModelSelection, ProjectShell, openEnum } from "../schemas";
+import { ServerText } from "../text";
 
 export { EnvironmentDescriptor, ProjectShell };
 
@@ -19,7 +20,7 @@ const NullableId = Id.nullable();
 export const ProtocolIncompatibleBody = z.object({
   code: z.string().optional(),
   orchestrationProtocolVersion: z.number().int().optional(),
-  message: z.string().optional(),
+  message: ServerText.reason.optional(),
 });
 
 /** The HTTP header every orchestration read on a protocol-2 server carries. */
@@ -63,13 +64,13 @@ export type ThreadLineage = z.infer<typeof ThreadLineage>;
 const threadCommon = {
   id: Id,
   projectId: Id,
-  title: z.string(),
+  title: ServerText.title,
   providerInstanceId: z.string(),
   modelSelection: ModelSelection,
   runtimeMode: openEnum(RUNTIME_MODES),
   interactionMode: openEnum(["default", "plan"]),
-  branch: z.string().nullable(),
-  worktreePath: z.string().nullable(),
+  branch: ServerText.label.nullable(),
+  worktreePath: ServerText.path.nullable(),
   lineage: ThreadLineage,
   activeProviderThreadId: z.string().nullable().optional(),
   historyOrigin: openEnum(["native", "v1_import"]).optional(),
@@ -99,14 +100,14 @@ export const ThreadShellV2 = z.object({
   activeRunId: NullableId,
   activityRunStatus: openEnum(["preparing", "starting", "running", "waiting"]).nullable().optional(),
   status: openEnum(SHELL_THREAD_STATUSES),
-  lastError: z.string().nullable().optional(),
+  lastError: ServerText.reason.nullable().optional(),
   pendingRuntimeRequest: PendingRuntimeRequestSummary.nullable(),
   latestVisibleMessage: z
-    .object({ id: Id, role: openEnum(["user", "assistant", "system"]), text: z.string(), updatedAt: IsoTime })
+    .object({ id: Id, role: openEnum(["user", "assistant", "system"]), text: ServerText.body, updatedAt: IsoTime })
     .nullable(),
   latestUserMessageAt: IsoTime.nullable(),
   hasActionableProposedPlan: z.boolean().optional(),
-  pendingBackgroundTasks: z.array(z.object({ taskId: z.string(), description: z.string().optional() })).default([]),
+  pendingBackgroundTasks: z.array(z.object({ taskId: z.string(), description: ServerText.reason.optional() })).default([]),
   itemCount: z.number().int().nonnegative().optional(),
   visibleItemCount: z.number().int().nonnegative().optional(),
 });
@@ -174,12 +175,12 @@ export const Subagent = z.object({
   driver: z.string().optional(),
   providerInstanceId: z.string(),
   childThreadId: NullableId,
-  prompt: z.string(),
-  title: z.string().nullable(),
-  model: z.string().nullable(),
+  prompt: ServerText.body,
+  title: ServerText.title.nullable(),
+  model: ServerText.label.nullable(),
   status: openEnum(ITEM_STATUSES),
-  progress: z.string().optional(),
-  result: z.string().nullable(),
+  progress: ServerText.reason.optional(),
+  result: ServerText.body.nullable(),
   startedAt: IsoTime.nullable().optional(),
   completedAt: IsoTime.nullable().optional(),
   updatedAt: IsoTime,
@@ -192,7 +193,7 @@ export const ProviderSession = z.object({
   status: openEnum(["starting", "ready", "running", "waiting", "stopped", "error"]),
   /** Only what the fleet reads: whether a message can steer the active run. */
   capabilities: z.object({ turns: z.object({ supportsActiveSteering: z.boolean().optional() }).optional() }).optional(),
-  lastError: z.string().nullable(),
+  lastError: ServerText.reason.nullable(),
   updatedAt: IsoTime,
 });
 export type ProviderSession = z.infer<typeof ProviderSession>;
@@ -202,7 +203,7 @@ export const ConversationMessage = z.object({
   threadId: Id,
   runId: NullableId,
   role: openEnum(["user", "assistant", "system"]),
-  text: z.string(),
+  text: ServerText.body,
   streaming: z.boolean(),
   createdAt: IsoTime,
   updatedAt: IsoTime,
@@ -219,7 +220,7 @@ const itemBase = {
   parentItemId: NullableId.optional(),
   ordinal: z.number().int().nonnegative(),
   status: openEnum(ITEM_STATUSES),
-  title: z.string().nullable(),
+  title: ServerText.title.nullable(),
   startedAt: IsoTime.nullable(),
   completedAt: IsoTime.nullable(),
   updatedAt: IsoTime,
@@ -227,20 +228,20 @@ const itemBase = {
 
 export const UserInputQuestion = z.object({
   id: Id,
-  header: z.string(),
-  question: z.string(),
-  options: z.array(z.object({ label: z.string(), description: z.string(), value: z.string().optional() })),
+  header: ServerText.title,
+  question: ServerText.reason,
+  options: z.array(z.object({ label: ServerText.title, description: ServerText.reason, value: z.string().optional() })),
   multiSelect: z.boolean().optional(),
   allowCustomAnswer: z.boolean().optional(),
   required: z.boolean().optional(),
 });
 export type UserInputQuestion = z.infer<typeof UserInputQuestion>;
 
-export const ApprovalOption = z.object({ decision: Decision, label: z.string(), warning: z.string().optional() });
+export const ApprovalOption = z.object({ decision: Decision, label: ServerText.title, warning: ServerText.reason.optional() });
 
 export const ProviderFailure = z.object({
   class: openEnum(FAILURE_CLASSES),
-  message: z.string(),
+  message: ServerText.reason,
   code: z.string().nullable(),
   retryable: z.boolean().nullable(),
   resetAt: IsoTime.nullable().optional(),
@@ -253,17 +254,17 @@ const itemByType = {
     type: z.literal("user_message"),
     messageId: Id,
     inputIntent: openEnum(["turn_start", "queued_turn", "steer", "promoted_queued_to_steer"]),
-    text: z.string(),
+    text: ServerText.body,
   }),
-  assistant_message: z.object({ ...itemBase, type: z.literal("assistant_message"), messageId: Id, text: z.string(), streaming: z.boolean() }),
-  reasoning: z.object({ ...itemBase, type: z.literal("reasoning"), text: z.string(), streaming: z.boolean() }),
+  assistant_message: z.object({ ...itemBase, type: z.literal("assistant_message"), messageId: Id, text: ServerText.body, streaming: z.boolean() }),
+  reasoning: z.object({ ...itemBase, type: z.literal("reasoning"), text: ServerText.body, streaming: z.boolean() }),
   approval_request: z.object({
     ...itemBase,
     type: z.literal("approval_request"),
     requestId: Id,
     requestKind: openEnum(APPROVAL_REQUEST_KINDS),
-    prompt: z.string().optional(),
-    appName: z.string().optional(),
+    prompt: ServerText.body.optional(),
+    appName: ServerText.label.optional(),
     options: z.array(ApprovalOption).optional(),
   }),
   user_input_request: z.object({
@@ -273,15 +274,15 @@ const itemByType = {
     questions: z.array(UserInputQuestion),
     responseMode: openEnum(["message"]).optional(),
   }),
-  command_execution: z.object({ ...itemBase, type: z.literal("command_execution"), input: z.string(), exitCode: z.number().int().optional() }),
+  command_execution: z.object({ ...itemBase, type: z.literal("command_execution"), input: ServerText.body, exitCode: z.number().int().optional() }),
   file_change: z.object({
     ...itemBase,
     type: z.literal("file_change"),
-    fileName: z.string(),
+    fileName: ServerText.path,
     additions: z.number().int().optional(),
     deletions: z.number().int().optional(),
   }),
-  dynamic_tool: z.object({ ...itemBase, type: z.literal("dynamic_tool"), toolName: z.string().nullable() }),
+  dynamic_tool: z.object({ ...itemBase, type: z.literal("dynamic_tool"), toolName: ServerText.label.nullable() }),
   subagent: z.object({
     ...itemBase,
     type: z.literal("subagent"),
@@ -290,14 +291,14 @@ const itemByType = {
     driver: z.string().optional(),
     providerInstanceId: z.string(),
     childThreadId: NullableId,
-    prompt: z.string(),
-    progress: z.string().optional(),
-    result: z.string().nullable(),
+    prompt: ServerText.body,
+    progress: ServerText.reason.optional(),
+    result: ServerText.body.nullable(),
   }),
   error: z.object({ ...itemBase, type: z.literal("error"), failure: ProviderFailure }),
-  system_notice: z.object({ ...itemBase, type: z.literal("system_notice"), message: z.string() }),
-  run_interrupt_request: z.object({ ...itemBase, type: z.literal("run_interrupt_request"), message: z.string() }),
-  run_interrupt_result: z.object({ ...itemBase, type: z.literal("run_interrupt_result"), message: z.string() }),
+  system_notice: z.object({ ...itemBase, type: z.literal("system_notice"), message: ServerText.reason }),
+  run_interrupt_request: z.object({ ...itemBase, type: z.literal("run_interrupt_request"), message: ServerText.reason }),
+  run_interrupt_result: z.object({ ...itemBase, type: z.literal("run_interrupt_result"), message: ServerText.reason }),
 };
 type KnownTurnItem = { [K in keyof typeof itemByType]: z.infer<(typeof itemByType)[K]> }[keyof typeof itemByType];
 const OtherTurnItem = z.object({ ...itemBase, type: z.string() }).transform((item) => ({ ...item, type: "other" as const, rawType: item.type }));
@@ -468,11 +469,11 @@ export type ServerConfigV2 = z.infer<typeof ServerConfigV2>;
 
 /** The typed errors of protocol 2's orchestration methods (inside an Exit Failure `Fail`). */
 export const V2RpcError = z.object({
-  _tag: z.string(),
-  message: z.string().optional(),
+  _tag: ServerText.label,
+  message: ServerText.reason.optional(),
   commandId: z.string().optional(),
-  commandType: z.string().optional(),
-  detail: z.string().optional(),
+  commandType: ServerText.label.optional(),
+  detail: ServerText.reason.optional(),
   threadId: z.string().optional(),
 });
 export type V2RpcError = z.infer<typeof V2RpcError>;

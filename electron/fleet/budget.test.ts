@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import type { AgentFacts } from "../../shared/fleet/facts";
+import { approximateBytes, EnvironmentBudget } from "./budget";
+import { agent, env, pairAll, setup, until } from "./service.testkit";
+
+function facts(threadId: string, updatedAt: string, title = "t"): AgentFacts {
+  return { threadId, updatedAt, title } as AgentFacts;
+}
+
+describe("per-environment budget", () => {
+  it("keeps the most recently updated agents that fit, reports once, and admits again after removals", () => {
+    const reports: number[] = [];
+    const budget = new EnvironmentBudget({ maxThreads: 2, maxBytes: 1_000_000 }, (report) => reports.push(report.offeredThreads));
+    const kept = budget.snapshot([facts("a", "2026-01-01"), facts("b", "2026-03-01"), facts("c", "2026-02-01")]);
+    expect(kept.map((agent) => agent.threadId)).toEqual(["b", "c"]);
+    expect(reports).toEqual([3]);
+    expect(budget.upsert(facts("d", "2026-04-01"))).toBe(false);
+    expect(budget.upsert(facts("b", "2026-05-01"))).toBe(true);
+    expect(reports).toEqual([3]);
+    budget.removed("c");
+    expect(budget.upsert(facts("e", "2026-06-01"))).toBe(true);
+  });
+
+  it("bounds bytes as well as threads", () => {
+    const big = facts("big", "2026-01-01", "x".repeat(10_000));
+    const budget = new EnvironmentBudget({ maxThreads: 100, maxBytes: approximateBytes(big) + 100 });
+    expect(budget.snapshot([big, facts("small", "2025-01-01")]).map((agent) => agent.threadId)).toEqual(["big"]);
+    expect(budget.report).toMatchObject({ offeredThreads: 2, keptThreads: 1 });
+  });
+
+  it("a server over its budget gets a notice; the other machines are unaffected", { timeout: 60_000 }, async () => {
+    const { sims, service, events } = await setup(["upstream", "fork"], { budget: { maxThreads: 40, maxBytes: 64 * 1024 * 1024 } });
+    const [flood, quiet] = sims.servers as [(typeof sims.servers)[0], (typeof sims.servers)[0]];
+    for (let i = 0; i < 60; i++) sims.createThread(flood, { title: `flood ${i}` });
+    const quietThreads = [0, 1, 2].map((i) => sims.createThread(quiet, { title: `quiet ${i}` }));
+    await pairAll(service, sims);
+    await until(service, () => quietThreads.every((threadId) => agent(service, quiet, threadId) !== undefined), "the quiet machine's agents");
+    await until(service, () => events.some((event) => event.type === "notification" && event.notification.environmentId === flood.environmentId), "the budget notice");
+    expect([...service.model.agents()].filter((view) => view.environmentId === flood.environmentId)).toHaveLength(40);
+    expect(env(service, quiet)?.connection.phase).toBe("online");
+    expect(env(service, flood)?.connection.phase).toBe("online");
+    const notice = service.snapshot().notices.find((text) => text.startsWith(`${flood.label} sent more than`));
+    expect(notice).toContain("(40 agents, 64 MB): the 40 most recently updated agents are shown, the rest are left out");
+    // One more thread on the flooded machine changes nothing; the notice is not repeated.
+    const before = events.filter((event) => event.type === "notification").length;
+    sims.createThread(flood, { title: "one more" });
+    sims.createThread(quiet, { title: "still fine" });
+    await until(service, () => [...service.model.agents()].filter((view) => view.environmentId === quiet.environmentId).length === 4, "the quiet machine's new agent");
+    expect([...service.model.agents()].filter((view) => view.environmentId === flood.environmentId)).toHaveLength(40);
+    expect(events.filter((event) => event.type === "notification").length).toBe(before);
+  });
+});

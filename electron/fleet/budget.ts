@@ -1,0 +1,105 @@
+// One server cannot take the fleet down: each environment may hold at most so many agents and so
+// many bytes of agent facts in the fleet model. A server that sends more keeps its most recently
+// updated agents within the budget; the rest are left out and counted, and the user is told once
+// (environments.ts, service.ts). Other machines are unaffected: the budget is per environment.
+import type { AgentFacts } from "../../shared/fleet/facts";
+
+export interface BudgetLimits {
+  /** Agents (threads) kept per environment. Real fleets hold hundreds to a few thousand per machine. */
+  maxThreads: number;
+  /** Approximate bytes of agent facts kept per environment (text is already capped per field, shared/t3/text.ts). */
+  maxBytes: number;
+}
+
+export const DEFAULT_BUDGET: BudgetLimits = { maxThreads: 20_000, maxBytes: 64 * 1024 * 1024 };
+
+export interface BudgetReport {
+  /** Agents the server offered in its last snapshot plus those added since. */
+  offeredThreads: number;
+  keptThreads: number;
+  keptBytes: number;
+  limits: BudgetLimits;
+}
+
+/** Size of a facts object as the fleet holds it: UTF-16 strings, 8-byte numbers, a small overhead per field. */
+export function approximateBytes(value: unknown): number {
+  if (typeof value === "string") return 16 + value.length * 2;
+  if (typeof value !== "object" || value === null) return 8;
+  let total = 16;
+  if (Array.isArray(value)) {
+    for (const item of value) total += approximateBytes(item);
+    return total;
+  }
+  for (const [key, field] of Object.entries(value)) total += key.length + approximateBytes(field);
+  return total;
+}
+
+export class EnvironmentBudget {
+  private readonly kept = new Map<string, number>();
+  private bytes = 0;
+  private dropped = new Set<string>();
+  private reported = false;
+
+  constructor(
+    private readonly limits: BudgetLimits = DEFAULT_BUDGET,
+    /** Called once each time the environment goes over its budget (again after it was back within). */
+    private readonly onExceeded: (report: BudgetReport) => void = () => {},
+  ) {}
+
+  /** A new snapshot: the most recently updated agents that fit are kept. */
+  snapshot(agents: readonly AgentFacts[]): AgentFacts[] {
+    this.kept.clear();
+    this.dropped = new Set();
+    this.bytes = 0;
+    const newestFirst = agents.length > this.limits.maxThreads ? [...agents].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0)) : agents;
+    const admitted: AgentFacts[] = [];
+    for (const agent of newestFirst) if (this.admit(agent)) admitted.push(agent);
+    this.check();
+    return admitted;
+  }
+
+  /** An upsert: true when the agent is (still) kept. */
+  upsert(agent: AgentFacts): boolean {
+    const admitted = this.admit(agent);
+    this.check();
+    return admitted;
+  }
+
+  removed(threadId: string): void {
+    this.bytes -= this.kept.get(threadId) ?? 0;
+    this.kept.delete(threadId);
+    this.dropped.delete(threadId);
+    if (this.dropped.size === 0) this.reported = false;
+  }
+
+  get report(): BudgetReport {
+    return { offeredThreads: this.kept.size + this.dropped.size, keptThreads: this.kept.size, keptBytes: this.bytes, limits: this.limits };
+  }
+
+  private admit(agent: AgentFacts): boolean {
+    const size = approximateBytes(agent);
+    const previous = this.kept.get(agent.threadId);
+    const isNew = previous === undefined;
+    if ((isNew && this.kept.size >= this.limits.maxThreads) || this.bytes - (previous ?? 0) + size > this.limits.maxBytes) {
+      // A new agent is left out; one that grew past the budget keeps its last facts that fit.
+      if (isNew) this.dropped.add(agent.threadId);
+      return false;
+    }
+    this.kept.set(agent.threadId, size);
+    this.bytes += size - (previous ?? 0);
+    this.dropped.delete(agent.threadId);
+    return true;
+  }
+
+  private check(): void {
+    if (this.dropped.size === 0 || this.reported) return;
+    this.reported = true;
+    this.onExceeded(this.report);
+  }
+}
+
+/** The words the user reads when a machine goes over its budget (said once, when it first does). */
+export function budgetNotice(label: string, report: BudgetReport): string {
+  const { maxThreads, maxBytes } = report.limits;
+  return `${label} sent more than T3 Fleet keeps for one machine (${maxThreads.toLocaleString("en-US")} agents, ${Math.round(maxBytes / 1024 / 1024)} MB): the ${report.keptThreads.toLocaleString("en-US")} most recently updated agents are shown, the rest are left out. Other machines are not affected.`;
+}

@@ -1,0 +1,110 @@
+import { connect, type Socket } from "node:net";
+import { describe, expect, it } from "vitest";
+import type { BridgeEvent, FleetSnapshot } from "../../shared/bridge/contract";
+import type { AgentView } from "../../shared/fleet/types";
+import { DEFAULT_BRIDGE_LIMITS, snapshotPieces } from "./bridge-socket";
+import { MAX_UNAUTHENTICATED_CONNECTIONS } from "./server";
+import { cleanups, exchangeLaunchCode, httpRequest, openBridge, startShell } from "./shell.testkit";
+
+function agents(environmentId: string, count: number, titleBytes = 1_000): AgentView[] {
+  return Array.from({ length: count }, (_, i) => ({ key: `${environmentId}/t${i}`, environmentId, threadId: `t${i}`, title: "x".repeat(titleBytes) }) as unknown as AgentView);
+}
+
+type Event<T extends BridgeEvent["type"]> = Extract<BridgeEvent, { type: T }>;
+
+describe("bridge transport", () => {
+  it("sends a large first snapshot in bounded pieces, the small machines first", () => {
+    const snapshot = {
+      environments: [{ environmentId: "flood" }, { environmentId: "a" }, { environmentId: "b" }],
+      agents: [...agents("flood", 5_000), ...agents("a", 3), ...agents("b", 2)],
+      deliveries: [],
+      settings: {},
+      notices: ["n"],
+    } as unknown as FleetSnapshot;
+    const pieceBytes = 64 * 1024;
+    const pieces = [...snapshotPieces(snapshot, pieceBytes)].map((text) => ({ size: text.length, message: JSON.parse(text) as { type: "event"; event: BridgeEvent } }));
+    expect(pieces.length).toBeGreaterThan(50);
+    for (const piece of pieces) expect(piece.size).toBeLessThan(pieceBytes + 2_000);
+    const [first, ...rest] = pieces.map((piece) => piece.message.event);
+    expect(first?.type).toBe("fleet.snapshot");
+    const head = (first as Event<"fleet.snapshot">).snapshot;
+    expect(head.environments).toHaveLength(3);
+    expect(head.notices).toEqual(["n"]);
+    // The two small machines are whole in the first piece.
+    expect(head.agents.filter((agent) => agent.environmentId !== "flood")).toHaveLength(5);
+    const all = [...head.agents, ...rest.flatMap((event) => (event as Event<"fleet.delta">).agents)];
+    expect(new Set(all.map((agent) => agent.key)).size).toBe(5_005);
+    expect(rest.every((event) => event.type === "fleet.delta")).toBe(true);
+  });
+
+  it("an empty fleet is one snapshot message", () => {
+    const snapshot = { environments: [], agents: [], deliveries: [], settings: {}, notices: [] } as unknown as FleetSnapshot;
+    expect([...snapshotPieces(snapshot, DEFAULT_BRIDGE_LIMITS.snapshotPieceBytes)].map((text) => JSON.parse(text) as unknown)).toEqual([
+      { type: "event", event: { type: "fleet.snapshot", snapshot } },
+    ]);
+  });
+
+  it("queues a bounded amount for a client that does not read, then resynchronizes it with a snapshot", { timeout: 60_000 }, async () => {
+    const { shell, service } = await startShell({ bridgeLimits: { ...DEFAULT_BRIDGE_LIMITS, maxQueuedBytes: 2 * 1024 * 1024 } });
+    const bridge = await openBridge(shell.origin, await exchangeLaunchCode(shell.origin, shell.url));
+    cleanups.push(() => bridge.ws.close());
+    await bridge.next((message) => message.type === "event" && message.event.type === "fleet.snapshot");
+    // The page stops reading: its socket is paused, the kernel's buffers fill up.
+    const socket = (bridge.ws as unknown as { _socket: Socket })._socket;
+    socket.pause();
+    const big = "k".repeat(256 * 1024);
+    const sent = 400; // 100 MB: far more than any socket buffer holds
+    for (let i = 0; i < sent; i++) service.emit("event", { type: "ui.openAgent", key: `${i}:${big}` });
+    service.emit("event", { type: "ui.openAgent", key: "last" });
+    socket.resume();
+    // It reads again: a fresh snapshot replaces what it missed, then new events flow as before.
+    const snapshots = () => bridge.messages.filter((message) => message.type === "event" && message.event.type === "fleet.snapshot").length;
+    await bridge.next(() => snapshots() === 2);
+    service.emit("event", { type: "ui.openAgent", key: "after" });
+    await bridge.next((message) => message.type === "event" && message.event.type === "ui.openAgent" && message.event.key === "after");
+    const opened = bridge.messages.filter((message) => message.type === "event" && message.event.type === "ui.openAgent");
+    expect(opened.length).toBeLessThan(sent / 2);
+    // And the page can still ask for things.
+    bridge.ws.send(JSON.stringify({ type: "request", id: 7, method: "settings.update", params: { notificationsPaused: true } }));
+    expect(await bridge.next((message) => message.type === "response" && message.id === 7)).toMatchObject({ ok: true });
+  });
+});
+
+describe("headless shell limits", () => {
+  function openIdle(origin: string): Promise<{ socket: Socket; closed: Promise<string> }> {
+    const { port } = new URL(origin);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+      const closed = new Promise<string>((resolveClosed) => socket.on("close", () => resolveClosed(received)));
+      socket.on("error", () => {});
+      socket.once("connect", () => resolve({ socket, closed }));
+      socket.once("error", reject);
+    });
+  }
+
+  it("cuts off a request whose body dribbles in", { timeout: 30_000 }, async () => {
+    const { shell, host } = await startShell({ requestTimeoutMs: 1_000 });
+    const { socket, closed } = await openIdle(shell.origin);
+    socket.write(`POST /session HTTP/1.1\r\nhost: ${host}\r\norigin: ${shell.origin}\r\ncontent-type: application/json\r\ncontent-length: 64\r\n\r\n{"co`);
+    // One more byte now and then would keep a naive server waiting forever; the shell answers 408.
+    const drip = setInterval(() => socket.writable && socket.write("d"), 200);
+    cleanups.push(() => clearInterval(drip));
+    expect(await closed).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it("drops connections over the cap of unauthenticated ones, and serves again once they are gone", { timeout: 30_000 }, async () => {
+    const { shell } = await startShell();
+    const idle = await Promise.all(Array.from({ length: MAX_UNAUTHENTICATED_CONNECTIONS }, () => openIdle(shell.origin)));
+    cleanups.push(() => idle.forEach(({ socket }) => socket.destroy()));
+    const extra = await openIdle(shell.origin);
+    expect(await extra.closed).toBe("");
+    for (const { socket } of idle) socket.destroy();
+    await Promise.all(idle.map(({ closed }) => closed));
+    // The shell notices each close on its side too: a fresh request gets through once it has.
+    let page = await httpRequest(shell.origin, "/").catch(() => undefined);
+    while (page?.status !== 200) page = await httpRequest(shell.origin, "/").catch(() => undefined);
+    expect(page.status).toBe(200);
+  });
+});

@@ -1,0 +1,218 @@
+// One UI connection of the headless shell, as a transport with bounds (README.md, "Security"):
+//
+// - The first snapshot goes out in pieces of at most SNAPSHOT_PIECE_BYTES: a `fleet.snapshot` with
+//   every environment and the first agents, then `fleet.delta` messages with the rest. Machines with
+//   few agents come first, so one machine with many never delays the first paint of the others, and
+//   no message is ever too large to build or to parse.
+// - Backpressure: the next message is written only while the socket's unsent bytes are under
+//   LOW_WATER_BYTES. Events that arrive meanwhile wait in a queue of at most MAX_QUEUED_BYTES; a
+//   client that falls further behind loses that queue and is resynchronized with a fresh snapshot
+//   once it reads again. Responses to its requests are never dropped, but a client that lets them
+//   pile up past MAX_UNSENT_RESPONSE_BYTES is disconnected.
+import type { WebSocket } from "ws";
+import { BRIDGE_CLOSE_MALFORMED, BridgeClientMessage, type BridgeEvent, type BridgeServerMessage, type FleetSnapshot } from "../../shared/bridge/contract";
+import { describeError } from "../../shared/bridge/redact";
+import type { AgentView } from "../../shared/fleet/types";
+import { parseJson } from "../../shared/t3/decode";
+import { BridgeError } from "../fleet/bridge-error";
+import type { FleetService } from "../fleet/service";
+
+export interface BridgeLimits {
+  /** Largest piece of a snapshot (bytes of JSON text, one agent over it still goes alone). */
+  snapshotPieceBytes: number;
+  /** Unsent bytes on the socket under which the next message is written. */
+  lowWaterBytes: number;
+  /** Events queued behind a slow client before it is resynchronized instead. */
+  maxQueuedBytes: number;
+  /** Unsent responses after which a client that does not read is disconnected. */
+  maxUnsentResponseBytes: number;
+}
+
+export const DEFAULT_BRIDGE_LIMITS: BridgeLimits = {
+  snapshotPieceBytes: 256 * 1024,
+  lowWaterBytes: 1024 * 1024,
+  maxQueuedBytes: 8 * 1024 * 1024,
+  maxUnsentResponseBytes: 16 * 1024 * 1024,
+};
+
+/** Close code for a client that stopped reading (RFC 6455 1008: policy violation). */
+export const BRIDGE_CLOSE_NOT_READING = 1008;
+
+const eventMessage = (event: BridgeEvent) => JSON.stringify({ type: "event", event } satisfies BridgeServerMessage);
+
+/**
+ * A snapshot as a sequence of message texts, each about `pieceBytes` at most. The agents of the
+ * smallest environments come first; each agent is serialized once.
+ */
+export function* snapshotPieces(snapshot: FleetSnapshot, pieceBytes: number): Generator<string> {
+  const { agents, ...rest } = snapshot;
+  const byEnvironment = new Map<string, AgentView[]>();
+  for (const agent of agents) {
+    let list = byEnvironment.get(agent.environmentId);
+    if (!list) byEnvironment.set(agent.environmentId, (list = []));
+    list.push(agent);
+  }
+  const ordered = [...byEnvironment.values()].sort((a, b) => a.length - b.length).flat();
+  const restJson = JSON.stringify(rest);
+  let first = true;
+  let index = 0;
+  while (first || index < ordered.length) {
+    const parts: string[] = [];
+    let size = 0;
+    while (index < ordered.length && (parts.length === 0 || size < pieceBytes)) {
+      const json = JSON.stringify(ordered[index++]);
+      if (parts.length > 0 && size + json.length > pieceBytes) {
+        index -= 1;
+        break;
+      }
+      parts.push(json);
+      size += json.length + 1;
+    }
+    const agentsJson = `[${parts.join(",")}]`;
+    if (first) {
+      first = false;
+      const snapshotJson = `${restJson.slice(0, -1)}${restJson.length > 2 ? "," : ""}"agents":${agentsJson}}`;
+      yield `{"type":"event","event":{"type":"fleet.snapshot","snapshot":${snapshotJson}}}`;
+    } else {
+      yield `{"type":"event","event":{"type":"fleet.delta","agents":${agentsJson},"removed":[],"environments":[],"removedEnvironments":[]}}`;
+    }
+  }
+}
+
+export interface BridgeStats {
+  /** Bytes written to this socket so far. */
+  bytesSent: number;
+  /** Snapshots sent after the first because the client fell behind. */
+  resyncs: number;
+}
+
+/** One UI connection: a snapshot first (in pieces), then every event; requests are decoded by the service. */
+export function attachBridge(
+  ws: WebSocket,
+  service: FleetService,
+  report: (where: string, error: unknown) => void,
+  limits: BridgeLimits = DEFAULT_BRIDGE_LIMITS,
+): BridgeStats {
+  const stats: BridgeStats = { bytesSent: 0, resyncs: 0 };
+  let pieces: Generator<string> | undefined = snapshotPieces(service.snapshot(), limits.snapshotPieceBytes);
+  let queued: string[] = [];
+  let queuedBytes = 0;
+  let resyncNeeded = false;
+  const responses: string[] = [];
+  let responseBytes = 0;
+  let writing = false;
+
+  const write = (text: string) => {
+    stats.bytesSent += text.length;
+    ws.send(text, (error) => {
+      if (error) return; // the socket is closing; its close handler cleans up
+      pump();
+    });
+  };
+
+  /** Writes while the socket has room: responses first, then snapshot pieces, then queued events. */
+  const pump = () => {
+    if (writing || ws.readyState !== ws.OPEN) return;
+    writing = true;
+    try {
+      while (ws.bufferedAmount < limits.lowWaterBytes) {
+        const response = responses.shift();
+        if (response !== undefined) {
+          responseBytes -= response.length;
+          write(response);
+          continue;
+        }
+        if (pieces) {
+          const piece = pieces.next();
+          if (!piece.done) {
+            write(piece.value);
+            continue;
+          }
+          pieces = undefined;
+        }
+        if (resyncNeeded) {
+          resyncNeeded = false;
+          stats.resyncs += 1;
+          pieces = snapshotPieces(service.snapshot(), limits.snapshotPieceBytes);
+          continue;
+        }
+        const event = queued.shift();
+        if (event === undefined) break;
+        queuedBytes -= event.length;
+        write(event);
+      }
+    } catch (error) {
+      report("bridge send", error);
+    } finally {
+      writing = false;
+    }
+  };
+
+  const onEvent = (event: BridgeEvent) => {
+    if (ws.readyState !== ws.OPEN || resyncNeeded) return; // a resync will carry this change
+    let text: string;
+    try {
+      text = eventMessage(event);
+    } catch (error) {
+      report("bridge event", error);
+      return;
+    }
+    if (queuedBytes + text.length > limits.maxQueuedBytes) {
+      // Too far behind: what it missed is carried by a fresh snapshot once it reads again.
+      queued = [];
+      queuedBytes = 0;
+      resyncNeeded = true;
+      pieces = undefined;
+      return;
+    }
+    queued.push(text);
+    queuedBytes += text.length;
+    pump();
+  };
+
+  const respond = (message: BridgeServerMessage) => {
+    if (ws.readyState !== ws.OPEN) return;
+    const text = JSON.stringify(message);
+    if (responseBytes + text.length > limits.maxUnsentResponseBytes) {
+      ws.close(BRIDGE_CLOSE_NOT_READING, "not reading its answers");
+      return;
+    }
+    responses.push(text);
+    responseBytes += text.length;
+    pump();
+  };
+
+  service.on("event", onEvent);
+  ws.on("close", () => {
+    service.off("event", onEvent);
+    queued = [];
+    responses.length = 0;
+    pieces = undefined;
+  });
+  pump();
+
+  ws.on("message", (data, isBinary) => {
+    const json = isBinary ? { ok: false as const, message: "binary frame" } : parseJson(data.toString("utf8"));
+    const message = json.ok ? BridgeClientMessage.safeParse(json.value) : undefined;
+    if (!message?.success) {
+      ws.close(BRIDGE_CLOSE_MALFORMED, "malformed bridge message");
+      return;
+    }
+    const { id, method, params } = message.data;
+    let answer: Promise<unknown>;
+    try {
+      answer = service.request(method, params);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (result) => respond({ type: "response", id, ok: true, result: result ?? null }),
+      (error: unknown) => {
+        const kind = error instanceof BridgeError ? error.kind : "internal";
+        if (kind === "internal") report(`bridge ${method}`, error);
+        respond({ type: "response", id, ok: false, error: { kind, message: describeError(error) } });
+      },
+    );
+  });
+  return stats;
+}

