@@ -7,7 +7,7 @@ import type { TranscriptItem } from "../../shared/fleet/facts";
 import type { Environments } from "./environments";
 
 /** Open views get changes at most this often while tokens stream. */
-const DETAIL_BATCH_MS = 16;
+const DETAIL_BATCH_MS = 50;
 
 /** What an open view was last sent, to compute the next delta. */
 interface SentDetail {
