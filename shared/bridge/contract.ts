@@ -142,9 +142,26 @@ export function applyDetailDelta(detail: AgentDetail, delta: AgentDetailDelta): 
   };
 }
 
+/** How far from the end a changed entry is looked for before indexing the whole list. */
+const NEAR_END = 8;
+
 function upsertById<T extends { id: string }>(current: T[], changed: T[]): T[] {
   if (changed.length === 0) return current;
   const next = [...current];
+  // Streams change their newest entries: find those near the end without indexing a long history.
+  const positions = changed.map((entry) => {
+    for (let position = current.length - 1; position >= Math.max(0, current.length - NEAR_END); position--) if (current[position]!.id === entry.id) return position;
+    return undefined;
+  });
+  const fresh = new Set(changed.map((entry) => entry.id));
+  if (positions.every((position, index) => position !== undefined || !current.some((existing) => existing.id === changed[index]!.id)) && fresh.size === changed.length) {
+    changed.forEach((entry, index) => {
+      const position = positions[index];
+      if (position === undefined) next.push(entry);
+      else next[position] = entry;
+    });
+    return next;
+  }
   const index = new Map(current.map((entry, position) => [entry.id, position]));
   for (const entry of changed) {
     const position = index.get(entry.id);
