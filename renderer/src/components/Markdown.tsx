@@ -9,6 +9,7 @@ import remarkGfm from "remark-gfm";
 import { safeExternalUrl } from "../../../shared/bridge/contract";
 import { commands } from "../state/effects";
 import { grammarsIn, rehypeLazyHighlight, useGrammars } from "./highlighter";
+import { markdownBlocks } from "./markdown-blocks";
 
 /** Code blocks longer than this are folded behind "show all". */
 export const FOLD_LINES = 18;
@@ -89,6 +90,22 @@ export const Markdown = memo(function Markdown({ text }: { text: string }) {
   if (text.length > MARKDOWN_MAX_CHARS) return <LongText text={text} />;
   return <ParsedMarkdown text={text} />;
 });
+
+/**
+ * A reply still streaming: each block is its own memoized markdown, so a token re-parses only the
+ * last block instead of the whole reply. Once the reply ends it renders as one document again.
+ */
+export function StreamingMarkdown({ text }: { text: string }) {
+  if (text.length > MARKDOWN_MAX_CHARS) return <LongText text={text} />;
+  return (
+    <div className="markdown-blocks">
+      {markdownBlocks(text).map((block, index) => (
+        // Blocks only grow at the end: their position is their identity.
+        <Markdown key={index} text={block} />
+      ))}
+    </div>
+  );
+}
 
 function ParsedMarkdown({ text }: { text: string }) {
   useGrammars(grammarsIn(text));

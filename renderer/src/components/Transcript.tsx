@@ -7,7 +7,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useLayoutEffect, useMemo, useRef } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
-import { Folded, Markdown } from "./Markdown";
+import { Folded, Markdown, StreamingMarkdown } from "./Markdown";
 import { RelativeTime } from "./RelativeTime";
 
 /** Messages longer than this fold as a whole (their code blocks fold sooner, on their own). */
@@ -56,7 +56,7 @@ const EntryLine = memo(function EntryLine({ entry }: { entry: Entry }) {
             {entry.streaming ? <span className="streaming"> · streaming</span> : null}
           </header>
           <Folded lines={entry.text.split("\n").length} what="message" limit={MESSAGE_FOLD_LINES}>
-            <Markdown text={entry.text} />
+            {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
           </Folded>
         </article>
       );
