@@ -56,4 +56,30 @@ describe("agent details", () => {
     await until(service, () => service.delivery(after.commandId)?.state === "answered", "answered after close");
     expect(events.filter((e) => (e.type === "agent.detail" && e.detail.key === key) || (e.type === "agent.detailDelta" && e.delta.key === key))).toEqual([]);
   });
+
+  it("a reply streamed token by token reaches the open view as the text it gained, and reads the same as the service's", async () => {
+    const { sims, service, events } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    sim.agents.options.tokenStreaming = true; // word-by-word deltas, as upstream T3 with legacy token streaming
+    const threadId = sims.createThread(sim, { title: "Streamer" });
+    await pairAll(service, sims);
+    const key = `${sim.environmentId}/${threadId}`;
+    let shown = (await service.request("agent.open", { key })) as AgentDetail;
+    let appendedTexts = 0;
+    const applied = () => {
+      for (const event of events.splice(0)) {
+        if (event.type === "agent.detail" && event.detail.key === key) shown = event.detail;
+        if (event.type === "agent.detailDelta" && event.delta.key === key) {
+          appendedTexts += event.delta.appended?.length ?? 0;
+          shown = applyDetailDelta(shown, event.delta);
+        }
+      }
+      return shown;
+    };
+    const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
+    await service.request("agent.send", { key, text: words, expectedIntent: "new-turn" });
+    await until(service, () => applied().items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("word59") && !m.streaming), "reply shown");
+    expect(applied().items).toEqual(service.detail(key).items);
+    expect(appendedTexts).toBeGreaterThan(0);
+  });
 });

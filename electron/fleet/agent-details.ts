@@ -1,13 +1,14 @@
 // Agent details: the transcript and activities of the agents a UI has open. Opening follows the
 // thread's stream and answers with the whole detail once; after that only what changed (new or
-// updated transcript items) is sent, so a streaming reply does not re-send the transcript.
-import type { AgentDetail, AgentDetailDelta, BridgeEvent } from "../../shared/bridge/contract";
+// updated transcript items, and the text a streaming reply gained) is sent, so a streaming reply
+// re-sends neither the transcript nor itself.
+import type { AgentDetail, AgentDetailDelta, BridgeEvent, MessageAppend } from "../../shared/bridge/contract";
 import { splitKey } from "../../shared/fleet/model";
 import type { TranscriptItem } from "../../shared/fleet/facts";
 import type { Environments } from "./environments";
 
 /** Open views get changes at most this often while tokens stream. */
-const DETAIL_BATCH_MS = 16;
+const DETAIL_BATCH_MS = 50;
 
 /** What an open view was last sent, to compute the next delta. */
 interface SentDetail {
@@ -92,10 +93,26 @@ function remember(detail: AgentDetail): SentDetail {
  * it (an entry disappeared or moved, e.g. after a new snapshot), so the whole detail must be sent.
  */
 function deltaOf(sent: SentDetail, detail: AgentDetail): AgentDetailDelta | null | undefined {
-  const items = changedEntries(sent.items, sent.order, detail.items);
-  if (!items) return undefined;
-  if (items.length === 0 && sent.loaded === detail.loaded && sent.error === detail.error) return null;
-  return { key: detail.key, items, loaded: detail.loaded, error: detail.error };
+  const changed = changedEntries(sent.items, sent.order, detail.items);
+  if (!changed) return undefined;
+  if (changed.length === 0 && sent.loaded === detail.loaded && sent.error === detail.error) return null;
+  // A streaming reply grows at its end: send what it gained, not the whole message again.
+  const items: TranscriptItem[] = [];
+  const appended: MessageAppend[] = [];
+  for (const item of changed) {
+    const append = appendOf(sent.items.get(item.id), item);
+    if (append) appended.push(append);
+    else items.push(item);
+  }
+  return { key: detail.key, items, ...(appended.length > 0 && { appended }), loaded: detail.loaded, error: detail.error };
+}
+
+/** The text a message gained since `previous`, when nothing else about it changed but its streaming flag and time. */
+function appendOf(previous: TranscriptItem | undefined, item: TranscriptItem): MessageAppend | null {
+  if (previous?.type !== "message" || item.type !== "message") return null;
+  if (item.text.length <= previous.text.length || !item.text.startsWith(previous.text)) return null;
+  if (item.role !== previous.role || item.runId !== previous.runId || item.createdAt !== previous.createdAt) return null;
+  return { id: item.id, text: item.text.slice(previous.text.length), streaming: item.streaming, updatedAt: item.updatedAt };
 }
 
 /** New or changed items, or undefined when the old items are no longer a prefix in the same order. */

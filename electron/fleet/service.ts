@@ -18,6 +18,7 @@ import { Deliveries } from "./deliveries";
 import { Environments } from "./environments";
 import { ThreadFollowing } from "./following";
 import { Pairing } from "./pairing";
+import { PublishedViews } from "./published-views";
 import { Registry } from "./registry";
 import type { SecretStore } from "./secrets";
 import { FleetSettingsControl } from "./settings";
@@ -59,6 +60,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly acknowledgements: Acknowledgements;
   private readonly settings: FleetSettingsControl;
   private readonly handlers: BridgeHandlers;
+  private readonly published: PublishedViews;
   private stallTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   private readonly notices: string[];
@@ -114,6 +116,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       settings: this.settings,
       openExternal: options.openExternal,
     });
+    this.published = new PublishedViews((change) => this.emit("event", { type: "fleet.delta", ...change }));
     this.model.subscribe((change) => this.onModelChange(change));
   }
 
@@ -126,6 +129,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
 
   async stop(): Promise<void> {
     clearTimeout(this.stallTimer);
+    this.published.stop();
     this.details.stop();
     this.environments.stopAll();
   }
@@ -168,7 +172,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   // ------------------------------------------------------------------ model changes fan out
 
   private onModelChange(change: FleetChange): void {
-    this.emit("event", { type: "fleet.delta", ...change });
+    this.published.changed(change);
     const paused = this.settings.notificationsPaused;
     for (const env of change.environments) {
       for (const notification of this.policy.environmentChanged(env)) if (!paused) this.emit("event", { type: "notification", notification });

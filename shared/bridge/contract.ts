@@ -130,23 +130,61 @@ export interface AgentDetailDelta {
   key: string;
   /** New or changed transcript items in order: replace the one with the same id, else append. */
   items: TranscriptItem[];
+  /**
+   * Text added to message items the UI already has (a streaming reply), instead of the whole
+   * message again: append `text`, and take `streaming` and `updatedAt`. Applied after `items`.
+   */
+  appended?: MessageAppend[];
   loaded: boolean;
   error: string | null;
 }
 
+export interface MessageAppend {
+  id: string;
+  text: string;
+  streaming: boolean;
+  updatedAt: string;
+}
+
 /** The detail after a delta: entries with the same id replaced in place, new ones appended in order. */
 export function applyDetailDelta(detail: AgentDetail, delta: AgentDetailDelta): AgentDetail {
+  const items = upsertById(detail.items, delta.items);
   return {
     key: detail.key,
-    items: upsertById(detail.items, delta.items),
+    items: delta.appended?.length ? appendTexts(items, delta.appended) : items,
     loaded: delta.loaded,
     error: delta.error,
   };
 }
 
+function appendTexts(items: TranscriptItem[], appends: MessageAppend[]): TranscriptItem[] {
+  const updated = appends.flatMap((append) => {
+    const current = items.findLast((item) => item.id === append.id);
+    return current?.type === "message" ? [{ ...current, text: current.text + append.text, streaming: append.streaming, updatedAt: append.updatedAt }] : [];
+  });
+  return upsertById(items, updated);
+}
+
+/** How far from the end a changed entry is looked for before indexing the whole list. */
+const NEAR_END = 8;
+
 function upsertById<T extends { id: string }>(current: T[], changed: T[]): T[] {
   if (changed.length === 0) return current;
   const next = [...current];
+  // Streams change their newest entries: find those near the end without indexing a long history.
+  const positions = changed.map((entry) => {
+    for (let position = current.length - 1; position >= Math.max(0, current.length - NEAR_END); position--) if (current[position]!.id === entry.id) return position;
+    return undefined;
+  });
+  const fresh = new Set(changed.map((entry) => entry.id));
+  if (positions.every((position, index) => position !== undefined || !current.some((existing) => existing.id === changed[index]!.id)) && fresh.size === changed.length) {
+    changed.forEach((entry, index) => {
+      const position = positions[index];
+      if (position === undefined) next.push(entry);
+      else next[position] = entry;
+    });
+    return next;
+  }
   const index = new Map(current.map((entry, position) => [entry.id, position]));
   for (const entry of changed) {
     const position = index.get(entry.id);

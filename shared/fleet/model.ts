@@ -17,6 +17,16 @@ import {
   worstOf,
 } from "./types";
 
+/** Most agents have no pending request and no subagent: they share one frozen empty list. */
+const NONE = Object.freeze([]) as unknown as never[];
+
+/** Agents seen in the same millisecond (a cold start) share one ISO string for it. */
+let lastIso: { ms: number; iso: string } = { ms: Number.NaN, iso: "" };
+function isoOf(ms: number): string {
+  if (lastIso.ms !== ms) lastIso = { ms, iso: new Date(ms).toISOString() };
+  return lastIso.iso;
+}
+
 export interface FleetChange {
   agents: AgentView[];
   removed: string[];
@@ -424,11 +434,11 @@ export class FleetModel {
       queuePosition: facts.run.phase === "queued" ? facts.run.position : null,
       startingSince: startingSince(facts.run),
       capabilities: facts.capabilities,
-      pending: detail?.pending ?? [],
+      pending: detail?.pending ?? NONE,
       // A native subagent carried by a child thread the fleet shows is that child, not a second row.
-      subagents: (detail?.subagents ?? []).filter((subagent) => subagent.childThreadId === null || !env.entries.has(subagent.childThreadId)),
+      subagents: detail?.subagents.length ? detail.subagents.filter((subagent) => subagent.childThreadId === null || !env.entries.has(subagent.childThreadId)) : NONE,
       updatedAt: facts.updatedAt,
-      lastActivityAt: new Date(entry.lastActivityMs).toISOString(),
+      lastActivityAt: isoOf(entry.lastActivityMs),
       acknowledged: false,
       workspaceRoot: facts.workspaceRoot ?? null,
       branch: facts.branch ?? null,

@@ -10,7 +10,8 @@ import { createProtocol2Adapter } from "./protocol2/adapter";
 const ADAPTERS: Partial<Record<OrchestrationProtocol, AdapterFactory>> = {
   1: (context) => createProtocol1Adapter(context, context.streamLagMs !== undefined ? { streamLagMs: context.streamLagMs } : {}),
   /** T3 since 2026-10-03 (Orchestrator V2). */
-  2: (context) => createProtocol2Adapter(context),
+  // It opens its own socket: the service's socket tuning (pings, byte counting) applies to it too.
+  2: (context) => createProtocol2Adapter(context, context.client.socketOptions ? { socket: context.client.socketOptions } : {}),
 };
 
 /** The orchestration protocols this build can speak. */

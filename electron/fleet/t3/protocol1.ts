@@ -68,11 +68,21 @@ class Protocol1Thread implements FollowedThread {
   }
 }
 
+/**
+ * What the adapter keeps of a thread's latest shell row: only what it looks up later (commands need
+ * the modes, the stream-lag check the session's time), not the whole decoded row.
+ */
+interface RowLookups {
+  runtimeMode: ThreadShell["runtimeMode"];
+  interactionMode: ThreadShell["interactionMode"];
+  sessionUpdatedAt: string | null;
+}
+
 export class Protocol1Adapter implements ProtocolAdapter {
   readonly protocol = 1 as const;
   readonly rows = new Protocol1Rows();
-  /** The latest shell row per thread: commands need its runtime and interaction modes. */
-  readonly lastRows = new Map<string, ThreadShell>();
+  /** Per thread, what later look-ups need from its latest shell row. */
+  readonly lastRows = new Map<string, RowLookups>();
   /** Last shell sequence applied: a reconnect resumes after it (protocol-1 sequences only). */
   shellSequence: number | undefined;
 
@@ -93,8 +103,10 @@ export class Protocol1Adapter implements ProtocolAdapter {
   }
 
   factsOf(row: ThreadShell): AgentFacts {
-    this.lastRows.set(row.id, row);
-    return this.rows.facts(row);
+    const facts = this.rows.facts(row);
+    // The modes are interned by the facts: keep those copies, not the row's.
+    this.lastRows.set(row.id, { runtimeMode: facts.runtimeMode as ThreadShell["runtimeMode"], interactionMode: facts.interactionMode as ThreadShell["interactionMode"], sessionUpdatedAt: row.session?.updatedAt ?? null });
+    return facts;
   }
 }
 
@@ -399,9 +411,8 @@ class Protocol1Session implements AdapterSession {
   }
 
   /** Whether a followed, synchronized thread stream has not seen the session change its shell row shows. */
-  private behind(row: ThreadShell): boolean {
-    const entry = this.followed.get(row.id);
-    const shellSession = row.session?.updatedAt;
+  private behind(threadId: string, shellSession: string | null | undefined): boolean {
+    const entry = this.followed.get(threadId);
     const projection = entry?.thread.projection;
     if (!entry?.thread.synced || !projection?.thread || !shellSession) return false;
     const streamSession = projection.thread.session?.updatedAt;
@@ -410,11 +421,11 @@ class Protocol1Session implements AdapterSession {
 
   private checkLag(row: ThreadShell): void {
     const entry = this.followed.get(row.id);
-    if (!entry || entry.lagTimer || !this.behind(row)) return;
+    if (!entry || entry.lagTimer || !this.behind(row.id, row.session?.updatedAt)) return;
     entry.lagTimer = setTimeout(() => {
       entry.lagTimer = undefined;
       const latest = this.adapter.lastRows.get(row.id);
-      if (this.followed.get(row.id) === entry && latest && this.behind(latest)) entry.resubscribe();
+      if (this.followed.get(row.id) === entry && latest && this.behind(row.id, latest.sessionUpdatedAt)) entry.resubscribe();
     }, this.adapter.options.streamLagMs ?? STREAM_LAG_MS);
     entry.lagTimer.unref?.();
   }

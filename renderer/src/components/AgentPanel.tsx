@@ -84,7 +84,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         <PendingCard key={request.requestId} agent={agent} request={request} />
       ))}
       <div className="panel-body">
-        <Transcript key={agent.key} detail={detail} offline={env?.connection.phase !== "online"} now={now} />
+        <Transcript key={agent.key} detail={detail} offline={env?.connection.phase !== "online"} />
       </div>
       <Deliveries agentKey={agent.key} />
       <Composer agent={agent} />

@@ -1,13 +1,15 @@
 // Thread content is untrusted. It is rendered as markdown (react-markdown + remark-gfm): raw HTML
 // stays text, images are not fetched, and links are buttons that ask the bridge to open them
-// (only parsed http(s) URLs; shared/bridge/contract.ts safeExternalUrl). Code is highlighted by
-// rehype-highlight; long blocks are folded.
-import { Children, isValidElement, type ReactNode, useState } from "react";
+// (only parsed http(s) URLs; shared/bridge/contract.ts safeExternalUrl). Code is highlighted by one
+// lazily loaded highlighter (./highlighter.ts); long blocks are folded. A message is parsed when its
+// text changes (or a grammar it names arrives), never because something around it rendered.
+import { Children, isValidElement, memo, type ReactNode, useState } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
-import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { safeExternalUrl } from "../../../shared/bridge/contract";
 import { commands } from "../state/effects";
+import { grammarsIn, rehypeLazyHighlight, useGrammars } from "./highlighter";
+import { markdownBlocks } from "./markdown-blocks";
 
 /** Code blocks longer than this are folded behind "show all". */
 export const FOLD_LINES = 18;
@@ -80,11 +82,36 @@ function LongText({ text }: { text: string }) {
   );
 }
 
-export function Markdown({ text }: { text: string }) {
+const REMARK_PLUGINS = [remarkGfm];
+const REHYPE_PLUGINS = [rehypeLazyHighlight];
+
+/** Renders again only when `text` changes (memo) or a grammar its code blocks name finishes loading. */
+export const Markdown = memo(function Markdown({ text }: { text: string }) {
+  if (text.length > MARKDOWN_MAX_CHARS) return <LongText text={text} />;
+  return <ParsedMarkdown text={text} />;
+});
+
+/**
+ * A reply still streaming: each block is its own memoized markdown, so a token re-parses only the
+ * last block instead of the whole reply. Once the reply ends it renders as one document again.
+ */
+export function StreamingMarkdown({ text }: { text: string }) {
   if (text.length > MARKDOWN_MAX_CHARS) return <LongText text={text} />;
   return (
+    <div className="markdown-blocks">
+      {markdownBlocks(text).map((block, index) => (
+        // Blocks only grow at the end: their position is their identity.
+        <Markdown key={index} text={block} />
+      ))}
+    </div>
+  );
+}
+
+function ParsedMarkdown({ text }: { text: string }) {
+  useGrammars(grammarsIn(text));
+  return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[rehypeHighlight]} components={components}>
+      <ReactMarkdown remarkPlugins={REMARK_PLUGINS} rehypePlugins={REHYPE_PLUGINS} components={components}>
         {text}
       </ReactMarkdown>
     </div>

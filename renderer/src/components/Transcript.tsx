@@ -1,10 +1,14 @@
 // The transcript: messages as markdown with the agent's activity inline, in order — commands with
 // their exit status, file changes with counts, approvals, questions and their answers, errors.
-import { useLayoutEffect, useRef } from "react";
+// Cost per update is independent of the history: entries are memoized (a streaming token renders
+// one message again), only the entries in view are mounted (virtualized like the fleet tree), and
+// relative times tick on their own (RelativeTime), not through the transcript.
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { memo, useLayoutEffect, useMemo, useRef } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
-import { relativeTime } from "../state/format";
-import { Folded, Markdown } from "./Markdown";
+import { Folded, Markdown, StreamingMarkdown } from "./Markdown";
+import { RelativeTime } from "./RelativeTime";
 
 /** Messages longer than this fold as a whole (their code blocks fold sooner, on their own). */
 const MESSAGE_FOLD_LINES = 120;
@@ -34,8 +38,15 @@ export function transcriptEntries(items: TranscriptItem[]): Entry[] {
   return entries;
 }
 
-function EntryLine({ entry, now }: { entry: Entry; now: number }) {
-  const time = <span className="time">{relativeTime(entry.createdAt, now)}</span>;
+/** Entries render the same when their items are the same objects (the store replaces only changed items). */
+export function sameEntry(a: Entry, b: Entry): boolean {
+  if (a === b) return true;
+  if (a.type !== "file-changes" || b.type !== "file-changes") return false;
+  return a.changes.length === b.changes.length && a.changes.every((change, index) => change === b.changes[index]);
+}
+
+const EntryLine = memo(function EntryLine({ entry }: { entry: Entry }) {
+  const time = <RelativeTime iso={entry.createdAt} />;
   switch (entry.type) {
     case "message":
       return (
@@ -45,7 +56,7 @@ function EntryLine({ entry, now }: { entry: Entry; now: number }) {
             {entry.streaming ? <span className="streaming"> · streaming</span> : null}
           </header>
           <Folded lines={entry.text.split("\n").length} what="message" limit={MESSAGE_FOLD_LINES}>
-            <Markdown text={entry.text} />
+            {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
           </Folded>
         </article>
       );
@@ -97,32 +108,59 @@ function EntryLine({ entry, now }: { entry: Entry; now: number }) {
       );
     }
   }
-}
+}, (previous, next) => sameEntry(previous.entry, next.entry));
 
 /** How close to the bottom (px) still counts as "reading the newest": new items then keep it in view. */
 const FOLLOW_SLACK_PX = 48;
+/** A first guess of an entry's height before it is measured. */
+const ESTIMATED_ENTRY_PX = 72;
 
 /**
- * Opens at the newest message and follows new items while the reader is at the bottom; once they
- * scroll up to read, new items no longer move the view.
+ * Only the entries in view (and a few around) are mounted. Opens at the newest entry and follows
+ * new items and a growing streaming message while the reader is at the bottom; once they scroll up
+ * to read, new items no longer move the view.
  */
-function useFollowNewest(items: readonly unknown[] | undefined) {
+function TranscriptEntries({ entries }: { entries: Entry[] }) {
   const ref = useRef<HTMLDivElement>(null);
   const following = useRef(true);
+  const virtualizer = useVirtualizer({
+    count: entries.length,
+    getScrollElement: () => ref.current,
+    estimateSize: () => ESTIMATED_ENTRY_PX,
+    getItemKey: (index) => entries[index]!.id,
+    overscan: 6,
+  });
+  const totalSize = virtualizer.getTotalSize();
+  // Entries measured or added change the total height: stay pinned to the bottom while following.
   useLayoutEffect(() => {
     const element = ref.current;
     if (element && following.current) element.scrollTop = element.scrollHeight;
-  }, [items]);
+  }, [entries, totalSize]);
   const onScroll = () => {
     const element = ref.current;
     if (element) following.current = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK_PX;
   };
-  return { ref, onScroll };
+  const items = virtualizer.getVirtualItems();
+  const before = items[0]?.start ?? 0;
+  const after = items.length > 0 ? totalSize - items[items.length - 1]!.end : 0;
+  return (
+    <div className="transcript" data-testid="transcript" aria-live="polite" ref={ref} onScroll={onScroll}>
+      <div style={{ height: before }} aria-hidden="true" />
+      {items.map((item) => (
+        <div key={item.key} className="transcript-entry" style={{ display: "flow-root" }} data-index={item.index} ref={virtualizer.measureElement}>
+          <EntryLine entry={entries[item.index]!} />
+        </div>
+      ))}
+      <div style={{ height: Math.max(0, after) }} aria-hidden="true" />
+    </div>
+  );
 }
 
-export function Transcript({ detail, offline, now }: { detail: AgentDetail | undefined; offline: boolean; now: number }) {
-  const follow = useFollowNewest(detail?.loaded ? detail.items : undefined);
-  if (!detail?.loaded) {
+/** The open agent's transcript; renders again only when its detail or the machine's reachability changes. */
+export const Transcript = memo(function Transcript({ detail, offline }: { detail: AgentDetail | undefined; offline: boolean }) {
+  const items = detail?.loaded ? detail.items : undefined;
+  const entries = useMemo(() => (items ? transcriptEntries(items) : []), [items]);
+  if (!items) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
     return (
       <div className="transcript" data-testid="transcript">
@@ -130,11 +168,5 @@ export function Transcript({ detail, offline, now }: { detail: AgentDetail | und
       </div>
     );
   }
-  return (
-    <div className="transcript" data-testid="transcript" aria-live="polite" ref={follow.ref} onScroll={follow.onScroll}>
-      {transcriptEntries(detail.items).map((entry) => (
-        <EntryLine key={entry.id} entry={entry} now={now} />
-      ))}
-    </div>
-  );
-}
+  return <TranscriptEntries entries={entries} />;
+});

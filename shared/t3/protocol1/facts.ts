@@ -2,6 +2,7 @@
 // of a protocol-1 server (both auth generations) becomes an agent's facts. Pure; the stateful parts
 // of the protocol-1 adapter live in electron/fleet/t3/protocol1.ts.
 import type { AgentCapabilities, AgentFacts, RunState } from "../../fleet/facts";
+import { StringPool } from "../../fleet/string-pool";
 import type { ThreadShell } from "../schemas";
 
 const CHILD_THREAD_ID = /^sub\.(.+)\.([^.]+)$/;
@@ -23,17 +24,32 @@ export function effortOf(options: readonly { id: string; value: string | boolean
  */
 const NON_STEERING_DRIVERS = new Set(["codex", "grok"]);
 
+/** The four possible capability sets, each one frozen object shared by every row that has it. */
+const CAPABILITIES = new Map<string, AgentCapabilities>();
+
 export function protocol1Capabilities(driver: string, settle = false): AgentCapabilities {
-  return {
-    whileRunning: NON_STEERING_DRIVERS.has(driver) ? ["queue"] : ["steer"],
-    interrupt: true,
-    stop: true,
-    cancelQueued: false,
-    answer: true,
-    settle,
-    snooze: false,
-  };
+  const steers = !NON_STEERING_DRIVERS.has(driver);
+  const key = `${steers}:${settle}`;
+  let capabilities = CAPABILITIES.get(key);
+  if (!capabilities) {
+    capabilities = Object.freeze({
+      whileRunning: Object.freeze(steers ? ["steer"] : ["queue"]) as AgentCapabilities["whileRunning"],
+      interrupt: true,
+      stop: true,
+      cancelQueued: false,
+      answer: true,
+      settle,
+      snooze: false,
+    });
+    CAPABILITIES.set(key, capabilities);
+  }
+  return capabilities;
 }
+
+/** Run states without data are shared (frozen) rather than allocated per row. */
+const IDLE: RunState = Object.freeze({ phase: "idle" });
+const STOPPED: RunState = Object.freeze({ phase: "stopped" });
+const INTERRUPTED: RunState = Object.freeze({ phase: "interrupted" });
 
 /**
  * The run state a row shows. `requestedAt` is the latest user message the adapter saw waiting for a
@@ -55,10 +71,10 @@ export function runStateOfRow(row: ThreadShell, requestedAt: string | null): Run
   if (session?.lastError && userAt !== null && session.updatedAt >= userAt && activeTurnId === null) return { phase: "failed", reason: session.lastError };
   if (requested) return { phase: "requested", since: userAt };
   if (row.backgroundLiveness === "working") return { phase: "waiting", note: "Subagents still working" };
-  if (session?.status === "stopped") return { phase: "stopped" };
-  if (turn?.state === "interrupted" || session?.status === "interrupted") return { phase: "interrupted" };
+  if (session?.status === "stopped") return STOPPED;
+  if (turn?.state === "interrupted" || session?.status === "interrupted") return INTERRUPTED;
   if (turn?.state === "completed") return { phase: "completed", at: turn.completedAt };
-  return { phase: "idle" };
+  return IDLE;
 }
 
 /** Whether a run state still waits for its turn to run, so the request is remembered. */
@@ -76,6 +92,8 @@ export class Protocol1Rows {
   private readonly projectRoots = new Map<string, string>();
   /** The descriptor advertises T3's thread settlement (`capabilities.threadSettlement`). */
   settleSupported = false;
+  /** Strings rows repeat, shared across this environment's facts. */
+  private readonly strings = new StringPool();
 
   setProject(projectId: string, title: string | null, workspaceRoot?: string): void {
     if (title === null) this.projectTitles.delete(projectId);
@@ -90,31 +108,28 @@ export class Protocol1Rows {
     if (waitsForTurn(run) && row.latestUserMessageAt) this.requested.set(row.id, row.latestUserMessageAt);
     else this.requested.delete(row.id);
     const session = row.session;
-    const instanceId = session?.providerInstanceId ?? row.modelSelection.instanceId;
-    const driver = session?.providerName ?? null;
+    const intern = <T extends string | null | undefined>(value: T) => this.strings.intern(value);
+    const instanceId = intern(session?.providerInstanceId ?? row.modelSelection.instanceId);
+    const driver = intern(session?.providerName ?? null);
     const parentId = parentThreadIdOf(row.id);
     return {
       threadId: row.id,
-      projectId: row.projectId,
+      projectId: intern(row.projectId),
       projectTitle: this.projectTitles.get(row.projectId) ?? null,
       workspaceRoot: this.projectRoots.get(row.projectId) ?? null,
-      branch: row.branch,
+      branch: intern(row.branch),
       worktreePath: row.worktreePath,
       title: row.title,
-      provider: { instanceId, driver, model: row.modelSelection.model, effort: effortOf(row.modelSelection.options) },
-      runtimeMode: row.runtimeMode,
-      interactionMode: row.interactionMode,
-      parent: parentId ? { threadId: parentId, relationship: "child-id" } : null,
+      provider: { instanceId, driver, model: intern(row.modelSelection.model), effort: intern(effortOf(row.modelSelection.options)) },
+      runtimeMode: intern(row.runtimeMode),
+      interactionMode: intern(row.interactionMode),
+      parent: parentId ? { threadId: intern(parentId), relationship: "child-id" } : null,
       lifecycle: row.deletedAt ? "deleted" : row.archivedAt ? "archived" : "active",
-      run,
+      run: internRun(run, intern),
       activeRunId: session?.activeTurnId ?? null,
-      blockedBy: row.hasPendingApprovals
-        ? { kind: "approval", requestId: null, since: null }
-        : row.hasPendingUserInput
-          ? { kind: "input", requestId: null, since: null }
-          : null,
-      updatedAt: row.updatedAt,
-      latestUserMessageAt: row.latestUserMessageAt ?? null,
+      blockedBy: row.hasPendingApprovals ? BLOCKED_BY_APPROVAL : row.hasPendingUserInput ? BLOCKED_BY_INPUT : null,
+      updatedAt: intern(row.updatedAt),
+      latestUserMessageAt: intern(row.latestUserMessageAt ?? null),
       capabilities: protocol1Capabilities(driver ?? instanceId, this.settleSupported),
     };
   }
@@ -122,4 +137,12 @@ export class Protocol1Rows {
   forget(threadId: string): void {
     this.requested.delete(threadId);
   }
+}
+
+const BLOCKED_BY_APPROVAL: AgentFacts["blockedBy"] = Object.freeze({ kind: "approval", requestId: null, since: null });
+const BLOCKED_BY_INPUT: AgentFacts["blockedBy"] = Object.freeze({ kind: "input", requestId: null, since: null });
+
+/** A completed run's time is a timestamp many rows share after a restart. */
+function internRun(run: RunState, intern: (value: string | null) => string | null): RunState {
+  return run.phase === "completed" ? { phase: "completed", at: intern(run.at) } : run;
 }

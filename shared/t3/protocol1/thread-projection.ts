@@ -2,6 +2,9 @@
 // into the neutral facts the fleet needs from it (shared/fleet/facts.ts): pending requests, failures
 // the shell row never shows, native subagents, transcript items. Reducer rules follow T3's projector;
 // the mapping is in docs/t3-protocols.md ("Protocol 1: thread stream → detail facts").
+// An event costs O(change), not O(history): transcript items are kept in order and only the item an
+// event touched is rebuilt (unchanged items keep their identity, so consumers compare by reference),
+// and the facts derived from activities are recomputed only when an activity or the active turn changes.
 import {
   type ApprovalOption,
   noThreadFacts,
@@ -47,6 +50,15 @@ const RESOLUTIONS: Record<string, PendingRequest["kind"]> = {
   "provider.user-input.respond.failed": "input",
 };
 
+/** What the activities say, recomputed only when they (or the active turn) change. */
+interface ActivityFacts {
+  pending: Map<string, PendingRequest>;
+  subagents: SubagentFacts[];
+  lastErrorText: string | null;
+  startFailure: { detail: string; at: string } | null;
+  capacityWarning: string | null;
+}
+
 export class ThreadProjection {
   thread: OrchestrationThread | undefined;
   lastSequence = -1;
@@ -54,13 +66,22 @@ export class ThreadProjection {
   /** Requests answered through this client, resolved at once as T3's projection does. */
   private readonly answered = new Set<string>();
   private lastEventAt: string | null = null;
+  /** The latest user message (by arrival), for start failures and the run state. */
+  private latestUser: ThreadMessage | undefined;
+  /** The transcript in order (undefined: rebuild on the next read) and each item's position in it. */
+  private orderedItems: TranscriptItem[] | undefined;
+  private readonly itemPosition = new Map<string, number>();
+  private activityFacts: { facts: ActivityFacts; activeTurnId: string | null } | undefined;
 
   applySnapshot(snapshot: ThreadDetailSnapshot): void {
     this.thread = structuredClone(snapshot.thread);
     this.lastSequence = snapshot.snapshotSequence;
     this.messageIndex.clear();
     this.thread.messages.forEach((message, index) => this.messageIndex.set(message.id, index));
+    this.latestUser = this.thread.messages.findLast((message) => message.role === "user");
     this.thread.activities.sort(byActivityOrder);
+    this.orderedItems = undefined;
+    this.activityFacts = undefined;
   }
 
   /** Applies one event newer than the last applied; older or duplicate ones are ignored. Returns whether it changed anything. */
@@ -77,14 +98,9 @@ export class ThreadProjection {
       case "thread.session-set":
         this.applySession(thread, event.payload.session);
         return true;
-      case "thread.activity-appended": {
-        const activity = event.payload.activity;
-        const existing = thread.activities.findIndex((candidate) => candidate.id === activity.id);
-        if (existing >= 0) thread.activities[existing] = activity;
-        else thread.activities.push(activity);
-        thread.activities.sort(byActivityOrder);
+      case "thread.activity-appended":
+        this.applyActivity(thread, event.payload.activity);
         return true;
-      }
       case "thread.turn-diff-completed": {
         const state = event.payload.status === "error" ? "error" : event.payload.status === "missing" ? "interrupted" : "completed";
         if (thread.latestTurn?.turnId === event.payload.turnId) thread.latestTurn = { ...thread.latestTurn, state, completedAt: event.payload.completedAt };
@@ -102,6 +118,69 @@ export class ThreadProjection {
     this.answered.add(requestId);
   }
 
+  /** Activities stay in T3's order; one that arrives in order (the usual case) is appended. */
+  private applyActivity(thread: OrchestrationThread, activity: ThreadActivity): void {
+    this.activityFacts = undefined;
+    const activities = thread.activities;
+    const last = activities.at(-1);
+    const existing = last?.id === activity.id ? activities.length - 1 : activities.findIndex((candidate) => candidate.id === activity.id);
+    if (existing >= 0) {
+      const previous = activities[existing]!;
+      activities[existing] = activity;
+      const inPlace =
+        byActivityOrder(previous, activity) === 0 &&
+        (existing === 0 || byActivityOrder(activities[existing - 1]!, activity) <= 0) &&
+        (existing === activities.length - 1 || byActivityOrder(activity, activities[existing + 1]!) <= 0);
+      if (!inPlace) {
+        activities.sort(byActivityOrder);
+        this.orderedItems = undefined;
+        return;
+      }
+      if (activity.kind === "context-window.updated" && previous.kind === "context-window.updated") return;
+      this.replaceItem(previous.id, activity.kind === "context-window.updated" ? null : activityItem(activity), previous.createdAt);
+      return;
+    }
+    if (last && byActivityOrder(last, activity) > 0) {
+      activities.push(activity);
+      activities.sort(byActivityOrder);
+      this.orderedItems = undefined;
+      return;
+    }
+    activities.push(activity);
+    if (activity.kind !== "context-window.updated") this.appendItem(activityItem(activity), "activity");
+  }
+
+  /** Replaces an item whose place did not move; anything else rebuilds the order on the next read. */
+  private replaceItem(id: string, item: TranscriptItem | null, previousCreatedAt: string): void {
+    const items = this.orderedItems;
+    if (!items) return;
+    const position = this.itemPosition.get(id);
+    if (item === null || position === undefined || item.createdAt !== previousCreatedAt) {
+      this.orderedItems = undefined;
+      return;
+    }
+    const next = [...items];
+    next[position] = item;
+    this.orderedItems = next;
+  }
+
+  /**
+   * Appends a new item when it sorts after every other one (time order; at equal times messages
+   * before activities, each in arrival order), which is how streams grow; otherwise rebuilds.
+   */
+  private appendItem(item: TranscriptItem, source: "message" | "activity"): void {
+    const items = this.orderedItems;
+    if (!items) return;
+    const last = items.at(-1);
+    const after = !last || item.createdAt > last.createdAt || (item.createdAt === last.createdAt && (source === "activity" || last.type === "message"));
+    if (!after) {
+      this.orderedItems = undefined;
+      return;
+    }
+    this.itemPosition.set(item.id, items.length);
+    this.orderedItems = [...items, item];
+  }
+
   private applyMessage(thread: OrchestrationThread, payload: Extract<OrchestrationEvent, { type: "thread.message-sent" }>["payload"]): void {
     const index = this.messageIndex.get(payload.messageId);
     const existing = index === undefined ? undefined : thread.messages[index];
@@ -111,6 +190,7 @@ export class ThreadProjection {
       existing.streaming = payload.streaming;
       existing.updatedAt = payload.updatedAt;
       if (payload.turnId) existing.turnId = payload.turnId;
+      this.replaceItem(existing.id, messageItem(existing), existing.createdAt);
     } else {
       const message: ThreadMessage = {
         id: payload.messageId,
@@ -124,6 +204,8 @@ export class ThreadProjection {
       };
       this.messageIndex.set(message.id, thread.messages.length);
       thread.messages.push(message);
+      if (message.role === "user") this.latestUser = message;
+      this.appendItem(messageItem(message), "message");
     }
     const turn = thread.latestTurn;
     if (payload.role === "assistant" && !payload.streaming && turn && turn.turnId === payload.turnId && turn.state === "running") {
@@ -133,6 +215,7 @@ export class ThreadProjection {
 
   private applySession(thread: OrchestrationThread, session: ThreadSession): void {
     thread.session = session;
+    // The active turn decides which capacity warning counts (see activityFactsOf).
     if (session.status === "running" && session.activeTurnId && thread.latestTurn?.turnId !== session.activeTurnId) {
       const turn: LatestTurn = {
         turnId: session.activeTurnId,
@@ -149,68 +232,12 @@ export class ThreadProjection {
   facts(): ThreadDetailFacts {
     const thread = this.thread;
     if (!thread) return noThreadFacts();
-    const pending = new Map<string, PendingRequest>();
-    const subagents = new Map<string, SubagentFacts>();
-    let lastErrorText: string | null = null;
-    let lastErrorAt = "";
-    let startFailure: { detail: string; at: string } | null = null;
-    let capacityWarning: string | null = null;
     const activeTurnId = thread.session?.activeTurnId ?? null;
-    for (const activity of thread.activities) {
-      const payload = record(activity.payload);
-      const requestId = text(payload.requestId);
-      if (activity.kind === "approval.requested" && requestId) {
-        pending.set(requestId, {
-          requestId,
-          kind: "approval",
-          detail: text(payload.detail) ?? activity.summary,
-          requestKind: text(payload.requestKind),
-          decisions: PROTOCOL1_DECISIONS,
-          createdAt: activity.createdAt,
-        });
-      } else if (activity.kind === "user-input.requested" && requestId) {
-        const questions = Array.isArray(payload.questions) ? payload.questions.map(record) : [];
-        pending.set(requestId, {
-          requestId,
-          kind: "input",
-          detail: questions.map((q) => text(q.question) ?? "").filter(Boolean).join(" ") || activity.summary,
-          questions: questions.map(questionOf),
-          createdAt: activity.createdAt,
-        });
-      } else if (requestId && RESOLUTIONS[activity.kind]) {
-        pending.delete(requestId);
-      }
-      if (activity.tone === "error" && activity.kind !== "runtime.warning") {
-        const detail = text(payload.message) ?? text(payload.detail) ?? activity.summary;
-        if (activity.createdAt >= lastErrorAt) {
-          lastErrorText = detail;
-          lastErrorAt = activity.createdAt;
-        }
-        if (activity.kind === "provider.turn.start.failed") startFailure = { detail, at: activity.createdAt };
-      }
-      if (activity.kind === "runtime.warning" && activeTurnId !== null && activity.turnId === activeTurnId) {
-        capacityWarning = text(payload.message) ?? activity.summary;
-      }
-      if (activity.kind.startsWith("task.")) {
-        const taskId = text(payload.taskId);
-        if (!taskId) continue;
-        const previous = subagents.get(taskId);
-        const finished = activity.kind === "task.completed";
-        const status: SubagentStatus = finished ? (["failed", "stopped"].includes(String(payload.status)) ? (payload.status as "failed" | "stopped") : "completed") : "running";
-        subagents.set(taskId, {
-          id: taskId,
-          status: previous && previous.status !== "running" && !finished ? previous.status : status,
-          title: text(payload.summary) ?? text(payload.detail) ?? previous?.title ?? null,
-          kind: text(payload.taskType) ?? previous?.kind ?? null,
-          model: null,
-          childThreadId: null,
-          updatedAt: activity.createdAt,
-        });
-      }
-    }
-    for (const requestId of this.answered) pending.delete(requestId);
+    if (this.activityFacts?.activeTurnId !== activeTurnId) this.activityFacts = { facts: activityFactsOf(thread.activities, activeTurnId), activeTurnId };
+    const { pending: pendingById, subagents, lastErrorText, startFailure, capacityWarning } = this.activityFacts.facts;
+    const pending = [...pendingById.values()].filter((request) => !this.answered.has(request.requestId));
     // A start failure counts only if no session has run a turn since it.
-    const latestUser = [...thread.messages].reverse().find((message) => message.role === "user");
+    const latestUser = this.latestUser;
     const startFailureText =
       startFailure && (!latestUser || startFailure.at >= latestUser.createdAt) && (thread.session === null || thread.session.activeTurnId === null)
         ? startFailure.detail
@@ -222,36 +249,27 @@ export class ThreadProjection {
           ? { reason: startFailureText, runId: null, at: startFailure.at }
           : null;
     return {
-      pending: [...pending.values()],
+      pending,
       lastErrorText,
       hiddenFailure,
-      subagents: [...subagents.values()],
+      subagents,
       activeRunId: activeTurnId,
       run: runStateOfRow({ ...thread, latestUserMessageAt: latestUser?.createdAt ?? null, hasPendingApprovals: false, hasPendingUserInput: false }, null),
       lastEventAt: this.lastEventAt,
     };
   }
 
-  /** The transcript as neutral items: messages and activities in time order. */
+  /** The transcript as neutral items: messages and activities in time order (the same array until something changes). */
   items(): TranscriptItem[] {
     const thread = this.thread;
     if (!thread) return [];
-    const items: TranscriptItem[] = [
-      ...thread.messages.map(
-        (message): TranscriptItem => ({
-          type: "message",
-          id: message.id,
-          runId: message.turnId,
-          role: message.role === "unknown" ? "system" : message.role,
-          text: message.text,
-          streaming: message.streaming,
-          createdAt: message.createdAt,
-          updatedAt: message.updatedAt,
-        }),
-      ),
-      ...thread.activities.filter((activity) => activity.kind !== "context-window.updated").map(activityItem),
-    ];
-    return items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+    if (!this.orderedItems) {
+      const items = [...thread.messages.map(messageItem), ...thread.activities.filter((activity) => activity.kind !== "context-window.updated").map(activityItem)];
+      this.orderedItems = items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+      this.itemPosition.clear();
+      this.orderedItems.forEach((item, position) => this.itemPosition.set(item.id, position));
+    }
+    return this.orderedItems;
   }
 
   get messages(): readonly ThreadMessage[] {
@@ -261,6 +279,82 @@ export class ThreadProjection {
   get activities(): readonly ThreadActivity[] {
     return this.thread?.activities ?? [];
   }
+}
+
+function messageItem(message: ThreadMessage): TranscriptItem {
+  return {
+    type: "message",
+    id: message.id,
+    runId: message.turnId,
+    role: message.role === "unknown" ? "system" : message.role,
+    text: message.text,
+    streaming: message.streaming,
+    createdAt: message.createdAt,
+    updatedAt: message.updatedAt,
+  };
+}
+
+/** Pending requests, failures, capacity warnings and subagents, as the activities (in order) tell them. */
+function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: string | null): ActivityFacts {
+  const pending = new Map<string, PendingRequest>();
+  const subagents = new Map<string, SubagentFacts>();
+  let lastErrorText: string | null = null;
+  let lastErrorAt = "";
+  let startFailure: { detail: string; at: string } | null = null;
+  let capacityWarning: string | null = null;
+  for (const activity of activities) {
+    const payload = record(activity.payload);
+    const requestId = text(payload.requestId);
+    if (activity.kind === "approval.requested" && requestId) {
+      pending.set(requestId, {
+        requestId,
+        kind: "approval",
+        detail: text(payload.detail) ?? activity.summary,
+        requestKind: text(payload.requestKind),
+        decisions: PROTOCOL1_DECISIONS,
+        createdAt: activity.createdAt,
+      });
+    } else if (activity.kind === "user-input.requested" && requestId) {
+      const questions = Array.isArray(payload.questions) ? payload.questions.map(record) : [];
+      pending.set(requestId, {
+        requestId,
+        kind: "input",
+        detail: questions.map((q) => text(q.question) ?? "").filter(Boolean).join(" ") || activity.summary,
+        questions: questions.map(questionOf),
+        createdAt: activity.createdAt,
+      });
+    } else if (requestId && RESOLUTIONS[activity.kind]) {
+      pending.delete(requestId);
+    }
+    if (activity.tone === "error" && activity.kind !== "runtime.warning") {
+      const detail = text(payload.message) ?? text(payload.detail) ?? activity.summary;
+      if (activity.createdAt >= lastErrorAt) {
+        lastErrorText = detail;
+        lastErrorAt = activity.createdAt;
+      }
+      if (activity.kind === "provider.turn.start.failed") startFailure = { detail, at: activity.createdAt };
+    }
+    if (activity.kind === "runtime.warning" && activeTurnId !== null && activity.turnId === activeTurnId) {
+      capacityWarning = text(payload.message) ?? activity.summary;
+    }
+    if (activity.kind.startsWith("task.")) {
+      const taskId = text(payload.taskId);
+      if (!taskId) continue;
+      const previous = subagents.get(taskId);
+      const finished = activity.kind === "task.completed";
+      const status: SubagentStatus = finished ? (["failed", "stopped"].includes(String(payload.status)) ? (payload.status as "failed" | "stopped") : "completed") : "running";
+      subagents.set(taskId, {
+        id: taskId,
+        status: previous && previous.status !== "running" && !finished ? previous.status : status,
+        title: text(payload.summary) ?? text(payload.detail) ?? previous?.title ?? null,
+        kind: text(payload.taskType) ?? previous?.kind ?? null,
+        model: null,
+        childThreadId: null,
+        updatedAt: activity.createdAt,
+      });
+    }
+  }
+  return { pending, subagents: [...subagents.values()], lastErrorText, startFailure, capacityWarning };
 }
 
 function byActivityOrder(a: ThreadActivity, b: ThreadActivity): number {

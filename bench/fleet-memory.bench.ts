@@ -1,5 +1,0 @@
-// Fleet service memory at 10 environments × 5,000 threads, in a fresh process. Prints figures.
-import { serviceBench } from "./fleet-helpers";
-
-await serviceBench(5_000, false);
-process.exit(0);
