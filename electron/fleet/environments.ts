@@ -6,7 +6,7 @@ import type { ThreadDetail } from "../../shared/fleet/facts";
 import type { EnvironmentMeta, SkippedItemsReport } from "../../shared/fleet/types";
 import { BridgeError } from "./bridge-error";
 import type { EnvironmentRecord, Registry } from "./registry";
-import type { SecretStore } from "./secrets";
+import type { OriginBoundSecrets } from "./secrets";
 import { ConnectionSupervisor, type SupervisorTiming } from "./supervisor";
 import { T3EnvironmentClient } from "./t3/client";
 import type { RpcSocketOptions } from "./t3/rpc-socket";
@@ -26,7 +26,7 @@ export type ThreadChangeListener = (environmentId: string, threadId: string, det
 export interface EnvironmentsOptions {
   model: FleetModel;
   registry: Registry;
-  secrets: SecretStore;
+  secrets: OriginBoundSecrets;
   timing?: Partial<SupervisorTiming>;
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
   streamLagMs?: number;
@@ -129,7 +129,8 @@ export class Environments {
       environmentId: record.environmentId,
       generation: record.generation,
       client,
-      token: () => this.options.secrets.get(record.environmentId),
+      // Only the token the record's own address issued: never one bound to another origin.
+      token: () => this.options.secrets.get(record.environmentId, record.baseUrl),
       ...(this.options.timing && { timing: this.options.timing }),
       ...(this.options.streamLagMs !== undefined && { streamLagMs: this.options.streamLagMs }),
       now: this.options.now,

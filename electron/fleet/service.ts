@@ -18,7 +18,7 @@ import { Environments } from "./environments";
 import { ThreadFollowing } from "./following";
 import { Pairing } from "./pairing";
 import { Registry } from "./registry";
-import type { SecretStore } from "./secrets";
+import { OriginBoundSecrets, type SecretStore } from "./secrets";
 import { FleetSettingsControl } from "./settings";
 import type { SupervisorTiming } from "./supervisor";
 import type { RpcSocketOptions } from "./t3/rpc-socket";
@@ -72,17 +72,18 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       now: this.now,
     });
     this.policy = new NotificationPolicy(registry.settings.notifications);
+    const secrets = new OriginBoundSecrets(options.secrets, (environmentId) => registry.get(environmentId)?.baseUrl);
     this.environments = new Environments({
       model: this.model,
       registry,
-      secrets: options.secrets,
+      secrets,
       ...(options.timing && { timing: options.timing }),
       ...(options.socket && { socket: options.socket }),
       ...(options.streamLagMs !== undefined && { streamLagMs: options.streamLagMs }),
       onThreadChange: (environmentId, threadId, detail) => this.onThreadChange(environmentId, threadId, detail),
       now: this.now,
     });
-    this.pairing = new Pairing({ environments: this.environments, registry, secrets: options.secrets, now: this.now });
+    this.pairing = new Pairing({ environments: this.environments, registry, secrets, now: this.now });
     this.details = new AgentDetails(this.environments, publish);
     this.following = new ThreadFollowing(this.environments);
     this.acknowledgements = new Acknowledgements(this.model, registry, this.environments);
