@@ -116,8 +116,9 @@ export class Environments {
 
   async remove(environmentId: string): Promise<{ note: string }> {
     this.require(environmentId);
-    this.stop(environmentId, true);
+    // Saved first: a removal the disk refused leaves the machine paired and watched.
     await this.options.registry.remove(environmentId);
+    this.stop(environmentId, true);
     await this.options.secrets.delete(environmentId);
     return { note: REMOVAL_NOTE };
   }

@@ -39,6 +39,8 @@ export interface FleetServiceOptions {
   /** A starting agent counts as stuck after this long (tests shorten it). */
   stuckAfterMs?: number;
   now?: () => number;
+  /** False: contact no server until `connectAll()` (the headless shell listens first, so a taken port costs no T3 session). */
+  connectOnStart?: boolean;
 }
 
 export interface FleetServiceEvents {
@@ -116,8 +118,13 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   static async start(options: FleetServiceOptions): Promise<FleetService> {
     const { registry, problems } = await Registry.open(options.dataDir);
     const service = new FleetService(registry, options, problems);
-    service.environments.startAll();
+    if (options.connectOnStart !== false) service.environments.startAll();
     return service;
+  }
+
+  /** Starts every paired environment's connection (after `start` with `connectOnStart: false`). */
+  connectAll(): void {
+    this.environments.startAll();
   }
 
   async stop(): Promise<void> {
