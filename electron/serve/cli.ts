@@ -16,7 +16,8 @@ import { type HeadlessShell, startHeadlessShell } from "./server";
 const USAGE = `Usage: ./fleet serve -- [options]
 
 Runs T3 Fleet headless and prints a link to open in a browser on this machine. The link opens
-once, in one tab (a reload of that tab keeps working); restart to get a new one.
+once, within 10 minutes, in one tab (a reload of that tab keeps working); restart to get a new
+one. The tab's session ends when T3 Fleet restarts, or after 12 hours with no tab connected.
 
 Options:
   --port N              listen on 127.0.0.1:N (default: any free port)
@@ -163,7 +164,7 @@ async function start(): Promise<void> {
   // Before the link is printed: whoever reads it may stop us at once.
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
-  console.log(`T3 Fleet is running. Open this link once, in one browser tab on this machine:\n${shell.url}`);
+  console.log(`T3 Fleet is running. Open this link once, within ${shell.launchCodeMinutes} minutes, in one browser tab on this machine:\n${shell.url}`);
 }
 
 try {

@@ -10,7 +10,7 @@ import { afterEach } from "vitest";
 import { BRIDGE_SESSION_PROTOCOL_PREFIX, BRIDGE_SUBPROTOCOL, type BridgeServerMessage } from "../../shared/bridge/contract";
 import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
-import { type HeadlessShell, startHeadlessShell } from "./server";
+import { type HeadlessShell, type HeadlessShellOptions, startHeadlessShell } from "./server";
 
 /** Undone after each test, last first: every started shell, and whatever a test adds. */
 export const cleanups: (() => unknown)[] = [];
@@ -29,14 +29,14 @@ export interface ShellUnderTest {
 }
 
 /** A shell on a throwaway renderer folder, closed after the test. */
-export async function startShell(): Promise<ShellUnderTest> {
+export async function startShell(options: Pick<HeadlessShellOptions, "sessionTiming" | "now"> = {}): Promise<ShellUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), "t3-fleet-serve-"));
   await writeFile(join(dir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
   await writeFile(join(dir, "app.js"), "console.log('app')");
   const dataDir = join(dir, "data");
   const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
   const logs: string[] = [];
-  const shell = await startHeadlessShell({ service, rendererDir: dir, log: (line) => logs.push(line) });
+  const shell = await startHeadlessShell({ service, rendererDir: dir, log: (line) => logs.push(line), ...options });
   const started: ShellUnderTest = {
     shell,
     service,
