@@ -173,7 +173,8 @@ const BoundEntry = z.object({ origin: z.string().url(), token: z.string().min(1)
  * The secret store as the fleet uses it: every token is kept with the origin that issued it and is
  * handed out only for that origin, so no code path can send it to another server, whatever that
  * server claims to be. Entries stored before tokens were bound (a bare token) count as issued by
- * the origin the registry recorded for that environment, and are rewritten bound on first use.
+ * the origin the registry recorded for that environment: the registry and the token changed
+ * address together until now, and from now on the address changes only with a new, bound token.
  */
 export class OriginBoundSecrets {
   constructor(
@@ -200,17 +201,10 @@ export class OriginBoundSecrets {
     }
     const legacyOrigin = this.registeredOrigin(environmentId);
     if (legacyOrigin === undefined || originOf(legacyOrigin) !== wanted) return undefined;
+    // Not rewritten here: a store may ask the user before writing (AskFirstSecretStore); the next
+    // pairing of this machine stores its token bound.
     bindTokenToOrigin(stored, wanted);
-    await this.store.set(environmentId, JSON.stringify({ origin: wanted, token: stored })).catch(() => {});
     return stored;
-  }
-
-  /** Where the stored token of `environmentId` was issued, if any is stored. */
-  async boundOrigin(environmentId: string): Promise<string | undefined> {
-    if (!isStorableEnvironmentId(environmentId)) return undefined;
-    const stored = await this.store.get(environmentId);
-    if (stored === undefined) return undefined;
-    return decodeBoundEntry(stored)?.origin ?? this.registeredOrigin(environmentId);
   }
 
   async set(environmentId: string, origin: string, token: string): Promise<void> {

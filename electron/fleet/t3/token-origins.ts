@@ -2,6 +2,8 @@
 // issued it. Tokens are bound here when they are issued (pairing) or read from the secret store
 // (electron/fleet/secrets.ts, which keeps each token with its origin); T3Http refuses to attach a
 // bound token to a request for any other origin, whatever code path asked for it.
+// Never forgotten, even when the token is removed: an unbound token counts as one the user typed
+// for the address it is sent to, so forgetting would free it to travel anywhere. One entry per pairing.
 const boundOrigins = new Map<string, string>();
 
 /** The origin (scheme://host:port) of a URL, as T3Http addresses it. */
@@ -12,11 +14,6 @@ export function originOf(url: string): string {
 /** Records that `token` was issued by `origin`; a token re-bound elsewhere keeps its first origin. */
 export function bindTokenToOrigin(token: string, origin: string): void {
   if (!boundOrigins.has(token)) boundOrigins.set(token, originOf(origin));
-}
-
-/** Forgets a token that is no longer stored (the environment was removed or re-paired). */
-export function forgetTokenBinding(token: string): void {
-  boundOrigins.delete(token);
 }
 
 /** Whether `token` may be sent to `origin`: tokens the user typed for that address are unbound. */
