@@ -2,6 +2,7 @@
 // words, and a later unrelated save never writes the refused change. A real full disk (a small
 // tmpfs mounted for the test, where this user may mount) and a target the rename cannot replace.
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,7 +33,7 @@ const record: EnvironmentRecord = {
   pairedAt: "2026-11-29T10:00:00.000Z",
 };
 
-/** A 64 KiB tmpfs, or undefined where this process may not mount one. */
+/** Mounts a 64 KiB tmpfs on `dir` (unmounted after the test); false if the mount failed. */
 function smallDisk(dir: string): boolean {
   try {
     execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", dir], { stdio: "ignore" });
@@ -61,7 +62,21 @@ async function fillDisk(dir: string): Promise<() => Promise<void>> {
 
 const leftovers = async (dir: string) => (await readdir(dir)).filter((name) => name.endsWith(".tmp"));
 
-const canMount = typeof process.getuid === "function" && process.getuid() === 0;
+/** Whether this process may mount a tmpfs (root, outside an unprivileged container); the file-system refusal below runs everywhere. */
+function mountAllowed(): boolean {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return false;
+  const probe = mkdtempSync(join(tmpdir(), "t3-fleet-mount-probe-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", probe], { stdio: "ignore" });
+    execFileSync("umount", [probe], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
+const canMount = mountAllowed();
 
 describe.runIf(canMount)("a full disk", () => {
   it("refuses a rename in words, keeps the old name in memory and on disk, leaves no temporary file", async () => {
