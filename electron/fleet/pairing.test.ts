@@ -1,13 +1,16 @@
 // Pairing against simulators: the fleet's name on both auth generations, the checks made before a
 // one-time code is spent, sane labels from hostile servers, and what re-pairing does to the
 // previous session (against a small server that speaks T3's session-management endpoints).
+import { mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
 import { SimServer } from "../../sim/server";
 import { MAX_SERVER_LABEL } from "./pairing";
+import { REGISTRY_FILE } from "./registry";
 import { MemorySecretStore, OriginBoundSecrets } from "./secrets";
 import { cleanups, env, pairAll, setup, until } from "./service.testkit";
 import { revokePreviousSession } from "./session-revocation";
@@ -102,12 +105,12 @@ describe("pairing", () => {
 
 describe("a server that claims a paired machine's identity (impostor)", () => {
   async function pairedWithImpostor() {
-    const { sims, service, secrets } = await setup(["upstream"]);
+    const { sims, service, secrets, dataDir } = await setup(["upstream"]);
     const real = sims.servers[0]!;
     await pairAll(service, sims);
     const realToken = JSON.parse((await secrets.get(real.environmentId))!).token as string;
     const impostor = await startSim({ generation: "upstream", environmentId: real.environmentId, label: "studio-mac" });
-    return { service, real, realToken, impostor };
+    return { service, secrets, dataDir, real, realToken, impostor };
   }
 
   it("is shown as exactly that, and pairing without the user's answer sends and saves nothing", async () => {
@@ -132,6 +135,15 @@ describe("a server that claims a paired machine's identity (impostor)", () => {
     expect(moved.previousSession.outcome).toBe("not-allowed");
     await until(service, () => env(service, impostor)?.baseUrl === impostor.baseUrl && env(service, impostor)?.connection.phase === "online", "online at the new address");
     expect(impostor.bearersSeen.has(realToken)).toBe(false);
+  });
+
+  it("a move the machine list could not save leaves the old address with its token", async () => {
+    const { service, secrets, dataDir, real, realToken, impostor } = await pairedWithImpostor();
+    await rm(join(dataDir, REGISTRY_FILE));
+    await mkdir(join(dataDir, REGISTRY_FILE)); // the rename over it fails
+    await expect(service.request("pair.confirm", { input: impostor.pairingUrl(), moved: true })).rejects.toThrow(/could not save it: the machine list could not be written/);
+    expect(JSON.parse((await secrets.get(real.environmentId))!)).toEqual({ origin: new URL(real.baseUrl).origin, token: realToken });
+    expect(env(service, real)?.baseUrl).toBe(real.baseUrl);
   });
 
   it("a token stored for one origin is never handed out for another, even under the same environment id", async () => {

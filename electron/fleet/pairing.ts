@@ -120,6 +120,8 @@ export class Pairing {
     try {
       await this.options.registry.upsert(record);
     } catch (error) {
+      // The machine list still names the old address: its token goes back, so it keeps working there.
+      if (previous && previousRecord) await this.options.secrets.set(environmentId, previousRecord.baseUrl, previous.token).catch(() => {});
       throw notSavedError(target.baseUrl, "the machine list could not be written", error);
     }
     this.options.environments.adopt(record);
