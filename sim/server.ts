@@ -76,6 +76,8 @@ export class SimServer {
   /** Fault injection: live thread-stream events are silently not sent (snapshots and replays still are). */
   muteThreadStreams = false;
   private readonly options: SimServerOptions;
+  /** Every bearer token this server was sent (impostor tests: a token must never reach a server that did not issue it). */
+  readonly bearersSeen = new Set<string>();
 
   constructor(options: SimServerOptions) {
     this.options = options;
@@ -287,6 +289,8 @@ export class SimServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const offered = this.bearer(req);
+    if (offered) this.bearersSeen.add(offered);
     const url = new URL(req.url ?? "/", this.baseUrl);
     const path = url.pathname;
     const method = req.method ?? "GET";

@@ -39,7 +39,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
   const { model, environments, pairing, details, deliveries, acknowledgements, settings } = deps;
   return {
     "pair.inspect": (p) => pairing.inspect(p.input),
-    "pair.confirm": (p) => pairing.confirm(p.input, p.token, p.label),
+    "pair.confirm": (p) => pairing.confirm(p.input, p.token, p.label, p.moved),
     "pair.probeLocal": () => pairing.probeLocal(),
     "environment.remove": (p) => environments.remove(p.environmentId),
     "environment.rename": (p) => environments.update(p.environmentId, { customLabel: p.label }),

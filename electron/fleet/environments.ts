@@ -7,7 +7,7 @@ import type { EnvironmentMeta, SkippedItemsReport } from "../../shared/fleet/typ
 import { BridgeError } from "./bridge-error";
 import { type BudgetLimits, type BudgetReport, EnvironmentBudget } from "./budget";
 import type { EnvironmentRecord, Registry } from "./registry";
-import type { SecretStore } from "./secrets";
+import type { OriginBoundSecrets } from "./secrets";
 import { ConnectionSupervisor, type SupervisorTiming } from "./supervisor";
 import { announcedProtocol } from "./t3/adapter";
 import { T3EnvironmentClient } from "./t3/client";
@@ -28,7 +28,7 @@ export type ThreadChangeListener = (environmentId: string, threadId: string, det
 export interface EnvironmentsOptions {
   model: FleetModel;
   registry: Registry;
-  secrets: SecretStore;
+  secrets: OriginBoundSecrets;
   timing?: Partial<SupervisorTiming>;
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
   streamLagMs?: number;
@@ -122,8 +122,9 @@ export class Environments {
 
   async remove(environmentId: string): Promise<{ note: string }> {
     this.require(environmentId);
-    this.stop(environmentId, true);
+    // Saved first: a removal the disk refused leaves the machine paired and watched.
     await this.options.registry.remove(environmentId);
+    this.stop(environmentId, true);
     await this.options.secrets.delete(environmentId);
     return { note: REMOVAL_NOTE };
   }
@@ -135,7 +136,8 @@ export class Environments {
       environmentId: record.environmentId,
       generation: record.generation,
       client,
-      token: () => this.options.secrets.get(record.environmentId),
+      // Only the token the record's own address issued: never one bound to another origin.
+      token: () => this.options.secrets.get(record.environmentId, record.baseUrl),
       ...(this.options.timing && { timing: this.options.timing }),
       ...(this.options.streamLagMs !== undefined && { streamLagMs: this.options.streamLagMs }),
       now: this.options.now,

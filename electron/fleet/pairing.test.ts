@@ -1,17 +1,21 @@
 // Pairing against simulators: the fleet's name on both auth generations, the checks made before a
 // one-time code is spent, sane labels from hostile servers, and what re-pairing does to the
 // previous session (against a small server that speaks T3's session-management endpoints).
+import { mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
 import { SimServer } from "../../sim/server";
 import { MAX_SERVER_LABEL } from "./pairing";
-import { MemorySecretStore } from "./secrets";
+import { REGISTRY_FILE } from "./registry";
+import { MemorySecretStore, OriginBoundSecrets } from "./secrets";
 import { cleanups, env, pairAll, setup, until } from "./service.testkit";
 import { revokePreviousSession } from "./session-revocation";
 import { T3Http } from "./t3/http";
+import { bindTokenToOrigin } from "./t3/token-origins";
 
 async function startSim(options: ConstructorParameters<typeof SimServer>[0]): Promise<SimServer> {
   const sim = await new SimServer(options).start();
@@ -90,11 +94,79 @@ describe("pairing", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const http = new T3Http(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    expect(await revokePreviousSession(http, "old-token", "new-token")).toEqual({ outcome: "revoked", note: null });
+    expect(await revokePreviousSession({ http, token: "old-token" }, { http, token: "new-token" })).toEqual({ outcome: "revoked", note: null });
     expect(seen).toEqual([
       { method: "GET", path: "/api/auth/clients", authorization: "Bearer old-token", body: "" },
       { method: "POST", path: "/api/auth/clients/revoke", authorization: "Bearer new-token", body: JSON.stringify({ sessionId: "old-session" }) },
     ]);
-    expect(await revokePreviousSession(http, undefined, "new-token")).toEqual({ outcome: "none", note: null });
+    expect(await revokePreviousSession(undefined, { http, token: "new-token" })).toEqual({ outcome: "none", note: null });
+  });
+});
+
+describe("a server that claims a paired machine's identity (impostor)", () => {
+  async function pairedWithImpostor() {
+    const { sims, service, secrets, dataDir } = await setup(["upstream"]);
+    const real = sims.servers[0]!;
+    await pairAll(service, sims);
+    const realToken = JSON.parse((await secrets.get(real.environmentId))!).token as string;
+    const impostor = await startSim({ generation: "upstream", environmentId: real.environmentId, label: "studio-mac" });
+    return { service, secrets, dataDir, real, realToken, impostor };
+  }
+
+  it("is shown as exactly that, and pairing without the user's answer sends and saves nothing", async () => {
+    const { service, real, realToken, impostor } = await pairedWithImpostor();
+    const preview = (await service.request("pair.inspect", { input: impostor.pairingUrl() })) as PairPreview;
+    expect(preview.pairedElsewhere).toEqual({ label: real.label, baseUrl: real.baseUrl });
+    const link = impostor.pairingUrl();
+    await expect(service.request("pair.confirm", { input: link })).rejects.toThrow(
+      `The server at ${impostor.baseUrl} claims to be ${real.label}, which you paired at ${real.baseUrl}: same machine moved, or an impostor?`,
+    );
+    expect(impostor.bearersSeen.has(realToken)).toBe(false);
+    expect(impostor.auth.activeSessions).toHaveLength(0); // the pairing code was not even spent
+    expect(env(service, real)?.baseUrl).toBe(real.baseUrl);
+    expect(real.auth.activeSessions).toHaveLength(1);
+  });
+
+  it("re-points the machine only when the user says it moved, and never hands the old token to the new address", async () => {
+    const { service, realToken, impostor } = await pairedWithImpostor();
+    const moved = (await service.request("pair.confirm", { input: impostor.pairingUrl(), moved: true })) as BridgeResults["pair.confirm"];
+    expect(impostor.bearersSeen.has(realToken)).toBe(false);
+    // The old token went to its own address only, to name its session (this simulator lists none).
+    expect(moved.previousSession.outcome).toBe("not-allowed");
+    await until(service, () => env(service, impostor)?.baseUrl === impostor.baseUrl && env(service, impostor)?.connection.phase === "online", "online at the new address");
+    expect(impostor.bearersSeen.has(realToken)).toBe(false);
+  });
+
+  it("a move the machine list could not save leaves the old address with its token", async () => {
+    const { service, secrets, dataDir, real, realToken, impostor } = await pairedWithImpostor();
+    await rm(join(dataDir, REGISTRY_FILE));
+    await mkdir(join(dataDir, REGISTRY_FILE)); // the rename over it fails
+    await expect(service.request("pair.confirm", { input: impostor.pairingUrl(), moved: true })).rejects.toThrow(/could not save it: the machine list could not be written/);
+    expect(JSON.parse((await secrets.get(real.environmentId))!)).toEqual({ origin: new URL(real.baseUrl).origin, token: realToken });
+    expect(env(service, real)?.baseUrl).toBe(real.baseUrl);
+  });
+
+  it("a token stored for one origin is never handed out for another, even under the same environment id", async () => {
+    const secrets = new OriginBoundSecrets(new MemorySecretStore(), () => undefined);
+    await secrets.set("studio-mac", "http://127.0.0.1:3773/", "real-token");
+    expect(await secrets.get("studio-mac", "http://127.0.0.1:3773")).toBe("real-token");
+    expect(await secrets.get("studio-mac", "http://127.0.0.1:4000")).toBeUndefined();
+    expect(await secrets.get("studio-mac", "https://127.0.0.1:3773")).toBeUndefined();
+  });
+
+  it("a token stored before tokens were bound counts as issued by the address the registry recorded", async () => {
+    const store = new MemorySecretStore();
+    await store.set("studio-mac", "legacy-token");
+    const secrets = new OriginBoundSecrets(store, () => "http://127.0.0.1:3773");
+    expect(await secrets.get("studio-mac", "http://127.0.0.1:4000")).toBeUndefined();
+    expect(await secrets.get("studio-mac", "http://127.0.0.1:3773")).toBe("legacy-token");
+  });
+
+  it("the HTTP layer refuses to attach a bound token to a request for another origin", async () => {
+    const impostor = await startSim({ generation: "upstream" });
+    bindTokenToOrigin("token-of-another-server", "http://127.0.0.1:1");
+    const http = new T3Http(impostor.baseUrl);
+    await expect(http.send({ method: "GET", path: "/api/auth/session", bearer: "token-of-another-server" })).rejects.toThrow(/refused to send a token/);
+    expect(impostor.bearersSeen.size).toBe(0);
   });
 });

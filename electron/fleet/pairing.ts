@@ -1,7 +1,7 @@
 // Pairing: reads a pairing link or host, checks everything it can about the server before the
 // one-time pairing code is spent (descriptor, T3, protocol, auth methods, identity and label),
 // exchanges it, stores the token, and hands the record to the environment lifecycle.
-import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
+import type { BridgeResults, PairPreview, PairedElsewhere } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
 import { T3Error } from "../../shared/t3/errors";
 import { type PairingTarget, parsePairingInput } from "../../shared/t3/pairing";
@@ -9,10 +9,11 @@ import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
 import { BridgeError } from "./bridge-error";
 import type { Environments } from "./environments";
 import type { EnvironmentRecord, Registry } from "./registry";
-import type { SecretStore } from "./secrets";
-import { revokePreviousSession } from "./session-revocation";
+import { type OriginBoundSecrets, isStorableEnvironmentId } from "./secrets";
+import { type OriginSession, revokePreviousSession } from "./session-revocation";
 import { announcedProtocol } from "./t3/adapter";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
+import { originOf } from "./t3/token-origins";
 
 /** Default port of a local T3 server. */
 export const LOCAL_T3_URL = "http://127.0.0.1:3773";
@@ -28,7 +29,7 @@ const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER_CLASS, "g");
 export interface PairingOptions {
   environments: Environments;
   registry: Registry;
-  secrets: SecretStore;
+  secrets: OriginBoundSecrets;
   now: () => number;
 }
 
@@ -58,10 +59,22 @@ export class Pairing {
       generation: checked.generation,
       hasToken: target.pairingToken !== undefined,
       alreadyPaired: this.options.environments.has(checked.environment.environmentId),
+      pairedElsewhere: this.pairedElsewhere(checked.environment.environmentId, target.baseUrl),
     };
   }
 
-  async confirm(input: string, token: string | undefined, label: string | undefined): Promise<PairConfirmation> {
+  /** The machine paired under `environmentId` at another origin, if any. */
+  private pairedElsewhere(environmentId: string, baseUrl: string): PairedElsewhere | null {
+    const record = this.options.registry.get(environmentId);
+    if (!record || originOf(record.baseUrl) === originOf(baseUrl)) return null;
+    return { label: record.customLabel ?? record.serverLabel, baseUrl: record.baseUrl };
+  }
+
+  /**
+   * `moved`: the user's answer when the server claims an environmentId already paired at another
+   * address. Without it nothing is spent, sent or saved: the claim may be an impostor's.
+   */
+  async confirm(input: string, token: string | undefined, label: string | undefined, moved = false): Promise<PairConfirmation> {
     const target = parseTarget(input);
     const secret = target.pairingToken ?? token?.trim();
     if (!secret) throw new BridgeError("invalid", "This link carries no pairing code. Paste the full pairing link, or a host with its pairing code or token.");
@@ -69,6 +82,8 @@ export class Pairing {
     const client = this.options.environments.clientFor(target.baseUrl);
     // Everything that can be known without the code is checked first: a code is single-use.
     const checked = await this.check(client, target, isPairingCode);
+    const elsewhere = this.pairedElsewhere(checked.environment.environmentId, target.baseUrl);
+    if (elsewhere && !moved) throw impostorQuestion(elsewhere, target.baseUrl);
     let paired;
     try {
       paired = await client.pair(isPairingCode ? { pairingToken: secret } : { bearerToken: secret });
@@ -79,10 +94,16 @@ export class Pairing {
     if (environmentId !== checked.environment.environmentId) {
       throw new BridgeError("incompatible", `The server at ${target.baseUrl} changed identity while pairing; nothing was saved. Try again.`);
     }
-    let previousToken: string | undefined;
+    // The previous token stays bound to the address that issued it: it is read for that address only.
+    const previousRecord = this.options.registry.get(environmentId);
+    let previous: OriginSession | undefined;
     try {
-      previousToken = await this.options.secrets.get(environmentId);
-      await this.options.secrets.set(environmentId, paired.token);
+      if (previousRecord) {
+        const previousToken = await this.options.secrets.get(environmentId, previousRecord.baseUrl);
+        const previousClient = originOf(previousRecord.baseUrl) === originOf(target.baseUrl) ? client : this.options.environments.clientFor(previousRecord.baseUrl);
+        if (previousToken) previous = { http: previousClient.http, token: previousToken };
+      }
+      await this.options.secrets.set(environmentId, target.baseUrl, paired.token);
     } catch (error) {
       throw notSavedError(target.baseUrl, "its token could not be stored", error);
     }
@@ -102,10 +123,12 @@ export class Pairing {
     try {
       await this.options.registry.upsert(record);
     } catch (error) {
+      // The machine list still names the old address: its token goes back, so it keeps working there.
+      if (previous && previousRecord) await this.options.secrets.set(environmentId, previousRecord.baseUrl, previous.token).catch(() => {});
       throw notSavedError(target.baseUrl, "the machine list could not be written", error);
     }
     this.options.environments.adopt(record);
-    const previousSession = await revokePreviousSession(client.http, previousToken, paired.token);
+    const previousSession = await revokePreviousSession(previous, { http: client.http, token: paired.token });
     return { environmentId, label: record.customLabel ?? record.serverLabel, readOnly: record.readOnly, previousSession };
   }
 
@@ -136,7 +159,8 @@ export class Pairing {
     } catch (error) {
       throw pairingError(error, target.baseUrl);
     }
-    if (environment.environmentId.length > MAX_ENVIRONMENT_ID || HAS_CONTROL_CHARACTER.test(environment.environmentId)) {
+    const id = environment.environmentId;
+    if (id.length > MAX_ENVIRONMENT_ID || HAS_CONTROL_CHARACTER.test(id) || !isStorableEnvironmentId(id)) {
       throw new BridgeError("not-t3", `The server at ${target.baseUrl} sent an environment id no T3 server would use; not pairing with it.`);
     }
     if (withPairingCode && !bootstrapMethods.includes("one-time-token")) {
@@ -161,6 +185,14 @@ export function saneLabel(raw: string, baseUrl: string): string {
   if (!cleaned) return new URL(baseUrl).host;
   const characters = [...cleaned];
   return characters.length > MAX_SERVER_LABEL ? `${characters.slice(0, MAX_SERVER_LABEL - 1).join("")}…` : cleaned;
+}
+
+/** The question only the user can answer: a second address for a machine already paired. */
+export function impostorQuestion(elsewhere: PairedElsewhere, baseUrl: string): BridgeError {
+  return new BridgeError(
+    "identity-conflict",
+    `The server at ${originOf(baseUrl)} claims to be ${elsewhere.label}, which you paired at ${elsewhere.baseUrl}: same machine moved, or an impostor? Nothing was sent to it and ${elsewhere.label} stays at ${elsewhere.baseUrl}. Pair it only if you moved that machine there.`,
+  );
 }
 
 /**

@@ -119,24 +119,27 @@ export class Registry {
     return this.settingsValue;
   }
 
-  async upsert(record: EnvironmentRecord): Promise<void> {
-    this.records.set(record.environmentId, EnvironmentRecord.parse(record));
-    await this.save();
+  async upsert(record: EnvironmentRecord, what = `the pairing of ${record.customLabel ?? record.serverLabel}`): Promise<void> {
+    const parsed = EnvironmentRecord.parse(record);
+    await this.commit(what, (draft) => void draft.records.set(parsed.environmentId, parsed));
   }
 
   async update(environmentId: string, patch: Partial<EnvironmentRecord>): Promise<EnvironmentRecord | undefined> {
-    const record = this.records.get(environmentId);
-    if (!record) return undefined;
-    const next = EnvironmentRecord.parse({ ...record, ...patch, environmentId });
-    this.records.set(environmentId, next);
-    await this.save();
+    let next: EnvironmentRecord | undefined;
+    await this.commit(describePatch(patch), (draft) => {
+      const record = draft.records.get(environmentId);
+      if (!record) return false;
+      next = EnvironmentRecord.parse({ ...record, ...patch, environmentId });
+      draft.records.set(environmentId, next);
+    });
     return next;
   }
 
   async remove(environmentId: string): Promise<void> {
-    this.records.delete(environmentId);
-    for (const agentKey of [...this.acknowledgementValues.keys()]) if (agentKey.startsWith(`${environmentId}/`)) this.acknowledgementValues.delete(agentKey);
-    await this.save();
+    await this.commit("removing the machine", (draft) => {
+      draft.records.delete(environmentId);
+      for (const agentKey of [...draft.acknowledgements.keys()]) if (agentKey.startsWith(`${environmentId}/`)) draft.acknowledgements.delete(agentKey);
+    });
   }
 
   get acknowledgements(): ReadonlyMap<string, string> {
@@ -145,31 +148,57 @@ export class Registry {
 
   /** Records (or with null forgets) the acknowledged condition of an agent. */
   async setAcknowledgement(agentKey: string, fingerprint: string | null): Promise<void> {
-    if (fingerprint === null) {
-      if (!this.acknowledgementValues.delete(agentKey)) return;
-    } else {
-      if (this.acknowledgementValues.get(agentKey) === fingerprint) return;
-      this.acknowledgementValues.set(agentKey, fingerprint);
-    }
-    await this.save();
+    await this.commit("the acknowledgement", (draft) => {
+      if (fingerprint === null) return draft.acknowledgements.delete(agentKey);
+      if (draft.acknowledgements.get(agentKey) === fingerprint) return false;
+      draft.acknowledgements.set(agentKey, fingerprint);
+    });
   }
 
   async updateSettings(patch: Partial<FleetSettings>): Promise<FleetSettings> {
-    this.settingsValue = FleetSettings.parse({ ...this.settingsValue, ...patch });
-    await this.save();
+    await this.commit(describeSettingsPatch(patch), (draft) => void (draft.settings = FleetSettings.parse({ ...draft.settings, ...patch })));
     return this.settingsValue;
   }
 
-  /** Writes are serialized; each goes to a temporary file that replaces the registry atomically. */
-  private save(): Promise<void> {
-    const write = async () => {
-      if (this.frozen) throw new Error(`The fleet registry ${this.path} could not be read earlier; not overwriting it.`);
-      const file = { version: 1, environments: this.environments, settings: this.settingsValue, acknowledgements: Object.fromEntries(this.acknowledgementValues) };
-      const text = `${JSON.stringify(file, null, 2)}\n`;
-      await writePrivateFile(this.path, text);
+  /**
+   * Applies `change` to a copy of the current state, writes that copy, and only once it is on disk
+   * makes it the state everyone reads: a failed save changes nothing, in memory or on disk, and is
+   * never written later by an unrelated save. `change` returning false means "nothing to save".
+   * Changes are serialized, each on top of the last one that was saved.
+   */
+  private commit(what: string, change: (draft: RegistryState) => boolean | void): Promise<void> {
+    const run = async () => {
+      if (this.frozen) throw new Error(`The fleet registry ${this.path} could not be read earlier; not overwriting it, so ${what} was not saved.`);
+      const draft: RegistryState = { records: new Map(this.records), settings: this.settingsValue, acknowledgements: new Map(this.acknowledgementValues) };
+      if (change(draft) === false) return;
+      const file = { version: 1, environments: [...draft.records.values()], settings: draft.settings, acknowledgements: Object.fromEntries(draft.acknowledgements) };
+      await writePrivateFile(this.path, `${JSON.stringify(file, null, 2)}\n`, what);
+      this.records = draft.records;
+      this.settingsValue = draft.settings;
+      this.acknowledgementValues = draft.acknowledgements;
     };
-    const next = this.writes.then(write, write);
+    const next = this.writes.then(run, run);
     this.writes = next.catch(() => {});
     return next;
   }
+}
+
+interface RegistryState {
+  records: Map<string, EnvironmentRecord>;
+  settings: FleetSettings;
+  acknowledgements: Map<string, string>;
+}
+
+/** A change to a machine, named as the user made it (for "…: the rename was not saved"). */
+function describePatch(patch: Partial<EnvironmentRecord>): string {
+  if (patch.customLabel !== undefined) return "the rename";
+  if (patch.muted !== undefined) return patch.muted ? "muting the machine" : "unmuting the machine";
+  return "the change to the machine";
+}
+
+function describeSettingsPatch(patch: Partial<FleetSettings>): string {
+  if (patch.notificationsPaused !== undefined) return patch.notificationsPaused ? "pausing notifications" : "resuming notifications";
+  if (patch.stalledAfterMs !== undefined) return "the stalled time";
+  if (patch.notifications !== undefined) return "the notification settings";
+  return "the settings change";
 }

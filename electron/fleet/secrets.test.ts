@@ -45,8 +45,10 @@ describe("keytar secret store (real gnome-keyring)", () => {
     const service = await FleetService.start({ dataDir, secrets });
     cleanups.push(() => service.stop());
     const { environmentId } = (await service.request("pair.confirm", { input: sim.pairingUrl() })) as { environmentId: string };
-    const token = await secrets.get(environmentId);
-    expect(token).toBeDefined();
+    // Kept with the origin that issued it (OriginBoundSecrets in electron/fleet/secrets.ts).
+    const stored = JSON.parse((await secrets.get(environmentId))!) as { origin: string; token: string };
+    expect(stored.origin).toBe(new URL(sim.baseUrl).origin);
+    const token = stored.token;
     expect(sim.auth.verify(token)).toBeDefined();
     for (const name of await readdir(dataDir)) expect(await readFile(join(dataDir, name), "utf8")).not.toContain(token!);
     expect(JSON.stringify(service.snapshot())).not.toContain(token!);

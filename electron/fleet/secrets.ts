@@ -6,6 +6,7 @@ import { readFile, stat, chmod } from "node:fs/promises";
 import { z } from "zod";
 import { parseJson } from "../../shared/t3/decode";
 import { writePrivateFile } from "./private-files";
+import { bindTokenToOrigin, originOf } from "./t3/token-origins";
 
 export interface SecretStore {
   /** Shown to the user: where tokens are kept. */
@@ -97,6 +98,17 @@ const PLAIN: SecretCodec = { encode: (token) => token, decode: (stored) => store
 const SecretsFile = z.record(z.string(), z.string());
 
 /**
+ * What an environment id may be as a storage key: T3's ids are UUIDs or short slugs. Anything else
+ * (`__proto__`, `constructor`, control characters, absurd lengths) is refused before any lookup.
+ */
+const STORABLE_ENVIRONMENT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+const OBJECT_PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+export function isStorableEnvironmentId(environmentId: string): boolean {
+  return STORABLE_ENVIRONMENT_ID.test(environmentId) && !OBJECT_PROTOTYPE_KEYS.has(environmentId);
+}
+
+/**
  * Tokens in one JSON file, mode 0600 in a 0700 folder, replaced atomically; writes are serialized.
  * Without a codec the file is plain text and only file permissions protect it: whoever can read
  * this user's files (this user's processes, root, a backup) can read the tokens.
@@ -110,47 +122,105 @@ export class FileSecretStore implements SecretStore {
     private readonly codec: SecretCodec = PLAIN,
   ) {}
 
-  private async read(): Promise<Record<string, string>> {
+  /** The file's entries as a Map: an id such as `__proto__` is a key like any other, never a property lookup. */
+  private async read(): Promise<Map<string, string>> {
     let text: string;
     try {
       // A file someone else widened is narrowed again before it is trusted with more tokens.
       if (((await stat(this.path)).mode & 0o077) !== 0) await chmod(this.path, 0o600);
       text = await readFile(this.path, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Map();
       throw error;
     }
     const json = parseJson(text);
     const parsed = json.ok ? SecretsFile.safeParse(json.value) : undefined;
     if (!parsed?.success) throw new Error(`The token file ${this.path} is not valid; pair the environments again.`);
-    return parsed.data;
+    return new Map(Object.entries(parsed.data).filter(([environmentId]) => isStorableEnvironmentId(environmentId)));
   }
 
   async get(environmentId: string): Promise<string | undefined> {
-    const entry = (await this.read())[environmentId];
+    if (!isStorableEnvironmentId(environmentId)) return undefined;
+    const entry = (await this.read()).get(environmentId);
     return entry === undefined ? undefined : this.codec.decode(entry);
   }
 
   set(environmentId: string, token: string): Promise<void> {
-    return this.change((entries) => {
-      entries[environmentId] = this.codec.encode(token);
-    });
+    if (!isStorableEnvironmentId(environmentId)) return Promise.reject(new Error(`Refusing to store a token under the environment id ${JSON.stringify(environmentId.slice(0, 80))}.`));
+    return this.change((entries) => void entries.set(environmentId, this.codec.encode(token)));
   }
 
   delete(environmentId: string): Promise<void> {
-    return this.change((entries) => {
-      delete entries[environmentId];
-    });
+    return this.change((entries) => void entries.delete(environmentId));
   }
 
-  private change(mutate: (entries: Record<string, string>) => void): Promise<void> {
+  private change(mutate: (entries: Map<string, string>) => void): Promise<void> {
     const run = async () => {
       const entries = await this.read();
       mutate(entries);
-      await writePrivateFile(this.path, JSON.stringify(entries));
+      await writePrivateFile(this.path, JSON.stringify(Object.fromEntries(entries)));
     };
     const next = this.writes.then(run, run);
     this.writes = next.catch(() => {});
     return next;
   }
+}
+
+/** A token as stored: with the origin (scheme://host:port) that issued it. */
+const BoundEntry = z.object({ origin: z.string().url(), token: z.string().min(1) });
+
+/**
+ * The secret store as the fleet uses it: every token is kept with the origin that issued it and is
+ * handed out only for that origin, so no code path can send it to another server, whatever that
+ * server claims to be. Entries stored before tokens were bound (a bare token) count as issued by
+ * the origin the registry recorded for that environment: the registry and the token changed
+ * address together until now, and from now on the address changes only with a new, bound token.
+ */
+export class OriginBoundSecrets {
+  constructor(
+    private readonly store: SecretStore,
+    /** Where the registry says an environment was paired (the origin of a legacy bare token). */
+    private readonly registeredOrigin: (environmentId: string) => string | undefined,
+  ) {}
+
+  get description(): string {
+    return this.store.description;
+  }
+
+  /** The token `origin` issued for `environmentId`; undefined for any other origin. */
+  async get(environmentId: string, origin: string): Promise<string | undefined> {
+    if (!isStorableEnvironmentId(environmentId)) return undefined;
+    const wanted = originOf(origin);
+    const stored = await this.store.get(environmentId);
+    if (stored === undefined) return undefined;
+    const entry = decodeBoundEntry(stored);
+    if (entry) {
+      if (entry.origin !== wanted) return undefined;
+      bindTokenToOrigin(entry.token, entry.origin);
+      return entry.token;
+    }
+    const legacyOrigin = this.registeredOrigin(environmentId);
+    if (legacyOrigin === undefined || originOf(legacyOrigin) !== wanted) return undefined;
+    // Not rewritten here: a store may ask the user before writing (AskFirstSecretStore); the next
+    // pairing of this machine stores its token bound.
+    bindTokenToOrigin(stored, wanted);
+    return stored;
+  }
+
+  async set(environmentId: string, origin: string, token: string): Promise<void> {
+    const bound = originOf(origin);
+    bindTokenToOrigin(token, bound);
+    await this.store.set(environmentId, JSON.stringify({ origin: bound, token }));
+  }
+
+  async delete(environmentId: string): Promise<void> {
+    await this.store.delete(environmentId);
+  }
+}
+
+function decodeBoundEntry(stored: string): { origin: string; token: string } | undefined {
+  if (!stored.startsWith("{")) return undefined;
+  const json = parseJson(stored);
+  const entry = json.ok ? BoundEntry.safeParse(json.value) : undefined;
+  return entry?.success ? { origin: originOf(entry.data.origin), token: entry.data.token } : undefined;
 }

@@ -20,7 +20,7 @@ import { ThreadFollowing } from "./following";
 import { Pairing } from "./pairing";
 import { PublishedViews } from "./published-views";
 import { Registry } from "./registry";
-import type { SecretStore } from "./secrets";
+import { OriginBoundSecrets, type SecretStore } from "./secrets";
 import { FleetSettingsControl } from "./settings";
 import type { SupervisorTiming } from "./supervisor";
 import type { RpcSocketOptions } from "./t3/rpc-socket";
@@ -43,6 +43,8 @@ export interface FleetServiceOptions {
   /** What one machine may hold in the fleet (budget.ts); tests lower it. */
   budget?: BudgetLimits;
   now?: () => number;
+  /** False: contact no server until `connectAll()` (the headless shell listens first, so a taken port costs no T3 session). */
+  connectOnStart?: boolean;
 }
 
 export interface FleetServiceEvents {
@@ -77,10 +79,11 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       now: this.now,
     });
     this.policy = new NotificationPolicy(registry.settings.notifications);
+    const secrets = new OriginBoundSecrets(options.secrets, (environmentId) => registry.get(environmentId)?.baseUrl);
     this.environments = new Environments({
       model: this.model,
       registry,
-      secrets: options.secrets,
+      secrets,
       ...(options.timing && { timing: options.timing }),
       ...(options.socket && { socket: options.socket }),
       ...(options.streamLagMs !== undefined && { streamLagMs: options.streamLagMs }),
@@ -89,7 +92,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       ...(options.budget && { budget: options.budget }),
       onOverBudget: (environmentId, report) => this.overBudget(environmentId, report),
     });
-    this.pairing = new Pairing({ environments: this.environments, registry, secrets: options.secrets, now: this.now });
+    this.pairing = new Pairing({ environments: this.environments, registry, secrets, now: this.now });
     this.details = new AgentDetails(this.environments, publish);
     this.following = new ThreadFollowing(this.environments);
     this.acknowledgements = new Acknowledgements(this.model, registry, this.environments);
@@ -123,8 +126,13 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   static async start(options: FleetServiceOptions): Promise<FleetService> {
     const { registry, problems } = await Registry.open(options.dataDir);
     const service = new FleetService(registry, options, problems);
-    service.environments.startAll();
+    if (options.connectOnStart !== false) service.environments.startAll();
     return service;
+  }
+
+  /** Starts every paired environment's connection (after `start` with `connectOnStart: false`). */
+  connectAll(): void {
+    this.environments.startAll();
   }
 
   async stop(): Promise<void> {

@@ -14,16 +14,28 @@ const Revoked = z.object({ revoked: z.boolean() });
 const NOT_ALLOWED =
   "T3 did not let this pairing end the fleet's previous session (that needs owner or access rights the fleet does not ask for). Revoke the older “T3 Fleet” entry in T3's Connections list.";
 
-/** Revokes the session behind `previousToken` using `newToken`; never throws. `note` is what the user should know, or null. */
-export async function revokePreviousSession(http: T3Http, previousToken: string | undefined, newToken: string): Promise<PreviousSessionView> {
-  if (!previousToken || previousToken === newToken) return { outcome: "none", note: null };
+/** A token with the client of the one origin it may be sent to. */
+export interface OriginSession {
+  http: T3Http;
+  token: string;
+}
+
+/**
+ * Revokes the session behind `previous.token` using the new session; never throws. The previous
+ * token goes only to the address that issued it (`previous.http`), which names its own session;
+ * the revocation goes with the new token to the new session's address. When the machine moved, a
+ * different server there does not know that session id, and nothing is revoked.
+ * `note` is what the user should know, or null.
+ */
+export async function revokePreviousSession(previous: OriginSession | undefined, current: OriginSession): Promise<PreviousSessionView> {
+  if (!previous || previous.token === current.token) return { outcome: "none", note: null };
   try {
-    const listing = await http.send({ method: "GET", path: "/api/auth/clients", bearer: previousToken });
+    const listing = await previous.http.send({ method: "GET", path: "/api/auth/clients", bearer: previous.token });
     if (listing.status === 401) return { outcome: "already-ended", note: null };
     if (listing.status !== 200) return { outcome: "not-allowed", note: NOT_ALLOWED };
     const own = decodeAnswer(listing, ClientSessions, "client sessions").find((session) => session.current);
     if (!own) return { outcome: "not-allowed", note: NOT_ALLOWED };
-    const answer = await http.send({ method: "POST", path: "/api/auth/clients/revoke", bearer: newToken, json: { sessionId: own.sessionId } });
+    const answer = await current.http.send({ method: "POST", path: "/api/auth/clients/revoke", bearer: current.token, json: { sessionId: own.sessionId } });
     if (answer.status !== 200) return { outcome: "not-allowed", note: NOT_ALLOWED };
     return decodeAnswer(answer, Revoked, "revoke client session").revoked ? { outcome: "revoked", note: null } : { outcome: "already-ended", note: null };
   } catch (error) {

@@ -5,24 +5,27 @@ import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeIm
 import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
 import type { BridgeEvent } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
+import { DataFolderBusyError, lockDataFolder } from "../fleet/data-folder-lock";
 import { ensurePrivateDir } from "../fleet/private-files";
 import { KeytarSecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
-import { APP_SCHEME, APP_SCHEME_PRIVILEGES, APP_URL, serveAppRequest } from "./app-protocol";
+import { APP_SCHEME, APP_SCHEME_PRIVILEGES, serveAppRequest } from "./app-protocol";
 import { EVENT_CHANNEL, registerBridge } from "./bridge-ipc";
 import { hardenWindow } from "./guards";
 import { type SafeStorageLike, UNPROTECTED_WARNING, type UnprotectedChoice, openDesktopSecrets } from "./safe-storage-secrets";
+import { claimSingleInstance, demoPairingLinks, rendererUrl } from "./startup";
 import { TrayController } from "./tray";
 import { trayIconBitmap } from "./tray-icons";
 
-if (!app.requestSingleInstanceLock()) app.quit();
+// A second start ends here: the first instance shows its window (the "second-instance" event).
+const firstInstance = claimSingleInstance(app);
 // Must happen before "ready": app:// gets a real, secure origin of its own (electron/main/app-protocol.ts).
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }]);
 
 let window: BrowserWindow | undefined;
 /** Set once the fleet service runs: every window that loads (again) gets the whole fleet first. */
 let sendSnapshot: (() => void) | undefined;
-const appUrl = () => process.env.ELECTRON_RENDERER_URL ?? APP_URL;
+const appUrl = () => rendererUrl(app, process.env);
 
 /** safeStorage as the secret stores see it; the backend name exists on Linux only. */
 const safeStorageView: SafeStorageLike = {
@@ -84,6 +87,9 @@ async function main(): Promise<void> {
   protocol.handle(APP_SCHEME, (request) => serveAppRequest(request.url, join(__dirname, "../renderer")));
   const dataDir = app.getPath("userData");
   await ensurePrivateDir(dataDir);
+  // Also against a `./fleet serve` on the same folder, which Electron's single-instance lock does not see.
+  const lock = await lockDataFolder(dataDir, "T3 Fleet app");
+  app.on("will-quit", () => void lock.release());
   const { secrets, notices } = await openDesktopSecrets({
     openKeychain: () => KeytarSecretStore.open(),
     safeStorage: safeStorageView,
@@ -107,7 +113,7 @@ async function main(): Promise<void> {
   });
 
   // The demo passes pairing links of its simulated machines.
-  for (const link of JSON.parse(process.env.T3_FLEET_DEMO_PAIRING ?? "[]") as string[]) {
+  for (const link of demoPairingLinks(app, process.env)) {
     await service.request("pair.confirm", { input: link }).catch((error: unknown) => console.error(`demo pairing: ${describeError(error)}`));
   }
 
@@ -181,7 +187,9 @@ app.on("web-contents-created", (_event, contents) => contents.on("will-attach-we
 
 // A start that fails (unreadable data folder, no secret store) says why and quits, instead of
 // leaving a process with no window and no tray.
-main().catch((error: unknown) => {
-  dialog.showErrorBox("T3 Fleet could not start", describeError(error));
-  app.exit(1);
-});
+if (firstInstance) {
+  main().catch((error: unknown) => {
+    dialog.showErrorBox("T3 Fleet could not start", error instanceof DataFolderBusyError ? error.message : describeError(error));
+    app.exit(1);
+  });
+}

@@ -3,9 +3,11 @@
 // tokens kept across restarts in a file only this user can read, and no secret in its output.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { SimServer } from "../../sim/server";
 import { createV2Thread } from "../../sim/v2/fleet-hooks";
@@ -31,7 +33,12 @@ interface Run {
 function runCli(args: string[], stdin?: string): Run {
   const env = { ...process.env };
   delete env.DBUS_SESSION_BUS_ADDRESS;
-  const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "electron/serve/cli.ts"), ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  // tsx as a loader in this one process, not tsx's CLI: its CLI relays signals to a child process and
+  // SIGKILLs it (exit 143) when the child does not confirm within 30 ms, which a busy machine misses.
+  const child = spawn(process.execPath, ["--import", pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href, join(root, "electron/serve/cli.ts"), ...args], {
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -96,7 +103,10 @@ describe("./fleet serve", () => {
     const tokenFile = join(dataDir, "tokens.json");
     expect((await stat(tokenFile)).mode & 0o777).toBe(0o600);
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
-    const bearer = Object.values(JSON.parse(await readFile(tokenFile, "utf8")) as Record<string, string>)[0]!;
+    // Each token is stored with the origin that issued it (electron/fleet/secrets.ts).
+    const stored = JSON.parse(Object.values(JSON.parse(await readFile(tokenFile, "utf8")) as Record<string, string>)[0]!) as { origin: string; token: string };
+    expect(stored.origin).toBe(new URL(sim.baseUrl).origin);
+    const bearer = stored.token;
 
     // Restarted without --pair: the machine is still paired and comes online with the kept token.
     const second = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir]);
@@ -183,5 +193,60 @@ describe("./fleet serve", () => {
     expect(lines.filter((line) => line.startsWith("http"))).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/#code=/)]);
     expect(lines.find((line) => line.includes("evil.example"))).toMatch(/^could not pair link 2 of stdin: .*more characters\)$/);
     expect(output.length).toBeLessThan(20_000);
+  });
+
+  /** A data folder with one machine paired through a first run, which is still running. */
+  async function pairedFolder() {
+    const real = await new SimServer({ generation: "upstream", label: "studio-mac", tickMs: 5 }).start();
+    cleanups.push(() => real.stop());
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-trust-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const rendererDir = join(dir, "renderer");
+    const dataDir = join(dir, "data");
+    await mkdir(rendererDir);
+    await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+    const first = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "file", "--pair", "-"], `${real.pairingUrl()}\n`);
+    await launchLink(first);
+    expect(first.output()).toContain("paired studio-mac");
+    const stored = JSON.parse(await readFile(join(dataDir, "tokens.json"), "utf8")) as Record<string, string>;
+    const realToken = (JSON.parse(stored[real.environmentId]!) as { token: string }).token;
+    return { real, realToken, rendererDir, dataDir, first };
+  }
+
+  it("one serve per data folder, and a taken port stops the start before any T3 server is contacted", { timeout: 180_000 }, async () => {
+    const { real, rendererDir, dataDir, first } = await pairedFolder();
+    const second = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "file"]);
+    expect(await second.exited).toBe(1);
+    expect(second.output()).toMatch(new RegExp(`Another T3 Fleet \\(t3-fleet serve, process ${first.child.pid}, started [^)]+\\) is already using the data folder`));
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    const taken = createServer();
+    await new Promise<void>((resolveListen) => taken.listen(0, "127.0.0.1", () => resolveListen()));
+    cleanups.push(() => new Promise<void>((resolveClose) => taken.close(() => resolveClose())));
+    const port = (taken.address() as AddressInfo).port;
+    real.bearersSeen.clear();
+    const third = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "file", "--port", String(port)]);
+    expect(await third.exited).toBe(1);
+    expect(third.output()).toContain(`Port ${port} on 127.0.0.1 is already taken`);
+    expect(real.bearersSeen.size).toBe(0);
+    // The failed start left the folder free.
+    const fourth = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "file"]);
+    await launchLink(fourth);
+  });
+
+  it("--pair with an impostor's link (a paired machine's id at another address) says so and sends it nothing", { timeout: 180_000 }, async () => {
+    const { real, realToken, rendererDir, dataDir, first } = await pairedFolder();
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    const impostor = await new SimServer({ generation: "upstream", environmentId: real.environmentId, label: "studio-mac", tickMs: 5 }).start();
+    cleanups.push(() => impostor.stop());
+    const run = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "file", "--pair", "-"], `${impostor.pairingUrl()}\n`);
+    await launchLink(run);
+    expect(run.output()).toContain(`claims to be studio-mac, which you paired at ${real.baseUrl}: same machine moved, or an impostor?`);
+    expect(impostor.bearersSeen.has(realToken)).toBe(false);
+    expect(impostor.auth.activeSessions).toHaveLength(0);
+    const registry = JSON.parse(await readFile(join(dataDir, "fleet.json"), "utf8")) as { environments: { baseUrl: string }[] };
+    expect(registry.environments.map((environment) => environment.baseUrl)).toEqual([real.baseUrl]);
   });
 });

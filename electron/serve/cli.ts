@@ -6,20 +6,24 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { describeError } from "../../shared/bridge/redact";
+import { DataFolderBusyError, lockDataFolder } from "../fleet/data-folder-lock";
 import { ensurePrivateDir } from "../fleet/private-files";
 import { FileSecretStore, KeytarSecretStore, MemorySecretStore, type SecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
-import { startHeadlessShell } from "./server";
+import { defaultDataDir } from "./data-dir";
+import { type HeadlessShell, startHeadlessShell } from "./server";
 import { rateLimited, terminal } from "./terminal";
 
 const USAGE = `Usage: ./fleet serve -- [options]
 
 Runs T3 Fleet headless and prints a link to open in a browser on this machine. The link opens
-once, in one tab (a reload of that tab keeps working); restart to get a new one.
+once, within 10 minutes, in one tab (a reload of that tab keeps working); restart to get a new
+one. The tab's session ends when T3 Fleet restarts, or after 12 hours with no tab connected.
 
 Options:
   --port N              listen on 127.0.0.1:N (default: any free port)
-  --data-dir DIR        where pairings are kept (default: $XDG_CONFIG_HOME/t3-fleet or ~/.config/t3-fleet)
+  --data-dir DIR        where pairings are kept (default: $XDG_CONFIG_HOME/t3-fleet or ~/.config/t3-fleet);
+                        one T3 Fleet at a time per folder
   --pair FILE           pair with every pairing link in FILE (one per line); "-" reads them from stdin.
                         Links are never taken on the command line, where every user could read them.
   --secrets WHERE       where tokens are kept: "keychain" (the system keychain; fails if none answers),
@@ -75,8 +79,10 @@ process.on("uncaughtException", (error) => reportUnexpected(`t3-fleet serve: une
 process.on("unhandledRejection", (error) => reportUnexpected(`t3-fleet serve: unexpected error: ${describeError(error)}`));
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const dataDir = values["data-dir"] ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "t3-fleet");
-await ensurePrivateDir(dataDir);
+const dataDir = values["data-dir"] ?? defaultDataDir(process.env, homedir());
+
+/** A start that cannot go on: said in words, and a non-zero exit a script or service manager sees. */
+class StartFailure extends Error {}
 
 async function openSecrets(): Promise<{ secrets: SecretStore; notices: string[] }> {
   const file = () => new FileSecretStore(join(dataDir, "tokens.json"));
@@ -85,16 +91,11 @@ async function openSecrets(): Promise<{ secrets: SecretStore; notices: string[] 
   try {
     return { secrets: await KeytarSecretStore.open(), notices: [] };
   } catch (error) {
-    if (where === "keychain") {
-      terminal.err(describeError(error), "Start with --secrets file or --secrets memory to keep tokens elsewhere.");
-      process.exit(1);
-    }
+    if (where === "keychain") throw new StartFailure(`${describeError(error)}\nStart with --secrets file or --secrets memory to keep tokens elsewhere.`);
     const secrets = file();
     return { secrets, notices: [`${describeError(error)} Tokens are kept ${secrets.description}.`] };
   }
 }
-const { secrets, notices } = await openSecrets();
-for (const notice of notices) terminal.out(notice);
 
 async function pairingLinks(source: string): Promise<string[]> {
   const text = source === "-" ? await readStdin() : await readFile(source, "utf8");
@@ -110,14 +111,13 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-const service = await FleetService.start({ dataDir, secrets, notices });
-for (const source of values.pair) {
+async function pairFrom(service: FleetService, source: string): Promise<void> {
   let links: string[];
   try {
     links = await pairingLinks(source);
   } catch (error) {
     terminal.err(`could not read pairing links from ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
-    continue;
+    return;
   }
   for (const [index, link] of links.entries()) {
     try {
@@ -129,25 +129,51 @@ for (const source of values.pair) {
     }
   }
 }
-const shell = await startHeadlessShell({
-  service,
-  rendererDir: values["renderer-dir"] ?? join(repoRoot, "out/renderer"),
-  port,
-});
-// A stop that fails still ends the process: Ctrl-C must never leave the shell hanging.
-const shutdown = () => {
-  shell
-    .close()
-    .then(() => service.stop())
-    .then(
-      () => process.exit(0),
-      (error: unknown) => {
-        terminal.err(`t3-fleet serve: could not stop cleanly: ${describeError(error)}`);
-        process.exit(1);
-      },
-    );
-};
-// Before the link is printed: whoever reads it may stop us at once.
-process.on("SIGINT", shutdown);
-process.on("SIGTERM", shutdown);
-terminal.out("T3 Fleet is running. Open this link once, in one browser tab on this machine:", shell.url);
+
+async function listen(service: FleetService): Promise<HeadlessShell> {
+  try {
+    return await startHeadlessShell({ service, rendererDir: values["renderer-dir"] ?? join(repoRoot, "out/renderer"), port });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new StartFailure(`Port ${port} on 127.0.0.1 is already taken by another program. Choose another with --port, or leave it out to use any free port.`);
+    throw error;
+  }
+}
+
+/** Order matters: the folder is ours, the port is ours, and only then is any T3 server contacted. */
+async function start(): Promise<void> {
+  await ensurePrivateDir(dataDir);
+  const lock = await lockDataFolder(dataDir, "t3-fleet serve");
+  const { secrets, notices } = await openSecrets();
+  for (const notice of notices) terminal.out(notice);
+  const service = await FleetService.start({ dataDir, secrets, notices, connectOnStart: false });
+  const shell = await listen(service);
+  service.connectAll();
+  for (const source of values.pair) await pairFrom(service, source);
+  // A stop that fails still ends the process: Ctrl-C must never leave the shell hanging.
+  const shutdown = () => {
+    shell
+      .close()
+      .then(() => service.stop())
+      .then(() => lock.release())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          terminal.err(`t3-fleet serve: could not stop cleanly: ${describeError(error)}`);
+          process.exit(1);
+        },
+      );
+  };
+  // Before the link is printed: whoever reads it may stop us at once.
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+  terminal.out(`T3 Fleet is running. Open this link once, within ${shell.launchCodeMinutes} minutes, in one browser tab on this machine:`, shell.url);
+}
+
+try {
+  await start();
+} catch (error) {
+  // Our own start messages may span lines; anything else is one line of (possibly server) text.
+  const lines = error instanceof StartFailure || error instanceof DataFolderBusyError ? error.message.split("\n") : [describeError(error)];
+  terminal.err(`t3-fleet serve could not start: ${lines[0]}`, ...lines.slice(1));
+  process.exit(1);
+}

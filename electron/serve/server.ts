@@ -7,7 +7,6 @@
 // cookie) and offers as a WebSocket subprotocol. A spent code opens nothing. Every request must
 // name this shell's own loopback address in Host (DNS rebinding), and the bridge and the exchange
 // must come from this shell's own Origin. No handler can take the process down.
-import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -21,6 +20,7 @@ import { parseJson } from "../../shared/t3/decode";
 import type { FleetService } from "../fleet/service";
 import { attachBridge, type BridgeLimits, DEFAULT_BRIDGE_LIMITS } from "./bridge-socket";
 import { rateLimited, terminal } from "./terminal";
+import { ShellSessions, type ShellSessionTiming } from "./shell-sessions";
 
 /** The launch-code exchange: the page posts `{"code": …}` and gets `{"session": …}`. */
 export const SESSION_PATH = "/session";
@@ -34,8 +34,6 @@ const MAX_SESSION_BODY_BYTES = 1_024;
 export const MAX_UNAUTHENTICATED_CONNECTIONS = 64;
 /** A request's headers and body must have arrived by then: a client that dribbles them is cut off. */
 export const REQUEST_TIMEOUT_MS = 10_000;
-/** Bytes of randomness in launch codes and session secrets. */
-const SECRET_BYTES = 32;
 
 /** Strict CSP: only this origin's scripts and styles, the bridge socket, no framing. */
 function contentSecurityPolicy(origin: string): string {
@@ -72,6 +70,9 @@ export interface HeadlessShellOptions {
   bridgeLimits?: BridgeLimits;
   /** How long a request may take to arrive (headers and body); tests lower it. */
   requestTimeoutMs?: number;
+  /** Launch-code and session lifetimes (electron/serve/shell-sessions.ts); tests shorten them. */
+  sessionTiming?: Partial<ShellSessionTiming>;
+  now?: () => number;
 }
 
 export interface HeadlessShell {
@@ -80,12 +81,11 @@ export interface HeadlessShell {
   origin: string;
   /** Mints another single-use launch link (a second tab or browser; tests). */
   newLaunchUrl(): string;
+  /** How long a launch link opens the fleet. */
+  launchCodeMinutes: number;
   close(): Promise<void>;
 }
 
-/** Secrets are kept only as hashes: lookups by hash leak nothing about the secret through timing. */
-const digest = (secret: string) => createHash("sha256").update(secret).digest("base64url");
-const newSecret = () => randomBytes(SECRET_BYTES).toString("base64url");
 
 /** The request's path, or undefined when the request line is not a plain absolute path. */
 function requestPath(req: IncomingMessage): string | undefined {
@@ -104,8 +104,7 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
   const log = rateLimited(options.log ?? ((line: string) => terminal.err(line)));
   const report = (where: string, error: unknown) => log(`t3-fleet serve: ${where}: ${describeError(error)}`);
   const sockets = new Set<Socket>();
-  const launchCodes = new Set<string>();
-  const sessions = new Set<string>();
+  const sessions = new ShellSessions(options.sessionTiming, options.now, log);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_BRIDGE_FRAME_BYTES,
@@ -155,12 +154,10 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
     }
     const body = parseJson(Buffer.concat(chunks).toString("utf8"));
     const code = body.ok && typeof body.value === "object" && body.value !== null ? (body.value as { code?: unknown }).code : undefined;
-    const key = typeof code === "string" ? digest(code) : "";
-    if (!launchCodes.delete(key)) return refuse(res, 403, "This launch link was already used. Open the link T3 Fleet printed, in the tab it was first opened in.");
-    const session = newSecret();
-    sessions.add(digest(session));
+    const exchanged = sessions.exchange(code);
+    if (!exchanged.ok) return refuse(res, exchanged.status, exchanged.message);
     res.writeHead(200, { "content-type": "application/json", ...SECURITY_HEADERS });
-    res.end(JSON.stringify({ session }));
+    res.end(JSON.stringify({ session: exchanged.session }));
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -229,14 +226,15 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
       const protocols = offeredProtocols(req);
       if (!protocols.includes(BRIDGE_SUBPROTOCOL)) return refuseUpgrade(socket, "400 Bad Request");
       const offered = protocols.find((protocol) => protocol.startsWith(BRIDGE_SESSION_PROTOCOL_PREFIX));
-      const authorized = offered !== undefined && sessions.has(digest(offered.slice(BRIDGE_SESSION_PROTOCOL_PREFIX.length)));
+      const session = offered?.slice(BRIDGE_SESSION_PROTOCOL_PREFIX.length);
       wss.handleUpgrade(req, socket, head, (ws) => {
         // Oversized frames (1009) and invalid UTF-8 (1007): ws closes the socket with the right code
         // itself; the error needs a listener so that it cannot reach the process.
         ws.on("error", (error) => report("bridge socket", error));
         // Accepted only to say why: the page stops retrying and asks for a fresh launch link.
-        if (!authorized) return ws.close(BRIDGE_CLOSE_UNAUTHORIZED, "unknown session");
+        if (session === undefined || !sessions.connect(session)) return ws.close(BRIDGE_CLOSE_UNAUTHORIZED, "unknown session");
         unauthenticated.delete(socket as Socket);
+        ws.on("close", () => sessions.disconnected(session));
         attachBridge(ws, options.service, report, options.bridgeLimits ?? DEFAULT_BRIDGE_LIMITS);
       });
     } catch (error) {
@@ -256,15 +254,14 @@ export async function startHeadlessShell(options: HeadlessShellOptions): Promise
   origin = `http://${host}`;
 
   const newLaunchUrl = () => {
-    const code = newSecret();
-    launchCodes.add(digest(code));
-    return `${origin}/#code=${code}`;
+    return `${origin}/#code=${sessions.newLaunchCode()}`;
   };
 
   return {
     url: newLaunchUrl(),
     origin,
     newLaunchUrl,
+    launchCodeMinutes: sessions.launchCodeMinutes,
     close: async () => {
       for (const client of wss.clients) client.terminate();
       for (const socket of sockets) socket.destroy();

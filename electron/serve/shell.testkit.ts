@@ -29,14 +29,14 @@ export interface ShellUnderTest {
 }
 
 /** A shell on a throwaway renderer folder, closed after the test. */
-export async function startShell(tuning: Pick<HeadlessShellOptions, "bridgeLimits" | "requestTimeoutMs"> = {}): Promise<ShellUnderTest> {
+export async function startShell(options: Pick<HeadlessShellOptions, "bridgeLimits" | "requestTimeoutMs" | "sessionTiming" | "now"> = {}): Promise<ShellUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), "t3-fleet-serve-"));
   await writeFile(join(dir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
   await writeFile(join(dir, "app.js"), "console.log('app')");
   const dataDir = join(dir, "data");
   const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
   const logs: string[] = [];
-  const shell = await startHeadlessShell({ service, rendererDir: dir, log: (line) => logs.push(line), ...tuning });
+  const shell = await startHeadlessShell({ service, rendererDir: dir, log: (line) => logs.push(line), ...options });
   const started: ShellUnderTest = {
     shell,
     service,

@@ -57,6 +57,8 @@ export const BridgeRequests = {
     input: z.string().max(INPUT_LIMITS.pairingInput),
     token: z.string().max(INPUT_LIMITS.pairingToken).optional(),
     label: Label.optional(),
+    /** The user's answer when this environment is already paired at another address: the machine moved there. */
+    moved: z.boolean().optional(),
   }),
   /** Whether a T3 server answers on this machine's default port. */
   "pair.probeLocal": z.object({}),
@@ -108,6 +110,17 @@ export interface PairPreview {
   hasToken: boolean;
   /** Already paired under this environmentId (pairing again updates it). */
   alreadyPaired: boolean;
+  /**
+   * This environmentId is already paired at another address: the same machine moved, or an
+   * impostor that copied its id. Pairing needs the user's answer (`pair.confirm` with `moved`).
+   */
+  pairedElsewhere: PairedElsewhere | null;
+}
+
+/** The machine a server claims to be, as the user paired it. */
+export interface PairedElsewhere {
+  label: string;
+  baseUrl: string;
 }
 
 export interface FleetSettingsView {

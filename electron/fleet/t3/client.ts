@@ -30,6 +30,7 @@ import { negotiateProtocol } from "./adapter";
 import { supportedProtocols } from "./adapters";
 import { T3Http, decodeAnswer } from "./http";
 import { RpcSocket, type RpcSocketOptions } from "./rpc-socket";
+import { bindTokenToOrigin } from "./token-origins";
 
 /** Which auth API a server speaks: the 0.0.24 fork's bearer sessions, or upstream's scoped OAuth exchange. */
 export type AuthGeneration = "fork" | "upstream";
@@ -161,6 +162,8 @@ export class T3EnvironmentClient {
     } else {
       token = credential.bearerToken.trim();
     }
+    // From here on the token may travel only to the server that issued (or was given) it.
+    bindTokenToOrigin(token, this.baseUrl);
     const { session } = await this.authSession(token);
     if (!session.authenticated) throw new T3Error("unauthorized", "The server did not accept the token.");
     const scopes = session.scopes ?? (session.role ? [...FLEET_SCOPES] : []);

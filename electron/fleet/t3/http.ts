@@ -4,6 +4,7 @@ import { request } from "undici";
 import type { z } from "zod";
 import { decodeWith, parseJson } from "../../../shared/t3/decode";
 import { T3Error, httpFailure } from "../../../shared/t3/errors";
+import { tokenMayGoTo } from "./token-origins";
 
 /** A T3 API call on loopback or a tailnet answers in milliseconds; this bounds a dead host. */
 export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
@@ -46,7 +47,11 @@ export class T3Http {
   async send(req: HttpRequest): Promise<HttpAnswer> {
     const what = `${req.method} ${req.path}`;
     const headers: Record<string, string> = { accept: "application/json", ...(this.userAgent && { "user-agent": this.userAgent }), ...req.headers };
-    if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
+    if (req.bearer) {
+      // Never "for any reason": not to revoke, not to check, not after a server claimed another's identity.
+      if (!tokenMayGoTo(req.bearer, this.baseUrl)) throw new T3Error("unauthorized", `${what}: refused to send a token to ${new URL(this.baseUrl).origin}, which did not issue it.`);
+      headers.authorization = `Bearer ${req.bearer}`;
+    }
     let body: string | undefined;
     if (req.json !== undefined) {
       headers["content-type"] = "application/json";

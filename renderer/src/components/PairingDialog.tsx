@@ -21,10 +21,12 @@ function Counter({ length, max, testId }: { length: number; max: number; testId:
 export function PairingDialog() {
   const pairing = useFleet((s) => s.pairing);
   const localServer = useFleet((s) => s.localServer);
-  const { editPairing, nameMachine } = useFleet.getState();
+  const { editPairing, nameMachine, answerMoved } = useFleet.getState();
   const inputRef = useRef<HTMLTextAreaElement>(null);
   useEffect(() => inputRef.current?.focus(), []);
   const preview = pairing.preview;
+  // A server claiming a machine paired elsewhere is paired only once the user says that machine moved.
+  const unanswered = preview?.pairedElsewhere != null && !pairing.moved;
   const tooLong = pairing.input.length > PAIRING_INPUT_MAX_CHARS || pairing.token.length > PAIRING_INPUT_MAX_CHARS || pairing.label.length > PAIRING_LABEL_MAX_CHARS;
 
   return (
@@ -37,7 +39,7 @@ export function PairingDialog() {
         data-testid="pairing-dialog"
         onSubmit={(event) => {
           event.preventDefault();
-          if (tooLong) return;
+          if (tooLong || unanswered) return;
           void (preview ? commands.confirmPairing() : commands.inspectPairing());
         }}
       >
@@ -84,7 +86,23 @@ export function PairingDialog() {
             <p className="clipped" title={`${preview.environmentId} at ${preview.baseUrl}`}>
               Environment <code>{preview.environmentId}</code> at {preview.baseUrl}
             </p>
-            {preview.alreadyPaired ? <p className="hint">Already paired: pairing again updates it.</p> : null}
+            {preview.pairedElsewhere ? (
+              <div className="impostor" role="group" aria-labelledby="pair-impostor-question" data-testid="pair-impostor">
+                <p className="error" id="pair-impostor-question">
+                  This server claims to be <strong>{preview.pairedElsewhere.label}</strong>, which you paired at {preview.pairedElsewhere.baseUrl}: same machine moved, or
+                  an impostor?
+                </p>
+                <label>
+                  <input type="checkbox" data-testid="pair-moved" checked={pairing.moved} onChange={(event) => answerMoved(event.target.checked)} /> {preview.pairedElsewhere.label} moved
+                  to {preview.baseUrl}: pair it here
+                </label>
+                <p className="hint">
+                  Unless you say it moved, nothing is sent to this server and {preview.pairedElsewhere.label} stays at {preview.pairedElsewhere.baseUrl}.
+                </p>
+              </div>
+            ) : preview.alreadyPaired ? (
+              <p className="hint">Already paired: pairing again updates it.</p>
+            ) : null}
             {!preview.hasToken && !pairing.token ? <p className="error">Add the pairing code or a token to pair.</p> : null}
             <label>
               <span className="label-line">
@@ -105,7 +123,7 @@ export function PairingDialog() {
           <button type="button" onClick={() => commands.closePairing()}>
             Cancel
           </button>
-          <button type="submit" className="primary" data-testid="pair-submit" disabled={pairing.busy || pairing.input.trim() === "" || tooLong}>
+          <button type="submit" className="primary" data-testid="pair-submit" disabled={pairing.busy || pairing.input.trim() === "" || tooLong || unanswered}>
             {pairing.busy ? "Checking…" : preview ? "Pair" : "Check server"}
           </button>
         </div>

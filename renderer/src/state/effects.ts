@@ -323,6 +323,7 @@ export const commands = {
           input: pairing.input,
           ...(pairing.token.trim() && { token: pairing.token.trim() }),
           ...(pairing.label.trim() && { label: pairing.label.trim() }),
+          ...(pairing.moved && { moved: true }),
         }),
       );
       commands.closePairing();
