@@ -22,11 +22,14 @@ export function acknowledgeable(agent: AgentView): boolean {
   return agent.lastKnownStatus === "failed" || (agent.stalled && agent.lastKnownStatus === "running");
 }
 
-/** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged. */
+/** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged (last known while offline). */
 export function needsYou(agent: AgentView): boolean {
-  if (BLOCKED.has(agent.status)) return true;
+  // An agent whose machine is away keeps what it last needed (shown "as of" then): the count does
+  // not flicker with a flapping host, and nothing waiting for the user is hidden by an outage.
+  const status = agent.status === "unknown" ? agent.lastKnownStatus : agent.status;
+  if (BLOCKED.has(status)) return true;
   if (agent.acknowledged) return false;
-  return needsUser(agent.status) || (agent.stalled && agent.status === "running");
+  return needsUser(status) || (agent.stalled && status === "running");
 }
 
 /** Working: a run is starting, queued, running or finishing. */
@@ -126,4 +129,19 @@ export function t3ThreadUrl(env: Pick<EnvironmentView, "baseUrl" | "environmentI
 export function projectOf(agent: AgentView): { id: string; title: string; repository: string | null; branch: string | null } {
   const extras = extrasOf(agent);
   return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? agent.workspaceRoot ?? null, branch: agent.branch ?? null };
+}
+
+/** What an agent needs from the user, as one string: a snooze "until it changes" ends when this does. */
+export function needFingerprint(agent: AgentView): string {
+  return [agent.status, agent.stalled ? "stalled" : "", agent.reason ?? "", ...agent.pending.map((request) => request.requestId)].join("|");
+}
+
+/** Since when the agent has waited for the user: its oldest open request, else its last activity. */
+export function waitingSince(agent: AgentView): string {
+  return agent.pending.reduce((oldest, request) => (request.createdAt < oldest ? request.createdAt : oldest), agent.lastActivityAt);
+}
+
+/** The inbox's order: what has waited longest first, across machines. */
+export function inboxOrder(agents: Iterable<AgentView>): AgentView[] {
+  return [...agents].filter(needsYou).sort((a, b) => waitingSince(a).localeCompare(waitingSince(b)) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key));
 }

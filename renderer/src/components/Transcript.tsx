@@ -1,6 +1,6 @@
 // The transcript: messages as markdown with the agent's activity inline, in order — commands with
 // their exit status, file changes with counts, approvals, questions and their answers, errors.
-import { useLayoutEffect, useRef } from "react";
+import { type ReactNode, useLayoutEffect, useRef } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { relativeTime } from "../state/format";
@@ -120,13 +120,15 @@ function useFollowNewest(items: readonly unknown[] | undefined) {
   return { ref, onScroll };
 }
 
-export function Transcript({ detail, offline, now }: { detail: AgentDetail | undefined; offline: boolean; now: number }) {
+/** `after`: what follows the transcript in the same scroll (the message receipts, AgentPanel.tsx). */
+export function Transcript({ detail, offline, now, after }: { detail: AgentDetail | undefined; offline: boolean; now: number; after?: ReactNode }) {
   const follow = useFollowNewest(detail?.loaded ? detail.items : undefined);
   if (!detail?.loaded) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
     return (
       <div className="transcript" data-testid="transcript">
         {text}
+        {after}
       </div>
     );
   }
@@ -135,6 +137,7 @@ export function Transcript({ detail, offline, now }: { detail: AgentDetail | und
       {transcriptEntries(detail.items).map((entry) => (
         <EntryLine key={entry.id} entry={entry} now={now} />
       ))}
+      {after}
     </div>
   );
 }
