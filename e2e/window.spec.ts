@@ -6,13 +6,8 @@ import { V2SimServer } from "../sim/v2/server";
 import { createV2Thread } from "../sim/v2/fleet-hooks";
 import { tapBridge } from "./bridge-tap";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
+import { SIZES } from "./sizes";
 
-export const SIZES = [
-  { name: "1400x900", width: 1400, height: 900 },
-  { name: "1280x820", width: 1280, height: 820 },
-  { name: "900x800", width: 900, height: 800 },
-  { name: "390x844", width: 390, height: 844 },
-] as const;
 
 const rows = (page: Page) => page.locator('[data-testid="agent-row"]');
 

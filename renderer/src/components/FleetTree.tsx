@@ -70,8 +70,12 @@ export function FleetTree({ rows, treeRef }: { rows: Row[]; treeRef?: React.RefO
   );
 }
 
-function EnvironmentRow({ row, now }: { row: Extract<Row, { kind: "environment" }>; now: number }) {
+function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "environment" }>; now: number }) {
   const { env } = row;
+  // "retrying in 12 s" counts down by the second while a retry is due; the tree's clock is slower.
+  const retrying = env.connection.phase === "offline" || env.connection.phase === "backoff";
+  const secondClock = useNow(retrying ? 1_000 : 60_000);
+  const now = retrying ? secondClock : treeNow;
   const collapsed = useFleet((s) => s.collapsed.has(row.id));
   const [renaming, setRenaming] = useState(false);
   const connection = row.unknown ? { words: "unknown — T3 Fleet's service is not reachable", action: null } : connectionWords(env.connection, now);
@@ -130,7 +134,7 @@ function EnvironmentRow({ row, now }: { row: Extract<Row, { kind: "environment" 
           <span className="env-version">T3 {env.serverVersion ?? "?"}</span>
           {env.readOnly ? <span className="tag">read-only</span> : null}
           {env.muted ? <span className="tag">muted</span> : null}
-          <CountWords counts={env.counts} />
+          <CountWords counts={env.counts} seenFailures={row.seenFailures} />
         </span>
         <PlaceError place={place} />
         <MachineMenu env={env} onRename={() => setRenaming(true)} />
@@ -285,7 +289,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       ) : (
         <span className="twisty-space" />
       )}
-      <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} />
+      <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} acknowledged={agent.acknowledged} />
       {agent.status === "unknown" ? (
         <span className="as-of" data-testid="as-of">
           was {agent.lastKnownStatus} · as of {relativeTime(agent.asOf, now)}

@@ -47,15 +47,22 @@ export function Clipped({ text, className, testId }: { text: string; className?:
 }
 
 /** Counts as coloured words: "1 needs approval", "2 running". */
-export function CountWords({ counts }: { counts: Partial<Record<DisplayStatus, number>> }) {
-  const entries = countWords(counts);
+export function CountWords({ counts, seenFailures = 0 }: { counts: Partial<Record<DisplayStatus, number>>; seenFailures?: number }) {
+  // Acknowledged failures are counted apart, in a quiet colour: handled looks handled.
+  const entries = countWords({ ...counts, failed: Math.max(0, (counts.failed ?? 0) - seenFailures) });
+  const seen = seenFailures > 0 ? `${seenFailures} failed, seen` : null;
   return (
-    <span className="counts" title={entries.map((entry) => entry.words).join(", ")}>
+    <span className="counts" title={[...entries.map((entry) => entry.words), seen].filter(Boolean).join(", ")}>
       {entries.map(({ status, words }) => (
         <span key={status} className={`count count-${status}`} data-testid={`count-${status}`}>
           {words}
         </span>
       ))}
+      {seen ? (
+        <span className="count count-acknowledged" data-testid="count-acknowledged">
+          {seen}
+        </span>
+      ) : null}
     </span>
   );
 }

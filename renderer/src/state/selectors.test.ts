@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentView, EnvironmentView } from "../../../shared/fleet/types";
 import { agentView, environmentView } from "../../../shared/fleet/views.testkit";
-import { buildRows, displayFacts, glance, nextNeedingYou, type Row, type TreeInput } from "./selectors";
+import { needFingerprint } from "../../../shared/fleet/views";
+import { buildRows, displayFacts, glance, inbox, matchParts, nextNeedingYou, type Row, selectableRows, snoozeHolds, type TreeInput } from "./selectors";
 import { NO_FILTERS } from "./store";
 
 const NOW = Date.parse("2026-11-29T10:00:00.000Z");
@@ -89,5 +90,42 @@ describe("fleet tree rows", () => {
     const shown = displayFacts(new Map([[running.key, running]]), ago(0));
     expect(shown.get(running.key)).toMatchObject({ status: "unknown", lastKnownStatus: "running", asOf: ago(0) });
     expect(buildRows(input([env], [running], { bridgeLost: true }))[0]).toMatchObject({ kind: "environment", unknown: true });
+  });
+});
+
+describe("search and the inbox", () => {
+  it("a search marks which rows match; parents kept for context are not selectable", () => {
+    const rows = buildRows(input([env], [parent, failing, running, solo], { search: "worker 2" }));
+    expect(rows.filter((row) => row.kind === "agent").map((row) => [row.kind === "agent" && row.agent.title, row.kind === "agent" && row.match])).toEqual([
+      ["Plan", false],
+      ["Worker 2", true],
+    ]);
+    expect(selectableRows(rows).map((row) => row.agent.title)).toEqual(["Worker 2"]);
+    expect(matchParts("Worker 2 of worker pool", "worker")).toEqual([
+      { text: "Worker", match: true },
+      { text: " 2 of ", match: false },
+      { text: "worker", match: true },
+      { text: " pool", match: false },
+    ]);
+  });
+
+  it("lists only what needs the user, waiting longest first, within the machine filter, without snoozed agents", () => {
+    const older = agentView("q", "needs-input", { title: "Question", lastActivityAt: ago(60_000) });
+    const newer = agentView("w", "failed", { key: "f/w", environmentId: "f", title: "Broken", lastActivityAt: ago(1_000) });
+    const offlineAsk = agentView("o", "unknown", { title: "Asked before the outage", lastKnownStatus: "needs-approval", lastActivityAt: ago(120_000) });
+    const agents = new Map([older, newer, offlineAsk, solo].map((a) => [a.key, a]));
+    expect(inbox(agents, NO_FILTERS, "", new Map(), NOW).items.map((a) => a.title)).toEqual(["Asked before the outage", "Question", "Broken"]);
+    expect(inbox(agents, { ...NO_FILTERS, environmentId: "f" }, "", new Map(), NOW).items.map((a) => a.title)).toEqual(["Broken"]);
+    const snoozed = new Map([[older.key, { until: null, fingerprint: needFingerprint(older) }]]);
+    expect(inbox(agents, NO_FILTERS, "", snoozed, NOW)).toMatchObject({ snoozed: 1, items: [{ title: "Asked before the outage" }, { title: "Broken" }] });
+  });
+
+  it("a snooze holds until its time or until what the agent needs changes", () => {
+    const asking = agentView("q", "needs-input", { title: "Question" });
+    const fingerprint = needFingerprint(asking);
+    expect(snoozeHolds({ until: null, fingerprint }, asking, NOW)).toBe(true);
+    expect(snoozeHolds({ until: NOW + 1, fingerprint }, asking, NOW)).toBe(true);
+    expect(snoozeHolds({ until: NOW, fingerprint }, asking, NOW)).toBe(false);
+    expect(snoozeHolds({ until: null, fingerprint }, { ...asking, status: "failed", lastKnownStatus: "failed" }, NOW)).toBe(false);
   });
 });

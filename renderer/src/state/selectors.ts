@@ -7,7 +7,15 @@ import type { PaneView, Snooze, UiSlice } from "./slices/ui";
 import type { Filters } from "./store";
 
 export type Row =
-  | { kind: "environment"; id: string; env: EnvironmentView; shown: number; unknown: boolean }
+  | {
+      kind: "environment";
+      id: string;
+      env: EnvironmentView;
+      shown: number;
+      unknown: boolean;
+      /** Failures the user acknowledged: counted apart from new ones. */
+      seenFailures: number;
+    }
   | { kind: "project"; id: string; title: string; repository: string | null; branch: string | null; env: EnvironmentView; counts: Partial<Record<DisplayStatus, number>>; shown: number }
   | {
       kind: "agent";
@@ -98,6 +106,8 @@ export function buildRows(input: TreeInput): Row[] {
     list.push(agent);
   }
   const filtering = filtersActive(filters, search);
+  const seenFailures = new Map<string, number>();
+  for (const agent of agents.values()) if (agent.status === "failed" && agent.acknowledged) seenFailures.set(agent.environmentId, (seenFailures.get(agent.environmentId) ?? 0) + 1);
 
   // Bottom-up: worst status of descendants, best triage rank of the subtree, whether it has a match.
   const rollups = new Map<string, DisplayStatus | null>();
@@ -165,7 +175,7 @@ export function buildRows(input: TreeInput): Row[] {
     if (filtering && shown === 0) continue;
     if (grouping === "machine") {
       const groupId = `env:${env.environmentId}`;
-      rows.push({ kind: "environment", id: groupId, env, shown, unknown: bridgeLost });
+      rows.push({ kind: "environment", id: groupId, env, shown, unknown: bridgeLost, seenFailures: seenFailures.get(env.environmentId) ?? 0 });
       if (!collapsed.has(groupId)) emitGroup(groupId, list);
       continue;
     }
