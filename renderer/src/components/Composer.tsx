@@ -103,10 +103,13 @@ export function Composer({ agent }: { agent: AgentView }) {
           type="submit"
           className="primary"
           data-testid="send"
-          aria-label={`${intent.kind === "queue" ? "Queue" : "Send"} to ${agent.title} on ${machine}`}
           disabled={intent.kind === "refused" || text.trim() === "" || sending || tooLong}
         >
           {intent.kind === "queue" ? "Queue" : "Send"}
+          <span className="sr-only">
+            {" "}
+            to {agent.title} on {machine}
+          </span>
           <kbd aria-hidden="true">Enter</kbd>
         </button>
       </div>

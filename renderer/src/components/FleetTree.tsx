@@ -89,7 +89,6 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
       aria-level={1}
       aria-expanded={!collapsed}
       aria-selected={false}
-      aria-label={`${env.label}, ${connection.words}`}
       data-testid="env-row"
       data-environment={env.environmentId}
       data-phase={phase}
@@ -270,7 +269,6 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       id={rowDomId(row.id)}
       className={`agent-row ${selected ? "selected" : ""} ${agent.status === "unknown" ? "agent-unknown" : ""} ${row.match ? "" : "context-row"} ${agent.acknowledged ? "acknowledged" : ""}`}
       role="treeitem"
-      aria-label={`${agent.title}, ${agent.status === "unknown" ? `offline, was ${agent.lastKnownStatus}` : agent.status}${agent.acknowledged ? ", acknowledged" : ""}${row.match ? "" : ", shown for context"}`}
       data-match={row.match}
       aria-level={row.depth + 1}
       aria-selected={selected}
@@ -298,6 +296,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       <button type="button" tabIndex={-1} className="agent-title" title={agent.title} onClick={() => void commands.openAgent(agent.key)}>
         <Highlighted text={agent.title} search={row.match ? search : ""} />
       </button>
+      {row.match ? null : <span className="sr-only">(shown for context: it does not match)</span>}
       {agent.orphaned ? <span className="tag" title={`Parent ${agent.parentThreadId} is not visible`}>orphaned</span> : null}
       {row.rollup && row.rollup !== agent.status ? (
         <span className="rollup" data-testid="rollup" data-rollup={row.rollup}>
