@@ -237,7 +237,8 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
 
 function ProjectRow({ row }: { row: Extract<Row, { kind: "project" }> }) {
   const collapsed = useFleet((s) => s.collapsed.has(row.id));
-  const where = [row.repository, row.branch ? `⎇ ${row.branch}` : null, row.env.label].filter(Boolean).join(" · ");
+  // Title first; the machines next (the cross-machine merge is the point of this view); paths last.
+  const where = [`on ${row.machines.join(", ")}`, row.branch ? `⎇ ${row.branch}` : null, row.repository].filter(Boolean).join(" · ");
   return (
     <div id={rowDomId(row.id)} className="project-row" role="treeitem" aria-level={1} aria-expanded={!collapsed} aria-selected={false} data-testid="project-row" data-project={row.id}>
       <button type="button" tabIndex={-1} className="twisty" aria-label={collapsed ? "Expand" : "Collapse"} onClick={() => useFleet.getState().toggleCollapsed(row.id)}>
@@ -263,6 +264,7 @@ function OlderRow({ row }: { row: Extract<Row, { kind: "older" }> }) {
 function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "agent" }>; selected: boolean; now: number; search: string }) {
   const { agent } = row;
   const grouping = useFleet((s) => s.grouping);
+  const machine = useFleet((s) => (grouping === "project" ? (s.environments.get(agent.environmentId)?.label ?? agent.environmentId) : null));
   const project = projectOf(agent);
   return (
     <div
@@ -305,6 +307,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       ) : null}
       {agent.reason ? <Clipped className="reason" text={agent.reason} /> : null}
       {grouping === "machine" && row.depth === 1 && (project.branch || project.repository) ? <Clipped className="meta where" text={project.branch ?? project.repository ?? ""} /> : null}
+      {machine ? <Clipped className="machine-tag" text={machine} testId="agent-machine" /> : null}
       <span className="meta">
         {agent.providerInstanceId} · {agent.model}
         {agent.effort ? ` · ${agent.effort}` : ""}

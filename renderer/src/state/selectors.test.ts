@@ -70,6 +70,15 @@ describe("fleet tree rows", () => {
     expect(rows[0]).toMatchObject({ repository: "acme/fleet", branch: "main" });
   });
 
+  it("by project, a project of the same name on several machines is one group naming its machines", () => {
+    const laptop = environmentView({ environmentId: "l", label: "laptop" });
+    const here = agentView("a", "idle", { title: "Here", projectId: "p1", projectTitle: "t3-fleet" });
+    const there = agentView("b", "running", { key: "l/b", environmentId: "l", title: "There", projectId: "other-id", projectTitle: "t3-fleet" });
+    const rows = buildRows(input([env, laptop], [here, there], { grouping: "project" }));
+    expect(rows.map(describeRow)).toEqual(["project t3-fleet", "1:There", "1:Here"]);
+    expect(rows[0]).toMatchObject({ machines: ["laptop", "studio"], counts: { idle: 1, running: 1 } });
+  });
+
   it("the offline filter shows agents whose host is not online", () => {
     const down = environmentView({ environmentId: "d", label: "down", connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: "t", attempt: 1, error: "x" } });
     const lost = agentView("x", "running", { key: "d/x", environmentId: "d", status: "unknown", lastKnownStatus: "running" });

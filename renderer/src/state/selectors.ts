@@ -16,7 +16,17 @@ export type Row =
       /** Failures the user acknowledged: counted apart from new ones. */
       seenFailures: number;
     }
-  | { kind: "project"; id: string; title: string; repository: string | null; branch: string | null; env: EnvironmentView; counts: Partial<Record<DisplayStatus, number>>; shown: number }
+  | {
+      kind: "project";
+      id: string;
+      title: string;
+      repository: string | null;
+      branch: string | null;
+      /** The machines the project's agents run on: one project by name across machines. */
+      machines: string[];
+      counts: Partial<Record<DisplayStatus, number>>;
+      shown: number;
+    }
   | {
       kind: "agent";
       id: string;
@@ -167,35 +177,39 @@ export function buildRows(input: TreeInput): Row[] {
     }
   };
 
-  const envs = [...environments.values()].sort((a, b) => a.label.localeCompare(b.label));
-  for (const env of envs) {
-    if (filters.environmentId && env.environmentId !== filters.environmentId) continue;
-    const list = roots.get(env.environmentId) ?? [];
-    const shown = list.filter((agent) => visible.get(agent.key)).length;
-    if (filtering && shown === 0) continue;
-    if (grouping === "machine") {
+  const envs = [...environments.values()].sort((a, b) => a.label.localeCompare(b.label)).filter((env) => !filters.environmentId || env.environmentId === filters.environmentId);
+  if (grouping === "machine") {
+    for (const env of envs) {
+      const list = roots.get(env.environmentId) ?? [];
+      const shown = list.filter((agent) => visible.get(agent.key)).length;
+      if (filtering && shown === 0) continue;
       const groupId = `env:${env.environmentId}`;
       rows.push({ kind: "environment", id: groupId, env, shown, unknown: bridgeLost, seenFailures: seenFailures.get(env.environmentId) ?? 0 });
       if (!collapsed.has(groupId)) emitGroup(groupId, list);
-      continue;
     }
-    const byProject = new Map<string, AgentView[]>();
-    for (const agent of list) {
-      let bucket = byProject.get(agent.projectId);
-      if (!bucket) byProject.set(agent.projectId, (bucket = []));
-      bucket.push(agent);
+    return rows;
+  }
+  // By project: a project of the same name on several machines is one group (the cross-machine view).
+  const byProject = new Map<string, { members: AgentView[]; machines: Set<string> }>();
+  for (const env of envs) {
+    for (const agent of roots.get(env.environmentId) ?? []) {
+      const name = projectOf(agent).title.trim().toLowerCase();
+      let bucket = byProject.get(name);
+      if (!bucket) byProject.set(name, (bucket = { members: [], machines: new Set() }));
+      bucket.members.push(agent);
+      bucket.machines.add(env.label);
     }
-    const projects = [...byProject.entries()].map(([projectId, members]) => ({ projectId, members, info: projectOf(members[0]!) }));
-    projects.sort((a, b) => a.info.title.localeCompare(b.info.title));
-    for (const { projectId, members, info } of projects) {
-      const projectShown = members.filter((agent) => visible.get(agent.key)).length;
-      if (filtering && projectShown === 0) continue;
-      const groupId = `project:${env.environmentId}/${projectId}`;
-      const counts: Partial<Record<DisplayStatus, number>> = {};
-      for (const agent of members) counts[agent.status] = (counts[agent.status] ?? 0) + 1;
-      rows.push({ kind: "project", id: groupId, title: info.title, repository: info.repository, branch: info.branch, env, counts, shown: projectShown });
-      if (!collapsed.has(groupId)) emitGroup(groupId, members);
-    }
+  }
+  const projects = [...byProject.entries()].map(([name, bucket]) => ({ name, ...bucket, info: projectOf(bucket.members[0]!) }));
+  projects.sort((a, b) => a.info.title.localeCompare(b.info.title));
+  for (const { name, members, machines, info } of projects) {
+    const projectShown = members.filter((agent) => visible.get(agent.key)).length;
+    if (filtering && projectShown === 0) continue;
+    const groupId = `project:${name}`;
+    const counts: Partial<Record<DisplayStatus, number>> = {};
+    for (const agent of members) counts[agent.status] = (counts[agent.status] ?? 0) + 1;
+    rows.push({ kind: "project", id: groupId, title: info.title, repository: info.repository, branch: info.branch, machines: [...machines].sort(), counts, shown: projectShown });
+    if (!collapsed.has(groupId)) emitGroup(groupId, members);
   }
   return rows;
 }
