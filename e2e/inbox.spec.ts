@@ -69,6 +69,7 @@ test.describe("the inbox", () => {
       await expect(page.getByTestId("composer-target")).toContainText("Deploy the release");
       await page.screenshot({ path: join(SCREENSHOTS, `inbox-agent-${size.name}.png`) });
       if (size.name === "1400x900") await docScreenshot(page, "inbox.png");
+      if (size.name === "1280x820") await docScreenshot(page, "agent-view.png");
 
       // a approves what is on the card; the next item opens by itself.
       await page.keyboard.press("a");

@@ -1,4 +1,4 @@
-// The fleet window as a person keeps it open all day (issue 10): triage, notices, transcripts,
+// The fleet window as a person keeps it open all day: triage, notices, transcripts,
 // controls that fit, the command registry, readable reconnection and errors that are never silent.
 import { join } from "node:path";
 import type { Page } from "@playwright/test";

@@ -1,4 +1,4 @@
-// The one registry of user commands (issue 10 point 6): ids, labels, keys and when each is
+// The one registry of user commands: ids, labels, keys and when each is
 // enabled. The command palette, the window's key handler, its buttons and the tray menu all read
 // it, so a command has one name and one key everywhere. Pure: what a command does lives with
 // each shell (renderer/src/state/effects.ts, electron/main).

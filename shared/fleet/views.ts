@@ -16,7 +16,7 @@ export function extrasOf(agent: AgentView): AgentViewExtras {
 /** Blocked until the user answers: never acknowledged away. */
 const BLOCKED = new Set<DisplayStatus>(["needs-approval", "needs-input", "needs-auth"]);
 
-/** A failure or a stall the user can acknowledge (issue 10 point 2); a stuck start is stopped or sent to instead. */
+/** A failure or a stall the user can acknowledge; a stuck start is stopped or sent to instead. */
 export function acknowledgeable(agent: AgentView): boolean {
   if (agent.acknowledged) return false;
   return agent.lastKnownStatus === "failed" || (agent.stalled && agent.lastKnownStatus === "running");
@@ -96,7 +96,7 @@ export function countWords(counts: Partial<Record<DisplayStatus, number>>): { st
 
 export type ConnectionAction = "retry" | "pair" | null;
 
-/** What a machine's connection is doing, in words, and the one action that helps (issue 10 point 7). */
+/** What a machine's connection is doing, in words, and the one action that helps. */
 export function connectionWords(phase: ConnectionPhase, now: number): { words: string; action: ConnectionAction } {
   switch (phase.phase) {
     case "online":

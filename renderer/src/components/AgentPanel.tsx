@@ -64,8 +64,10 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       </p>
       {offline ? (
         <p className="offline-banner" role="status" data-testid="offline-banner">
-          {machine} is not online: {agent.status === "unknown" ? `it was ${STATUS_WORDS[agent.lastKnownStatus]} ` : ""}as of {relativeTime(asOf, now)}
-          {asOf ? ` (${new Date(asOf).toLocaleTimeString()})` : ""}. What shows below is what it last confirmed; nothing can be sent until it is back.
+          <strong>{machine} is not online</strong> (last confirmed {relativeTime(asOf, now)}
+          {asOf ? `, ${new Date(asOf).toLocaleTimeString()}` : ""}).{" "}
+          {agent.status === "unknown" ? `Last known: ${STATUS_WORDS[agent.lastKnownStatus]}. ` : ""}
+          Below is what it last confirmed; nothing can be sent or answered until it is back.
         </p>
       ) : null}
       <AgentActions agent={agent} offline={offline} />
@@ -108,7 +110,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       {agent.pending.length ? (
         <div className="panel-cards">
           {agent.pending.map((request) => (
-            <PendingCard key={request.requestId} agent={agent} request={request} />
+            <PendingCard key={request.requestId} agent={agent} request={request} offline={offline} />
           ))}
         </div>
       ) : null}
@@ -198,7 +200,7 @@ function CopyButton({ text, what }: { text: string; what: string }) {
   );
 }
 
-function PendingCard({ agent, request }: { agent: AgentView; request: PendingRequest }) {
+function PendingCard({ agent, request, offline }: { agent: AgentView; request: PendingRequest; offline: boolean }) {
   const place = `request:${request.requestId}`;
   if (request.kind === "approval") {
     const keyOf: Partial<Record<ApprovalDecision, string>> = { accept: "a", acceptForSession: "Shift+A", decline: "d" };
@@ -228,7 +230,8 @@ function PendingCard({ agent, request }: { agent: AgentView; request: PendingReq
               type="button"
               className={index === 0 ? "primary" : undefined}
               data-decision={option.decision}
-              title={option.warning ?? undefined}
+              title={offline ? "Its machine is not online: this can be answered once it is back" : (option.warning ?? undefined)}
+              disabled={offline}
               aria-keyshortcuts={keyOf[option.decision]}
               onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
             >
@@ -249,10 +252,10 @@ function PendingCard({ agent, request }: { agent: AgentView; request: PendingReq
       </div>
     );
   }
-  return <QuestionCard agent={agent} request={request} />;
+  return <QuestionCard agent={agent} request={request} offline={offline} />;
 }
 
-function QuestionCard({ agent, request }: { agent: AgentView; request: Extract<PendingRequest, { kind: "input" }> }) {
+function QuestionCard({ agent, request, offline }: { agent: AgentView; request: Extract<PendingRequest, { kind: "input" }>; offline: boolean }) {
   const [chosen, setChosen] = useState<Record<string, string[]>>({});
   const [free, setFree] = useState<Record<string, string>>({});
   const [missing, setMissing] = useState<string[]>([]);
@@ -326,7 +329,7 @@ function QuestionCard({ agent, request }: { agent: AgentView; request: Extract<P
         );
       })}
       <div className="card-actions">
-        <button type="submit" className="primary" title="Send these answers to the agent (r focuses the first question)">
+        <button type="submit" className="primary" disabled={offline} title={offline ? "Its machine is not online: this can be answered once it is back" : "Send these answers to the agent (r focuses the first question)"}>
           Answer
           <kbd aria-hidden="true">Enter</kbd>
         </button>

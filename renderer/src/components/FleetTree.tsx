@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import type { DisplayStatus, SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf } from "../../../shared/fleet/views";
+import { STATUS_WORDS } from "../../../shared/fleet/words";
 import { commands } from "../state/effects";
 import { relativeTime } from "../state/format";
 import type { Row } from "../state/selectors";
@@ -292,7 +293,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} acknowledged={agent.acknowledged} />
       {agent.status === "unknown" ? (
         <span className="as-of" data-testid="as-of">
-          was {agent.lastKnownStatus} · as of {relativeTime(agent.asOf, now)}
+          was {STATUS_WORDS[agent.lastKnownStatus]} · as of {relativeTime(agent.asOf, now)}
         </span>
       ) : null}
       <button type="button" tabIndex={-1} className="agent-title" title={agent.title} onClick={() => void commands.openAgent(agent.key)}>
