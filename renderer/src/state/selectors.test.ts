@@ -121,7 +121,7 @@ describe("search and the inbox", () => {
   it("lists only what needs the user, waiting longest first, within the machine filter, without snoozed agents", () => {
     const older = agentView("q", "needs-input", { title: "Question", lastActivityAt: ago(60_000) });
     const newer = agentView("w", "failed", { key: "f/w", environmentId: "f", title: "Broken", lastActivityAt: ago(1_000) });
-    const offlineAsk = agentView("o", "unknown", { title: "Asked before the outage", lastKnownStatus: "needs-approval", lastActivityAt: ago(120_000) });
+    const offlineAsk = agentView("o", "needs-approval", { title: "Asked before the outage", status: "unknown", lastActivityAt: ago(120_000) });
     const agents = new Map([older, newer, offlineAsk, solo].map((a) => [a.key, a]));
     expect(inbox(agents, NO_FILTERS, "", new Map(), NOW).items.map((a) => a.title)).toEqual(["Asked before the outage", "Question", "Broken"]);
     expect(inbox(agents, { ...NO_FILTERS, environmentId: "f" }, "", new Map(), NOW).items.map((a) => a.title)).toEqual(["Broken"]);
