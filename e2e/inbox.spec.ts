@@ -264,7 +264,9 @@ test("an offline machine's agent keeps its transcript readable, as of when; Open
   await sim.kill();
   await expect(row).toHaveAttribute("data-status", "unknown");
   await expect(page.getByTestId("offline-banner")).toContainText("is not online");
-  await expect(page.getByTestId("offline-banner")).toContainText("as of");
+  await expect(page.getByTestId("offline-banner")).toContainText("last confirmed");
+  await expect(page.getByTestId("offline-banner")).toContainText("Last known: needs approval");
+  await expect(page.getByTestId("approval-card").getByRole("button", { name: /^Accept/ }).first()).toBeDisabled();
   await expect(transcript.getByTestId("message-user")).toContainText("Write the summary");
   await expect(page.getByTestId("open-in-t3")).toBeDisabled();
   await expect(page.getByTestId("open-in-t3-reason")).toHaveText("Open in T3 needs the machine online.");

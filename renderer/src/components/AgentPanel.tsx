@@ -23,11 +23,21 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
   const headingRef = useRef<HTMLHeadingElement>(null);
   const now = useNow();
   useEffect(() => {
-    focusTargets.panel = () => headingRef.current?.focus();
+    // Into the agent, unless the user already moved focus inside it (a key pressed while it opened).
+    focusTargets.panel = () => {
+      const heading = headingRef.current;
+      if (heading && !heading.closest("section")?.contains(document.activeElement)) heading.focus();
+    };
     return () => {
       focusTargets.panel = undefined;
     };
   }, []);
+  // An answered card goes away with the button that had focus: focus comes back to the agent's
+  // heading instead of falling to the page.
+  const pendingIds = agent?.pending.map((request) => request.requestId).join(" ") ?? "";
+  useEffect(() => {
+    if (document.activeElement === document.body) headingRef.current?.focus();
+  }, [pendingIds]);
   if (!agent) {
     return (
       <section className="panel" data-testid="agent-panel">
