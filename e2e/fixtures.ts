@@ -21,10 +21,16 @@ export interface Fleet {
   pairAll(): Promise<void>;
 }
 
-export const test = base.extend<{ fleet: Fleet; generations: NonNullable<SimFleetOptions["generations"]> }>({
+export const test = base.extend<{ fleet: Fleet; generations: NonNullable<SimFleetOptions["generations"]>; startPane: "fleet" | "auto" }>({
+  /**
+   * The window opens on the inbox when anything needs the user; specs about the fleet tree start
+   * on the tree, as a user who chose it in this window would (`test.use({ startPane: "auto" })` for the default).
+   */
+  startPane: ["fleet", { option: true }],
   /** One simulated machine per entry; `test.use({ generations: ["fork", "upstream", "v2"] })` for a mixed fleet. */
   generations: [["upstream", "fork", "upstream"], { option: true }],
-  fleet: async ({ page, generations }, use) => {
+  fleet: async ({ page, generations, startPane }, use) => {
+    if (startPane === "fleet") await page.addInitScript(() => sessionStorage.setItem("t3fleet.pane", "fleet"));
     const sims = await SimFleet.start({ envs: generations.length, generations, tickMs: 40 });
     const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-e2e-"));
     const service = await FleetService.start({

@@ -223,15 +223,20 @@ test("renames, mutes and removes a machine from its row", async ({ page, fleet }
   await fleet.pairAll();
   await page.goto(fleet.shell.url);
   const row = envRow(page, sim.environmentId);
-  await row.getByRole("button", { name: "Rename" }).click();
+  // The machine's actions sit in one menu, so its counts keep their room.
+  const menu = page.getByTestId("env-menu-list");
+  await row.getByTestId("env-menu").click();
+  await menu.getByRole("menuitem", { name: "Rename…" }).click();
   await row.getByLabel("Machine name").fill("Build farm");
   await row.getByLabel("Machine name").press("Enter");
   await expect(row).toContainText("Build farm");
-  await row.getByRole("button", { name: "Mute" }).click();
+  await row.getByTestId("env-menu").click();
+  await menu.getByRole("menuitem", { name: "Mute notifications" }).click();
   await expect(row).toContainText("muted");
-  await row.getByRole("button", { name: "Remove" }).click();
-  await expect(row).toContainText("Its token is deleted from the keychain");
-  await row.getByRole("button", { name: "Remove" }).click();
+  await row.getByTestId("env-menu").click();
+  await menu.getByRole("menuitem", { name: "Remove…" }).click();
+  await expect(menu).toContainText("Its token is deleted from the keychain");
+  await menu.getByRole("menuitem", { name: "Remove", exact: true }).click();
   await expect(envRow(page, sim.environmentId)).toHaveCount(0);
   await expect(page.getByTestId("fleet-summary")).toContainText("2 machines");
 });

@@ -110,7 +110,7 @@ test("on protocol 2 the composer steers or queues as chosen, says which before s
   await expect(intent).toHaveAttribute("data-intent", "queue");
   await expect(intent).toContainText("Start a new turn after the running one");
   await page.getByLabel("Message").fill("then write the docs");
-  await page.getByTestId("composer").getByRole("button", { name: "Queue", exact: true }).click();
+  await page.getByTestId("composer").getByRole("button", { name: /^Queue to / }).click();
   const queue = page.locator('[data-testid="delivery"]').filter({ hasText: "then write the docs" });
   await expect(queue).toHaveAttribute("data-state", "delivered");
   await expect(queue).toHaveAttribute("data-outcome", "queued");
@@ -141,7 +141,7 @@ test("on protocol 2 a message waiting in the queue can be withdrawn before its t
   await expect(page.getByTestId("interrupt")).toBeEnabled();
   await page.getByTestId("choose-queue").click();
   await page.getByLabel("Message").fill("and rename the module");
-  await page.getByTestId("composer").getByRole("button", { name: "Queue", exact: true }).click();
+  await page.getByTestId("composer").getByRole("button", { name: /^Queue to / }).click();
   const queued = page.locator('[data-testid="delivery"]').filter({ hasText: "and rename the module" });
   await expect(queued).toHaveAttribute("data-outcome", "queued");
   await expect(queued).toContainText("(position 1)");

@@ -1,4 +1,4 @@
-// The fleet window as a person keeps it open all day (issue 10): triage, notices, transcripts,
+// The fleet window as a person keeps it open all day: triage, notices, transcripts,
 // controls that fit, the command registry, readable reconnection and errors that are never silent.
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
@@ -6,13 +6,8 @@ import { V2SimServer } from "../sim/v2/server";
 import { createV2Thread } from "../sim/v2/fleet-hooks";
 import { tapBridge } from "./bridge-tap";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
+import { SIZES } from "./sizes";
 
-const SIZES = [
-  { name: "1400x900", width: 1400, height: 900 },
-  { name: "1280x820", width: 1280, height: 820 },
-  { name: "900x800", width: 900, height: 800 },
-  { name: "390x844", width: 390, height: 844 },
-] as const;
 
 const rows = (page: Page) => page.locator('[data-testid="agent-row"]');
 
@@ -153,15 +148,20 @@ test("notices: one per condition, withdrawn when it clears, never over a control
   expect((await shown())[0]!.closed).toBe(true);
   await expect(page).toHaveTitle("T3 Fleet — 1 agent on 3 machines");
 
-  // Outages: one notice per machine however often it drops, gone when it is back.
+  // Outages: a notice when the machine drops, gone when it is back; a machine that drops again soon
+  // after (a flapping host) says so on its row only, without another notification.
   await page.keyboard.press("Escape");
-  for (let outage = 0; outage < 2; outage++) {
+  const offlineShown = async () => (await shown()).filter((entry) => entry.title.endsWith("is offline")).length;
+  for (let outage = 0; outage < 3; outage++) {
     await sim.kill();
     await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", /offline|backoff/);
-    await expect(page.getByTestId("notice").filter({ hasText: "is offline" })).toHaveCount(1);
+    if (outage === 0) await expect(page.getByTestId("notice").filter({ hasText: "is offline" })).toHaveCount(1);
     await sim.start();
     await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
     await expect(page.getByTestId("notice").filter({ hasText: "is offline" })).toHaveCount(0);
+    // The service sends a notification before the change that clears it: once the row is back
+    // online, any notification for this outage has arrived.
+    expect(await offlineShown()).toBe(1);
   }
 });
 
@@ -274,13 +274,18 @@ test("command palette and keys: one registry; search keeps its query on Esc, ↓
   await expect(palette).toHaveCount(0);
   await expect(agentRow(page, sim.environmentId, deployer)).toHaveAttribute("data-status", "idle");
 
-  // A key: d declines the selected agent's approval.
+  // A key decides only what is on screen: from the list, d first opens the agent (its approval card
+  // shows the command); then d declines.
   await agentRow(page, sim.environmentId, other).click();
+  await page.keyboard.press("d");
+  await expect(page.getByTestId("approval-card")).toBeVisible();
+  await expect(agentRow(page, sim.environmentId, other)).toHaveAttribute("data-status", "needs-approval");
   await page.keyboard.press("d");
   await expect(agentRow(page, sim.environmentId, other)).toHaveAttribute("data-status", "idle");
   expect(tap.sent.filter((r) => r.method === "agent.respondApproval").map((r) => (r.params as { decision: string }).decision)).toEqual(["accept", "decline"]);
 
   // x acknowledges a failure through the service's agent.acknowledge.
+  await page.keyboard.press("Escape");
   await agentRow(page, sim.environmentId, failing).click();
   await expect(agentRow(page, sim.environmentId, failing)).toHaveAttribute("data-status", "failed");
   await page.keyboard.press("x");
@@ -338,7 +343,8 @@ test("errors are never silent: a refused command shows where it was run; a lost 
   await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "running");
 
   tap.refuse("environment.mute", "The registry file could not be written.");
-  await row.getByRole("button", { name: "Mute" }).click();
+  await row.getByTestId("env-menu").click();
+  await page.getByRole("menuitem", { name: "Mute notifications" }).click();
   await expect(row.getByTestId("command-error")).toHaveText(/The registry file could not be written\./);
 
   tap.refuse("agent.interrupt", "The server refused the interrupt.");
@@ -377,20 +383,22 @@ for (const size of SIZES) {
     await expectNoClippedControl(page, `fleet at ${size.name}`);
     await page.screenshot({ path: join(SCREENSHOTS, `fleet-${size.name}.png`) });
 
-    await row.getByRole("button", { name: "Remove" }).click();
-    await expect(row.getByRole("button", { name: "Keep" })).toBeVisible();
+    await row.getByTestId("env-menu").click();
+    await page.getByRole("menuitem", { name: "Remove…" }).click();
+    await expect(page.getByRole("menuitem", { name: "Keep" })).toBeVisible();
     await expectNoClippedControl(page, `remove confirmation at ${size.name}`);
-    await row.getByRole("button", { name: "Keep" }).click();
+    await page.getByRole("menuitem", { name: "Keep" }).click();
 
     await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
     await expect(page.getByTestId("approval-card")).toBeVisible();
     await expectNoClippedControl(page, `agent view at ${size.name}`);
     if (await row.isVisible()) {
       // Wide windows keep the fleet beside the agent: its rows and their confirmation still fit.
-      await row.getByRole("button", { name: "Remove" }).click();
+      await row.getByTestId("env-menu").click();
+      await page.getByRole("menuitem", { name: "Remove…" }).click();
       await expectNoClippedControl(page, `remove confirmation beside the agent at ${size.name}`);
       await page.screenshot({ path: join(SCREENSHOTS, `remove-beside-agent-${size.name}.png`) });
-      await row.getByRole("button", { name: "Keep" }).click();
+      await page.getByRole("menuitem", { name: "Keep" }).click();
     }
     await page.screenshot({ path: join(SCREENSHOTS, `agent-${size.name}.png`) });
   });

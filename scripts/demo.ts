@@ -29,12 +29,15 @@ const sims = await SimFleet.start({ envs: 4, generations: ["upstream", "fork", "
 const [studio, workstation, buildBox] = sims.servers as [typeof sims.servers[number], typeof sims.servers[number], typeof sims.servers[number]];
 const nightlyBox = sims.v2Servers[0]!;
 
+/** One repository checked out on two machines: "By project" shows their agents as one project. */
+const SHARED_PROJECT = { title: "t3-fleet", workspaceRoot: "/home/dev/src/t3-fleet" };
+
 function scenario() {
-  const planner = sims.createThread(studio, { title: "Plan the auth refactor", provider: "claudeAgent", text: "Plan it #subagents" });
+  const planner = sims.createThread(studio, { title: "Plan the auth refactor", provider: "claudeAgent", text: "Plan it #subagents", project: SHARED_PROJECT });
   sims.spawnChild(studio, planner, "tests", "Write the missing tests #slow");
   sims.spawnChild(studio, planner, "migration", "Run the migration #approval");
   sims.spawnChild(studio, planner, "docs", "Update the docs #fail");
-  const dispatcher = sims.createThread(workstation, { title: "Dispatch release chores", provider: "codex", text: "Split the work" });
+  const dispatcher = sims.createThread(workstation, { title: "Dispatch release chores", provider: "codex", text: "Split the work", project: SHARED_PROJECT });
   sims.spawnChild(workstation, dispatcher, "changelog", "Draft the changelog #input");
   sims.spawnChild(workstation, dispatcher, "bump", "Bump versions #hang");
   sims.createThread(buildBox, { title: "Nightly build watcher", provider: "grok", text: "Watch the build #hang" });

@@ -4,12 +4,13 @@ import { AgentPanel } from "./components/AgentPanel";
 import { CommandButton } from "./components/CommandButton";
 import { CommandPalette } from "./components/CommandPalette";
 import { FleetTree } from "./components/FleetTree";
+import { InboxList } from "./components/Inbox";
 import { Notices } from "./components/Notices";
 import { PairingDialog } from "./components/PairingDialog";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { useNow } from "./components/common";
 import { commandContext, commands, focusTargets, runCommand } from "./state/effects";
-import { buildRows, displayFacts, filtersActive, glance, providers, type Row } from "./state/selectors";
+import { buildRows, displayFacts, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
 import { useFleet } from "./state/store";
 
 function isTyping(target: EventTarget | null): boolean {
@@ -18,11 +19,6 @@ function isTyping(target: EventTarget | null): boolean {
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
-/** Rows that are agents, for moving the selection. */
-function agentRows(rows: Row[]): Extract<Row, { kind: "agent" }>[] {
-  return rows.filter((row): row is Extract<Row, { kind: "agent" }> => row.kind === "agent");
 }
 
 /** The clock that folds old idle agents moves by the minute; the tree need not rebuild faster. */
@@ -45,7 +41,10 @@ export function App() {
   const paletteOpen = useFleet((s) => s.paletteOpen);
   const loaded = useFleet((s) => s.loaded);
   const inFlight = useFleet((s) => s.inFlight);
+  const view = useFleet((s) => s.view);
+  const snoozed = useFleet((s) => s.snoozed);
   const searchRef = useRef<HTMLInputElement>(null);
+  const paneRef = useRef<HTMLDivElement>(null);
   const foldClock = Math.floor(useNow(FOLD_CLOCK_MS) / FOLD_CLOCK_MS) * FOLD_CLOCK_MS;
 
   // The maps are mutated in place; `version` marks each change. Every view below is computed once per change.
@@ -56,10 +55,22 @@ export function App() {
   );
   const { counts, needYou } = useMemo(() => glance(agents, environments), [version, agents, environments]);
   const providerList = useMemo(() => providers(agents), [version, agents]);
+  const inboxNow = useMemo(() => inbox(agents, filters, search, snoozed, Date.now()), [version, agents, filters, search, snoozed, foldClock]);
+  const pane = paneView(view, inboxNow.items.length);
+  // What ↑/↓ move through and what search chooses from: the inbox's items, or the tree's matching agents.
+  const selectable = useMemo(() => (pane === "inbox" ? inboxNow.items.map((agent) => agent.key) : selectableRows(rows).map((row) => row.id)), [pane, inboxNow, rows]);
 
   useEffect(() => {
     focusTargets.search = () => searchRef.current?.focus();
+    focusTargets.pane = () => paneRef.current?.focus();
   }, []);
+
+  // A search selects its first match (never a parent kept for context), so ↓ or Enter reach a match.
+  useEffect(() => {
+    if (!search) return;
+    const { selectedKey } = useFleet.getState();
+    if (!selectable.includes(selectedKey ?? "") && selectable[0]) commands.select(selectable[0]);
+  }, [search, selectable]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -69,7 +80,11 @@ export function App() {
         else if (state.settingsOpen) state.showSettings(false);
         else if (state.pairing.open) commands.closePairing();
         else if (document.activeElement === searchRef.current) searchRef.current?.blur();
-        else if (state.openKey) commands.closeAgent();
+        else if (state.openKey) {
+          // Back to the list, on the agent just left.
+          commands.closeAgent();
+          requestAnimationFrame(() => paneRef.current?.focus());
+        }
         return;
       }
       const spec = commandForKey(event);
@@ -79,20 +94,38 @@ export function App() {
         return;
       }
       if (isTyping(event.target) || state.pairing.open || state.settingsOpen || state.paletteOpen || !spec) return;
-      const list = agentRows(rows);
-      const index = list.findIndex((row) => row.id === state.selectedKey);
+      const index = selectable.indexOf(state.selectedKey ?? "");
       event.preventDefault();
       switch (spec.id) {
         case "fleet.down":
-          commands.select(list[Math.min(index + 1, list.length - 1)]?.id ?? null);
+          commands.select(selectable[Math.min(index + 1, selectable.length - 1)] ?? null);
           return;
         case "fleet.up":
-          commands.select(list[Math.max(index - 1, 0)]?.id ?? null);
+          commands.select(selectable[Math.max(index - 1, 0)] ?? null);
+          return;
+        case "agent.accept":
+        case "agent.accept-session":
+        case "agent.decline":
+          // One key decides only what the user can see: the approval card (its command, folder and
+          // reason) shows in the open agent; from the list the key opens the agent first.
+          if (state.openKey !== state.selectedKey && state.selectedKey) {
+            void commands.openAgent(state.selectedKey).then(() => focusTargets.panel?.());
+            return;
+          }
+          if (spec.enabled(commandContext())) runCommand(spec.id);
+          return;
+        case "agent.open":
+          // Enter on the list opens the selected agent and moves focus into it.
+          if (spec.enabled(commandContext())) {
+            runCommand(spec.id);
+            requestAnimationFrame(() => focusTargets.panel?.());
+          }
           return;
         case "fleet.expand":
         case "fleet.collapse": {
-          const row = list[index];
-          if (row && row.childCount > 0 && (spec.id === "fleet.expand") === row.collapsed) state.toggleCollapsed(row.id);
+          const row = rows.find((candidate) => candidate.kind === "agent" && candidate.id === state.selectedKey);
+          if (row?.kind !== "agent") return;
+          if (row.childCount > 0 && (spec.id === "fleet.expand") === row.collapsed) state.toggleCollapsed(row.id);
           return;
         }
         default:
@@ -101,7 +134,7 @@ export function App() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [rows]);
+  }, [rows, selectable]);
 
   const state = useFleet.getState();
   return (
@@ -142,22 +175,21 @@ export function App() {
             value={search}
             onChange={(event) => state.setSearch(event.target.value)}
             onKeyDown={(event) => {
-              const first = agentRows(rows)[0];
+              const selected = selectable.find((key) => key === useFleet.getState().selectedKey) ?? selectable[0];
               if (event.key === "Escape") {
                 // Leaves the search but keeps the query (the browser would clear a search field);
                 // the open agent stays open until the next Esc.
                 event.preventDefault();
                 event.stopPropagation();
                 event.currentTarget.blur();
-              } else if (event.key === "ArrowDown" && first) {
+              } else if (event.key === "ArrowDown" && selected) {
+                // Into the list, on the first match (already selected); the next ↓ moves on from there.
                 event.preventDefault();
-                commands.select(first.id);
-                event.currentTarget.blur();
-              } else if (event.key === "Enter" && first) {
+                commands.select(selected);
+                paneRef.current?.focus();
+              } else if (event.key === "Enter" && selected) {
                 event.preventDefault();
-                const selected = agentRows(rows).find((row) => row.id === useFleet.getState().selectedKey);
-                void commands.openAgent((selected ?? first).id);
-                event.currentTarget.blur();
+                void commands.openAgent(selected).then(() => focusTargets.panel?.());
               }
             }}
           />
@@ -175,8 +207,17 @@ export function App() {
         </div>
       </header>
       <nav className="filters" aria-label="Filters">
-        {(
-          [
+        <span className="segmented" role="group" aria-label="Show">
+          <button type="button" aria-pressed={pane === "inbox"} data-testid="view-inbox" title="Only what needs you, waiting longest first (v)" onClick={() => commands.setView("inbox")}>
+            Inbox <span className="view-count">{inboxNow.items.length}</span>
+          </button>
+          <button type="button" aria-pressed={pane === "fleet"} data-testid="view-fleet" title="Every machine and agent (v)" onClick={() => commands.setView("fleet")}>
+            Fleet
+          </button>
+        </span>
+        {pane === "fleet" &&
+          (
+            [
             ["needsMe", "Needs me"],
             ["failed", "Failed"],
             ["running", "Running"],
@@ -186,7 +227,7 @@ export function App() {
           <button key={key} type="button" aria-pressed={filters[key]} className={filters[key] ? "on" : ""} data-testid={`filter-${key}`} onClick={() => state.setFilters({ [key]: !filters[key] })}>
             {label}
           </button>
-        ))}
+          ))}
         <select aria-label="Machine" value={filters.environmentId ?? ""} onChange={(event) => state.setFilters({ environmentId: event.target.value || null })}>
           <option value="">All machines</option>
           {[...environments.values()].map((env) => (
@@ -206,7 +247,7 @@ export function App() {
             Clear
           </button>
         ) : null}
-        <span className="shortcuts">↑↓ move · Enter open · n next that needs you · / search · Ctrl+K commands · Esc back</span>
+        <span className="shortcuts">↑↓ move · Enter open · n next · v inbox/fleet · / search · Ctrl+K commands · Esc back</span>
       </nav>
       <Notices />
       <main className={openKey ? "split" : ""}>
@@ -219,8 +260,17 @@ export function App() {
               Pair your first machine
             </button>
           </div>
+        ) : pane === "inbox" ? (
+          <InboxList items={inboxNow.items} snoozed={inboxNow.snoozed} paneRef={paneRef} />
+        ) : rows.length === 0 && filtersActive(filters, search) ? (
+          <div className="empty" data-testid="empty-filter">
+            <p>{search ? `No agent matches “${search}”${filtersActive(filters, "") ? " with these filters" : ""}.` : "No agent matches these filters."}</p>
+            <button type="button" onClick={() => state.clearFilters()}>
+              Clear the search and filters
+            </button>
+          </div>
         ) : (
-          <FleetTree rows={rows} />
+          <FleetTree rows={rows} treeRef={paneRef} />
         )}
         {openKey ? <AgentPanel agentKey={openKey} /> : null}
       </main>

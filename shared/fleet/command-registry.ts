@@ -1,9 +1,9 @@
-// The one registry of user commands (issue 10 point 6): ids, labels, keys and when each is
+// The one registry of user commands: ids, labels, keys and when each is
 // enabled. The command palette, the window's key handler, its buttons and the tray menu all read
 // it, so a command has one name and one key everywhere. Pure: what a command does lives with
 // each shell (renderer/src/state/effects.ts, electron/main).
 import type { AgentView, EnvironmentView } from "./types";
-import { acknowledgeable } from "./views";
+import { acknowledgeable, needsYou } from "./views";
 
 export interface CommandContext {
   /** The agent the user is on: the open one, else the selected one. */
@@ -39,6 +39,7 @@ const SPECS = [
   { id: "fleet.up", label: "Move up", keys: ["ArrowUp", "k"], surfaces: ["keys"], enabled: always },
   { id: "fleet.expand", label: "Expand", keys: ["ArrowRight"], surfaces: ["keys"], enabled: always },
   { id: "fleet.collapse", label: "Collapse", keys: ["ArrowLeft"], surfaces: ["keys"], enabled: always },
+  { id: "view.toggle", label: "Switch between the inbox and the fleet", keys: ["v"], surfaces: ["palette", "keys"], enabled: always },
   { id: "fleet.group-toggle", label: "Group by project / by machine", keys: ["g"], surfaces: ["palette", "keys"], enabled: always },
   { id: "agent.open", label: "Open agent", keys: ["Enter"], surfaces: ["keys"], enabled: (c) => c.agent !== null },
   { id: "agent.accept", label: "Accept the approval", keys: ["a"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
@@ -46,6 +47,8 @@ const SPECS = [
   { id: "agent.decline", label: "Decline the approval", keys: ["d"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
   { id: "agent.answer", label: "Answer the question", keys: ["r"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "input") },
   { id: "agent.acknowledge", label: "Acknowledge the failure", keys: ["x"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && acknowledgeable(c.agent)) },
+  { id: "agent.snooze", label: "Snooze until it changes", keys: ["s"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
+  { id: "agent.snooze-hour", label: "Snooze for an hour", keys: ["S"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
   {
     id: "agent.interrupt",
     label: "Interrupt the run",

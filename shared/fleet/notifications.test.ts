@@ -42,6 +42,19 @@ describe("notification policy", () => {
     expect(policy.environmentChanged(env({ phase: "online", since: "t9" }))).toEqual([expect.objectContaining({ reason: "summary" })]);
   });
 
+  it("a host that drops off every minute notifies once per quiet period, not every time", () => {
+    const policy = new NotificationPolicy();
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 29, 10, minute)).toISOString();
+    const outage = (minute: number): ConnectionPhase => ({ ...offline, since: at(minute), lastConfirmedAt: at(minute) });
+    const notified: string[] = [];
+    for (let minute = 0; minute < 40; minute += 1) {
+      policy.environmentChanged(env({ phase: "online", since: at(minute) }));
+      for (const intent of policy.environmentChanged(env(outage(minute)))) notified.push(`${intent.reason}@${minute}`);
+    }
+    // Once at the first outage, once more after the quiet period (30 min) has passed.
+    expect(notified).toEqual(["offline@0", "offline@30"]);
+  });
+
   it("respects mutes and per-event toggles", () => {
     const muted = new NotificationPolicy();
     muted.environmentChanged(env(online, true));

@@ -32,7 +32,15 @@ const AGENT_REASONS: Partial<Record<AgentStatus, { reason: NotificationReason; t
   failed: { reason: "failed", toggle: "failed", verb: "failed" },
 };
 
+/**
+ * A machine that drops off again within this time after its last offline notification does not
+ * notify again (a flapping host): its row keeps saying "offline · retrying" and when it was last seen.
+ */
+export const OFFLINE_QUIET_MS = 30 * 60_000;
+
 interface EnvMemory {
+  /** When the last offline notification's outage began (ms), for debouncing a flapping host. */
+  lastOfflineNoticeAt: number | null;
   label: string;
   muted: boolean;
   online: boolean;
@@ -84,7 +92,7 @@ export class NotificationPolicy {
     // offline or before the fleet started; "offline" only when it was online.
     if ((wasOnline && !online) || (memory.unauthorized && !wasUnauthorized)) {
       const reason = phaseReason(env.connection);
-      if (reason && this.settings.hostOffline) {
+      if (reason && this.settings.hostOffline && !(reason === "offline" && this.flapping(memory, env.connection.since))) {
         intents.push({
           id: `${env.environmentId}//${reason}/${env.connection.since}`,
           reason,
@@ -123,6 +131,16 @@ export class NotificationPolicy {
     return this.filter([intent], memory);
   }
 
+  /** Another outage soon after the last one notified: the host flaps; the row says it, a notification does not. */
+  private flapping(memory: EnvMemory, since: string): boolean {
+    const at = Date.parse(since);
+    if (!Number.isFinite(at)) return false;
+    const last = memory.lastOfflineNoticeAt;
+    if (last !== null && at - last < OFFLINE_QUIET_MS) return true;
+    memory.lastOfflineNoticeAt = at;
+    return false;
+  }
+
   forget(agentKey: string): void {
     this.lastKnown.delete(agentKey);
   }
@@ -147,7 +165,7 @@ export class NotificationPolicy {
   private memory(env: EnvironmentView): EnvMemory {
     let memory = this.envs.get(env.environmentId);
     if (!memory) {
-      memory = { label: env.label, muted: env.muted, online: false, unauthorized: false, baseline: true, baselineNeedsYou: new Set() };
+      memory = { lastOfflineNoticeAt: null, label: env.label, muted: env.muted, online: false, unauthorized: false, baseline: true, baselineNeedsYou: new Set() };
       this.envs.set(env.environmentId, memory);
     }
     return memory;

@@ -16,17 +16,20 @@ export function extrasOf(agent: AgentView): AgentViewExtras {
 /** Blocked until the user answers: never acknowledged away. */
 const BLOCKED = new Set<DisplayStatus>(["needs-approval", "needs-input", "needs-auth"]);
 
-/** A failure or a stall the user can acknowledge (issue 10 point 2); a stuck start is stopped or sent to instead. */
+/** A failure or a stall the user can acknowledge; a stuck start is stopped or sent to instead. */
 export function acknowledgeable(agent: AgentView): boolean {
   if (agent.acknowledged) return false;
   return agent.lastKnownStatus === "failed" || (agent.stalled && agent.lastKnownStatus === "running");
 }
 
-/** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged. */
+/** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged (last known while offline). */
 export function needsYou(agent: AgentView): boolean {
-  if (BLOCKED.has(agent.status)) return true;
+  // An agent whose machine is away keeps what it last needed (shown "as of" then): the count does
+  // not flicker with a flapping host, and nothing waiting for the user is hidden by an outage.
+  const status = agent.status === "unknown" ? agent.lastKnownStatus : agent.status;
+  if (BLOCKED.has(status)) return true;
   if (agent.acknowledged) return false;
-  return needsUser(agent.status) || (agent.stalled && agent.status === "running");
+  return needsUser(status) || (agent.stalled && status === "running");
 }
 
 /** Working: a run is starting, queued, running or finishing. */
@@ -93,7 +96,7 @@ export function countWords(counts: Partial<Record<DisplayStatus, number>>): { st
 
 export type ConnectionAction = "retry" | "pair" | null;
 
-/** What a machine's connection is doing, in words, and the one action that helps (issue 10 point 7). */
+/** What a machine's connection is doing, in words, and the one action that helps. */
 export function connectionWords(phase: ConnectionPhase, now: number): { words: string; action: ConnectionAction } {
   switch (phase.phase) {
     case "online":
@@ -135,4 +138,19 @@ export function projectOf(agent: AgentView): { id: string; title: string; reposi
 export function serverWords(server: { serverVersion: string | null; protocol?: number | null | undefined }): string {
   const version = `T3 ${server.serverVersion ?? "?"}`;
   return server.protocol ? `${version} · protocol ${server.protocol}` : version;
+}
+
+/** What an agent needs from the user, as one string: a snooze "until it changes" ends when this does. */
+export function needFingerprint(agent: AgentView): string {
+  return [agent.status, agent.stalled ? "stalled" : "", agent.reason ?? "", ...agent.pending.map((request) => request.requestId)].join("|");
+}
+
+/** Since when the agent has waited for the user: its oldest open request, else its last activity. */
+export function waitingSince(agent: AgentView): string {
+  return agent.pending.reduce((oldest, request) => (request.createdAt < oldest ? request.createdAt : oldest), agent.lastActivityAt);
+}
+
+/** The inbox's order: what has waited longest first, across machines. */
+export function inboxOrder(agents: Iterable<AgentView>): AgentView[] {
+  return [...agents].filter(needsYou).sort((a, b) => waitingSince(a).localeCompare(waitingSince(b)) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key));
 }

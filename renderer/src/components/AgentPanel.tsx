@@ -1,11 +1,11 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { Delivery } from "../../../shared/fleet/delivery";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
-import { acknowledgeable, projectOf } from "../../../shared/fleet/views";
-import { deliveryOutcomeWords, deliveryStateWords } from "../../../shared/fleet/words";
+import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
+import { deliveryOutcomeWords, deliveryStateWords, STATUS_WORDS } from "../../../shared/fleet/words";
 import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
-import { commands, focusTargets } from "../state/effects";
-import { DELIVERY_LABEL, relativeTime } from "../state/format";
+import { commands, currentInbox, focusTargets, runCommand } from "../state/effects";
+import { DELIVERY_WHAT, MESSAGE_WORDS, receiptWords, relativeTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
@@ -19,7 +19,27 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
   const agent = raw ? displayAgent(raw, bridgeLostAt) : undefined;
   const env = useFleet((s) => (agent ? s.environments.get(agent.environmentId) : undefined));
   const detail = useFleet((s) => s.details.get(agentKey));
+  const position = useInboxPosition(agentKey);
+  const headingRef = useRef<HTMLHeadingElement>(null);
   const now = useNow();
+  // One element per agent: the memoized transcript is not rendered again by the panel's clock.
+  const receipts = useMemo(() => <Deliveries agentKey={agentKey} />, [agentKey]);
+  useEffect(() => {
+    // Into the agent, unless the user already moved focus inside it (a key pressed while it opened).
+    focusTargets.panel = () => {
+      const heading = headingRef.current;
+      if (heading && !heading.closest("section")?.contains(document.activeElement)) heading.focus();
+    };
+    return () => {
+      focusTargets.panel = undefined;
+    };
+  }, []);
+  // An answered card goes away with the button that had focus: focus comes back to the agent's
+  // heading instead of falling to the page.
+  const pendingIds = agent?.pending.map((request) => request.requestId).join(" ") ?? "";
+  useEffect(() => {
+    if (document.activeElement === document.body) headingRef.current?.focus();
+  }, [pendingIds]);
   if (!agent) {
     return (
       <section className="panel" data-testid="agent-panel">
@@ -31,87 +51,204 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
     );
   }
   const project = projectOf(agent);
-  const where = [project.title, project.repository, project.branch ? `⎇ ${project.branch}` : null].filter(Boolean).join(" · ");
+  const path = [project.repository, project.branch ? `⎇ ${project.branch}` : null].filter(Boolean).join(" · ");
+  const machine = env?.label ?? agent.environmentId;
+  const offline = agent.status === "unknown" || (env !== undefined && env.connection.phase !== "online");
+  const asOf = agent.asOf ?? (env && "lastConfirmedAt" in env.connection ? env.connection.lastConfirmedAt : null);
   return (
-    <section className="panel" data-testid="agent-panel" aria-label={`Agent ${agent.title}`}>
+    <section className={`panel ${offline ? "panel-offline" : ""}`} data-testid="agent-panel" aria-label={`Agent ${agent.title} on ${machine}`}>
       <header className="panel-header">
-        <button type="button" onClick={() => commands.closeAgent()} aria-label="Back to the fleet">
-          ← Fleet
+        <button type="button" onClick={() => (commands.closeAgent(), focusTargets.pane?.())} aria-label="Back to the list">
+          ←
         </button>
-        <h2 title={agent.title}>{agent.title}</h2>
-        <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} />
-        {agent.status === "unknown" ? <span className="as-of">was {agent.lastKnownStatus} · as of {relativeTime(agent.asOf, now)}</span> : null}
-      </header>
-      <div className="panel-actions">
-        {acknowledgeable(agent) ? <CommandButton id="agent.acknowledge" testId="acknowledge" label="Acknowledge" /> : null}
-        <CommandButton id="agent.interrupt" testId="interrupt" label="Interrupt" />
-        {agent.capabilities.stop ? <CommandButton id="agent.stop" testId="stop" label="Stop session" /> : null}
-        <CommandButton id="agent.open-in-t3" testId="open-in-t3" label="Open in T3" />
-        <PlaceError place={`agent:${agent.key}`} />
-      </div>
-      <dl className="identity">
-        <dt>Machine</dt>
-        <dd>
-          <Clipped text={env?.label ?? agent.environmentId} />
-        </dd>
-        <dt>Project</dt>
-        <dd>
-          <Clipped text={where} testId="agent-project" />
-        </dd>
-        <dt>Provider</dt>
-        <dd>
-          {agent.providerInstanceId}
-          {agent.providerDriver && agent.providerDriver !== agent.providerInstanceId ? ` (${agent.providerDriver})` : ""} · {agent.model}
-          {agent.effort ? ` · effort ${agent.effort}` : ""} · {agent.runtimeMode}
-        </dd>
-        <dt>Thread</dt>
-        <dd className="thread-line">
-          <code data-testid="thread-id" title={agent.threadId}>
-            {agent.threadId}
-          </code>{" "}
-          <button type="button" onClick={() => void navigator.clipboard?.writeText(agent.threadId)}>
-            Copy
-          </button>
-        </dd>
-        {agent.reason ? (
-          <>
-            <dt>Why</dt>
-            <dd data-testid="agent-reason">{agent.reason}</dd>
-          </>
+        <h2 ref={headingRef} tabIndex={-1} title={agent.title}>
+          {agent.title}
+        </h2>
+        <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} acknowledged={agent.acknowledged} />
+        {position ? (
+          <span className="panel-position" data-testid="panel-position" title="Its place in the inbox">
+            {position}
+          </span>
         ) : null}
-      </dl>
-      {agent.pending.map((request) => (
-        <PendingCard key={request.requestId} agent={agent} request={request} />
-      ))}
+      </header>
+      <p className="panel-where">
+        <span className="panel-machine">on {machine}</span> · <Clipped className="panel-project" text={project.title} testId="agent-project-title" />
+      </p>
+      {offline ? (
+        <p className="offline-banner" role="status" data-testid="offline-banner">
+          <strong>{machine} is not online</strong> (last confirmed {relativeTime(asOf, now)}
+          {asOf ? `, ${new Date(asOf).toLocaleTimeString()}` : ""}).{" "}
+          {agent.status === "unknown" ? `Last known: ${STATUS_WORDS[agent.lastKnownStatus]}. ` : ""}
+          Below is what it last confirmed; nothing can be sent or answered until it is back.
+        </p>
+      ) : null}
+      <AgentActions agent={agent} offline={offline} />
+      <details className="identity-details" data-testid="agent-details">
+        <summary>Details</summary>
+        <dl className="identity">
+          <dt>Machine</dt>
+          <dd>
+            <Clipped text={machine} />
+          </dd>
+          <dt>Project</dt>
+          <dd>
+            <Clipped text={[project.title, path].filter(Boolean).join(" · ")} testId="agent-project" />
+          </dd>
+          <dt>Provider</dt>
+          <dd>
+            {agent.providerInstanceId}
+            {agent.providerDriver && agent.providerDriver !== agent.providerInstanceId ? ` (${agent.providerDriver})` : ""} · {agent.model}
+            {agent.effort ? ` · effort ${agent.effort}` : ""} · {agent.runtimeMode}
+          </dd>
+          <dt>Thread</dt>
+          <dd className="thread-line">
+            <code data-testid="thread-id" title={agent.threadId}>
+              {agent.threadId}
+            </code>{" "}
+            <CopyButton text={agent.threadId} what="thread id" />
+          </dd>
+        </dl>
+      </details>
+      {agent.reason && agent.pending.length === 0 ? (
+        <p className={`panel-reason ${agent.stalled ? "reason-stalled" : ""}`} data-testid="agent-reason">
+          {agent.stalled ? `Stalled: no new activity for ${relativeTime(agent.lastActivityAt, now).replace(" ago", "")}. ` : ""}
+          {agent.reason}
+        </p>
+      ) : agent.stalled ? (
+        <p className="panel-reason reason-stalled" data-testid="agent-reason">
+          Stalled: still running, but no new activity for {relativeTime(agent.lastActivityAt, now).replace(" ago", "")}.
+        </p>
+      ) : null}
+      {agent.pending.length ? (
+        <div className="panel-cards">
+          {agent.pending.map((request) => (
+            <PendingCard key={request.requestId} agent={agent} request={request} offline={offline} />
+          ))}
+        </div>
+      ) : null}
       <div className="panel-body">
-        <Transcript key={agent.key} detail={detail} offline={env?.connection.phase !== "online"} />
+        <Transcript key={agent.key} detail={detail} offline={offline} after={receipts} />
       </div>
-      <Deliveries agentKey={agent.key} />
       <Composer agent={agent} />
     </section>
   );
 }
 
-function PendingCard({ agent, request }: { agent: AgentView; request: PendingRequest }) {
+/** "3 of 7" when the agent is in the inbox as shown. */
+function useInboxPosition(agentKey: string): string | null {
+  useFleet((s) => s.version);
+  useFleet((s) => s.filters);
+  useFleet((s) => s.search);
+  useFleet((s) => s.snoozed);
+  const items = currentInbox().items;
+  const index = items.findIndex((agent) => agent.key === agentKey);
+  return index >= 0 ? `${index + 1} of ${items.length}` : null;
+}
+
+/** The agent's actions, each saying what it will do; stopping the session asks first. */
+function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }) {
+  const [confirmStop, setConfirmStop] = useState(false);
+  const snoozable = needsYou(agent);
+  return (
+    <div className="panel-actions">
+      {acknowledgeable(agent) ? <CommandButton id="agent.acknowledge" testId="acknowledge" label="Acknowledge" title="Mark this failure as seen: it leaves the inbox and the count until it changes" /> : null}
+      {snoozable ? <CommandButton id="agent.snooze" testId="snooze" label="Snooze" title="Put it aside until what it needs changes" /> : null}
+      {snoozable ? <CommandButton id="agent.snooze-hour" testId="snooze-hour" label="Snooze 1 h" title="Put it aside for an hour" /> : null}
+      <CommandButton id="agent.interrupt" testId="interrupt" label="Interrupt" title="Stop the running turn; messages queued behind it then start" />
+      {agent.capabilities.stop ? (
+        confirmStop ? (
+          <span className="confirm" role="group" aria-label="Stop the session?">
+            <span className="confirm-text">Stop the session? The agent's process ends; a new message starts it again.</span>
+            <button type="button" className="danger" data-testid="stop-confirm" onClick={() => (setConfirmStop(false), runCommand("agent.stop"))}>
+              Stop session
+            </button>
+            <button type="button" onClick={() => setConfirmStop(false)}>
+              Keep it
+            </button>
+          </span>
+        ) : (
+          <CommandButton id="agent.stop" testId="stop" label="Stop session…" onRun={() => setConfirmStop(true)} />
+        )
+      ) : null}
+      <CommandButton
+        id="agent.open-in-t3"
+        testId="open-in-t3"
+        label="Open in T3"
+        disabled={offline}
+        title={offline ? "Open in T3: its machine is not online, so its T3 web app cannot open" : "Open this thread in its machine's T3 web app"}
+      />
+      {offline ? (
+        <span className="hint" data-testid="open-in-t3-reason">
+          Open in T3 needs the machine online.
+        </span>
+      ) : null}
+      <PlaceError place={`agent:${agent.key}`} />
+    </div>
+  );
+}
+
+/** Copies and says so. */
+function CopyButton({ text, what }: { text: string; what: string }) {
+  const [copied, setCopied] = useState<"idle" | "copied" | "failed">("idle");
+  useEffect(() => {
+    if (copied === "idle") return;
+    const timer = setTimeout(() => setCopied("idle"), 2_000);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  return (
+    <button
+      type="button"
+      data-testid="copy"
+      aria-label={`Copy the ${what}`}
+      onClick={() =>
+        void (navigator.clipboard?.writeText(text) ?? Promise.reject(new Error("no clipboard"))).then(
+          () => setCopied("copied"),
+          () => setCopied("failed"),
+        )
+      }
+    >
+      {copied === "copied" ? "Copied ✓" : copied === "failed" ? "Copy failed" : "Copy"}
+    </button>
+  );
+}
+
+function PendingCard({ agent, request, offline }: { agent: AgentView; request: PendingRequest; offline: boolean }) {
   const place = `request:${request.requestId}`;
   if (request.kind === "approval") {
     const keyOf: Partial<Record<ApprovalDecision, string>> = { accept: "a", acceptForSession: "Shift+A", decline: "d" };
+    const project = projectOf(agent);
     return (
-      <div className="card pending" data-testid="approval-card">
-        <strong>Approval requested{request.requestKind ? ` (${request.requestKind})` : ""}</strong>
-        <pre>{request.detail}</pre>
+      <div className="card pending" data-testid="approval-card" role="group" aria-label="Approval requested">
+        <strong>Approve {request.requestKind ? `this ${request.requestKind}` : "this request"}?</strong>
+        <dl className="approval-facts">
+          <dt>{request.requestKind === "command" ? "Command" : "What"}</dt>
+          <dd>
+            <pre data-testid="approval-command">{request.detail}</pre>
+          </dd>
+          <dt>In</dt>
+          <dd data-testid="approval-folder">{project.repository ?? agent.workspaceRoot ?? "the agent's project folder (the server did not say which)"}</dd>
+          {agent.reason && agent.reason !== request.detail ? (
+            <>
+              <dt>Why</dt>
+              <dd data-testid="approval-reason">{agent.reason}</dd>
+            </>
+          ) : null}
+        </dl>
         <div className="card-actions">
-          {/* Every decision the request offers, in the server's order. */}
+          {/* Every decision the request offers, in the server's order; the keys work while this card is on screen. */}
           {request.decisions.map((option, index) => (
             <button
               key={option.decision}
               type="button"
               className={index === 0 ? "primary" : undefined}
               data-decision={option.decision}
-              title={[option.warning, keyOf[option.decision] ? `key ${keyOf[option.decision]}` : null].filter(Boolean).join(" · ") || undefined}
+              title={offline ? "Its machine is not online: this can be answered once it is back" : (option.warning ?? undefined)}
+              disabled={offline}
+              aria-keyshortcuts={keyOf[option.decision]}
               onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
             >
               {option.label}
+              {keyOf[option.decision] ? <kbd aria-hidden="true">{keyOf[option.decision]}</kbd> : null}
             </button>
           ))}
           <PlaceError place={place} />
@@ -127,10 +264,10 @@ function PendingCard({ agent, request }: { agent: AgentView; request: PendingReq
       </div>
     );
   }
-  return <QuestionCard agent={agent} request={request} />;
+  return <QuestionCard agent={agent} request={request} offline={offline} />;
 }
 
-function QuestionCard({ agent, request }: { agent: AgentView; request: Extract<PendingRequest, { kind: "input" }> }) {
+function QuestionCard({ agent, request, offline }: { agent: AgentView; request: Extract<PendingRequest, { kind: "input" }>; offline: boolean }) {
   const [chosen, setChosen] = useState<Record<string, string[]>>({});
   const [free, setFree] = useState<Record<string, string>>({});
   const [missing, setMissing] = useState<string[]>([]);
@@ -204,8 +341,9 @@ function QuestionCard({ agent, request }: { agent: AgentView; request: Extract<P
         );
       })}
       <div className="card-actions">
-        <button type="submit" className="primary" title="Answer (r focuses the first question)">
+        <button type="submit" className="primary" disabled={offline} title={offline ? "Its machine is not online: this can be answered once it is back" : "Send these answers to the agent (r focuses the first question)"}>
           Answer
+          <kbd aria-hidden="true">Enter</kbd>
         </button>
         <PlaceError place={`request:${request.requestId}`} />
       </div>
@@ -230,7 +368,7 @@ function Deliveries({ agentKey }: { agentKey: string }) {
 }
 
 function DeliveryLine({ delivery }: { delivery: Delivery }) {
-  const what = delivery.kind === "message" ? `“${delivery.text ?? ""}”` : delivery.kind;
+  const what = delivery.kind === "message" ? `“${delivery.text ?? ""}”` : DELIVERY_WHAT[delivery.kind];
   const outcome = deliveryOutcomeWords(delivery);
   const observed = outcome ? ` · ${outcome}` : "";
   return (
@@ -238,7 +376,7 @@ function DeliveryLine({ delivery }: { delivery: Delivery }) {
       <span className="delivery-what clipped" title={what}>
         {what}
       </span>{" "}
-      <span className="delivery-state">{deliveryStateWords(delivery, DELIVERY_LABEL)}</span>
+      <span className="delivery-state">{delivery.kind === "message" ? deliveryStateWords(delivery, MESSAGE_WORDS) : receiptWords(delivery)}</span>
       {observed}
       {delivery.reason ? <span className="delivery-reason"> · {delivery.reason}</span> : null}
       {delivery.observed?.outcome === "queued" && delivery.state !== "answered" ? (

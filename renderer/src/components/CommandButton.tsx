@@ -2,8 +2,28 @@ import { command, type CommandId, keyHint } from "../../../shared/fleet/command-
 import { commandContext, runCommand } from "../state/effects";
 import { useFleet } from "../state/store";
 
-/** A button for a registry command: its label, key hint and enablement come from the one registry. */
-export function CommandButton({ id, label, testId, className, disabled }: { id: CommandId; label?: string; testId?: string; className?: string; disabled?: boolean }) {
+/**
+ * A button for a registry command: its label, key and enablement come from the one registry, and
+ * the key shows on the button. `title` says what it will do; `onRun` replaces running the command
+ * (a confirmation step first).
+ */
+export function CommandButton({
+  id,
+  label,
+  testId,
+  className,
+  disabled,
+  title,
+  onRun,
+}: {
+  id: CommandId;
+  label?: string;
+  testId?: string;
+  className?: string;
+  disabled?: boolean;
+  title?: string;
+  onRun?: () => void;
+}) {
   // Re-render when the facts or the selection change, so enablement stays current.
   useFleet((s) => s.version);
   useFleet((s) => s.openKey);
@@ -11,10 +31,20 @@ export function CommandButton({ id, label, testId, className, disabled }: { id: 
   const spec = command(id);
   const hint = keyHint(spec);
   const enabled = !disabled && spec.enabled(commandContext());
+  const what = title ?? spec.label;
   return (
-    <button type="button" className={className} data-testid={testId} data-command={id} title={hint ? `${spec.label} (${hint})` : spec.label} disabled={!enabled} onClick={() => runCommand(id)}>
+    <button
+      type="button"
+      className={className}
+      data-testid={testId}
+      data-command={id}
+      title={hint ? `${what} (${hint})` : what}
+      aria-keyshortcuts={spec.keys[0]?.replace("Mod+", "Control+")}
+      disabled={!enabled}
+      onClick={() => (onRun ? onRun() : runCommand(id))}
+    >
       {label ?? spec.label}
-      {hint && !label ? <kbd>{hint}</kbd> : null}
+      {hint ? <kbd aria-hidden="true">{hint}</kbd> : null}
     </button>
   );
 }

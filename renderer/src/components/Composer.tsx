@@ -36,6 +36,7 @@ export function Composer({ agent }: { agent: AgentView }) {
           ? "Start a new turn after the running one"
           : "Steer the running turn";
   const tooLong = text.length > MESSAGE_MAX_CHARS;
+  const machine = env?.label ?? agent.environmentId;
 
   const send = async () => {
     if (intent.kind === "refused" || text.trim() === "" || sending || tooLong) return;
@@ -72,7 +73,7 @@ export function Composer({ agent }: { agent: AgentView }) {
       ) : null}
       <textarea
         ref={textRef}
-        aria-label="Message"
+        aria-label={`Message to ${agent.title} on ${machine}`}
         value={text}
         placeholder={intent.kind === "refused" ? "" : "Message this agent (Enter sends, Shift+Enter for a new line)"}
         disabled={intent.kind === "refused"}
@@ -94,8 +95,22 @@ export function Composer({ agent }: { agent: AgentView }) {
           {tooLong ? " — too long to send" : ""}
         </span>
         <PlaceError place={`composer:${agent.key}`} />
-        <button type="submit" className="primary" disabled={intent.kind === "refused" || text.trim() === "" || sending || tooLong}>
+        {/* The target, restated beside Send: a message never goes to an agent the user did not mean. */}
+        <span className="composer-target" data-testid="composer-target" title={`${agent.title} on ${machine}`}>
+          to <strong className="clipped target-agent">{agent.title}</strong> on <strong className="target-machine">{machine}</strong>
+        </span>
+        <button
+          type="submit"
+          className="primary"
+          data-testid="send"
+          disabled={intent.kind === "refused" || text.trim() === "" || sending || tooLong}
+        >
           {intent.kind === "queue" ? "Queue" : "Send"}
+          <span className="sr-only">
+            {" "}
+            to {agent.title} on {machine}
+          </span>
+          <kbd aria-hidden="true">Enter</kbd>
         </button>
       </div>
     </form>

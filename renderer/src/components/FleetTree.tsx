@@ -1,19 +1,28 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
+import { createPortal } from "react-dom";
 import type { DisplayStatus, SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
+import { STATUS_WORDS } from "../../../shared/fleet/words";
 import { commands } from "../state/effects";
 import { relativeTime } from "../state/format";
 import type { Row } from "../state/selectors";
 import { useFleet } from "../state/store";
-import { Clipped, CountWords, PlaceError, StatusChip, useNow } from "./common";
+import { Clipped, CountWords, Highlighted, PlaceError, rowDomId, StatusChip, useNow } from "./common";
 
 /** Fixed heights per kind keep scrolling 10,000 agents cheap; machine rows take two lines so their controls always fit. */
 const ROW_HEIGHT: Record<Row["kind"], number> = { environment: 62, project: 40, agent: 36, subagent: 32, older: 32 };
 
-export function FleetTree({ rows }: { rows: Row[] }) {
-  const parentRef = useRef<HTMLDivElement>(null);
+/**
+ * The fleet as one Tab stop (a tree widget): arrow keys move the selection (App's key handler),
+ * `aria-activedescendant` names the selected row, and the controls inside rows are reached with
+ * the mouse or through their commands, not by Tab.
+ */
+export function FleetTree({ rows, treeRef }: { rows: Row[]; treeRef?: React.RefObject<HTMLDivElement | null> }) {
+  const ownRef = useRef<HTMLDivElement>(null);
+  const parentRef = treeRef ?? ownRef;
   const selectedKey = useFleet((s) => s.selectedKey);
+  const search = useFleet((s) => s.search);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => parentRef.current, estimateSize: (index) => ROW_HEIGHT[rows[index]!.kind], overscan: 12 });
   const now = useNow();
 
@@ -24,7 +33,20 @@ export function FleetTree({ rows }: { rows: Row[] }) {
   }, [selectedIndex, virtualizer]);
 
   return (
-    <div ref={parentRef} className="tree" role="tree" aria-label="Fleet" data-testid="fleet-tree" tabIndex={-1}>
+    <div
+      ref={parentRef}
+      className="tree"
+      role="tree"
+      aria-label="Fleet"
+      data-testid="fleet-tree"
+      tabIndex={0}
+      aria-activedescendant={selectedIndex >= 0 ? rowDomId(selectedKey!) : undefined}
+      onFocus={(event) => {
+        if (event.target !== event.currentTarget || selectedIndex >= 0) return;
+        const first = rows.find((row) => row.kind === "agent" && row.match);
+        if (first) commands.select(first.id);
+      }}
+    >
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((item) => {
           const row = rows[item.index]!;
@@ -35,11 +57,11 @@ export function FleetTree({ rows }: { rows: Row[] }) {
               ) : row.kind === "project" ? (
                 <ProjectRow row={row} />
               ) : row.kind === "agent" ? (
-                <AgentRow row={row} selected={row.id === selectedKey} now={now} />
+                <AgentRow row={row} selected={row.id === selectedKey} now={now} search={search} />
               ) : row.kind === "older" ? (
                 <OlderRow row={row} />
               ) : (
-                <SubagentRow subagent={row.subagent} depth={row.depth} />
+                <SubagentRow rowId={row.id} parentKey={row.parentKey} subagent={row.subagent} depth={row.depth} />
               )}
             </div>
           );
@@ -49,18 +71,31 @@ export function FleetTree({ rows }: { rows: Row[] }) {
   );
 }
 
-function EnvironmentRow({ row, now }: { row: Extract<Row, { kind: "environment" }>; now: number }) {
+function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "environment" }>; now: number }) {
   const { env } = row;
+  // "retrying in 12 s" counts down by the second while a retry is due; the tree's clock is slower.
+  const retrying = env.connection.phase === "offline" || env.connection.phase === "backoff";
+  const secondClock = useNow(retrying ? 1_000 : 60_000);
+  const now = retrying ? secondClock : treeNow;
   const collapsed = useFleet((s) => s.collapsed.has(row.id));
   const [renaming, setRenaming] = useState(false);
-  const [confirmingRemove, setConfirmingRemove] = useState(false);
   const connection = row.unknown ? { words: "unknown — T3 Fleet's service is not reachable", action: null } : connectionWords(env.connection, now);
   const phase = row.unknown ? "unknown" : env.connection.phase;
   const place = `env:${env.environmentId}`;
   return (
-    <div className={`env-row ${phase === "online" ? "" : "env-down"}`} role="treeitem" aria-level={1} aria-expanded={!collapsed} data-testid="env-row" data-environment={env.environmentId} data-phase={phase}>
+    <div
+      id={rowDomId(row.id)}
+      className={`env-row ${phase === "online" ? "" : "env-down"}`}
+      role="treeitem"
+      aria-level={1}
+      aria-expanded={!collapsed}
+      aria-selected={false}
+      data-testid="env-row"
+      data-environment={env.environmentId}
+      data-phase={phase}
+    >
       <div className="env-line">
-        <button type="button" className="twisty" aria-label={collapsed ? "Expand" : "Collapse"} onClick={() => useFleet.getState().toggleCollapsed(row.id)}>
+        <button type="button" tabIndex={-1} className="twisty" aria-label={collapsed ? "Expand" : "Collapse"} onClick={() => useFleet.getState().toggleCollapsed(row.id)}>
           {collapsed ? "▸" : "▾"}
         </button>
         {renaming ? (
@@ -85,6 +120,7 @@ function EnvironmentRow({ row, now }: { row: Extract<Row, { kind: "environment" 
         {connection.action ? (
           <button
             type="button"
+            tabIndex={-1}
             className="env-fix"
             data-testid="env-fix"
             onClick={() => (connection.action === "pair" ? commands.openPairing(env.environmentId, env.baseUrl) : void commands.retryEnvironment(env.environmentId))}
@@ -98,45 +134,115 @@ function EnvironmentRow({ row, now }: { row: Extract<Row, { kind: "environment" 
           <span className="env-version" data-testid="env-version">{serverWords(env)}</span>
           {env.readOnly ? <span className="tag">read-only</span> : null}
           {env.muted ? <span className="tag">muted</span> : null}
-          <CountWords counts={env.counts} />
+          <CountWords counts={env.counts} seenFailures={row.seenFailures} />
         </span>
         <PlaceError place={place} />
-        <span className="env-actions">
-          {confirmingRemove ? (
-            <>
-              <Clipped className="confirm-text" text={`Remove ${env.label}? Its token is deleted from the keychain.`} />
-              <button type="button" className="danger" onClick={() => void commands.removeEnvironment(env.environmentId)}>
-                Remove
-              </button>
-              <button type="button" onClick={() => setConfirmingRemove(false)}>
-                Keep
-              </button>
-            </>
-          ) : (
-            <>
-              <button type="button" onClick={() => void commands.muteEnvironment(env.environmentId, !env.muted)}>
-                {env.muted ? "Unmute" : "Mute"}
-              </button>
-              <button type="button" onClick={() => setRenaming(true)}>
-                Rename
-              </button>
-              <button type="button" onClick={() => setConfirmingRemove(true)}>
-                Remove
-              </button>
-            </>
-          )}
-        </span>
+        <MachineMenu env={env} onRename={() => setRenaming(true)} />
       </div>
     </div>
   );
 }
 
+/**
+ * A machine's actions (mute, rename, remove) behind one button, so its counts always keep their
+ * room; the menu opens over the page (a portal), never clipped by the row.
+ */
+function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment" }>["env"]; onRename: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [confirmingRemove, setConfirmingRemove] = useState(false);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLDivElement>(null);
+  const close = (refocus: boolean) => {
+    setOpen(false);
+    setConfirmingRemove(false);
+    if (refocus) buttonRef.current?.focus();
+  };
+  useEffect(() => {
+    if (!open) return;
+    menuRef.current?.querySelector<HTMLElement>("button")?.focus();
+    const outside = (event: PointerEvent) => {
+      if (!menuRef.current?.contains(event.target as Node) && !buttonRef.current?.contains(event.target as Node)) close(false);
+    };
+    document.addEventListener("pointerdown", outside);
+    return () => document.removeEventListener("pointerdown", outside);
+  }, [open, confirmingRemove]);
+  const box = open ? buttonRef.current?.getBoundingClientRect() : undefined;
+  return (
+    <>
+      <button
+        ref={buttonRef}
+        type="button"
+        tabIndex={-1}
+        className="env-menu-button"
+        data-testid="env-menu"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-label={`Actions for ${env.label}`}
+        title={`Actions for ${env.label}`}
+        onClick={() => (open ? close(false) : setOpen(true))}
+      >
+        ⋯
+      </button>
+      {open && box
+        ? createPortal(
+            <div
+              ref={menuRef}
+              className="menu"
+              role="menu"
+              aria-label={`Actions for ${env.label}`}
+              data-testid="env-menu-list"
+              style={{ top: Math.min(box.bottom + 4, window.innerHeight - 140), right: Math.max(8, window.innerWidth - box.right) }}
+              onKeyDown={(event) => {
+                if (event.key === "Escape") {
+                  event.stopPropagation();
+                  close(true);
+                } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+                  event.preventDefault();
+                  event.stopPropagation();
+                  const items = [...(menuRef.current?.querySelectorAll<HTMLElement>("button") ?? [])];
+                  const at = items.indexOf(document.activeElement as HTMLElement);
+                  items[(at + (event.key === "ArrowDown" ? 1 : items.length - 1)) % items.length]?.focus();
+                }
+              }}
+            >
+              {confirmingRemove ? (
+                <>
+                  <p className="confirm-text">Remove {env.label}? Its token is deleted from the keychain.</p>
+                  <button type="button" role="menuitem" className="danger" onClick={() => (close(false), void commands.removeEnvironment(env.environmentId))}>
+                    Remove
+                  </button>
+                  <button type="button" role="menuitem" onClick={() => close(true)}>
+                    Keep
+                  </button>
+                </>
+              ) : (
+                <>
+                  <button type="button" role="menuitem" onClick={() => (close(true), void commands.muteEnvironment(env.environmentId, !env.muted))}>
+                    {env.muted ? "Unmute notifications" : "Mute notifications"}
+                  </button>
+                  <button type="button" role="menuitem" onClick={() => (close(false), onRename())}>
+                    Rename…
+                  </button>
+                  <button type="button" role="menuitem" onClick={() => setConfirmingRemove(true)}>
+                    Remove…
+                  </button>
+                </>
+              )}
+            </div>,
+            document.body,
+          )
+        : null}
+    </>
+  );
+}
+
 function ProjectRow({ row }: { row: Extract<Row, { kind: "project" }> }) {
   const collapsed = useFleet((s) => s.collapsed.has(row.id));
-  const where = [row.repository, row.branch ? `⎇ ${row.branch}` : null, row.env.label].filter(Boolean).join(" · ");
+  // Title first; the machines next (the cross-machine merge is the point of this view); paths last.
+  const where = [`on ${row.machines.join(", ")}`, row.branch ? `⎇ ${row.branch}` : null, row.repository].filter(Boolean).join(" · ");
   return (
-    <div className="project-row" role="treeitem" aria-level={1} aria-expanded={!collapsed} data-testid="project-row" data-project={row.id}>
-      <button type="button" className="twisty" aria-label={collapsed ? "Expand" : "Collapse"} onClick={() => useFleet.getState().toggleCollapsed(row.id)}>
+    <div id={rowDomId(row.id)} className="project-row" role="treeitem" aria-level={1} aria-expanded={!collapsed} aria-selected={false} data-testid="project-row" data-project={row.id}>
+      <button type="button" tabIndex={-1} className="twisty" aria-label={collapsed ? "Expand" : "Collapse"} onClick={() => useFleet.getState().toggleCollapsed(row.id)}>
         {collapsed ? "▸" : "▾"}
       </button>
       <Clipped className="project-title" text={row.title} />
@@ -148,22 +254,25 @@ function ProjectRow({ row }: { row: Extract<Row, { kind: "project" }> }) {
 
 function OlderRow({ row }: { row: Extract<Row, { kind: "older" }> }) {
   return (
-    <div className="older-row" role="treeitem" aria-level={2} aria-expanded={row.open} data-testid="older-row">
-      <button type="button" className="link" onClick={() => useFleet.getState().toggleOlder(row.groupId)}>
+    <div id={rowDomId(row.id)} className="older-row" role="treeitem" aria-level={2} aria-expanded={row.open} aria-selected={false} data-testid="older-row">
+      <button type="button" tabIndex={-1} className="link" onClick={() => useFleet.getState().toggleOlder(row.groupId)}>
         {row.open ? `Hide ${row.count} older` : `${row.count} older`}
       </button>
     </div>
   );
 }
 
-function AgentRow({ row, selected, now }: { row: Extract<Row, { kind: "agent" }>; selected: boolean; now: number }) {
+function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "agent" }>; selected: boolean; now: number; search: string }) {
   const { agent } = row;
   const grouping = useFleet((s) => s.grouping);
+  const machine = useFleet((s) => (grouping === "project" ? (s.environments.get(agent.environmentId)?.label ?? agent.environmentId) : null));
   const project = projectOf(agent);
   return (
     <div
-      className={`agent-row ${selected ? "selected" : ""} ${agent.status === "unknown" ? "agent-unknown" : ""}`}
+      id={rowDomId(row.id)}
+      className={`agent-row ${selected ? "selected" : ""} ${agent.status === "unknown" ? "agent-unknown" : ""} ${row.match ? "" : "context-row"} ${agent.acknowledged ? "acknowledged" : ""}`}
       role="treeitem"
+      data-match={row.match}
       aria-level={row.depth + 1}
       aria-selected={selected}
       aria-expanded={row.childCount > 0 ? !row.collapsed : undefined}
@@ -175,21 +284,22 @@ function AgentRow({ row, selected, now }: { row: Extract<Row, { kind: "agent" }>
       onDoubleClick={() => void commands.openAgent(agent.key)}
     >
       {row.childCount > 0 ? (
-        <button type="button" className="twisty" aria-label={row.collapsed ? "Expand" : "Collapse"} onClick={(event) => (event.stopPropagation(), useFleet.getState().toggleCollapsed(agent.key))}>
+        <button type="button" tabIndex={-1} className="twisty" aria-label={row.collapsed ? "Expand" : "Collapse"} onClick={(event) => (event.stopPropagation(), useFleet.getState().toggleCollapsed(agent.key))}>
           {row.collapsed ? "▸" : "▾"}
         </button>
       ) : (
         <span className="twisty-space" />
       )}
-      <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} />
+      <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} acknowledged={agent.acknowledged} />
       {agent.status === "unknown" ? (
         <span className="as-of" data-testid="as-of">
-          was {agent.lastKnownStatus} · as of {relativeTime(agent.asOf, now)}
+          was {STATUS_WORDS[agent.lastKnownStatus]} · as of {relativeTime(agent.asOf, now)}
         </span>
       ) : null}
-      <button type="button" className="agent-title" title={agent.title} onClick={() => void commands.openAgent(agent.key)}>
-        {agent.title}
+      <button type="button" tabIndex={-1} className="agent-title" title={agent.title} onClick={() => void commands.openAgent(agent.key)}>
+        <Highlighted text={agent.title} search={row.match ? search : ""} />
       </button>
+      {row.match ? null : <span className="sr-only">(shown for context: it does not match)</span>}
       {agent.orphaned ? <span className="tag" title={`Parent ${agent.parentThreadId} is not visible`}>orphaned</span> : null}
       {row.rollup && row.rollup !== agent.status ? (
         <span className="rollup" data-testid="rollup" data-rollup={row.rollup}>
@@ -198,6 +308,7 @@ function AgentRow({ row, selected, now }: { row: Extract<Row, { kind: "agent" }>
       ) : null}
       {agent.reason ? <Clipped className="reason" text={agent.reason} /> : null}
       {grouping === "machine" && row.depth === 1 && (project.branch || project.repository) ? <Clipped className="meta where" text={project.branch ?? project.repository ?? ""} /> : null}
+      {machine ? <Clipped className="machine-tag" text={machine} testId="agent-machine" /> : null}
       <span className="meta">
         {agent.providerInstanceId} · {agent.model}
         {agent.effort ? ` · ${agent.effort}` : ""}
@@ -209,13 +320,30 @@ function AgentRow({ row, selected, now }: { row: Extract<Row, { kind: "agent" }>
 
 const SUBAGENT_CHIP: Partial<Record<SubagentView["status"], DisplayStatus>> = { pending: "starting", running: "running", waiting: "waiting", failed: "failed", interrupted: "interrupted" };
 
-function SubagentRow({ subagent, depth }: { subagent: SubagentView; depth: number }) {
+/**
+ * A native subagent. When the server links it to a thread of its own, clicking opens that thread;
+ * otherwise nothing can open it and it reads as a plain line (no pointer, no button look).
+ */
+function SubagentRow({ rowId, parentKey, subagent, depth }: { rowId: string; parentKey: string; subagent: SubagentView; depth: number }) {
   const status: DisplayStatus = SUBAGENT_CHIP[subagent.status] ?? "ended";
+  const childKey = subagent.childThreadId ? `${parentKey.slice(0, parentKey.indexOf("/"))}/${subagent.childThreadId}` : null;
+  const opens = useFleet((s) => (childKey && s.agents.has(childKey) ? childKey : null));
   return (
-    <div className="subagent-row" role="treeitem" aria-level={depth + 1} data-testid="subagent-row" style={{ paddingLeft: 12 + Math.min(depth, 6) * 14 }}>
+    <div
+      id={rowDomId(rowId)}
+      className={`subagent-row ${opens ? "clickable" : ""}`}
+      role="treeitem"
+      aria-level={depth + 1}
+      aria-selected={false}
+      data-testid="subagent-row"
+      data-opens={opens ?? ""}
+      title={opens ? "Open this subagent's thread" : "A subagent inside its parent's run: its work shows in the parent's transcript"}
+      style={{ paddingLeft: 12 + Math.min(depth, 6) * 14 }}
+      onClick={opens ? () => void commands.openAgent(opens) : undefined}
+    >
       <span className="twisty-space" />
       <StatusChip status={status} label={`subagent ${subagent.status}`} />
-      <Clipped className="agent-title" text={subagent.title ?? subagent.id} />
+      <Clipped className="subagent-title" text={subagent.title ?? subagent.id} />
       <span className="meta">{subagent.kind ?? "task"} · read-only</span>
     </div>
   );

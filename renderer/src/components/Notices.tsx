@@ -16,12 +16,15 @@ export function Notices() {
           {notice}
         </p>
       ))}
-      {[...notices.values()].map(({ condition, intent, critical, updates }) => (
+      {[...notices.values()].map(({ condition, intent, critical, updates }) => {
+        // The hover text is exactly the shown text, so an ellipsized notice is readable in full.
+        const words = [intent.title, intent.body || null, updates > 1 ? `×${updates}` : null].filter(Boolean).join(" · ");
+        return (
         <div key={condition} className={`notice notice-${intent.reason}`} data-testid="notice" data-condition={condition} data-critical={critical} data-reason={intent.reason}>
           <button
             type="button"
             className="notice-body"
-            title={`${intent.title}${intent.body ? ` — ${intent.body}` : ""}`}
+            title={words}
             onClick={() => {
               if (intent.agentKey) void commands.openAgent(intent.agentKey);
             }}
@@ -34,7 +37,8 @@ export function Notices() {
             ×
           </button>
         </div>
-      ))}
+        );
+      })}
     </section>
   );
 }

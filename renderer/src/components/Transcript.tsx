@@ -4,7 +4,7 @@
 // one message again), only the entries in view are mounted (virtualized like the fleet tree), and
 // relative times tick on their own (RelativeTime), not through the transcript.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useLayoutEffect, useMemo, useRef } from "react";
+import { memo, type ReactNode, useLayoutEffect, useMemo, useRef } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { Folded, Markdown, StreamingMarkdown } from "./Markdown";
@@ -120,7 +120,7 @@ const ESTIMATED_ENTRY_PX = 72;
  * new items and a growing streaming message while the reader is at the bottom; once they scroll up
  * to read, new items no longer move the view.
  */
-function TranscriptEntries({ entries }: { entries: Entry[] }) {
+function TranscriptEntries({ entries, after }: { entries: Entry[]; after?: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const virtualizer = useVirtualizer({
@@ -135,29 +135,34 @@ function TranscriptEntries({ entries }: { entries: Entry[] }) {
   useLayoutEffect(() => {
     const element = ref.current;
     if (element && following.current) element.scrollTop = element.scrollHeight;
-  }, [entries, totalSize]);
+  }, [entries, totalSize, after]);
   const onScroll = () => {
     const element = ref.current;
     if (element) following.current = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK_PX;
   };
   const items = virtualizer.getVirtualItems();
-  const before = items[0]?.start ?? 0;
-  const after = items.length > 0 ? totalSize - items[items.length - 1]!.end : 0;
+  const spaceAbove = items[0]?.start ?? 0;
+  const spaceBelow = items.length > 0 ? totalSize - items[items.length - 1]!.end : 0;
   return (
     <div className="transcript" data-testid="transcript" aria-live="polite" ref={ref} onScroll={onScroll}>
-      <div style={{ height: before }} aria-hidden="true" />
+      <div style={{ height: spaceAbove }} aria-hidden="true" />
       {items.map((item) => (
         <div key={item.key} className="transcript-entry" style={{ display: "flow-root" }} data-index={item.index} ref={virtualizer.measureElement}>
           <EntryLine entry={entries[item.index]!} />
         </div>
       ))}
-      <div style={{ height: Math.max(0, after) }} aria-hidden="true" />
+      <div style={{ height: Math.max(0, spaceBelow) }} aria-hidden="true" />
+      {after}
     </div>
   );
 }
 
-/** The open agent's transcript; renders again only when its detail or the machine's reachability changes. */
-export const Transcript = memo(function Transcript({ detail, offline }: { detail: AgentDetail | undefined; offline: boolean }) {
+/**
+ * The open agent's transcript; renders again only when its detail, the machine's reachability or
+ * what follows it changes. `after`: what follows the entries in the same scroll (the message
+ * receipts, AgentPanel.tsx).
+ */
+export const Transcript = memo(function Transcript({ detail, offline, after }: { detail: AgentDetail | undefined; offline: boolean; after?: ReactNode }) {
   const items = detail?.loaded ? detail.items : undefined;
   const entries = useMemo(() => (items ? transcriptEntries(items) : []), [items]);
   if (!items) {
@@ -165,8 +170,9 @@ export const Transcript = memo(function Transcript({ detail, offline }: { detail
     return (
       <div className="transcript" data-testid="transcript">
         {text}
+        {after}
       </div>
     );
   }
-  return <TranscriptEntries entries={entries} />;
+  return <TranscriptEntries entries={entries} after={after} />;
 });

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import type { DisplayStatus } from "../../../shared/fleet/types";
 import { countWords } from "../../../shared/fleet/views";
 import { STATUS_WORDS } from "../../../shared/fleet/words";
+import { matchParts } from "../state/selectors";
 import { useFleet } from "../state/store";
 
 /** Re-renders relative times; a UI clock, not a poll of any server. */
@@ -16,11 +17,22 @@ export function useNow(intervalMs = CLOCK_MS): number {
   return now;
 }
 
-export function StatusChip({ status, asOf, stalled, label }: { status: DisplayStatus; asOf?: string | null; stalled?: boolean; label?: string }) {
+/**
+ * A status as a coloured word. A stalled run has its own look and word (not the green of a run
+ * that moves); an acknowledged failure is dimmed and says so.
+ */
+export function StatusChip({ status, asOf, stalled, acknowledged, label }: { status: DisplayStatus; asOf?: string | null; stalled?: boolean; acknowledged?: boolean; label?: string }) {
+  const isStalled = Boolean(stalled) && status === "running";
+  const handled = Boolean(acknowledged) && status === "failed";
   return (
-    <span className={`chip chip-${status}`} data-status={status} title={asOf ? `last known as of ${asOf}` : undefined}>
-      {label ?? STATUS_WORDS[status]}
-      {stalled ? <span className="chip-flag"> · stalled</span> : null}
+    <span
+      className={`chip chip-${status} ${isStalled ? "chip-stalled" : ""} ${handled ? "chip-acknowledged" : ""}`}
+      data-status={status}
+      data-stalled={isStalled || undefined}
+      title={asOf ? `last known as of ${asOf}` : isStalled ? "Running, but no new activity for longer than the stall time (Settings)" : undefined}
+    >
+      {label ?? (isStalled ? "stalled" : STATUS_WORDS[status])}
+      {handled ? " · seen" : null}
     </span>
   );
 }
@@ -35,15 +47,22 @@ export function Clipped({ text, className, testId }: { text: string; className?:
 }
 
 /** Counts as coloured words: "1 needs approval", "2 running". */
-export function CountWords({ counts }: { counts: Partial<Record<DisplayStatus, number>> }) {
-  const entries = countWords(counts);
+export function CountWords({ counts, seenFailures = 0 }: { counts: Partial<Record<DisplayStatus, number>>; seenFailures?: number }) {
+  // Acknowledged failures are counted apart, in a quiet colour: handled looks handled.
+  const entries = countWords({ ...counts, failed: Math.max(0, (counts.failed ?? 0) - seenFailures) });
+  const seen = seenFailures > 0 ? `${seenFailures} failed, seen` : null;
   return (
-    <span className="counts" title={entries.map((entry) => entry.words).join(", ")}>
+    <span className="counts" title={[...entries.map((entry) => entry.words), seen].filter(Boolean).join(", ")}>
       {entries.map(({ status, words }) => (
         <span key={status} className={`count count-${status}`} data-testid={`count-${status}`}>
           {words}
         </span>
       ))}
+      {seen ? (
+        <span className="count count-acknowledged" data-testid="count-acknowledged">
+          {seen}
+        </span>
+      ) : null}
     </span>
   );
 }
@@ -59,5 +78,28 @@ export function PlaceError({ place }: { place: string }) {
         ×
       </button>
     </span>
+  );
+}
+
+/** The DOM id of a tree or inbox row, for `aria-activedescendant` (row ids hold `/`, `:` and `#`). */
+export function rowDomId(rowId: string): string {
+  return `row-${encodeURIComponent(rowId)}`;
+}
+
+/** Text with the search's matches marked. */
+export function Highlighted({ text, search }: { text: string; search: string }) {
+  if (!search) return <>{text}</>;
+  return (
+    <>
+      {matchParts(text, search).map((part, index) =>
+        part.match ? (
+          <mark key={index} data-testid="match">
+            {part.text}
+          </mark>
+        ) : (
+          part.text
+        ),
+      )}
+    </>
   );
 }

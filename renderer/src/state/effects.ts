@@ -7,10 +7,11 @@ import type { CommandContext } from "../../../shared/fleet/command-registry";
 import { noticeCondition, noticeIsCritical, noticeStillHolds, TRANSIENT_NOTICE_MS, type NotificationIntent } from "../../../shared/fleet/notifications";
 import { fleetHeadline, trayVariant, type TrayVariant } from "../../../shared/fleet/tray";
 import type { AgentView } from "../../../shared/fleet/types";
-import { t3ThreadUrl } from "../../../shared/fleet/views";
+import { needFingerprint, t3ThreadUrl } from "../../../shared/fleet/views";
 import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/facts";
 import { type Bridge, BridgeRequestError } from "../bridge/client";
-import { displayAgent, displayFacts, glance, nextNeedingYou } from "./selectors";
+import { displayAgent, displayFacts, glance, inbox, nextNeedingYou, paneView } from "./selectors";
+import type { PaneView } from "./slices/ui";
 import { useFleet } from "./store";
 
 let bridge: Bridge | undefined;
@@ -53,6 +54,8 @@ function browserNotificationsUsable(): boolean {
 }
 
 function showNotice(intent: NotificationIntent): void {
+  // The user is looking at this agent in a focused window: its panel already says it.
+  if (intent.agentKey && intent.agentKey === useFleet.getState().openKey && document.hasFocus()) return;
   const condition = noticeCondition(intent);
   const critical = noticeIsCritical(intent.reason);
   useFleet.getState().upsertNotice({ condition, intent, critical });
@@ -148,6 +151,41 @@ function keepViewChoices(): () => void {
   });
 }
 
+/** The pane the user chose lasts for this window's session (a new window starts on the inbox when anything needs you). */
+const PANE_STORAGE_KEY = "t3fleet.pane";
+
+function savedPane(): PaneView | null {
+  try {
+    const saved = sessionStorage.getItem(PANE_STORAGE_KEY);
+    return saved === "inbox" || saved === "fleet" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The inbox as the window shows it now (the pane's filters and snoozes). */
+export function currentInbox(): ReturnType<typeof inbox> {
+  const state = useFleet.getState();
+  return inbox(displayFacts(state.agents, state.bridgeLostAt), state.filters, state.search, state.snoozed, Date.now());
+}
+
+/** After an answer, an approval, an acknowledgement or a snooze from the inbox, its next item opens (Linear's triage). */
+function advanceInbox(handledKey: string, before: string[]): void {
+  const state = useFleet.getState();
+  if (state.view !== "inbox" || state.openKey !== handledKey || !before.includes(handledKey)) return;
+  // The handled agent may still read "needs you" until its server confirms; it is not offered again.
+  const left = new Set(currentInbox().items.map((agent) => agent.key));
+  left.delete(handledKey);
+  const target = before.slice(before.indexOf(handledKey) + 1).find((key) => left.has(key)) ?? [...left][0];
+  if (target) void commands.openAgent(target).then(() => focusTargets.panel?.());
+  else {
+    commands.closeAgent();
+    focusTargets.pane?.();
+  }
+}
+
+const inboxKeys = () => currentInbox().items.map((agent) => agent.key);
+
 // ------------------------------------------------------------------ bridge subscription
 
 export function startEffects(instance: Bridge): () => void {
@@ -160,12 +198,17 @@ export function startEffects(instance: Bridge): () => void {
     pendingDeltas = [];
     if (deltas.length) store().applyDeltas(deltas);
     withdrawClearedNotices();
+    // A machine filter for a machine that is gone would leave an empty, unexplained list.
+    const { filters, environments } = store();
+    if (filters.environmentId && !environments.has(filters.environmentId)) store().setFilters({ environmentId: null });
   };
   const offEvents = instance.onEvent((event) => {
     switch (event.type) {
       case "fleet.snapshot":
         pendingDeltas = [];
         store().applySnapshot(event.snapshot);
+        // The first view: the pane chosen earlier in this window, else the inbox when anything needs the user.
+        if (store().view === null) store().setView(savedPane() ?? (currentInbox().items.length > 0 ? "inbox" : "fleet"));
         withdrawClearedNotices();
         if (store().openKey) void commands.openAgent(store().openKey!);
         break;
@@ -241,13 +284,36 @@ export const commands = {
   },
 
   async respondApproval(key: string, requestId: string, decision: ApprovalDecision): Promise<void> {
+    const before = inboxKeys();
     const delivery = await run(`request:${requestId}`, () => requireBridge().request("agent.respondApproval", { key, requestId, decision }));
     if (delivery) useFleet.getState().receiveDelivery(delivery);
+    if (delivery) advanceInbox(key, before);
   },
 
   async respondInput(key: string, requestId: string, answers: QuestionAnswers): Promise<void> {
+    const before = inboxKeys();
     const delivery = await run(`request:${requestId}`, () => requireBridge().request("agent.respondInput", { key, requestId, answers }));
     if (delivery) useFleet.getState().receiveDelivery(delivery);
+    if (delivery) advanceInbox(key, before);
+  },
+
+  /** Puts an agent aside from the inbox for `ms`, or (null) until what it needs changes; the next item opens. */
+  snooze(key: string, ms: number | null): void {
+    const agent = useFleet.getState().agents.get(key);
+    if (!agent) return;
+    const before = inboxKeys();
+    useFleet.getState().snooze(key, { until: ms === null ? null : Date.now() + ms, fingerprint: needFingerprint(agent) });
+    advanceInbox(key, before);
+  },
+
+  /** The left pane: the inbox or the fleet tree; the choice lasts for this window's session. */
+  setView(view: PaneView): void {
+    useFleet.getState().setView(view);
+    try {
+      sessionStorage.setItem(PANE_STORAGE_KEY, view);
+    } catch {
+      // Storage may be unavailable; the choice then lasts for this page.
+    }
   },
 
   async interrupt(key: string): Promise<void> {
@@ -262,7 +328,9 @@ export const commands = {
 
   /** Removes a failure or stall from "need you" until it changes (settled in T3 too where the server can). */
   async acknowledge(key: string): Promise<void> {
-    await run(`agent:${key}`, () => requireBridge().request("agent.acknowledge", { key }));
+    const before = inboxKeys();
+    const done = await run(`agent:${key}`, () => requireBridge().request("agent.acknowledge", { key }));
+    if (done) advanceInbox(key, before);
   },
 
   async recheck(commandId: string): Promise<void> {
@@ -400,7 +468,7 @@ export function commandContext(): CommandContext {
 }
 
 /** Elements the palette and keys focus (the views register them; effects never reach into React). */
-export const focusTargets: { search?: () => void; composer?: () => void; answer?: () => void } = {};
+export const focusTargets: { search?: () => void; composer?: () => void; answer?: () => void; panel?: () => void; pane?: () => void } = {};
 
 /** Runs a registry command: the palette, the key handler and the buttons all come here. */
 export function runCommand(id: CommandId): void {
@@ -412,9 +480,9 @@ export function runCommand(id: CommandId): void {
       state.showPalette(true);
       return;
     case "fleet.next-needs-you": {
-      const { needYou } = glance(displayFacts(state.agents, state.bridgeLostAt), state.environments);
-      const next = nextNeedingYou(needYou, state.openKey ?? state.selectedKey);
-      if (next) void commands.openAgent(next);
+      // The inbox as shown (its filters, without snoozed items), so `n` and "3 of 7" agree.
+      const next = nextNeedingYou(currentInbox().items, state.openKey ?? state.selectedKey);
+      if (next) void commands.openAgent(next).then(() => focusTargets.panel?.());
       return;
     }
     case "fleet.search":
@@ -442,6 +510,13 @@ export function runCommand(id: CommandId): void {
       return;
     case "agent.acknowledge":
       if (agent) void commands.acknowledge(agent.key);
+      return;
+    case "agent.snooze":
+    case "agent.snooze-hour":
+      if (agent) commands.snooze(agent.key, id === "agent.snooze" ? null : 3_600_000);
+      return;
+    case "view.toggle":
+      commands.setView(paneView(state.view, 0) === "inbox" ? "fleet" : "inbox");
       return;
     case "agent.interrupt":
       if (agent) void commands.interrupt(agent.key);

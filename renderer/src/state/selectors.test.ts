@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentView, EnvironmentView } from "../../../shared/fleet/types";
 import { agentView, environmentView } from "../../../shared/fleet/views.testkit";
-import { buildRows, displayFacts, glance, nextNeedingYou, type Row, type TreeInput } from "./selectors";
+import { needFingerprint } from "../../../shared/fleet/views";
+import { buildRows, displayFacts, glance, inbox, matchParts, nextNeedingYou, type Row, selectableRows, snoozeHolds, type TreeInput } from "./selectors";
 import { NO_FILTERS } from "./store";
 
 const NOW = Date.parse("2026-11-29T10:00:00.000Z");
@@ -69,6 +70,15 @@ describe("fleet tree rows", () => {
     expect(rows[0]).toMatchObject({ repository: "acme/fleet", branch: "main" });
   });
 
+  it("by project, a project of the same name on several machines is one group naming its machines", () => {
+    const laptop = environmentView({ environmentId: "l", label: "laptop" });
+    const here = agentView("a", "idle", { title: "Here", projectId: "p1", projectTitle: "t3-fleet" });
+    const there = agentView("b", "running", { key: "l/b", environmentId: "l", title: "There", projectId: "other-id", projectTitle: "t3-fleet" });
+    const rows = buildRows(input([env, laptop], [here, there], { grouping: "project" }));
+    expect(rows.map(describeRow)).toEqual(["project t3-fleet", "1:There", "1:Here"]);
+    expect(rows[0]).toMatchObject({ machines: ["laptop", "studio"], counts: { idle: 1, running: 1 } });
+  });
+
   it("the offline filter shows agents whose host is not online", () => {
     const down = environmentView({ environmentId: "d", label: "down", connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: "t", attempt: 1, error: "x" } });
     const lost = agentView("x", "running", { key: "d/x", environmentId: "d", status: "unknown", lastKnownStatus: "running" });
@@ -89,5 +99,42 @@ describe("fleet tree rows", () => {
     const shown = displayFacts(new Map([[running.key, running]]), ago(0));
     expect(shown.get(running.key)).toMatchObject({ status: "unknown", lastKnownStatus: "running", asOf: ago(0) });
     expect(buildRows(input([env], [running], { bridgeLost: true }))[0]).toMatchObject({ kind: "environment", unknown: true });
+  });
+});
+
+describe("search and the inbox", () => {
+  it("a search marks which rows match; parents kept for context are not selectable", () => {
+    const rows = buildRows(input([env], [parent, failing, running, solo], { search: "worker 2" }));
+    expect(rows.filter((row) => row.kind === "agent").map((row) => [row.kind === "agent" && row.agent.title, row.kind === "agent" && row.match])).toEqual([
+      ["Plan", false],
+      ["Worker 2", true],
+    ]);
+    expect(selectableRows(rows).map((row) => row.agent.title)).toEqual(["Worker 2"]);
+    expect(matchParts("Worker 2 of worker pool", "worker")).toEqual([
+      { text: "Worker", match: true },
+      { text: " 2 of ", match: false },
+      { text: "worker", match: true },
+      { text: " pool", match: false },
+    ]);
+  });
+
+  it("lists only what needs the user, waiting longest first, within the machine filter, without snoozed agents", () => {
+    const older = agentView("q", "needs-input", { title: "Question", lastActivityAt: ago(60_000) });
+    const newer = agentView("w", "failed", { key: "f/w", environmentId: "f", title: "Broken", lastActivityAt: ago(1_000) });
+    const offlineAsk = agentView("o", "needs-approval", { title: "Asked before the outage", status: "unknown", lastActivityAt: ago(120_000) });
+    const agents = new Map([older, newer, offlineAsk, solo].map((a) => [a.key, a]));
+    expect(inbox(agents, NO_FILTERS, "", new Map(), NOW).items.map((a) => a.title)).toEqual(["Asked before the outage", "Question", "Broken"]);
+    expect(inbox(agents, { ...NO_FILTERS, environmentId: "f" }, "", new Map(), NOW).items.map((a) => a.title)).toEqual(["Broken"]);
+    const snoozed = new Map([[older.key, { until: null, fingerprint: needFingerprint(older) }]]);
+    expect(inbox(agents, NO_FILTERS, "", snoozed, NOW)).toMatchObject({ snoozed: 1, items: [{ title: "Asked before the outage" }, { title: "Broken" }] });
+  });
+
+  it("a snooze holds until its time or until what the agent needs changes", () => {
+    const asking = agentView("q", "needs-input", { title: "Question" });
+    const fingerprint = needFingerprint(asking);
+    expect(snoozeHolds({ until: null, fingerprint }, asking, NOW)).toBe(true);
+    expect(snoozeHolds({ until: NOW + 1, fingerprint }, asking, NOW)).toBe(true);
+    expect(snoozeHolds({ until: NOW, fingerprint }, asking, NOW)).toBe(false);
+    expect(snoozeHolds({ until: null, fingerprint }, { ...asking, status: "failed", lastKnownStatus: "failed" }, NOW)).toBe(false);
   });
 });

@@ -2,14 +2,42 @@
 // machine or by project, in triage order, with old idle agents folded), what `n` visits, counts.
 // The rules themselves (who needs you, triage, counts) are shared with the tray: shared/fleet/views.ts.
 import { type AgentView, type DisplayStatus, type EnvironmentView, type SubagentView, worstOf } from "../../../shared/fleet/types";
-import { byTriage, fleetCounts, type FleetGlance, isOlder, needsYou, needYouOrder, projectOf, triageRank } from "../../../shared/fleet/views";
-import type { UiSlice } from "./slices/ui";
+import { byTriage, fleetCounts, type FleetGlance, inboxOrder, isOlder, needFingerprint, needsYou, needYouOrder, projectOf, triageRank } from "../../../shared/fleet/views";
+import type { PaneView, Snooze, UiSlice } from "./slices/ui";
 import type { Filters } from "./store";
 
 export type Row =
-  | { kind: "environment"; id: string; env: EnvironmentView; shown: number; unknown: boolean }
-  | { kind: "project"; id: string; title: string; repository: string | null; branch: string | null; env: EnvironmentView; counts: Partial<Record<DisplayStatus, number>>; shown: number }
-  | { kind: "agent"; id: string; agent: AgentView; depth: number; childCount: number; collapsed: boolean; rollup: DisplayStatus | null }
+  | {
+      kind: "environment";
+      id: string;
+      env: EnvironmentView;
+      shown: number;
+      unknown: boolean;
+      /** Failures the user acknowledged: counted apart from new ones. */
+      seenFailures: number;
+    }
+  | {
+      kind: "project";
+      id: string;
+      title: string;
+      repository: string | null;
+      branch: string | null;
+      /** The machines the project's agents run on: one project by name across machines. */
+      machines: string[];
+      counts: Partial<Record<DisplayStatus, number>>;
+      shown: number;
+    }
+  | {
+      kind: "agent";
+      id: string;
+      agent: AgentView;
+      depth: number;
+      childCount: number;
+      collapsed: boolean;
+      rollup: DisplayStatus | null;
+      /** The agent itself matches the search and filters (false: shown only as context for a matching descendant). */
+      match: boolean;
+    }
   | { kind: "subagent"; id: string; parentKey: string; subagent: SubagentView; depth: number }
   | { kind: "older"; id: string; groupId: string; count: number; open: boolean };
 
@@ -88,6 +116,8 @@ export function buildRows(input: TreeInput): Row[] {
     list.push(agent);
   }
   const filtering = filtersActive(filters, search);
+  const seenFailures = new Map<string, number>();
+  for (const agent of agents.values()) if (agent.status === "failed" && agent.acknowledged) seenFailures.set(agent.environmentId, (seenFailures.get(agent.environmentId) ?? 0) + 1);
 
   // Bottom-up: worst status of descendants, best triage rank of the subtree, whether it has a match.
   const rollups = new Map<string, DisplayStatus | null>();
@@ -118,7 +148,16 @@ export function buildRows(input: TreeInput): Row[] {
     if (!visible.get(agent.key)) return;
     const children = (childrenOf.get(agent.key) ?? []).sort(order);
     const isCollapsed = collapsed.has(agent.key) && !filtering;
-    rows.push({ kind: "agent", id: agent.key, agent, depth, childCount: children.length + agent.subagents.length, collapsed: isCollapsed, rollup: rollups.get(agent.key) ?? null });
+    rows.push({
+      kind: "agent",
+      id: agent.key,
+      agent,
+      depth,
+      childCount: children.length + agent.subagents.length,
+      collapsed: isCollapsed,
+      rollup: rollups.get(agent.key) ?? null,
+      match: !filtering || matches(agent, filters, search),
+    });
     if (isCollapsed) return;
     for (const subagent of agent.subagents) {
       rows.push({ kind: "subagent", id: `${agent.key}#${subagent.id}`, parentKey: agent.key, subagent, depth: depth + 1 });
@@ -138,35 +177,39 @@ export function buildRows(input: TreeInput): Row[] {
     }
   };
 
-  const envs = [...environments.values()].sort((a, b) => a.label.localeCompare(b.label));
-  for (const env of envs) {
-    if (filters.environmentId && env.environmentId !== filters.environmentId) continue;
-    const list = roots.get(env.environmentId) ?? [];
-    const shown = list.filter((agent) => visible.get(agent.key)).length;
-    if (filtering && shown === 0) continue;
-    if (grouping === "machine") {
+  const envs = [...environments.values()].sort((a, b) => a.label.localeCompare(b.label)).filter((env) => !filters.environmentId || env.environmentId === filters.environmentId);
+  if (grouping === "machine") {
+    for (const env of envs) {
+      const list = roots.get(env.environmentId) ?? [];
+      const shown = list.filter((agent) => visible.get(agent.key)).length;
+      if (filtering && shown === 0) continue;
       const groupId = `env:${env.environmentId}`;
-      rows.push({ kind: "environment", id: groupId, env, shown, unknown: bridgeLost });
+      rows.push({ kind: "environment", id: groupId, env, shown, unknown: bridgeLost, seenFailures: seenFailures.get(env.environmentId) ?? 0 });
       if (!collapsed.has(groupId)) emitGroup(groupId, list);
-      continue;
     }
-    const byProject = new Map<string, AgentView[]>();
-    for (const agent of list) {
-      let bucket = byProject.get(agent.projectId);
-      if (!bucket) byProject.set(agent.projectId, (bucket = []));
-      bucket.push(agent);
+    return rows;
+  }
+  // By project: a project of the same name on several machines is one group (the cross-machine view).
+  const byProject = new Map<string, { members: AgentView[]; machines: Set<string> }>();
+  for (const env of envs) {
+    for (const agent of roots.get(env.environmentId) ?? []) {
+      const name = projectOf(agent).title.trim().toLowerCase();
+      let bucket = byProject.get(name);
+      if (!bucket) byProject.set(name, (bucket = { members: [], machines: new Set() }));
+      bucket.members.push(agent);
+      bucket.machines.add(env.label);
     }
-    const projects = [...byProject.entries()].map(([projectId, members]) => ({ projectId, members, info: projectOf(members[0]!) }));
-    projects.sort((a, b) => a.info.title.localeCompare(b.info.title));
-    for (const { projectId, members, info } of projects) {
-      const projectShown = members.filter((agent) => visible.get(agent.key)).length;
-      if (filtering && projectShown === 0) continue;
-      const groupId = `project:${env.environmentId}/${projectId}`;
-      const counts: Partial<Record<DisplayStatus, number>> = {};
-      for (const agent of members) counts[agent.status] = (counts[agent.status] ?? 0) + 1;
-      rows.push({ kind: "project", id: groupId, title: info.title, repository: info.repository, branch: info.branch, env, counts, shown: projectShown });
-      if (!collapsed.has(groupId)) emitGroup(groupId, members);
-    }
+  }
+  const projects = [...byProject.entries()].map(([name, bucket]) => ({ name, ...bucket, info: projectOf(bucket.members[0]!) }));
+  projects.sort((a, b) => a.info.title.localeCompare(b.info.title));
+  for (const { name, members, machines, info } of projects) {
+    const projectShown = members.filter((agent) => visible.get(agent.key)).length;
+    if (filtering && projectShown === 0) continue;
+    const groupId = `project:${name}`;
+    const counts: Partial<Record<DisplayStatus, number>> = {};
+    for (const agent of members) counts[agent.status] = (counts[agent.status] ?? 0) + 1;
+    rows.push({ kind: "project", id: groupId, title: info.title, repository: info.repository, branch: info.branch, machines: [...machines].sort(), counts, shown: projectShown });
+    if (!collapsed.has(groupId)) emitGroup(groupId, members);
   }
   return rows;
 }
@@ -190,4 +233,61 @@ export function nextNeedingYou(needYou: AgentView[], fromKey: string | null): st
   if (needYou.length === 0) return null;
   const index = fromKey ? needYou.findIndex((agent) => agent.key === fromKey) : -1;
   return needYou[(index + 1) % needYou.length]!.key;
+}
+
+export type AgentRow = Extract<Row, { kind: "agent" }>;
+
+/**
+ * The rows the selection moves through: every agent, or while a search or filter is on only the
+ * agents that match it (parents kept for context are skipped, so ↓ and Enter reach a match).
+ */
+export function selectableRows(rows: Row[]): AgentRow[] {
+  return rows.filter((row): row is AgentRow => row.kind === "agent" && row.match);
+}
+
+/** Where `needle` occurs in `text` (case-insensitive), as alternating plain and matched parts. */
+export function matchParts(text: string, needle: string): { text: string; match: boolean }[] {
+  const wanted = needle.toLowerCase();
+  if (!wanted) return [{ text, match: false }];
+  const parts: { text: string; match: boolean }[] = [];
+  const lower = text.toLowerCase();
+  let from = 0;
+  for (let at = lower.indexOf(wanted); at >= 0; at = lower.indexOf(wanted, from)) {
+    if (at > from) parts.push({ text: text.slice(from, at), match: false });
+    parts.push({ text: text.slice(at, at + wanted.length), match: true });
+    from = at + wanted.length;
+  }
+  if (from < text.length) parts.push({ text: text.slice(from), match: false });
+  return parts;
+}
+
+/** A snooze still holds: its time has not come and what the agent needs has not changed. */
+export function snoozeHolds(snooze: Snooze | undefined, agent: AgentView, now: number): boolean {
+  if (!snooze) return false;
+  if (snooze.until !== null && now >= snooze.until) return false;
+  return snooze.fingerprint === needFingerprint(agent);
+}
+
+export interface Inbox {
+  /** What needs the user and is not snoozed, within the machine, provider and search filters, waiting longest first. */
+  items: AgentView[];
+  /** Needs the user but snoozed (still counted in the header). */
+  snoozed: number;
+}
+
+export function inbox(agents: Map<string, AgentView>, filters: Filters, search: string, snoozed: Map<string, Snooze>, now: number): Inbox {
+  const scope: Filters = { ...filters, needsMe: false, failed: false, running: false, offline: false };
+  const items: AgentView[] = [];
+  let asleep = 0;
+  for (const agent of inboxOrder(agents.values())) {
+    if (!matches(agent, scope, search)) continue;
+    if (snoozeHolds(snoozed.get(agent.key), agent, now)) asleep++;
+    else items.push(agent);
+  }
+  return { items, snoozed: asleep };
+}
+
+/** The pane shown: the user's choice, else the inbox while anything needs them. */
+export function paneView(choice: PaneView | null, needYou: number): PaneView {
+  return choice ?? (needYou > 0 ? "inbox" : "fleet");
 }

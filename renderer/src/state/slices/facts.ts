@@ -77,12 +77,21 @@ export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (s
     set((state) => ({ version: state.version + 1 }));
   },
 
-  receiveDetail: (detail) => set((state) => ({ details: new Map(state.details).set(detail.key, detail) })),
+  receiveDetail: (detail) =>
+    set((state) => {
+      // A machine that went away answers "not loaded": the transcript already read stays readable
+      // (the panel marks it as of the machine's last confirmation) until a loaded one replaces it.
+      const current = state.details.get(detail.key);
+      const kept = !detail.loaded && current?.loaded ? { ...current, error: detail.error } : detail;
+      return { details: new Map(state.details).set(detail.key, kept) };
+    }),
   applyDetailDelta: (delta) =>
     set((state) => {
       const current = state.details.get(delta.key);
       if (!current) return {}; // no baseline: the next agent.open answers with the whole detail
-      return { details: new Map(state.details).set(delta.key, applyDetailDelta(current, delta)) };
+      const next = applyDetailDelta(current, delta);
+      // As in receiveDetail: a transcript already read stays readable while its machine is away.
+      return { details: new Map(state.details).set(delta.key, current.loaded && !delta.loaded ? { ...next, loaded: true } : next) };
     }),
   receiveDelivery: (delivery) => set((state) => ({ deliveries: new Map(state.deliveries).set(delivery.commandId, delivery) })),
   receiveSettings: (settings) => set({ settings }),

@@ -17,6 +17,16 @@ export const NO_FILTERS: Filters = { needsMe: false, failed: false, running: fal
 
 export type Grouping = "machine" | "project";
 
+/** The left pane: the inbox (only what needs the user) or the whole fleet tree; null follows the fleet (inbox while anything needs you). */
+export type PaneView = "inbox" | "fleet";
+
+/** An agent put aside from the inbox: until a time, or until what it needs from the user changes. */
+export interface Snooze {
+  until: number | null;
+  /** What the agent needed when snoozed (shared/fleet/views.ts needFingerprint); a change brings it back. */
+  fingerprint: string;
+}
+
 /** Idle agents quiet for longer than this are folded under "N older" (changeable in Settings). */
 export const DEFAULT_OLDER_THAN_MS = 24 * 3_600_000;
 
@@ -36,6 +46,9 @@ export interface UiSlice {
   search: string;
   collapsed: Set<string>;
   grouping: Grouping;
+  /** The user's choice of pane for this window; null until they choose. */
+  view: PaneView | null;
+  snoozed: Map<string, Snooze>;
   olderThanMs: number;
   /** Groups whose "N older" fold is open. */
   olderShown: Set<string>;
@@ -54,6 +67,8 @@ export interface UiSlice {
   clearFilters(): void;
   toggleCollapsed(id: string): void;
   setGrouping(grouping: Grouping): void;
+  setView(view: PaneView | null): void;
+  snooze(key: string, snooze: Snooze | null): void;
   setOlderThan(ms: number): void;
   toggleOlder(groupId: string): void;
   showSettings(open: boolean): void;
@@ -80,6 +95,8 @@ export const createUiSlice: StateCreator<FleetState, [], [], UiSlice> = (set) =>
   search: "",
   collapsed: new Set(),
   grouping: "machine",
+  view: null,
+  snoozed: new Map(),
   olderThanMs: DEFAULT_OLDER_THAN_MS,
   olderShown: new Set(),
   settingsOpen: false,
@@ -95,6 +112,14 @@ export const createUiSlice: StateCreator<FleetState, [], [], UiSlice> = (set) =>
   clearFilters: () => set({ filters: NO_FILTERS, search: "" }),
   toggleCollapsed: (id) => set((state) => ({ collapsed: toggled(state.collapsed, id) })),
   setGrouping: (grouping) => set({ grouping }),
+  setView: (view) => set({ view }),
+  snooze: (key, snooze) =>
+    set((state) => {
+      const snoozed = new Map(state.snoozed);
+      if (snooze) snoozed.set(key, snooze);
+      else snoozed.delete(key);
+      return { snoozed };
+    }),
   setOlderThan: (olderThanMs) => set({ olderThanMs }),
   toggleOlder: (groupId) => set((state) => ({ olderShown: toggled(state.olderShown, groupId) })),
   showSettings: (settingsOpen) => set({ settingsOpen }),

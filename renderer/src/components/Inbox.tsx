@@ -1,0 +1,102 @@
+// The inbox: only what needs the user, across machines, waiting longest first. One Tab stop (a
+// listbox with aria-activedescendant); ↑/↓ move, Enter opens, and after an answer the next item
+// opens (renderer/src/state/effects.ts advanceInbox).
+import { useEffect, useRef } from "react";
+import type { AgentView } from "../../../shared/fleet/types";
+import { waitingSince } from "../../../shared/fleet/views";
+import { commands } from "../state/effects";
+import { relativeTime } from "../state/format";
+import { useFleet } from "../state/store";
+import { Clipped, Highlighted, rowDomId, StatusChip, useNow } from "./common";
+
+/** What the agent needs from the user, in a few words. */
+export function needWords(agent: AgentView): string {
+  const request = agent.pending[0];
+  if (agent.status === "unknown") return `was ${agent.lastKnownStatus}: its machine is offline`;
+  if (request?.kind === "approval") return `approve ${request.requestKind ?? "a request"}: ${request.detail}`;
+  if (request?.kind === "input") return `answer: ${request.questions[0]?.question ?? request.detail}`;
+  if (request?.kind === "auth-refresh") return "the provider must log in again";
+  if (agent.stalled) return `stalled${agent.reason ? `: ${agent.reason}` : ": no activity for a while"}`;
+  return agent.reason ?? agent.status;
+}
+
+export function InboxList({ items, snoozed, paneRef }: { items: AgentView[]; snoozed: number; paneRef: React.RefObject<HTMLDivElement | null> }) {
+  const selectedKey = useFleet((s) => s.selectedKey);
+  const openKey = useFleet((s) => s.openKey);
+  const search = useFleet((s) => s.search);
+  const environments = useFleet((s) => s.environments);
+  const now = useNow();
+  const listRef = useRef<HTMLDivElement>(null);
+  const current = items.findIndex((agent) => agent.key === (openKey ?? selectedKey));
+  useEffect(() => {
+    if (current >= 0) document.getElementById(rowDomId(items[current]!.key))?.scrollIntoView({ block: "nearest" });
+  }, [current, items]);
+  return (
+    <section className="inbox" aria-label="Inbox" data-testid="inbox">
+      <header className="inbox-header">
+        <strong data-testid="inbox-position">{items.length === 0 ? "Nothing needs you" : current >= 0 ? `${current + 1} of ${items.length}` : `${items.length} need you`}</strong>
+        <span className="hint">waiting longest first{snoozed ? ` · ${snoozed} snoozed` : ""}</span>
+      </header>
+      {items.length === 0 ? (
+        <div className="empty" data-testid="inbox-empty">
+          <p>{search ? `Nothing that needs you matches “${search}”.` : "You are all caught up: no agent waits for you."}</p>
+          {search ? (
+            <button type="button" onClick={() => useFleet.getState().clearFilters()}>
+              Clear the search
+            </button>
+          ) : (
+            <button type="button" onClick={() => commands.setView("fleet")}>
+              Show the whole fleet
+            </button>
+          )}
+        </div>
+      ) : (
+        <div
+          ref={(element) => {
+            listRef.current = element;
+            paneRef.current = element;
+          }}
+          className="inbox-list"
+          role="listbox"
+          aria-label="Agents that need you, waiting longest first"
+          tabIndex={0}
+          aria-activedescendant={current >= 0 ? rowDomId(items[current]!.key) : undefined}
+          onFocus={(event) => {
+            if (event.target === event.currentTarget && current < 0 && items[0]) commands.select(items[0].key);
+          }}
+        >
+          {items.map((agent, index) => {
+            const env = environments.get(agent.environmentId);
+            return (
+              <div
+                key={agent.key}
+                id={rowDomId(agent.key)}
+                role="option"
+                aria-selected={index === current}
+                aria-posinset={index + 1}
+                aria-setsize={items.length}
+                className={`inbox-row ${index === current ? "selected" : ""} ${agent.status === "unknown" ? "agent-unknown" : ""}`}
+                data-testid="inbox-row"
+                data-key={agent.key}
+                data-status={agent.status}
+                onClick={() => void commands.openAgent(agent.key)}
+              >
+                <div className="inbox-line">
+                  <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} />
+                  <span className="inbox-title">
+                    <Highlighted text={agent.title} search={search} />
+                  </span>
+                  <span className="time">{relativeTime(waitingSince(agent), now)}</span>
+                </div>
+                <div className="inbox-line inbox-second">
+                  <Clipped className="inbox-need" text={needWords(agent)} />
+                  <Clipped className="inbox-where" text={`${env?.label ?? agent.environmentId} · ${agent.projectTitle || agent.projectId}`} />
+                </div>
+              </div>
+            );
+          })}
+        </div>
+      )}
+    </section>
+  );
+}
