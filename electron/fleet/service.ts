@@ -14,6 +14,7 @@ import { Acknowledgements } from "./acknowledgements";
 import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
 import { Deliveries } from "./deliveries";
+import { Discovery, type DiscoveryOptions } from "./discovery/coordinator";
 import { Environments } from "./environments";
 import { ThreadFollowing } from "./following";
 import { Pairing } from "./pairing";
@@ -39,6 +40,8 @@ export interface FleetServiceOptions {
   /** A starting agent counts as stuck after this long (tests shorten it). */
   stuckAfterMs?: number;
   now?: () => number;
+  /** Where Find machines looks (the t3 and ssh commands, T3's base directory, probe bounds). */
+  discovery?: DiscoveryOptions;
 }
 
 export interface FleetServiceEvents {
@@ -107,6 +110,14 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       deliveries: this.deliveries,
       acknowledgements: this.acknowledgements,
       settings: this.settings,
+      discovery: new Discovery(
+        {
+          pair: (link, label) => this.pairing.confirm(link, undefined, label),
+          isPaired: (environmentId) => this.environments.has(environmentId),
+          now: this.now,
+        },
+        options.discovery,
+      ),
       openExternal: options.openExternal,
     });
     this.model.subscribe((change) => this.onModelChange(change));
