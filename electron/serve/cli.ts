@@ -5,7 +5,9 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import type { DiscoveryReport } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
+import { discoveryReportText } from "../fleet/discovery/report-text";
 import { ensurePrivateDir } from "../fleet/private-files";
 import { FileSecretStore, KeytarSecretStore, MemorySecretStore, type SecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
@@ -26,6 +28,10 @@ Options:
                         permissions only), "memory" (forgotten when T3 Fleet stops), or "auto"
                         (default: the keychain, else the file)
   --ephemeral-secrets   same as --secrets memory
+  --discover            print the T3 servers Find machines sees: this machine, online Tailscale peers
+                        and the --ssh hosts, on port 3773 and each --discover-port (pair them in the window)
+  --discover-port N     also look on port N (repeatable)
+  --ssh HOST            also look at this ssh host (repeatable; as you would type it for ssh)
   -h, --help            this text
 
 Example:
@@ -46,6 +52,9 @@ function parse() {
       secrets: { type: "string", default: "auto" },
       "ephemeral-secrets": { type: "boolean", default: false },
       pair: { type: "string", multiple: true, default: [] },
+      discover: { type: "boolean", default: false },
+      "discover-port": { type: "string", multiple: true, default: [] },
+      ssh: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -125,6 +134,15 @@ for (const source of values.pair) {
       // Neither the link nor the error may carry its code into the terminal or a log.
       console.error(`could not pair link ${index + 1} of ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
     }
+  }
+}
+if (values.discover) {
+  try {
+    const ports = values["discover-port"].map(Number);
+    const report = await service.request("discovery.scan", { ports, sshHosts: values.ssh });
+    console.log(discoveryReportText(report as DiscoveryReport));
+  } catch (error) {
+    console.error(`could not look for machines: ${describeError(error)}`);
   }
 }
 const shell = await startHeadlessShell({

@@ -223,8 +223,9 @@ export class SshClient {
 }
 
 /** A folder for PATH with a stand-in `tailscale` that prints `statusFile` for `status --json`. */
-export async function tailscaleStandIn(statusFile: string): Promise<string> {
-  const bin = await mkdtemp(join(tmpdir(), "t3-discovery-bin-"));
+export async function tailscaleStandIn(statusFile: string, root: string): Promise<string> {
+  const bin = join(root, "tailscale-bin");
+  await mkdir(bin);
   await writeFile(join(bin, "tailscale"), `#!/bin/sh\nif [ "$1" = status ] && [ "$2" = --json ]; then exec cat ${JSON.stringify(statusFile)}; fi\necho "stand-in tailscale: only status --json" >&2\nexit 2\n`);
   await chmod(join(bin, "tailscale"), 0o755);
   return bin;
