@@ -18,6 +18,8 @@ const run = promisify(execFile);
 export const TAILSCALE_FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "../fixtures/tailscale-status.json");
 const SSH_PORT = 2222;
 const SSH_PORT_WITHOUT_T3 = 2223;
+/** Generous: a real T3 on a busy two-core machine must never look like the peer that never answers. */
+const PROBE_TIMEOUT_MS = 5_000;
 /** The ssh hosts the user names in the tests (aliases in the test's ssh config). */
 export const SSH_HOSTS = ["charlie", "charlie-no-t3", "charlie-rekeyed"];
 
@@ -85,7 +87,7 @@ export async function startTestTailnet(): Promise<TestTailnet> {
     await symlink(t3Executable(), join(localBin, "t3"));
     const tailscaleBin = await tailscaleStandIn(TAILSCALE_FIXTURE, scratch);
     const env = { ...process.env, PATH: `${tailscaleBin}:${localBin}:${process.env.PATH ?? "/usr/bin:/bin"}`, T3CODE_HOME: local.baseDir, T3CODE_PORT: String(local.port) };
-    return { local, env, discovery: { env, ssh: { configFile: client.config }, probeTimeoutMs: 1_500 }, stop };
+    return { local, env, discovery: { env, ssh: { configFile: client.config }, probeTimeoutMs: PROBE_TIMEOUT_MS }, stop };
   } catch (error) {
     await stop();
     throw error;
