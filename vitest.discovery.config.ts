@@ -9,7 +9,7 @@ export default defineConfig({
     include: ["electron/fleet/discovery/netns/**/*.test.ts"],
     environment: "node",
     testTimeout: 120_000,
-    hookTimeout: 240_000,
+    hookTimeout: 900_000,
     fileParallelism: false,
     maxWorkers: 1,
     reporters: ["default", "./scripts/summary-reporter.ts"],

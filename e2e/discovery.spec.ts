@@ -16,7 +16,7 @@ import { SCREENSHOTS } from "./fixtures";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 test("finds this machine, two Tailscale peers and an ssh host, and pairs each with one click", async ({ page }) => {
-  test.setTimeout(480_000);
+  test.setTimeout(1_200_000);
   const world = await startTestTailnet();
   const dataDir = await mkdtemp(join(tmpdir(), "t3-discovery-e2e-"));
   const pageErrors: string[] = [];

@@ -35,7 +35,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "t3-discovery-fleet-"));
   service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), discovery: world.discovery });
   report = (await service.request("discovery.scan", SCAN)) as DiscoveryReport;
-}, 240_000);
+}, 900_000);
 
 afterAll(async () => {
   await service?.stop();

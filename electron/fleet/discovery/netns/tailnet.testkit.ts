@@ -22,8 +22,11 @@ export function t3Executable(): string {
   return executable;
 }
 
-/** Spawns and waits until `marker` appears in its output; fails (never skips) when it exits or stalls. */
-async function startUntil(command: string, args: string[], env: NodeJS.ProcessEnv, marker: RegExp, what: string, timeoutMs = 60_000): Promise<{ child: ChildProcess; log: () => string }> {
+/**
+ * Spawns and waits until `marker` appears in its output; fails (never skips) when it exits or does
+ * not get there in `timeoutMs` (T3's first start runs its migrations: slow on a busy two-core machine).
+ */
+async function startUntil(command: string, args: string[], env: NodeJS.ProcessEnv, marker: RegExp, what: string, timeoutMs = 180_000): Promise<{ child: ChildProcess; log: () => string }> {
   const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const onData = (chunk: Buffer) => (output += chunk.toString("utf8"));

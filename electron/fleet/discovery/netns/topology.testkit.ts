@@ -20,6 +20,8 @@ const SSH_PORT = 2222;
 const SSH_PORT_WITHOUT_T3 = 2223;
 /** Generous: a real T3 on a busy two-core machine must never look like the peer that never answers. */
 const PROBE_TIMEOUT_MS = 5_000;
+/** T3 runs its migrations on first start: minutes, not seconds, on a two-core machine shared with other builds. */
+const START_TIMEOUT_MS = 180_000;
 /** The ssh hosts the user names in the tests (aliases in the test's ssh config). */
 export const SSH_HOSTS = ["charlie", "charlie-no-t3", "charlie-rekeyed"];
 
@@ -54,7 +56,7 @@ export async function startTestTailnet(): Promise<TestTailnet> {
     );
     const [alpha, bravo, slowpoke, printer, charlie] = hosts as [NamespaceHost, NamespaceHost, NamespaceHost, NamespaceHost, NamespaceHost];
     // One at a time: four T3 servers starting at once starve a two-core machine.
-    local = await RealT3Server.start();
+    local = await RealT3Server.start({ startTimeoutMs: START_TIMEOUT_MS });
     const t3 = { alpha: await alpha.startT3(), bravo: await bravo.startT3(), charlie: await charlie.startT3() };
     const keys = {
       alpha: await alpha.startSshd(SSH_PORT, client, t3.alpha, true),
