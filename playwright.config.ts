@@ -6,8 +6,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export default defineConfig({
   testDir: "e2e",
   testMatch: "**/*.spec.ts",
-  // The real-server spec runs inside a network namespace (playwright.realt3.config.ts).
-  testIgnore: /realt3(-[a-z0-9]+)?\.spec\.ts$/,
+  // The real-server and discovery specs run inside network namespaces (playwright.realt3.config.ts, playwright.discovery.config.ts).
+  testIgnore: [/realt3(-[a-z0-9]+)?\.spec\.ts$/, /discovery\.spec\.ts$/],
   timeout: 60_000,
   expect: { timeout: 10_000 },
   workers: 1,

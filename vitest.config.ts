@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["shared/**/*.test.ts", "electron/**/*.test.ts", "sim/**/*.test.ts", "renderer/**/*.test.{ts,tsx}"],
     // The real-server suite runs on its own, inside a network namespace (vitest.realt3.config.ts).
-    exclude: ["electron/fleet/realt3/**", "**/node_modules/**"],
+    exclude: ["electron/fleet/realt3/**", "electron/fleet/discovery/netns/**", "**/node_modules/**"],
     environment: "node",
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -5,6 +5,7 @@ import type { Acknowledgements } from "./acknowledgements";
 import type { AgentDetails } from "./agent-details";
 import { BridgeError } from "./bridge-error";
 import type { Deliveries } from "./deliveries";
+import type { Discovery } from "./discovery/coordinator";
 import type { Environments } from "./environments";
 import type { FleetModel } from "../../shared/fleet/model";
 import type { Pairing } from "./pairing";
@@ -18,6 +19,7 @@ export interface BridgeHandlerDeps {
   deliveries: Deliveries;
   acknowledgements: Acknowledgements;
   settings: FleetSettingsControl;
+  discovery: Discovery;
   openExternal: ((url: string) => Promise<void>) | undefined;
 }
 
@@ -81,5 +83,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
       await deps.openExternal?.(url);
       return null;
     },
+    "discovery.scan": (p) => deps.discovery.scan(p),
+    "discovery.pair": (p) => deps.discovery.pair(p.id, p.label),
   };
 }

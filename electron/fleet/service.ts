@@ -15,6 +15,7 @@ import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
 import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
 import { Deliveries } from "./deliveries";
+import { Discovery, type DiscoveryOptions } from "./discovery/coordinator";
 import { Environments } from "./environments";
 import { ThreadFollowing } from "./following";
 import { Pairing } from "./pairing";
@@ -45,6 +46,8 @@ export interface FleetServiceOptions {
   now?: () => number;
   /** False: contact no server until `connectAll()` (the headless shell listens first, so a taken port costs no T3 session). */
   connectOnStart?: boolean;
+  /** Where Find machines looks (the t3 and ssh commands, T3's base directory, probe bounds). */
+  discovery?: DiscoveryOptions;
 }
 
 export interface FleetServiceEvents {
@@ -117,6 +120,14 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       deliveries: this.deliveries,
       acknowledgements: this.acknowledgements,
       settings: this.settings,
+      discovery: new Discovery(
+        {
+          pair: (link, label) => this.pairing.confirm(link, undefined, label),
+          isPaired: (environmentId) => this.environments.has(environmentId),
+          now: this.now,
+        },
+        options.discovery,
+      ),
       openExternal: options.openExternal,
     });
     this.published = new PublishedViews((change) => this.emit("event", { type: "fleet.delta", ...change }));

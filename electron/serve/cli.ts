@@ -5,8 +5,10 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import type { DiscoveryReport } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
 import { DataFolderBusyError, lockDataFolder } from "../fleet/data-folder-lock";
+import { discoveryReportText } from "../fleet/discovery/report-text";
 import { ensurePrivateDir } from "../fleet/private-files";
 import { FileSecretStore, KeytarSecretStore, MemorySecretStore, type SecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
@@ -31,6 +33,10 @@ Options:
                         permissions only), "memory" (forgotten when T3 Fleet stops), or "auto"
                         (default: the keychain, else the file)
   --ephemeral-secrets   same as --secrets memory
+  --discover            print the T3 servers Find machines sees: this machine, online Tailscale peers
+                        and the --ssh hosts, on port 3773 and each --discover-port (pair them in the window)
+  --discover-port N     also look on port N (repeatable)
+  --ssh HOST            also look at this ssh host (repeatable; as you would type it for ssh)
   -h, --help            this text
 
 Example:
@@ -51,6 +57,9 @@ function parse() {
       secrets: { type: "string", default: "auto" },
       "ephemeral-secrets": { type: "boolean", default: false },
       pair: { type: "string", multiple: true, default: [] },
+      discover: { type: "boolean", default: false },
+      "discover-port": { type: "string", multiple: true, default: [] },
+      ssh: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -139,6 +148,17 @@ async function listen(service: FleetService): Promise<HeadlessShell> {
   }
 }
 
+/** `--discover`: what Find machines sees, printed once (the window pairs them). */
+async function printDiscovery(service: FleetService): Promise<void> {
+  try {
+    const ports = values["discover-port"].map(Number);
+    const report = await service.request("discovery.scan", { ports, sshHosts: values.ssh });
+    terminal.out(...discoveryReportText(report as DiscoveryReport).split("\n"));
+  } catch (error) {
+    terminal.err(`could not look for machines: ${describeError(error)}`);
+  }
+}
+
 /** Order matters: the folder is ours, the port is ours, and only then is any T3 server contacted. */
 async function start(): Promise<void> {
   await ensurePrivateDir(dataDir);
@@ -149,6 +169,7 @@ async function start(): Promise<void> {
   const shell = await listen(service);
   service.connectAll();
   for (const source of values.pair) await pairFrom(service, source);
+  if (values.discover) await printDiscovery(service);
   // A stop that fails still ends the process: Ctrl-C must never leave the shell hanging.
   const shutdown = () => {
     shell

@@ -3,6 +3,7 @@ import { command, commandForKey, keyHint } from "../../shared/fleet/command-regi
 import { AgentPanel } from "./components/AgentPanel";
 import { CommandButton } from "./components/CommandButton";
 import { CommandPalette } from "./components/CommandPalette";
+import { FindMachines } from "./components/FindMachines";
 import { FleetTree } from "./components/FleetTree";
 import { InboxList } from "./components/Inbox";
 import { Notices } from "./components/Notices";
@@ -11,6 +12,7 @@ import { SettingsDialog } from "./components/SettingsDialog";
 import { useNow } from "./components/common";
 import { commandContext, commands, focusTargets, runCommand } from "./state/effects";
 import { buildRows, displayFacts, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
+import { useDiscovery } from "./state/discovery";
 import { useFleet } from "./state/store";
 
 function isTyping(target: EventTarget | null): boolean {
@@ -43,6 +45,7 @@ export function App() {
   const inFlight = useFleet((s) => s.inFlight);
   const view = useFleet((s) => s.view);
   const snoozed = useFleet((s) => s.snoozed);
+  const findMachinesOpen = useDiscovery((s) => s.open);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLDivElement>(null);
   const foldClock = Math.floor(useNow(FOLD_CLOCK_MS) / FOLD_CLOCK_MS) * FOLD_CLOCK_MS;
@@ -203,6 +206,9 @@ export function App() {
           </span>
           <CommandButton id="palette.open" testId="open-palette" label="Commands" />
           <CommandButton id="settings.open" testId="open-settings" label="Settings" />
+          <button type="button" data-testid="open-find-machines" onClick={() => useDiscovery.getState().show(true)}>
+            Find machines
+          </button>
           <CommandButton id="pairing.open" testId="open-pairing" label="Pair machine" className="primary" />
         </div>
       </header>
@@ -277,6 +283,7 @@ export function App() {
       {pairingOpen ? <PairingDialog /> : null}
       {settingsOpen ? <SettingsDialog /> : null}
       {paletteOpen ? <CommandPalette /> : null}
+      {findMachinesOpen ? <FindMachines /> : null}
     </div>
   );
 }

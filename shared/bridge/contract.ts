@@ -49,6 +49,63 @@ const EnvironmentId = z.string().min(1).max(INPUT_LIMITS.id);
 const Id = z.string().min(1).max(INPUT_LIMITS.id);
 const Label = z.string().max(INPUT_LIMITS.label);
 
+// ---------------------------------------------------------------- discovery (Find machines)
+
+/** An ssh destination as the user types it (`host`, `user@host`, an ~/.ssh/config alias): never an option. */
+export const SshDestination = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .regex(/^(?!-)[A-Za-z0-9._@%:[\]-]+$/, "An ssh host is a name, user@name or an address, without spaces or a leading dash.");
+
+const DiscoveryRequests = {
+  /**
+   * Looks for T3 servers: this machine, online Tailscale peers, and the ssh hosts named here, on
+   * T3's default port and the extra ports given. A repeat of the same scan within a few minutes
+   * answers from the last one; `refresh` is ignored until then.
+   */
+  "discovery.scan": z.object({
+    ports: z.array(z.number().int().min(1).max(65_535)).max(8).default([]),
+    sshHosts: z.array(SshDestination).max(20).default([]),
+    refresh: z.boolean().default(false),
+  }),
+  /** Pairs a server the last scan found: mints a pairing code with T3's own CLI (locally or over ssh). */
+  "discovery.pair": z.object({ id: z.string().min(1).max(INPUT_LIMITS.id), label: Label.optional() }),
+} as const;
+
+/** One T3 server (or a host that should have been one) a discovery source found. */
+export interface FoundServer {
+  /** Stable within a scan; `discovery.pair` takes it. */
+  id: string;
+  source: "local" | "tailscale" | "ssh";
+  /** What the source calls the machine: "this machine", the Tailscale DNS name, the ssh host. */
+  name: string;
+  /** The address T3 Fleet would connect to. */
+  baseUrl: string;
+  /** From the server's descriptor when it answered as T3. */
+  label: string | null;
+  serverVersion: string | null;
+  protocol: number | null;
+  environmentId: string | null;
+  alreadyPaired: boolean;
+  /** How a pairing code is minted: T3's CLI on this machine, or over the user's ssh; null when it cannot be paired. */
+  pairVia: "t3-cli" | "ssh" | null;
+  /** Why it cannot be paired (or what was seen instead of T3); null when it can. */
+  reason: string | null;
+}
+
+export interface DiscoveryReport {
+  scannedAt: number;
+  /** Before this, the same scan answers from this report. */
+  nextScanAt: number;
+  servers: FoundServer[];
+  /** One line per source that could not look (no `tailscale` CLI, Tailscale stopped, …). */
+  notes: string[];
+  /** Concrete `Host` names from ~/.ssh/config, offered to pick from. */
+  sshConfigHosts: string[];
+}
+
 export const BridgeRequests = {
   /** Reads a pairing link or host without using its token: who would we pair with? */
   "pair.inspect": z.object({ input: z.string().max(INPUT_LIMITS.pairingInput) }),
@@ -93,6 +150,7 @@ export const BridgeRequests = {
   }),
   /** Opens a link from thread content in the system browser: only parsed http(s) URLs. */
   "link.open": z.object({ url: z.string().max(INPUT_LIMITS.linkUrl) }),
+  ...DiscoveryRequests,
 } as const;
 
 export type BridgeMethod = keyof typeof BridgeRequests;
@@ -238,6 +296,8 @@ export interface BridgeResults {
   "delivery.cancelQueued": Delivery;
   "settings.update": FleetSettingsView;
   "link.open": null;
+  "discovery.scan": DiscoveryReport;
+  "discovery.pair": BridgeResults["pair.confirm"];
 }
 
 export interface FleetSnapshot {

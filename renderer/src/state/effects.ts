@@ -12,6 +12,7 @@ import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/fa
 import { type Bridge, BridgeRequestError } from "../bridge/client";
 import { displayAgent, displayFacts, glance, inbox, nextNeedingYou, paneView } from "./selectors";
 import type { PaneView } from "./slices/ui";
+import { useDiscovery } from "./discovery";
 import { useFleet } from "./store";
 
 let bridge: Bridge | undefined;
@@ -429,6 +430,27 @@ export const commands = {
 
   async retryEnvironment(environmentId: string): Promise<void> {
     await run(`env:${environmentId}`, () => requireBridge().request("environment.retry", { environmentId }));
+  },
+};
+
+// ------------------------------------------------------------------ Find machines (state/discovery.ts)
+
+export const discoveryCommands = {
+  /** Looks again with the ports and ssh hosts the user added; the service answers a repeat within minutes from its last scan. */
+  async scan(refresh = false): Promise<void> {
+    const { ports, sshHosts } = useDiscovery.getState();
+    const report = await run("discovery", () => requireBridge().request("discovery.scan", { ports, sshHosts, refresh }));
+    if (report) useDiscovery.getState().scanned(report);
+  },
+  /** One action: the service mints a pairing code with T3's CLI (here or over ssh) and pairs. */
+  async pair(id: string): Promise<void> {
+    useDiscovery.getState().pairingStarted(id);
+    try {
+      const paired = await run(`discovery:${id}`, () => requireBridge().request("discovery.pair", { id }));
+      if (paired) useDiscovery.getState().pairedAs(id, paired.label);
+    } finally {
+      useDiscovery.getState().pairingStarted(null);
+    }
   },
 };
 

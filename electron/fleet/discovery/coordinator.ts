@@ -1,0 +1,217 @@
+// Find machines: runs the sources (this machine, Tailscale peers, the ssh hosts the user names),
+// bounds their probes (concurrency, timeout, at most one scan of the same set every few minutes),
+// and pairs a found server with one action by minting a pairing code through T3's own CLI, locally
+// or over ssh, and handing it to the fleet's pairing (electron/fleet/pairing.ts) in memory.
+import type { BridgeResults, DiscoveryReport, FoundServer } from "../../../shared/bridge/contract";
+import { BridgeError } from "../bridge-error";
+import { saneLabel } from "../pairing";
+import { mapBounded } from "./bounded";
+import { LocalDiscovery, type LocalDiscoveryOptions } from "./local";
+import { type PairingCredential, pairingLink } from "./pairing-credential";
+import { type ProbeOutcome, T3_DEFAULT_PORT, httpBaseUrl, probeDescriptor } from "./probe";
+import { Ssh, type SshOptions } from "./ssh";
+import { readTailscale } from "./tailscale";
+
+export interface DiscoveryOptions {
+  local?: LocalDiscoveryOptions;
+  ssh?: SshOptions;
+  /** The tailscale CLI (default "tailscale" on PATH). */
+  tailscaleCommand?: string;
+  /** Bound of one descriptor probe. */
+  probeTimeoutMs?: number;
+  /** Probes in flight at once. */
+  concurrency?: number;
+  /** The same scan is not run again within this long; its last report answers. */
+  minRescanMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface DiscoveryDeps {
+  /** Pairs from a pairing link (the fleet's one pairing path). */
+  pair: (link: string, label: string | undefined) => Promise<BridgeResults["pair.confirm"]>;
+  isPaired: (environmentId: string) => boolean;
+  now: () => number;
+}
+
+export interface ScanRequest {
+  ports: number[];
+  sshHosts: string[];
+  refresh: boolean;
+}
+
+export const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
+export const DEFAULT_PROBE_CONCURRENCY = 4;
+export const DEFAULT_MIN_RESCAN_MS = 2 * 60_000;
+
+/** A found server with what pairing it needs (never sent to the UI). */
+interface Found {
+  view: Omit<FoundServer, "alreadyPaired">;
+  port: number;
+  sshDestination: string | null;
+}
+
+interface Scan {
+  key: string;
+  scannedAt: number;
+  found: Map<string, Found>;
+  notes: string[];
+  sshConfigHosts: string[];
+}
+
+export class Discovery {
+  private readonly local: LocalDiscovery;
+  private readonly ssh: Ssh;
+  private last: Scan | undefined;
+  private running: { key: string; scan: Promise<Scan> } | undefined;
+
+  constructor(
+    private readonly deps: DiscoveryDeps,
+    private readonly options: DiscoveryOptions = {},
+  ) {
+    this.local = new LocalDiscovery({ ...options.local, ...(options.env && { env: options.env }) });
+    this.ssh = new Ssh({ ...options.ssh, ...(options.env && { env: options.env }) });
+  }
+
+  private get minRescanMs(): number {
+    return this.options.minRescanMs ?? DEFAULT_MIN_RESCAN_MS;
+  }
+
+  async scan(request: ScanRequest): Promise<DiscoveryReport> {
+    const ports = [...new Set(request.ports)].sort((a, b) => a - b);
+    const sshHosts = [...new Set(request.sshHosts)].sort();
+    const key = JSON.stringify({ ports, sshHosts });
+    const fresh = this.last && this.last.key === key && this.deps.now() < this.last.scannedAt + this.minRescanMs;
+    if (!fresh) {
+      if (this.running?.key !== key) {
+        const scan = this.run(key, ports, sshHosts);
+        this.running = { key, scan };
+        void scan.then(
+          () => this.running?.scan === scan && (this.running = undefined),
+          () => this.running?.scan === scan && (this.running = undefined),
+        );
+      }
+      this.last = await this.running!.scan;
+    }
+    return this.report(this.last!);
+  }
+
+  async pair(id: string, label: string | undefined): Promise<BridgeResults["pair.confirm"]> {
+    const found = this.last?.found.get(id);
+    if (!found) throw new BridgeError("invalid", "That machine is not in the last scan. Find machines again.");
+    const { view } = found;
+    if (!view.pairVia) throw new BridgeError("unavailable", view.reason ?? `${view.name} cannot be paired from here.`);
+    let credential: PairingCredential;
+    if (view.pairVia === "t3-cli") credential = await this.local.mint(found.port);
+    else credential = await this.ssh.mint(found.sshDestination ?? view.name);
+    try {
+      return await this.deps.pair(pairingLink(view.baseUrl, credential), label);
+    } catch (error) {
+      if (view.pairVia === "t3-cli" && error instanceof BridgeError && error.kind === "unauthorized") {
+        throw new BridgeError(
+          "unauthorized",
+          `T3 at ${view.baseUrl} did not accept the pairing code minted for the base directory ${this.local.baseDir}: it serves another one. Start T3 Fleet with T3CODE_HOME set to that server's base directory, or pair with a link from T3.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  private report(scan: Scan): DiscoveryReport {
+    return {
+      scannedAt: scan.scannedAt,
+      nextScanAt: scan.scannedAt + this.minRescanMs,
+      servers: [...scan.found.values()].map(({ view }) => ({ ...view, alreadyPaired: view.environmentId !== null && this.deps.isPaired(view.environmentId) })),
+      notes: [...scan.notes],
+      sshConfigHosts: [...scan.sshConfigHosts],
+    };
+  }
+
+  private async run(key: string, extraPorts: number[], sshHosts: string[]): Promise<Scan> {
+    const timeoutMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    const remotePorts = [...new Set([T3_DEFAULT_PORT, ...extraPorts])];
+    const notes: string[] = [];
+    const found = new Map<string, Found>();
+    const add = (entry: Found) => found.set(entry.view.id, entry);
+
+    // Addresses come only from the sources: loopback, the tailnet's own list, the hosts the user named.
+    const [tailscale, resolvedSsh, sshConfigHosts] = await Promise.all([
+      readTailscale(this.options.tailscaleCommand, this.options.env),
+      Promise.all(sshHosts.map((host) => this.ssh.resolve(host).then((resolved) => ({ host, resolved }), (error: unknown) => ({ host, error })))),
+      this.ssh.configHosts(),
+    ]);
+    type Job = { group: string; url: string; port: number };
+    const jobs: Job[] = this.local.ports(extraPorts).map((port) => ({ group: "local", url: httpBaseUrl("127.0.0.1", port), port }));
+    if (!tailscale.ok) notes.push(tailscale.note);
+    const peers = tailscale.ok ? tailscale.peers : [];
+    for (const peer of peers) {
+      if (peer.online && peer.address) for (const port of remotePorts) jobs.push({ group: `tailscale:${peer.name}`, url: httpBaseUrl(peer.address, port), port });
+    }
+    for (const entry of resolvedSsh) {
+      if ("resolved" in entry) for (const port of remotePorts) jobs.push({ group: `ssh:${entry.host}`, url: httpBaseUrl(entry.resolved.hostname, port), port });
+    }
+    const outcomes = await mapBounded(jobs, this.options.concurrency ?? DEFAULT_PROBE_CONCURRENCY, async (job) => ({ job, outcome: await probeDescriptor(job.url, timeoutMs) }));
+    const byGroup = new Map<string, { job: Job; outcome: ProbeOutcome }[]>();
+    for (const result of outcomes) byGroup.set(result.job.group, [...(byGroup.get(result.job.group) ?? []), result]);
+
+    // This machine: every port where something answers is listed; nothing is listed where nothing answers.
+    const t3 = this.local.t3Executable();
+    for (const { job, outcome } of byGroup.get("local") ?? []) {
+      if (outcome.kind === "nothing") continue;
+      const name = job.port === T3_DEFAULT_PORT ? "This machine" : `This machine (port ${job.port})`;
+      add(foundFrom(`local:${job.port}`, "local", name, job.port, outcome, null, t3 ? "t3-cli" : null, t3 ? null : "The t3 command is not on this machine's PATH, so a pairing code cannot be minted here. Pair with a link from T3 instead."));
+    }
+    if (![...found.values()].some((entry) => entry.view.source === "local")) notes.push(`This machine: no T3 server answers on port ${this.local.ports(extraPorts).join(", ")}.`);
+
+    for (const peer of peers) {
+      const id = `tailscale:${peer.name}`;
+      if (!peer.online || !peer.address) {
+        add({
+          view: { id, source: "tailscale", name: peer.name, baseUrl: httpBaseUrl(peer.address ?? peer.name, T3_DEFAULT_PORT), label: null, serverVersion: null, protocol: null, environmentId: null, pairVia: null, reason: peer.online ? "No Tailscale IPv4 address; not probed." : "Offline in Tailscale; not probed." },
+          port: T3_DEFAULT_PORT,
+          sshDestination: null,
+        });
+        continue;
+      }
+      const best = bestOutcome(byGroup.get(id) ?? []);
+      add(foundFrom(id, "tailscale", peer.name, best.job.port, best.outcome, peer.name, "ssh", null));
+    }
+    for (const entry of resolvedSsh) {
+      const id = `ssh:${entry.host}`;
+      if ("error" in entry) {
+        add({ view: { id, source: "ssh", name: entry.host, baseUrl: "", label: null, serverVersion: null, protocol: null, environmentId: null, pairVia: null, reason: entry.error instanceof Error ? entry.error.message : String(entry.error) }, port: T3_DEFAULT_PORT, sshDestination: entry.host });
+        continue;
+      }
+      const best = bestOutcome(byGroup.get(id) ?? []);
+      add(foundFrom(id, "ssh", entry.host, best.job.port, best.outcome, entry.host, "ssh", null));
+    }
+    return { key, scannedAt: this.deps.now(), found, notes, sshConfigHosts };
+  }
+}
+
+/** The most useful answer among one host's ports: T3 first, then what answered instead. */
+function bestOutcome<T extends { outcome: ProbeOutcome }>(results: T[]): T {
+  const rank: Record<ProbeOutcome["kind"], number> = { t3: 0, incompatible: 1, "not-t3": 2, slow: 3, nothing: 4 };
+  return [...results].sort((a, b) => rank[a.outcome.kind] - rank[b.outcome.kind])[0]!;
+}
+
+function foundFrom(
+  id: string,
+  source: FoundServer["source"],
+  name: string,
+  port: number,
+  outcome: ProbeOutcome,
+  sshDestination: string | null,
+  pairVia: FoundServer["pairVia"],
+  cannotMint: string | null,
+): Found {
+  const base = { id, source, name, baseUrl: outcome.baseUrl, label: null, serverVersion: null, protocol: null, environmentId: null };
+  if (outcome.kind === "t3") {
+    const { descriptor } = outcome;
+    return {
+      view: { ...base, label: saneLabel(descriptor.label, outcome.baseUrl), serverVersion: saneLabel(descriptor.serverVersion, outcome.baseUrl), protocol: outcome.protocol, environmentId: descriptor.environmentId, pairVia, reason: cannotMint },
+      port,
+      sshDestination,
+    };
+  }
+  return { view: { ...base, pairVia: null, reason: outcome.reason }, port, sshDestination };
+}
