@@ -47,3 +47,27 @@ export interface HttpRecording {
   _fixture: { request: { method?: string; path?: string; ws?: string }; status: number | null; contentType: string };
   body: unknown;
 }
+
+/**
+ * Recordings of T3's real V2 engine (`t3-v2dev/NN-*.json`): `{meta: {what}, frames}`, each frame a
+ * client `out` or server `in` Effect-RPC frame, an `http` exchange or a `ws-open`.
+ */
+export interface V2RecordedFrame {
+  t: number;
+  dir: "in" | "out" | "http" | "ws-open";
+  frame?: { _tag: string; id?: string; tag?: string; requestId?: string; payload?: unknown; values?: unknown[]; exit?: { _tag: string; value?: unknown; cause?: unknown[] } };
+  method?: string;
+  url?: string;
+  status?: number;
+  body?: unknown;
+  reqHeaders?: string[];
+}
+
+export interface V2Recording {
+  meta: { what: string };
+  frames: V2RecordedFrame[];
+}
+
+export function readV2Recording(name: string): V2Recording {
+  return JSON.parse(readFileSync(join(fixturesDir(), "t3-v2dev", name), "utf8")) as V2Recording;
+}

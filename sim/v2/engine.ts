@@ -116,6 +116,8 @@ interface Runner {
   providerTurn?: ProviderTurn;
   /** Assistant messages written during the provider turn, sent when it ends (unless streaming). */
   replies: PendingReply[];
+  /** Steers taken before the provider wrote anything: they join its next message. */
+  steered: string[];
   /** A command item an approval opened, which the next tool step completes. */
   openCommand?: Extract<TurnItem, { type: "command_execution" }>;
   /** Releases that arrived before the hold they end (see release). */
@@ -493,8 +495,8 @@ export class V2Engine extends EventEmitter {
       archivedAt: t.archivedAt,
       settledOverride: t.settledOverride,
       settledAt: t.settledAt,
-      snoozedUntil: null,
-      snoozedAt: null,
+      snoozedUntil: t.snoozedUntil,
+      snoozedAt: t.snoozedAt,
       pinnedAt: null,
       pinOrderKey: null,
       lastVisitedAt: t.lastVisitedAt,
@@ -643,6 +645,8 @@ export class V2Engine extends EventEmitter {
         archivedAt: null,
         settledOverride: null,
         settledAt: null,
+        snoozedUntil: null,
+        snoozedAt: null,
         lastVisitedAt: null,
         deletedAt: null,
       },
@@ -831,6 +835,8 @@ export class V2Engine extends EventEmitter {
       if (!runner || runner.run.id !== mode.targetRunId || runner.phase === "waiting" || runner.phase === "interrupting" || runner.blockedOn?.kind === "background") {
         fail(`Target run ${mode.targetRunId} is ${runner?.run.id === mode.targetRunId ? "completed" : target!.status} and cannot be steered.`);
       }
+      // The run reads running a moment before its provider turn does; a steer needs the turn.
+      if (runner!.providerTurn?.status !== "running") fail(`No running provider turn found for active run ${mode.targetRunId}.`);
       if (!V2_ACTIVE_STEERING[state.provider]) fail(`${PROVIDERS[state.provider].label} does not support steering.`);
       this.steer(state, runner!, command);
       return;
@@ -975,7 +981,7 @@ export class V2Engine extends EventEmitter {
     } else {
       this.upsert(state.runs, run);
     }
-    const runner: Runner = { run, steps: pending?.steps ?? [{ kind: "reply", text: "Done." }], index: 0, phase: "starting", releases: 0, replies: [] };
+    const runner: Runner = { run, steps: pending?.steps ?? [{ kind: "reply", text: "Done." }], index: 0, phase: "starting", releases: 0, replies: [], steered: [] };
     state.runner = runner;
     this.schedule(state, () => this.attachProvider(state, runner));
   }
@@ -1018,7 +1024,10 @@ export class V2Engine extends EventEmitter {
     this.putItem(state, { ...base, type: "user_message", createdBy: command.createdBy, creationSource: command.creationSource, messageId: command.messageId, inputIntent: "steer", text: command.text, attachments: [] });
     // The provider folds the steer into the answer it is writing. Whatever the run waits on (a held
     // task, a request) it keeps waiting on: a steer never lets a held run slip past its release.
-    this.say(state, runner, ` [steered: ${command.text.replace(/#\S+/g, "").trim()}]`, 1, true);
+    const note = ` [steered: ${command.text.replace(/#\S+/g, "").trim()}]`;
+    const last = runner.replies.at(-1);
+    if (last) last.text += note;
+    else runner.steered.push(note);
   }
 
   private setRunStatus(state: ThreadState, runner: Runner, status: RunStatus, extra: Partial<Run> = {}): void {
@@ -1047,12 +1056,9 @@ export class V2Engine extends EventEmitter {
    * the final one). Otherwise each message waits for the end of the provider turn; a steer's text
    * joins the message being written.
    */
-  private say(state: ThreadState, runner: Runner, text: string, chunks: number, joinLast = false): void {
-    const last = runner.replies.at(-1);
-    if (joinLast && last && !this.settings.enableLegacyTokenStreaming) {
-      last.text += text;
-      return;
-    }
+  private say(state: ThreadState, runner: Runner, said: string, chunks: number): void {
+    const text = said + runner.steered.join("");
+    runner.steered = [];
     const native = `msg_${randomUUID()}`;
     const reply: PendingReply = { nativeId: native, text, startedAt: this.now(), itemId: ids.nativeItemId(state.provider, native), messageId: ids.assistantMessageId(state.provider, native) };
     if (!this.settings.enableLegacyTokenStreaming) {
@@ -1077,12 +1083,19 @@ export class V2Engine extends EventEmitter {
 
   /** The provider turn is over (answered, failed or interrupted): the buffered messages go out, whole. */
   private flushReply(state: ThreadState, runner: Runner): void {
+    if (runner.steered.length > 0) this.say(state, runner, "", 1);
     const replies = runner.replies;
     runner.replies = [];
     for (const reply of replies) this.putReply(state, runner, reply, reply.text, false);
   }
 
   private step(state: ThreadState): void {
+    this.stepOnce(state);
+    // Not a wire event: buffered text and holds change nothing a client sees; tests wait on it.
+    this.emit("step", state.thread.id);
+  }
+
+  private stepOnce(state: ThreadState): void {
     const runner = state.runner;
     if (!runner || runner.blockedOn || runner.phase !== "running" || this.halted) return;
     const step = runner.steps[runner.index];
@@ -1102,15 +1115,15 @@ export class V2Engine extends EventEmitter {
           const open = runner.openCommand;
           runner.openCommand = undefined;
           this.providerNode(state, runner, open.nodeId!, "provider_item", step.exitCode ? "failed" : "completed");
-          this.putItem(state, { ...open, status: step.exitCode ? "failed" : "completed", completedAt: this.now(), exitCode: step.exitCode ?? 0 });
+          this.putItem(state, { ...open, status: step.exitCode ? "failed" : "completed", completedAt: this.now(), output: "", exitCode: step.exitCode ?? 0 });
           break;
         }
         const native = `call_${randomUUID()}`;
         const node = this.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", { nativeItemRef: { driver: state.provider, nativeId: native, strength: "strong" } });
         const base = this.newItem(state, run, "running", null, { id: ids.nativeItemId(state.provider, native), nodeId: node.id, providerTurnId: turnId, native });
-        this.putItem(state, { ...base, type: "command_execution", input: step.command });
+        this.putItem(state, { ...base, type: "command_execution", input: step.command, output: null });
         this.providerNode(state, runner, node.id, "provider_item", step.exitCode ? "failed" : "completed");
-        this.putItem(state, { ...base, status: step.exitCode ? "failed" : "completed", completedAt: this.now(), type: "command_execution", input: step.command, exitCode: step.exitCode ?? 0 });
+        this.putItem(state, { ...base, status: step.exitCode ? "failed" : "completed", completedAt: this.now(), type: "command_execution", input: step.command, output: "", exitCode: step.exitCode ?? 0 });
         break;
       }
       case "file": {
@@ -1172,7 +1185,7 @@ export class V2Engine extends EventEmitter {
       // The provider's command item opens with the request; the guarded tool step completes it.
       const node = this.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", { nativeItemRef: nativeRef });
       const base = this.newItem(state, run, "running", null, { id: ids.nativeItemId(state.provider, native), nodeId: node.id, providerTurnId: turnId, native });
-      runner.openCommand = { ...base, type: "command_execution", input: guarded.command };
+      runner.openCommand = { ...base, type: "command_execution", input: guarded.command, output: null };
       this.putItem(state, runner.openCommand);
     }
     const requestId = ids.runtimeRequestId(state.provider, turnId, native);
@@ -1348,6 +1361,11 @@ export class V2Engine extends EventEmitter {
     this.putItem(state, { ...base, type: "run_interrupt_request", message: reason ?? "Interrupt requested" });
     runner.phase = "interrupting";
     runner.blockedOn = undefined;
+    // A halted engine has no provider to wait for: the run ends at once (its queue stays put).
+    if (this.halted) {
+      this.endRun(state, runner, "interrupted", "Run interrupted by user");
+      return;
+    }
     this.schedule(state, () => {
       if (state.runner !== runner) return;
       this.endRun(state, runner, "interrupted", "Run interrupted by user");

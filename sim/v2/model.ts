@@ -1,5 +1,6 @@
 // Wire-shaped entities of a simulated protocol-2 server (docs/t3-protocols.md, "Protocol 2"): the
-// exact fields T3's contract lists, so the contract check in shared/t3/v2/contract.testkit.ts holds.
+// fields T3's real V2 engine sends (sim/v2/recordings-conformance.test.ts compares them with its
+// recordings), which the contract check in shared/t3/v2/contract.testkit.ts also reads.
 import type { ProviderKind } from "../agents";
 
 export type RunStatus =
@@ -49,6 +50,8 @@ export interface AppThread {
   archivedAt: string | null;
   settledOverride: null;
   settledAt: null;
+  snoozedUntil: null;
+  snoozedAt: null;
   lastVisitedAt: null;
   deletedAt: string | null;
 }
@@ -121,7 +124,7 @@ export type TurnItem = ItemBase &
         attachments: unknown[];
       }
     | { type: "assistant_message"; messageId: string; text: string; streaming: boolean }
-    | { type: "command_execution"; input: string; exitCode?: number }
+    | { type: "command_execution"; input: string; output: string | null; exitCode?: number }
     | { type: "file_change"; fileName: string; additions?: number; deletions?: number }
     | {
         type: "approval_request";

@@ -1,6 +1,7 @@
 // One simulated protocol-2 T3 server on 127.0.0.1 (docs/t3-protocols.md, "Protocol 2"): upstream
-// scoped auth (sim/auth.ts), the 426 gate on `/ws` before auth, the protocol header on HTTP reads,
-// the V2 shell and thread streams with resume rules and a slow-consumer cutoff, and the V2 commands.
+// scoped auth (sim/auth.ts), the 426 gate on `/ws` before auth, the protocol header on HTTP reads
+// (400 without it), the V2 shell and thread streams with the real engine's resume and metadata
+// snapshots and a slow-consumer cutoff, the V2 commands, `projects.mutate` and `server.getConfig`.
 // It can take over a protocol-1 simulator's port, identity and threads: an in-place upgrade.
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -203,7 +204,18 @@ export class V2SimServer {
       label: this.label,
       platform: { os: "linux", arch: "x64" },
       serverVersion: this.serverVersion,
-      capabilities: { repositoryIdentity: true, connectionProbe: true, threadSettlement: true, threadSnooze: true, threadPinning: true },
+      capabilities: {
+        repositoryIdentity: true,
+        connectionProbe: true,
+        pullRequests: true,
+        threadSettlement: true,
+        threadSnooze: true,
+        threadPinning: true,
+        threadPinReorder: true,
+        threadTitleRegeneration: true,
+        threadVisitedTracking: true,
+        agentActivityPublishing: false,
+      },
       orchestrationProtocolVersion: 2,
     };
   }

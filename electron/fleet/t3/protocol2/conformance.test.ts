@@ -29,6 +29,7 @@ import {
   V2RpcError,
 } from "../../../../shared/t3/v2/schemas";
 import { SimServer } from "../../../../sim/server";
+import { providerTurnRunning, untilEngine } from "../../../../sim/v2/engine.testkit";
 import { V2SimServer } from "../../../../sim/v2/server";
 import { T3EnvironmentClient } from "../client";
 import type { RpcSocket } from "../rpc-socket";
@@ -62,10 +63,17 @@ const SKIPPED_EVENT = z.strictObject({
   payload: z.record(z.string(), z.unknown()),
 });
 
+/** Optional in the contract, `null` on the real engine (a running command's output). */
+const REAL_ENGINE_NULLS = new Set(["output"]);
+
 function contractView(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(contractView);
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => !REAL_ENGINE_EXTRAS.has(key)).map(([key, inner]) => [key, contractView(inner)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, inner]) => !REAL_ENGINE_EXTRAS.has(key) && !(inner === null && REAL_ENGINE_NULLS.has(key)))
+      .map(([key, inner]) => [key, contractView(inner)]),
+  );
 }
 
 /** Checks one value with both readings; returns the problems found. */
@@ -135,6 +143,7 @@ describe("protocol-2 simulator frames against the contract", () => {
     // Queue, steer, cancel, interrupt, errors.
     await sendText(threadId, "#hold");
     const active = (await detail.untilDetail((d) => d.facts.activeRunId !== null && d.facts.run?.phase === "running", "holding")).facts.activeRunId!;
+    await untilEngine(sim.engine, () => providerTurnRunning(sim.engine, threadId), "provider turn running");
     await sendText(threadId, "queued one", "queue", active);
     await sendText(threadId, "steer it", "steer", active);
     const queued = (await detail.untilDetail((d) => Object.values(d.facts.messageOutcomes ?? {}).some((o) => o.how === "queued"), "queued")).facts.messageOutcomes!;
