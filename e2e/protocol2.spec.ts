@@ -45,7 +45,7 @@ test("pairs a fork, an upstream and a protocol-2 machine by their links through 
     await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
     await expect(agentRow(page, sim.environmentId, threads[i]!)).toHaveAttribute("data-status", "idle");
   }
-  await expect(envRow(page, protocol2Machine(fleet).environmentId)).toContainText("T3 0.0.46-nightly.20261003");
+  await expect(envRow(page, protocol2Machine(fleet).environmentId)).toContainText("T3 0.0.46-nightly.20261003 · protocol 2");
   await expect(page.getByTestId("fleet-summary")).toContainText("3 machines · 3 agents");
   await page.getByTestId("fleet-tree").screenshot({ path: join(SCREENSHOTS, "fleet-tree-mixed.png") });
 });

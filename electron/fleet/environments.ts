@@ -8,6 +8,7 @@ import { BridgeError } from "./bridge-error";
 import type { EnvironmentRecord, Registry } from "./registry";
 import type { SecretStore } from "./secrets";
 import { ConnectionSupervisor, type SupervisorTiming } from "./supervisor";
+import { announcedProtocol } from "./t3/adapter";
 import { T3EnvironmentClient } from "./t3/client";
 import type { RpcSocketOptions } from "./t3/rpc-socket";
 import { ThreadFollowers } from "./threads";
@@ -143,12 +144,13 @@ export class Environments {
     supervisor.on("agentUpsert", (agent) => model.upsertAgent(record.environmentId, agent));
     supervisor.on("agentRemoved", (threadId, lifecycle) => model.removeAgent(record.environmentId, threadId, lifecycle));
     supervisor.on("identified", (descriptor) => {
-      if (descriptor.serverVersion === runtime.record.serverVersion) return;
+      const protocol = announcedProtocol(descriptor);
+      if (descriptor.serverVersion === runtime.record.serverVersion && protocol === runtime.record.protocol) return;
       // T3 was updated on that machine (perhaps in place to protocol 2): show what it runs now. The
       // descriptor is read on every connect, so a failed write only leaves the stored copy stale.
-      runtime.record = { ...runtime.record, serverVersion: descriptor.serverVersion };
+      runtime.record = { ...runtime.record, serverVersion: descriptor.serverVersion, protocol };
       model.upsertEnvironment(metaOf(runtime.record, runtime.skippedItems));
-      this.options.registry.update(record.environmentId, { serverVersion: descriptor.serverVersion }).catch(() => undefined);
+      this.options.registry.update(record.environmentId, { serverVersion: descriptor.serverVersion, protocol }).catch(() => undefined);
     });
     supervisor.on("skipped", (item) => {
       runtime.skippedItems = { count: (runtime.skippedItems?.count ?? 0) + 1, last: { ...item, at: new Date(this.options.now()).toISOString() } };
@@ -177,6 +179,7 @@ export function metaOf(record: EnvironmentRecord, skippedItems?: SkippedItemsRep
     label: record.customLabel ?? record.serverLabel,
     baseUrl: record.baseUrl,
     serverVersion: record.serverVersion,
+    protocol: record.protocol ?? null,
     generation: record.generation,
     readOnly: record.readOnly,
     muted: record.muted,

@@ -11,6 +11,7 @@ import type { Environments } from "./environments";
 import type { EnvironmentRecord, Registry } from "./registry";
 import type { SecretStore } from "./secrets";
 import { revokePreviousSession } from "./session-revocation";
+import { announcedProtocol } from "./t3/adapter";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
 
 /** Default port of a local T3 server. */
@@ -53,6 +54,7 @@ export class Pairing {
       environmentId: checked.environment.environmentId,
       label: checked.label,
       serverVersion: checked.environment.serverVersion,
+      protocol: announcedProtocol(checked.environment),
       generation: checked.generation,
       hasToken: target.pairingToken !== undefined,
       alreadyPaired: this.options.environments.has(checked.environment.environmentId),
@@ -93,6 +95,7 @@ export class Pairing {
       generation: paired.generation,
       readOnly: paired.readOnly,
       serverVersion: paired.environment.serverVersion,
+      protocol: announcedProtocol(paired.environment),
       muted: existing?.record.muted ?? false,
       pairedAt: new Date(this.options.now()).toISOString(),
     };

@@ -22,6 +22,8 @@ export const EnvironmentRecord = z.object({
   generation: z.enum(["fork", "upstream"]),
   readOnly: z.boolean().default(false),
   serverVersion: z.string().nullable().default(null),
+  /** The orchestration protocol the server announced on the latest connect (1 when it announced none). */
+  protocol: z.number().int().positive().nullable().optional(),
   muted: z.boolean().default(false),
   pairedAt: z.string(),
 });

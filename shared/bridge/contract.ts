@@ -102,6 +102,8 @@ export interface PairPreview {
   environmentId: string;
   label: string;
   serverVersion: string;
+  /** The orchestration protocol the server announces. */
+  protocol?: number;
   generation: "fork" | "upstream";
   hasToken: boolean;
   /** Already paired under this environmentId (pairing again updates it). */

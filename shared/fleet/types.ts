@@ -65,6 +65,8 @@ export interface EnvironmentMeta {
   label: string;
   baseUrl: string;
   serverVersion: string | null;
+  /** The orchestration protocol it speaks, as announced on the latest connect; null or absent until known. */
+  protocol?: number | null;
   generation: "fork" | "upstream";
   readOnly: boolean;
   muted: boolean;

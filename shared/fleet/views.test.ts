@@ -1,12 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { COMMANDS, commandForKey, paletteCommands, type CommandContext } from "./command-registry";
-import { connectionWords, countWords, fleetCounts, isOlder, needYouOrder, t3ThreadUrl, triageRank } from "./views";
+import { connectionWords, countWords, fleetCounts, isOlder, needYouOrder, serverWords, t3ThreadUrl, triageRank } from "./views";
 import { agentView, environmentView } from "./views.testkit";
 
 const NOW = Date.parse("2026-11-29T10:00:00.000Z");
 const ago = (ms: number) => new Date(NOW - ms).toISOString();
 
 describe("shared fleet views", () => {
+  it("names what a machine runs: version and, once connected, the protocol", () => {
+    expect(serverWords({ serverVersion: "0.0.33", protocol: 2 })).toBe("T3 0.0.33 · protocol 2");
+    expect(serverWords({ serverVersion: "0.0.42", protocol: 1 })).toBe("T3 0.0.42 · protocol 1");
+    expect(serverWords({ serverVersion: "0.0.42", protocol: null })).toBe("T3 0.0.42");
+    expect(serverWords({ serverVersion: null })).toBe("T3 ?");
+  });
+
   it("triage: approvals, questions, failures and stalls first, then running, then the rest by recency", () => {
     const agents = [
       agentView("idle-new", "idle", { lastActivityAt: ago(1_000) }),

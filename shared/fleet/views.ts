@@ -127,3 +127,12 @@ export function projectOf(agent: AgentView): { id: string; title: string; reposi
   const extras = extrasOf(agent);
   return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? agent.workspaceRoot ?? null, branch: agent.branch ?? null };
 }
+
+/**
+ * What a machine runs, in words: "T3 0.0.33 · protocol 2". The protocol is what the server
+ * announced on the latest connect; a machine not reached yet shows its version alone.
+ */
+export function serverWords(server: { serverVersion: string | null; protocol?: number | null | undefined }): string {
+  const version = `T3 ${server.serverVersion ?? "?"}`;
+  return server.protocol ? `${version} · protocol ${server.protocol}` : version;
+}

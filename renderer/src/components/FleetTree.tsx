@@ -1,7 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
 import type { DisplayStatus, SubagentView } from "../../../shared/fleet/types";
-import { CONNECTION_ACTION_WORDS, connectionWords, projectOf } from "../../../shared/fleet/views";
+import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
 import { commands } from "../state/effects";
 import { relativeTime } from "../state/format";
 import type { Row } from "../state/selectors";
@@ -95,7 +95,7 @@ function EnvironmentRow({ row, now }: { row: Extract<Row, { kind: "environment" 
       </div>
       <div className="env-line env-line-second">
         <span className="env-facts">
-          <span className="env-version">T3 {env.serverVersion ?? "?"}</span>
+          <span className="env-version" data-testid="env-version">{serverWords(env)}</span>
           {env.readOnly ? <span className="tag">read-only</span> : null}
           {env.muted ? <span className="tag">muted</span> : null}
           <CountWords counts={env.counts} />

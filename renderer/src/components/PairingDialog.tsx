@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import { INPUT_LIMITS } from "../../../shared/bridge/contract";
+import { serverWords } from "../../../shared/fleet/views";
 import { commands } from "../state/effects";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
@@ -78,7 +79,7 @@ export function PairingDialog() {
         {preview ? (
           <div className="preview" data-testid="pair-preview">
             <p className="clipped" title={preview.label}>
-              <strong>{preview.label}</strong> · T3 {preview.serverVersion} · {preview.generation === "upstream" ? "scoped tokens" : "bearer sessions"}
+              <strong>{preview.label}</strong> · {serverWords(preview)} · {preview.generation === "upstream" ? "scoped tokens" : "bearer sessions"}
             </p>
             <p className="clipped" title={`${preview.environmentId} at ${preview.baseUrl}`}>
               Environment <code>{preview.environmentId}</code> at {preview.baseUrl}

@@ -37,6 +37,8 @@ export function applyThreadEvent(projection: ThreadProjection, event: DomainEven
     case "provider-session.attached":
     case "provider-session.updated":
       return { ...projection, providerSessions: upsert(projection.providerSessions, event.payload) };
+    case "provider-turn.updated":
+      return { ...projection, providerTurns: upsert(projection.providerTurns, event.payload) };
     case "subagent.updated":
       return { ...projection, subagents: upsert(projection.subagents, event.payload) };
     case "message.updated":
@@ -158,6 +160,17 @@ const ACTIVE: ReadonlySet<string> = new Set(["preparing", "starting", "running",
 
 export function activeRun(projection: ThreadProjection): Run | undefined {
   return projection.runs.filter((run) => ACTIVE.has(run.status)).sort((a, b) => b.ordinal - a.ordinal)[0];
+}
+
+/**
+ * Whether the active run takes a steer now: T3 steers only a `running` run whose active attempt
+ * has a running provider turn (the run is `running` a moment before its provider turn starts).
+ * A projection that does not name the attempt (older servers) is judged by the run alone.
+ */
+export function runTakesSteer(projection: ThreadProjection, run: Run): boolean {
+  if (run.status !== "running") return false;
+  if (!run.activeAttemptId) return true;
+  return projection.providerTurns.some((turn) => turn.runAttemptId === run.activeAttemptId && turn.status === "running");
 }
 
 export function queuedRuns(projection: ThreadProjection): Run[] {

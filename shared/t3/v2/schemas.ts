@@ -137,8 +137,18 @@ export const Run = z.object({
   checkpointId: z.string().nullable().optional(),
   providerInstanceId: z.string(),
   modelSelection: ModelSelection,
+  /** The attempt whose provider turn a steer or an interrupt reaches. */
+  activeAttemptId: NullableId.optional(),
 });
 export type Run = z.infer<typeof Run>;
+
+/** A provider's own turn inside a run attempt; a run takes a steer only while its attempt's turn is running. */
+export const ProviderTurn = z.object({
+  id: Id,
+  runAttemptId: NullableId.optional(),
+  status: openEnum(["pending", "running", "completed", "failed", "interrupted", "cancelled"]),
+});
+export type ProviderTurn = z.infer<typeof ProviderTurn>;
 
 /** A decision is a word, or (newer Codex builds) an object form; object forms decode as "unknown". */
 const Decision = z.union([openEnum(APPROVAL_DECISIONS), z.object({}).passthrough().transform(() => "unknown" as const)]);
@@ -319,6 +329,7 @@ export const ThreadProjection = z.object({
   runs: lenientArray(Run),
   subagents: lenientArray(Subagent),
   providerSessions: lenientArray(ProviderSession),
+  providerTurns: lenientArray(ProviderTurn),
   runtimeRequests: lenientArray(RuntimeRequest),
   messages: lenientArray(ConversationMessage),
   turnItems: lenientArray(TurnItemSchema),
@@ -354,6 +365,7 @@ const payloadByType: Record<string, z.ZodType> = {
   "runtime-request.updated": RuntimeRequest,
   "provider-session.attached": ProviderSession,
   "provider-session.updated": ProviderSession,
+  "provider-turn.updated": ProviderTurn,
   "subagent.updated": Subagent,
   "message.updated": ConversationMessage,
   ...Object.fromEntries(THREAD_EVENT_TYPES.map((type) => [type, AppThread])),
@@ -377,6 +389,7 @@ export type DomainEvent = Envelope &
     | { type: "turn-item.updated"; payload: TurnItem }
     | { type: "runtime-request.updated"; payload: RuntimeRequest }
     | { type: "provider-session.attached" | "provider-session.updated"; payload: ProviderSession }
+    | { type: "provider-turn.updated"; payload: ProviderTurn }
     | { type: "subagent.updated"; payload: Subagent }
     | { type: "message.updated"; payload: ConversationMessage }
     | { type: (typeof THREAD_EVENT_TYPES)[number]; payload: AppThread }

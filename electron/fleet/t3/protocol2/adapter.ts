@@ -20,7 +20,7 @@ import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
 import type { ClientCommandV2 } from "../../../../shared/t3/v2/commands";
-import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
+import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
 import {
   DispatchResultV2,
   ORCHESTRATION_PROTOCOL_HEADER,
@@ -39,7 +39,7 @@ import type { AdapterContext, ProtocolAdapter } from "../adapter";
 import { type T3Credentials, webSocketUrl } from "../client";
 import { decodeAnswer } from "../http";
 import { RpcSocket, type RpcSocketOptions } from "../rpc-socket";
-import { type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
+import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 
 export interface Protocol2Options {
@@ -120,21 +120,30 @@ export class Protocol2Adapter implements ProtocolAdapter {
       snooze: capabilities.threadSnooze === true,
       steers: (threadId) => this.steering.get(threadId),
       failureReason: (threadId, runId) => this.failures?.reason(threadId, runId),
-      finishingRun: (threadId) => this.finishing.get(threadId),
+      followedRun: (threadId) => this.followedRuns.get(threadId),
     };
   }
 
   /** Whether the server streams assistant text, from its `server.getConfig` settings; undefined until read. */
   replyStreams: boolean | undefined;
 
-  /** Per followed thread, the run its stream shows finishing (`waiting`). */
-  private readonly finishing = new Map<string, string>();
+  /** Per followed thread, what its stream shows of the active run. */
+  private readonly followedRuns = new Map<string, FollowedRunPhase | "loading">();
 
-  /** Records which run a followed thread shows finishing; re-sends the row when that changed. */
-  learnFinishing(threadId: string, runId: string | undefined): void {
-    if (this.finishing.get(threadId) === runId) return;
-    if (runId === undefined) this.finishing.delete(threadId);
-    else this.finishing.set(threadId, runId);
+  /** What a followed thread's projection tells about its row: steering support, failure reasons, the run's phase. */
+  learnFromThread(threadId: string, projection: ThreadProjection): void {
+    this.learnSteering(threadId, steeringOf(projection));
+    this.learnFailures(projection);
+    const active = activeRun(projection);
+    this.learnRunPhase(threadId, active ? { runId: active.id, takesSteer: runTakesSteer(projection, active), finishing: active.status === "waiting" } : { runId: null, takesSteer: false, finishing: false });
+  }
+
+  /** Records what a followed thread shows of its active run; re-sends the row when that changed. */
+  learnRunPhase(threadId: string, phase: FollowedRunPhase | "loading" | undefined): void {
+    const known = this.followedRuns.get(threadId);
+    if (known === phase || (typeof known === "object" && typeof phase === "object" && known.runId === phase.runId && known.takesSteer === phase.takesSteer && known.finishing === phase.finishing)) return;
+    if (phase === undefined) this.followedRuns.delete(threadId);
+    else this.followedRuns.set(threadId, phase);
     for (const listener of this.rowListeners) listener(threadId);
   }
 
@@ -184,6 +193,8 @@ export class Protocol2Adapter implements ProtocolAdapter {
     const answer = await http.send({ method: "POST", path: "/api/auth/websocket-ticket", bearer: credentials.token });
     const ticket = decodeAnswer(answer, WebSocketTicketResponse, "WebSocket ticket").ticket;
     const socket = await RpcSocket.open({
+      // The environment's socket tuning (ping, open timeout, frame tap), as protocol 1's sockets get it.
+      ...this.context.client.socketOptions,
       ...this.options.socket,
       url: webSocketUrl(this.context.client.baseUrl, { wsTicket: ticket, orchestrationProtocol: "2" }),
     });
@@ -400,6 +411,8 @@ class Protocol2Session implements AdapterSession {
   followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
     const thread = this.adapter.followed(followed.threadId);
     thread.synced = false;
+    // Until this follow shows the run, the row offers no steer: the thread, not the row, tells whether T3 takes one.
+    this.adapter.learnRunPhase(thread.threadId, "loading");
     let closed = false;
     let inner: Subscription | undefined;
     const begin = () => {
@@ -434,16 +447,12 @@ class Protocol2Session implements AdapterSession {
           }
         },
         chunkDone: () => {
-          if (thread.projection) {
-            this.adapter.learnSteering(thread.threadId, steeringOf(thread.projection));
-            this.adapter.learnFailures(thread.projection);
-            const active = activeRun(thread.projection);
-            this.adapter.learnFinishing(thread.threadId, active?.status === "waiting" ? active.id : undefined);
-          }
+          if (thread.projection) this.adapter.learnFromThread(thread.threadId, thread.projection);
           listener.changed(thread.detail());
         },
         end: (error) => {
           if (error && error.details.tag === "OrchestrationV2GetThreadProjectionError") thread.error = error.message;
+          this.adapter.learnRunPhase(thread.threadId, undefined);
           listener.end(error);
         },
       });
@@ -457,6 +466,7 @@ class Protocol2Session implements AdapterSession {
             thread.projection = snapshot.projection;
             thread.appliedSequence = snapshot.snapshotSequence;
             thread.lastEventAt = snapshot.projection.updatedAt;
+            this.adapter.learnFromThread(thread.threadId, snapshot.projection);
             listener.changed(thread.detail());
           }
           begin();
@@ -471,7 +481,10 @@ class Protocol2Session implements AdapterSession {
         if (closed) return;
         closed = true;
         if (inner) inner.close();
-        else listener.end();
+        else {
+          this.adapter.learnRunPhase(thread.threadId, undefined);
+          listener.end();
+        }
       },
     };
   }

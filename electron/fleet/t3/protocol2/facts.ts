@@ -36,18 +36,32 @@ export interface ServerFeatures {
   steers?: (threadId: string) => boolean | undefined;
   /** Per failed run, its reason from the thread's error item when read (see ./failure-reasons.ts). */
   failureReason?: (threadId: string, runId: string | null) => string | null | undefined;
-  /** Per thread, the run its followed stream shows `waiting` (finishing), which may be ahead of the row. */
-  finishingRun?: (threadId: string) => string | undefined;
+  /**
+   * Per followed thread, what its stream shows of the active run, which may be ahead of the row;
+   * "loading" while a follow has not shown it yet (no steer is offered until it has).
+   */
+  followedRun?: (threadId: string) => FollowedRunPhase | "loading" | undefined;
+}
+
+/** What a followed thread's stream says of its active run. */
+export interface FollowedRunPhase {
+  /** The active run the stream shows; null when it shows none. */
+  runId: string | null;
+  /** Running with a running provider turn: T3 takes a steer now. */
+  takesSteer: boolean;
+  /** `waiting`: T3 refuses both a steer and an interrupt. */
+  finishing: boolean;
 }
 
 /**
  * Protocol 2 lets the user choose steer or queue. A provider session that says it cannot steer
  * (its `capabilities.turns.supportsActiveSteering`, seen once the thread was followed) leaves queue only.
  */
-export function capabilitiesV2(features: ServerFeatures, threadId?: string, finishing = false): AgentCapabilities {
+export function capabilitiesV2(features: ServerFeatures, threadId?: string, phase: { finishing: boolean; takesSteer: boolean } = { finishing: false, takesSteer: true }): AgentCapabilities {
   const steers = threadId !== undefined ? features.steers?.(threadId) : undefined;
+  const { finishing } = phase;
   // A run that is `waiting` (finishing) refuses both a steer and an interrupt; a queued message still starts after it.
-  const whileRunning: AgentCapabilities["whileRunning"] = finishing || steers === false ? ["queue"] : ["steer", "queue"];
+  const whileRunning: AgentCapabilities["whileRunning"] = finishing || !phase.takesSteer || steers === false ? ["queue"] : ["steer", "queue"];
   return { whileRunning, interrupt: !finishing, stop: false, cancelQueued: true, answer: true, settle: features.settle, snooze: features.snooze };
 }
 
@@ -97,6 +111,9 @@ export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archiv
   const pending = row.pendingRuntimeRequest;
   const blockedOn = pending ? requestBlocksOn(pending.kind) : undefined;
   const run = runStateOfRow(row, features);
+  const followedRun = features.followedRun?.(row.id);
+  // A followed thread that has not (yet) shown the row's run gives no steer: the row is ahead of it.
+  const followed = followedRun === undefined || row.activeRunId === null ? undefined : followedRun === "loading" || followedRun.runId !== row.activeRunId ? { takesSteer: false, finishing: false } : followedRun;
   return {
     threadId: row.id,
     projectId: row.projectId,
@@ -112,7 +129,7 @@ export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archiv
     blockedBy: pending && blockedOn ? { kind: blockedOn === "question" ? "input" : blockedOn === "auth" ? "auth-refresh" : "approval", requestId: pending.id, since: pending.createdAt } : null,
     updatedAt: row.updatedAt,
     latestUserMessageAt: row.latestUserMessageAt,
-    capabilities: capabilitiesV2(features, row.id, run.phase === "waiting" || (row.activeRunId !== null && features.finishingRun?.(row.id) === row.activeRunId)),
+    capabilities: capabilitiesV2(features, row.id, { finishing: run.phase === "waiting" || followed?.finishing === true, takesSteer: followed?.takesSteer ?? true }),
   };
 }
 

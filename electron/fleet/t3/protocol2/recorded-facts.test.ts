@@ -3,7 +3,7 @@
 // until the turn ends, and the 006bb815 contract's newer request shapes accepted beside the engine's.
 import { describe, expect, it } from "vitest";
 import { decodeWith } from "../../../../shared/t3/decode";
-import { applyThreadEvent, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
+import { applyThreadEvent, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
 import {
   DispatchResultV2,
   RuntimeRequest,
@@ -102,6 +102,16 @@ describe("facts from the real engine's recordings", () => {
       expect(facts.capabilities).toMatchObject({ whileRunning: ["queue"], interrupt: false });
     }
     for (const row of running) expect(agentFactsOfRow(row, "active", shell, features).capabilities).toMatchObject({ whileRunning: ["steer", "queue"], interrupt: true });
+  });
+
+  it("a run takes a steer only once its provider turn runs, never while finishing (06b)", () => {
+    const takes = projectionsOf("06b-steer-running.json").flatMap((projection) => {
+      const run = projection.runs[0];
+      return run ? [`${run.status}:${runTakesSteer(projection, run)}`] : [];
+    });
+    const distinct = takes.filter((entry, index) => entry !== takes[index - 1]);
+    // Running a moment before its provider turn starts and a moment after it ended: no steer then; then finishing and done.
+    expect(distinct).toEqual(["starting:false", "running:false", "running:true", "running:false", "waiting:false", "completed:false"]);
   });
 
   it("a steer is 'accepted as a steer', never 'joined' or 'answered' (06b: the provider dropped it, nothing shows)", () => {

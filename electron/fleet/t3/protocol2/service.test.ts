@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Delivery } from "../../../../shared/fleet/delivery";
 import type { AgentView } from "../../../../shared/fleet/types";
+import { serverWords } from "../../../../shared/fleet/views";
 import { SimFleet } from "../../../../sim/fleet";
 import { createV2Thread } from "../../../../sim/v2/fleet-hooks";
 import type { V2SimServer } from "../../../../sim/v2/server";
@@ -44,9 +45,13 @@ describe("fleet service with a protocol-2 machine", () => {
     const { sims, service, v2 } = await setup();
     const threadId = createV2Thread(v2, { title: "Long job", provider: "claudeAgent", text: "#hold" });
     await pair(service, sims);
+    // Each machine says which protocol it speaks, for the machine row.
+    expect(serverWords(service.model.environment(v2.environmentId)!)).toBe(`T3 ${v2.descriptor().serverVersion} · protocol 2`);
+    expect(serverWords(service.model.environment(sims.servers[0]!.environmentId)!)).toMatch(/^T3 \S+ · protocol 1$/);
     await until(service, () => agent(service, v2, threadId)?.status === "running", "running");
     const key = `${v2.environmentId}/${threadId}`;
-    expect(service.intent(key)).toMatchObject({ kind: "steer" });
+    // Steer is offered once the followed thread shows T3 can take one (the run's provider turn running).
+    await until(service, () => service.intent(key).kind === "steer", "steer offered");
     expect(service.intent(key, "queue")).toMatchObject({ kind: "queue" });
 
     const steer = (await service.request("agent.send", { key, text: "use the new API", expectedIntent: "steer" })) as Delivery;
