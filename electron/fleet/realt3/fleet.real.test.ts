@@ -2,7 +2,7 @@
 // namespace (scripts/realt3.sh). One server is shared by the scenarios, in order: the ones that
 // only read and message first, then freezes, kills and restarts, revocation last.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Delivery } from "../../../shared/fleet/delivery";
+import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { FleetServiceOptions } from "../service";
 import { DEFAULT_TIMING } from "../supervisor";
@@ -108,7 +108,8 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", "answered");
     const states = deliveryStates(fleet, delivery.commandId);
     // In order and ending answered; on a loaded machine T3 may report the message and its answer in one batch, so "delivered" can be folded into "answered".
-    expect(["sending", "accepted", "delivered", "answered"].filter((state) => states.includes(state))).toEqual(states);
+    const inOrder: DeliveryState[] = ["sending", "accepted", "delivered", "answered"];
+    expect(inOrder.filter((state) => states.includes(state))).toEqual(states);
     expect(states.at(-1)).toBe("answered");
     expect(await userMessagesOnServer(childId, text)).toBe(1);
     expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });

@@ -5,7 +5,7 @@
 // restart, a freeze and thaw (each counting rows before and after), revocation last.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentDetail } from "../../../shared/bridge/contract";
-import type { Delivery } from "../../../shared/fleet/delivery";
+import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
 import type { FleetServiceOptions } from "../service";
 import { defaultClientLabel } from "../t3/client";
 import { FAST, type Fleet, agent, deliveryStates, env, keyOf, noticesRevocation, removals, rows, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
@@ -71,7 +71,7 @@ beforeAll(async () => {
   operator = await T3V2Operator.start(server);
   projectId = await operator.createProject("Fleet project");
   parentId = await operator.createThread(projectId, "Planner");
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   operator?.close();
@@ -147,8 +147,12 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     const text = "please report, once";
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "new-turn" })) as Delivery;
     await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", () => `answered (${shown(delivery.commandId)})`);
-    // The engine streams the message before it answers the dispatch, so "accepted" may be skipped; nothing else may be shown.
-    expect(deliveryStates(fleet, delivery.commandId).filter((state) => state !== "sending" && state !== "accepted")).toEqual(["delivered", "answered"]);
+    // In this order, ending answered. The engine streams the message before it answers the dispatch, so "accepted"
+    // may be skipped; an engine stalled by a loaded machine may answer the dispatch late ("uncertain" until seen).
+    const inOrder: DeliveryState[] = ["sending", "accepted", "uncertain", "delivered", "answered"];
+    const states = deliveryStates(fleet, delivery.commandId);
+    expect(inOrder.filter((state) => states.includes(state))).toEqual(states);
+    expect(states.at(-1)).toBe("answered");
     const stored = await operator.projection(threadId);
     expect(userMessages(stored, text)).toHaveLength(1);
     expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn", turnId: userMessages(stored, text)[0]!.runId });
@@ -314,5 +318,6 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect(proxy.requestsSince(since)).toEqual([]);
     expect(env(revoked)!.connection.phase).toBe("unauthorized");
     expect(env(fleet)!.connection.phase).toBe("online");
-  });
+    // The engine took 20-45 s (more on a loaded machine) to refuse a session revoked by its CLI.
+  }, 180_000);
 });

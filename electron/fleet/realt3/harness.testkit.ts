@@ -70,7 +70,8 @@ export const RELEASED_T3: ServerKind = {
     return executable;
   },
   env: () => ({}),
-  startTimeoutMs: 30_000,
+  // Usually under 5 s; on a machine loaded by parallel builds a first start took over 30 s.
+  startTimeoutMs: 60_000,
 };
 
 /**
@@ -92,8 +93,8 @@ export const V2_ENGINE: ServerKind = {
   },
   // The launcher looks for Node 24 under T3_FLEET_CACHE (or takes T3V2_NODE); never under the fresh HOME.
   env: () => ({ T3_FLEET_CACHE: fleetCache(), ...(process.env.T3V2_NODE && { T3V2_NODE: process.env.T3V2_NODE }) }),
-  // Its first start runs 50 migrations on a fresh database; on a loaded two-core machine that took over 10 s.
-  startTimeoutMs: 60_000,
+  // Its first start runs 50 migrations on a fresh database: 20-80 s on a two-core machine loaded by parallel builds.
+  startTimeoutMs: 120_000,
 };
 
 async function sha512(file: string): Promise<string> {
