@@ -6,7 +6,8 @@
 // for a session secret it keeps in sessionStorage (this tab only, survives a reload, never a
 // cookie) and offers as a WebSocket subprotocol. A spent code opens nothing. Every request must
 // name this shell's own loopback address in Host (DNS rebinding), and the bridge and the exchange
-// must come from this shell's own Origin. No handler can take the process down.
+// must come from this shell's own Origin. No handler can take the process down. How long codes and
+// sessions last, and how failed exchanges are limited: electron/serve/shell-sessions.ts.
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -85,7 +86,6 @@ export interface HeadlessShell {
   launchCodeMinutes: number;
   close(): Promise<void>;
 }
-
 
 /** The request's path, or undefined when the request line is not a plain absolute path. */
 function requestPath(req: IncomingMessage): string | undefined {
