@@ -149,7 +149,7 @@ test("on protocol 2 a message waiting in the queue can be withdrawn before its t
   await queued.getByTestId("cancel-queued").click();
   await expect(queued).toHaveAttribute("data-outcome", "cancelled");
   await expect(queued.getByTestId("cancel-queued")).toHaveCount(0);
-  const cancel = page.locator('[data-testid="delivery"]').filter({ hasText: "cancel-queued" });
+  const cancel = page.locator('[data-testid="delivery"]').filter({ hasText: "Withdrawing the queued message" });
   await expect(cancel).toHaveAttribute("data-state", /delivered|answered/);
 
   // The running turn ends; the withdrawn message never starts one.
