@@ -19,7 +19,8 @@ export interface StreamSink {
 }
 
 export interface RpcHandlers {
-  unary(tag: string, payload: unknown): { ok: true; value: unknown } | { ok: false; cause: unknown[] } | undefined;
+  /** `{ noReply: true }`: the request is handled but never answered (fault injection). */
+  unary(tag: string, payload: unknown): { ok: true; value: unknown } | { ok: false; cause: unknown[] } | { noReply: true } | undefined;
   /** Starts a stream; returns a disposer, or undefined when the tag is not a stream. */
   stream(tag: string, payload: unknown, sink: StreamSink): (() => void) | undefined;
 }
@@ -166,6 +167,7 @@ export class RpcPeer {
       else this.send({ _tag: "Exit", requestId: id, exit: { _tag: "Failure", cause: [{ _tag: "Die", defect }] } });
       return;
     }
+    if ("noReply" in result) return;
     this.send({
       _tag: "Exit",
       requestId: id,

@@ -71,8 +71,11 @@ export class SimServer {
   /** Connections accepted while starting up: never answered (deafAfterListenMs). */
   private readonly deafSockets = new WeakSet<Socket>();
   private deafUntil = 0;
-  /** Fault injection for the next dispatch over a socket: drop the connection before or after applying it. */
-  dropNextDispatch: "before-apply" | "after-apply" | undefined;
+  /**
+   * Fault injection for the next dispatch over a socket: drop the connection before or after
+   * applying it, or apply it and never answer (the connection stays up).
+   */
+  dropNextDispatch: "before-apply" | "after-apply" | "unanswered" | undefined;
   /** Fault injection: live thread-stream events are silently not sent (snapshots and replays still are). */
   muteThreadStreams = false;
   private readonly options: SimServerOptions;
@@ -535,6 +538,7 @@ export class SimServer {
           try {
             const sequence = this.engine.dispatch(command.data);
             if (drop === "after-apply") ws.terminate(); // applied, but the answer never leaves
+            if (drop === "unanswered") return { noReply: true };
             return { ok: true, value: { sequence } };
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);

@@ -25,6 +25,27 @@ describe("deliveries", () => {
     expect(states.indexOf("uncertain")).toBeLessThan(states.indexOf("answered"));
   });
 
+  it("a message the thread already shows stays delivered when the dispatch's answer is lost afterwards", async () => {
+    const { sims, service, events } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Worker" });
+    await pairAll(service, sims);
+    const key = `${sim.environmentId}/${threadId}`;
+    await until(service, () => agent(service, sim, threadId)?.status === "idle", "idle");
+    sim.dropNextDispatch = "unanswered";
+    const sending = service.request("agent.send", { key, text: "seen before answered", expectedIntent: "new-turn" }) as Promise<Delivery>;
+    const seen = () => events.flatMap((e) => (e.type === "delivery" && e.delivery.text === "seen before answered" ? [e.delivery.state] : []));
+    await until(service, () => seen().some((state) => state === "delivered" || state === "answered"), "delivered before any answer");
+    // The answer is lost: the connection drops with the dispatch still open.
+    sim.setBlackhole(true);
+    sim.setBlackhole(false);
+    const settled = await sending;
+    expect(["delivered", "answered"]).toContain(settled.state);
+    const states = events.flatMap((e) => (e.type === "delivery" && e.delivery.commandId === settled.commandId ? [e.delivery.state] : []));
+    expect(states).not.toContain("uncertain");
+    expect(sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === "seen before answered")).toHaveLength(1);
+  });
+
   it("states the intent before sending: steer where T3 steers, a new turn after the running one where it does not, a new turn when idle", async () => {
     const { sims, service } = await setup(["upstream"]);
     const sim = sims.servers[0]!;

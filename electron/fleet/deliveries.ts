@@ -157,8 +157,13 @@ export class Deliveries {
       }
       if (followed) this.observe(tracked, followed.thread.detail());
     } catch (error) {
+      // The thread already shows the message (T3 may stream it before it answers the dispatch): a
+      // late or lost answer changes nothing about what was seen.
+      if (tracked.delivery.state === "delivered" || tracked.delivery.state === "answered") return tracked.delivery;
       const failure = T3Error.from(error);
-      if (failure.kind === "network" || failure.kind === "timeout" || failure.kind === "interrupted") {
+      if (failure.kind === "timeout") {
+        this.update(tracked, { state: "uncertain", reason: `The server did not answer within ${DISPATCH_TIMEOUT_MS / 1000} s. Checking again; it will never be sent twice.` });
+      } else if (failure.kind === "network" || failure.kind === "interrupted") {
         this.update(tracked, { state: "uncertain", reason: "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice." });
       } else {
         this.settle(tracked, { state: "refused", reason: failure.message });
