@@ -1,5 +1,5 @@
 // A small private network for the discovery tests: "hosts" are network namespaces this test
-// creates (each held open by a `sleep` in its own `unshare --net`), joined to the test's namespace
+// creates (each held open by a shell in its own `unshare --net`), joined to the test's namespace
 // by a veth pair with addresses assigned inside them. Each host can run the real T3 executable,
 // Debian's sshd on a test port (generated host key, a test user key, a temporary authorized_keys),
 // a server that accepts and never answers, or a web server that is not T3. Nothing here can reach
@@ -75,7 +75,8 @@ export class NamespaceHost {
 
   /** A new namespace holding `address`/24, with the test's side of the link at `.1` of that subnet. */
   static async create(name: string, address: string, link: string): Promise<NamespaceHost> {
-    const holder = spawn("unshare", ["--net", "sleep", "infinity"], { stdio: "ignore" });
+    // Held by a shell waiting on a pipe from this process: if the test dies, the pipe closes and the namespace goes.
+    const holder = spawn("unshare", ["--net", "sh", "-c", "read _"], { stdio: ["pipe", "ignore", "ignore"] });
     await new Promise<void>((ready, fail) => {
       holder.once("spawn", ready);
       holder.once("error", fail);
@@ -83,7 +84,7 @@ export class NamespaceHost {
     const root = await mkdtemp(join(tmpdir(), `t3-discovery-${name}-`));
     const host = new NamespaceHost(name, address, root, holder);
     const gateway = address.replace(/\.\d+$/, ".1");
-    // The holder's namespace is new once `unshare` has exec'd `sleep`.
+    // The holder's namespace is new once `unshare` has exec'd the shell.
     await waitFor(async () => (await readlinkNs(holder.pid!)) !== (await readlinkNs(process.pid)), `the namespace of ${name}`);
     await run("ip", ["link", "add", link, "type", "veth", "peer", "name", "eth0", "netns", String(holder.pid)]);
     await run("ip", ["addr", "add", `${gateway}/24`, "dev", link]);
