@@ -44,5 +44,12 @@ apt_get() {
 
 echo "fleet: installing ${needed[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# The tests run their own sshd inside network namespaces; the package must not start a system one
+# listening on port 22. Debian's invoke-rc.d asks policy-rc.d first: exit 101 forbids every start.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+  chmod 755 /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt_get update -qq
 apt_get install -y -qq --no-install-recommends "${needed[@]}" >/dev/null
