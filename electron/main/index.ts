@@ -5,6 +5,7 @@ import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeIm
 import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
 import type { BridgeEvent } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
+import { SNAPSHOT_PIECE_BYTES, snapshotEvents } from "../../shared/bridge/snapshot-pieces";
 import { DataFolderBusyError, lockDataFolder } from "../fleet/data-folder-lock";
 import { ensurePrivateDir } from "../fleet/private-files";
 import { KeytarSecretStore } from "../fleet/secrets";
@@ -131,7 +132,10 @@ async function main(): Promise<void> {
   powerMonitor.on("resume", () => service.recheckAll());
   app.on("second-instance", () => showWindow());
   app.on("activate", () => showWindow());
-  sendSnapshot = () => send({ type: "fleet.snapshot", snapshot: service.snapshot() });
+  // In pieces, as the headless shell does: a flooded machine never makes one huge IPC message.
+  sendSnapshot = () => {
+    for (const event of snapshotEvents(service.snapshot(), SNAPSHOT_PIECE_BYTES)) send(event);
+  };
   showWindow();
   app.on("before-quit", () => void service.stop());
 }

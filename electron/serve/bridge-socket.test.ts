@@ -2,7 +2,7 @@ import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { BridgeEvent, FleetSnapshot } from "../../shared/bridge/contract";
 import type { AgentView } from "../../shared/fleet/types";
-import { DEFAULT_BRIDGE_LIMITS, snapshotPieces } from "./bridge-socket";
+import { DEFAULT_BRIDGE_LIMITS, snapshotMessages } from "./bridge-socket";
 import { MAX_UNAUTHENTICATED_CONNECTIONS } from "./server";
 import { cleanups, exchangeLaunchCode, httpRequest, openBridge, startShell } from "./shell.testkit";
 
@@ -22,7 +22,7 @@ describe("bridge transport", () => {
       notices: ["n"],
     } as unknown as FleetSnapshot;
     const pieceBytes = 64 * 1024;
-    const pieces = [...snapshotPieces(snapshot, pieceBytes)].map((text) => ({ size: text.length, message: JSON.parse(text) as { type: "event"; event: BridgeEvent } }));
+    const pieces = [...snapshotMessages(snapshot, pieceBytes)].map((text) => ({ size: text.length, message: JSON.parse(text) as { type: "event"; event: BridgeEvent } }));
     expect(pieces.length).toBeGreaterThan(50);
     for (const piece of pieces) expect(piece.size).toBeLessThan(pieceBytes + 2_000);
     const [first, ...rest] = pieces.map((piece) => piece.message.event);
@@ -39,7 +39,7 @@ describe("bridge transport", () => {
 
   it("an empty fleet is one snapshot message", () => {
     const snapshot = { environments: [], agents: [], deliveries: [], settings: {}, notices: [] } as unknown as FleetSnapshot;
-    expect([...snapshotPieces(snapshot, DEFAULT_BRIDGE_LIMITS.snapshotPieceBytes)].map((text) => JSON.parse(text) as unknown)).toEqual([
+    expect([...snapshotMessages(snapshot, DEFAULT_BRIDGE_LIMITS.snapshotPieceBytes)].map((text) => JSON.parse(text) as unknown)).toEqual([
       { type: "event", event: { type: "fleet.snapshot", snapshot } },
     ]);
   });

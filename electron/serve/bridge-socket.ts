@@ -12,7 +12,7 @@
 import type { WebSocket } from "ws";
 import { BRIDGE_CLOSE_MALFORMED, BridgeClientMessage, type BridgeEvent, type BridgeServerMessage, type FleetSnapshot } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
-import type { AgentView } from "../../shared/fleet/types";
+import { SNAPSHOT_PIECE_BYTES, snapshotPieces } from "../../shared/bridge/snapshot-pieces";
 import { parseJson } from "../../shared/t3/decode";
 import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
@@ -29,7 +29,7 @@ export interface BridgeLimits {
 }
 
 export const DEFAULT_BRIDGE_LIMITS: BridgeLimits = {
-  snapshotPieceBytes: 256 * 1024,
+  snapshotPieceBytes: SNAPSHOT_PIECE_BYTES,
   lowWaterBytes: 1024 * 1024,
   maxQueuedBytes: 8 * 1024 * 1024,
   maxUnsentResponseBytes: 16 * 1024 * 1024,
@@ -41,36 +41,15 @@ export const BRIDGE_CLOSE_NOT_READING = 1008;
 const eventMessage = (event: BridgeEvent) => JSON.stringify({ type: "event", event } satisfies BridgeServerMessage);
 
 /**
- * A snapshot as a sequence of message texts, each about `pieceBytes` at most. The agents of the
- * smallest environments come first; each agent is serialized once.
+ * A snapshot as a sequence of message texts, each about `pieceBytes` at most, the smallest
+ * environments' agents first (shared/bridge/snapshot-pieces.ts); each agent is serialized once.
  */
-export function* snapshotPieces(snapshot: FleetSnapshot, pieceBytes: number): Generator<string> {
-  const { agents, ...rest } = snapshot;
-  const byEnvironment = new Map<string, AgentView[]>();
-  for (const agent of agents) {
-    let list = byEnvironment.get(agent.environmentId);
-    if (!list) byEnvironment.set(agent.environmentId, (list = []));
-    list.push(agent);
-  }
-  const ordered = [...byEnvironment.values()].sort((a, b) => a.length - b.length).flat();
-  const restJson = JSON.stringify(rest);
-  let first = true;
-  let index = 0;
-  while (first || index < ordered.length) {
-    const parts: string[] = [];
-    let size = 0;
-    while (index < ordered.length && (parts.length === 0 || size < pieceBytes)) {
-      const json = JSON.stringify(ordered[index++]);
-      if (parts.length > 0 && size + json.length > pieceBytes) {
-        index -= 1;
-        break;
-      }
-      parts.push(json);
-      size += json.length + 1;
-    }
-    const agentsJson = `[${parts.join(",")}]`;
-    if (first) {
-      first = false;
+export function* snapshotMessages(snapshot: FleetSnapshot, pieceBytes: number): Generator<string> {
+  // Everything but the agents (JSON leaves out an undefined property); they follow in pieces.
+  const restJson = JSON.stringify({ ...snapshot, agents: undefined });
+  for (const piece of snapshotPieces(snapshot, pieceBytes, (agent) => JSON.stringify(agent), (json) => json.length)) {
+    const agentsJson = `[${piece.agents.join(",")}]`;
+    if (piece.first) {
       const snapshotJson = `${restJson.slice(0, -1)}${restJson.length > 2 ? "," : ""}"agents":${agentsJson}}`;
       yield `{"type":"event","event":{"type":"fleet.snapshot","snapshot":${snapshotJson}}}`;
     } else {
@@ -94,7 +73,7 @@ export function attachBridge(
   limits: BridgeLimits = DEFAULT_BRIDGE_LIMITS,
 ): BridgeStats {
   const stats: BridgeStats = { bytesSent: 0, resyncs: 0 };
-  let pieces: Generator<string> | undefined = snapshotPieces(service.snapshot(), limits.snapshotPieceBytes);
+  let pieces: Generator<string> | undefined = snapshotMessages(service.snapshot(), limits.snapshotPieceBytes);
   let queued: string[] = [];
   let queuedBytes = 0;
   let resyncNeeded = false;
@@ -133,7 +112,7 @@ export function attachBridge(
         if (resyncNeeded) {
           resyncNeeded = false;
           stats.resyncs += 1;
-          pieces = snapshotPieces(service.snapshot(), limits.snapshotPieceBytes);
+          pieces = snapshotMessages(service.snapshot(), limits.snapshotPieceBytes);
           continue;
         }
         const event = queued.shift();
