@@ -135,8 +135,13 @@ test("a hostile T3 server stays inert text, and every control stays in view", as
     await expect(agentRow(page, sim.environmentId, "evil")).toBeVisible();
     await expect(agentRow(page, sim.environmentId, "huge")).toBeVisible();
     await expectInert(page, dialogs);
-    await expectInView(page, page.locator(".env-actions button"));
+    await expectInView(page, page.getByTestId("env-menu"));
     await expectInView(page, page.locator('[data-testid="open-settings"], [data-testid="open-pairing"]'));
+    // The hostile machine's actions, in its menu, stay in view beside its 20,000-character label.
+    await envRow(page, sim.environmentId).getByTestId("env-menu").click();
+    await expectInView(page, page.getByTestId("env-menu-list").getByRole("menuitem"));
+    await page.keyboard.press("Escape");
+    await expect(page.getByTestId("env-menu-list")).toHaveCount(0);
 
     await agentRow(page, sim.environmentId, "evil").locator(".agent-title").click();
     const transcript = page.getByTestId("transcript");
@@ -145,7 +150,7 @@ test("a hostile T3 server stays inert text, and every control stays in view", as
     for (const link of await transcript.locator("a, button.link").all()) await link.click();
     await expectInert(page, dialogs);
     await expectInView(page, page.getByTestId("composer").locator("button"));
-    await expectInView(page, page.locator(".env-actions button"));
+    await expectInView(page, page.getByTestId("env-menu"));
 
     await agentRow(page, sim.environmentId, "huge").locator(".agent-title").click();
     await expect(transcript).toContainText("MMMM");
@@ -168,7 +173,7 @@ test("a hostile T3 server stays inert text, and every control stays in view", as
     await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
     await expect(agentRow(page, sim.environmentId, "evil")).toBeVisible();
     await expectInert(page, dialogs);
-    await expectInView(page, page.locator(".env-actions button"));
+    await expectInView(page, page.getByTestId("env-menu"));
     await expect(page.getByText("Reconnecting to T3 Fleet")).toHaveCount(0);
   } finally {
     await sim.stop();
