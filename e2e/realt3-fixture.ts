@@ -52,7 +52,7 @@ export function realFleetTest(kind: ServerKind, codexReply: string) {
 export async function pairInWindow(page: Page, real: RealFleet): Promise<string> {
   const { server } = real;
   const link = await server.pairingLink();
-  const environmentId = ((await (await fetch(`${server.baseUrl}/.well-known/t3/environment`)).json()) as { environmentId: string }).environmentId;
+  const { environmentId } = await server.descriptor();
 
   await page.goto(real.shell.url);
   await page.getByTestId("open-pairing").click();

@@ -7,7 +7,7 @@ import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { FleetServiceOptions } from "../service";
 import { DEFAULT_TIMING } from "../supervisor";
 import { defaultClientLabel } from "../t3/client";
-import { FAST, type Fleet, PING_MS, agent, deliveryStates, env, keyOf, revokedSessionMakesNoRetryStorm, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import { FAST, type Fleet, PING_MS, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, revokedSessionMakesNoRetryStorm, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
 
@@ -48,20 +48,16 @@ afterAll(async () => {
   await server?.stop();
 }, 30_000);
 
-afterEach(async () => {
-  // A failed scenario must not leave the shared server frozen or down for the next one.
-  server.thaw();
-  if (!server.running) await server.restart();
-});
+afterEach(() => recoverServer(server));
 
 describe("the fleet against a real T3 0.0.42 server", () => {
   it("pairs by link and names itself to T3", async () => {
     fleet = await startFleet(FAST);
-    const descriptor = (await (await fetch(`${server.baseUrl}/.well-known/t3/environment`)).json()) as { environmentId: string };
+    const descriptor = await server.descriptor();
     expect(fleet.environmentId).toBe(descriptor.environmentId);
     expect(env(fleet)).toMatchObject({ serverVersion: "0.0.42", generation: "upstream", readOnly: false });
     const sessions = await server.sessions();
-    expect(sessions.map((session) => (session.client as { label?: string } | undefined)?.label)).toContain(defaultClientLabel());
+    expect(sessions.map(clientLabelOf)).toContain(defaultClientLabel());
   });
 
   it("shows the project's parent thread with its child sub.<parent>.<suffix> nested under it", async () => {

@@ -11,7 +11,7 @@ import type { AgentView, DisplayStatus, EnvironmentView } from "../../../shared/
 import { MemorySecretStore } from "../secrets";
 import { FleetService, type FleetServiceOptions } from "../service";
 import { defaultClientLabel } from "../t3/client";
-import type { RealT3Server } from "./harness.testkit";
+import type { AuthSessionListing, RealT3Server } from "./harness.testkit";
 import { CountingProxy } from "./proxy.testkit";
 
 /**
@@ -52,6 +52,15 @@ export async function startFleet(server: RealT3Server, options: Partial<FleetSer
   await until(result, () => env(result)?.connection.phase === "online", "online after pairing");
   return result;
 }
+
+/** After each scenario: a failed one must not leave the shared server frozen or down for the next one. */
+export async function recoverServer(server: RealT3Server): Promise<void> {
+  server.thaw();
+  if (!server.running) await server.restart();
+}
+
+/** The label a session's client gave T3 (its listing leaves `client` untyped). */
+export const clientLabelOf = (session: AuthSessionListing): string | undefined => (session.client as { label?: string } | undefined)?.label;
 
 /** Resolves when `check` holds after a fleet event (or already holds). Never polls. */
 export function until(target: Fleet, check: () => boolean, what: string | (() => string), timeoutMs = 20_000): Promise<void> {
@@ -144,7 +153,7 @@ export async function revokedSessionMakesNoRetryStorm(server: RealT3Server, unto
   await until(revoked, () => agent(revoked, threadId) !== undefined, "threads known");
   const label = defaultClientLabel();
   const mine = (await server.sessions())
-    .filter((session) => (session.client as { label?: string } | undefined)?.label === label)
+    .filter((session) => clientLabelOf(session) === label)
     .sort((a, b) => String(b.issuedAt).localeCompare(String(a.issuedAt)))[0];
   expect(mine).toBeDefined();
   await noticesRevocation(revoked, proxy, () => server.revokeSession(mine!.sessionId));

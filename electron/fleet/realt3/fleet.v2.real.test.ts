@@ -8,7 +8,7 @@ import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
 import type { FleetServiceOptions } from "../service";
 import { defaultClientLabel } from "../t3/client";
-import { FAST, type Fleet, agent, deliveryStates, env, keyOf, removals, revokedSessionMakesNoRetryStorm, rows, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import { FAST, type Fleet, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, removals, revokedSessionMakesNoRetryStorm, rows, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
 import { RealT3Server, V2_ENGINE } from "./harness.testkit";
 import { T3V2Operator, type V2Projection } from "./operator-v2.testkit";
 
@@ -74,21 +74,17 @@ afterAll(async () => {
   await server?.stop();
 }, 30_000);
 
-afterEach(async () => {
-  // A failed scenario must not leave the shared engine frozen or down for the next one.
-  server.thaw();
-  if (!server.running) await server.restart();
-});
+afterEach(() => recoverServer(server));
 
 describe("the fleet against T3's real V2 engine (protocol 2)", () => {
   it("pairs by link and names itself to T3", async () => {
     fleet = await startFleet(FAST);
-    const descriptor = (await (await fetch(`${server.baseUrl}/.well-known/t3/environment`)).json()) as { environmentId: string; orchestrationProtocolVersion?: number };
+    const descriptor = await server.descriptor();
     expect(descriptor.orchestrationProtocolVersion).toBe(2);
     expect(fleet.environmentId).toBe(descriptor.environmentId);
     expect(env(fleet)).toMatchObject({ serverVersion: V2_ENGINE.serverVersion, readOnly: false });
     const sessions = await server.sessions();
-    expect(sessions.map((session) => (session.client as { label?: string } | undefined)?.label)).toContain(defaultClientLabel());
+    expect(sessions.map(clientLabelOf)).toContain(defaultClientLabel());
   });
 
   it("follows a live turn starting → running → idle, and shows the reply the engine stored", async () => {
