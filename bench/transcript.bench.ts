@@ -7,18 +7,10 @@
 // open one among them. Token to pixel: the server-side time each numbered word was appended to the
 // engine, against the page-side time (same machine clock) of the first animation frame after the
 // word reached the transcript's DOM.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import type { BridgeEvent } from "../shared/bridge/contract";
-import { MemorySecretStore } from "../electron/fleet/secrets";
-import { FleetService } from "../electron/fleet/service";
-import { startHeadlessShell } from "../electron/serve/server";
 import { SimFleet } from "../sim/fleet";
+import { startPageRig } from "./page-rig";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const STREAMING = 5;
 const STREAM_SECONDS = Number(process.env.BENCH_STREAM_SECONDS ?? 20);
 const IDLE_SECONDS = 10;
@@ -42,13 +34,7 @@ async function measure(history: number) {
   const sim = sims.servers[0]!;
   // Word-by-word deltas, as upstream T3 sends with legacy token streaming.
   sim.agents.options.tokenStreaming = true;
-  const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-transcript-bench-"));
-  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
-  const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const { service, shell, browser, close } = await startPageRig(sims, "transcript");
   try {
     // The open thread's history, appended straight to the simulator's event log.
     const open = sims.createThread(sim, { title: "Long history" });
@@ -173,11 +159,7 @@ async function measure(history: number) {
     );
     console.log(`  renderer idle with this transcript open: ${(idleBusy * 100).toFixed(1)} % of a core over ${IDLE_SECONDS} s   (T3 web measured 2.8-2.9 %)`);
   } finally {
-    await browser.close();
-    await shell.close();
-    await service.stop();
-    await sims.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 

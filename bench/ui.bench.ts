@@ -1,16 +1,8 @@
 // UI figures in Debian's Chromium: event to pixel, and scrolling a 10,000-agent fleet.
 // Prints figures; asserts nothing.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { MemorySecretStore } from "../electron/fleet/secrets";
-import { FleetService } from "../electron/fleet/service";
-import { startHeadlessShell } from "../electron/serve/server";
 import { SimFleet } from "../sim/fleet";
+import { startPageRig } from "./page-rig";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const ENVS = 10;
 const THREADS = 1_000;
 const SAMPLES = 100;
@@ -21,15 +13,9 @@ function percentile(values: number[], p: number): number {
 }
 
 const sims = await SimFleet.start({ envs: ENVS, seedThreads: THREADS, generations: ["fork"], tickMs: 20 });
-const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-ui-bench-"));
-const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
-for (const sim of sims.servers) await service.request("pair.confirm", { input: sim.pairingUrl() });
-const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const { service, shell, browser, close } = await startPageRig(sims, "ui");
 try {
+  for (const sim of sims.servers) await service.request("pair.confirm", { input: sim.pairingUrl() });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   // tsx keeps function names with a `__name` helper that the page does not have.
   await page.addInitScript("globalThis.__name = (fn) => fn;");
@@ -88,10 +74,6 @@ try {
     `scrolling ${ENVS * THREADS} agents: ${frames.deltas.length} frames, p50 ${percentile(frames.deltas, 50).toFixed(1)} ms, p95 ${percentile(frames.deltas, 95).toFixed(1)} ms, ${longFrames} over 50 ms; ${frames.rendered} rows in the DOM at once (virtualized)`,
   );
 } finally {
-  await browser.close();
-  await shell.close();
-  await service.stop();
-  await sims.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await close();
 }
 process.exit(0);

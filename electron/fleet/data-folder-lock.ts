@@ -4,10 +4,11 @@
 // gone (a crash, a kill -9) is stale and taken over; a live one stops the start, naming its owner.
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { open, readFile, rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { unlinkSync } from "node:fs";
 import { z } from "zod";
 import { parseJson } from "../../shared/t3/decode";
+import { createPrivateFile } from "./private-files";
 
 export const LOCK_FILE = "fleet.lock";
 
@@ -54,13 +55,7 @@ export async function lockDataFolder(folder: string, app: string): Promise<DataF
   // Two attempts: the second follows the removal of a stale lock (another starter may win that race).
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const handle = await open(path, "wx", 0o600);
-      try {
-        await handle.writeFile(text, "utf8");
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await createPrivateFile(path, text);
       return ownLock(path, text);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`The data folder ${folder} could not be locked: ${(error as Error).message}`);

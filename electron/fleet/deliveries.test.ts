@@ -4,14 +4,19 @@ import { describe, expect, it } from "vitest";
 import type { Delivery } from "../../shared/fleet/delivery";
 import { agent, env, pairAll, setup, until } from "./service.testkit";
 
+/** One upstream simulator with one idle thread, paired: where the exactly-once scenarios start. */
+async function idleUpstreamThread() {
+  const { sims, service, events } = await setup(["upstream"]);
+  const sim = sims.servers[0]!;
+  const threadId = sims.createThread(sim, { title: "Worker" });
+  await pairAll(service, sims);
+  await until(service, () => agent(service, sim, threadId)?.status === "idle", "idle");
+  return { sim, service, events, threadId, key: `${sim.environmentId}/${threadId}` };
+}
+
 describe("deliveries", () => {
   it.each(["after-apply", "before-apply"] as const)("a connection cut during a dispatch (%s) is uncertain, then exactly one message after reconciliation", async (when) => {
-    const { sims, service, events } = await setup(["upstream"]);
-    const sim = sims.servers[0]!;
-    const threadId = sims.createThread(sim, { title: "Worker" });
-    await pairAll(service, sims);
-    const key = `${sim.environmentId}/${threadId}`;
-    await until(service, () => agent(service, sim, threadId)?.status === "idle", "idle");
+    const { sim, service, events, threadId, key } = await idleUpstreamThread();
     sim.dropNextDispatch = when;
     const delivery = (await service.request("agent.send", { key, text: "only once please", expectedIntent: "new-turn" })) as Delivery;
     expect(delivery.state).toBe("uncertain");
@@ -26,12 +31,7 @@ describe("deliveries", () => {
   });
 
   it("a message the thread already shows stays delivered when the dispatch's answer is lost afterwards", async () => {
-    const { sims, service, events } = await setup(["upstream"]);
-    const sim = sims.servers[0]!;
-    const threadId = sims.createThread(sim, { title: "Worker" });
-    await pairAll(service, sims);
-    const key = `${sim.environmentId}/${threadId}`;
-    await until(service, () => agent(service, sim, threadId)?.status === "idle", "idle");
+    const { sim, service, events, threadId, key } = await idleUpstreamThread();
     sim.dropNextDispatch = "unanswered";
     const sending = service.request("agent.send", { key, text: "seen before answered", expectedIntent: "new-turn" }) as Promise<Delivery>;
     const seen = () => events.flatMap((e) => (e.type === "delivery" && e.delivery.text === "seen before answered" ? [e.delivery.state] : []));

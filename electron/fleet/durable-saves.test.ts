@@ -78,13 +78,19 @@ function mountAllowed(): boolean {
 }
 const canMount = mountAllowed();
 
+/** A registry holding `record` in a small disk that is then filled; `free` makes room again. */
+async function fullDiskWithMachine() {
+  const dir = await tempDir();
+  expect(smallDisk(dir)).toBe(true);
+  const { registry } = await Registry.open(dir);
+  await registry.upsert(record);
+  const free = await fillDisk(dir);
+  return { dir, registry, free };
+}
+
 describe.runIf(canMount)("a full disk", () => {
   it("refuses a rename in words, keeps the old name in memory and on disk, leaves no temporary file", async () => {
-    const dir = await tempDir();
-    expect(smallDisk(dir)).toBe(true);
-    const { registry } = await Registry.open(dir);
-    await registry.upsert(record);
-    const free = await fillDisk(dir);
+    const { dir, registry, free } = await fullDiskWithMachine();
     await expect(registry.update("studio-mac", { customLabel: "build box" })).rejects.toThrow("the disk is full: the rename was not saved.");
     expect(registry.get("studio-mac")?.customLabel).toBeNull();
     expect(await leftovers(dir)).toEqual([]);
@@ -97,11 +103,7 @@ describe.runIf(canMount)("a full disk", () => {
   });
 
   it("a refused “pause notifications” does not come back after a restart", async () => {
-    const dir = await tempDir();
-    expect(smallDisk(dir)).toBe(true);
-    const { registry } = await Registry.open(dir);
-    await registry.upsert(record);
-    const free = await fillDisk(dir);
+    const { dir, registry, free } = await fullDiskWithMachine();
     await expect(registry.updateSettings({ notificationsPaused: true })).rejects.toThrow("the disk is full: pausing notifications was not saved.");
     expect(registry.settings.notificationsPaused).toBe(false);
     await free();

@@ -52,6 +52,17 @@ export function describeFileError(error: unknown): string {
   }
 }
 
+/** Creates `path` (failing with EEXIST if it exists) holding `text`, mode 0600, flushed to disk before it resolves. */
+export async function createPrivateFile(path: string, text: string): Promise<void> {
+  const handle = await open(path, "wx", 0o600);
+  try {
+    await handle.writeFile(text, "utf8");
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Replaces a file with `text`, mode 0600, durably (see above). `what` names the change for the
  * error, e.g. "the rename": "the disk is full: the rename was not saved".
@@ -59,13 +70,7 @@ export function describeFileError(error: unknown): string {
 export async function writePrivateFile(path: string, text: string, what = "the change"): Promise<void> {
   const temporary = `${dirname(path)}/.${basename(path)}.${randomBytes(4).toString("hex")}.tmp`;
   try {
-    const handle = await open(temporary, "wx", 0o600);
-    try {
-      await handle.writeFile(text, "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await createPrivateFile(temporary, text);
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => {});

@@ -51,6 +51,16 @@ function runCli(args: string[], stdin?: string): Run {
   return { child, output: () => output, exited };
 }
 
+/** A folder removed after the test, with a stub renderer in `renderer/`; `data/` (not created) is for the CLI's data folder. */
+async function scratchFolder(prefix: string): Promise<{ dir: string; rendererDir: string; dataDir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const rendererDir = join(dir, "renderer");
+  await mkdir(rendererDir);
+  await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+  return { dir, rendererDir, dataDir: join(dir, "data") };
+}
+
 /** The launch link, once the CLI printed it. */
 function launchLink(run: Run): Promise<string> {
   return new Promise((resolveLink, reject) => {
@@ -82,12 +92,7 @@ describe("./fleet serve", () => {
   it("without a keychain keeps pairings across restarts in a 0600 file in a 0700 folder, and prints no secret", { timeout: 90_000 }, async () => {
     const sim = await new SimServer({ generation: "upstream", tickMs: 5 }).start();
     cleanups.push(() => sim.stop());
-    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const rendererDir = join(dir, "renderer");
-    const dataDir = join(dir, "data");
-    await mkdir(rendererDir);
-    await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+    const { rendererDir, dataDir } = await scratchFolder("t3-fleet-cli-");
     const pairingUrl = sim.pairingUrl();
     const pairingCode = new URLSearchParams(new URL(pairingUrl).hash.slice(1)).get("token")!;
 
@@ -130,16 +135,12 @@ describe("./fleet serve", () => {
     const sim = await new V2SimServer({ label: "nightly-box", tickMs: 5 }).start();
     cleanups.push(() => sim.stop());
     const threadId = createV2Thread(sim, { title: "Upgrade the parser" });
-    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-v2-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const rendererDir = join(dir, "renderer");
-    await mkdir(rendererDir);
-    await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+    const { dir, rendererDir, dataDir } = await scratchFolder("t3-fleet-cli-v2-");
     const linksFile = join(dir, "links.txt");
     const pairingUrl = sim.pairingUrl();
     await writeFile(linksFile, `${pairingUrl}\n`, { mode: 0o600 });
 
-    const run = runCli(["--data-dir", join(dir, "data"), "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", linksFile]);
+    const run = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", linksFile]);
     const link = await launchLink(run);
     expect(run.output()).toContain(`paired ${sim.label}`);
     const origin = new URL(link).origin;
@@ -173,13 +174,9 @@ describe("./fleet serve", () => {
     await new Promise<void>((listening) => hostile.listen(0, "127.0.0.1", listening));
     cleanups.push(() => new Promise((closed) => hostile.close(closed)));
     const hostileLink = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/pair#token=HOSTILE0000`;
-    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-hostile-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const rendererDir = join(dir, "renderer");
-    await mkdir(rendererDir);
-    await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+    const { rendererDir, dataDir } = await scratchFolder("t3-fleet-cli-hostile-");
 
-    const run = runCli(["--data-dir", join(dir, "data"), "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", "-"], `${sim.pairingUrl()}\n${hostileLink}\n`);
+    const run = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", "-"], `${sim.pairingUrl()}\n${hostileLink}\n`);
     await launchLink(run);
     const output = run.output();
     expect(output).toContain("paired studiobuild doneok\n");
@@ -197,12 +194,7 @@ describe("./fleet serve", () => {
   async function pairedFolder() {
     const real = await new SimServer({ generation: "upstream", label: "studio-mac", tickMs: 5 }).start();
     cleanups.push(() => real.stop());
-    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-cli-trust-"));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const rendererDir = join(dir, "renderer");
-    const dataDir = join(dir, "data");
-    await mkdir(rendererDir);
-    await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
+    const { rendererDir, dataDir } = await scratchFolder("t3-fleet-cli-trust-");
     const first = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "file", "--pair", "-"], `${real.pairingUrl()}\n`);
     await launchLink(first);
     expect(first.output()).toContain("paired studio-mac");

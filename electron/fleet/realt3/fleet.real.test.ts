@@ -7,21 +7,11 @@ import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { FleetServiceOptions } from "../service";
 import { DEFAULT_TIMING } from "../supervisor";
 import { defaultClientLabel } from "../t3/client";
-import { FAST, type Fleet, PING_MS, agent, deliveryStates, env, keyOf, noticesRevocation, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import { FAST, type Fleet, PING_MS, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, revokedSessionMakesNoRetryStorm, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
-import { CountingProxy } from "./proxy.testkit";
 
 const REPLY = "Real T3 answered through the Codex stand-in.";
-
-/** How often the revocation scenario's fleet asks T3 whether its token still works. */
-const TOKEN_RECHECK_MS = 2_000;
-/**
- * How long the revocation scenario counts the server's requests after `unauthorized`: "no retry
- * storm" is the absence of an event, so it is watched for a bounded window, here 20 base backoffs
- * (4 of the longest) of FAST, in which any retry loop would have sent several requests.
- */
-const NO_RETRY_WINDOW_MS = 2_000;
 
 let server: RealT3Server;
 let operator: T3Operator;
@@ -58,20 +48,16 @@ afterAll(async () => {
   await server?.stop();
 }, 30_000);
 
-afterEach(async () => {
-  // A failed scenario must not leave the shared server frozen or down for the next one.
-  server.thaw();
-  if (!server.running) await server.restart();
-});
+afterEach(() => recoverServer(server));
 
 describe("the fleet against a real T3 0.0.42 server", () => {
   it("pairs by link and names itself to T3", async () => {
     fleet = await startFleet(FAST);
-    const descriptor = (await (await fetch(`${server.baseUrl}/.well-known/t3/environment`)).json()) as { environmentId: string };
+    const descriptor = await server.descriptor();
     expect(fleet.environmentId).toBe(descriptor.environmentId);
     expect(env(fleet)).toMatchObject({ serverVersion: "0.0.42", generation: "upstream", readOnly: false });
     const sessions = await server.sessions();
-    expect(sessions.map((session) => (session.client as { label?: string } | undefined)?.label)).toContain(defaultClientLabel());
+    expect(sessions.map(clientLabelOf)).toContain(defaultClientLabel());
   });
 
   it("shows the project's parent thread with its child sub.<parent>.<suffix> nested under it", async () => {
@@ -255,23 +241,6 @@ describe("the fleet against a real T3 0.0.42 server", () => {
   });
 
   it("a revoked session is unauthorized by the periodic re-check while its socket stays open, then makes no retry storm", async () => {
-    const proxy = await CountingProxy.start(server.port);
-    cleanups.push(() => proxy.close());
-    // The service re-checks its token on an open socket every tokenRecheckMs (30 s in production).
-    const revoked = await startFleet({ ...FAST, timing: { ...FAST.timing, tokenRecheckMs: TOKEN_RECHECK_MS } }, proxy.baseUrl);
-    await until(revoked, () => agent(revoked, childId) !== undefined, "threads known");
-    const label = defaultClientLabel();
-    const mine = (await server.sessions())
-      .filter((session) => (session.client as { label?: string } | undefined)?.label === label)
-      .sort((a, b) => String(b.issuedAt).localeCompare(String(a.issuedAt)))[0];
-    expect(mine).toBeDefined();
-    await noticesRevocation(revoked, proxy, () => server.revokeSession(mine!.sessionId));
-    // No retry storm: the server sees no request at all in the observation window.
-    const since = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, NO_RETRY_WINDOW_MS));
-    expect(proxy.requestsSince(since)).toEqual([]);
-    expect(env(revoked)!.connection.phase).toBe("unauthorized");
-    // The other fleet's session is untouched.
-    expect(env(fleet)!.connection.phase).toBe("online");
+    await revokedSessionMakesNoRetryStorm(server, fleet, childId, cleanups);
   });
 });

@@ -10,8 +10,9 @@ import type { DeliveryState } from "../../../shared/fleet/delivery";
 import type { AgentView, DisplayStatus, EnvironmentView } from "../../../shared/fleet/types";
 import { MemorySecretStore } from "../secrets";
 import { FleetService, type FleetServiceOptions } from "../service";
-import type { RealT3Server } from "./harness.testkit";
-import type { CountingProxy } from "./proxy.testkit";
+import { defaultClientLabel } from "../t3/client";
+import type { AuthSessionListing, RealT3Server } from "./harness.testkit";
+import { CountingProxy } from "./proxy.testkit";
 
 /**
  * Pings every second: a frozen host must show offline within two intervals. Shorter
@@ -22,6 +23,15 @@ export const FAST: Partial<FleetServiceOptions> = {
   socket: { pingIntervalMs: PING_MS, openTimeoutMs: 2_000 },
   timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
 };
+
+/** How often the revocation scenario's fleet asks T3 whether its token still works. */
+export const TOKEN_RECHECK_MS = 2_000;
+/**
+ * How long the revocation scenario counts the server's requests after `unauthorized`: "no retry
+ * storm" is the absence of an event, so it is watched for a bounded window, here 20 base backoffs
+ * (4 of the longest) of FAST, in which any retry loop would have sent several requests.
+ */
+export const NO_RETRY_WINDOW_MS = 2_000;
 
 export interface Fleet {
   service: FleetService;
@@ -42,6 +52,15 @@ export async function startFleet(server: RealT3Server, options: Partial<FleetSer
   await until(result, () => env(result)?.connection.phase === "online", "online after pairing");
   return result;
 }
+
+/** After each scenario: a failed one must not leave the shared server frozen or down for the next one. */
+export async function recoverServer(server: RealT3Server): Promise<void> {
+  server.thaw();
+  if (!server.running) await server.restart();
+}
+
+/** The label a session's client gave T3 (its listing leaves `client` untyped). */
+export const clientLabelOf = (session: AuthSessionListing): string | undefined => (session.client as { label?: string } | undefined)?.label;
 
 /** Resolves when `check` holds after a fleet event (or already holds). Never polls. */
 export function until(target: Fleet, check: () => boolean, what: string | (() => string), timeoutMs = 20_000): Promise<void> {
@@ -119,4 +138,29 @@ export async function noticesRevocation(target: Fleet, proxy: CountingProxy, rev
   expect(phases, "phases since the revocation").toEqual(["online", "unauthorized"]);
   const asked = new Set(proxy.requestsSince(since).map((request) => `${request.method} ${request.path.split("?")[0]}`));
   expect([...asked], "requests between the revocation and unauthorized").toEqual(["GET /api/auth/session"]);
+}
+
+/**
+ * The revocation scenario, the same for either server kind: a fleet of its own (paired through a
+ * counting proxy) sees `threadId`, its session is revoked on `server`, it notices by the periodic
+ * token re-check and then asks the server nothing; `untouched`, paired with its own session, stays online.
+ */
+export async function revokedSessionMakesNoRetryStorm(server: RealT3Server, untouched: Fleet, threadId: string, cleanups: (() => unknown)[]): Promise<void> {
+  const proxy = await CountingProxy.start(server.port);
+  cleanups.push(() => proxy.close());
+  // The service re-checks its token on an open socket every tokenRecheckMs (30 s in production).
+  const revoked = await startFleet(server, { ...FAST, timing: { ...FAST.timing, tokenRecheckMs: TOKEN_RECHECK_MS } }, cleanups, proxy.baseUrl);
+  await until(revoked, () => agent(revoked, threadId) !== undefined, "threads known");
+  const label = defaultClientLabel();
+  const mine = (await server.sessions())
+    .filter((session) => clientLabelOf(session) === label)
+    .sort((a, b) => String(b.issuedAt).localeCompare(String(a.issuedAt)))[0];
+  expect(mine).toBeDefined();
+  await noticesRevocation(revoked, proxy, () => server.revokeSession(mine!.sessionId));
+  // No retry storm: the server sees no request at all in the observation window.
+  const since = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, NO_RETRY_WINDOW_MS));
+  expect(proxy.requestsSince(since)).toEqual([]);
+  expect(env(revoked)!.connection.phase).toBe("unauthorized");
+  expect(env(untouched)!.connection.phase).toBe("online");
 }

@@ -8,18 +8,13 @@ import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
 import type { FleetServiceOptions } from "../service";
 import { defaultClientLabel } from "../t3/client";
-import { FAST, type Fleet, agent, deliveryStates, env, keyOf, noticesRevocation, removals, rows, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import { FAST, type Fleet, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, removals, revokedSessionMakesNoRetryStorm, rows, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
 import { RealT3Server, V2_ENGINE } from "./harness.testkit";
 import { T3V2Operator, type V2Projection } from "./operator-v2.testkit";
-import { CountingProxy } from "./proxy.testkit";
 
 const REPLY = "The V2 engine answered through the Codex stand-in.";
 /** The engine of the restart and freeze scenarios holds about this many threads (as in the field report). */
 const THREADS_ON_ENGINE = 30;
-/** How often the revocation scenario's fleet asks T3 whether its token still works. */
-const TOKEN_RECHECK_MS = 2_000;
-/** "No retry storm" is an absence: watched for 20 base backoffs of FAST, in which any retry loop would have sent several requests. */
-const NO_RETRY_WINDOW_MS = 2_000;
 
 let server: RealT3Server;
 let operator: T3V2Operator;
@@ -79,21 +74,17 @@ afterAll(async () => {
   await server?.stop();
 }, 30_000);
 
-afterEach(async () => {
-  // A failed scenario must not leave the shared engine frozen or down for the next one.
-  server.thaw();
-  if (!server.running) await server.restart();
-});
+afterEach(() => recoverServer(server));
 
 describe("the fleet against T3's real V2 engine (protocol 2)", () => {
   it("pairs by link and names itself to T3", async () => {
     fleet = await startFleet(FAST);
-    const descriptor = (await (await fetch(`${server.baseUrl}/.well-known/t3/environment`)).json()) as { environmentId: string; orchestrationProtocolVersion?: number };
+    const descriptor = await server.descriptor();
     expect(descriptor.orchestrationProtocolVersion).toBe(2);
     expect(fleet.environmentId).toBe(descriptor.environmentId);
     expect(env(fleet)).toMatchObject({ serverVersion: V2_ENGINE.serverVersion, readOnly: false });
     const sessions = await server.sessions();
-    expect(sessions.map((session) => (session.client as { label?: string } | undefined)?.label)).toContain(defaultClientLabel());
+    expect(sessions.map(clientLabelOf)).toContain(defaultClientLabel());
   });
 
   it("follows a live turn starting → running → idle, and shows the reply the engine stored", async () => {
@@ -303,21 +294,7 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
   });
 
   it("a revoked session is unauthorized by the periodic re-check while its socket stays open, then makes no retry storm", async () => {
-    const proxy = await CountingProxy.start(server.port);
-    cleanups.push(() => proxy.close());
-    const revoked = await startFleet({ ...FAST, timing: { ...FAST.timing, tokenRecheckMs: TOKEN_RECHECK_MS } }, proxy.baseUrl);
-    await until(revoked, () => agent(revoked, parentId) !== undefined, "threads known");
-    const label = defaultClientLabel();
-    const mine = (await server.sessions())
-      .filter((session) => (session.client as { label?: string } | undefined)?.label === label)
-      .sort((a, b) => String(b.issuedAt).localeCompare(String(a.issuedAt)))[0];
-    expect(mine).toBeDefined();
-    await noticesRevocation(revoked, proxy, () => server.revokeSession(mine!.sessionId));
-    const since = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, NO_RETRY_WINDOW_MS));
-    expect(proxy.requestsSince(since)).toEqual([]);
-    expect(env(revoked)!.connection.phase).toBe("unauthorized");
-    expect(env(fleet)!.connection.phase).toBe("online");
+    await revokedSessionMakesNoRetryStorm(server, fleet, parentId, cleanups);
     // The engine took 20-45 s (more on a loaded machine) to refuse a session revoked by its CLI.
   }, 180_000);
 });

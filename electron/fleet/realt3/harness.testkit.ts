@@ -306,6 +306,11 @@ export class RealT3Server {
     return stdout;
   }
 
+  /** The descriptor a client reads before pairing (`/.well-known/t3/environment`). */
+  async descriptor(): Promise<{ environmentId: string; orchestrationProtocolVersion?: number }> {
+    return (await (await fetch(`${this.baseUrl}/.well-known/t3/environment`)).json()) as { environmentId: string; orchestrationProtocolVersion?: number };
+  }
+
   /** A fresh one-time pairing link, as `t3 auth pairing create` prints it. */
   async pairingLink(): Promise<PairingLink> {
     const minted = JSON.parse(await this.cli(["auth", "pairing", "create", "--json"])) as { id: string; credential: string };

@@ -336,6 +336,14 @@ describe("T3 client against hostile or foreign servers", () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
+  /** A WebSocket server on loopback (closed after the test) and the RPC socket URL that reaches it. */
+  async function rawSocketServer() {
+    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+    await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+    return { wss, url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws` };
+  }
+
   it("says a web page is not a T3 server", async () => {
     const baseUrl = await rawServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
@@ -374,15 +382,12 @@ describe("T3 client against hostile or foreign servers", () => {
   });
 
   it("turns a malformed frame into a typed decode error and never crashes", async () => {
-    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
-    cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
-    await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+    const { wss, url } = await rawSocketServer();
     // Truncated JSON that names a request: the call it answers cannot be trusted.
     const frames = ['{"_tag":"Exit","requestId":"1","exit":{"_tag":"Succ', JSON.stringify({ _tag: "Chunk", requestId: "1" }), JSON.stringify({ _tag: "Exit", requestId: "1", exit: { _tag: "Maybe" } })];
     wss.on("connection", (ws) => {
       ws.on("message", () => ws.send(frames.shift() ?? "null"));
     });
-    const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws`;
     for (let i = 0; i < 3; i++) {
       const socket = await RpcSocket.open({ url });
       const error = await expectT3Error(socket.call("orchestration.dispatchCommand", {}), "decode");
@@ -392,9 +397,7 @@ describe("T3 client against hostile or foreign servers", () => {
   });
 
   it("skips and counts a frame that is not JSON and names no request; the connection and its calls go on", async () => {
-    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
-    cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
-    await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+    const { wss, url } = await rawSocketServer();
     wss.on("connection", (ws) => {
       ws.on("message", (data) => {
         const frame = JSON.parse(data.toString()) as { _tag: string; id?: string };
@@ -404,7 +407,7 @@ describe("T3 client against hostile or foreign servers", () => {
         ws.send(JSON.stringify({ _tag: "Exit", requestId: frame.id, exit: { _tag: "Success", value: { sequence: 4 } } }));
       });
     });
-    const socket = await RpcSocket.open({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws` });
+    const socket = await RpcSocket.open({ url });
     cleanups.push(() => socket.close());
     const skipped: SkippedItem[] = [];
     socket.onSkipped((item) => skipped.push(item));
@@ -417,9 +420,7 @@ describe("T3 client against hostile or foreign servers", () => {
   });
 
   it("skips and reports an item that does not decode; ends the stream only when it cannot be trusted", async () => {
-    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
-    cleanups.push(() => new Promise<void>((resolve) => wss.close(() => resolve())));
-    await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+    const { wss, url } = await rawSocketServer();
     wss.on("connection", (ws) => {
       ws.on("message", (data) => {
         const frame = JSON.parse(data.toString()) as { _tag: string; id?: string; requestId?: string };
@@ -434,7 +435,7 @@ describe("T3 client against hostile or foreign servers", () => {
         if (frame._tag === "Request" && frame.id === "2") ws.send(JSON.stringify({ _tag: "Exit", requestId: "2", exit: { _tag: "Success", value: { sequence: 9 } } }));
       });
     });
-    const socket = await RpcSocket.open({ url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws` });
+    const socket = await RpcSocket.open({ url });
     const frameSkips: SkippedItem[] = [];
     socket.onSkipped((item) => frameSkips.push(item));
     const connection = new (await import("./client")).T3Connection(socket) as T3Connection;

@@ -1,0 +1,44 @@
+// The rig of the page benchmarks (ui.bench.ts, transcript.bench.ts): a fleet service with its own
+// data folder, the headless shell serving the built renderer, and Debian's Chromium to open it.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium } from "playwright-core";
+import { MemorySecretStore } from "../electron/fleet/secrets";
+import { FleetService } from "../electron/fleet/service";
+import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";
+import type { SimFleet } from "../sim/fleet";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+export interface PageRig {
+  service: FleetService;
+  shell: HeadlessShell;
+  browser: Browser;
+  /** Closes the browser, the shell, the service and `sims`, then removes the data folder. */
+  close(): Promise<void>;
+}
+
+/** Starts the rig for a benchmark against `sims` (stopped by `close`); `name` marks its data folder. */
+export async function startPageRig(sims: SimFleet, name: string): Promise<PageRig> {
+  const dataDir = await mkdtemp(join(tmpdir(), `t3-fleet-${name}-bench-`));
+  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
+  const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  return {
+    service,
+    shell,
+    browser,
+    async close() {
+      await browser.close();
+      await shell.close();
+      await service.stop();
+      await sims.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
