@@ -112,6 +112,9 @@ export interface ThreadState {
   pendingApprovals: Set<string>;
   pendingUserInputs: Set<string>;
   latestUserMessageAt: string | null;
+  /** Upstream's thread snooze (thread.snooze); absent until the thread was first snoozed. */
+  snoozedUntil?: string | null;
+  snoozedAt?: string | null;
 }
 
 export interface WireEvent {
@@ -260,6 +263,8 @@ export class Engine extends EventEmitter<EngineEvents> {
       }
       case "thread.turn.start": {
         const thread = this.requireThread(command.threadId, command.type);
+        // Upstream wakes a snoozed thread on new activity.
+        if (thread.snoozedUntil) this.append("thread", thread.id, "thread.unsnoozed", id, { threadId: thread.id, reason: "activity", updatedAt: at });
         this.append("thread", thread.id, "thread.message-sent", id, {
           threadId: thread.id,
           messageId: command.message.messageId,
@@ -320,6 +325,18 @@ export class Engine extends EventEmitter<EngineEvents> {
         // Upstream only (descriptor capability threadSettlement); 0.0.24 has no such command.
         if (this.generation === "fork") throw new CommandInvariantError(command.type, "Unknown command type 'thread.settle'.");
         return ["thread.settled", { settledAt: this.now() }];
+      case "thread.snooze": {
+        // Upstream's decider: unknown on 0.0.24; the wake time must be in the future; a pending request refuses it.
+        if (this.generation === "fork") throw new CommandInvariantError(command.type, "Unknown command type 'thread.snooze'.");
+        if (!(Date.parse(command.snoozedUntil) > Date.parse(at))) {
+          throw new CommandInvariantError(command.type, `thread ${thread.id} snooze wake time ${command.snoozedUntil} is not in the future`);
+        }
+        if (thread.pendingApprovals.size > 0 || thread.pendingUserInputs.size > 0) {
+          throw new CommandInvariantError(command.type, `thread ${thread.id} has a pending approval or user-input request and cannot be snoozed`);
+        }
+        const snoozedAt = thread.snoozedUntil === command.snoozedUntil && thread.snoozedAt ? thread.snoozedAt : at;
+        return ["thread.snoozed", { snoozedUntil: command.snoozedUntil, snoozedAt, updatedAt: at }];
+      }
     }
   }
 
@@ -494,6 +511,14 @@ export class Engine extends EventEmitter<EngineEvents> {
       case "thread.deleted":
         thread.deletedAt = String(p.deletedAt);
         break;
+      case "thread.snoozed":
+        thread.snoozedUntil = String(p.snoozedUntil);
+        thread.snoozedAt = String(p.snoozedAt);
+        break;
+      case "thread.unsnoozed":
+        thread.snoozedUntil = null;
+        thread.snoozedAt = null;
+        break;
     }
   }
 
@@ -556,7 +581,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       updatedAt: thread.updatedAt,
       archivedAt: thread.archivedAt,
     };
-    if (this.generation === "upstream") Object.assign(row, upstreamThreadFields());
+    if (this.generation === "upstream") Object.assign(row, upstreamThreadFields(thread));
     Object.assign(row, {
       session: thread.session,
       latestUserMessageAt: thread.latestUserMessageAt,
@@ -577,7 +602,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       updatedAt: thread.updatedAt,
       archivedAt: thread.archivedAt,
     });
-    if (this.generation === "upstream") Object.assign(detail, upstreamThreadFields());
+    if (this.generation === "upstream") Object.assign(detail, upstreamThreadFields(thread));
     Object.assign(detail, {
       deletedAt: thread.deletedAt,
       messages: thread.messages,
@@ -625,12 +650,12 @@ export class Engine extends EventEmitter<EngineEvents> {
   }
 }
 
-function upstreamThreadFields(): Record<string, unknown> {
+function upstreamThreadFields(thread: ThreadState): Record<string, unknown> {
   return {
     settledOverride: null,
     settledAt: null,
-    snoozedUntil: null,
-    snoozedAt: null,
+    snoozedUntil: thread.snoozedUntil ?? null,
+    snoozedAt: thread.snoozedAt ?? null,
     pinnedAt: null,
     pinOrderKey: null,
     titleRegeneration: null,

@@ -2,6 +2,7 @@
 // schemas, maps each method to the module that owns it, and turns bad input into clear errors.
 import { type BridgeMethod, type BridgeParamsOut, BridgeRequests, type BridgeResults, isBridgeMethod, safeExternalUrl } from "../../shared/bridge/contract";
 import type { Acknowledgements } from "./acknowledgements";
+import type { Snoozes } from "./snoozes";
 import type { AgentDetails } from "./agent-details";
 import { BridgeError } from "./bridge-error";
 import type { Deliveries } from "./deliveries";
@@ -18,6 +19,7 @@ export interface BridgeHandlerDeps {
   details: AgentDetails;
   deliveries: Deliveries;
   acknowledgements: Acknowledgements;
+  snoozes: Snoozes;
   settings: FleetSettingsControl;
   discovery: Discovery;
   openExternal: ((url: string) => Promise<void>) | undefined;
@@ -74,6 +76,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
       deliveries.command(p.key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId: model.agent(p.key)?.activeRunId ?? null })),
     "agent.stop": (p) => deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
     "agent.acknowledge": (p) => acknowledgements.acknowledge(p.key),
+    "agent.snooze": (p) => deps.snoozes.snooze(p.key, p.until),
     "delivery.recheck": (p) => deliveries.recheck(p.commandId),
     "delivery.cancelQueued": (p) => deliveries.cancelQueued(p.commandId),
     "settings.update": (p) => settings.update(p),

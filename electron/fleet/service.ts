@@ -11,6 +11,7 @@ import { NotificationPolicy } from "../../shared/fleet/notifications";
 import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
 import { agentKey } from "../../shared/fleet/types";
 import { Acknowledgements } from "./acknowledgements";
+import { Snoozes } from "./snoozes";
 import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
 import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
@@ -119,6 +120,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       details: this.details,
       deliveries: this.deliveries,
       acknowledgements: this.acknowledgements,
+      snoozes: new Snoozes(this.model, this.environments, this.now),
       settings: this.settings,
       discovery: new Discovery(
         {

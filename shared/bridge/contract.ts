@@ -140,6 +140,8 @@ export const BridgeRequests = {
   "agent.stop": z.object({ key: Key }),
   /** The user has seen this failure or stall: it leaves "need you", the tray and `n` until it changes. */
   "agent.acknowledge": z.object({ key: Key }),
+  /** Puts the agent aside until `until` in T3 itself where the server has snooze (else the window keeps it). */
+  "agent.snooze": z.object({ key: Key, until: z.iso.datetime({ offset: true }) }),
   "delivery.recheck": z.object({ commandId: Id }),
   /** Withdraws a sent message that still waits in the queue behind a running turn. */
   "delivery.cancelQueued": z.object({ commandId: Id }),
@@ -292,6 +294,8 @@ export interface BridgeResults {
   "agent.interrupt": Delivery;
   "agent.stop": Delivery;
   "agent.acknowledge": { key: string; onServer: "settled" | "local"; note: string | null };
+  /** "snoozed": T3 took the snooze (every client sees it); "local": only the window keeps it, `note` says why when T3 was asked and did not take it. */
+  "agent.snooze": { key: string; onServer: "snoozed" | "local"; until: string; note: string | null };
   "delivery.recheck": Delivery;
   "delivery.cancelQueued": Delivery;
   "settings.update": FleetSettingsView;

@@ -139,6 +139,8 @@ export interface AgentFacts {
   /** When the latest user message was sent, if known. */
   latestUserMessageAt: string | null;
   capabilities: AgentCapabilities;
+  /** T3's own snooze: the thread is put aside until this time (server time, ISO), whoever snoozed it. */
+  snoozedUntil?: string | null;
 }
 
 // ------------------------------------------------------------------ one followed thread (thread stream)
@@ -352,7 +354,9 @@ export type AgentCommand =
   | { type: "stop"; commandId: string; threadId: string }
   | { type: "cancel-queued"; commandId: string; threadId: string; runId: string }
   /** Marks the thread settled in T3's own UI; only where `capabilities.settle` says the server has it. */
-  | { type: "settle"; commandId: string; threadId: string };
+  | { type: "settle"; commandId: string; threadId: string }
+  /** Puts the thread aside in T3 until `until` (ISO); only where `capabilities.snooze` says the server has it. */
+  | { type: "snooze"; commandId: string; threadId: string; until: string };
 
 /** The server accepted a command; `sequence` is comparable with `ThreadDetail.appliedSequence`. */
 export interface CommandReceipt {

@@ -443,6 +443,7 @@ export class FleetModel {
       workspaceRoot: facts.workspaceRoot ?? null,
       branch: facts.branch ?? null,
       worktreePath: facts.worktreePath ?? null,
+      snoozedUntil: facts.snoozedUntil ?? null,
     };
     const acknowledged = this.acknowledgements.get(key);
     view.acknowledged = acknowledged !== undefined && acknowledged === attentionFingerprint(view, facts);

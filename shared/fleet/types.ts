@@ -131,6 +131,8 @@ export interface AgentView {
   /** Git branch and worktree of the thread, as T3 reports them. */
   branch: string | null;
   worktreePath: string | null;
+  /** Snoozed in T3 (on the server, by any client) until this time; null or absent when not. */
+  snoozedUntil?: string | null;
 }
 
 export interface FleetCounts {

@@ -105,6 +105,9 @@ export const ThreadDeleteCommand = z.object({ type: z.literal("thread.delete"), 
 /** Upstream servers advertising `capabilities.threadSettlement` (docs/t3-protocols.md, "Commands"): marks a thread settled in T3's own UI. */
 export const ThreadSettleCommand = z.object({ type: z.literal("thread.settle"), ...base, threadId: Id });
 export type ThreadSettleCommand = z.input<typeof ThreadSettleCommand>;
+/** Upstream servers advertising `capabilities.threadSnooze`: puts a thread aside in T3's own UI until a time in the future. */
+export const ThreadSnoozeCommand = z.object({ type: z.literal("thread.snooze"), ...base, threadId: Id, snoozedUntil: IsoTime });
+export type ThreadSnoozeCommand = z.input<typeof ThreadSnoozeCommand>;
 
 export const ClientCommand = z.discriminatedUnion("type", [
   ThreadCreateCommand,
@@ -118,6 +121,7 @@ export const ClientCommand = z.discriminatedUnion("type", [
   ThreadArchiveCommand,
   ThreadDeleteCommand,
   ThreadSettleCommand,
+  ThreadSnoozeCommand,
 ]);
 /** What a client sends (defaults may be omitted). */
 export type ClientCommand = z.input<typeof ClientCommand>;

@@ -805,6 +805,19 @@ export class V2Engine extends EventEmitter {
         this.interrupt(state, runner!, command.reason);
         return;
       }
+      case "thread.snooze": {
+        // The real engine's checks: not archived, a wake time in the future, no pending request, no queued run.
+        const state = this.require(command.threadId, command.type, command.commandId);
+        if (state.thread.archivedAt !== null) fail(`Thread ${command.threadId} is archived.`);
+        if (!(Date.parse(command.snoozedUntil) > Date.parse(this.now()))) fail(`Thread ${command.threadId} snooze wake time ${command.snoozedUntil} is not in the future.`);
+        if (state.requests.some((request) => request.status === "pending")) fail(`Thread ${command.threadId} has a pending approval or user-input request and cannot be snoozed.`);
+        if (state.runs.some((run) => run.status === "queued")) fail(`Thread ${command.threadId} has a queued run and cannot be snoozed.`);
+        const sameWake = state.thread.snoozedUntil !== null && Date.parse(state.thread.snoozedUntil) === Date.parse(command.snoozedUntil);
+        state.thread.snoozedAt = sameWake ? state.thread.snoozedAt : this.now();
+        state.thread.snoozedUntil = new Date(command.snoozedUntil).toISOString();
+        this.putThread(state, "thread.snoozed");
+        return;
+      }
       case "queued-run.cancel": {
         const state = this.require(command.threadId, command.type, command.commandId);
         const run = state.runs.find((entry) => entry.id === command.runId);
@@ -840,6 +853,12 @@ export class V2Engine extends EventEmitter {
       if (!V2_ACTIVE_STEERING[state.provider]) fail(`${PROVIDERS[state.provider].label} does not support steering.`);
       this.steer(state, runner!, command);
       return;
+    }
+    // New activity wakes a snoozed thread, as the real engine does.
+    if (state.thread.snoozedUntil !== null) {
+      state.thread.snoozedUntil = null;
+      state.thread.snoozedAt = null;
+      this.putThread(state, "thread.unsnoozed");
     }
     const ordinal = state.runs.length + 1;
     const busy = runner !== undefined || state.runs.some((run) => run.status === "queued");

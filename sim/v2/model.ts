@@ -50,8 +50,8 @@ export interface AppThread {
   archivedAt: string | null;
   settledOverride: null;
   settledAt: null;
-  snoozedUntil: null;
-  snoozedAt: null;
+  snoozedUntil: string | null;
+  snoozedAt: string | null;
   lastVisitedAt: null;
   deletedAt: string | null;
 }

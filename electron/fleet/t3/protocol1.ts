@@ -91,6 +91,7 @@ export class Protocol1Adapter implements ProtocolAdapter {
     readonly options: Protocol1Options = {},
   ) {
     this.rows.settleSupported = context.descriptor.capabilities.threadSettlement === true;
+    this.rows.snoozeSupported = context.descriptor.capabilities.threadSnooze === true;
   }
 
   async connect(credentials: T3Credentials): Promise<AdapterSession> {
@@ -515,6 +516,9 @@ class Protocol1Session implements AdapterSession {
       case "settle":
         // Upstream protocol-1 servers that advertise threadSettlement accept it (docs/t3-protocols.md, "Commands").
         return { type: "thread.settle", commandId, threadId };
+      case "snooze":
+        // Likewise for servers that advertise threadSnooze; T3 wakes the thread itself at that time or on new activity.
+        return { type: "thread.snooze", commandId, threadId, snoozedUntil: command.until };
     }
   }
 }

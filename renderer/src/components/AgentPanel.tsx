@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import type { Delivery } from "../../../shared/fleet/delivery";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
+import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
 import { deliveryOutcomeWords, deliveryStateWords, STATUS_WORDS } from "../../../shared/fleet/words";
 import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
@@ -74,6 +75,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       <p className="panel-where">
         <span className="panel-machine">on {machine}</span> · <Clipped className="panel-project" text={project.title} testId="agent-project-title" />
       </p>
+      <SnoozeLine agent={agent} now={now} />
       {offline ? (
         <p className="offline-banner" role="status" data-testid="offline-banner">
           <strong>{machine} is not online</strong> (last confirmed {relativeTime(asOf, now)}
@@ -131,6 +133,20 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       </div>
       <Composer agent={agent} />
     </section>
+  );
+}
+
+/** Whether and where the agent is snoozed: "Snoozed on the server until 16:05", or in this window and why. */
+function SnoozeLine({ agent, now }: { agent: AgentView; now: number }) {
+  const own = useFleet((s) => s.snoozed.get(agent.key));
+  const snooze = activeSnooze(agent, own, now);
+  if (!snooze) return null;
+  const time = (ms: number) => new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return (
+    <p className="panel-snoozed" role="status" data-testid="snoozed">
+      {snoozeWords(snooze, time)}
+      {snooze.where === "window" && snooze.note ? ` (${snooze.note})` : ""}
+    </p>
   );
 }
 

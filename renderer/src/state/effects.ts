@@ -298,13 +298,30 @@ export const commands = {
     if (delivery) advanceInbox(key, before);
   },
 
-  /** Puts an agent aside from the inbox for `ms`, or (null) until what it needs changes; the next item opens. */
+  /**
+   * Puts an agent aside from the inbox for `ms`, or (null) until what it needs changes; the next item
+   * opens. The window keeps it at once; a snooze for a while also goes to T3 where the server has
+   * snooze (T3's wake time then comes back in the agent's facts), and T3's refusal is kept to be said.
+   */
   snooze(key: string, ms: number | null): void {
     const agent = useFleet.getState().agents.get(key);
     if (!agent) return;
     const before = inboxKeys();
-    useFleet.getState().snooze(key, { until: ms === null ? null : Date.now() + ms, fingerprint: needFingerprint(agent) });
+    const snooze = { until: ms === null ? null : Date.now() + ms, fingerprint: needFingerprint(agent) };
+    useFleet.getState().snooze(key, snooze);
     advanceInbox(key, before);
+    if (snooze.until === null) return;
+    const until = new Date(snooze.until).toISOString();
+    void requireBridge()
+      .request("agent.snooze", { key, until })
+      .then(
+        (result) => result.note,
+        (error: unknown) => `T3 Fleet could not ask T3: ${message(error)}`,
+      )
+      .then((note) => {
+        // Only the snooze this call made: the user may have snoozed it again meanwhile.
+        if (note && useFleet.getState().snoozed.get(key) === snooze) useFleet.getState().snooze(key, { ...snooze, note });
+      });
   },
 
   /** The left pane: the inbox or the fleet tree; the choice lasts for this window's session. */

@@ -137,4 +137,12 @@ describe("search and the inbox", () => {
     expect(snoozeHolds({ until: NOW, fingerprint }, asking, NOW)).toBe(false);
     expect(snoozeHolds({ until: null, fingerprint }, { ...asking, status: "failed", lastKnownStatus: "failed" }, NOW)).toBe(false);
   });
+
+  it("an agent snoozed in T3 (by this window, another one or T3's own UI) leaves the inbox until T3's wake time", () => {
+    const broken = agentView("w", "failed", { title: "Broken", snoozedUntil: new Date(NOW + 60_000).toISOString() });
+    const asking = agentView("q", "needs-input", { title: "Question" });
+    const agents = new Map([broken, asking].map((a) => [a.key, a]));
+    expect(inbox(agents, NO_FILTERS, "", new Map(), NOW)).toMatchObject({ snoozed: 1, items: [{ title: "Question" }] });
+    expect(inbox(agents, NO_FILTERS, "", new Map(), NOW + 60_000)).toMatchObject({ snoozed: 0, items: [{}, {}] });
+  });
 });

@@ -2,7 +2,8 @@
 // machine or by project, in triage order, with old idle agents folded), what `n` visits, counts.
 // The rules themselves (who needs you, triage, counts) are shared with the tray: shared/fleet/views.ts.
 import { type AgentView, type DisplayStatus, type EnvironmentView, type SubagentView, worstOf } from "../../../shared/fleet/types";
-import { byTriage, fleetCounts, type FleetGlance, inboxOrder, isOlder, needFingerprint, needsYou, needYouOrder, projectOf, triageRank } from "../../../shared/fleet/views";
+import { byTriage, fleetCounts, type FleetGlance, inboxOrder, isOlder, needsYou, needYouOrder, projectOf, triageRank } from "../../../shared/fleet/views";
+import { activeSnooze } from "../../../shared/fleet/snooze";
 import type { PaneView, Snooze, UiSlice } from "./slices/ui";
 import type { Filters } from "./store";
 
@@ -261,11 +262,9 @@ export function matchParts(text: string, needle: string): { text: string; match:
   return parts;
 }
 
-/** A snooze still holds: its time has not come and what the agent needs has not changed. */
+/** A snooze still holds: this window's or T3's own (shared/fleet/snooze.ts). */
 export function snoozeHolds(snooze: Snooze | undefined, agent: AgentView, now: number): boolean {
-  if (!snooze) return false;
-  if (snooze.until !== null && now >= snooze.until) return false;
-  return snooze.fingerprint === needFingerprint(agent);
+  return activeSnooze(agent, snooze, now) !== null;
 }
 
 export interface Inbox {

@@ -166,4 +166,14 @@ describe("protocol 1: rows → facts", () => {
       activeRunId: row.session!.activeTurnId,
     });
   });
+
+  it("offers T3's snooze only where the descriptor advertises it, and carries the server's wake time whoever snoozed", () => {
+    const mapper = new Protocol1Rows();
+    expect(mapper.facts(completed()).capabilities.snooze).toBe(false);
+    mapper.snoozeSupported = true;
+    const snoozed = mapper.facts(completed());
+    expect(snoozed.capabilities).toMatchObject({ snooze: true, settle: false });
+    expect(snoozed.snoozedUntil).toBeNull();
+    expect(mapper.facts(recordedRow("t3-0.0.42/shell-row-completed.json", { snoozedUntil: "2026-12-01T16:05:00.000Z" })).snoozedUntil).toBe("2026-12-01T16:05:00.000Z");
+  });
 });

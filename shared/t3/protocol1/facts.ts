@@ -24,12 +24,12 @@ export function effortOf(options: readonly { id: string; value: string | boolean
  */
 const NON_STEERING_DRIVERS = new Set(["codex", "grok"]);
 
-/** The four possible capability sets, each one frozen object shared by every row that has it. */
+/** The eight possible capability sets, each one frozen object shared by every row that has it. */
 const CAPABILITIES = new Map<string, AgentCapabilities>();
 
-export function protocol1Capabilities(driver: string, settle = false): AgentCapabilities {
+export function protocol1Capabilities(driver: string, settle = false, snooze = false): AgentCapabilities {
   const steers = !NON_STEERING_DRIVERS.has(driver);
-  const key = `${steers}:${settle}`;
+  const key = `${steers}:${settle}:${snooze}`;
   let capabilities = CAPABILITIES.get(key);
   if (!capabilities) {
     capabilities = Object.freeze({
@@ -39,7 +39,7 @@ export function protocol1Capabilities(driver: string, settle = false): AgentCapa
       cancelQueued: false,
       answer: true,
       settle,
-      snooze: false,
+      snooze,
     });
     CAPABILITIES.set(key, capabilities);
   }
@@ -92,6 +92,8 @@ export class Protocol1Rows {
   private readonly projectRoots = new Map<string, string>();
   /** The descriptor advertises T3's thread settlement (`capabilities.threadSettlement`). */
   settleSupported = false;
+  /** The descriptor advertises T3's thread snooze (`capabilities.threadSnooze`). */
+  snoozeSupported = false;
   /** Strings rows repeat, shared across this environment's facts. */
   private readonly strings = new StringPool();
 
@@ -130,7 +132,8 @@ export class Protocol1Rows {
       blockedBy: row.hasPendingApprovals ? BLOCKED_BY_APPROVAL : row.hasPendingUserInput ? BLOCKED_BY_INPUT : null,
       updatedAt: intern(row.updatedAt),
       latestUserMessageAt: intern(row.latestUserMessageAt ?? null),
-      capabilities: protocol1Capabilities(driver ?? instanceId, this.settleSupported),
+      capabilities: protocol1Capabilities(driver ?? instanceId, this.settleSupported, this.snoozeSupported),
+      snoozedUntil: intern(row.snoozedUntil ?? null),
     };
   }
 

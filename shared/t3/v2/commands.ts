@@ -63,6 +63,8 @@ export const ThreadUnarchiveCommand = threadOnly("thread.unarchive");
 export const ThreadDeleteCommand = threadOnly("thread.delete");
 /** Marks the thread settled in T3's own UI (a direct thread command, like archive). */
 export const ThreadSettleCommandV2 = threadOnly("thread.settle");
+/** Puts the thread aside in T3's own UI until `snoozedUntil` (must be in the future; T3 refuses it while a request is pending). */
+export const ThreadSnoozeCommandV2 = z.object({ type: z.literal("thread.snooze"), commandId: Id, threadId: Id, snoozedUntil: z.iso.datetime({ offset: true }) });
 
 export const ThreadCreateCommandV2 = z.object({
   type: z.literal("thread.create"),
@@ -96,6 +98,7 @@ export const ClientCommandV2 = z.discriminatedUnion("type", [
   ThreadUnarchiveCommand,
   ThreadDeleteCommand,
   ThreadSettleCommandV2,
+  ThreadSnoozeCommandV2,
   ThreadCreateCommandV2,
   ThreadMetadataUpdateCommand,
 ]);

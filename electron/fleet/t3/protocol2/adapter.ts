@@ -537,6 +537,8 @@ class Protocol2Session implements AdapterSession {
         return { type: "queued-run.cancel", commandId: command.commandId, threadId: command.threadId, runId: command.runId };
       case "settle":
         return { type: "thread.settle", commandId: command.commandId, threadId: command.threadId };
+      case "snooze":
+        return { type: "thread.snooze", commandId: command.commandId, threadId: command.threadId, snoozedUntil: command.until };
       case "stop":
         return refuse("Protocol 2 has no session stop; interrupt the run instead.");
     }

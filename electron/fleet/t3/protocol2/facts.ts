@@ -130,6 +130,7 @@ export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archiv
     updatedAt: row.updatedAt,
     latestUserMessageAt: row.latestUserMessageAt,
     capabilities: capabilitiesV2(features, row.id, { finishing: run.phase === "waiting" || followed?.finishing === true, takesSteer: followed?.takesSteer ?? true }),
+    snoozedUntil: row.snoozedUntil ?? null,
   };
 }
 

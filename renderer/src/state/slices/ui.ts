@@ -2,6 +2,7 @@
 // failed. Named actions only.
 import type { StateCreator } from "zustand";
 import type { NotificationIntent } from "../../../../shared/fleet/notifications";
+import type { WindowSnooze } from "../../../../shared/fleet/snooze";
 import type { FleetState } from "../store";
 
 export interface Filters {
@@ -20,12 +21,8 @@ export type Grouping = "machine" | "project";
 /** The left pane: the inbox (only what needs the user) or the whole fleet tree; null follows the fleet (inbox while anything needs you). */
 export type PaneView = "inbox" | "fleet";
 
-/** An agent put aside from the inbox: until a time, or until what it needs from the user changes. */
-export interface Snooze {
-  until: number | null;
-  /** What the agent needed when snoozed (shared/fleet/views.ts needFingerprint); a change brings it back. */
-  fingerprint: string;
-}
+/** An agent put aside from the inbox by this window: until a time, or until what it needs from the user changes (shared/fleet/snooze.ts). */
+export type Snooze = WindowSnooze;
 
 /** Idle agents quiet for longer than this are folded under "N older" (changeable in Settings). */
 export const DEFAULT_OLDER_THAN_MS = 24 * 3_600_000;

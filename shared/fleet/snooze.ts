@@ -1,0 +1,36 @@
+// When an agent is snoozed, and where (the inbox rule). Two kinds of snooze meet here:
+// - T3's own, time-based snooze, carried by the agent's facts (`snoozedUntil`) whoever made it: this
+//   window, another fleet window or T3's own UI. T3 wakes the thread itself on new activity.
+// - this window's snooze: "until it changes" (T3 has no such thing, so it is always the window's,
+//   keyed on what the agent needs) or for a while where T3 could not take it.
+// A snooze this window made ends as soon as what the agent needs changes, even while T3's wake time
+// has not come. Pure.
+import type { AgentView } from "./types";
+import { needFingerprint } from "./views";
+
+/** A snooze this window made. */
+export interface WindowSnooze {
+  /** When it ends (ms since epoch); null: until what the agent needs changes. */
+  until: number | null;
+  /** What the agent needed when snoozed (needFingerprint). */
+  fingerprint: string;
+  /** Why T3 did not take it, when it was asked to and refused. */
+  note?: string | null;
+}
+
+export type SnoozeState = { where: "server"; until: number } | { where: "window"; until: number | null; note: string | null };
+
+/** The snooze that holds now, or null when the agent is awake. */
+export function activeSnooze(agent: Pick<AgentView, "snoozedUntil"> & Parameters<typeof needFingerprint>[0], own: WindowSnooze | undefined, now: number): SnoozeState | null {
+  if (own && own.fingerprint !== needFingerprint(agent)) return null;
+  const serverUntil = agent.snoozedUntil ? Date.parse(agent.snoozedUntil) : NaN;
+  if (serverUntil > now) return { where: "server", until: serverUntil };
+  if (own && (own.until === null || now < own.until)) return { where: "window", until: own.until, note: own.note ?? null };
+  return null;
+}
+
+/** What the UI says of a snooze: "Snoozed on the server until 16:05", "Snoozed in this window until it changes". */
+export function snoozeWords(snooze: SnoozeState, time: (ms: number) => string): string {
+  if (snooze.where === "server") return `Snoozed on the server until ${time(snooze.until)}`;
+  return `Snoozed in this window ${snooze.until === null ? "until it changes" : `until ${time(snooze.until)}`}`;
+}
