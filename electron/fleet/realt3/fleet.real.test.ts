@@ -153,6 +153,36 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     expect(stored.session).toMatchObject({ status: "error", lastError: "Fake codex failure" });
   });
 
+  it("snoozes a failed thread in T3 itself, reads T3's wake time back, and T3 wakes it on new activity; a blocked thread stays the window's, with T3's refusal", async () => {
+    const failedId = await newThread("Failing, to snooze");
+    await operator.startTurn(failedId, "this will fail");
+    await until(fleet, () => agent(fleet, failedId)?.status === "failed", "failed");
+    expect(agent(fleet, failedId)!.capabilities.snooze).toBe(true); // 0.0.42 advertises threadSnooze
+    const key = keyOf(fleet, failedId);
+    const wake = new Date(Date.now() + 3_600_000).toISOString();
+    expect(await fleet.service.request("agent.snooze", { key, until: wake })).toEqual({ key, onServer: "snoozed", until: wake, note: null });
+    const stored = (await operator.shell()).threads.find((thread) => thread.id === failedId)!;
+    expect(Date.parse(String(stored.snoozedUntil))).toBe(Date.parse(wake));
+    await until(fleet, () => agent(fleet, failedId)?.snoozedUntil != null, "T3's wake time in the facts");
+    expect(Date.parse(agent(fleet, failedId)!.snoozedUntil!)).toBe(Date.parse(wake));
+    // A new turn is activity: T3 wakes the thread itself.
+    await operator.startTurn(failedId, "say hello");
+    await until(fleet, () => agent(fleet, failedId)?.snoozedUntil === null, "awake after the new turn");
+    expect((await operator.shell()).threads.find((thread) => thread.id === failedId)!.snoozedUntil ?? null).toBeNull();
+
+    const blockedId = await newThread("Careful, to snooze");
+    await operator.setRuntimeMode(blockedId, "approval-required");
+    await operator.startTurn(blockedId, "run the approval command", "approval-required");
+    await until(fleet, () => agent(fleet, blockedId)?.status === "needs-approval" && agent(fleet, blockedId)!.pending.length === 1, "needs approval");
+    const blockedKey = keyOf(fleet, blockedId);
+    const refused = await fleet.service.request("agent.snooze", { key: blockedKey, until: wake });
+    expect(refused).toMatchObject({ key: blockedKey, onServer: "local", note: expect.stringMatching(/^T3 refused it: .*pending approval or user-input request/) });
+    expect((await operator.shell()).threads.find((thread) => thread.id === blockedId)!.snoozedUntil ?? null).toBeNull();
+    const requestId = agent(fleet, blockedId)!.pending[0]!.requestId;
+    await fleet.service.request("agent.respondApproval", { key: blockedKey, requestId, decision: "decline" });
+    await until(fleet, () => agent(fleet, blockedId)?.status !== "needs-approval", "answered");
+  });
+
   it("an interrupted turn is shown interrupted, not idle", async () => {
     const threadId = await newThread("Interrupted worker");
     const key = keyOf(fleet, threadId);

@@ -234,6 +234,35 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     await until(fleet, () => agent(fleet, failingId)?.reason?.includes("Fake codex failure") === true, () => `the reason on the row (shown ${JSON.stringify(agent(fleet, failingId)?.reason)})`, 10_000);
   });
 
+  it("snoozes a failed thread in the engine, reads its wake time back, and the engine wakes it on new activity; a blocked thread stays the window's, with the engine's refusal", async () => {
+    const failedId = await newThread("Failing, to snooze");
+    await operator.send(failedId, "this will fail");
+    await until(fleet, () => agent(fleet, failedId)?.status === "failed", () => `failed (${row(failedId)})`);
+    expect(agent(fleet, failedId)!.capabilities.snooze).toBe(true); // the engine advertises threadSnooze
+    const key = keyOf(fleet, failedId);
+    const wake = new Date(Date.now() + 3_600_000).toISOString();
+    expect(await fleet.service.request("agent.snooze", { key, until: wake })).toEqual({ key, onServer: "snoozed", until: wake, note: null });
+    const storedRow = async (threadId: string) => (await operator.shell()).threads.find((thread) => thread.id === threadId)!;
+    expect(Date.parse(String((await storedRow(failedId)).snoozedUntil))).toBe(Date.parse(wake));
+    await until(fleet, () => agent(fleet, failedId)?.snoozedUntil != null, "the engine's wake time in the facts");
+    expect(Date.parse(agent(fleet, failedId)!.snoozedUntil!)).toBe(Date.parse(wake));
+    // A new message is activity: the engine wakes the thread itself.
+    await operator.send(failedId, "say hello");
+    await until(fleet, () => agent(fleet, failedId)?.snoozedUntil === null, "awake after the new message");
+    expect((await storedRow(failedId)).snoozedUntil ?? null).toBeNull();
+
+    const blockedId = await newThread("Careful, to snooze", "approval-required");
+    await operator.send(blockedId, "run the approval command");
+    await until(fleet, () => agent(fleet, blockedId)?.status === "needs-approval" && agent(fleet, blockedId)!.pending.length === 1, "needs approval");
+    const blockedKey = keyOf(fleet, blockedId);
+    const refused = await fleet.service.request("agent.snooze", { key: blockedKey, until: wake });
+    expect(refused).toMatchObject({ key: blockedKey, onServer: "local", note: expect.stringMatching(/^T3 refused it: .*pending approval or user-input request/) });
+    expect((await storedRow(blockedId)).snoozedUntil ?? null).toBeNull();
+    const requestId = agent(fleet, blockedId)!.pending[0]!.requestId;
+    await fleet.service.request("agent.respondApproval", { key: blockedKey, requestId, decision: "decline" });
+    await until(fleet, () => agent(fleet, blockedId)?.pending.length === 0 && ENDED.includes(agent(fleet, blockedId)!.status), () => `answered and over (${row(blockedId)})`);
+  });
+
   it(`holds ${THREADS_ON_ENGINE} threads, and creating a project while the fleet watches changes no row`, async () => {
     for (let index = rows(fleet).length; index < THREADS_ON_ENGINE; index++) await operator.createThread(projectId, `Idle ${index}`);
     const engineRows = (await operator.shell()).threads.length;
