@@ -116,6 +116,45 @@ test.describe("the inbox", () => {
     // The header still counts it: snoozed is put aside, not answered.
     await expect(page.getByTestId("needs-you-count")).toHaveText("2 need you");
   });
+
+  test("snoozing for an hour goes to T3 where the server has snooze, says where it is kept, and a snooze made in T3 hides an agent too", async ({ page, fleet }) => {
+    const sim = fleet.sims.servers[0]!; // an upstream server: its descriptor advertises threadSnooze
+    const reviewer = fleet.sims.createThread(sim, { title: "Reviewer", text: "#approval" });
+    await expect.poll(() => sim.engine.threads.get(reviewer)?.pendingApprovals.size).toBe(1);
+    const nightly = fleet.sims.createThread(sim, { title: "Nightly build", text: "#fail" });
+    await expect.poll(() => sim.engine.threads.get(nightly)?.session?.status).toBe("error");
+    const elsewhere = fleet.sims.createThread(sim, { title: "Snoozed elsewhere", text: "#fail" });
+    await expect.poll(() => sim.engine.threads.get(elsewhere)?.session?.status).toBe("error");
+    await fleet.pairAll();
+    await page.goto(fleet.shell.url);
+    const items = page.getByTestId("inbox-row");
+    await expect(items).toHaveCount(3);
+
+    // Snoozed in T3's own UI (or by another fleet window): it leaves this inbox too.
+    sim.engine.dispatch({ type: "thread.snooze", commandId: "snoozed-in-t3", threadId: elsewhere, snoozedUntil: new Date(Date.now() + 3_600_000).toISOString() });
+    await expect(items).toHaveCount(2);
+    await expect(page.getByTestId("inbox")).toContainText("1 snoozed");
+
+    // T3 refuses to snooze a thread waiting on an approval: the window keeps it and says so.
+    await page.keyboard.press("n");
+    const panel = page.getByTestId("agent-panel");
+    await expect(panel.locator("h2")).toHaveText("Reviewer");
+    await panel.getByTestId("snooze-hour").click();
+    await expect(panel.locator("h2")).toHaveText("Nightly build");
+    // A failure T3 can snooze: snoozed on the server, where every client sees it.
+    await panel.getByTestId("snooze-hour").click();
+    await expect.poll(() => sim.engine.threads.get(nightly)?.snoozedUntil ?? null).not.toBeNull();
+    await expect(items).toHaveCount(0);
+    await expect(page.getByTestId("inbox")).toContainText("3 snoozed");
+
+    await page.getByTestId("view-fleet").click();
+    await agentRow(page, sim.environmentId, nightly).locator(".agent-title").click();
+    await expect(page.getByTestId("snoozed")).toHaveText(/^Snoozed on the server until \d\d:\d\d/);
+    await agentRow(page, sim.environmentId, reviewer).locator(".agent-title").click();
+    await expect(page.getByTestId("snoozed")).toHaveText(/^Snoozed in this window until \d\d:\d\d( [AP]M)? \(T3 refused it: .*pending approval/);
+    await agentRow(page, sim.environmentId, elsewhere).locator(".agent-title").click();
+    await expect(page.getByTestId("snoozed")).toHaveText(/^Snoozed on the server until/);
+  });
 });
 
 for (const size of SIZES) {

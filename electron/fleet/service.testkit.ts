@@ -6,8 +6,7 @@ import { join } from "node:path";
 import { afterEach } from "vitest";
 import type { BridgeEvent } from "../../shared/bridge/contract";
 import type { AgentView, EnvironmentView } from "../../shared/fleet/types";
-import type { Generation } from "../../sim/engine";
-import { SimFleet } from "../../sim/fleet";
+import { SimFleet, type SimFleetOptions } from "../../sim/fleet";
 import type { SimServer } from "../../sim/server";
 import type { Environments } from "./environments";
 import { MemorySecretStore } from "./secrets";
@@ -22,7 +21,7 @@ afterEach(async () => {
 /** Liveness tuned so a vanished host is noticed in well under a second in tests. */
 export const FAST = { socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 }, timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 } };
 
-export async function setup(generations: Generation[] = ["upstream", "fork", "upstream"], tuning: Partial<FleetServiceOptions> = {}) {
+export async function setup(generations: NonNullable<SimFleetOptions["generations"]> = ["upstream", "fork", "upstream"], tuning: Partial<FleetServiceOptions> = {}) {
   const sims = await SimFleet.start({ envs: generations.length, generations, tickMs: 5 });
   cleanups.push(() => sims.stop());
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-"));

@@ -13,6 +13,7 @@ import { FleetService } from "../fleet/service";
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, serveAppRequest } from "./app-protocol";
 import { EVENT_CHANNEL, registerBridge } from "./bridge-ipc";
 import { hardenWindow } from "./guards";
+import { NativeNotifier } from "./notifications";
 import { type SafeStorageLike, UNPROTECTED_WARNING, type UnprotectedChoice, openDesktopSecrets } from "./safe-storage-secrets";
 import { claimSingleInstance, demoPairingLinks, rendererUrl } from "./startup";
 import { TrayController } from "./tray";
@@ -26,6 +27,8 @@ protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHE
 let window: BrowserWindow | undefined;
 /** Set once the fleet service runs: every window that loads (again) gets the whole fleet first. */
 let sendSnapshot: (() => void) | undefined;
+/** Set once the notifier runs: a page that loads (again) has not said which agent it shows. */
+let onWindowLoad: (() => void) | undefined;
 const appUrl = () => rendererUrl(app, process.env);
 
 /** safeStorage as the secret stores see it; the backend name exists on Linux only. */
@@ -74,6 +77,8 @@ function showWindow(): BrowserWindow {
   window.once("ready-to-show", () => window?.show());
   // On each window, not only the first: closing the window keeps the fleet running, and the tray
   // opens a new one that must not start empty.
+  // A page that navigates (a reload) starts showing no agent, before its scripts can say otherwise.
+  window.webContents.on("did-navigate", () => onWindowLoad?.());
   window.webContents.on("did-finish-load", () => sendSnapshot?.());
   void window.loadURL(appUrl());
   return window;
@@ -99,18 +104,16 @@ async function main(): Promise<void> {
   });
   const service = await FleetService.start({ dataDir, secrets, notices, openExternal: (url) => shell.openExternal(url) });
 
-  registerBridge(ipcMain, service, appUrl, send);
+  const notifier = new NativeNotifier({
+    create: (options) => new Notification(options),
+    windowFocused: () => Boolean(window && !window.isDestroyed() && window.isFocused()),
+    showWindow,
+    send,
+  });
+  registerBridge(ipcMain, service, appUrl, send, notifier);
+  onWindowLoad = () => notifier.showing(null);
   service.on("event", (event) => {
-    if (event.type !== "notification") return;
-    // Quiet while the fleet window is focused: the window already shows it.
-    if (window?.isFocused()) return;
-    const { notification } = event;
-    const native = new Notification({ title: notification.title, body: notification.body });
-    native.on("click", () => {
-      showWindow();
-      if (notification.agentKey) send({ type: "ui.openAgent", key: notification.agentKey });
-    });
-    native.show();
+    if (event.type === "notification") notifier.notify(event.notification);
   });
 
   // The demo passes pairing links of its simulated machines.

@@ -347,6 +347,14 @@ export function isBridgeMethod(method: string): method is BridgeMethod {
   return Object.hasOwn(BridgeRequests, method);
 }
 
+/**
+ * What the Electron window tells its shell over the same checked IPC channel, answered by the shell
+ * itself (never the fleet service): the agent whose panel it shows, for the native notification
+ * policy (shared/fleet/notice-in-view.ts). Null: it shows none.
+ */
+export const SHELL_SHOWING_METHOD = "shell.showing";
+export const ShellShowing = z.object({ key: Key.nullable() });
+
 /** Parses a link from untrusted content; only http(s) URLs may be opened (README.md, "Security"). */
 export function safeExternalUrl(raw: string): string | null {
   if (!URL.canParse(raw)) return null;

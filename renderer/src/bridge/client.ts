@@ -5,6 +5,7 @@ import {
   BRIDGE_SESSION_PROTOCOL_PREFIX,
   BRIDGE_SUBPROTOCOL,
   MAX_BRIDGE_FRAME_BYTES,
+  SHELL_SHOWING_METHOD,
   type BridgeEvent,
   type BridgeMethod,
   type BridgeParams,
@@ -17,6 +18,8 @@ export interface Bridge {
   onEvent(listener: (event: BridgeEvent) => void): () => void;
   /** Connected or not; `problem` says why when reconnecting cannot help (a spent launch link). */
   onConnection(listener: (connected: boolean, problem?: string) => void): () => void;
+  /** Tells the desktop shell which agent this window shows, for its native notifications (Electron only). */
+  showing?(agentKey: string | null): void;
 }
 
 export class BridgeRequestError extends Error {
@@ -182,6 +185,10 @@ function preloadBridge(preload: PreloadBridge): Bridge {
     onConnection: (listener) => {
       listener(true);
       return () => {};
+    },
+    showing: (agentKey) => {
+      // A lost report only means a notification about the shown agent may show once: nothing to retry.
+      preload.request(SHELL_SHOWING_METHOD, { key: agentKey }).catch(() => {});
     },
   };
 }

@@ -5,6 +5,7 @@ import type { BridgeEvent, BridgeParams } from "../../../shared/bridge/contract"
 import type { CommandId } from "../../../shared/fleet/command-registry";
 import type { CommandContext } from "../../../shared/fleet/command-registry";
 import { noticeCondition, noticeIsCritical, noticeStillHolds, TRANSIENT_NOTICE_MS, type NotificationIntent } from "../../../shared/fleet/notifications";
+import { noticeInView } from "../../../shared/fleet/notice-in-view";
 import { fleetHeadline, trayVariant, type TrayVariant } from "../../../shared/fleet/tray";
 import type { AgentView } from "../../../shared/fleet/types";
 import { needFingerprint, t3ThreadUrl } from "../../../shared/fleet/views";
@@ -56,7 +57,7 @@ function browserNotificationsUsable(): boolean {
 
 function showNotice(intent: NotificationIntent): void {
   // The user is looking at this agent in a focused window: its panel already says it.
-  if (intent.agentKey && intent.agentKey === useFleet.getState().openKey && document.hasFocus()) return;
+  if (noticeInView(intent, { focused: document.hasFocus(), agentKey: useFleet.getState().openKey })) return;
   const condition = noticeCondition(intent);
   const critical = noticeIsCritical(intent.reason);
   useFleet.getState().upsertNotice({ condition, intent, critical });
@@ -246,11 +247,16 @@ export function startEffects(instance: Bridge): () => void {
   });
   void run("pairing", () => instance.request("pair.probeLocal", {})).then((localServer) => store().localServerFound(localServer ?? null));
   const offView = keepViewChoices();
+  // The desktop shell's native notifications follow the same rule as the notices here (shared/fleet/notice-in-view.ts): it is told which agent this window shows.
+  const offShowing = useFleet.subscribe((state, previous) => {
+    if (state.openKey !== previous.openKey) instance.showing?.(state.openKey);
+  });
   return () => {
     offEvents();
     offConnection();
     offTab();
     offView();
+    offShowing();
   };
 }
 
