@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { BridgeResults } from "../../shared/bridge/contract";
 import type { AgentView } from "../../shared/fleet/types";
 import { createV2Thread, sendV2Message } from "../../sim/v2/fleet-hooks";
-import { setup, until } from "./service.testkit";
+import { FAST, setup, until } from "./service.testkit";
 import type { FleetService } from "./service";
 
 type Snoozed = BridgeResults["agent.snooze"];
@@ -13,7 +13,8 @@ type Snoozed = BridgeResults["agent.snooze"];
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
 async function start() {
-  const { sims, service } = await setup(["upstream", "fork", "v2"]);
+  // Liveness as shipped, not the service tests' hair trigger: a busy machine must not drop the connection mid-test.
+  const { sims, service } = await setup(["upstream", "fork", "v2"], { socket: { pingIntervalMs: 5_000, openTimeoutMs: 10_000 }, timing: { ...FAST.timing, probeTimeoutMs: 5_000 } });
   const [upstream, fork] = sims.servers as [(typeof sims.servers)[number], (typeof sims.servers)[number]];
   const v2 = sims.v2Servers[0]!;
   const pairing = [...sims.servers, ...sims.v2Servers];

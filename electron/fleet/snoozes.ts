@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { BridgeResults } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
+import { T3Error } from "../../shared/t3/errors";
 import type { FleetModel } from "../../shared/fleet/model";
 import { splitKey } from "../../shared/fleet/model";
 import { BridgeError } from "./bridge-error";
@@ -37,7 +38,9 @@ export class Snoozes {
       await connection.execute({ type: "snooze", commandId: randomUUID(), threadId, until }, SNOOZE_TIMEOUT_MS);
       return { key, onServer: "snoozed", until, note: null };
     } catch (error) {
-      return local(`T3 refused it: ${describeError(error)}`);
+      // Refused is T3's answer; anything else (the connection went, no answer in time) leaves it unknown.
+      const refused = error instanceof T3Error && error.kind === "rejected";
+      return local(`${refused ? "T3 refused it" : "T3 did not confirm it"}: ${describeError(error)}`);
     }
   }
 }
