@@ -167,7 +167,7 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     expect(Date.parse(agent(fleet, failedId)!.snoozedUntil!)).toBe(Date.parse(wake));
     // A new turn is activity: T3 wakes the thread itself.
     await operator.startTurn(failedId, "say hello");
-    await until(fleet, () => agent(fleet, failedId)?.snoozedUntil === null, "awake after the new turn");
+    await until(fleet, () => agent(fleet, failedId)?.snoozedUntil === null, "awake after the new turn", 60_000);
     expect((await operator.shell()).threads.find((thread) => thread.id === failedId)!.snoozedUntil ?? null).toBeNull();
 
     const blockedId = await newThread("Careful, to snooze");

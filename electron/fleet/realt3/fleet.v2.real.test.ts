@@ -248,7 +248,9 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect(Date.parse(agent(fleet, failedId)!.snoozedUntil!)).toBe(Date.parse(wake));
     // A new message is activity: the engine wakes the thread itself.
     await operator.send(failedId, "say hello");
-    await until(fleet, () => agent(fleet, failedId)?.snoozedUntil === null, "awake after the new message");
+    await until(fleet, () => agent(fleet, failedId)?.snoozedUntil === null, "awake after the new message", 60_000).catch(async (error: Error) => {
+      throw new Error(`${error.message}; the engine's row: snoozedUntil ${JSON.stringify((await storedRow(failedId)).snoozedUntil)}, status ${(await storedRow(failedId)).status}; the fleet: ${env(fleet)?.connection.phase}, ${row(failedId)}`);
+    });
     expect((await storedRow(failedId)).snoozedUntil ?? null).toBeNull();
 
     const blockedId = await newThread("Careful, to snooze", "approval-required");

@@ -169,7 +169,7 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
     <div className="panel-actions">
       {acknowledgeable(agent) ? <CommandButton id="agent.acknowledge" testId="acknowledge" label="Acknowledge" title="Mark this failure as seen: it leaves the inbox and the count until it changes" /> : null}
       {snoozable ? <CommandButton id="agent.snooze" testId="snooze" label="Snooze" title="Put it aside until what it needs changes" /> : null}
-      {snoozable ? <CommandButton id="agent.snooze-hour" testId="snooze-hour" label="Snooze 1 h" title="Put it aside for an hour" /> : null}
+      {snoozable ? <CommandButton id="agent.snooze-hour" testId="snooze-hour" label="Snooze 1 h" title="Put it aside for an hour, in T3 itself where the server has snooze" /> : null}
       <CommandButton id="agent.interrupt" testId="interrupt" label="Interrupt" title="Stop the running turn; messages queued behind it then start" />
       {agent.capabilities.stop ? (
         confirmStop ? (
