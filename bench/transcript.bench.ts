@@ -7,6 +7,8 @@
 // open one among them. Token to pixel: the server-side time each numbered word was appended to the
 // engine, against the page-side time (same machine clock) of the first animation frame after the
 // word reached the transcript's DOM.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { BridgeEvent } from "../shared/bridge/contract";
 import { SimFleet } from "../sim/fleet";
 import { startPageRig } from "./page-rig";
@@ -116,6 +118,14 @@ async function measure(history: number) {
     // Enough words that every turn streams for the whole window (one word per tick / 4, slower on a busy machine).
     const words = Math.ceil((STREAM_SECONDS * 1000) / 10);
     const text = (prefix: string) => Array.from({ length: words }, (_, i) => `${prefix}${i}`).join(" ");
+    // BENCH_CPU_PROFILE=DIR: the renderer's CPU profile of the streaming window, for Chromium's DevTools
+    // (sampling adds its own cost: compare figures from runs without it).
+    const profileDir = process.env.BENCH_CPU_PROFILE;
+    if (profileDir) {
+      await cdp.send("Profiler.enable");
+      await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+      await cdp.send("Profiler.start");
+    }
     service.on("event", count);
     const busyBefore = await taskSeconds();
     const started = performance.now();
@@ -126,6 +136,12 @@ async function measure(history: number) {
     const busy = (await taskSeconds()) - busyBefore;
     const elapsed = (performance.now() - started) / 1000;
     service.off("event", count);
+    if (profileDir) {
+      const { profile } = await cdp.send("Profiler.stop");
+      const file = join(profileDir, `transcript-history-${history}.cpuprofile`);
+      await writeFile(file, JSON.stringify(profile));
+      console.log(`  CPU profile of the streaming window: ${file}`);
+    }
     const page_ = (await page.evaluate(() => {
       const bench = (globalThis as unknown as { __bench: { seen: Record<number, number>; frames: number[]; measuring: boolean } }).__bench;
       bench.measuring = false; // the idle figure below must not count the frame probe
