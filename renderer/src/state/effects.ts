@@ -189,10 +189,11 @@ const inboxKeys = () => currentInbox().items.map((agent) => agent.key);
 
 // ------------------------------------------------------------------ bridge subscription
 
-// A streaming turn sends transcript deltas faster than frames on a busy machine: those of one frame
-// are applied together just before it paints, so the transcript renders (and parses its streaming
-// message) once per frame, not once per delta.
+// A streaming turn sends transcript deltas faster than frames on a busy machine: the first one since
+// the last frame is applied at once (no added latency), the rest of that frame together just before
+// it paints, so the transcript renders (and parses its streaming message) about once per frame.
 let pendingDetailDeltas: AgentDetailDelta[] = [];
+const MAX_QUEUED_DETAIL_DELTAS = 100;
 
 function flushDetailDeltas(): void {
   const deltas = pendingDetailDeltas;
@@ -256,7 +257,10 @@ export function startEffects(instance: Bridge): () => void {
         receiveDetail(event.detail);
         break;
       case "agent.detailDelta":
-        pendingDetailDeltas.push(event.delta);
+        // The first delta since the last frame shows at once; those after it join the next frame.
+        // A hidden window gets no frames: a long queue is applied without waiting for one.
+        if (!frameRequested) store().applyDetailDelta(event.delta);
+        else if (pendingDetailDeltas.push(event.delta) >= MAX_QUEUED_DETAIL_DELTAS) flushDetailDeltas();
         requestFrame();
         break;
       case "delivery":
