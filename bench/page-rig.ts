@@ -9,6 +9,7 @@ import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
 import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";
 import type { SimFleet } from "../sim/fleet";
+import { ensureRendererBuilt } from "./renderer-build";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -22,6 +23,7 @@ export interface PageRig {
 
 /** Starts the rig for a benchmark against `sims` (stopped by `close`); `name` marks its data folder. */
 export async function startPageRig(sims: SimFleet, name: string): Promise<PageRig> {
+  ensureRendererBuilt();
   const dataDir = await mkdtemp(join(tmpdir(), `t3-fleet-${name}-bench-`));
   const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
   const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });

@@ -7,6 +7,8 @@
 // open one among them. Token to pixel: the server-side time each numbered word was appended to the
 // engine, against the page-side time (same machine clock) of the first animation frame after the
 // word reached the transcript's DOM.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { BridgeEvent } from "../shared/bridge/contract";
 import { SimFleet } from "../sim/fleet";
 import { startPageRig } from "./page-rig";
@@ -111,21 +113,44 @@ async function measure(history: number) {
 
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("Performance.enable");
+    // The renderer process's CPU time, all its threads: unlike task durations, not inflated when other
+    // processes hold the cores (the machine the benches run on is often shared).
+    const browserCdp = await browser.newBrowserCDPSession();
+    const rendererCpuSeconds = async () => {
+      const { processInfo } = (await browserCdp.send("SystemInfo.getProcessInfo")) as { processInfo: { type: string; cpuTime: number }[] };
+      return processInfo.filter((info) => info.type === "renderer").reduce((sum, info) => sum + info.cpuTime, 0);
+    };
     const taskSeconds = async () => ((await cdp.send("Performance.getMetrics")).metrics.find((metric) => metric.name === "TaskDuration")?.value ?? 0) as number;
 
     // Enough words that every turn streams for the whole window (one word per tick / 4, slower on a busy machine).
     const words = Math.ceil((STREAM_SECONDS * 1000) / 10);
     const text = (prefix: string) => Array.from({ length: words }, (_, i) => `${prefix}${i}`).join(" ");
+    // BENCH_CPU_PROFILE=DIR: the renderer's CPU profile of the streaming window, for Chromium's DevTools
+    // (sampling adds its own cost: compare figures from runs without it).
+    const profileDir = process.env.BENCH_CPU_PROFILE;
+    if (profileDir) {
+      await cdp.send("Profiler.enable");
+      await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+      await cdp.send("Profiler.start");
+    }
     service.on("event", count);
     const busyBefore = await taskSeconds();
+    const cpuBefore = await rendererCpuSeconds();
     const started = performance.now();
     await page.evaluate(() => ((globalThis as unknown as { __bench: { frames: number[] } }).__bench.frames.length = 0));
     sims.sendMessage(sim, open, text("w"));
     for (const thread of others) sims.sendMessage(sim, thread, text("x"));
     await new Promise((done) => setTimeout(done, STREAM_SECONDS * 1000));
     const busy = (await taskSeconds()) - busyBefore;
+    const cpu = (await rendererCpuSeconds()) - cpuBefore;
     const elapsed = (performance.now() - started) / 1000;
     service.off("event", count);
+    if (profileDir) {
+      const { profile } = await cdp.send("Profiler.stop");
+      const file = join(profileDir, `transcript-history-${history}.cpuprofile`);
+      await writeFile(file, JSON.stringify(profile));
+      console.log(`  CPU profile of the streaming window: ${file}`);
+    }
     const page_ = (await page.evaluate(() => {
       const bench = (globalThis as unknown as { __bench: { seen: Record<number, number>; frames: number[]; measuring: boolean } }).__bench;
       bench.measuring = false; // the idle figure below must not count the frame probe
@@ -152,6 +177,7 @@ async function measure(history: number) {
     const perMinute = 60 / elapsed;
     console.log(`history ${history} messages, ${STREAMING} turns streaming for ${elapsed.toFixed(0)} s (${sentAt.size} words in the open thread, ${latencies.length} painted):`);
     console.log(`  renderer busy: ${((busy / elapsed) * 100).toFixed(1)} % of a core   (target < 25 %)`);
+    console.log(`  renderer process CPU: ${((cpu / elapsed) * 100).toFixed(1)} % of a core (all its threads; the same on a loaded machine)`);
     console.log(`  token to pixel: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms   (target p99 < 100 ms)`);
     console.log(`  frame time: p50 ${percentile(frames, 50).toFixed(1)} ms, p95 ${percentile(frames, 95).toFixed(1)} ms, p99 ${percentile(frames, 99).toFixed(1)} ms, ${frames.filter((f) => f > 50).length} of ${frames.length} over 50 ms`);
     console.log(

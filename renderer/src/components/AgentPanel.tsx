@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from "react";
+import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import type { Delivery } from "../../../shared/fleet/delivery";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
@@ -19,7 +19,6 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
   const raw = useFleet((s) => s.agents.get(agentKey));
   const agent = raw ? displayAgent(raw, bridgeLostAt) : undefined;
   const env = useFleet((s) => (agent ? s.environments.get(agent.environmentId) : undefined));
-  const detail = useFleet((s) => s.details.get(agentKey));
   const position = useInboxPosition(agentKey);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const now = useNow();
@@ -129,7 +128,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         </div>
       ) : null}
       <div className="panel-body">
-        <Transcript key={agent.key} detail={detail} offline={offline} after={receipts} />
+        <AgentTranscript key={agent.key} agentKey={agent.key} offline={offline} after={receipts} />
       </div>
       <Composer agent={agent} />
     </section>
@@ -369,6 +368,15 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
 
 /** The longest answer the bridge accepts (shared/bridge/contract.ts agent.respondInput). */
 const ANSWER_MAX_CHARS = 20_000;
+
+/**
+ * The transcript subscribes to the agent's detail on its own: a streamed token renders the
+ * transcript, not the panel's header, actions and composer around it.
+ */
+function AgentTranscript({ agentKey, offline, after }: { agentKey: string; offline: boolean; after: ReactNode }) {
+  const detail = useFleet((s) => s.details.get(agentKey));
+  return <Transcript detail={detail} offline={offline} after={after} />;
+}
 
 function Deliveries({ agentKey }: { agentKey: string }) {
   const deliveries = useFleet((s) => s.deliveries);

@@ -3,13 +3,13 @@
 // (only parsed http(s) URLs; shared/bridge/contract.ts safeExternalUrl). Code is highlighted by one
 // lazily loaded highlighter (./highlighter.ts); long blocks are folded. A message is parsed when its
 // text changes (or a grammar it names arrives), never because something around it rendered.
-import { Children, isValidElement, memo, type ReactNode, useState } from "react";
+import { Children, Fragment, isValidElement, memo, type ReactNode, useState } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { safeExternalUrl } from "../../../shared/bridge/contract";
 import { commands } from "../state/effects";
 import { grammarsIn, rehypeLazyHighlight, useGrammars } from "./highlighter";
-import { markdownBlocks } from "./markdown-blocks";
+import { markdownBlocks, type ParagraphPiece, paragraphPieces } from "./markdown-blocks";
 
 /** Code blocks longer than this are folded behind "show all". */
 export const FOLD_LINES = 18;
@@ -93,16 +93,48 @@ export const Markdown = memo(function Markdown({ text }: { text: string }) {
 
 /**
  * A reply still streaming: each block is its own memoized markdown, so a token re-parses only the
- * last block instead of the whole reply. Once the reply ends it renders as one document again.
+ * last block instead of the whole reply, and a long last paragraph only its last piece
+ * (markdown-blocks.ts, paragraphPieces). Once the reply ends it renders as one document again.
  */
 export function StreamingMarkdown({ text }: { text: string }) {
   if (text.length > MARKDOWN_MAX_CHARS) return <LongText text={text} />;
+  const blocks = markdownBlocks(text);
+  const pieces = blocks.length > 0 ? paragraphPieces(blocks[blocks.length - 1]!) : null;
   return (
     <div className="markdown-blocks">
-      {markdownBlocks(text).map((block, index) => (
+      {blocks.map((block, index) =>
         // Blocks only grow at the end: their position is their identity.
-        <Markdown key={index} text={block} />
-      ))}
+        index === blocks.length - 1 && pieces ? <PiecedParagraph key={index} pieces={pieces} /> : <Markdown key={index} text={block} />,
+      )}
+    </div>
+  );
+}
+
+/** Inline content only: the pieces of one paragraph share the paragraph element of PiecedParagraph. */
+const INLINE_COMPONENTS: Components = { ...components, p: ({ children }) => <>{children}</> };
+
+/** One piece's inline markdown; parsed again only when its text changes (only the last piece grows). */
+const InlineMarkdown = memo(function InlineMarkdown({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={REMARK_PLUGINS} rehypePlugins={REHYPE_PLUGINS} components={INLINE_COMPONENTS}>
+      {text}
+    </ReactMarkdown>
+  );
+});
+
+/** A long paragraph still growing, as the same elements as the whole paragraph parsed at once. */
+function PiecedParagraph({ pieces }: { pieces: ParagraphPiece[] }) {
+  return (
+    <div className="markdown">
+      <p>
+        {pieces.map((piece, index) => (
+          // Pieces only grow at the end: their position is their identity.
+          <Fragment key={index}>
+            {piece.before}
+            <InlineMarkdown text={piece.text} />
+          </Fragment>
+        ))}
+      </p>
     </div>
   );
 }

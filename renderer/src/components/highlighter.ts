@@ -135,8 +135,8 @@ export function useGrammars(grammars: readonly string[]): number {
   const ready = grammars.length === 0 || (lowlight !== undefined && grammars.every((grammar) => lowlight!.registered(grammar)));
   if (!ready) for (const grammar of grammars) load(grammar);
   // The snapshot is the version in both cases: a render forced by a new grammar must see it change,
-  // or React keeps the previous (plain) output.
-  return useSyncExternalStore(ready ? noSubscription : subscribe, currentVersion);
+  // or React keeps the previous (plain) output. Rendered to a string (Markdown.test.ts), the same.
+  return useSyncExternalStore(ready ? noSubscription : subscribe, currentVersion, currentVersion);
 }
 const noSubscription = () => () => {};
 const currentVersion = () => version;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownBlocks } from "./markdown-blocks";
+import { markdownBlocks, paragraphPieces } from "./markdown-blocks";
 
 describe("markdown blocks of a streaming reply", () => {
   it("splits at blank lines, but never inside fenced code", () => {
@@ -16,5 +16,50 @@ describe("markdown blocks of a streaming reply", () => {
       previous = blocks;
     }
     expect(previous.join("\n\n")).toBe(full);
+  });
+});
+
+describe("pieces of a long streaming paragraph", () => {
+  const words = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `word${from + i}`).join(" ");
+
+  it("cuts a long plain paragraph at spaces, every so many characters, and keeps every character", () => {
+    const text = words(600);
+    const pieces = paragraphPieces(text, 1_000)!;
+    expect(pieces.length).toBeGreaterThan(2);
+    expect(pieces.map((piece) => piece.before + piece.text).join("")).toBe(text);
+    for (const piece of pieces.slice(0, -1)) expect(piece.text.length).toBeGreaterThanOrEqual(1_000);
+    for (const piece of pieces.slice(1)) expect(piece.before).toBe(" ");
+  });
+
+  it("keeps its cuts where they were as the paragraph grows", () => {
+    const full = words(600);
+    let previous: string[] = [];
+    for (let length = 1_000; length <= full.length; length += 7) {
+      const pieces = (paragraphPieces(full.slice(0, length), 1_000) ?? []).map((piece) => piece.text);
+      expect(pieces.slice(0, Math.max(0, previous.length - 1))).toEqual(previous.slice(0, Math.max(0, previous.length - 1)));
+      previous = pieces;
+    }
+  });
+
+  it("does not cut short paragraphs, several lines, or text that does not start as a plain paragraph", () => {
+    expect(paragraphPieces(words(10), 1_000)).toBeNull();
+    expect(paragraphPieces(`${words(300)}\n${words(300)}`, 1_000)).toBeNull();
+    expect(paragraphPieces(`- ${words(600)}`, 1_000)).toBeNull();
+    expect(paragraphPieces(`1. ${words(600)}`, 1_000)).toBeNull();
+  });
+
+  it("never cuts past a character that could open emphasis, a link or raw HTML, or inside code", () => {
+    for (const opener of ["*", "_", "~~", "[", "<", "\\"]) {
+      const pieces = paragraphPieces(`${words(100)} ${opener}${words(500, 100)}`, 500)!;
+      const opening = pieces.findIndex((piece) => piece.text.includes(opener));
+      expect(opening).toBe(pieces.length - 1);
+    }
+    // An unclosed code span may take in the spaces after it: no cut after it.
+    const open = paragraphPieces(`${words(100)} \`code ${words(500, 100)}`, 500)!;
+    expect(open.at(-1)!.text).toContain("`code");
+    // A closed one is plain text to cut after, never inside.
+    const closed = paragraphPieces(`${words(100)} \`a b\` ${words(500, 100)}`, 500)!;
+    expect(closed.length).toBeGreaterThan(2);
+    expect(closed.some((piece) => piece.text.includes("`a b`"))).toBe(true);
   });
 });

@@ -21,3 +21,70 @@ export function markdownBlocks(text: string): string[] {
   if (current.length > 0) blocks.push(current.join("\n"));
   return blocks;
 }
+
+/** How long a piece of a growing paragraph gets before a new one starts (see paragraphPieces). */
+export const PARAGRAPH_PIECE_CHARS = 1_000;
+
+/** A piece of one paragraph, and the spaces that separate it from the previous piece. */
+export interface ParagraphPiece {
+  before: string;
+  text: string;
+}
+
+/**
+ * Characters that may open an inline construct spanning spaces (emphasis, strikethrough, links,
+ * images, raw HTML, escapes); code spans are handled apart. Autolinks and entities never span a space.
+ */
+const SPANNING = new Set(["*", "_", "~", "[", "]", "<", "\\"]);
+
+/**
+ * Cuts a long single-line paragraph into pieces that parse, one by one, to the same inline content
+ * as the whole, so a streaming paragraph re-parses only its last piece per token. Cuts are at spaces
+ * before the first character that could open a construct reaching past a cut (code spans count only
+ * once closed), and each piece starts with a letter, so no piece parses as a list, heading or code.
+ * Cuts fall every PARAGRAPH_PIECE_CHARS and never move as the text grows. Null when `block` is not
+ * such a paragraph (several lines can turn into a table or a setext heading) or is short.
+ */
+export function paragraphPieces(block: string, pieceChars = PARAGRAPH_PIECE_CHARS): ParagraphPiece[] | null {
+  if (block.length <= pieceChars || block.includes("\n") || !/^\p{L}/u.test(block)) return null;
+  // Where a piece may start: after spaces outside code spans, before any spanning character.
+  const starts: number[] = [];
+  for (let index = 0; index < block.length; index++) {
+    const char = block[index]!;
+    if (SPANNING.has(char)) break;
+    if (char === "`") {
+      let run = 1;
+      while (block[index + run] === "`") run++;
+      const close = closingBackticks(block, index + run, run);
+      if (close === -1) break; // may close later, taking spaces after it into code
+      index = close + run - 1;
+      continue;
+    }
+    if ((char === " " || char === "\t") && block[index + 1] !== " " && block[index + 1] !== "\t" && /\p{L}/u.test(block[index + 1] ?? "")) starts.push(index + 1);
+  }
+  const pieces: ParagraphPiece[] = [];
+  let start = 0;
+  let before = "";
+  for (const next of starts) {
+    let end = next - 1;
+    while (end > start && (block[end - 1] === " " || block[end - 1] === "\t")) end--;
+    if (end - start < pieceChars) continue;
+    pieces.push({ before, text: block.slice(start, end) });
+    before = block.slice(end, next);
+    start = next;
+  }
+  if (pieces.length === 0) return null;
+  pieces.push({ before, text: block.slice(start) });
+  return pieces;
+}
+
+/** Where a code span opened by `run` backticks closes (a run of exactly that length), or -1. */
+function closingBackticks(text: string, from: number, run: number): number {
+  for (let index = text.indexOf("`", from); index !== -1; index = text.indexOf("`", index)) {
+    let length = 1;
+    while (text[index + length] === "`") length++;
+    if (length === run) return index;
+    index += length;
+  }
+  return -1;
+}

@@ -1,7 +1,7 @@
 // The one place with side effects: bridge subscriptions into the store, every command the user
 // can run (buttons, keys, the palette and the tray all run them by registry id), notices with
 // their browser counterparts, and the tab's title and icon.
-import type { BridgeEvent, BridgeParams } from "../../../shared/bridge/contract";
+import type { AgentDetail, AgentDetailDelta, BridgeEvent, BridgeParams } from "../../../shared/bridge/contract";
 import type { CommandId } from "../../../shared/fleet/command-registry";
 import type { CommandContext } from "../../../shared/fleet/command-registry";
 import { noticeCondition, noticeIsCritical, noticeStillHolds, TRANSIENT_NOTICE_MS, type NotificationIntent } from "../../../shared/fleet/notifications";
@@ -190,6 +190,25 @@ const inboxKeys = () => currentInbox().items.map((agent) => agent.key);
 
 // ------------------------------------------------------------------ bridge subscription
 
+// A streaming turn sends transcript deltas faster than frames on a busy machine: the first one since
+// the last frame is applied at once (no added latency), the rest of that frame together just before
+// it paints, so the transcript renders (and parses its streaming message) about once per frame.
+let pendingDetailDeltas: AgentDetailDelta[] = [];
+const MAX_QUEUED_DETAIL_DELTAS = 100;
+
+function flushDetailDeltas(): void {
+  const deltas = pendingDetailDeltas;
+  pendingDetailDeltas = [];
+  // One task: React renders once for all of them.
+  for (const delta of deltas) useFleet.getState().applyDetailDelta(delta);
+}
+
+/** A whole detail replaces what the deltas before it built: those are applied first, in order. */
+function receiveDetail(detail: AgentDetail): void {
+  flushDetailDeltas();
+  useFleet.getState().receiveDetail(detail);
+}
+
 export function startEffects(instance: Bridge): () => void {
   bridge = instance;
   const store = useFleet.getState;
@@ -204,6 +223,22 @@ export function startEffects(instance: Bridge): () => void {
     const { filters, environments } = store();
     if (filters.environmentId && !environments.has(filters.environmentId)) store().setFilters({ environmentId: null });
   };
+  // One frame callback for fleet and transcript deltas, so a frame with both renders once.
+  let frameRequested = false;
+  let fleetDeltasDue = false;
+  const flushFrame = () => {
+    frameRequested = false;
+    flushDetailDeltas();
+    if (fleetDeltasDue) {
+      fleetDeltasDue = false;
+      flushDeltas();
+    }
+  };
+  const requestFrame = () => {
+    if (frameRequested) return;
+    frameRequested = true;
+    requestAnimationFrame(flushFrame);
+  };
   const offEvents = instance.onEvent((event) => {
     switch (event.type) {
       case "fleet.snapshot":
@@ -215,13 +250,19 @@ export function startEffects(instance: Bridge): () => void {
         if (store().openKey) void commands.openAgent(store().openKey!);
         break;
       case "fleet.delta":
-        if (pendingDeltas.push(event) === 1) requestAnimationFrame(flushDeltas);
+        pendingDeltas.push(event);
+        fleetDeltasDue = true;
+        requestFrame();
         break;
       case "agent.detail":
-        store().receiveDetail(event.detail);
+        receiveDetail(event.detail);
         break;
       case "agent.detailDelta":
-        store().applyDetailDelta(event.delta);
+        // The first delta since the last frame shows at once; those after it join the next frame.
+        // A hidden window gets no frames: a long queue is applied without waiting for one.
+        if (!frameRequested) store().applyDetailDelta(event.delta);
+        else if (pendingDetailDeltas.push(event.delta) >= MAX_QUEUED_DETAIL_DELTAS) flushDetailDeltas();
+        requestFrame();
         break;
       case "delivery":
         store().receiveDelivery(event.delivery);
@@ -273,7 +314,7 @@ export const commands = {
     if (previous && previous !== key) void run(`agent:${previous}`, () => requireBridge().request("agent.close", { key: previous }));
     state.showAgent(key);
     const detail = await run(`agent:${key}`, () => requireBridge().request("agent.open", { key }));
-    if (detail) useFleet.getState().receiveDetail(detail);
+    if (detail) receiveDetail(detail);
   },
 
   closeAgent(): void {
