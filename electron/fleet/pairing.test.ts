@@ -12,7 +12,7 @@ import { SimServer } from "../../sim/server";
 import { MAX_SERVER_LABEL } from "./pairing";
 import { REGISTRY_FILE } from "./registry";
 import { MemorySecretStore, OriginBoundSecrets } from "./secrets";
-import { cleanups, env, pairAll, setup, until } from "./service.testkit";
+import { cleanups, clientOf, env, pairAll, setup, until } from "./service.testkit";
 import { revokePreviousSession } from "./session-revocation";
 import { T3Http } from "./t3/http";
 import { OriginToken } from "./t3/origin-token";
@@ -129,13 +129,21 @@ describe("a server that claims a paired machine's identity (impostor)", () => {
   });
 
   it("re-points the machine only when the user says it moved, and never hands the old token to the new address", async () => {
-    const { service, realToken, impostor } = await pairedWithImpostor();
+    const { service, secrets, real, realToken, impostor } = await pairedWithImpostor();
+    const oldClient = clientOf(service, real.environmentId);
     const moved = (await service.request("pair.confirm", { input: impostor.pairingUrl(), moved: true })) as BridgeResults["pair.confirm"];
     expect(impostor.bearersSeen.has(realToken)).toBe(false);
     // The old token went to its own address only, to name its session (this simulator lists none).
     expect(moved.previousSession.outcome).toBe("not-allowed");
     await until(service, () => env(service, impostor)?.baseUrl === impostor.baseUrl && env(service, impostor)?.connection.phase === "online", "online at the new address");
     expect(impostor.bearersSeen.has(realToken)).toBe(false);
+    // The new binding: the store keeps the new address's token with that address, a new client talks
+    // to it, and the old address's client sends nothing more.
+    const stored = JSON.parse((await secrets.get(real.environmentId))!) as { origin: string; token: string };
+    expect(stored.origin).toBe(new URL(impostor.baseUrl).origin);
+    expect(impostor.bearersSeen.has(stored.token)).toBe(true);
+    expect(clientOf(service, real.environmentId).origin).toBe(new URL(impostor.baseUrl).origin);
+    await expect(oldClient.identify()).rejects.toMatchObject({ kind: "interrupted" });
   });
 
   it("a move the machine list could not save leaves the old address with its token", async () => {
