@@ -173,9 +173,10 @@ const BoundEntry = z.object({ origin: z.string().url(), token: z.string().min(1)
  * The secret store as the fleet uses it: every token is kept with the origin that issued it and is
  * handed out only for that origin, as an OriginToken that T3Http sends to that origin alone, so no
  * code path can send it to another server, whatever that server claims to be. Nothing is cached
- * here: each caller reads the store when it needs the token. Entries stored before tokens were bound (a bare token) count as issued by
- * the origin the registry recorded for that environment: the registry and the token changed
- * address together until now, and from now on the address changes only with a new, bound token.
+ * here: each caller reads the store when it needs the token. Entries stored before tokens were
+ * bound (a bare token) count as issued by the origin the registry recorded for that environment:
+ * the registry and the token changed address together until now, and from now on the address
+ * changes only with a new, bound token.
  */
 export class OriginBoundSecrets {
   constructor(

@@ -184,6 +184,7 @@ export class T3EnvironmentClient {
     } else {
       secret = credential.bearerToken.trim();
     }
+    if (!secret) throw new T3Error("unauthorized", "The token is empty.");
     // From here on the token may travel only to the server that issued (or was given) it.
     const token = OriginToken.issuedBy(this.origin, secret);
     const { session } = await this.authSession(token);
