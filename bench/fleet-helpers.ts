@@ -75,7 +75,7 @@ async function serviceBench(threads: number, measureLoad: boolean, generation: B
       const target = parsePairingInput(url);
       if (!target.ok || !target.target.pairingToken) throw new Error(`bad pairing URL ${url}`);
       const paired = await new T3EnvironmentClient(target.target.baseUrl).pair({ pairingToken: target.target.pairingToken });
-      await secrets.set(paired.environment.environmentId, paired.token);
+      await secrets.set(paired.environment.environmentId, paired.token.secretFor(target.target.baseUrl)!);
       await registry.upsert({
         environmentId: paired.environment.environmentId,
         serverLabel: paired.environment.label,

@@ -2,6 +2,7 @@
 // Prints: seed + start time, RSS, and the time and size of one full shell snapshot over HTTP.
 import { T3EnvironmentClient } from "../electron/fleet/t3/client";
 import { SimFleet } from "../sim/fleet";
+import { OriginToken } from "../electron/fleet/t3/origin-token";
 
 const ENVIRONMENTS = 10;
 const THREADS = 5_000;
@@ -17,7 +18,7 @@ const server = fleet.servers[0]!;
 const session = server.auth.issueSession({ scopes: ["orchestration:read"], role: "client", label: "bench" });
 const client = new T3EnvironmentClient(server.baseUrl, { clientLabel: "bench" });
 const fetchStarted = performance.now();
-const shell = await client.getShell({ token: session.token, generation: "upstream" });
+const shell = await client.getShell({ token: OriginToken.issuedBy(server.baseUrl, session.token), generation: "upstream" });
 const fetchMs = performance.now() - fetchStarted;
 
 console.log(`environments                     ${ENVIRONMENTS}`);

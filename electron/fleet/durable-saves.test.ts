@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type EnvironmentRecord, REGISTRY_FILE, Registry } from "./registry";
 import { FileSecretStore, OriginBoundSecrets } from "./secrets";
+import { OriginToken } from "./t3/origin-token";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -118,11 +119,11 @@ describe.runIf(canMount)("a full disk", () => {
     const dir = await tempDir();
     expect(smallDisk(dir)).toBe(true);
     const secrets = new OriginBoundSecrets(new FileSecretStore(join(dir, "tokens.json")), () => undefined);
-    await secrets.set("studio-mac", "http://127.0.0.1:3773", "first-token");
+    await secrets.set("studio-mac", OriginToken.issuedBy("http://127.0.0.1:3773", "first-token"));
     const free = await fillDisk(dir);
-    await expect(secrets.set("studio-mac", "http://127.0.0.1:3773", `second-${"x".repeat(8_000)}`)).rejects.toThrow("the disk is full");
+    await expect(secrets.set("studio-mac", OriginToken.issuedBy("http://127.0.0.1:3773", `second-${"x".repeat(8_000)}`))).rejects.toThrow("the disk is full");
     await free();
-    expect(await secrets.get("studio-mac", "http://127.0.0.1:3773")).toBe("first-token");
+    expect((await secrets.get("studio-mac", "http://127.0.0.1:3773"))?.secretFor("http://127.0.0.1:3773")).toBe("first-token");
     expect(await leftovers(dir)).toEqual([]);
   });
 });

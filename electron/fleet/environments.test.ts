@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import type { SimServer } from "../../sim/server";
 import { MemorySecretStore } from "./secrets";
 import { FleetService } from "./service";
-import { FAST, agent, cleanups, env, pairAll, setup, supervisorOf, until } from "./service.testkit";
+import { FAST, agent, clientOf, cleanups, env, pairAll, setup, supervisorOf, until } from "./service.testkit";
+import { OriginToken } from "./t3/origin-token";
 
 describe("environment lifecycle", () => {
   it.each(["kill", "blackhole", "restart"] as const)("%s: the environment goes offline within the bound, then online with the same identity and no duplicates", async (fault) => {
@@ -85,6 +86,27 @@ describe("environment lifecycle", () => {
     await service.request("environment.remove", { environmentId: sim.environmentId });
     expect(service.model.environments()).toEqual([]);
     expect([...service.model.agents()]).toEqual([]);
+  });
+
+  it("removing a machine retires its client and forgets its token: nothing sends that token again", async () => {
+    const { sims, service, secrets } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    await pairAll(service, sims);
+    const removedClient = clientOf(service, sim.environmentId);
+    const stored = JSON.parse((await secrets.get(sim.environmentId))!) as { token: string };
+    await service.request("environment.remove", { environmentId: sim.environmentId });
+    expect(await secrets.get(sim.environmentId)).toBeUndefined();
+    // Work still holding the removed machine's client (a send, a transcript read) cannot reach the server.
+    sim.bearersSeen.clear();
+    await expect(removedClient.authSession(OriginToken.issuedBy(sim.baseUrl, stored.token))).rejects.toMatchObject({ kind: "interrupted" });
+    await expect(service.request("environment.retry", { environmentId: sim.environmentId })).rejects.toThrow("not paired");
+    service.recheckAll();
+    // Paired again: the machine comes back with a new token, and only that one is ever offered.
+    await service.request("pair.confirm", { input: sim.pairingUrl() });
+    await until(service, () => env(service, sim)?.connection.phase === "online", "online after pairing again");
+    const renewed = JSON.parse((await secrets.get(sim.environmentId))!) as { token: string };
+    expect(renewed.token).not.toBe(stored.token);
+    expect([...sim.bearersSeen]).toEqual([renewed.token]);
   });
 
   it("a machine whose pairing was revoked while it was offline asks to be paired again when it returns", async () => {

@@ -83,6 +83,7 @@ export class Environments {
     for (const runtime of this.runtimes.values()) {
       runtime.followers.stop();
       runtime.supervisor.stop();
+      runtime.client.retire();
     }
     this.runtimes.clear();
   }
@@ -179,6 +180,8 @@ export class Environments {
     runtime.followers.stop();
     runtime.supervisor.stop();
     runtime.supervisor.removeAllListeners();
+    // Whatever still holds this client (a delivery under way, a detail read) can send nothing more.
+    runtime.client.retire();
     this.runtimes.delete(environmentId);
     if (forget) this.options.model.removeEnvironment(environmentId);
   }

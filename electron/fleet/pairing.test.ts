@@ -12,10 +12,10 @@ import { SimServer } from "../../sim/server";
 import { MAX_SERVER_LABEL } from "./pairing";
 import { REGISTRY_FILE } from "./registry";
 import { MemorySecretStore, OriginBoundSecrets } from "./secrets";
-import { cleanups, env, pairAll, setup, until } from "./service.testkit";
+import { cleanups, clientOf, env, pairAll, setup, until } from "./service.testkit";
 import { revokePreviousSession } from "./session-revocation";
 import { T3Http } from "./t3/http";
-import { bindTokenToOrigin } from "./t3/token-origins";
+import { OriginToken } from "./t3/origin-token";
 
 async function startSim(options: ConstructorParameters<typeof SimServer>[0]): Promise<SimServer> {
   const sim = await new SimServer(options).start();
@@ -94,12 +94,13 @@ describe("pairing", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const http = new T3Http(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    expect(await revokePreviousSession({ http, token: "old-token" }, { http, token: "new-token" })).toEqual({ outcome: "revoked", note: null });
+    const [oldToken, newToken] = [OriginToken.issuedBy(http.origin, "old-token"), OriginToken.issuedBy(http.origin, "new-token")];
+    expect(await revokePreviousSession({ http, token: oldToken }, { http, token: newToken })).toEqual({ outcome: "revoked", note: null });
     expect(seen).toEqual([
       { method: "GET", path: "/api/auth/clients", authorization: "Bearer old-token", body: "" },
       { method: "POST", path: "/api/auth/clients/revoke", authorization: "Bearer new-token", body: JSON.stringify({ sessionId: "old-session" }) },
     ]);
-    expect(await revokePreviousSession(undefined, { http, token: "new-token" })).toEqual({ outcome: "none", note: null });
+    expect(await revokePreviousSession(undefined, { http, token: newToken })).toEqual({ outcome: "none", note: null });
   });
 });
 
@@ -128,13 +129,21 @@ describe("a server that claims a paired machine's identity (impostor)", () => {
   });
 
   it("re-points the machine only when the user says it moved, and never hands the old token to the new address", async () => {
-    const { service, realToken, impostor } = await pairedWithImpostor();
+    const { service, secrets, real, realToken, impostor } = await pairedWithImpostor();
+    const oldClient = clientOf(service, real.environmentId);
     const moved = (await service.request("pair.confirm", { input: impostor.pairingUrl(), moved: true })) as BridgeResults["pair.confirm"];
     expect(impostor.bearersSeen.has(realToken)).toBe(false);
     // The old token went to its own address only, to name its session (this simulator lists none).
     expect(moved.previousSession.outcome).toBe("not-allowed");
     await until(service, () => env(service, impostor)?.baseUrl === impostor.baseUrl && env(service, impostor)?.connection.phase === "online", "online at the new address");
     expect(impostor.bearersSeen.has(realToken)).toBe(false);
+    // The new binding: the store keeps the new address's token with that address, a new client talks
+    // to it, and the old address's client sends nothing more.
+    const stored = JSON.parse((await secrets.get(real.environmentId))!) as { origin: string; token: string };
+    expect(stored.origin).toBe(new URL(impostor.baseUrl).origin);
+    expect(impostor.bearersSeen.has(stored.token)).toBe(true);
+    expect(clientOf(service, real.environmentId).origin).toBe(new URL(impostor.baseUrl).origin);
+    await expect(oldClient.identify()).rejects.toMatchObject({ kind: "interrupted" });
   });
 
   it("a move the machine list could not save leaves the old address with its token", async () => {
@@ -148,8 +157,8 @@ describe("a server that claims a paired machine's identity (impostor)", () => {
 
   it("a token stored for one origin is never handed out for another, even under the same environment id", async () => {
     const secrets = new OriginBoundSecrets(new MemorySecretStore(), () => undefined);
-    await secrets.set("studio-mac", "http://127.0.0.1:3773/", "real-token");
-    expect(await secrets.get("studio-mac", "http://127.0.0.1:3773")).toBe("real-token");
+    await secrets.set("studio-mac", OriginToken.issuedBy("http://127.0.0.1:3773/", "real-token"));
+    expect((await secrets.get("studio-mac", "http://127.0.0.1:3773"))?.secretFor("http://127.0.0.1:3773")).toBe("real-token");
     expect(await secrets.get("studio-mac", "http://127.0.0.1:4000")).toBeUndefined();
     expect(await secrets.get("studio-mac", "https://127.0.0.1:3773")).toBeUndefined();
   });
@@ -159,14 +168,14 @@ describe("a server that claims a paired machine's identity (impostor)", () => {
     await store.set("studio-mac", "legacy-token");
     const secrets = new OriginBoundSecrets(store, () => "http://127.0.0.1:3773");
     expect(await secrets.get("studio-mac", "http://127.0.0.1:4000")).toBeUndefined();
-    expect(await secrets.get("studio-mac", "http://127.0.0.1:3773")).toBe("legacy-token");
+    expect((await secrets.get("studio-mac", "http://127.0.0.1:3773"))?.secretFor("http://127.0.0.1:3773")).toBe("legacy-token");
   });
 
-  it("the HTTP layer refuses to attach a bound token to a request for another origin", async () => {
+  it("the HTTP layer refuses to attach a token to a request for another origin", async () => {
     const impostor = await startSim({ generation: "upstream" });
-    bindTokenToOrigin("token-of-another-server", "http://127.0.0.1:1");
     const http = new T3Http(impostor.baseUrl);
-    await expect(http.send({ method: "GET", path: "/api/auth/session", bearer: "token-of-another-server" })).rejects.toThrow(/refused to send a token/);
+    const bearer = OriginToken.issuedBy("http://127.0.0.1:1", "token-of-another-server");
+    await expect(http.send({ method: "GET", path: "/api/auth/session", bearer })).rejects.toThrow(/refused to send a token/);
     expect(impostor.bearersSeen.size).toBe(0);
   });
 });

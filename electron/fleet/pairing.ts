@@ -13,7 +13,7 @@ import { type OriginBoundSecrets, isStorableEnvironmentId } from "./secrets";
 import { type OriginSession, revokePreviousSession } from "./session-revocation";
 import { announcedProtocol } from "./t3/adapter";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
-import { originOf } from "./t3/token-origins";
+import { originOf } from "./t3/origin-token";
 
 /** Default port of a local T3 server. */
 export const LOCAL_T3_URL = "http://127.0.0.1:3773";
@@ -103,7 +103,7 @@ export class Pairing {
         const previousClient = originOf(previousRecord.baseUrl) === originOf(target.baseUrl) ? client : this.options.environments.clientFor(previousRecord.baseUrl);
         if (previousToken) previous = { http: previousClient.http, token: previousToken };
       }
-      await this.options.secrets.set(environmentId, target.baseUrl, paired.token);
+      await this.options.secrets.set(environmentId, paired.token);
     } catch (error) {
       throw notSavedError(target.baseUrl, "its token could not be stored", error);
     }
@@ -124,7 +124,7 @@ export class Pairing {
       await this.options.registry.upsert(record);
     } catch (error) {
       // The machine list still names the old address: its token goes back, so it keeps working there.
-      if (previous && previousRecord) await this.options.secrets.set(environmentId, previousRecord.baseUrl, previous.token).catch(() => {});
+      if (previous && previousRecord) await this.options.secrets.set(environmentId, previous.token).catch(() => {});
       throw notSavedError(target.baseUrl, "the machine list could not be written", error);
     }
     this.options.environments.adopt(record);

@@ -6,7 +6,7 @@ import { readFile, stat, chmod } from "node:fs/promises";
 import { z } from "zod";
 import { parseJson } from "../../shared/t3/decode";
 import { writePrivateFile } from "./private-files";
-import { bindTokenToOrigin, originOf } from "./t3/token-origins";
+import { OriginToken, originOf } from "./t3/origin-token";
 
 export interface SecretStore {
   /** Shown to the user: where tokens are kept. */
@@ -171,10 +171,12 @@ const BoundEntry = z.object({ origin: z.string().url(), token: z.string().min(1)
 
 /**
  * The secret store as the fleet uses it: every token is kept with the origin that issued it and is
- * handed out only for that origin, so no code path can send it to another server, whatever that
- * server claims to be. Entries stored before tokens were bound (a bare token) count as issued by
- * the origin the registry recorded for that environment: the registry and the token changed
- * address together until now, and from now on the address changes only with a new, bound token.
+ * handed out only for that origin, as an OriginToken that T3Http sends to that origin alone, so no
+ * code path can send it to another server, whatever that server claims to be. Nothing is cached
+ * here: each caller reads the store when it needs the token. Entries stored before tokens were
+ * bound (a bare token) count as issued by the origin the registry recorded for that environment:
+ * the registry and the token changed address together until now, and from now on the address
+ * changes only with a new, bound token.
  */
 export class OriginBoundSecrets {
   constructor(
@@ -188,29 +190,26 @@ export class OriginBoundSecrets {
   }
 
   /** The token `origin` issued for `environmentId`; undefined for any other origin. */
-  async get(environmentId: string, origin: string): Promise<string | undefined> {
+  async get(environmentId: string, origin: string): Promise<OriginToken | undefined> {
     if (!isStorableEnvironmentId(environmentId)) return undefined;
     const wanted = originOf(origin);
     const stored = await this.store.get(environmentId);
     if (stored === undefined) return undefined;
     const entry = decodeBoundEntry(stored);
     if (entry) {
-      if (entry.origin !== wanted) return undefined;
-      bindTokenToOrigin(entry.token, entry.origin);
-      return entry.token;
+      return entry.origin === wanted ? OriginToken.issuedBy(entry.origin, entry.token) : undefined;
     }
     const legacyOrigin = this.registeredOrigin(environmentId);
     if (legacyOrigin === undefined || originOf(legacyOrigin) !== wanted) return undefined;
     // Not rewritten here: a store may ask the user before writing (AskFirstSecretStore); the next
     // pairing of this machine stores its token bound.
-    bindTokenToOrigin(stored, wanted);
-    return stored;
+    return stored ? OriginToken.issuedBy(wanted, stored) : undefined;
   }
 
-  async set(environmentId: string, origin: string, token: string): Promise<void> {
-    const bound = originOf(origin);
-    bindTokenToOrigin(token, bound);
-    await this.store.set(environmentId, JSON.stringify({ origin: bound, token }));
+  /** Stores `token` for `environmentId`, with the origin that issued it. */
+  async set(environmentId: string, token: OriginToken): Promise<void> {
+    const secret = token.secretFor(token.origin)!;
+    await this.store.set(environmentId, JSON.stringify({ origin: token.origin, token: secret }));
   }
 
   async delete(environmentId: string): Promise<void> {

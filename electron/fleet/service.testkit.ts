@@ -12,6 +12,7 @@ import type { Environments } from "./environments";
 import { MemorySecretStore } from "./secrets";
 import { FleetService, type FleetServiceOptions } from "./service";
 import type { ConnectionSupervisor } from "./supervisor";
+import type { T3EnvironmentClient } from "./t3/client";
 
 export const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -60,6 +61,12 @@ export async function pairAll(service: FleetService, sims: SimFleet) {
   await until(service, () => sims.servers.every((sim) => env(service, sim)?.connection.phase === "online"), "all online");
 }
 
+
+/** The client an environment's runtime talks to its server with (what in-flight work still holds). */
+export function clientOf(service: FleetService, environmentId: string): T3EnvironmentClient {
+  const environments = (service as unknown as { environments: Environments }).environments;
+  return environments.require(environmentId).client;
+}
 
 /** The connection supervisor behind an environment (for assertions on what it has scheduled). */
 export function supervisorOf(service: FleetService, environmentId: string): ConnectionSupervisor {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { PreviousSessionView } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
 import { type T3Http, decodeAnswer } from "./t3/http";
+import type { OriginToken } from "./t3/origin-token";
 
 const ClientSessions = z.array(z.object({ sessionId: z.string().min(1), current: z.boolean().optional() }));
 const Revoked = z.object({ revoked: z.boolean() });
@@ -17,7 +18,7 @@ const NOT_ALLOWED =
 /** A token with the client of the one origin it may be sent to. */
 export interface OriginSession {
   http: T3Http;
-  token: string;
+  token: OriginToken;
 }
 
 /**
@@ -28,7 +29,7 @@ export interface OriginSession {
  * `note` is what the user should know, or null.
  */
 export async function revokePreviousSession(previous: OriginSession | undefined, current: OriginSession): Promise<PreviousSessionView> {
-  if (!previous || previous.token === current.token) return { outcome: "none", note: null };
+  if (!previous || previous.token.sameAs(current.token)) return { outcome: "none", note: null };
   try {
     const listing = await previous.http.send({ method: "GET", path: "/api/auth/clients", bearer: previous.token });
     if (listing.status === 401) return { outcome: "already-ended", note: null };

@@ -6,6 +6,7 @@ import type { ConnectionPhase } from "../../shared/fleet/types";
 import { SimServer } from "../../sim/server";
 import { ConnectionSupervisor } from "./supervisor";
 import { T3EnvironmentClient } from "./t3/client";
+import { OriginToken } from "./t3/origin-token";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -32,8 +33,8 @@ async function simWithSession(generation: "upstream" | "fork") {
   const sim = await new SimServer({ generation }).start();
   cleanups.push(() => sim.stop());
   const scopes = generation === "upstream" ? ["orchestration:read", "orchestration:operate"] : [];
-  const token = sim.auth.issueSession({ scopes, role: "client", label: "t" }).token;
-  return { sim, token };
+  const secret = sim.auth.issueSession({ scopes, role: "client", label: "t" }).token;
+  return { sim, token: OriginToken.issuedBy(sim.baseUrl, secret) };
 }
 
 describe("connection supervisor", () => {
@@ -47,7 +48,7 @@ describe("connection supervisor", () => {
       environmentId: "env",
       generation: "upstream",
       client: new T3EnvironmentClient(`http://127.0.0.1:${port}`),
-      token: async () => "token",
+      token: async () => OriginToken.issuedBy(`http://127.0.0.1:${port}`, "token"),
       timing: { baseBackoffMs: 8, maxBackoffMs: 40 },
       random: () => 0.999, // the top of each jitter window, to see the envelope
       now: () => clock++,
@@ -78,7 +79,7 @@ describe("connection supervisor", () => {
 
   it("goes online once the shell is synchronized and reports a missing token as unauthorized", async () => {
     const { sim, token } = await simWithSession("fork");
-    let stored: string | undefined = token;
+    let stored: OriginToken | undefined = token;
     const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "fork", client: new T3EnvironmentClient(sim.baseUrl), token: async () => stored });
     cleanups.push(() => supervisor.stop());
     const { until } = phases(supervisor);
@@ -122,7 +123,7 @@ describe("connection supervisor", () => {
       environmentId: "env",
       generation: "upstream",
       client: new T3EnvironmentClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
-      token: async () => "token",
+      token: async () => OriginToken.issuedBy(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, "token"),
     });
     cleanups.push(() => supervisor.stop());
     const { until } = phases(supervisor);
@@ -165,7 +166,7 @@ describe("connection supervisor", () => {
     await until((p) => p.phase === "online");
     const connection = supervisor.activeConnection!;
     const revokedAt = Date.now();
-    sim.auth.revoke(token);
+    sim.auth.revoke(token.secretFor(sim.baseUrl));
     let closed = false;
     connection.onClose(() => (closed = true));
     const phase = await until((p) => p.phase === "unauthorized");
@@ -236,7 +237,7 @@ describe("connection supervisor", () => {
       environmentId: "env",
       generation: "upstream",
       client: new T3EnvironmentClient(`http://127.0.0.1:${port}`),
-      token: async () => "token",
+      token: async () => OriginToken.issuedBy(`http://127.0.0.1:${port}`, "token"),
       timing: { baseBackoffMs: 60_000, maxBackoffMs: 60_000 },
       random: () => 0.5,
     });

@@ -11,6 +11,7 @@ import type { ConnectionPhase, SkippedItem } from "../../shared/fleet/types";
 import { type ProtocolAdapter, negotiateProtocol } from "./t3/adapter";
 import { createAdapter, supportedProtocols } from "./t3/adapters";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
+import type { OriginToken } from "./t3/origin-token";
 
 export interface SupervisorTiming {
   /** First retry delay; doubles per attempt (full jitter). */
@@ -54,7 +55,7 @@ export interface SupervisorOptions {
   generation: AuthGeneration;
   client: T3EnvironmentClient;
   /** Reads the token from the secret store at each attempt (it may have been re-paired). */
-  token: () => Promise<string | undefined>;
+  token: () => Promise<OriginToken | undefined>;
   timing?: Partial<SupervisorTiming>;
   random?: () => number;
   now?: () => number;

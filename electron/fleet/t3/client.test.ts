@@ -12,6 +12,7 @@ import { SimServer } from "../../../sim/server";
 import { type T3Connection, type T3Credentials, T3EnvironmentClient } from "./client";
 import { RpcSocket } from "./rpc-socket";
 import { ShellRecorder, ThreadRecorder } from "./streams.testkit";
+import { OriginToken } from "./origin-token";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -120,7 +121,7 @@ describe.each(["fork", "upstream"] as const)("T3 client against a %s simulator",
     const sim = await startSim(generation, { closeSocketsOnRevoke: true });
     const { client, credentials, connection } = await pairAndConnect(sim);
     const closed = new Promise<T3Error>((resolve) => connection.onClose(resolve));
-    expect(sim.auth.revoke(credentials.token)).toBe(1);
+    expect(sim.auth.revoke(credentials.token.secretFor(sim.baseUrl))).toBe(1);
     expect((await closed).kind).toBe("network");
     await expectT3Error(client.connect(credentials), "unauthorized");
     const { session } = await client.authSession(credentials.token);
@@ -239,7 +240,7 @@ describe("T3 client socket credentials", () => {
   ] as const)("a %s server reached with a %s guess still gets a socket through the other ticket endpoint", async (actual, guessed) => {
     const sim = await startSim(actual);
     const session = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" });
-    const connection = await clientFor(sim.baseUrl).connect({ token: session.token, generation: guessed });
+    const connection = await clientFor(sim.baseUrl).connect({ token: OriginToken.issuedBy(sim.baseUrl, session.token), generation: guessed });
     cleanups.push(() => connection.close());
     const shell = new ShellRecorder();
     connection.subscribeShell(shell);
@@ -298,11 +299,11 @@ describe("T3 client, upstream specifics", () => {
     const client = clientFor(sim.baseUrl);
     const paired = await client.pair({ bearerToken: session.token });
     expect(paired.readOnly).toBe(true);
-    const connection = await client.connect({ token: session.token, generation: "upstream" });
+    const connection = await client.connect({ token: paired.token, generation: "upstream" });
     cleanups.push(() => connection.close());
     const error = await expectT3Error(connection.dispatch(turnStart(threadId, "x")), "insufficient-scope");
     expect(error.details.requiredScope).toBe("orchestration:operate");
-    await expectT3Error(client.dispatchHttp({ token: session.token, generation: "upstream" }, turnStart(threadId, "x")), "insufficient-scope");
+    await expectT3Error(client.dispatchHttp({ token: paired.token, generation: "upstream" }, turnStart(threadId, "x")), "insufficient-scope");
   });
 
   it("streams token deltas when the server has legacy token streaming on", async () => {

@@ -29,21 +29,23 @@ import {
 import { negotiateProtocol } from "./adapter";
 import { supportedProtocols } from "./adapters";
 import { T3Http, decodeAnswer } from "./http";
+import { OriginToken } from "./origin-token";
 import { RpcSocket, type RpcSocketOptions } from "./rpc-socket";
-import { bindTokenToOrigin } from "./token-origins";
 
 /** Which auth API a server speaks: the 0.0.24 fork's bearer sessions, or upstream's scoped OAuth exchange. */
 export type AuthGeneration = "fork" | "upstream";
 
 export interface T3Credentials {
-  token: string;
+  /** Sent only to the origin that issued it (origin-token.ts). */
+  token: OriginToken;
   generation: AuthGeneration;
 }
 
 export interface PairResult {
   environment: EnvironmentDescriptor;
   generation: AuthGeneration;
-  token: string;
+  /** Bound to the origin paired with: the only one this token may ever be sent to. */
+  token: OriginToken;
   expiresAt?: string;
   /** Upstream: the scopes granted. Fork: derived from the role (every socket method is allowed). */
   scopes: string[];
@@ -85,6 +87,7 @@ export function detectGeneration(session: AuthSessionState): AuthGeneration | un
   return undefined;
 }
 
+/** The socket address of `baseUrl`'s origin: same host and port, ws or wss as http or https. */
 export function webSocketUrl(baseUrl: string, query: Record<string, string>): string {
   const url = new URL("/ws", baseUrl);
   url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
@@ -104,6 +107,25 @@ export class T3EnvironmentClient {
 
   private get timeoutMs() {
     return this.options.httpTimeoutMs;
+  }
+
+  /** The origin this client was built for: its HTTP requests and its sockets go there and nowhere else. */
+  get origin(): string {
+    return this.http.origin;
+  }
+
+  /**
+   * Opens a socket to this client's origin (`/ws` with `query`, which carries a short-lived socket
+   * credential, never the token). WebSocket upgrades do not follow redirects (undici's WebSocket
+   * fails on a 3xx, as the WHATWG spec says), so the socket cannot land on another origin either.
+   */
+  openSocket(query: Record<string, string>, options: ClientOptions["socket"] = this.options.socket): Promise<RpcSocket> {
+    return RpcSocket.open({ ...options, url: webSocketUrl(this.origin, query) });
+  }
+
+  /** The machine was removed or moved: this client sends nothing more (T3Http.retire). */
+  retire(): void {
+    this.http.retire();
   }
 
   /** Socket tuning every connection to this environment uses (protocol adapters that open their own sockets too). */
@@ -136,7 +158,7 @@ export class T3EnvironmentClient {
   }
 
   /** GET /api/auth/session: public, always 200; tells the auth generation and whether a token is valid. */
-  async authSession(bearer?: string): Promise<{ session: AuthSessionState; generation: AuthGeneration }> {
+  async authSession(bearer?: OriginToken): Promise<{ session: AuthSessionState; generation: AuthGeneration }> {
     const session = await this.http.json(
       { method: "GET", path: "/api/auth/session", ...(bearer && { bearer }), timeoutMs: this.timeoutMs },
       AuthSessionState,
@@ -153,17 +175,18 @@ export class T3EnvironmentClient {
   async pair(credential: { pairingToken: string } | { bearerToken: string }): Promise<PairResult> {
     const environment = await this.identify();
     const { generation } = await this.authSession();
-    let token: string;
+    let secret: string;
     let expiresAt: string | undefined;
     if ("pairingToken" in credential) {
       const exchanged = await this.exchange(generation, credential.pairingToken);
-      token = exchanged.token;
+      secret = exchanged.token;
       expiresAt = exchanged.expiresAt;
     } else {
-      token = credential.bearerToken.trim();
+      secret = credential.bearerToken.trim();
     }
+    if (!secret) throw new T3Error("unauthorized", "The token is empty.");
     // From here on the token may travel only to the server that issued (or was given) it.
-    bindTokenToOrigin(token, this.baseUrl);
+    const token = OriginToken.issuedBy(this.origin, secret);
     const { session } = await this.authSession(token);
     if (!session.authenticated) throw new T3Error("unauthorized", "The server did not accept the token.");
     const scopes = session.scopes ?? (session.role ? [...FLEET_SCOPES] : []);
@@ -233,10 +256,7 @@ export class T3EnvironmentClient {
    */
   async connect(credentials: T3Credentials, protocol = 1): Promise<T3Connection> {
     const query = await this.socketQuery(credentials);
-    const socket = await RpcSocket.open({
-      ...this.options.socket,
-      url: webSocketUrl(this.baseUrl, { ...query, orchestrationProtocol: String(protocol) }),
-    });
+    const socket = await this.openSocket({ ...query, orchestrationProtocol: String(protocol) });
     return new T3Connection(socket);
   }
 

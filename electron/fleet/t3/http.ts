@@ -1,10 +1,13 @@
 // HTTP to one T3 server with undici. Checks status and content type before trusting a body,
-// bounds time and size, and turns every failure into a T3Error.
+// bounds time and size, and turns every failure into a T3Error. Bound to one origin when built:
+// it sends nothing anywhere else, and a token only if that origin issued it (origin-token.ts).
+// undici's `request` never follows redirects (that takes its redirect interceptor, not used here):
+// a 3xx is an answer like any other, so a redirect cannot carry a token, or anything, elsewhere.
 import { request } from "undici";
 import type { z } from "zod";
 import { decodeWith, parseJson } from "../../../shared/t3/decode";
 import { T3Error, httpFailure } from "../../../shared/t3/errors";
-import { tokenMayGoTo } from "./token-origins";
+import { type OriginToken, originOf } from "./origin-token";
 
 /** A T3 API call on loopback or a tailnet answers in milliseconds; this bounds a dead host. */
 export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
@@ -13,8 +16,9 @@ export const MAX_HTTP_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface HttpRequest {
   method: "GET" | "POST";
+  /** A path on this client's origin; an absolute URL to any other origin is refused. */
   path: string;
-  bearer?: string;
+  bearer?: OriginToken;
   json?: unknown;
   form?: Record<string, string>;
   /** Extra request headers (protocol 2 marks every orchestration read with its version). */
@@ -37,20 +41,40 @@ function networkError(error: unknown, what: string): T3Error {
 }
 
 export class T3Http {
+  /** The one origin (scheme://host:port) this client talks to. */
+  readonly origin: string;
+  private retired = false;
+
   constructor(
     readonly baseUrl: string,
     /** Sent on every request: how the fleet names itself to T3 (see client.ts). */
     private readonly userAgent?: string,
-  ) {}
+  ) {
+    this.origin = originOf(baseUrl);
+  }
+
+  /**
+   * The machine this client served was removed or moved: from now on it sends nothing, so a call
+   * still under way with a token it was given cannot reach the server after the user let go of it.
+   */
+  retire(): void {
+    this.retired = true;
+  }
 
   /** Sends a request; network failures and oversized bodies reject with a T3Error. */
   async send(req: HttpRequest): Promise<HttpAnswer> {
     const what = `${req.method} ${req.path}`;
+    if (this.retired) throw new T3Error("interrupted", `${what}: this machine was removed or moved; nothing more is sent to ${this.origin}.`);
+    const url = new URL(req.path, this.baseUrl);
+    if (url.origin !== this.origin) throw new T3Error("unauthorized", `${what}: refused to send a request outside ${this.origin}.`);
+    // A token rides only in `bearer`, where its origin is checked; never as a raw header.
+    if (Object.keys(req.headers ?? {}).some((name) => name.toLowerCase() === "authorization")) throw new T3Error("unauthorized", `${what}: refused a raw authorization header.`);
     const headers: Record<string, string> = { accept: "application/json", ...(this.userAgent && { "user-agent": this.userAgent }), ...req.headers };
     if (req.bearer) {
       // Never "for any reason": not to revoke, not to check, not after a server claimed another's identity.
-      if (!tokenMayGoTo(req.bearer, this.baseUrl)) throw new T3Error("unauthorized", `${what}: refused to send a token to ${new URL(this.baseUrl).origin}, which did not issue it.`);
-      headers.authorization = `Bearer ${req.bearer}`;
+      const secret = req.bearer.secretFor(this.origin);
+      if (secret === undefined) throw new T3Error("unauthorized", `${what}: refused to send a token to ${this.origin}, which did not issue it.`);
+      headers.authorization = `Bearer ${secret}`;
     }
     let body: string | undefined;
     if (req.json !== undefined) {
@@ -62,7 +86,7 @@ export class T3Http {
     }
     const timeoutMs = req.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
     try {
-      const response = await request(new URL(req.path, this.baseUrl), {
+      const response = await request(url, {
         method: req.method,
         headers,
         body,

@@ -36,9 +36,9 @@ import {
   ThreadStreamItemV2Schema,
 } from "../../../../shared/t3/v2/schemas";
 import type { AdapterContext, ProtocolAdapter } from "../adapter";
-import { type T3Credentials, webSocketUrl } from "../client";
+import type { T3Credentials } from "../client";
 import { decodeAnswer } from "../http";
-import { RpcSocket, type RpcSocketOptions } from "../rpc-socket";
+import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
 import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 
@@ -192,12 +192,12 @@ export class Protocol2Adapter implements ProtocolAdapter {
     const http = this.context.client.http;
     const answer = await http.send({ method: "POST", path: "/api/auth/websocket-ticket", bearer: credentials.token });
     const ticket = decodeAnswer(answer, WebSocketTicketResponse, "WebSocket ticket").ticket;
-    const socket = await RpcSocket.open({
-      // The environment's socket tuning (ping, open timeout, frame tap), as protocol 1's sockets get it.
-      ...this.context.client.socketOptions,
-      ...this.options.socket,
-      url: webSocketUrl(this.context.client.baseUrl, { wsTicket: ticket, orchestrationProtocol: "2" }),
-    });
+    // The environment's socket tuning (ping, open timeout, frame tap), as protocol 1's sockets get it;
+    // the address is the client's own origin.
+    const socket = await this.context.client.openSocket(
+      { wsTicket: ticket, orchestrationProtocol: "2" },
+      { ...this.context.client.socketOptions, ...this.options.socket },
+    );
     // Read once per connection, in the background: a server that does not answer leaves it unknown.
     socket.call("server.getConfig", {}, CONFIG_READ_TIMEOUT_MS).then(
       (value) => {

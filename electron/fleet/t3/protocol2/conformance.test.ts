@@ -35,6 +35,7 @@ import { T3EnvironmentClient } from "../client";
 import type { RpcSocket } from "../rpc-socket";
 import type { AgentCommand } from "../../../../shared/fleet/facts";
 import { FleetRecorder, ThreadDetailRecorder, v2Fixture } from "./recorders.testkit";
+import { OriginToken } from "../origin-token";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -266,8 +267,8 @@ function rawSocket(url: string): Promise<{ ws: WebSocket; frames: Frame[] } | { 
   });
 }
 
-async function ticket(sim: V2SimServer, token: string): Promise<string> {
-  const answer = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+async function ticket(sim: V2SimServer, token: OriginToken): Promise<string> {
+  const answer = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, { method: "POST", headers: { authorization: `Bearer ${token.secretFor(sim.baseUrl)}` } });
   return ((await answer.json()) as { ticket: string }).ticket;
 }
 
@@ -363,7 +364,7 @@ describe("in-place upgrade from protocol 1 to protocol 2", () => {
     expect(after).toMatchObject({ environmentId: before.environmentId, label: before.label, orchestrationProtocolVersion: 2 });
 
     const { adapter } = await v2Fixture({ server: v2 });
-    const session = await adapter.connect({ token, generation: "upstream" });
+    const session = await adapter.connect({ token: OriginToken.issuedBy(v2.baseUrl, token), generation: "upstream" });
     cleanups.push(() => session.close());
     const fleet = new FleetRecorder();
     session.subscribeFleet(fleet);

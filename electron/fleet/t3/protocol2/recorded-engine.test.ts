@@ -8,6 +8,7 @@ import { T3EnvironmentClient } from "../client";
 import { Protocol2Adapter } from "./adapter";
 import { FleetRecorder } from "./recorders.testkit";
 import { type RecordedExchange, ReplayServer, boundedSnapshotAfter, readV2Recording, recordedExchanges, recordedValues } from "./replay.testkit";
+import { OriginToken } from "../origin-token";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -38,7 +39,7 @@ async function replay(exchanges: RecordedExchange[]) {
   cleanups.push(() => server.stop());
   const client = new T3EnvironmentClient(server.baseUrl, { clientLabel: "T3 Fleet on test" });
   const adapter = new Protocol2Adapter({ client, generation: "upstream", descriptor: descriptor() });
-  const credentials = { token: "replay-bearer", generation: "upstream" as const };
+  const credentials = { token: OriginToken.issuedBy(server.baseUrl, "replay-bearer"), generation: "upstream" as const };
   const fleet = new RowCounter();
   const subscribe = async () => {
     const session = await adapter.connect(credentials);

@@ -7,6 +7,7 @@ import { V2SimServer } from "../../../../sim/v2/server";
 import { T3EnvironmentClient } from "../client";
 import { StreamRecorder } from "../streams.testkit";
 import { Protocol2Adapter, type Protocol2Options } from "./adapter";
+import { OriginToken } from "../origin-token";
 
 export class FleetRecorder extends StreamRecorder implements FleetStreamListener {
   readonly agents = new Map<string, AgentFacts>();
@@ -67,5 +68,5 @@ export async function v2Fixture(options: { tickMs?: number; adapter?: Protocol2O
   const descriptor = EnvironmentDescriptor.parse(sim.descriptor());
   const adapter = new Protocol2Adapter({ client, generation: "upstream", descriptor }, options.adapter);
   const token = sim.auth.issueSession({ scopes: [...FLEET_SCOPES], role: "client", label: "T3 Fleet on test" }).token;
-  return { sim, client, adapter, credentials: { token, generation: "upstream" as const } };
+  return { sim, client, adapter, credentials: { token: OriginToken.issuedBy(sim.baseUrl, token), generation: "upstream" as const } };
 }

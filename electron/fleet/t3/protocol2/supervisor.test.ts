@@ -8,6 +8,7 @@ import { SimServer } from "../../../../sim/server";
 import { V2SimServer } from "../../../../sim/v2/server";
 import { ConnectionSupervisor } from "../../supervisor";
 import { T3EnvironmentClient } from "../client";
+import { OriginToken } from "../origin-token";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -44,7 +45,7 @@ describe("protocol 2 through the connection supervisor", () => {
     sim.engine.addProject({ id: "p1", title: "Repo", workspaceRoot: "/repo", defaultModelSelection: null, scripts: [] });
     const threadId = sim.engine.createThread({ projectId: "p1", title: "Task" }).thread.id;
     const token = sim.auth.issueSession({ scopes: [...FLEET_SCOPES], role: "client", label: "t" }).token;
-    const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => token });
+    const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => OriginToken.issuedBy(sim.baseUrl, token) });
     cleanups.push(() => supervisor.stop());
     const seen = watch(supervisor);
     supervisor.start();
@@ -67,7 +68,7 @@ describe("protocol 2 through the connection supervisor", () => {
       environmentId: v1.environmentId,
       generation: "upstream",
       client: new T3EnvironmentClient(v1.baseUrl),
-      token: async () => token,
+      token: async () => OriginToken.issuedBy(v1.baseUrl, token),
       timing: { baseBackoffMs: 5, maxBackoffMs: 20 },
     });
     cleanups.push(() => supervisor.stop());
@@ -109,7 +110,7 @@ describe("protocol 2 through the connection supervisor", () => {
       }
     }
     const phasesSeen: string[] = [];
-    const supervisor = new ConnectionSupervisor({ environmentId: v1.environmentId, generation: "upstream", client: new UpgradedMeanwhile(v1.baseUrl), token: async () => token });
+    const supervisor = new ConnectionSupervisor({ environmentId: v1.environmentId, generation: "upstream", client: new UpgradedMeanwhile(v1.baseUrl), token: async () => OriginToken.issuedBy(v1.baseUrl, token) });
     cleanups.push(() => supervisor.stop());
     supervisor.on("phase", (phase) => phasesSeen.push(phase.phase));
     const seen = watch(supervisor);
