@@ -8,6 +8,7 @@ import { BridgeError } from "./bridge-error";
 import { type BudgetLimits, type BudgetReport, EnvironmentBudget } from "./budget";
 import type { EnvironmentRecord, Registry } from "./registry";
 import type { OriginBoundSecrets } from "./secrets";
+import { SnapshotGate } from "./snapshot-gate";
 import { ConnectionSupervisor, type SupervisorTiming } from "./supervisor";
 import { announcedProtocol } from "./t3/adapter";
 import { T3EnvironmentClient } from "./t3/client";
@@ -49,6 +50,8 @@ export const REMOVAL_NOTE =
 
 export class Environments {
   private readonly runtimes = new Map<string, EnvironmentRuntime>();
+  /** One for all environments: a cold start takes their snapshots a few at a time. */
+  private readonly snapshotGate = new SnapshotGate();
 
   constructor(private readonly options: EnvironmentsOptions) {}
 
@@ -140,6 +143,7 @@ export class Environments {
       token: () => this.options.secrets.get(record.environmentId, record.baseUrl),
       ...(this.options.timing && { timing: this.options.timing }),
       ...(this.options.streamLagMs !== undefined && { streamLagMs: this.options.streamLagMs }),
+      snapshotGate: this.snapshotGate,
       now: this.options.now,
     });
     const followers = new ThreadFollowers(supervisor, (threadId, detail) => this.options.onThreadChange(record.environmentId, threadId, detail));
