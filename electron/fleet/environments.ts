@@ -39,6 +39,8 @@ export interface EnvironmentsOptions {
   budget?: BudgetLimits;
   /** A server went over its budget: say so once. */
   onOverBudget?: (environmentId: string, report: BudgetReport) => void;
+  /** An environment's complete set of agents was applied to the model (heap-release.ts). */
+  onFleetSnapshot?: (environmentId: string) => void;
 }
 
 /**
@@ -152,7 +154,10 @@ export class Environments {
     model.upsertEnvironment(metaOf(record), supervisor.phase);
     supervisor.on("phase", (phase) => model.setPhase(record.environmentId, phase));
     const budget = new EnvironmentBudget(this.options.budget, (report) => this.options.onOverBudget?.(record.environmentId, report));
-    supervisor.on("fleetSnapshot", (agents) => model.applyFleetSnapshot(record.environmentId, budget.snapshot(agents)));
+    supervisor.on("fleetSnapshot", (agents) => {
+      model.applyFleetSnapshot(record.environmentId, budget.snapshot(agents));
+      this.options.onFleetSnapshot?.(record.environmentId);
+    });
     supervisor.on("agentUpsert", (agent) => {
       if (budget.upsert(agent)) model.upsertAgent(record.environmentId, agent);
     });
