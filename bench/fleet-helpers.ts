@@ -1,7 +1,11 @@
 // Fleet service figures, shared by fleet-*.bench.ts (each runs in a fresh process).
 // Simulated T3 servers run in a child process so the service's CPU and memory are its own.
+// BENCH_MEMORY_DETAIL=1 prints where the service's memory is (kernel and V8 figures) at each step;
+// BENCH_HEAP_SNAPSHOT=file writes a heap snapshot of the settled service.
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +24,7 @@ const ENVS = 10;
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
 const LOAD_SECONDS = 10;
 const EVENTS_PER_SECOND = 200;
-const SETTLE_MS = 10_000;
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 10_000);
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -47,6 +51,50 @@ async function startSims(threads: number, generation: BenchGeneration) {
   const pairingUrls = [...output.matchAll(/Pairing URL: (\S+)/g)].map((match) => match[1]!);
   const control = /Control API: (\S+)\/envs/.exec(output)![1]!;
   return { child, pairingUrls, control };
+}
+
+/** The process's resident high-water mark (VmHWM), in MB. */
+function peakRssMb(): string {
+  const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? NaN);
+  return (kb / 1024).toFixed(0);
+}
+
+/** Where the process's memory is, from the kernel and V8 (BENCH_MEMORY_DETAIL=1). */
+function memoryDetail(label: string): void {
+  if (!process.env.BENCH_MEMORY_DETAIL) return;
+  const kb = (text: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN);
+  const status = readFileSync("/proc/self/status", "utf8");
+  const rollup = readFileSync("/proc/self/smaps_rollup", "utf8");
+  const mb = (k: number) => (k / 1024).toFixed(0);
+  const spaces = getHeapSpaceStatistics()
+    .map((space) => `${space.space_name.replace("_space", "")} ${(space.space_used_size / 2 ** 20).toFixed(0)}/${(space.space_size / 2 ** 20).toFixed(0)}`)
+    .join(", ");
+  // Anonymous mappings by where they lie: V8 places its heap pages at random hints; glibc's
+  // thread arenas and large blocks sit in the high mmap area; its main arena is [heap].
+  let v8Pages = 0;
+  let mmapArea = 0;
+  let brk = 0;
+  let current: "v8" | "mmap" | "brk" | null = null;
+  for (const line of readFileSync("/proc/self/smaps", "utf8").split("\n")) {
+    const mapping = /^([0-9a-f]+)-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const name = mapping[2]!;
+      current = name === "[heap]" ? "brk" : name !== "" ? null : BigInt(`0x${mapping[1]}`) >= 0x7f0000000000n ? "mmap" : "v8";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && current) {
+      const value = Number(rss[1]);
+      if (current === "v8") v8Pages += value;
+      else if (current === "mmap") mmapArea += value;
+      else brk += value;
+    }
+  }
+  const usage = process.memoryUsage();
+  console.log(`  [${label}] anon by area: V8-like pages ${mb(v8Pages)} MB, high mmap area ${mb(mmapArea)} MB, brk heap ${mb(brk)} MB`);
+  console.log(
+    `  [${label}] RSS ${mb(kb(status, "VmRSS"))} MB (peak ${mb(kb(status, "VmHWM"))}; anon ${mb(kb(status, "RssAnon"))}, file ${mb(kb(status, "RssFile"))}; rollup anon ${mb(kb(rollup, "Anonymous"))}) heap ${(usage.heapUsed / 2 ** 20).toFixed(0)}/${(usage.heapTotal / 2 ** 20).toFixed(0)} ext ${(usage.external / 2 ** 20).toFixed(0)} ab ${(usage.arrayBuffers / 2 ** 20).toFixed(0)} MB; spaces ${spaces}`,
+  );
 }
 
 async function until(service: FleetService, check: () => boolean): Promise<void> {
@@ -90,28 +138,39 @@ async function serviceBench(threads: number, measureLoad: boolean, generation: B
     }
 
     globalThis.gc?.();
+    memoryDetail("before start");
     const rssBefore = process.memoryUsage().rss;
     const started = performance.now();
+    const cpuAtStart = process.cpuUsage();
+    // Frames are counted (re-serialised) only under load: during the cold start that copy of every
+    // snapshot would be the bench's own memory and time, not the service's.
     let receivedBytes = 0;
+    let countFrames = false;
     const service = await FleetService.start({
       dataDir,
       secrets,
-      socket: { onFrame: (direction, frame) => direction === "recv" && (receivedBytes += JSON.stringify(frame).length) },
+      ...(measureLoad && { socket: { onFrame: (direction, frame) => countFrames && direction === "recv" && (receivedBytes += JSON.stringify(frame).length) } }),
     });
     const total = ENVS * threads;
     await until(service, () => service.model.counts().agents >= total && service.model.environments().every((env) => env.connection.phase === "online"));
     const coldMs = performance.now() - started;
+    const coldCpu = process.cpuUsage(cpuAtStart);
+    memoryDetail("full load, before gc");
     globalThis.gc?.();
+    memoryDetail("full load");
     const atLoad = process.memoryUsage();
-    // Steady state, as a user's task manager shows it a few seconds after start: V8 gives back the
-    // pages the cold start's transient snapshots used once it is idle.
+    // Steady state, as a user's task manager shows it a few seconds after start: the service has
+    // asked V8 to give back the pages the cold start's transient snapshots used once the fleet was
+    // quiet (electron/fleet/heap-release.ts). The peak is the process's high-water mark.
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     globalThis.gc?.();
+    memoryDetail("settled");
+    if (process.env.BENCH_HEAP_SNAPSHOT) console.log(`  heap snapshot: ${writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT)}`);
     const memory = process.memoryUsage();
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
-    console.log(`cold start to full fleet model, ${ENVS} × ${threads} threads: ${coldMs.toFixed(0)} ms   (target < 1000 ms at 10 × 1,000)`);
+    console.log(`cold start to full fleet model, ${ENVS} × ${threads} threads: ${coldMs.toFixed(0)} ms (service CPU ${((coldCpu.user + coldCpu.system) / 1000).toFixed(0)} ms)   (target < 1000 ms at 10 × 1,000)`);
     console.log(
-      `service RSS with ${total.toLocaleString("en")} agents (${protocol}, fresh process): ${mb(memory.rss)} MB (growth ${mb(memory.rss - rssBefore)} MB; JS heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB; ${mb(atLoad.rss)} MB right at full load)   (target < 250 MB at 10 × 5,000)`,
+      `service RSS with ${total.toLocaleString("en")} agents (${protocol}, fresh process): ${mb(memory.rss)} MB (growth ${mb(memory.rss - rssBefore)} MB; JS heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB; ${mb(atLoad.rss)} MB right at full load, peak ${peakRssMb()} MB)   (target < 250 MB at 10 × 5,000)`,
     );
 
     if (measureLoad) {
@@ -136,6 +195,7 @@ async function serviceBench(threads: number, measureLoad: boolean, generation: B
       });
       const envs = (await (await fetch(`${sims.control}/envs`)).json()) as { label: string }[];
       const turnsPerSecond = EVENTS_PER_SECOND / 8;
+      countFrames = true;
       const bytesBefore = receivedBytes;
       const bridgeBefore = { bytes: bridgeBytes, frames: bridgeFrames };
       const deadline = Date.now() + LOAD_SECONDS * 1000;

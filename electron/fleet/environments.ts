@@ -8,6 +8,7 @@ import { BridgeError } from "./bridge-error";
 import { type BudgetLimits, type BudgetReport, EnvironmentBudget } from "./budget";
 import type { EnvironmentRecord, Registry } from "./registry";
 import type { OriginBoundSecrets } from "./secrets";
+import { SnapshotGate } from "./snapshot-gate";
 import { ConnectionSupervisor, type SupervisorTiming } from "./supervisor";
 import { announcedProtocol } from "./t3/adapter";
 import { T3EnvironmentClient } from "./t3/client";
@@ -38,6 +39,8 @@ export interface EnvironmentsOptions {
   budget?: BudgetLimits;
   /** A server went over its budget: say so once. */
   onOverBudget?: (environmentId: string, report: BudgetReport) => void;
+  /** An environment's complete set of agents was applied to the model (heap-release.ts). */
+  onFleetSnapshot?: (environmentId: string) => void;
 }
 
 /**
@@ -49,6 +52,8 @@ export const REMOVAL_NOTE =
 
 export class Environments {
   private readonly runtimes = new Map<string, EnvironmentRuntime>();
+  /** One for all environments: a cold start takes their snapshots a few at a time. */
+  private readonly snapshotGate = new SnapshotGate();
 
   constructor(private readonly options: EnvironmentsOptions) {}
 
@@ -141,6 +146,7 @@ export class Environments {
       token: () => this.options.secrets.get(record.environmentId, record.baseUrl),
       ...(this.options.timing && { timing: this.options.timing }),
       ...(this.options.streamLagMs !== undefined && { streamLagMs: this.options.streamLagMs }),
+      snapshotGate: this.snapshotGate,
       now: this.options.now,
     });
     const followers = new ThreadFollowers(supervisor, (threadId, detail) => this.options.onThreadChange(record.environmentId, threadId, detail));
@@ -149,7 +155,10 @@ export class Environments {
     model.upsertEnvironment(metaOf(record), supervisor.phase);
     supervisor.on("phase", (phase) => model.setPhase(record.environmentId, phase));
     const budget = new EnvironmentBudget(this.options.budget, (report) => this.options.onOverBudget?.(record.environmentId, report));
-    supervisor.on("fleetSnapshot", (agents) => model.applyFleetSnapshot(record.environmentId, budget.snapshot(agents)));
+    supervisor.on("fleetSnapshot", (agents) => {
+      model.applyFleetSnapshot(record.environmentId, budget.snapshot(agents));
+      this.options.onFleetSnapshot?.(record.environmentId);
+    });
     supervisor.on("agentUpsert", (agent) => {
       if (budget.upsert(agent)) model.upsertAgent(record.environmentId, agent);
     });

@@ -18,6 +18,7 @@ import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
 import { Deliveries } from "./deliveries";
 import { Discovery, type DiscoveryOptions } from "./discovery/coordinator";
 import { Environments } from "./environments";
+import { HeapRelease } from "./heap-release";
 import { ThreadFollowing } from "./following";
 import { Pairing } from "./pairing";
 import { PublishedViews } from "./published-views";
@@ -68,6 +69,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly handlers: BridgeHandlers;
   private readonly published: PublishedViews;
   private stallTimer: NodeJS.Timeout | undefined;
+  /** Gives back what a burst of snapshots used once it is over (heap-release.ts). */
+  private readonly heapRelease = new HeapRelease();
   private readonly now: () => number;
   private readonly notices: string[];
 
@@ -95,6 +98,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       now: this.now,
       ...(options.budget && { budget: options.budget }),
       onOverBudget: (environmentId, report) => this.overBudget(environmentId, report),
+      onFleetSnapshot: () => this.heapRelease.snapshotApplied(),
     });
     this.pairing = new Pairing({ environments: this.environments, registry, secrets, now: this.now });
     this.details = new AgentDetails(this.environments, publish);
@@ -150,6 +154,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
 
   async stop(): Promise<void> {
     clearTimeout(this.stallTimer);
+    this.heapRelease.stop();
     this.published.stop();
     this.details.stop();
     this.environments.stopAll();
@@ -193,6 +198,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   // ------------------------------------------------------------------ model changes fan out
 
   private onModelChange(change: FleetChange): void {
+    this.heapRelease.activity();
     this.published.changed(change);
     const paused = this.settings.notificationsPaused;
     for (const env of change.environments) {

@@ -9,6 +9,7 @@ import { T3Error } from "../../shared/t3/errors";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
 import type { ConnectionPhase, SkippedItem } from "../../shared/fleet/types";
 import { type ProtocolAdapter, negotiateProtocol } from "./t3/adapter";
+import type { SnapshotGate, SnapshotSlotRelease } from "./snapshot-gate";
 import { createAdapter, supportedProtocols } from "./t3/adapters";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
 import type { OriginToken } from "./t3/origin-token";
@@ -61,6 +62,8 @@ export interface SupervisorOptions {
   now?: () => number;
   /** Passed to protocol adapters (tests shorten it). */
   streamLagMs?: number;
+  /** Shared by every environment: bounds how many fleet snapshots arrive at once (snapshot-gate.ts). */
+  snapshotGate?: SnapshotGate;
 }
 
 export interface SupervisorEvents {
@@ -92,6 +95,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private connection: AdapterSession | undefined;
   private adapterValue: ProtocolAdapter | undefined;
   private shell: Subscription | undefined;
+  /** The snapshot slot this connection holds until its fleet stream is synchronized. */
+  private snapshotSlot: SnapshotSlotRelease | undefined;
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stableTimer: NodeJS.Timeout | undefined;
@@ -252,6 +257,12 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
       connection.onClose((error) => {
         if (this.connection === connection && error.kind !== "interrupted") this.fail(error);
       });
+      const slot = this.options.snapshotGate ? await this.options.snapshotGate.acquire() : undefined;
+      if (!current() || this.connection !== connection) {
+        slot?.();
+        return;
+      }
+      this.snapshotSlot = slot;
       this.subscribeFleet(connection, current);
     } catch (error) {
       if (!current()) return;
@@ -321,13 +332,16 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
         if (current()) this.emit("agentRemoved", threadId, lifecycle);
       },
       synchronized: () => {
-        if (current()) this.online(connection);
+        if (!current()) return;
+        this.releaseSnapshotSlot();
+        this.online(connection);
       },
       skipped: (item) => {
         if (current()) this.emit("skipped", item);
       },
       end: (error) => {
         if (!current() || this.connection !== connection || this.shell !== subscription) return;
+        this.releaseSnapshotSlot();
         // The fleet stream is the environment's heartbeat of truth: if it ends, reconnect.
         this.fail(error ?? new T3Error("server", "The server ended the fleet stream."));
       },
@@ -413,7 +427,13 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     return Math.floor(this.random() * ceiling);
   }
 
+  private releaseSnapshotSlot(): void {
+    this.snapshotSlot?.();
+    this.snapshotSlot = undefined;
+  }
+
   private teardown(): void {
+    this.releaseSnapshotSlot();
     clearTimeout(this.tokenTimer);
     this.tokenTimer = undefined;
     const connection = this.connection;
