@@ -219,7 +219,7 @@ export interface ThreadDetailFacts {
   /**
    * A failure the fleet row does not show: a turn that could not start (`runId` null: it counts
    * while no run is active), or a capacity limit on the active run `runId`, which the row still
-   * reports as running. It counts only while the row's active run is that `runId`, and not once
+   * reports as running (shown running but held up, not failed: the provider retries). It counts only while the row's active run is that `runId`, and not once
    * the user sent a message after it (`at`, when known).
    */
   hiddenFailure: { reason: string; runId: string | null; at?: string } | null;

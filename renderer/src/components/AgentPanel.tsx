@@ -64,7 +64,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         <h2 ref={headingRef} tabIndex={-1} title={agent.title}>
           {agent.title}
         </h2>
-        <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} acknowledged={agent.acknowledged} />
+        <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} heldUp={agent.heldUp} acknowledged={agent.acknowledged} />
         {position ? (
           <span className="panel-position" data-testid="panel-position" title="Its place in the inbox">
             {position}
@@ -111,7 +111,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       </details>
       {agent.reason && agent.pending.length === 0 ? (
         <p className={`panel-reason ${agent.stalled ? "reason-stalled" : ""}`} data-testid="agent-reason">
-          {agent.stalled ? `Stalled: no new activity for ${relativeTime(agent.lastActivityAt, now).replace(" ago", "")}. ` : ""}
+          {agent.heldUp ? "Held up: still running, the provider is waiting. " : agent.stalled ? `Stalled: no new activity for ${relativeTime(agent.lastActivityAt, now).replace(" ago", "")}. ` : ""}
           {agent.reason}
         </p>
       ) : agent.stalled ? (
