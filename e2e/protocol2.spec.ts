@@ -128,6 +128,29 @@ test("on protocol 2 the composer steers or queues as chosen, says which before s
   expect(runs.map((run) => run.status)).toEqual(["completed", "completed"]);
 });
 
+test("on protocol 2 a message T3 queued behind the running turn reads queued in the transcript until it starts (the demo's Port the parser)", async ({ page, fleet }) => {
+  const v2 = protocol2Machine(fleet);
+  // As on the demo's protocol-2 machine: a run that holds, and a message typed in T3 itself behind it.
+  const threadId = createV2Thread(v2, { title: "Port the parser", provider: "claudeAgent", text: "Port the parser #hold" });
+  sendV2Message(v2, threadId, "Then update the docs");
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
+  await openAgent(page, v2.environmentId, threadId);
+  const transcript = page.getByTestId("transcript");
+  const waiting = transcript.getByTestId("message-user").filter({ hasText: "Then update the docs" });
+  await expect(waiting).toHaveAttribute("data-queue", "queued");
+  await expect(waiting.getByTestId("message-queue")).toHaveText("Queued: starts after the running turn");
+  const first = transcript.getByTestId("message-user").filter({ hasText: "Port the parser" });
+  await expect(first.getByTestId("message-queue")).toHaveCount(0);
+
+  // The running turn ends: the queued message starts its turn and reads like any other message.
+  expect(v2.engine.release(threadId)).toBe(true);
+  await expect(transcript).toContainText("reply to: Then update the docs");
+  await expect(waiting).not.toHaveAttribute("data-queue", /.*/);
+  await expect(waiting.getByTestId("message-queue")).toHaveCount(0);
+});
+
 test("on protocol 2 a message waiting in the queue can be withdrawn before its turn starts", async ({ page, fleet }) => {
   const v2 = protocol2Machine(fleet);
   const threadId = createV2Thread(v2, { title: "Busy", provider: "claudeAgent", text: "refactor #hold" });
