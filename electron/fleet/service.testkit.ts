@@ -22,7 +22,7 @@ afterEach(async () => {
 /** Liveness tuned so a vanished host is noticed in well under a second in tests. */
 export const FAST = { socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 }, timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 } };
 
-export async function setup(generations: Generation[] = ["upstream", "fork", "upstream"], tuning: Partial<FleetServiceOptions> = {}) {
+export async function setup(generations: (Generation | "v2")[] = ["upstream", "fork", "upstream"], tuning: Partial<FleetServiceOptions> = {}) {
   const sims = await SimFleet.start({ envs: generations.length, generations, tickMs: 5 });
   cleanups.push(() => sims.stop());
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-"));

@@ -9,6 +9,7 @@ import { DELIVERY_WHAT, MESSAGE_WORDS, receiptWords, relativeTime } from "../sta
 import { displayAgent } from "../state/selectors";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
+import { InterruptAction } from "./InterruptAction";
 import { Composer } from "./Composer";
 import { Clipped, PlaceError, StatusChip, useNow } from "./common";
 import { Transcript } from "./Transcript";
@@ -154,7 +155,7 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
       {acknowledgeable(agent) ? <CommandButton id="agent.acknowledge" testId="acknowledge" label="Acknowledge" title="Mark this failure as seen: it leaves the inbox and the count until it changes" /> : null}
       {snoozable ? <CommandButton id="agent.snooze" testId="snooze" label="Snooze" title="Put it aside until what it needs changes" /> : null}
       {snoozable ? <CommandButton id="agent.snooze-hour" testId="snooze-hour" label="Snooze 1 h" title="Put it aside for an hour" /> : null}
-      <CommandButton id="agent.interrupt" testId="interrupt" label="Interrupt" title="Stop the running turn; messages queued behind it then start" />
+      <InterruptAction agent={agent} />
       {agent.capabilities.stop ? (
         confirmStop ? (
           <span className="confirm" role="group" aria-label="Stop the session?">
@@ -356,7 +357,10 @@ const ANSWER_MAX_CHARS = 20_000;
 
 function Deliveries({ agentKey }: { agentKey: string }) {
   const deliveries = useFleet((s) => s.deliveries);
-  const mine = [...deliveries.values()].filter((delivery) => delivery.agentKey === agentKey).slice(-6);
+  const all = [...deliveries.values()].filter((delivery) => delivery.agentKey === agentKey);
+  // Held messages always show (they wait for the user); of the rest, the latest few.
+  const held = all.filter((delivery) => delivery.state === "held");
+  const mine = [...held, ...all.filter((delivery) => delivery.state !== "held").slice(-6)];
   if (mine.length === 0) return null;
   return (
     <ul className="deliveries" data-testid="deliveries">
@@ -383,6 +387,16 @@ function DeliveryLine({ delivery }: { delivery: Delivery }) {
         <button type="button" data-testid="cancel-queued" onClick={() => void commands.cancelQueued(delivery.commandId)}>
           Cancel
         </button>
+      ) : null}
+      {delivery.state === "held" ? (
+        <>
+          <button type="button" data-testid="release-held" onClick={() => void commands.releaseHeld(delivery.commandId)}>
+            Send now
+          </button>
+          <button type="button" data-testid="discard-held" onClick={() => void commands.discardHeld(delivery.commandId)}>
+            Discard
+          </button>
+        </>
       ) : null}
       {delivery.state === "uncertain" ? (
         <button type="button" onClick={() => void commands.recheck(delivery.commandId)}>
