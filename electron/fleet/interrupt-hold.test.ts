@@ -40,8 +40,11 @@ describe("interrupt and hold queued", () => {
 
   it("a released message is sent once (a second release finds nothing); a discarded one is never sent", async () => {
     const { service, key, runs, held, v2, threadId } = await runningWithTwoQueued();
-    await service.request("agent.interrupt", { key, holdQueued: true });
-    await until(service, () => service.model.agent(key)?.status === "interrupted" && held().length === 2, "interrupted, two held");
+    const interrupt = (await service.request("agent.interrupt", { key, holdQueued: true })) as Delivery;
+    const cancels = () => JSON.stringify(deliveriesOf(service).all().filter((d) => d.kind !== "message").map((d) => [d.kind, d.state, d.reason]));
+    await until(service, () => service.model.agent(key)?.status === "interrupted" && held().length === 2, `interrupted, two held (${interrupt.state})`).catch((error: Error) => {
+      throw new Error(`${error.message}: status ${service.model.agent(key)?.status}, ${held().length} held, ${cancels()}`);
+    });
     const [first, second] = held() as [Delivery, Delivery];
 
     const released = (await service.request("delivery.release", { commandId: first.commandId })) as Delivery;
