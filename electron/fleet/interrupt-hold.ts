@@ -25,13 +25,19 @@ export function queuedMessages(deliveries: Deliveries, key: string): { messageId
 }
 
 /**
- * Cancels each queued run and holds its message (only once T3 accepted the cancel: a refused or
- * unconfirmed cancel leaves the message queued, and its receipt says so), then interrupts.
+ * Cancels each queued run and holds its message once T3 accepted the cancel, then interrupts. A
+ * cancel T3 refused or did not confirm (the connection dropped) stops there: interrupting then
+ * would let that message start next, which the user asked to prevent. The cancel's receipt, with
+ * its reason, is the answer; messages already held stay held.
  */
 export async function interruptHoldingQueue(deliveries: Deliveries, model: FleetModel, key: string): Promise<Delivery> {
+  // The turn the user chose to interrupt is the one running now: the cancels below change the
+  // thread's runs, and the row may name another run while they settle.
+  const runId = deliveries.threadDetail(key)?.facts.activeRunId ?? model.agent(key)?.activeRunId ?? null;
   for (const queued of queuedMessages(deliveries, key)) {
     const cancel = await deliveries.command(key, "cancel-queued", (threadId, commandId) => ({ type: "cancel-queued", commandId, threadId, runId: queued.runId }));
-    if (cancel.state === "accepted" || cancel.state === "delivered") deliveries.hold(key, queued.text, HELD_REASON);
+    if (cancel.state !== "accepted" && cancel.state !== "delivered") return cancel;
+    deliveries.hold(key, queued.text, HELD_REASON);
   }
-  return deliveries.command(key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId: model.agent(key)?.activeRunId ?? null }));
+  return deliveries.command(key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId }));
 }
