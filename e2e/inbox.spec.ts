@@ -314,3 +314,23 @@ test("an offline machine's agent keeps its transcript readable, as of when; Open
   await page.screenshot({ path: join(SCREENSHOTS, "offline-agent.png") });
   await docScreenshot(page, "offline-machine.png");
 });
+
+test("a run the provider holds up for capacity is held up, not failed: in the fleet, the inbox and the agent view", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Flaky test hunt", text: "Find the flaky test #capacity" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row.locator(".chip")).toHaveText("held up");
+  await expect(row).toHaveAttribute("data-status", "running");
+  const machine = page.locator(`[data-testid="env-row"][data-environment="${sim.environmentId}"]`);
+  await expect(machine.getByTestId("count-failed")).toHaveCount(0);
+  await page.getByTestId("view-inbox").click();
+  const item = page.getByTestId("inbox").getByTestId("inbox-row");
+  await expect(item).toHaveCount(1);
+  await expect(item).toHaveAttribute("data-status", "running");
+  await expect(item.locator(".chip")).toHaveText("held up");
+  await expect(item).toContainText("held up: Free-tier capacity limit reached");
+  await item.click();
+  await expect(page.getByTestId("agent-reason")).toContainText("Held up: still running, the provider is waiting. Free-tier capacity limit reached");
+});

@@ -8,6 +8,7 @@ import { BridgeError } from "./bridge-error";
 import type { Deliveries } from "./deliveries";
 import type { Discovery } from "./discovery/coordinator";
 import type { Environments } from "./environments";
+import { interruptHoldingQueue } from "./interrupt-hold";
 import type { FleetModel } from "../../shared/fleet/model";
 import type { Pairing } from "./pairing";
 import type { FleetSettingsControl } from "./settings";
@@ -73,12 +74,16 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
         p.requestId,
       ),
     "agent.interrupt": (p) =>
-      deliveries.command(p.key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId: model.agent(p.key)?.activeRunId ?? null })),
+      p.holdQueued
+        ? interruptHoldingQueue(deliveries, model, p.key)
+        : deliveries.command(p.key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId: model.agent(p.key)?.activeRunId ?? null })),
     "agent.stop": (p) => deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
     "agent.acknowledge": (p) => acknowledgements.acknowledge(p.key),
     "agent.snooze": (p) => deps.snoozes.snooze(p.key, p.until),
     "delivery.recheck": (p) => deliveries.recheck(p.commandId),
     "delivery.cancelQueued": (p) => deliveries.cancelQueued(p.commandId),
+    "delivery.release": (p) => deliveries.release(p.commandId),
+    "delivery.discard": (p) => deliveries.discard(p.commandId),
     "settings.update": (p) => settings.update(p),
     "link.open": async (p) => {
       const url = safeExternalUrl(p.url);

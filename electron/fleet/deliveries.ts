@@ -41,11 +41,13 @@ export interface DeliveryDeps {
 
 export class Deliveries {
   private readonly deliveries = new Map<string, TrackedDelivery>();
+  /** Messages held back by the user (state "held"), by the commandId they will be sent with. */
+  private readonly held = new Map<string, Delivery>();
 
   constructor(private readonly deps: DeliveryDeps) {}
 
   all(): Delivery[] {
-    return [...this.deliveries.values()].map((tracked) => tracked.delivery);
+    return [...[...this.deliveries.values()].map((tracked) => tracked.delivery), ...this.held.values()];
   }
 
   /** A followed thread changed: move its deliveries forward. */
@@ -59,7 +61,8 @@ export class Deliveries {
     return new Date(this.deps.now()).toISOString();
   }
 
-  async send(key: string, text: string, expected: IntentKind): Promise<Delivery> {
+  /** `commandId`: the one a held message was given when it was held (a release sends with it). */
+  async send(key: string, text: string, expected: IntentKind, commandId: string = randomUUID()): Promise<Delivery> {
     const [environmentId, threadId] = splitKey(key);
     const preferred = expected === "steer" || expected === "queue" ? expected : undefined;
     const intent = this.deps.intent(key, preferred);
@@ -67,7 +70,6 @@ export class Deliveries {
     // Sending to a start that looks stuck is allowed (shared/fleet/delivery.ts), with a warning the
     // user saw before sending; the delivery keeps it.
     const warning = this.deps.model.agent(key)?.status === "stuck" && intent.kind === "new-turn" ? (intent.note ?? undefined) : undefined;
-    const commandId = randomUUID();
     const messageId = `msg-${randomUUID()}`;
     const base = this.newDelivery(commandId, key, "message", { text, messageId, intent: intent.kind, ...(warning && { warning }) });
     if (intent.kind === "refused") return this.finishRefused(base, intent.reason);
@@ -296,8 +298,51 @@ export class Deliveries {
     return this.command(queued.agentKey, "cancel-queued", (threadId, cancelId) => ({ type: "cancel-queued", commandId: cancelId, threadId, runId }));
   }
 
+  /** Keeps a message in the fleet, unsent, until the user releases or discards it. */
+  hold(key: string, text: string, reason: string): Delivery {
+    const held = this.newDelivery(randomUUID(), key, "message", { state: "held", text, reason });
+    this.held.set(held.commandId, held);
+    this.deps.publish(held);
+    return held;
+  }
+
+  /**
+   * Sends a held message now, as a message typed now would go (steer, queue or a new turn), with
+   * the commandId it was held with: a second release finds nothing to send. If a message cannot
+   * be sent now (the agent waits for an answer, the machine is offline), it stays held, saying why.
+   */
+  async release(commandId: string): Promise<Delivery> {
+    const held = this.held.get(commandId);
+    if (!held) throw new BridgeError("not-found", "This message is no longer held (it was sent or discarded).");
+    const intent = this.deps.intent(held.agentKey);
+    if (intent.kind === "refused") {
+      const kept = { ...held, reason: `Still held: ${intent.reason}`, updatedAt: this.iso() };
+      this.held.set(commandId, kept);
+      this.deps.publish(kept);
+      return kept;
+    }
+    this.held.delete(commandId);
+    return this.send(held.agentKey, held.text ?? "", intent.kind, commandId);
+  }
+
+  /** Drops a held message for good: it is never sent. */
+  discard(commandId: string): Delivery {
+    const held = this.held.get(commandId);
+    if (!held) throw new BridgeError("not-found", "This message is no longer held (it was sent or discarded).");
+    this.held.delete(commandId);
+    const discarded = { ...held, state: "discarded" as const, reason: null, updatedAt: this.iso() };
+    this.deps.publish(discarded);
+    return discarded;
+  }
+
+  /** What the agent's followed thread stream shows now (undefined when it is not followed). */
+  threadDetail(key: string): ThreadDetail | undefined {
+    const [environmentId, threadId] = splitKey(key);
+    return this.deps.runtime(environmentId)?.followers.get(threadId)?.detail;
+  }
+
   get(commandId: string): Delivery | undefined {
-    return this.deliveries.get(commandId)?.delivery;
+    return this.deliveries.get(commandId)?.delivery ?? this.held.get(commandId);
   }
 
   /** Keeps the history bounded: the oldest settled sends go first (Map order is insertion order). */

@@ -136,7 +136,8 @@ export const BridgeRequests = {
       .record(z.string().max(INPUT_LIMITS.id), z.union([z.string().max(INPUT_LIMITS.answer), z.array(z.string().max(INPUT_LIMITS.answer)).max(INPUT_LIMITS.answerChoices)]))
       .refine((answers) => Object.keys(answers).length <= INPUT_LIMITS.answerCount, `At most ${INPUT_LIMITS.answerCount} answers.`),
   }),
-  "agent.interrupt": z.object({ key: Key }),
+  /** `holdQueued`: first cancel the runs T3 queued behind this turn and hold their messages in the fleet (so none starts next). */
+  "agent.interrupt": z.object({ key: Key, holdQueued: z.boolean().optional() }),
   "agent.stop": z.object({ key: Key }),
   /** The user has seen this failure or stall: it leaves "need you", the tray and `n` until it changes. */
   "agent.acknowledge": z.object({ key: Key }),
@@ -145,6 +146,10 @@ export const BridgeRequests = {
   "delivery.recheck": z.object({ commandId: Id }),
   /** Withdraws a sent message that still waits in the queue behind a running turn. */
   "delivery.cancelQueued": z.object({ commandId: Id }),
+  /** Sends a held message now (once: with the commandId it was held with). */
+  "delivery.release": z.object({ commandId: Id }),
+  /** Drops a held message: it is never sent. */
+  "delivery.discard": z.object({ commandId: Id }),
   "settings.update": z.object({
     notifications: z.object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), hostOffline: z.boolean() }).partial().optional(),
     notificationsPaused: z.boolean().optional(),
@@ -298,6 +303,8 @@ export interface BridgeResults {
   "agent.snooze": { key: string; onServer: "snoozed" | "local"; until: string; note: string | null };
   "delivery.recheck": Delivery;
   "delivery.cancelQueued": Delivery;
+  "delivery.release": Delivery;
+  "delivery.discard": Delivery;
   "settings.update": FleetSettingsView;
   "link.open": null;
   "discovery.scan": DiscoveryReport;

@@ -108,7 +108,14 @@ export type DeliveryState =
   /** The server said no; never shown as delivered. */
   | "refused"
   /** The connection dropped before an answer: reconciled on reconnect with the same commandId. */
-  | "uncertain";
+  | "uncertain"
+  /**
+   * Kept by the fleet, not sent: a message held back when its turn was interrupted (its queued run
+   * in T3 was cancelled). Sent with this commandId when the user releases it; never dropped.
+   */
+  | "held"
+  /** A held message the user discarded: never sent. */
+  | "discarded";
 
 export interface Delivery {
   /** The client commandId, generated once per send. */
@@ -132,7 +139,7 @@ export interface Delivery {
   updatedAt: string;
 }
 
-/** Nothing more will happen to this send: refused, answered, or (for non-messages) delivered. */
+/** Nothing more will happen to this send: refused, answered, discarded, or (for non-messages) delivered. */
 export function isSettled(delivery: Pick<Delivery, "state" | "kind">): boolean {
-  return delivery.state === "answered" || delivery.state === "refused" || (delivery.state === "delivered" && delivery.kind !== "message");
+  return delivery.state === "answered" || delivery.state === "refused" || delivery.state === "discarded" || (delivery.state === "delivered" && delivery.kind !== "message");
 }

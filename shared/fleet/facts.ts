@@ -221,7 +221,7 @@ export interface ThreadDetailFacts {
   /**
    * A failure the fleet row does not show: a turn that could not start (`runId` null: it counts
    * while no run is active), or a capacity limit on the active run `runId`, which the row still
-   * reports as running. It counts only while the row's active run is that `runId`, and not once
+   * reports as running (shown running but held up, not failed: the provider retries). It counts only while the row's active run is that `runId`, and not once
    * the user sent a message after it (`at`, when known).
    */
   hiddenFailure: { reason: string; runId: string | null; at?: string } | null;
@@ -254,6 +254,13 @@ export interface MessageOutcome {
   queuePosition: number | null;
 }
 
+/**
+ * A user message the server holds back (protocol 2): its run waits behind the running one
+ * (`queued`, position 1 is next, null when the server does not say), or was cancelled before it
+ * started (`cancelled`). Absent once the message's run started, and on protocol 1.
+ */
+export type MessageQueueState = { state: "queued"; position: number | null } | { state: "cancelled" };
+
 export type TranscriptItemStatus = "pending" | "running" | "completed" | "failed" | "interrupted" | "cancelled" | "unknown";
 
 interface ItemBase {
@@ -267,7 +274,7 @@ interface ItemBase {
 /** One entry of a thread's transcript, in order. */
 export type TranscriptItem =
   /** A message; `text` is cumulative (the whole text so far), never a delta. */
-  | (ItemBase & { type: "message"; role: "user" | "assistant" | "system"; text: string; streaming: boolean })
+  | (ItemBase & { type: "message"; role: "user" | "assistant" | "system"; text: string; streaming: boolean; queue?: MessageQueueState })
   | (ItemBase & { type: "command"; command: string; exitCode: number | null; status: TranscriptItemStatus })
   | (ItemBase & { type: "file-change"; path: string; additions: number | null; deletions: number | null; status: TranscriptItemStatus })
   | (ItemBase & { type: "error"; message: string })

@@ -7,8 +7,10 @@ import { Protocol1Rows } from "../t3/protocol1/facts";
 import { ThreadShell } from "../t3/schemas";
 import type { AgentFacts, ThreadDetailFacts } from "./facts";
 import { type FleetChange, FleetModel } from "./model";
+import { NotificationPolicy } from "./notifications";
 import { STUCK_STARTING_MS } from "./status";
 import type { ConnectionPhase } from "./types";
+import { needsYou } from "./views";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures");
 function recordedRow(name: string, overrides: Record<string, unknown> = {}): ThreadShell {
@@ -99,11 +101,21 @@ describe("status derivation from recorded rows", () => {
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "starting", reason: "Turn requested" });
   });
 
-  it("a capacity warning on the running turn is failed although the row says running", () => {
+  it("a capacity warning on the running turn is running but held up: stalled look, needs you, never a failure notice", () => {
     const row = recordedRow("t3-0.0.24/shell-row-running.json");
     snapshot(row);
+    const policy = new NotificationPolicy();
+    policy.environmentChanged(model.environments()[0]!);
+    policy.agentChanged(model.agent(`env-a/${row.id}`)!);
     model.setThreadDetail("env-a", row.id, { ...noDetail, hiddenFailure: { reason: "Free-tier capacity limit reached", runId: row.session!.activeTurnId } });
-    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "Free-tier capacity limit reached" });
+    const agent = model.agent(`env-a/${row.id}`)!;
+    expect(agent).toMatchObject({ status: "running", heldUp: true, stalled: true, reason: "Free-tier capacity limit reached" });
+    expect(model.counts().byStatus.failed ?? 0).toBe(0);
+    expect(needsYou(agent)).toBe(true);
+    expect(policy.agentChanged(agent)).toEqual([]);
+    // Once the provider goes on (the warning is gone), the run is an ordinary running one.
+    model.setThreadDetail("env-a", row.id, { ...noDetail, lastEventAt: "2026-11-29T10:06:00.000Z" });
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "running", heldUp: false, stalled: false });
   });
 });
 

@@ -407,7 +407,8 @@ export class FleetModel {
     entry.derived = entry.removedUnsure && facts.lifecycle === "active" && !derived.status.startsWith("needs-") ? { status: "ended", reason: "Archived or deleted" } : derived;
     const shown = displayStatus(entry.derived.status, env.phase);
     const key = agentKey(env.meta.environmentId, threadId);
-    const stalled = shown.status === "running" && now - entry.lastActivityMs >= this.options.stalledAfterMs;
+    const heldUp = shown.status === "running" && entry.derived.heldUp === true;
+    const stalled = heldUp || (shown.status === "running" && now - entry.lastActivityMs >= this.options.stalledAfterMs);
     const parentThreadId = facts.parent?.threadId ?? null;
     const view: AgentView = {
       key,
@@ -428,6 +429,7 @@ export class FleetModel {
       lastKnownStatus: entry.derived.status,
       asOf: shown.asOf,
       stalled,
+      heldUp,
       reason: entry.derived.reason,
       lifecycle: facts.lifecycle,
       activeRunId: facts.activeRunId,

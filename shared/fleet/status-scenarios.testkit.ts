@@ -34,6 +34,8 @@ export interface StatusScenario {
   status: AgentStatus;
   /** A part of the reason the user must see, when the status needs one. */
   reason?: string;
+  /** Running but held up by the provider (shown with the stalled look); false when not given. */
+  heldUp?: boolean;
 }
 
 export const STATUS_SCENARIOS: readonly StatusScenario[] = [
@@ -45,7 +47,8 @@ export const STATUS_SCENARIOS: readonly StatusScenario[] = [
   { situation: "auth-refresh-pending", status: "needs-auth" },
   { situation: "turn-failed", status: "failed", reason: "failure" },
   { situation: "turn-could-not-start", status: "failed" },
-  { situation: "capacity-limit-on-running-turn", status: "failed", reason: "capacity" },
+  // The provider retries through a capacity limit: the run goes on, held up (not failed).
+  { situation: "capacity-limit-on-running-turn", status: "running", reason: "capacity", heldUp: true },
   { situation: "turn-interrupted", status: "interrupted" },
   { situation: "turn-cancelled", status: "interrupted", reason: "Cancelled" },
   { situation: "turn-rolled-back", status: "interrupted", reason: "Rolled back" },
@@ -86,6 +89,8 @@ export function runStatusScenarios(build: (situation: StatusSituation) => Scenar
       const agent = model.agent(`env/${threadId}`)!;
       expect(agent.status).toBe(scenario.status);
       if (scenario.reason) expect(agent.reason ?? "").toContain(scenario.reason);
+      expect(agent.heldUp).toBe(scenario.heldUp ?? false);
+      if (scenario.heldUp) expect(agent.stalled).toBe(true);
     });
   }
 }

@@ -6,6 +6,11 @@ import type { AgentStatus, ConnectionPhase, DisplayStatus } from "./types";
 export interface DerivedStatus {
   status: AgentStatus;
   reason: string | null;
+  /**
+   * Running, but the provider says the run waits (a capacity limit it retries through): not a
+   * failure, since the run goes on by itself, but held up like a stalled run.
+   */
+  heldUp?: boolean;
 }
 
 /**
@@ -39,7 +44,7 @@ export interface StartingClock {
 
 /**
  * Precedence: blocked on the user (approval, question, provider login), deleted or archived,
- * failed, stuck starting, then the run's phase.
+ * failed, held up (running, waiting on the provider), stuck starting, then the run's phase.
  */
 export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | undefined, clock: StartingClock = { startingForMs: 0 }): DerivedStatus {
   const blocked = agent.blockedBy;
@@ -60,7 +65,12 @@ export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | unde
   if (run.phase === "failed") return { status: "failed", reason: run.reason ?? detail?.lastErrorText ?? "Turn failed" };
   const hidden = detail?.hiddenFailure;
   const superseded = hidden?.at !== undefined && agent.latestUserMessageAt !== null && agent.latestUserMessageAt > hidden.at;
-  if (hidden && hidden.runId === agent.activeRunId && !superseded) return { status: "failed", reason: hidden.reason };
+  if (hidden && hidden.runId === agent.activeRunId && !superseded) {
+    // On the active run the provider retries (T3 keeps the run running and its error item open);
+    // with no run (run id null) the provider never started, which is a failure.
+    if (hidden.runId !== null) return { status: "running", reason: hidden.reason, heldUp: true };
+    return { status: "failed", reason: hidden.reason };
+  }
   if (STARTING_PHASES.has(run.phase)) {
     if (clock.startingForMs >= (clock.stuckAfterMs ?? STUCK_STARTING_MS)) {
       const minutes = Math.max(1, Math.round(clock.startingForMs / 60_000));

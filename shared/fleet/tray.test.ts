@@ -48,6 +48,12 @@ describe("tray", () => {
     expect(model.variant).toBe("needs-you");
   });
 
+  it("a run the provider holds up (capacity) is listed as held up, not failed", () => {
+    const heldUp = agentView("h", "running", { title: "Capacity run", stalled: true, heldUp: true, reason: "Free-tier capacity limit reached" });
+    const model = trayModel([environmentView()], [heldUp], false, NOW);
+    expect(model.items.filter((item) => item.kind === "agent").map((item) => item.kind === "agent" && item.label)).toEqual(["Capacity run (studio) — held up"]);
+  });
+
   it("caps the agents listed and says how many more", () => {
     const agents = Array.from({ length: TRAY_AGENT_LIMIT + 3 }, (_, i) => agentView(`t${String(i).padStart(2, "0")}`, "failed"));
     const model = trayModel([environmentView()], agents, true, NOW);

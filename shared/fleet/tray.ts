@@ -76,7 +76,7 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
   if (waiting.length) {
     items.push({ kind: "separator" });
     for (const agent of waiting.slice(0, TRAY_AGENT_LIMIT)) {
-      const what = agent.stalled && agent.status === "running" ? "stalled" : STATUS_WORDS[agent.status];
+      const what = agent.stalled && agent.status === "running" ? (agent.heldUp ? "held up" : "stalled") : STATUS_WORDS[agent.status];
       items.push({ kind: "agent", agentKey: agent.key, label: `${agent.title} (${labels.get(agent.environmentId) ?? "?"}) — ${what}` });
     }
     if (waiting.length > TRAY_AGENT_LIMIT) items.push({ kind: "label", label: `…and ${waiting.length - TRAY_AGENT_LIMIT} more` });

@@ -106,8 +106,10 @@ export interface AgentView {
   lastKnownStatus: AgentStatus;
   /** For "unknown": when the environment was last confirmed. */
   asOf: string | null;
-  /** Running with no new event for the configured quiet time. */
+  /** Running with no new event for the configured quiet time, or held up. */
   stalled: boolean;
+  /** Running, but the provider says the run waits (e.g. for capacity): stalled, with the provider's words as the reason. */
+  heldUp: boolean;
   /** Why it failed, what it waits for, or what its status means here (e.g. "Cancelled"). */
   reason: string | null;
   /** Archived and deleted threads stay visible with that status for the rest of the session. */

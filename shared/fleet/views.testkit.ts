@@ -27,6 +27,7 @@ export function agentView(threadId: string, status: AgentStatus, patch: Partial<
     lastKnownStatus: status,
     asOf: null,
     stalled: false,
+    heldUp: false,
     reason: null,
     lifecycle: "active",
     activeRunId: status === "running" ? "turn-1" : null,

@@ -10,6 +10,7 @@ import { DELIVERY_WHAT, MESSAGE_WORDS, receiptWords, relativeTime } from "../sta
 import { displayAgent } from "../state/selectors";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
+import { InterruptAction } from "./InterruptAction";
 import { Composer } from "./Composer";
 import { Clipped, PlaceError, StatusChip, useNow } from "./common";
 import { Transcript } from "./Transcript";
@@ -64,7 +65,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         <h2 ref={headingRef} tabIndex={-1} title={agent.title}>
           {agent.title}
         </h2>
-        <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} acknowledged={agent.acknowledged} />
+        <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} heldUp={agent.heldUp} acknowledged={agent.acknowledged} />
         {position ? (
           <span className="panel-position" data-testid="panel-position" title="Its place in the inbox">
             {position}
@@ -112,7 +113,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       </details>
       {agent.reason && agent.pending.length === 0 ? (
         <p className={`panel-reason ${agent.stalled ? "reason-stalled" : ""}`} data-testid="agent-reason">
-          {agent.stalled ? `Stalled: no new activity for ${relativeTime(agent.lastActivityAt, now).replace(" ago", "")}. ` : ""}
+          {agent.heldUp ? "Held up: still running, the provider is waiting. " : agent.stalled ? `Stalled: no new activity for ${relativeTime(agent.lastActivityAt, now).replace(" ago", "")}. ` : ""}
           {agent.reason}
         </p>
       ) : agent.stalled ? (
@@ -169,7 +170,7 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
       {acknowledgeable(agent) ? <CommandButton id="agent.acknowledge" testId="acknowledge" label="Acknowledge" title="Mark this failure as seen: it leaves the inbox and the count until it changes" /> : null}
       {snoozable ? <CommandButton id="agent.snooze" testId="snooze" label="Snooze" title="Put it aside until what it needs changes" /> : null}
       {snoozable ? <CommandButton id="agent.snooze-hour" testId="snooze-hour" label="Snooze 1 h" title="Put it aside for an hour, in T3 itself where the server has snooze" /> : null}
-      <CommandButton id="agent.interrupt" testId="interrupt" label="Interrupt" title="Stop the running turn; messages queued behind it then start" />
+      <InterruptAction agent={agent} />
       {agent.capabilities.stop ? (
         confirmStop ? (
           <span className="confirm" role="group" aria-label="Stop the session?">
@@ -380,7 +381,10 @@ function AgentTranscript({ agentKey, offline, after }: { agentKey: string; offli
 
 function Deliveries({ agentKey }: { agentKey: string }) {
   const deliveries = useFleet((s) => s.deliveries);
-  const mine = [...deliveries.values()].filter((delivery) => delivery.agentKey === agentKey).slice(-6);
+  const all = [...deliveries.values()].filter((delivery) => delivery.agentKey === agentKey);
+  // Held messages always show (they wait for the user); of the rest, the latest few.
+  const held = all.filter((delivery) => delivery.state === "held");
+  const mine = [...held, ...all.filter((delivery) => delivery.state !== "held").slice(-6)];
   if (mine.length === 0) return null;
   return (
     <ul className="deliveries" data-testid="deliveries">
@@ -407,6 +411,16 @@ function DeliveryLine({ delivery }: { delivery: Delivery }) {
         <button type="button" data-testid="cancel-queued" onClick={() => void commands.cancelQueued(delivery.commandId)}>
           Cancel
         </button>
+      ) : null}
+      {delivery.state === "held" ? (
+        <>
+          <button type="button" data-testid="release-held" onClick={() => void commands.releaseHeld(delivery.commandId)}>
+            Send now
+          </button>
+          <button type="button" data-testid="discard-held" onClick={() => void commands.discardHeld(delivery.commandId)}>
+            Discard
+          </button>
+        </>
       ) : null}
       {delivery.state === "uncertain" ? (
         <button type="button" onClick={() => void commands.recheck(delivery.commandId)}>

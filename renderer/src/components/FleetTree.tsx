@@ -290,7 +290,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       ) : (
         <span className="twisty-space" />
       )}
-      <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} acknowledged={agent.acknowledged} />
+      <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} heldUp={agent.heldUp} acknowledged={agent.acknowledged} />
       {agent.status === "unknown" ? (
         <span className="as-of" data-testid="as-of">
           was {STATUS_WORDS[agent.lastKnownStatus]} · as of {relativeTime(agent.asOf, now)}

@@ -16,6 +16,7 @@ export function needWords(agent: AgentView): string {
   if (request?.kind === "approval") return `approve ${request.requestKind ?? "a request"}: ${request.detail}`;
   if (request?.kind === "input") return `answer: ${request.questions[0]?.question ?? request.detail}`;
   if (request?.kind === "auth-refresh") return "the provider must log in again";
+  if (agent.heldUp) return `held up: ${agent.reason ?? "the provider is waiting"}`;
   if (agent.stalled) return `stalled${agent.reason ? `: ${agent.reason}` : ": no activity for a while"}`;
   return agent.reason ?? agent.status;
 }
@@ -82,7 +83,7 @@ export function InboxList({ items, snoozed, paneRef }: { items: AgentView[]; sno
                 onClick={() => void commands.openAgent(agent.key)}
               >
                 <div className="inbox-line">
-                  <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} />
+                  <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} heldUp={agent.heldUp} />
                   <span className="inbox-title">
                     <Highlighted text={agent.title} search={search} />
                   </span>

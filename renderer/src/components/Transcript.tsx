@@ -8,6 +8,7 @@ import { memo, type ReactNode, useLayoutEffect, useMemo, useRef } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { Folded, Markdown, StreamingMarkdown } from "./Markdown";
+import { MessageQueueMarker } from "./MessageQueueMarker";
 import { RelativeTime } from "./RelativeTime";
 
 /** Messages longer than this fold as a whole (their code blocks fold sooner, on their own). */
@@ -50,11 +51,12 @@ const EntryLine = memo(function EntryLine({ entry }: { entry: Entry }) {
   switch (entry.type) {
     case "message":
       return (
-        <article className={`message message-${entry.role}`} data-testid={`message-${entry.role}`} data-turn={entry.runId ?? ""}>
+        <article className={`message message-${entry.role}${entry.queue ? " message-held-back" : ""}`} data-testid={`message-${entry.role}`} data-turn={entry.runId ?? ""} data-queue={entry.queue?.state}>
           <header>
             {entry.role}
             {entry.streaming ? <span className="streaming"> · streaming</span> : null}
           </header>
+          {entry.queue ? <MessageQueueMarker queue={entry.queue} /> : null}
           <Folded lines={entry.text.split("\n").length} what="message" limit={MESSAGE_FOLD_LINES}>
             {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
           </Folded>

@@ -21,17 +21,42 @@ export function useNow(intervalMs = CLOCK_MS): number {
  * A status as a coloured word. A stalled run has its own look and word (not the green of a run
  * that moves); an acknowledged failure is dimmed and says so.
  */
-export function StatusChip({ status, asOf, stalled, acknowledged, label }: { status: DisplayStatus; asOf?: string | null; stalled?: boolean; acknowledged?: boolean; label?: string }) {
+export function StatusChip({
+  status,
+  asOf,
+  stalled,
+  heldUp,
+  acknowledged,
+  label,
+}: {
+  status: DisplayStatus;
+  asOf?: string | null;
+  stalled?: boolean;
+  /** Stalled because the provider says the run waits (e.g. for capacity): the stalled look, its own word. */
+  heldUp?: boolean;
+  acknowledged?: boolean;
+  label?: string;
+}) {
   const isStalled = Boolean(stalled) && status === "running";
+  const isHeldUp = isStalled && Boolean(heldUp);
   const handled = Boolean(acknowledged) && status === "failed";
   return (
     <span
       className={`chip chip-${status} ${isStalled ? "chip-stalled" : ""} ${handled ? "chip-acknowledged" : ""}`}
       data-status={status}
       data-stalled={isStalled || undefined}
-      title={asOf ? `last known as of ${asOf}` : isStalled ? "Running, but no new activity for longer than the stall time (Settings)" : undefined}
+      data-held-up={isHeldUp || undefined}
+      title={
+        asOf
+          ? `last known as of ${asOf}`
+          : isHeldUp
+            ? "Running, but the provider says it is waiting (e.g. for capacity); it goes on by itself"
+            : isStalled
+              ? "Running, but no new activity for longer than the stall time (Settings)"
+              : undefined
+      }
     >
-      {label ?? (isStalled ? "stalled" : STATUS_WORDS[status])}
+      {label ?? (isHeldUp ? "held up" : isStalled ? "stalled" : STATUS_WORDS[status])}
       {handled ? " · seen" : null}
     </span>
   );

@@ -381,8 +381,20 @@ export const commands = {
     }
   },
 
-  async interrupt(key: string): Promise<void> {
-    const delivery = await run(`agent:${key}`, () => requireBridge().request("agent.interrupt", { key }));
+  /** `holdQueued`: keep the messages T3 queued behind the turn from starting (held in the fleet). */
+  async interrupt(key: string, holdQueued = false): Promise<void> {
+    const delivery = await run(`agent:${key}`, () => requireBridge().request("agent.interrupt", { key, ...(holdQueued && { holdQueued }) }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
+  },
+
+  /** Sends a held message now (once). */
+  async releaseHeld(commandId: string): Promise<void> {
+    const delivery = await run(`delivery:${commandId}`, () => requireBridge().request("delivery.release", { commandId }));
+    if (delivery) useFleet.getState().receiveDelivery(delivery);
+  },
+
+  async discardHeld(commandId: string): Promise<void> {
+    const delivery = await run(`delivery:${commandId}`, () => requireBridge().request("delivery.discard", { commandId }));
     if (delivery) useFleet.getState().receiveDelivery(delivery);
   },
 
@@ -554,7 +566,15 @@ export function commandContext(): CommandContext {
 }
 
 /** Elements the palette and keys focus (the views register them; effects never reach into React). */
-export const focusTargets: { search?: () => void; composer?: () => void; answer?: () => void; panel?: () => void; pane?: () => void } = {};
+export const focusTargets: {
+  search?: () => void;
+  composer?: () => void;
+  answer?: () => void;
+  panel?: () => void;
+  pane?: () => void;
+  /** The open agent's interrupt asks first when messages are queued (true: it took over). */
+  interrupt?: (key: string) => boolean;
+} = {};
 
 /** Runs a registry command: the palette, the key handler and the buttons all come here. */
 export function runCommand(id: CommandId): void {
@@ -605,7 +625,7 @@ export function runCommand(id: CommandId): void {
       commands.setView(paneView(state.view, 0) === "inbox" ? "fleet" : "inbox");
       return;
     case "agent.interrupt":
-      if (agent) void commands.interrupt(agent.key);
+      if (agent && !focusTargets.interrupt?.(agent.key)) void commands.interrupt(agent.key);
       return;
     case "agent.stop":
       if (agent) void commands.stop(agent.key);

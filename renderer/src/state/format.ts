@@ -9,6 +9,8 @@ export const MESSAGE_WORDS: Record<DeliveryState, string> = {
   answered: "the agent replied",
   refused: "refused",
   uncertain: "not confirmed: the connection dropped before the server answered",
+  held: "held: not sent until you release it",
+  discarded: "discarded: never sent",
 };
 
 /** What a receipt is about, for the actions that are not messages. */

@@ -104,6 +104,10 @@ describe("protocol-2 adapter: fleet stream", () => {
     const withQueue = await detail.untilDetail((d) => d.facts.messageOutcomes?.[third.messageId]?.queuePosition === 2, "second in queue");
     expect(withQueue.facts.messageOutcomes?.[queued.messageId]).toMatchObject({ how: "queued", queuePosition: 1 });
     expect(withQueue.facts.activeRunId).toBe(runId);
+    // The transcript says which messages wait, and where.
+    const queueOf = (d: typeof withQueue, messageId: string) => d.items.find((item) => item.id === messageId && item.type === "message");
+    expect(queueOf(withQueue, queued.messageId)).toMatchObject({ role: "user", text: "Then write docs", queue: { state: "queued", position: 1 } });
+    expect(queueOf(withQueue, third.messageId)).toMatchObject({ queue: { state: "queued", position: 2 } });
 
     const steer = send(session, threadId, "Use the new API", "steer", runId);
     await steer.receipt;
@@ -115,7 +119,11 @@ describe("protocol-2 adapter: fleet stream", () => {
     await detail.untilDetail((d) => d.facts.messageOutcomes?.[queued.messageId]?.queuePosition === 1 && !Object.values(d.facts.messageOutcomes ?? {}).some((o) => o.queuePosition === 2), "queue renumbered");
 
     expect(sim.engine.release(threadId)).toBe(true);
-    await detail.untilDetail((d) => d.facts.messageOutcomes?.[queued.messageId]?.how === "started", "queued run started");
+    const started = await detail.untilDetail((d) => d.facts.messageOutcomes?.[queued.messageId]?.how === "started", "queued run started");
+    // Once its run started it reads like any other message; the cancelled one says it never ran.
+    expect(queueOf(started, queued.messageId)).toMatchObject({ text: "Then write docs" });
+    expect(queueOf(started, queued.messageId)).not.toHaveProperty("queue");
+    expect(queueOf(started, third.messageId)).toMatchObject({ queue: { state: "cancelled" } });
     // Text is buffered until the turn ends (as on T3's engine): the steered run's reply shows the steer then.
     await detail.untilDetail((d) => d.items.some((item) => item.type === "message" && item.role === "assistant" && item.runId === runId && item.text.includes("[steered: Use the new API]")), "steer answered");
     const finished = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "completed", "all done");

@@ -5,6 +5,7 @@ import type {
   AgentFacts,
   ApprovalDecision,
   MessageOutcome,
+  MessageQueueState,
   PendingRequest,
   RunState,
   SubagentFacts,
@@ -292,8 +293,20 @@ export function transcriptOf(projection: ThreadProjection, replyStreams?: boolea
   const shown = new Set(items.map((item) => item.id));
   const waiting = projection.messages
     .filter((message) => message.role === "user" && !shown.has(message.id))
-    .map((message): TranscriptItem => ({ id: message.id, runId: message.runId, createdAt: message.createdAt, updatedAt: message.updatedAt, type: "message", role: "user", text: message.text, streaming: false }));
+    .map((message): TranscriptItem => {
+      const queue = queueStateOf(projection, message.id);
+      return { id: message.id, runId: message.runId, createdAt: message.createdAt, updatedAt: message.updatedAt, type: "message", role: "user", text: message.text, streaming: false, ...(queue && { queue }) };
+    });
   return [...items, ...waiting];
+}
+
+/** A message without a turn item yet: whether its run is queued (and where) or was cancelled before it started. */
+function queueStateOf(projection: ThreadProjection, messageId: string): MessageQueueState | null {
+  // The same reading as messageOutcomesOf, for one message (a queued message has no turn item).
+  const run = projection.runs.find((candidate) => candidate.userMessageId === messageId);
+  if (run?.status === "queued") return { state: "queued", position: run.queuePosition ?? null };
+  if (run?.status === "cancelled" && run.startedAt === null) return { state: "cancelled" };
+  return null;
 }
 
 /**

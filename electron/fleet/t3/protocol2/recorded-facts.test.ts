@@ -123,7 +123,7 @@ describe("facts from the real engine's recordings", () => {
     const delivered = { state: "delivered" as const, observed: { outcome: "steered" as const, turnId: outcome!.runId } };
     expect(deliveryOutcomeWords(delivered)).toBe("T3 accepted it as a steer of the running turn");
     const ended = { ...delivered, state: "answered" as const };
-    expect(deliveryStateWords(ended, { sending: "s", accepted: "a", delivered: "delivered", answered: "answered", refused: "r", uncertain: "u" })).toBe("delivered");
+    expect(deliveryStateWords(ended, { sending: "s", accepted: "a", delivered: "delivered", answered: "answered", refused: "r", uncertain: "u", held: "h", discarded: "d" })).toBe("delivered");
     expect(deliveryOutcomeWords(ended)).toContain("does not show whether the agent used it");
   });
 
