@@ -132,11 +132,11 @@ export function requestBlocksOn(kind: RuntimeRequestKind): "approval" | "questio
 }
 
 /** The rules of a V2 shell row: a pending runtime request wins over the run status. */
-export function agentStateOfRow(row: Pick<ShellRow, "pendingRuntimeRequest" | "status"> & { activityRunStatus?: ShellRow["activityRunStatus"] | undefined; lastError?: string | null | undefined }): V2AgentState {
+export function agentStateOfRow(row: Pick<ShellRow, "pendingRuntimeRequest" | "runStatus" | "runNote">): V2AgentState {
   if (row.pendingRuntimeRequest) {
     return { kind: "blocked", on: requestBlocksOn(row.pendingRuntimeRequest.kind), requestId: row.pendingRuntimeRequest.id, since: row.pendingRuntimeRequest.createdAt };
   }
-  const status = row.activityRunStatus && row.activityRunStatus !== "unknown" ? row.activityRunStatus : row.status;
+  const status = row.runStatus;
   switch (status) {
     case "preparing":
     case "starting":
@@ -146,7 +146,7 @@ export function agentStateOfRow(row: Pick<ShellRow, "pendingRuntimeRequest" | "s
     case "queued":
       return { kind: "queued" };
     case "failed":
-      return { kind: "failed", error: row.lastError ?? null };
+      return { kind: "failed", error: row.runNote };
     case "interrupted":
     case "cancelled":
     case "rolled_back":

@@ -94,8 +94,9 @@ export const PendingRuntimeRequestSummary = z.object({ id: Id, kind: openEnum(RU
 
 /**
  * A shell row, as far as the fleet reads it: unknown fields are dropped, and so are the ones the
- * fleet never reads (branch, worktree, creation, pin and item-count fields, the latest visible
- * message's text), so 5,000 rows per environment do not carry them through the decoder.
+ * fleet never reads (branch, worktree, creation, pin, snooze, settlement and item-count fields,
+ * the latest visible message's text), so 5,000 rows per environment do not carry them through the
+ * decoder. Reading one of them later means adding it here and to ./shell-row.ts.
  */
 export const ThreadShellV2 = z.object({
   id: Id,
@@ -108,8 +109,6 @@ export const ThreadShellV2 = z.object({
   lineage: z.object({ parentThreadId: NullableId, relationshipToParent: ThreadLineage.shape.relationshipToParent }),
   updatedAt: IsoTime,
   deletedAt: IsoTime.nullable().optional(),
-  snoozedUntil: IsoTime.nullable().optional(),
-  settledOverride: threadCommon.settledOverride,
   latestRunId: NullableId,
   latestRunRequestedAt: IsoTime.nullable().optional(),
   latestRunStartedAt: IsoTime.nullable().optional(),

@@ -20,20 +20,19 @@ export interface ShellRow {
   readonly parentThreadId: string | null;
   readonly relationshipToParent: ThreadShellV2["lineage"]["relationshipToParent"];
   readonly deleted: boolean;
-  readonly snoozedUntil: string | null;
-  readonly settledOverride: NonNullable<ThreadShellV2["settledOverride"]> | null;
   readonly latestRunId: string | null;
-  readonly latestRunRequestedAt: string | null;
-  readonly latestRunStartedAt: string | null;
-  readonly latestRunCompletedAt: string | null;
   readonly activeRunId: string | null;
-  readonly activityRunStatus: NonNullable<ThreadShellV2["activityRunStatus"]> | null;
-  readonly status: ThreadShellV2["status"];
-  readonly lastError: string | null;
+  /** The run's status: T3's activity status while a run is active (it is the finer one), else the row's status. */
+  readonly runStatus: ThreadShellV2["status"];
+  /**
+   * The time that goes with `runStatus`: when the run started (running), started or else was
+   * requested or else the row changed (preparing, starting), completed (completed); else null.
+   */
+  readonly runAt: string | null;
+  /** What explains `runStatus`: the row's `lastError` (failed), its first pending background task (waiting); else null. */
+  readonly runNote: string | null;
   readonly pendingRuntimeRequest: ThreadShellV2["pendingRuntimeRequest"];
   readonly latestUserMessageAt: string | null;
-  /** What the row's first pending background task says (shown while the run finishes). */
-  readonly backgroundNote: string | null;
   readonly updatedAt: string;
   location: "active" | "archive";
 }
@@ -51,8 +50,29 @@ function effortOf(options: ThreadShellV2["modelSelection"]["options"]): string |
   return effort ? String(effort.value) : null;
 }
 
+function runAtOf(row: ThreadShellV2, status: ShellRow["runStatus"]): string | null {
+  switch (status) {
+    case "preparing":
+    case "starting":
+      return row.latestRunStartedAt ?? row.latestRunRequestedAt ?? row.updatedAt;
+    case "running":
+      return row.latestRunStartedAt ?? null;
+    case "completed":
+      return row.latestRunCompletedAt ?? null;
+    default:
+      return null;
+  }
+}
+
+function runNoteOf(row: ThreadShellV2, status: ShellRow["runStatus"]): string | null {
+  if (status === "failed") return row.lastError ?? null;
+  if (status === "waiting") return row.pendingBackgroundTasks[0]?.description ?? null;
+  return null;
+}
+
 /** The compact row of a decoded one; every row gets the same hidden class (all fields, in one order). */
 export function compactShellRow(row: ThreadShellV2): ShellRow {
+  const runStatus = row.activityRunStatus && row.activityRunStatus !== "unknown" ? row.activityRunStatus : row.status;
   return {
     id: row.id,
     projectId: names.intern(row.projectId),
@@ -65,19 +85,13 @@ export function compactShellRow(row: ThreadShellV2): ShellRow {
     parentThreadId: row.lineage.parentThreadId,
     relationshipToParent: row.lineage.relationshipToParent,
     deleted: Boolean(row.deletedAt),
-    snoozedUntil: row.snoozedUntil ?? null,
-    settledOverride: row.settledOverride ?? null,
     latestRunId: row.latestRunId,
-    latestRunRequestedAt: times.intern(row.latestRunRequestedAt ?? null),
-    latestRunStartedAt: times.intern(row.latestRunStartedAt ?? null),
-    latestRunCompletedAt: times.intern(row.latestRunCompletedAt ?? null),
     activeRunId: row.activeRunId,
-    activityRunStatus: row.activityRunStatus ?? null,
-    status: row.status,
-    lastError: row.lastError ?? null,
+    runStatus,
+    runAt: times.intern(runAtOf(row, runStatus)),
+    runNote: runNoteOf(row, runStatus),
     pendingRuntimeRequest: row.pendingRuntimeRequest,
     latestUserMessageAt: times.intern(row.latestUserMessageAt),
-    backgroundNote: row.pendingBackgroundTasks[0]?.description ?? null,
     updatedAt: times.intern(row.updatedAt),
     location: "active",
   };

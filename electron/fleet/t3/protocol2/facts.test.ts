@@ -102,6 +102,6 @@ describe("protocol 2: rows → facts", () => {
     expect(agentFactsOfRow(row({ lineage: { parentThreadId: "p", relationshipToParent: "subagent", rootThreadId: "p" } }), shell, features).parent).toEqual({ threadId: "p", relationship: "subagent" });
     expect(agentFactsOfRow(row({ id: "sub.alpha.worker1" }), shell, features).parent).toEqual({ threadId: "alpha", relationship: "child-id" });
     expect(agentFactsOfRow(row(pending("file-change")), shell, features).blockedBy).toEqual({ kind: "approval", requestId: "request-1", since: at });
-    expect(baseRow.status).toBe("idle");
+    expect(baseRow.runStatus).toBe("idle");
   });
 });

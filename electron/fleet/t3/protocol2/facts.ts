@@ -118,15 +118,16 @@ function parentOf(row: ShellRow): AgentFacts["parent"] {
 /** The run state a shell row reports; the queue position comes from the thread stream. */
 export function runStateOfRow(row: ShellRow, features?: ServerFeatures): RunState {
   // A pending request is reported as `blockedBy`; the run state is what the run status says.
-  const state = agentStateOfRow({ pendingRuntimeRequest: null, status: row.status, activityRunStatus: row.activityRunStatus, lastError: row.lastError });
-  const since = row.latestRunStartedAt ?? row.latestRunRequestedAt ?? row.updatedAt;
+  const state = agentStateOfRow({ pendingRuntimeRequest: null, runStatus: row.runStatus, runNote: row.runNote });
   switch (state.kind) {
     case "blocked":
-      return { phase: "running", since: row.latestRunStartedAt ?? null, note: null };
+      // Not reached (the request is left out above): a blocked run is a running one.
+      return { phase: "running", since: row.runAt, note: null };
     case "working":
-      if (state.phase === "waiting") return { phase: "waiting", note: row.backgroundNote };
-      if (state.phase === "running") return { phase: "running", since: row.latestRunStartedAt ?? null, note: null };
-      return { phase: state.phase, since };
+      if (state.phase === "waiting") return { phase: "waiting", note: row.runNote };
+      if (state.phase === "running") return { phase: "running", since: row.runAt, note: null };
+      // Preparing or starting: since the run started, else was requested, else the row changed (./shell-row.ts).
+      return { phase: state.phase, since: row.runAt ?? row.updatedAt };
     case "queued":
       return QUEUED_ROW;
     case "failed":
@@ -135,7 +136,7 @@ export function runStateOfRow(row: ShellRow, features?: ServerFeatures): RunStat
     case "stopped":
       return state.how === "rolled_back" ? ROLLED_BACK : state.how === "interrupted" ? INTERRUPTED : CANCELLED;
     case "idle":
-      return state.completed ? { phase: "completed", at: row.latestRunCompletedAt } : IDLE;
+      return state.completed ? { phase: "completed", at: row.runAt } : IDLE;
   }
 }
 

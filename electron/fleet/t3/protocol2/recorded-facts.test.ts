@@ -92,8 +92,8 @@ describe("facts from the real engine's recordings", () => {
     const shell = shellFromSnapshot(items[0]!.snapshot!);
     const rows = items.flatMap((item) => (item.kind === "thread.updated" ? [item.thread!] : []));
     const features = { settle: true, snooze: true };
-    const finishing = rows.filter((row) => row.status === "waiting" || row.activityRunStatus === "waiting");
-    const running = rows.filter((row) => row.status === "running" && row.activityRunStatus === "running");
+    const finishing = rows.filter((row) => row.runStatus === "waiting");
+    const running = rows.filter((row) => row.runStatus === "running");
     expect(finishing.length).toBeGreaterThan(0);
     expect(running.length).toBeGreaterThan(0);
     for (const row of finishing) {
