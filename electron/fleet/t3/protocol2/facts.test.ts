@@ -104,4 +104,15 @@ describe("protocol 2: rows → facts", () => {
     expect(agentFactsOfRow(row(pending("file-change")), shell, features).blockedBy).toEqual({ kind: "approval", requestId: "request-1", since: at });
     expect(baseRow.runStatus).toBe("idle");
   });
+
+  it("rows that say the same share one capabilities, provider and run state object, and keep no message text", () => {
+    const first = agentFactsOfRow(row({ id: "a", activeRunId: null, status: "interrupted" }), shell, features);
+    const second = agentFactsOfRow(row({ id: "b", activeRunId: null, status: "interrupted" }), shell, features);
+    expect(second.capabilities).toBe(first.capabilities);
+    expect(second.provider).toBe(first.provider);
+    expect(second.run).toBe(first.run);
+    expect(Object.isFrozen(first.capabilities) && Object.isFrozen(first.capabilities.whileRunning)).toBe(true);
+    const text = "a long reply the shell row repeats";
+    expect(JSON.stringify(row({ latestVisibleMessage: { id: "m", role: "assistant", text, updatedAt: at } }))).not.toContain(text);
+  });
 });
