@@ -7,8 +7,9 @@ import { ServerText } from "./text";
 
 /** An enum that tolerates values added by newer servers: they decode as "unknown". */
 export function openEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  const known = new Set<string>(values);
-  return z.string().transform((value): T[number] | "unknown" => (known.has(value) ? (value as T[number]) : "unknown"));
+  // The module's own constant is returned, not the decoded copy: thousands of rows share one string.
+  const known = new Map<string, T[number]>(values.map((value) => [value, value]));
+  return z.string().transform((value): T[number] | "unknown" => known.get(value) ?? "unknown");
 }
 
 const Id = z.string().min(1);

@@ -10,11 +10,11 @@ import type {
   ShellDeltaV2,
   ShellSnapshotV2,
   ThreadProjection,
-  ThreadShellV2,
   TurnItem,
   UserInputQuestion,
 } from "./schemas";
 import { APPROVAL_DECISIONS, APPROVAL_REQUEST_KINDS } from "./schemas";
+import type { ShellRow } from "./shell-row";
 
 function upsert<T extends { id: string }>(list: readonly T[], entity: T): T[] {
   const index = list.findIndex((entry) => entry.id === entity.id);
@@ -54,15 +54,18 @@ export function applyThreadEvent(projection: ThreadProjection, event: DomainEven
 
 export interface ShellState {
   sequence: number;
-  /** Active and archived rows by thread id, with where each one lives. */
-  threads: Map<string, { row: ThreadShellV2; location: "active" | "archive" }>;
+  /** Active and archived rows by thread id; each row says where it lives. */
+  threads: Map<string, ShellRow>;
   projects: Map<string, ShellSnapshotV2["projects"][number]>;
 }
 
 export function shellFromSnapshot(snapshot: ShellSnapshotV2): ShellState {
-  const threads = new Map<string, { row: ThreadShellV2; location: "active" | "archive" }>();
-  for (const row of snapshot.threads) threads.set(row.id, { row, location: "active" });
-  for (const row of snapshot.archivedThreads) threads.set(row.id, { row, location: "archive" });
+  const threads = new Map<string, ShellRow>();
+  for (const row of snapshot.threads) threads.set(row.id, row);
+  for (const row of snapshot.archivedThreads) {
+    row.location = "archive";
+    threads.set(row.id, row);
+  }
   return { sequence: snapshot.snapshotSequence, threads, projects: new Map(snapshot.projects.map((project) => [project.id, project])) };
 }
 
@@ -95,7 +98,8 @@ export function applyShellDelta(state: ShellState, delta: ShellDeltaV2): void {
   state.sequence = Math.max(state.sequence, delta.sequence);
   switch (delta.kind) {
     case "thread.updated":
-      state.threads.set(delta.thread.id, { row: delta.thread, location: delta.location === "archive" ? "archive" : "active" });
+      delta.thread.location = delta.location === "archive" ? "archive" : "active";
+      state.threads.set(delta.thread.id, delta.thread);
       return;
     case "thread.removed":
       state.threads.delete(delta.threadId);
@@ -128,11 +132,11 @@ export function requestBlocksOn(kind: RuntimeRequestKind): "approval" | "questio
 }
 
 /** The rules of a V2 shell row: a pending runtime request wins over the run status. */
-export function agentStateOfRow(row: ThreadShellV2): V2AgentState {
+export function agentStateOfRow(row: Pick<ShellRow, "pendingRuntimeRequest" | "runStatus" | "runNote">): V2AgentState {
   if (row.pendingRuntimeRequest) {
     return { kind: "blocked", on: requestBlocksOn(row.pendingRuntimeRequest.kind), requestId: row.pendingRuntimeRequest.id, since: row.pendingRuntimeRequest.createdAt };
   }
-  const status = row.activityRunStatus && row.activityRunStatus !== "unknown" ? row.activityRunStatus : row.status;
+  const status = row.runStatus;
   switch (status) {
     case "preparing":
     case "starting":
@@ -142,7 +146,7 @@ export function agentStateOfRow(row: ThreadShellV2): V2AgentState {
     case "queued":
       return { kind: "queued" };
     case "failed":
-      return { kind: "failed", error: row.lastError ?? null };
+      return { kind: "failed", error: row.runNote };
     case "interrupted":
     case "cancelled":
     case "rolled_back":

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeWith } from "../decode";
 import { answersProblem, agentStateOfRow, applyThreadEvent, pendingRequestCards } from "./projection";
-import { DomainEventSchema, ShellStreamItemV2Schema, ThreadProjection, ThreadShellV2, ThreadStreamItemV2Schema, TurnItemSchema } from "./schemas";
+import { DomainEventSchema, ShellRowV2, ShellStreamItemV2Schema, ThreadProjection, ThreadShellV2, ThreadStreamItemV2Schema, TurnItemSchema } from "./schemas";
 
 const at = "2026-10-03T10:00:00.000Z";
 const row = {
@@ -89,9 +89,9 @@ describe("protocol-2 projection rules", () => {
   const base = ThreadProjection.parse(projection);
 
   it("a pending request blocks the row whatever the run status says", () => {
-    const blocked = ThreadShellV2.parse({ ...row, status: "running", pendingRuntimeRequest: { id: "q", kind: "auth_refresh", createdAt: at } });
+    const blocked = ShellRowV2.parse({ ...row, status: "running", pendingRuntimeRequest: { id: "q", kind: "auth_refresh", createdAt: at } });
     expect(agentStateOfRow(blocked)).toEqual({ kind: "blocked", on: "auth", requestId: "q", since: at });
-    expect(agentStateOfRow(ThreadShellV2.parse({ ...row, status: "running", activityRunStatus: "waiting" }))).toEqual({ kind: "working", phase: "waiting" });
+    expect(agentStateOfRow(ShellRowV2.parse({ ...row, status: "running", activityRunStatus: "waiting" }))).toEqual({ kind: "working", phase: "waiting" });
   });
 
   it("shows an approval seen only as a turn item, with every decision when the item lists none", () => {

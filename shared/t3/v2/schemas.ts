@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { EnvironmentDescriptor, ModelSelection, ProjectShell, openEnum } from "../schemas";
 import { ServerText } from "../text";
+import { compactShellRow } from "./shell-row";
 
 export { EnvironmentDescriptor, ProjectShell };
 
@@ -91,8 +92,24 @@ export type AppThread = z.infer<typeof AppThread>;
 
 export const PendingRuntimeRequestSummary = z.object({ id: Id, kind: openEnum(RUNTIME_REQUEST_KINDS), createdAt: IsoTime });
 
+/**
+ * A shell row, as far as the fleet reads it: unknown fields are dropped, and so are the ones the
+ * fleet never reads (branch, worktree, creation, pin, settlement and item-count fields,
+ * the latest visible message's text), so 5,000 rows per environment do not carry them through the
+ * decoder. Reading one of them later means adding it here and to ./shell-row.ts.
+ */
 export const ThreadShellV2 = z.object({
-  ...threadCommon,
+  id: Id,
+  projectId: Id,
+  title: ServerText.title,
+  providerInstanceId: z.string(),
+  modelSelection: ModelSelection,
+  runtimeMode: threadCommon.runtimeMode,
+  interactionMode: threadCommon.interactionMode,
+  lineage: z.object({ parentThreadId: NullableId, relationshipToParent: ThreadLineage.shape.relationshipToParent }),
+  updatedAt: IsoTime,
+  deletedAt: IsoTime.nullable().optional(),
+  snoozedUntil: IsoTime.nullable().optional(),
   latestRunId: NullableId,
   latestRunRequestedAt: IsoTime.nullable().optional(),
   latestRunStartedAt: IsoTime.nullable().optional(),
@@ -102,23 +119,20 @@ export const ThreadShellV2 = z.object({
   status: openEnum(SHELL_THREAD_STATUSES),
   lastError: ServerText.reason.nullable().optional(),
   pendingRuntimeRequest: PendingRuntimeRequestSummary.nullable(),
-  latestVisibleMessage: z
-    .object({ id: Id, role: openEnum(["user", "assistant", "system"]), text: ServerText.body, updatedAt: IsoTime })
-    .nullable(),
   latestUserMessageAt: IsoTime.nullable(),
-  hasActionableProposedPlan: z.boolean().optional(),
-  pendingBackgroundTasks: z.array(z.object({ taskId: z.string(), description: ServerText.reason.optional() })).default([]),
-  itemCount: z.number().int().nonnegative().optional(),
-  visibleItemCount: z.number().int().nonnegative().optional(),
+  pendingBackgroundTasks: z.array(z.object({ description: ServerText.reason.optional() })).default([]),
 });
 export type ThreadShellV2 = z.infer<typeof ThreadShellV2>;
+
+/** A shell row decoded straight into what the adapter keeps of it (./shell-row.ts): the full row never outlives its decoding. */
+export const ShellRowV2 = ThreadShellV2.transform(compactShellRow);
 
 export const ShellSnapshotV2 = z.object({
   schemaVersion: z.number().int().positive(),
   snapshotSequence: Sequence,
   projects: z.array(ProjectShell),
-  threads: z.array(ThreadShellV2),
-  archivedThreads: z.array(ThreadShellV2).default([]),
+  threads: z.array(ShellRowV2),
+  archivedThreads: z.array(ShellRowV2).default([]),
 });
 export type ShellSnapshotV2 = z.infer<typeof ShellSnapshotV2>;
 
@@ -423,7 +437,7 @@ const shellItemByKind = {
   snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ShellSnapshotV2, resolvedRepositoryIdentityRoots: z.array(z.string()).optional() }),
   "project.updated": z.object({ kind: z.literal("project.updated"), sequence: Sequence, project: ProjectShell }),
   "project.removed": z.object({ kind: z.literal("project.removed"), sequence: Sequence, projectId: Id }),
-  "thread.updated": z.object({ kind: z.literal("thread.updated"), sequence: Sequence, location: Location, thread: ThreadShellV2 }),
+  "thread.updated": z.object({ kind: z.literal("thread.updated"), sequence: Sequence, location: Location, thread: ShellRowV2 }),
   "thread.removed": z.object({ kind: z.literal("thread.removed"), sequence: Sequence, location: Location, threadId: Id }),
   synchronized: z.object({ kind: z.literal("synchronized") }),
 };

@@ -32,13 +32,13 @@ import {
   ThreadBoundedSnapshotV2,
   type ThreadProjection,
   type ThreadStreamItemV2,
-  type ThreadShellV2,
   ThreadStreamItemV2Schema,
 } from "../../../../shared/t3/v2/schemas";
 import type { AdapterContext, ProtocolAdapter } from "../adapter";
 import type { T3Credentials } from "../client";
 import { decodeAnswer } from "../http";
 import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
+import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
 import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 
@@ -230,7 +230,7 @@ export class Protocol2Adapter implements ProtocolAdapter {
   agentFacts(): AgentFacts[] {
     const shell = this.shell;
     if (!shell) return [];
-    return [...shell.threads.values()].map(({ row, location }) => agentFactsOfRow(row, location, shell, this.features));
+    return [...shell.threads.values()].map((row) => agentFactsOfRow(row, shell, this.features));
   }
 
   followed(threadId: string): V2Thread {
@@ -337,21 +337,21 @@ class Protocol2Session implements AdapterSession {
     };
     const failures = adapter.failureReasons(this.credentials);
     let ended = false;
-    const unexplained = (row: ThreadShellV2) => agentStateOfRow(row).kind === "failed" && failures.reason(row.id, row.latestRunId) === undefined;
+    const unexplained = (row: ShellRow) => agentStateOfRow(row).kind === "failed" && failures.reason(row.id, row.latestRunId) === undefined;
     const upsertRow = (threadId: string) => {
       const shell = adapter.shell;
-      const entry = shell?.threads.get(threadId);
-      if (!shell || !entry || ended) return;
-      if (unexplained(entry.row)) {
+      const row = shell?.threads.get(threadId);
+      if (!shell || !row || ended) return;
+      if (unexplained(row)) {
         // A turn that just failed: its row waits for the reason (one read), so the notification carries it.
-        failures.request(threadId, entry.row.latestRunId, true, () => upsertRow(threadId));
+        failures.request(threadId, row.latestRunId, true, () => upsertRow(threadId));
         return;
       }
-      listener.upsert(agentFactsOfRow(entry.row, entry.location, shell, adapter.features));
+      listener.upsert(agentFactsOfRow(row, shell, adapter.features));
     };
     /** After a complete snapshot: reasons for the most recently updated failed rows, within the read budget. */
     const explainSnapshot = (shell: ShellState) => {
-      const failed = [...shell.threads.values()].map((entry) => entry.row).filter(unexplained);
+      const failed = [...shell.threads.values()].filter(unexplained);
       failed.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
       for (const row of failed.slice(0, failures.limits.perSnapshot)) failures.request(row.id, row.latestRunId, false, () => upsertRow(row.id));
     };
@@ -370,7 +370,7 @@ class Protocol2Session implements AdapterSession {
               // Enrichment (and the start of a resume): project metadata only; every row stays.
               if (!shell) return;
               const changed = new Set(applyShellMetadata(shell, item.snapshot));
-              if (changed.size > 0) for (const [threadId, entry] of shell.threads) if (changed.has(entry.row.projectId)) upsertRow(threadId);
+              if (changed.size > 0) for (const [threadId, row] of shell.threads) if (changed.has(row.projectId)) upsertRow(threadId);
               return;
             }
             adapter.shell = shellFromSnapshot(item.snapshot);
@@ -392,7 +392,7 @@ class Protocol2Session implements AdapterSession {
             if (item.kind === "thread.updated") upsertRow(item.thread.id);
             else if (item.kind === "thread.removed") listener.remove(item.threadId, "archived-or-deleted");
             else if (item.kind === "project.updated") {
-              for (const [threadId, entry] of shell.threads) if (entry.row.projectId === item.project.id) upsertRow(threadId);
+              for (const [threadId, row] of shell.threads) if (row.projectId === item.project.id) upsertRow(threadId);
             }
           }
         }
@@ -529,7 +529,7 @@ class Protocol2Session implements AdapterSession {
       case "interrupt": {
         // The thread stream is usually ahead of the (coalesced) shell row.
         const followed = this.adapter.followed(command.threadId).projection;
-        const runId = command.runId ?? (followed && activeRun(followed)?.id) ?? this.adapter.shell?.threads.get(command.threadId)?.row.activeRunId ?? null;
+        const runId = command.runId ?? (followed && activeRun(followed)?.id) ?? this.adapter.shell?.threads.get(command.threadId)?.activeRunId ?? null;
         if (!runId) refuse("No run is active on this thread.");
         return { type: "run.interrupt", commandId: command.commandId, threadId: command.threadId, runId: runId! };
       }

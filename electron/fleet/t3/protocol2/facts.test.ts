@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { type ScenarioInput, type StatusSituation, runStatusScenarios } from "../../../../shared/fleet/status-scenarios.testkit";
 import { type ShellState, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
-import { ShellSnapshotV2, ThreadProjection, type ThreadShellV2 } from "../../../../shared/t3/v2/schemas";
+import { ShellSnapshotV2, ThreadProjection } from "../../../../shared/t3/v2/schemas";
+import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
 import { V2Engine } from "../../../../sim/v2/engine";
 import { agentFactsOfRow, detailFactsOf } from "./facts";
 
@@ -17,12 +18,15 @@ const shell: ShellState = shellFromSnapshot(snapshot);
 const baseRow = snapshot.threads[0]!;
 const features = { settle: true, snooze: true };
 
-function row(overrides: Partial<Record<keyof ThreadShellV2, unknown>>): ThreadShellV2 {
-  return ShellSnapshotV2.parse({ ...snapshot, threads: [{ ...engine.shellRow(state), ...overrides }] }).threads[0]!;
+/** The engine's row with wire fields overridden, decoded and placed in the shell's active or archived list. */
+function row(overrides: Record<string, unknown>, location: "active" | "archive" = "active"): ShellRow {
+  const wire = { ...engine.shellRow(state), ...overrides };
+  const decoded = ShellSnapshotV2.parse({ ...engine.shellSnapshot(), threads: location === "active" ? [wire] : [], archivedThreads: location === "archive" ? [wire] : [] });
+  return shellFromSnapshot(decoded).threads.get(wire.id as string)!;
 }
 
-function facts(overrides: Partial<Record<keyof ThreadShellV2, unknown>>, location: "active" | "archive" = "active"): ScenarioInput["facts"] {
-  return [agentFactsOfRow(row(overrides), location, shell, features)];
+function facts(overrides: Record<string, unknown>, location: "active" | "archive" = "active"): ScenarioInput["facts"] {
+  return [agentFactsOfRow(row(overrides, location), shell, features)];
 }
 
 const runId = "run:thread:t1:ordinal:1";
@@ -95,9 +99,20 @@ describe("protocol 2: the shared status scenarios", () => {
 
 describe("protocol 2: rows → facts", () => {
   it("links lineage children, keeps the sub.<parent> convention for imported threads, and says who blocks", () => {
-    expect(agentFactsOfRow(row({ lineage: { parentThreadId: "p", relationshipToParent: "subagent", rootThreadId: "p" } }), "active", shell, features).parent).toEqual({ threadId: "p", relationship: "subagent" });
-    expect(agentFactsOfRow(row({ id: "sub.alpha.worker1" }), "active", shell, features).parent).toEqual({ threadId: "alpha", relationship: "child-id" });
-    expect(agentFactsOfRow(row(pending("file-change")), "active", shell, features).blockedBy).toEqual({ kind: "approval", requestId: "request-1", since: at });
-    expect(baseRow.status).toBe("idle");
+    expect(agentFactsOfRow(row({ lineage: { parentThreadId: "p", relationshipToParent: "subagent", rootThreadId: "p" } }), shell, features).parent).toEqual({ threadId: "p", relationship: "subagent" });
+    expect(agentFactsOfRow(row({ id: "sub.alpha.worker1" }), shell, features).parent).toEqual({ threadId: "alpha", relationship: "child-id" });
+    expect(agentFactsOfRow(row(pending("file-change")), shell, features).blockedBy).toEqual({ kind: "approval", requestId: "request-1", since: at });
+    expect(baseRow.runStatus).toBe("idle");
+  });
+
+  it("rows that say the same share one capabilities, provider and run state object, and keep no message text", () => {
+    const first = agentFactsOfRow(row({ id: "a", activeRunId: null, status: "interrupted" }), shell, features);
+    const second = agentFactsOfRow(row({ id: "b", activeRunId: null, status: "interrupted" }), shell, features);
+    expect(second.capabilities).toBe(first.capabilities);
+    expect(second.provider).toBe(first.provider);
+    expect(second.run).toBe(first.run);
+    expect(Object.isFrozen(first.capabilities) && Object.isFrozen(first.capabilities.whileRunning)).toBe(true);
+    const text = "a long reply the shell row repeats";
+    expect(JSON.stringify(row({ latestVisibleMessage: { id: "m", role: "assistant", text, updatedAt: at } }))).not.toContain(text);
   });
 });

@@ -25,7 +25,8 @@ import {
   requestBlocksOn,
   runFailure,
 } from "../../../../shared/t3/v2/projection";
-import type { Run, ThreadProjection, ThreadShellV2, TurnItem } from "../../../../shared/t3/v2/schemas";
+import type { Run, ThreadProjection, TurnItem } from "../../../../shared/t3/v2/schemas";
+import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
 
 /** `sub.<parent>.<suffix>`: kept for threads without lineage (imported from protocol 1 by an in-place upgrade). */
 const CHILD_ID = /^sub\.(.+)\.[^.]+$/;
@@ -62,9 +63,45 @@ export function capabilitiesV2(features: ServerFeatures, threadId?: string, phas
   const steers = threadId !== undefined ? features.steers?.(threadId) : undefined;
   const { finishing } = phase;
   // A run that is `waiting` (finishing) refuses both a steer and an interrupt; a queued message still starts after it.
-  const whileRunning: AgentCapabilities["whileRunning"] = finishing || !phase.takesSteer || steers === false ? ["queue"] : ["steer", "queue"];
-  return { whileRunning, interrupt: !finishing, stop: false, cancelQueued: true, answer: true, settle: features.settle, snooze: features.snooze };
+  return sharedCapabilities(!(finishing || !phase.takesSteer || steers === false), !finishing, features.settle, features.snooze);
 }
+
+/** The few possible capability sets, each one frozen object shared by every row that has it. */
+const CAPABILITIES = new Map<string, AgentCapabilities>();
+const STEER_OR_QUEUE: AgentCapabilities["whileRunning"] = Object.freeze(["steer", "queue"]) as AgentCapabilities["whileRunning"];
+const QUEUE_ONLY: AgentCapabilities["whileRunning"] = Object.freeze(["queue"]) as AgentCapabilities["whileRunning"];
+
+function sharedCapabilities(steer: boolean, interrupt: boolean, settle: boolean, snooze: boolean): AgentCapabilities {
+  const key = `${steer}:${interrupt}:${settle}:${snooze}`;
+  let capabilities = CAPABILITIES.get(key);
+  if (!capabilities) {
+    capabilities = Object.freeze({ whileRunning: steer ? STEER_OR_QUEUE : QUEUE_ONLY, interrupt, stop: false, cancelQueued: true, answer: true, settle, snooze });
+    CAPABILITIES.set(key, capabilities);
+  }
+  return capabilities;
+}
+
+/** Provider facts repeat across rows (a handful of providers, models and efforts): one frozen object each, bounded. */
+const PROVIDERS = new Map<string, AgentFacts["provider"]>();
+const PROVIDERS_LIMIT = 1_000;
+
+function sharedProvider(instanceId: string, model: string, effort: string | null): AgentFacts["provider"] {
+  const key = `${instanceId}\u0000${model}\u0000${effort ?? ""}\u0000${effort === null}`;
+  let provider = PROVIDERS.get(key);
+  if (!provider) {
+    if (PROVIDERS.size >= PROVIDERS_LIMIT) PROVIDERS.clear();
+    provider = Object.freeze({ instanceId, driver: null, model, effort });
+    PROVIDERS.set(key, provider);
+  }
+  return provider;
+}
+
+/** Run states without data are shared (frozen) rather than allocated per row. */
+const IDLE: RunState = Object.freeze({ phase: "idle" });
+const QUEUED_ROW: RunState = Object.freeze({ phase: "queued", position: null });
+const INTERRUPTED: RunState = Object.freeze({ phase: "interrupted" });
+const CANCELLED: RunState = Object.freeze({ phase: "cancelled" });
+const ROLLED_BACK: RunState = Object.freeze({ phase: "rolled-back" });
 
 /** What the thread's newest provider session says about steering, if it says. */
 export function steeringOf(projection: ThreadProjection): boolean | undefined {
@@ -72,43 +109,39 @@ export function steeringOf(projection: ThreadProjection): boolean | undefined {
   return session?.capabilities?.turns?.supportsActiveSteering;
 }
 
-function effortOf(row: ThreadShellV2): string | null {
-  const effort = row.modelSelection.options.find((option) => option.id === "effort" || option.id === "reasoningEffort");
-  return effort ? String(effort.value) : null;
-}
-
-function parentOf(row: ThreadShellV2): AgentFacts["parent"] {
-  const { parentThreadId, relationshipToParent } = row.lineage;
+function parentOf(row: ShellRow): AgentFacts["parent"] {
+  const { parentThreadId, relationshipToParent } = row;
   if (parentThreadId) return { threadId: parentThreadId, relationship: relationshipToParent === "subagent" ? "subagent" : "fork" };
   const byId = CHILD_ID.exec(row.id);
   return byId ? { threadId: byId[1]!, relationship: "child-id" } : null;
 }
 
 /** The run state a shell row reports; the queue position comes from the thread stream. */
-export function runStateOfRow(row: ThreadShellV2, features?: ServerFeatures): RunState {
+export function runStateOfRow(row: ShellRow, features?: ServerFeatures): RunState {
   // A pending request is reported as `blockedBy`; the run state is what the run status says.
-  const state = agentStateOfRow({ ...row, pendingRuntimeRequest: null });
-  const since = row.latestRunStartedAt ?? row.latestRunRequestedAt ?? row.updatedAt;
+  const state = agentStateOfRow({ pendingRuntimeRequest: null, runStatus: row.runStatus, runNote: row.runNote });
   switch (state.kind) {
     case "blocked":
-      return { phase: "running", since: row.latestRunStartedAt ?? null, note: null };
+      // Not reached (the request is left out above): a blocked run is a running one.
+      return { phase: "running", since: row.runAt, note: null };
     case "working":
-      if (state.phase === "waiting") return { phase: "waiting", note: row.pendingBackgroundTasks[0]?.description ?? null };
-      if (state.phase === "running") return { phase: "running", since: row.latestRunStartedAt ?? null, note: null };
-      return { phase: state.phase, since };
+      if (state.phase === "waiting") return { phase: "waiting", note: row.runNote };
+      if (state.phase === "running") return { phase: "running", since: row.runAt, note: null };
+      // Preparing or starting: since the run started, else was requested, else the row changed (./shell-row.ts).
+      return { phase: state.phase, since: row.runAt ?? row.updatedAt };
     case "queued":
-      return { phase: "queued", position: null };
+      return QUEUED_ROW;
     case "failed":
       // The turn's own error item first: the row's lastError is the provider session's, often empty.
       return { phase: "failed", reason: features?.failureReason?.(row.id, row.latestRunId) ?? state.error };
     case "stopped":
-      return state.how === "rolled_back" ? { phase: "rolled-back" } : { phase: state.how };
+      return state.how === "rolled_back" ? ROLLED_BACK : state.how === "interrupted" ? INTERRUPTED : CANCELLED;
     case "idle":
-      return state.completed ? { phase: "completed", at: row.latestRunCompletedAt ?? null } : { phase: "idle" };
+      return state.completed ? { phase: "completed", at: row.runAt } : IDLE;
   }
 }
 
-export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archive", shell: ShellState, features: ServerFeatures): AgentFacts {
+export function agentFactsOfRow(row: ShellRow, shell: ShellState, features: ServerFeatures): AgentFacts {
   const pending = row.pendingRuntimeRequest;
   const blockedOn = pending ? requestBlocksOn(pending.kind) : undefined;
   const run = runStateOfRow(row, features);
@@ -120,11 +153,11 @@ export function agentFactsOfRow(row: ThreadShellV2, location: "active" | "archiv
     projectId: row.projectId,
     projectTitle: shell.projects.get(row.projectId)?.title ?? null,
     title: row.title,
-    provider: { instanceId: row.providerInstanceId || row.modelSelection.instanceId, driver: null, model: row.modelSelection.model, effort: effortOf(row) },
+    provider: sharedProvider(row.providerInstanceId, row.model, row.effort),
     runtimeMode: row.runtimeMode,
     interactionMode: row.interactionMode,
     parent: parentOf(row),
-    lifecycle: row.deletedAt ? "deleted" : location === "archive" ? "archived" : "active",
+    lifecycle: row.deleted ? "deleted" : row.location === "archive" ? "archived" : "active",
     run,
     activeRunId: row.activeRunId,
     blockedBy: pending && blockedOn ? { kind: blockedOn === "question" ? "input" : blockedOn === "auth" ? "auth-refresh" : "approval", requestId: pending.id, since: pending.createdAt } : null,

@@ -92,16 +92,16 @@ describe("facts from the real engine's recordings", () => {
     const shell = shellFromSnapshot(items[0]!.snapshot!);
     const rows = items.flatMap((item) => (item.kind === "thread.updated" ? [item.thread!] : []));
     const features = { settle: true, snooze: true };
-    const finishing = rows.filter((row) => row.status === "waiting" || row.activityRunStatus === "waiting");
-    const running = rows.filter((row) => row.status === "running" && row.activityRunStatus === "running");
+    const finishing = rows.filter((row) => row.runStatus === "waiting");
+    const running = rows.filter((row) => row.runStatus === "running");
     expect(finishing.length).toBeGreaterThan(0);
     expect(running.length).toBeGreaterThan(0);
     for (const row of finishing) {
-      const facts = agentFactsOfRow(row, "active", shell, features);
+      const facts = agentFactsOfRow(row, shell, features);
       expect(facts.run.phase).toBe("waiting");
       expect(facts.capabilities).toMatchObject({ whileRunning: ["queue"], interrupt: false });
     }
-    for (const row of running) expect(agentFactsOfRow(row, "active", shell, features).capabilities).toMatchObject({ whileRunning: ["steer", "queue"], interrupt: true });
+    for (const row of running) expect(agentFactsOfRow(row, shell, features).capabilities).toMatchObject({ whileRunning: ["steer", "queue"], interrupt: true });
   });
 
   it("a run takes a steer only once its provider turn runs, never while finishing (06b)", () => {
