@@ -334,3 +334,22 @@ test("a run the provider holds up for capacity is held up, not failed: in the fl
   await item.click();
   await expect(page.getByTestId("agent-reason")).toContainText("Held up: still running, the provider is waiting. Free-tier capacity limit reached");
 });
+
+test("`m` while sending is refused focuses the composer once it can take a message", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Writer" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row).toHaveAttribute("data-status", "idle");
+  await row.locator(".agent-title").click();
+  const textbox = page.getByTestId("composer").getByRole("textbox");
+  await sim.kill();
+  await expect(textbox).toBeDisabled();
+  await page.keyboard.press("m");
+  await expect(textbox).not.toBeFocused();
+  // The machine comes back: the request is honoured, since focus stayed where it was.
+  await sim.start();
+  await expect(textbox).toBeEnabled();
+  await expect(textbox).toBeFocused();
+});

@@ -17,8 +17,16 @@ export function Composer({ agent }: { agent: AgentView }) {
   const [sending, setSending] = useState(false);
   const [choice, setChoice] = useState<RunningMessageMode | undefined>(undefined);
   const textRef = useRef<HTMLTextAreaElement>(null);
+  // A request to focus the composer ("m") while sending is refused (e.g. the agent is starting) is
+  // kept, with where focus was, and honoured once the composer can take it, unless focus moved.
+  const focusWanted = useRef<Element | null>(null);
   useEffect(() => {
-    focusTargets.composer = () => textRef.current?.focus();
+    focusTargets.composer = () => {
+      const area = textRef.current;
+      if (!area) return;
+      if (area.disabled) focusWanted.current = document.activeElement;
+      else area.focus();
+    };
     return () => {
       focusTargets.composer = undefined;
     };
@@ -35,6 +43,13 @@ export function Composer({ agent }: { agent: AgentView }) {
         : intent.kind === "queue"
           ? "Start a new turn after the running one"
           : "Steer the running turn";
+  const refused = intent.kind === "refused";
+  useEffect(() => {
+    const wantedFrom = focusWanted.current;
+    if (refused || wantedFrom === null) return;
+    focusWanted.current = null;
+    if (document.activeElement === wantedFrom) textRef.current?.focus();
+  }, [refused]);
   const tooLong = text.length > MESSAGE_MAX_CHARS;
   const machine = env?.label ?? agent.environmentId;
 
