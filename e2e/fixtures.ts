@@ -36,7 +36,9 @@ export const test = base.extend<{ fleet: Fleet; generations: NonNullable<SimFlee
     const service = await FleetService.start({
       dataDir,
       secrets: new MemorySecretStore(),
-      socket: { pingIntervalMs: 200, openTimeoutMs: 2_000 },
+      // Pings every second: a test process stalled for a few hundred ms on a busy machine (a
+      // screenshot, a GC) must not read as a vanished host; a killed one still shows offline at once.
+      socket: { pingIntervalMs: 1_000, openTimeoutMs: 2_000 },
       timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
     });
     const started = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });

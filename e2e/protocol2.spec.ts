@@ -6,6 +6,7 @@ import type { Page } from "@playwright/test";
 import { createV2Thread, sendV2Message } from "../sim/v2/fleet-hooks";
 import type { V2SimServer } from "../sim/v2/server";
 import { SCREENSHOTS, agentRow, envRow, expect, test, type Fleet } from "./fixtures";
+import { SIZES } from "./sizes";
 
 test.use({ generations: ["fork", "upstream", "v2"] });
 
@@ -151,48 +152,51 @@ test("on protocol 2 a message T3 queued behind the running turn reads queued in 
   await expect(waiting.getByTestId("message-queue")).toHaveCount(0);
 });
 
-test("on protocol 2 interrupting asks first when messages are queued: they start next, or are held to send or discard", async ({ page, fleet }) => {
-  const v2 = protocol2Machine(fleet);
-  const threadId = createV2Thread(v2, { title: "Port the parser", provider: "claudeAgent", text: "Port the parser #hold" });
-  sendV2Message(v2, threadId, "Then update the docs");
-  sendV2Message(v2, threadId, "And cut a release");
-  await fleet.pairAll();
-  await page.goto(fleet.shell.url);
-  await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
-  await openAgent(page, v2.environmentId, threadId);
-  await expect(page.getByTestId("transcript").locator('[data-testid="message-user"][data-queue="queued"]')).toHaveCount(2);
+for (const size of SIZES) {
+  test(`on protocol 2 interrupting asks first when messages are queued: they start next, or are held to send or discard at ${size.name}`, async ({ page, fleet }) => {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    const v2 = protocol2Machine(fleet);
+    const threadId = createV2Thread(v2, { title: "Port the parser", provider: "claudeAgent", text: "Port the parser #hold" });
+    sendV2Message(v2, threadId, "Then update the docs");
+    sendV2Message(v2, threadId, "And cut a release");
+    await fleet.pairAll();
+    await page.goto(fleet.shell.url);
+    await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
+    await openAgent(page, v2.environmentId, threadId);
+    await expect(page.getByTestId("transcript").locator('[data-testid="message-user"][data-queue="queued"]')).toHaveCount(2);
 
-  // The key asks first, as the button does, and says what happens to the queue.
-  await page.getByTestId("agent-panel").locator("h2").focus();
-  await page.keyboard.press("i");
-  const confirm = page.getByTestId("interrupt-confirm");
-  await expect(page.getByTestId("interrupt-confirm-text")).toContainText("2 queued messages then start next: “Then update the docs” and “And cut a release”");
-  await page.getByRole("button", { name: "Keep running" }).click();
-  await expect(confirm).toHaveCount(0);
-  await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
+    // The key asks first, as the button does, and says what happens to the queue.
+    await page.getByTestId("agent-panel").locator("h2").focus();
+    await page.keyboard.press("i");
+    const confirm = page.getByTestId("interrupt-confirm");
+    await expect(page.getByTestId("interrupt-confirm-text")).toContainText("2 queued messages then start next: “Then update the docs” and “And cut a release”");
+    await page.getByRole("button", { name: "Keep running" }).click();
+    await expect(confirm).toHaveCount(0);
+    await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
 
-  await page.getByTestId("interrupt").click();
-  await page.getByTestId("interrupt-hold").click();
-  await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "interrupted");
-  const held = page.locator('[data-testid="delivery"][data-state="held"]');
-  await expect(held).toHaveCount(2);
-  await expect(held.first()).toContainText("Then update the docs");
-  await expect(held.first()).toContainText("held: not sent until you release it");
-  // T3's transcript keeps the cancelled messages, saying they never ran.
-  await expect(page.getByTestId("transcript").locator('[data-testid="message-user"][data-queue="cancelled"]')).toHaveCount(2);
-  expect(v2.engine.threads.get(threadId)!.runs.map((run) => run.status)).toEqual(["interrupted", "cancelled", "cancelled"]);
+    await page.getByTestId("interrupt").click();
+    await page.getByTestId("interrupt-hold").click();
+    await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "interrupted");
+    const held = page.locator('[data-testid="delivery"][data-state="held"]');
+    await expect(held).toHaveCount(2);
+    await expect(held.first()).toContainText("Then update the docs");
+    await expect(held.first()).toContainText("held: not sent until you release it");
+    // T3's transcript keeps the cancelled messages, saying they never ran.
+    await expect(page.getByTestId("transcript").locator('[data-testid="message-user"][data-queue="cancelled"]')).toHaveCount(2);
+    expect(v2.engine.threads.get(threadId)!.runs.map((run) => run.status)).toEqual(["interrupted", "cancelled", "cancelled"]);
 
-  // Send one now (once), discard the other.
-  await held.filter({ hasText: "Then update the docs" }).getByTestId("release-held").click();
-  const released = page.locator('[data-testid="delivery"]').filter({ hasText: "Then update the docs" });
-  await expect(released).toHaveAttribute("data-state", "answered");
-  await held.filter({ hasText: "And cut a release" }).getByTestId("discard-held").click();
-  await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "And cut a release" })).toHaveAttribute("data-state", "discarded");
-  await expect(held).toHaveCount(0);
-  const texts = v2.engine.threads.get(threadId)!.messages.filter((message) => message.role === "user").map((message) => message.text);
-  expect(texts.filter((text) => text === "Then update the docs")).toHaveLength(2); // the cancelled original and the one release
-  expect(texts.filter((text) => text === "And cut a release")).toHaveLength(1);
-});
+    // Send one now (once), discard the other.
+    await held.filter({ hasText: "Then update the docs" }).getByTestId("release-held").click();
+    const released = page.locator('[data-testid="delivery"]').filter({ hasText: "Then update the docs" });
+    await expect(released).toHaveAttribute("data-state", "answered");
+    await held.filter({ hasText: "And cut a release" }).getByTestId("discard-held").click();
+    await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "And cut a release" })).toHaveAttribute("data-state", "discarded");
+    await expect(held).toHaveCount(0);
+    const texts = v2.engine.threads.get(threadId)!.messages.filter((message) => message.role === "user").map((message) => message.text);
+    expect(texts.filter((text) => text === "Then update the docs")).toHaveLength(2); // the cancelled original and the one release
+    expect(texts.filter((text) => text === "And cut a release")).toHaveLength(1);
+  });
+}
 
 test("on protocol 2 a message waiting in the queue can be withdrawn before its turn starts", async ({ page, fleet }) => {
   const v2 = protocol2Machine(fleet);
