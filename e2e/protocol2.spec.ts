@@ -163,6 +163,8 @@ for (const size of SIZES) {
     await page.goto(fleet.shell.url);
     await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
     await openAgent(page, v2.environmentId, threadId);
+    // The agent's status as its panel shows it (narrow windows show the panel instead of the list).
+    const status = page.getByTestId("agent-panel").locator(".chip[data-status]").first();
     await expect(page.getByTestId("transcript").locator('[data-testid="message-user"][data-queue="queued"]')).toHaveCount(2);
 
     // The key asks first, as the button does, and says what happens to the queue.
@@ -172,11 +174,11 @@ for (const size of SIZES) {
     await expect(page.getByTestId("interrupt-confirm-text")).toContainText("2 queued messages then start next: “Then update the docs” and “And cut a release”");
     await page.getByRole("button", { name: "Keep running" }).click();
     await expect(confirm).toHaveCount(0);
-    await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
+    await expect(status).toHaveAttribute("data-status", "running");
 
     await page.getByTestId("interrupt").click();
     await page.getByTestId("interrupt-hold").click();
-    await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "interrupted");
+    await expect(status).toHaveAttribute("data-status", "interrupted");
     const held = page.locator('[data-testid="delivery"][data-state="held"]');
     await expect(held).toHaveCount(2);
     await expect(held.first()).toContainText("Then update the docs");
