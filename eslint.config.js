@@ -17,7 +17,7 @@ export default tseslint.config(
     plugins: { boundaries },
     settings: {
       "import/resolver": { typescript: { project: "./tsconfig.node.json" } },
-      "boundaries/include": ["shared/**", "electron/**", "renderer/**", "sim/**", "bench/**", "e2e/**"],
+      "boundaries/include": ["shared/**", "electron/**", "renderer/**", "sim/**", "bench/**", "e2e/**", "integration/**"],
       "boundaries/elements": [
         { type: "shared", pattern: "shared/**", mode: "full" },
         { type: "fleet", pattern: "electron/fleet/**", mode: "full" },
@@ -28,6 +28,7 @@ export default tseslint.config(
         { type: "sim", pattern: "sim/**", mode: "full" },
         { type: "bench", pattern: "bench/**", mode: "full" },
         { type: "e2e", pattern: "e2e/**", mode: "full" },
+        { type: "integration", pattern: "integration/**", mode: "full" },
       ],
     },
     rules: {
@@ -44,7 +45,9 @@ export default tseslint.config(
             { from: "preload", allow: ["shared", "preload"] },
             { from: "sim", allow: ["shared", "sim"] },
             { from: "bench", allow: ["shared", "fleet", "sim", "bench", "serve"] },
-            { from: "e2e", allow: ["shared", "fleet", "sim", "serve", "e2e"] },
+            { from: "e2e", allow: ["shared", "fleet", "sim", "serve", "e2e", "integration"] },
+            // Harnesses against real servers and namespaces: they drive the service from outside; nothing in production imports them.
+            { from: "integration", allow: ["shared", "fleet", "sim", "integration"] },
           ],
         },
       ],
@@ -65,7 +68,7 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { paths: nodeOnlyPackages }] },
   },
   {
-    files: ["electron/fleet/**/*.ts", "electron/serve/**/*.ts", "sim/**/*.ts", "bench/**/*.ts"],
+    files: ["electron/fleet/**/*.ts", "electron/serve/**/*.ts", "sim/**/*.ts", "bench/**/*.ts", "integration/**/*.ts"],
     rules: { "no-restricted-imports": ["error", { paths: ["electron"] }] },
   },
   {

@@ -1,12 +1,12 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * The discovery suite (electron/fleet/discovery/netns): real T3 servers and sshd in network
+ * The discovery suite (integration/discovery): real T3 servers and sshd in network
  * namespaces it creates, run by scripts/discovery-netns.sh inside its own `unshare --net`.
  */
 export default defineConfig({
   test: {
-    include: ["electron/fleet/discovery/netns/**/*.test.ts"],
+    include: ["integration/discovery/**/*.test.ts"],
     environment: "node",
     testTimeout: 120_000,
     hookTimeout: 900_000,

@@ -1,13 +1,13 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * The real-server suite (electron/fleet/realt3): the released T3 executable and T3's V2 engine on
+ * The real-server suite (integration/realt3): the released T3 executable and T3's V2 engine on
  * loopback, run by scripts/realt3.sh inside a private network namespace. One file at a time: each
  * file starts one server for its scenarios, and two at once would starve a small machine.
  */
 export default defineConfig({
   test: {
-    include: ["electron/fleet/realt3/**/*.test.ts"],
+    include: ["integration/realt3/**/*.test.ts"],
     environment: "node",
     testTimeout: 90_000,
     hookTimeout: 90_000,

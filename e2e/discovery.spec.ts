@@ -1,5 +1,5 @@
 // Find machines in the window, through the headless shell: a fresh fleet finds the real T3 0.0.42
-// on this machine, two Tailscale peers and an ssh host (electron/fleet/discovery/netns/
+// on this machine, two Tailscale peers and an ssh host (integration/discovery/
 // topology.testkit.ts) and pairs each with one click; what cannot be paired says why. Runs inside
 // the discovery suite's network namespace (playwright.discovery.config.ts, scripts/discovery-netns.sh).
 import { mkdtemp, rm } from "node:fs/promises";
@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { test, expect } from "@playwright/test";
-import { startTestTailnet } from "../electron/fleet/discovery/netns/topology.testkit";
+import { startTestTailnet } from "../integration/discovery/topology.testkit";
 import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
 import { startHeadlessShell } from "../electron/serve/server";

@@ -1,12 +1,12 @@
 // The fleet window in Chromium, through the headless shell, against a real T3 server of either kind
-// (electron/fleet/realt3/harness.testkit.ts): the fixture of the real-server browser specs, which
+// (integration/realt3/harness.testkit.ts): the fixture of the real-server browser specs, which
 // scripts/realt3.sh runs inside a private network namespace (playwright.realt3.config.ts).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Page, test as base, expect } from "@playwright/test";
-import { RealT3Server, type ServerKind } from "../electron/fleet/realt3/harness.testkit";
+import { RealT3Server, type ServerKind } from "../integration/realt3/harness.testkit";
 import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
 import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";

@@ -1,9 +1,9 @@
 // The fleet window in Chromium, through the headless shell, against T3's real V2 engine (protocol 2;
-// electron/fleet/realt3/harness.testkit.ts). Runs inside a private network namespace with the
+// integration/realt3/harness.testkit.ts). Runs inside a private network namespace with the
 // real-server suite (playwright.realt3.config.ts, scripts/realt3.sh).
 import { expect } from "@playwright/test";
-import { V2_ENGINE } from "../electron/fleet/realt3/harness.testkit";
-import { T3V2Operator } from "../electron/fleet/realt3/operator-v2.testkit";
+import { V2_ENGINE } from "../integration/realt3/harness.testkit";
+import { T3V2Operator } from "../integration/realt3/operator-v2.testkit";
 import { agentRow } from "./fixtures";
 import { expectStoredOnce, pairInWindow, realFleetTest, sendNewTurnFromWindow } from "./realt3-fixture";
 

@@ -1,9 +1,9 @@
 // The fleet window in Chromium, through the headless shell, against the real T3 0.0.42 server
-// (electron/fleet/realt3/harness.testkit.ts). Runs inside a private network namespace with the
+// (integration/realt3/harness.testkit.ts). Runs inside a private network namespace with the
 // real-server suite (playwright.realt3.config.ts, scripts/realt3.sh).
 import { expect } from "@playwright/test";
-import { RELEASED_T3 } from "../electron/fleet/realt3/harness.testkit";
-import { T3Operator } from "../electron/fleet/realt3/operator.testkit";
+import { RELEASED_T3 } from "../integration/realt3/harness.testkit";
+import { T3Operator } from "../integration/realt3/operator.testkit";
 import { agentRow } from "./fixtures";
 import { expectStoredOnce, pairInWindow, realFleetTest, sendNewTurnFromWindow } from "./realt3-fixture";
 

@@ -1,6 +1,6 @@
 // `npm run demo:discovery`: Find machines on a fresh fleet, in a terminal. Builds the discovery
 // tests' world inside a private network namespace (the real T3 0.0.42 here, Tailscale peers and an
-// ssh host in namespaces of their own; see electron/fleet/discovery/netns/topology.testkit.ts),
+// ssh host in namespaces of their own; see integration/discovery/topology.testkit.ts),
 // prints what Find machines sees, pairs every machine it can with one action each, and shows the
 // reason for each one it cannot. Run through scripts/discovery-netns.sh (root).
 import { mkdtemp, rm } from "node:fs/promises";
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { DiscoveryReport } from "../shared/bridge/contract";
 import { describeError } from "../shared/bridge/redact";
 import { discoveryReportText } from "../electron/fleet/discovery/report-text";
-import { SSH_HOSTS, startTestTailnet } from "../electron/fleet/discovery/netns/topology.testkit";
+import { SSH_HOSTS, startTestTailnet } from "../integration/discovery/topology.testkit";
 import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
 

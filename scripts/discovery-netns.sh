@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export T3_FLEET_CACHE="${T3_FLEET_CACHE:-$HOME/.cache/t3-fleet}"
-npx tsx electron/fleet/realt3/install.ts
+npx tsx integration/realt3/install.ts
 export PATH="$PATH:/usr/sbin:/sbin"
 for tool in ip nsenter unshare ssh ssh-keygen; do
   command -v "$tool" >/dev/null 2>&1 || { echo "discovery: \`$tool\` is missing (Debian packages iproute2, util-linux, openssh-client)" >&2; exit 1; }

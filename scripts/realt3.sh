@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export T3_FLEET_CACHE="${T3_FLEET_CACHE:-$HOME/.cache/t3-fleet}"
-npx tsx electron/fleet/realt3/install.ts
+npx tsx integration/realt3/install.ts
 # T3's V2 engine (protocol 2) ships in the shared tools folder; its launcher installs Node 24 into
 # $T3_FLEET_CACHE/node24 once. Inside the namespace the harness passes T3_FLEET_CACHE to it again.
 shared="${T3_SHARED_DIR:-$PWD/../shared}"

@@ -26,7 +26,7 @@ export interface SimServerOptions {
   /**
    * Close a session's open sockets when it is revoked (default false). Real T3 0.0.42 does not: a
    * revoked session's open socket keeps working until it drops, only new HTTP calls and tickets
-   * are refused (electron/fleet/realt3). Pass true for a server that cuts them off.
+   * are refused (integration/realt3). Pass true for a server that cuts them off.
    */
   closeSocketsOnRevoke?: boolean;
   /**

@@ -11,14 +11,14 @@ import { chmod, mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { sharedDir, t3InstallDir } from "../../realt3/harness.testkit";
+import { sharedDir, t3InstallDir } from "../realt3/harness.testkit";
 
 const run = promisify(execFile);
 const SSHD = "/usr/sbin/sshd";
 
 export function t3Executable(): string {
   const executable = join(t3InstallDir(), "package/t3");
-  if (!existsSync(executable)) throw new Error(`The T3 executable is not installed at ${executable}: run \`npx tsx electron/fleet/realt3/install.ts\` first`);
+  if (!existsSync(executable)) throw new Error(`The T3 executable is not installed at ${executable}: run \`npx tsx integration/realt3/install.ts\` first`);
   return executable;
 }
 

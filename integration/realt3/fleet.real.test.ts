@@ -2,11 +2,11 @@
 // namespace (scripts/realt3.sh). One server is shared by the scenarios, in order: the ones that
 // only read and message first, then freezes, kills and restarts, revocation last.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
-import type { AgentDetail } from "../../../shared/bridge/contract";
-import type { FleetServiceOptions } from "../service";
-import { DEFAULT_TIMING } from "../supervisor";
-import { defaultClientLabel } from "../t3/client";
+import type { Delivery, DeliveryState } from "../../shared/fleet/delivery";
+import type { AgentDetail } from "../../shared/bridge/contract";
+import type { FleetServiceOptions } from "../../electron/fleet/service";
+import { DEFAULT_TIMING } from "../../electron/fleet/supervisor";
+import { defaultClientLabel } from "../../electron/fleet/t3/client";
 import { FAST, type Fleet, PING_MS, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, revokedSessionMakesNoRetryStorm, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";

@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { RealT3Server } from "../../realt3/harness.testkit";
-import type { DiscoveryOptions } from "../coordinator";
+import { RealT3Server } from "../realt3/harness.testkit";
+import type { DiscoveryOptions } from "../../electron/fleet/discovery/coordinator";
 import { NamespaceHost, SshClient, t3Executable, tailscaleStandIn } from "./tailnet.testkit";
 
 const run = promisify(execFile);
-export const TAILSCALE_FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "../fixtures/tailscale-status.json");
+export const TAILSCALE_FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "../../electron/fleet/discovery/fixtures/tailscale-status.json");
 const SSH_PORT = 2222;
 const SSH_PORT_WITHOUT_T3 = 2223;
 /** Generous: a real T3 on a busy two-core machine must never look like the peer that never answers. */

@@ -4,7 +4,7 @@
 // of the recorded sessions); it keeps no state, so it works across restarts of the engine.
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { RpcSocket } from "../t3/rpc-socket";
+import { RpcSocket } from "../../electron/fleet/t3/rpc-socket";
 import type { RealT3Server } from "./harness.testkit";
 
 const PROTOCOL_HEADER = "x-t3-orchestration-protocol";

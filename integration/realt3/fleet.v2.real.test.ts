@@ -4,10 +4,10 @@
 // in every state), then about 30 threads, a project created while the fleet watches, a kill and
 // restart, a freeze and thaw (each counting rows before and after), revocation last.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AgentDetail } from "../../../shared/bridge/contract";
-import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
-import type { FleetServiceOptions } from "../service";
-import { defaultClientLabel } from "../t3/client";
+import type { AgentDetail } from "../../shared/bridge/contract";
+import type { Delivery, DeliveryState } from "../../shared/fleet/delivery";
+import type { FleetServiceOptions } from "../../electron/fleet/service";
+import { defaultClientLabel } from "../../electron/fleet/t3/client";
 import { FAST, type Fleet, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, removals, revokedSessionMakesNoRetryStorm, rows, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
 import { RealT3Server, V2_ENGINE } from "./harness.testkit";
 import { T3V2Operator, type V2Projection } from "./operator-v2.testkit";

@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DiscoveryReport, FoundServer } from "../../../../shared/bridge/contract";
-import { MemorySecretStore } from "../../secrets";
-import { FleetService } from "../../service";
-import { until } from "../../service.testkit";
+import type { DiscoveryReport, FoundServer } from "../../shared/bridge/contract";
+import { MemorySecretStore } from "../../electron/fleet/secrets";
+import { FleetService } from "../../electron/fleet/service";
+import { until } from "../../electron/fleet/service.testkit";
 import { SSH_HOSTS, type TestTailnet, startTestTailnet } from "./topology.testkit";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const SCAN = { ports: [], sshHosts: SSH_HOSTS, refresh: false };
 
 let world: TestTailnet;

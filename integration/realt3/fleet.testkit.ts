@@ -5,12 +5,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import type { BridgeEvent } from "../../../shared/bridge/contract";
-import type { DeliveryState } from "../../../shared/fleet/delivery";
-import type { AgentView, DisplayStatus, EnvironmentView } from "../../../shared/fleet/types";
-import { MemorySecretStore } from "../secrets";
-import { FleetService, type FleetServiceOptions } from "../service";
-import { defaultClientLabel } from "../t3/client";
+import type { BridgeEvent } from "../../shared/bridge/contract";
+import type { DeliveryState } from "../../shared/fleet/delivery";
+import type { AgentView, DisplayStatus, EnvironmentView } from "../../shared/fleet/types";
+import { MemorySecretStore } from "../../electron/fleet/secrets";
+import { FleetService, type FleetServiceOptions } from "../../electron/fleet/service";
+import { defaultClientLabel } from "../../electron/fleet/t3/client";
 import type { AuthSessionListing, RealT3Server } from "./harness.testkit";
 import { CountingProxy } from "./proxy.testkit";
 

@@ -21,7 +21,7 @@ export const T3_VERSION = "0.0.42";
 /** npm's `dist.integrity` of the pinned tarball: a different tarball is refused. */
 export const T3_INTEGRITY = "sha512-iRdhsW7qoQnTW+cChqMmuZwfakz90z5tpi3wA/Jg4AwljXF07o64Rhkf26TyMy0V3BWu5AAHTNFhK3znTMm1uA==";
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** The folder shared beside the repository (recordings, tools); override with T3_SHARED_DIR. */
 export function sharedDir(): string {
@@ -65,7 +65,7 @@ export const RELEASED_T3: ServerKind = {
   executable() {
     const executable = t3Executable();
     if (!existsSync(executable)) {
-      throw new Error(`The T3 executable is not installed at ${executable}: run \`npx tsx electron/fleet/realt3/install.ts\` (needs the npm registry) before the real-server tests`);
+      throw new Error(`The T3 executable is not installed at ${executable}: run \`npx tsx integration/realt3/install.ts\` (needs the npm registry) before the real-server tests`);
     }
     return executable;
   },
