@@ -13,6 +13,8 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { prepareHarnesses } from "../harnesses/harness-env";
+import type { HarnessName } from "../harnesses/install";
 
 const run = promisify(execFile);
 
@@ -152,6 +154,11 @@ export interface RealT3Options {
   codexReply?: string;
   /** Bound for the server to start listening (the first start runs its migrations). */
   startTimeoutMs?: number;
+  /**
+   * The real harness CLIs to run instead of the Codex stand-in, each pointed at the scripted model
+   * server at `modelUrl` (integration/harnesses/harness-env.ts).
+   */
+  harnesses?: { names: HarnessName[]; modelUrl: string };
 }
 
 export interface PairingLink {
@@ -176,6 +183,7 @@ export class RealT3Server {
     readonly root: string,
     readonly port: number,
     private readonly options: RealT3Options,
+    private readonly harnessEnv: Record<string, string> = {},
   ) {}
 
   static async start(options: RealT3Options = {}): Promise<RealT3Server> {
@@ -183,11 +191,17 @@ export class RealT3Server {
     const executable = kind.executable();
     const root = await mkdtemp(join(tmpdir(), "t3-real-"));
     for (const folder of ["home", "base", "bin", "work"]) await mkdir(join(root, folder));
-    // The Codex stand-in T3 spawns as `codex app-server`.
-    const codex = join(root, "bin/codex");
-    await writeFile(codex, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(sharedDir(), "tools/fake-codex.mjs"))} "$@"\n`);
-    await chmod(codex, 0o755);
-    const server = new RealT3Server(kind, executable, root, await freePort(), options);
+    let harnessEnv: Record<string, string> = {};
+    if (options.harnesses) {
+      const { names, modelUrl } = options.harnesses;
+      harnessEnv = (await prepareHarnesses({ home: join(root, "home"), binDir: join(root, "bin"), baseDir: join(root, "base"), modelUrl, harnesses: names })).env;
+    } else {
+      // The Codex stand-in T3 spawns as `codex app-server`.
+      const codex = join(root, "bin/codex");
+      await writeFile(codex, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(sharedDir(), "tools/fake-codex.mjs"))} "$@"\n`);
+      await chmod(codex, 0o755);
+    }
+    const server = new RealT3Server(kind, executable, root, await freePort(), options, harnessEnv);
     await server.launch();
     return server;
   }
@@ -222,6 +236,7 @@ export class RealT3Server {
       ...(this.options.codexReply && { FAKE_CODEX_REPLY: this.options.codexReply }),
       LANG: "C.UTF-8",
       ...this.kind.env(),
+      ...this.harnessEnv,
     };
   }
 

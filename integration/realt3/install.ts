@@ -1,6 +1,9 @@
-// Installs the pinned T3 executable into the cache folder (needs the npm registry, so it runs
-// before scripts/realt3.sh enters its network namespace).
+// Installs the pinned T3 executable and the pinned harness CLIs into the cache folder (needs the npm
+// registry, so it runs before scripts/realt3.sh enters its network namespace).
+import { HARNESSES, ensureHarnessesInstalled } from "../harnesses/install";
 import { ensureT3Installed } from "./harness.testkit";
 
-const executable = await ensureT3Installed((line) => console.log(`realt3: ${line}`));
-console.log(`realt3: T3 executable ready at ${executable}`);
+const log = (line: string) => console.log(`realt3: ${line}`);
+const [executable, harnesses] = await Promise.all([ensureT3Installed(log), ensureHarnessesInstalled(log)]);
+log(`T3 executable ready at ${executable}`);
+for (const [name, path] of Object.entries(harnesses)) log(`${HARNESSES[name as keyof typeof HARNESSES].launcher} ready at ${path}`);

@@ -28,6 +28,14 @@ export interface StoredThread {
 
 const now = () => new Date().toISOString();
 
+/** Which provider instance and model a thread runs (T3's `modelSelection`). */
+export interface ModelSelection {
+  instanceId: string;
+  model: string;
+}
+
+const STAND_IN_CODEX: ModelSelection = { instanceId: "codex", model: "gpt-5-codex" };
+
 export class T3Operator {
   private constructor(
     private readonly server: RealT3Server,
@@ -62,13 +70,14 @@ export class T3Operator {
     return projectId;
   }
 
-  async createThread(projectId: string, title: string, threadId: string = randomUUID()): Promise<string> {
+  /** A thread on `modelSelection`'s provider instance (the Codex stand-in's model unless told). */
+  async createThread(projectId: string, title: string, threadId: string = randomUUID(), modelSelection: ModelSelection = STAND_IN_CODEX): Promise<string> {
     await this.dispatch({
       type: "thread.create",
       threadId,
       projectId,
       title,
-      modelSelection: { instanceId: "codex", model: "gpt-5-codex" },
+      modelSelection,
       runtimeMode: "full-access",
       interactionMode: "default",
       branch: null,
