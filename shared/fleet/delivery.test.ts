@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { messageIntent } from "./delivery";
+import { intentHeadline, messageIntent } from "./delivery";
+import type { RunningMessageBehaviour } from "./facts";
 import type { AgentStatus, AgentView } from "./types";
 import { agentView, environmentView } from "./views.testkit";
 
@@ -31,13 +32,21 @@ describe("message intent", () => {
     expect(messageIntent(agent("idle"), env({ readOnly: true }))).toMatchObject({ kind: "refused", reason: expect.stringContaining("read-only") });
   });
 
-  it("says 'starts a new turn after the running one' wherever T3 does not steer, and steers only where it does", () => {
-    expect(messageIntent(agent("running", { providerDriver: "codex", capabilities: queueing }), env())).toEqual({
-      kind: "queue",
-      runId: "turn-1",
-      note: expect.stringContaining("starts a new turn after this one"),
-      choices: ["queue"],
-    });
+  it("says before sending what each harness does with a message while it runs, as observed, and that an unrun harness is not observed", () => {
+    const running = (driver: string, runningMessage: RunningMessageBehaviour, mode: "steer" | "queue") =>
+      messageIntent(agent("running", { providerDriver: driver, capabilities: { ...queueing, whileRunning: [mode], runningMessage } }), env());
+    expect(running("codex", "interrupts-reply", "steer")).toEqual({ kind: "steer", runId: "turn-1", note: "Codex stops the reply it is writing and continues this turn with your message.", choices: ["steer"] });
+    expect(running("opencode", "after-reply", "steer")).toMatchObject({ kind: "steer", note: "OpenCode reads it when its current reply ends, in this same turn." });
+    const claude = running("claudeAgent", "next-turn", "queue");
+    expect(claude).toMatchObject({ kind: "queue", note: "Claude finishes this turn first; T3 then starts a new turn with your message." });
+    expect(intentHeadline(claude)).toBe("Start a new turn after the running one");
+    const grok = running("grok", "unobserved", "queue");
+    expect(grok).toMatchObject({ kind: "queue", unobserved: true, note: expect.stringMatching(/^Not yet observed for Grok: .* whether it joined this turn or started a new one\.$/) });
+    expect(intentHeadline(grok)).toBe("Send while the turn runs");
+  });
+
+  it("on protocol 2 (T3 reports each outcome) a queued message starts a new turn after the running one, and a steer needs no note", () => {
+    expect(messageIntent(agent("running", { capabilities: queueing }), env())).toMatchObject({ kind: "queue", note: "T3 starts a new turn with it after the running one." });
     expect(messageIntent(agent("running"), env())).toEqual({ kind: "steer", runId: "turn-1", note: null, choices: ["steer"] });
   });
 

@@ -13,7 +13,8 @@ import type { AgentView, EnvironmentView } from "./types";
  */
 export type Intent =
   | { kind: "steer"; runId: string; note: string | null; choices: RunningMessageMode[] }
-  | { kind: "queue"; runId: string; note: string | null; choices: RunningMessageMode[] }
+  /** `unobserved`: no test has seen what this harness does with it (the note says so). */
+  | { kind: "queue"; runId: string; note: string | null; choices: RunningMessageMode[]; unobserved?: true }
   /** `insteadOffer`: the safer way out to offer beside sending (a stuck start: stop the session). */
   | { kind: "new-turn"; note: string | null; insteadOffer?: "stop" }
   | { kind: "refused"; reason: string };
@@ -36,14 +37,46 @@ function offlineReason(env: EnvironmentView): string | null {
   }
 }
 
-/** What queueing a message behind the running turn means, in words (said before sending). */
-function runningNote(agent: AgentView): string {
+/** Harness names as users know them, for T3's driver ids. */
+const HARNESS_NAMES: Record<string, string> = { codex: "Codex", claudeAgent: "Claude", opencode: "OpenCode", grok: "Grok", cursor: "Cursor" };
+
+export function harnessName(agent: Pick<AgentView, "providerDriver" | "providerInstanceId">): string {
+  const driver = agent.providerDriver ?? agent.providerInstanceId;
+  return HARNESS_NAMES[driver] ?? driver;
+}
+
+/** What the message will do while the turn runs, as this harness was seen to do it (shared/t3/protocol1/harnesses.ts). */
+function runningNote(agent: AgentView, mode: RunningMessageMode): string | null {
   // A finishing turn takes no steer: a message starts the next turn.
   if (agent.status === "waiting") return "The turn is finishing: T3 starts a new turn with it after this one.";
-  const driver = agent.providerDriver ?? agent.providerInstanceId;
-  return agent.capabilities.whileRunning.includes("steer")
-    ? "T3 starts a new turn with it after the running one."
-    : `T3 does not fold messages into a running ${driver} turn: it starts a new turn after this one.`;
+  const name = harnessName(agent);
+  switch (agent.capabilities.runningMessage) {
+    case "interrupts-reply":
+      return `${name} stops the reply it is writing and continues this turn with your message.`;
+    case "after-reply":
+      return `${name} reads it when its current reply ends, in this same turn.`;
+    case "next-turn":
+      return `${name} finishes this turn first; T3 then starts a new turn with your message.`;
+    case "unobserved":
+      return `Not yet observed for ${name}: T3 hands it over while this turn runs, and the fleet says afterwards whether it joined this turn or started a new one.`;
+    default:
+      // Protocol 2: the user chooses, and T3 reports what became of the message.
+      return mode === "queue" ? "T3 starts a new turn with it after the running one." : null;
+  }
+}
+
+/** The composer's headline for an intent. */
+export function intentHeadline(intent: Intent): string {
+  switch (intent.kind) {
+    case "refused":
+      return `Cannot send: ${intent.reason}`;
+    case "new-turn":
+      return "Start a new turn";
+    case "queue":
+      return intent.unobserved ? "Send while the turn runs" : "Start a new turn after the running one";
+    case "steer":
+      return "Steer the running turn";
+  }
 }
 
 /**
@@ -86,7 +119,9 @@ export function messageIntent(agent: AgentView | undefined, env: EnvironmentView
       const choices = agent.capabilities.whileRunning;
       const mode = preferred && choices.includes(preferred) ? preferred : choices[0];
       if (!mode) return { kind: "refused", reason: "T3 takes no message while this agent runs. Interrupt it first." };
-      return mode === "steer" ? { kind: "steer", runId, note: null, choices } : { kind: "queue", runId, note: runningNote(agent), choices };
+      const note = runningNote(agent, mode);
+      if (mode === "steer") return { kind: "steer", runId, note, choices };
+      return agent.capabilities.runningMessage === "unobserved" ? { kind: "queue", runId, note, choices, unobserved: true } : { kind: "queue", runId, note, choices };
     }
     default:
       if (agent.lifecycle === "archived") return { kind: "refused", reason: "This thread is archived. Unarchive it in T3 to message it." };

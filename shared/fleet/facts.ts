@@ -82,16 +82,28 @@ export interface BlockedBy {
 export type RunningMessageMode = "steer" | "queue";
 
 /**
+ * What the agent's harness was seen to do with a message sent while its turn runs, where T3 does
+ * not report it itself (protocol 1; docs/t3-protocols.md, "Harnesses under T3"):
+ * - `interrupts-reply`: it stops the reply it is writing and continues the same turn with the message;
+ * - `after-reply`: it reads the message when its current reply ends, still in the same turn;
+ * - `next-turn`: T3 starts a new turn with the message after the running one;
+ * - `unobserved`: no test has run this harness; after sending, the fleet says what happened.
+ */
+export type RunningMessageBehaviour = "interrupts-reply" | "after-reply" | "next-turn" | "unobserved";
+
+/**
  * What the fleet can do with this agent on its server. A capability the server lacks is a fact
  * too (e.g. cannot steer): the UI says so, never guesses.
  */
 export interface AgentCapabilities {
   /**
    * What a message sent while a run is active can do; the first is what happens when the user does
-   * not choose. Protocol 1: exactly one, decided by T3 per provider (Codex and Grok start a new turn
-   * after the running one; others steer). Protocol 2: both, the user chooses.
+   * not choose. Protocol 1: exactly one, as each harness was observed under T3 (`runningMessage`).
+   * Protocol 2: both, the user chooses.
    */
   whileRunning: RunningMessageMode[];
+  /** What the harness does with such a message, as observed; absent where T3 reports each message's outcome (protocol 2). */
+  runningMessage?: RunningMessageBehaviour;
   interrupt: boolean;
   /** Stop the provider session (protocol 1 only). */
   stop: boolean;

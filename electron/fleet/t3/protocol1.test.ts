@@ -85,7 +85,7 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
     const fleet = new FleetRecorder();
     session.subscribeFleet(fleet);
     await fleet.until(() => fleet.synchronizedCount === 1 && fleet.agents.has(threadId));
-    expect(fleet.agents.get(threadId)).toMatchObject({ lifecycle: "active", parent: null, provider: { instanceId: "claudeAgent" }, capabilities: { whileRunning: ["steer"] } });
+    expect(fleet.agents.get(threadId)).toMatchObject({ lifecycle: "active", parent: null, provider: { instanceId: "claudeAgent" }, capabilities: { whileRunning: ["queue"], runningMessage: "next-turn" } });
     const phases: string[] = [];
     const upsert = fleet.upsert.bind(fleet);
     fleet.upsert = (agent) => {
@@ -109,7 +109,8 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
     sim.engine.dispatch(turnStartCommand(threadId, "deploy #approval"));
     await recorder.until(() => recorder.detail?.facts.pending.length === 1);
     const request = recorder.detail!.facts.pending[0]!;
-    expect(request).toMatchObject({ kind: "approval", decisions: [{ decision: "accept" }, { decision: "acceptForSession" }, { decision: "decline" }] });
+    // What the real Codex took under T3 0.0.42 (shared/t3/protocol1/harnesses.ts).
+    expect(request).toMatchObject({ kind: "approval", decisions: [{ decision: "accept" }, { decision: "acceptForSession" }, { decision: "decline" }, { decision: "cancel" }] });
     await session.execute({ type: "respond-approval", commandId: `c-${threadId}`, threadId, requestId: request.requestId, decision: "acceptForSession" });
     await recorder.until(() => recorder.detail?.facts.pending.length === 0);
     await recorder.until(() => recorder.detail!.items.some((item) => item.type === "message" && item.role === "assistant" && !item.streaming));

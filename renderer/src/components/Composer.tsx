@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { INPUT_LIMITS } from "../../../shared/bridge/contract";
-import { messageIntent } from "../../../shared/fleet/delivery";
+import { messageIntent, intentHeadline } from "../../../shared/fleet/delivery";
 import type { RunningMessageMode } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
 import { commands, focusTargets } from "../state/effects";
@@ -35,14 +35,7 @@ export function Composer({ agent }: { agent: AgentView }) {
   // The user's choice between steering and queueing applies where the agent offers both.
   const intent = messageIntent(agent, env, choice);
   const canChoose = (intent.kind === "steer" || intent.kind === "queue") && intent.choices.includes("steer") && intent.choices.includes("queue");
-  const label =
-    intent.kind === "refused"
-      ? `Cannot send: ${intent.reason}`
-      : intent.kind === "new-turn"
-        ? "Start a new turn"
-        : intent.kind === "queue"
-          ? "Start a new turn after the running one"
-          : "Steer the running turn";
+  const label = intentHeadline(intent);
   const refused = intent.kind === "refused";
   useEffect(() => {
     const wantedFrom = focusWanted.current;

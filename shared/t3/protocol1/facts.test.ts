@@ -137,13 +137,15 @@ describe("protocol 1: rows → facts", () => {
     expect(runStateOfRow(failedStart, null)).toEqual({ phase: "failed", reason: expect.stringContaining("not configured") });
   });
 
-  it("says Codex and Grok start a new turn after the running one, and others steer", () => {
+  it("offers what each harness was seen to do with a message while it runs: Codex and OpenCode take it in the turn, Claude in a new turn, an unrun harness is unobserved", () => {
     const mapper = new Protocol1Rows();
-    expect(mapper.facts(running()).capabilities.whileRunning).toEqual(["queue"]);
-    const claude = { ...running(), session: { ...running().session!, providerName: "claudeAgent", providerInstanceId: "claudeAgent" } };
-    expect(mapper.facts(claude).capabilities.whileRunning).toEqual(["steer"]);
+    const on = (driver: string) => ({ ...running(), session: { ...running().session!, providerName: driver, providerInstanceId: driver } });
+    expect(mapper.facts(on("codex")).capabilities).toMatchObject({ whileRunning: ["steer"], runningMessage: "interrupts-reply" });
+    expect(mapper.facts(on("opencode")).capabilities).toMatchObject({ whileRunning: ["steer"], runningMessage: "after-reply" });
+    expect(mapper.facts(on("claudeAgent")).capabilities).toMatchObject({ whileRunning: ["queue"], runningMessage: "next-turn" });
     const grok = { ...running(), modelSelection: { instanceId: "grok", model: "grok-4", options: [] }, session: null };
-    expect(mapper.facts(grok).capabilities.whileRunning).toEqual(["queue"]);
+    expect(mapper.facts(grok).capabilities).toMatchObject({ whileRunning: ["queue"], runningMessage: "unobserved" });
+    expect(mapper.facts(on("cursor")).capabilities.runningMessage).toBe("unobserved");
   });
 
   it("links sub.<parent>.<suffix> children by the id convention", () => {

@@ -4,6 +4,7 @@
 import type { AgentCapabilities, AgentFacts, RunState } from "../../fleet/facts";
 import { StringPool } from "../../fleet/string-pool";
 import type { ThreadShell } from "../schemas";
+import { observedHarness, runningModeOf } from "./harnesses";
 
 const CHILD_THREAD_ID = /^sub\.(.+)\.([^.]+)$/;
 
@@ -18,22 +19,18 @@ export function effortOf(options: readonly { id: string; value: string | boolean
   return option ? String(option.value) : null;
 }
 
-/**
- * Drivers whose runtime never steers on protocol 1: a message to a running turn starts a new turn
- * after it (T3's Codex runtime never calls turn/steer, seen on 0.0.24 and 0.0.42; Grok has no steering).
- */
-const NON_STEERING_DRIVERS = new Set(["codex", "grok"]);
-
-/** The eight possible capability sets, each one frozen object shared by every row that has it. */
+/** The capability sets in use, each one frozen object shared by every row that has it. */
 const CAPABILITIES = new Map<string, AgentCapabilities>();
 
+/** What the fleet can do with a protocol-1 thread of `driver`: what that harness was seen to do (./harnesses.ts). */
 export function protocol1Capabilities(driver: string, settle = false, snooze = false): AgentCapabilities {
-  const steers = !NON_STEERING_DRIVERS.has(driver);
-  const key = `${steers}:${settle}:${snooze}`;
+  const { runningMessage } = observedHarness(driver);
+  const key = `${runningMessage}:${settle}:${snooze}`;
   let capabilities = CAPABILITIES.get(key);
   if (!capabilities) {
     capabilities = Object.freeze({
-      whileRunning: Object.freeze(steers ? ["steer"] : ["queue"]) as AgentCapabilities["whileRunning"],
+      whileRunning: Object.freeze([runningModeOf(runningMessage)]) as AgentCapabilities["whileRunning"],
+      runningMessage,
       interrupt: true,
       stop: true,
       cancelQueued: false,

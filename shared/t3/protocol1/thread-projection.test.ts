@@ -29,7 +29,7 @@ function event(projection: ThreadProjection, type: string, payload: unknown): Or
 }
 
 describe("protocol 1: thread stream → detail facts", () => {
-  it("a pending approval offers accept, accept for session and decline; the command shows as an item", () => {
+  it("a pending Codex approval offers the decisions the real Codex took (accept, for the session, decline, cancel); the command shows as an item", () => {
     const projection = recordedProjection("t3-0.0.42/thread-approval-pending.json");
     const facts = projection.facts();
     expect(facts.pending).toEqual([
@@ -37,7 +37,7 @@ describe("protocol 1: thread stream → detail facts", () => {
         kind: "approval",
         requestKind: "command",
         detail: "touch fake-approved.txt",
-        decisions: [expect.objectContaining({ decision: "accept" }), expect.objectContaining({ decision: "acceptForSession" }), expect.objectContaining({ decision: "decline" })],
+        decisions: ["accept", "acceptForSession", "decline", "cancel"].map((decision) => expect.objectContaining({ decision })),
       }),
     ]);
     expect(projection.items()).toEqual(
@@ -92,5 +92,40 @@ describe("protocol 1: thread stream → detail facts", () => {
     expect(projection.items().at(-1)).toMatchObject({ type: "message", text: "Hello", streaming: true, runId: "turn-2" });
     projection.applyEvent(event(projection, "thread.message-sent", { ...base, text: "", streaming: false }));
     expect(projection.items().at(-1)).toMatchObject({ text: "Hello", streaming: false });
+  });
+
+  it("an approval that lists its own decisions (T3 0.0.42 does for OpenCode) offers those, with T3's labels and warnings", () => {
+    const projection = recordedProjection("t3-0.0.42/thread-completed.json");
+    projection.applyEvent(
+      event(projection, "thread.activity-appended", {
+        activity: {
+          id: "act-opencode",
+          tone: "approval",
+          kind: "approval.requested",
+          summary: "Command approval requested",
+          turnId: null,
+          createdAt: "2026-11-30T00:30:00.000Z",
+          payload: {
+            requestId: "per_1",
+            requestKind: "command",
+            detail: "echo hi",
+            options: [
+              { decision: "accept", label: "Allow once" },
+              { decision: "acceptForSession", label: "Allow for workspace", warning: "Applies to matching requests in other OpenCode sessions in this workspace." },
+              { decision: "decline", label: "Deny" },
+              { decision: "not-a-decision", label: "ignored" },
+            ],
+          },
+        },
+      }),
+    );
+    expect(projection.facts().pending[0]).toMatchObject({
+      requestId: "per_1",
+      decisions: [
+        { decision: "accept", label: "Allow once", warning: null },
+        { decision: "acceptForSession", label: "Allow for workspace", warning: "Applies to matching requests in other OpenCode sessions in this workspace." },
+        { decision: "decline", label: "Deny", warning: null },
+      ],
+    });
   });
 });

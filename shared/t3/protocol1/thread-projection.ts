@@ -26,17 +26,25 @@ import type {
 } from "../schemas";
 import { cleanText, TEXT_LIMITS } from "../text";
 import { runStateOfRow } from "./facts";
+import { observedHarness } from "./harnesses";
 
-/** Protocol-1 approvals offer these decisions (thread.approval.respond). */
-const PROTOCOL1_DECISIONS: ApprovalOption[] = [
-  { decision: "accept", label: "Accept", warning: null },
-  { decision: "acceptForSession", label: "Accept for session", warning: null },
-  { decision: "decline", label: "Decline", warning: null },
-];
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
 }
+const KNOWN_DECISIONS = new Set<string>(["accept", "acceptForSession", "acceptAlways", "decline", "cancel"]);
+
+/** The decisions an approval lists itself (T3 0.0.42 does for OpenCode): T3's word wins over what was observed. */
+function decisionsOf(options: unknown): ApprovalOption[] | null {
+  if (!Array.isArray(options)) return null;
+  const listed = options.map(record).flatMap((option): ApprovalOption[] => {
+    const decision = text(option.decision);
+    if (!decision || !KNOWN_DECISIONS.has(decision)) return [];
+    return [{ decision: decision as ApprovalOption["decision"], label: text(option.label) ?? decision, warning: text(option.warning) }];
+  });
+  return listed.length > 0 ? listed : null;
+}
+
 /** A string from an activity's free-form payload: server text, so cleaned like every decoded field. */
 function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? cleanText(value, { max: TEXT_LIMITS.reason }) : null;
@@ -71,7 +79,7 @@ export class ThreadProjection {
   /** The transcript in order (undefined: rebuild on the next read) and each item's position in it. */
   private orderedItems: TranscriptItem[] | undefined;
   private readonly itemPosition = new Map<string, number>();
-  private activityFacts: { facts: ActivityFacts; activeTurnId: string | null } | undefined;
+  private activityFacts: { facts: ActivityFacts; activeTurnId: string | null; driver: string | null } | undefined;
 
   applySnapshot(snapshot: ThreadDetailSnapshot): void {
     this.thread = structuredClone(snapshot.thread);
@@ -233,7 +241,10 @@ export class ThreadProjection {
     const thread = this.thread;
     if (!thread) return noThreadFacts();
     const activeTurnId = thread.session?.activeTurnId ?? null;
-    if (this.activityFacts?.activeTurnId !== activeTurnId) this.activityFacts = { facts: activityFactsOf(thread.activities, activeTurnId), activeTurnId };
+    const driver = thread.session?.providerName ?? thread.modelSelection?.instanceId ?? null;
+    if (this.activityFacts?.activeTurnId !== activeTurnId || this.activityFacts.driver !== driver) {
+      this.activityFacts = { facts: activityFactsOf(thread.activities, activeTurnId, observedHarness(driver).decisions), activeTurnId, driver };
+    }
     const { pending: pendingById, subagents, lastErrorText, startFailure, capacityWarning } = this.activityFacts.facts;
     const pending = [...pendingById.values()].filter((request) => !this.answered.has(request.requestId));
     // A start failure counts only if no session has run a turn since it.
@@ -295,7 +306,7 @@ function messageItem(message: ThreadMessage): TranscriptItem {
 }
 
 /** Pending requests, failures, capacity warnings and subagents, as the activities (in order) tell them. */
-function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: string | null): ActivityFacts {
+function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: string | null, observedDecisions: readonly ApprovalOption[]): ActivityFacts {
   const pending = new Map<string, PendingRequest>();
   const subagents = new Map<string, SubagentFacts>();
   let lastErrorText: string | null = null;
@@ -311,7 +322,7 @@ function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: st
         kind: "approval",
         detail: text(payload.detail) ?? activity.summary,
         requestKind: text(payload.requestKind),
-        decisions: PROTOCOL1_DECISIONS,
+        decisions: decisionsOf(payload.options) ?? [...observedDecisions],
         createdAt: activity.createdAt,
       });
     } else if (activity.kind === "user-input.requested" && requestId) {
