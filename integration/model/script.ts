@@ -19,6 +19,8 @@ export interface Conversation {
   endsWithToolResult: boolean;
   /** The newest tool result's text, when `endsWithToolResult`. */
   toolResult: string;
+  /** Tool results anywhere in the conversation: a script calls a tool once per conversation, never in a loop. */
+  toolResults: number;
   tools: OfferedTool[];
 }
 
@@ -32,7 +34,7 @@ export interface Usage {
 export type Plan =
   | { kind: "text"; text: string; chunkDelayMs: number; usage: Usage }
   | { kind: "tool"; tool: string; toolKind: ToolKind; input: Record<string, unknown>; usage: Usage }
-  | { kind: "error"; status: 401 | 429 | 500; message: string; retryAfterS?: number; shouldRetry: boolean };
+  | { kind: "error"; status: 400 | 401 | 429 | 500; message: string; retryAfterS?: number; shouldRetry: boolean };
 
 /** The reply to an ordinary prompt: tests find it in T3's transcript. */
 export const PLAIN_REPLY = "Scripted model reply.";
@@ -45,6 +47,8 @@ export const ENDLESS_WORDS = 600;
 export const WRITTEN_FILE = "scripted-change.txt";
 export const WRITTEN_TEXT = "written by the scripted model\n";
 export const SHELL_MARKER = "scripted-shell-ran";
+/** A capacity limit's retry-after: long enough that a fleet on a loaded machine sees the agent held up. */
+export const CAPACITY_RETRY_AFTER_S = 3;
 
 const CLASSIFY: [RegExp, ToolKind][] = [
   [/^(shell|bash|exec_command|local_shell|run_command|container\.exec)$/i, "shell"],
@@ -105,13 +109,16 @@ export function choosePlan(conversation: Conversation, attempt: number): Plan {
     return { kind: "text", text, chunkDelayMs: 10, usage: usageFor(conversation, text) };
   }
   if (lower.includes("unauthorized model")) return { kind: "error", status: 401, message: "Invalid API key (scripted).", shouldRetry: false };
-  if (lower.includes("this will fail")) return { kind: "error", status: 500, message: "Scripted model failure", shouldRetry: true };
+  // A request the model refuses outright: no harness retries a 400, so the turn fails at once.
+  if (lower.includes("this will fail")) return { kind: "error", status: 400, message: "Scripted model failure", shouldRetry: false };
+  // A server error every harness retries in its own way (Codex "Reconnecting... n/N", OpenCode "retry n").
+  if (lower.includes("server error")) return { kind: "error", status: 500, message: "Scripted server error", shouldRetry: true };
   const capacity = /capacity limit(?: x(\d+))?/.exec(lower);
   if (capacity && attempt < Number(capacity[1] ?? 2)) {
-    return { kind: "error", status: 429, message: "Rate limit reached (scripted capacity limit).", retryAfterS: 1, shouldRetry: !lower.includes("no retry") };
+    return { kind: "error", status: 429, message: "Rate limit reached (scripted capacity limit).", retryAfterS: CAPACITY_RETRY_AFTER_S, shouldRetry: !lower.includes("no retry") };
   }
   if (lower.includes("usage limit")) return { kind: "error", status: 429, message: "Usage limit reached (scripted).", retryAfterS: 3600, shouldRetry: false };
-  const pick = (kind: ToolKind) => conversation.tools.find((tool) => tool.kind === kind);
+  const pick = (kind: ToolKind) => (conversation.toolResults === 0 ? conversation.tools.find((tool) => tool.kind === kind) : undefined);
   if (lower.includes("run the approval command") || lower.includes("run the shell command")) {
     const tool = pick("shell");
     if (tool) {

@@ -1,7 +1,7 @@
 // The scripted model server as a harness sees it: each API's stream, tool calls chosen from the
 // tools the harness offers, scripted failures with the API's own error bodies, and the request log.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PLAIN_REPLY, SHELL_MARKER } from "./script";
+import { CAPACITY_RETRY_AFTER_S, PLAIN_REPLY, SHELL_MARKER } from "./script";
 import { ScriptedModelServer } from "./scripted-model-server";
 
 let model: ScriptedModelServer;
@@ -90,10 +90,12 @@ describe("the scripted model server", () => {
     expect(stream.at(-2)!.data).toMatchObject({ choices: [], usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) } });
   });
 
-  it("fails as scripted: 500, 401, and a 429 with retry-after that lifts after the given number of tries", async () => {
+  it("fails as scripted: 400, 500, 401, and a 429 with retry-after that lifts after the given number of tries", async () => {
     const failed = await post("/v1/responses", responsesBody("this will fail"));
-    expect(failed.status).toBe(500);
-    expect(await failed.json()).toMatchObject({ error: { message: "Scripted model failure" } });
+    expect(failed.status).toBe(400);
+    expect(failed.headers.get("x-should-retry")).toBe("false");
+    expect(await failed.json()).toMatchObject({ error: { message: "Scripted model failure", type: "invalid_request_error" } });
+    expect((await post("/v1/responses", responsesBody("a server error"))).status).toBe(500);
     const unauthorized = await post("/v1/messages", { stream: true, messages: [{ role: "user", content: "unauthorized model" }] });
     expect(unauthorized.status).toBe(401);
     expect(await unauthorized.json()).toMatchObject({ type: "error", error: { type: "authentication_error" } });
@@ -101,7 +103,7 @@ describe("the scripted model server", () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const response = await limited();
       expect(response.status).toBe(429);
-      expect(response.headers.get("retry-after")).toBe("1");
+      expect(response.headers.get("retry-after")).toBe(String(CAPACITY_RETRY_AFTER_S));
       expect(response.headers.get("x-should-retry")).toBe("true");
       expect(await response.json()).toMatchObject({ error: { type: "rate_limit_error" } });
     }

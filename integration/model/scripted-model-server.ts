@@ -6,7 +6,7 @@
 import { EventEmitter } from "node:events";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Conversation, type Plan, choosePlan } from "./script";
+import { type Conversation, type Plan, type Usage, choosePlan } from "./script";
 import { type Api, conversationOf, errorBody, modelOf, streamOf, wantsStream, wholeOf } from "./wire";
 
 /** Request bodies larger than this are refused (a harness's whole context fits easily). */
@@ -28,6 +28,8 @@ export interface RecordedRequest {
   answer: string;
   /** The client closed the stream before it ended (an interrupt). */
   aborted: boolean;
+  /** The token usage the answer reported, for comparing with what T3 shows. */
+  usage: Usage | null;
   userAgent: string;
 }
 
@@ -176,6 +178,7 @@ export class ScriptedModelServer {
       conversation: null,
       answer: "",
       aborted: false,
+      usage: null,
       userAgent: String(request.headers["user-agent"] ?? ""),
     };
     const route = path.split("?")[0]!.replace(/^\/v1/, "");
@@ -210,6 +213,7 @@ export class ScriptedModelServer {
     this.attempts.set(key, attempt + 1);
     const plan = choosePlan(conversation, attempt);
     recorded.answer = plan.kind === "error" ? String(plan.status) : plan.kind === "tool" ? `tool ${plan.tool}` : "text";
+    if (plan.kind !== "error") recorded.usage = plan.usage;
     this.record(recorded);
     await this.answer(api, plan, modelOf(body), wantsStream(body), response, recorded);
   }

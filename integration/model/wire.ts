@@ -47,6 +47,7 @@ function responsesConversation(body: unknown): Conversation {
   const texts: string[] = [];
   let endsWithToolResult = false;
   let toolResult = "";
+  let toolResults = 0;
   for (const item of request.input) {
     const type = String(item.type ?? "message");
     if (type === "message" && item.role === "user") {
@@ -55,13 +56,14 @@ function responsesConversation(body: unknown): Conversation {
       endsWithToolResult = false;
     } else if (type === "function_call_output" || type === "custom_tool_call_output" || type === "local_shell_call_output") {
       endsWithToolResult = true;
+      toolResults += 1;
       toolResult = typeof item.output === "string" ? item.output : JSON.stringify(item.output);
     } else if (type === "message" && item.role === "assistant") {
       endsWithToolResult = false;
     }
   }
   const tools: OfferedTool[] = request.tools.flatMap((tool) => (tool.name ? [{ name: tool.name, kind: toolKind(tool.name) }] : tool.type === "local_shell" ? [{ name: "local_shell", kind: "shell" as const }] : []));
-  return { userTexts: userTextsOf(texts), endsWithToolResult, toolResult, tools };
+  return { userTexts: userTextsOf(texts), endsWithToolResult, toolResult, toolResults, tools };
 }
 
 function responsesStream(plan: Exclude<Plan, { kind: "error" }>, model: string): SseEvent[] {
@@ -123,6 +125,7 @@ function anthropicConversation(body: unknown): Conversation {
   const texts: string[] = [];
   let endsWithToolResult = false;
   let toolResult = "";
+  let toolResults = 0;
   for (const message of request.messages) {
     if (message.role !== "user") {
       endsWithToolResult = false;
@@ -134,12 +137,13 @@ function anthropicConversation(body: unknown): Conversation {
       if (part.type === "text" && typeof part.text === "string") texts.push(part.text);
       if (part.type === "tool_result") {
         endsWithToolResult = true;
+        toolResults += 1;
         toolResult = contentText(part.content);
       }
     }
   }
   const tools = request.tools.flatMap((tool) => (tool.name ? [{ name: tool.name, kind: toolKind(tool.name) }] : []));
-  return { userTexts: userTextsOf(texts), endsWithToolResult, toolResult, tools };
+  return { userTexts: userTextsOf(texts), endsWithToolResult, toolResult, toolResults, tools };
 }
 
 function anthropicMessage(plan: Exclude<Plan, { kind: "error" }>, model: string) {
@@ -191,19 +195,21 @@ function chatConversation(body: unknown): Conversation {
   const texts: string[] = [];
   let endsWithToolResult = false;
   let toolResult = "";
+  let toolResults = 0;
   for (const message of request.messages) {
     if (message.role === "user") {
       texts.push(contentText(message.content));
       endsWithToolResult = false;
     } else if (message.role === "tool") {
       endsWithToolResult = true;
+      toolResults += 1;
       toolResult = contentText(message.content);
     } else if (message.role === "assistant") {
       endsWithToolResult = false;
     }
   }
   const tools = request.tools.flatMap((tool) => (tool.function ? [{ name: tool.function.name, kind: toolKind(tool.function.name) }] : []));
-  return { userTexts: userTextsOf(texts), endsWithToolResult, toolResult, tools };
+  return { userTexts: userTextsOf(texts), endsWithToolResult, toolResult, toolResults, tools };
 }
 
 function chatStream(plan: Exclude<Plan, { kind: "error" }>, model: string): SseEvent[] {
@@ -276,10 +282,10 @@ export function wholeOf(api: Api, plan: Exclude<Plan, { kind: "error" }>, model:
 /** The API's own error body for a scripted failure. */
 export function errorBody(api: Api, plan: Extract<Plan, { kind: "error" }>): unknown {
   if (api === "anthropic-messages") {
-    const type = plan.status === 401 ? "authentication_error" : plan.status === 429 ? "rate_limit_error" : "api_error";
+    const type = plan.status === 401 ? "authentication_error" : plan.status === 429 ? "rate_limit_error" : plan.status === 400 ? "invalid_request_error" : "api_error";
     return { type: "error", error: { type, message: plan.message } };
   }
-  const type = plan.status === 401 ? "invalid_api_key" : plan.status === 429 ? "rate_limit_exceeded" : "server_error";
+  const type = plan.status === 401 ? "invalid_api_key" : plan.status === 429 ? "rate_limit_exceeded" : plan.status === 400 ? "invalid_request_error" : "server_error";
   return { error: { message: plan.message, type, code: type, param: null } };
 }
 

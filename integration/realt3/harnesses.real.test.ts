@@ -1,0 +1,174 @@
+// The fleet against the released T3 0.0.42 running the real Codex, Claude Code and OpenCode CLIs
+// (integration/harnesses), each pointed at the scripted model server (integration/model), inside a
+// private network namespace (scripts/realt3.sh). One T3 server and one fleet serve all three
+// harnesses; each scenario runs for the three at once, on threads of their own.
+import { execFile } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPENCODE_MODEL, SCRIPTED_MODEL } from "../harnesses/harness-env";
+import { ScriptedModelServer } from "../model/scripted-model-server";
+import { FAST, type Fleet, agent, env, recoverServer, rows, startFleet, until } from "./fleet.testkit";
+import {
+  type HarnessUnderTest,
+  type ScenarioContext,
+  type ServerSide,
+  approvalDecisions,
+  capacityLimit,
+  interrupt,
+  messageWhileRunning,
+  modelFailure,
+  nativeSubagents,
+  question,
+  showsProviderAndModel,
+  tokenUsage,
+  turnWithReply,
+} from "./harness-scenarios.testkit";
+import { RELEASED_T3, RealT3Server } from "./harness.testkit";
+import { T3Operator } from "./operator.testkit";
+
+const run = promisify(execFile);
+
+/** What each harness was seen to do under T3 0.0.42 (docs/t3-protocols.md, "Harnesses under T3"). */
+const HARNESSES: HarnessUnderTest[] = [
+  {
+    name: "codex",
+    driver: "codex",
+    instanceId: "codex",
+    model: SCRIPTED_MODEL,
+    runningMessage: "interrupts-reply",
+    whileRunning: "steer",
+    turnsAfterRunningMessage: 1,
+    decisions: ["accept", "acceptForSession", "decline", "cancel"],
+    writesAfter: ["accept"],
+    afterInterrupt: "interrupted",
+    asks: false,
+    showsRetries: true,
+    subagents: false,
+  },
+  {
+    name: "claude",
+    driver: "claudeAgent",
+    instanceId: "claudeAgent",
+    model: "claude-sonnet-4-5",
+    runningMessage: "next-turn",
+    whileRunning: "queue",
+    turnsAfterRunningMessage: 2,
+    decisions: ["accept", "acceptForSession", "decline", "cancel"],
+    writesAfter: ["accept", "acceptForSession"],
+    afterInterrupt: "ended",
+    asks: true,
+    showsRetries: false,
+    subagents: true,
+  },
+  {
+    name: "opencode",
+    driver: "opencode",
+    instanceId: "opencode",
+    model: OPENCODE_MODEL,
+    runningMessage: "after-reply",
+    whileRunning: "steer",
+    turnsAfterRunningMessage: 1,
+    decisions: ["accept", "acceptForSession", "decline"],
+    writesAfter: ["accept", "acceptForSession"],
+    afterInterrupt: "interrupted",
+    asks: true,
+    showsRetries: true,
+    subagents: false,
+  },
+];
+
+let model: ScriptedModelServer;
+let server: RealT3Server;
+let operator: T3Operator;
+let fleet: Fleet;
+const projects = new Map<string, string>();
+const cleanups: (() => unknown)[] = [];
+
+const workspaceOf = (harness: HarnessUnderTest) => join(server.workDir, `harness-${harness.name}`);
+
+const side: ServerSide = {
+  async createThread(harness, title, runtimeMode) {
+    const threadId = await operator.createThread(projects.get(harness.name)!, title, undefined, { instanceId: harness.instanceId, model: harness.model });
+    if (runtimeMode !== "full-access") await operator.setRuntimeMode(threadId, runtimeMode);
+    return threadId;
+  },
+  async userMessages(threadId, text) {
+    return (await operator.thread(threadId)).messages.filter((message) => message.role === "user" && message.text === text).length;
+  },
+  async assistantTurns(threadId) {
+    return [...new Set((await operator.thread(threadId)).messages.flatMap((message) => (message.role === "assistant" && message.turnId ? [message.turnId] : [])))];
+  },
+  async storedFailure(threadId) {
+    return (await operator.thread(threadId)).session?.lastError ?? null;
+  },
+  async threadIds() {
+    return (await operator.shell()).threads.map((thread) => thread.id);
+  },
+};
+
+const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf });
+
+/** T3's newest context-window report for the thread. */
+async function reportedUsage(threadId: string) {
+  const activity = (await operator.thread(threadId)).activities.filter((entry) => entry.kind === "context-window.updated").at(-1) as { payload?: Record<string, number> } | undefined;
+  const payload = activity?.payload;
+  if (!payload) return null;
+  return { inputTokens: payload.lastInputTokens ?? payload.inputTokens ?? 0, outputTokens: payload.lastOutputTokens ?? payload.outputTokens ?? 0 };
+}
+
+beforeAll(async () => {
+  // Fails (never skips) when a harness or T3 is missing or cannot start.
+  model = await ScriptedModelServer.start();
+  server = await RealT3Server.start({ kind: RELEASED_T3, harnesses: { names: ["codex", "claude", "opencode"], modelUrl: model.url } });
+  operator = await T3Operator.start(server);
+  for (const harness of HARNESSES) {
+    // A git workspace per harness, so a command's change shows (and counts) there alone.
+    await mkdir(workspaceOf(harness), { recursive: true });
+    await run("git", ["init", "-q"], { cwd: workspaceOf(harness) });
+    projects.set(harness.name, await operator.createProject(`harness-${harness.name}`));
+  }
+  fleet = await startFleet(server, FAST, cleanups);
+}, 120_000);
+
+afterAll(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+  await server?.stop();
+  await model?.close();
+}, 60_000);
+
+const each = (scenario: (context: ScenarioContext, harness: HarnessUnderTest) => Promise<void>, which = HARNESSES) =>
+  it.concurrent.each(which.map((harness) => [harness.name, harness] as const))("%s", (_name, harness) => scenario(ctx(), harness), 240_000);
+
+describe("real harnesses under T3 0.0.42", () => {
+  describe("pairing shows each agent's provider and model", () => each(showsProviderAndModel));
+  describe("a turn with its reply", () => each(turnWithReply));
+  describe("an approval with each decision T3 offers for the harness, checked at the model", () => each(approvalDecisions));
+  describe("a question where the harness asks one", () => each(question));
+  describe("a message sent while the turn runs does what the composer said", () => each(messageWhileRunning));
+  describe("interrupt", () => each(interrupt));
+  describe("a model failure is failed with its reason", () => each(modelFailure));
+  describe("a capacity limit: held up where T3 shows the retries, then the reply", () => each(capacityLimit));
+  describe("native subagents", () => each(nativeSubagents, HARNESSES.filter((harness) => harness.subagents)));
+  describe("token usage as T3 reports it", () => each((context, harness) => tokenUsage(context, harness, reportedUsage)));
+
+  it("SIGKILL and restart of T3: every row back, nothing sent twice", async () => {
+    const before = await side.threadIds();
+    const requestsBefore = model.requests.length;
+    const userCounts = new Map<string, number>();
+    for (const threadId of before) userCounts.set(threadId, (await operator.thread(threadId)).messages.filter((message) => message.role === "user").length);
+    await server.kill();
+    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline");
+    await server.restart();
+    await until(fleet, () => env(fleet)?.connection.phase === "online", "online after the restart", 60_000);
+    const after = await side.threadIds();
+    expect(new Set(after)).toEqual(new Set(before));
+    await until(fleet, () => after.every((threadId) => agent(fleet, threadId) !== undefined), "every row back");
+    expect(new Set(rows(fleet).map((view) => view.threadId))).toEqual(new Set(after));
+    for (const threadId of after) expect((await operator.thread(threadId)).messages.filter((message) => message.role === "user").length).toBe(userCounts.get(threadId));
+    // No harness was asked anything again: nothing was resent to a model after the restart.
+    expect(model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);
+    await recoverServer(server);
+  }, 120_000);
+});

@@ -1,0 +1,107 @@
+// The fleet against T3's V2 engine (protocol 2) running the real Codex CLI against the scripted model
+// server, inside a private network namespace (scripts/realt3.sh). The engine's bundle leaves the
+// Claude and Cursor SDKs out (../shared/tools/t3-v2/README.md), so Codex is the one harness here.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ScriptedModelServer } from "../model/scripted-model-server";
+import { FAST, type Fleet, agent, env, recoverServer, rows, startFleet, until } from "./fleet.testkit";
+import {
+  type HarnessUnderTest,
+  type ScenarioContext,
+  type ServerSide,
+  approvalDecisions,
+  capacityLimit,
+  interrupt,
+  messageWhileRunning,
+  modelFailure,
+  question,
+  showsProviderAndModel,
+  turnWithReply,
+} from "./harness-scenarios.testkit";
+import { RealT3Server, V2_ENGINE } from "./harness.testkit";
+import { T3V2Operator } from "./operator-v2.testkit";
+
+/** What the real Codex was seen to do under T3's V2 engine (docs/t3-protocols.md, "Harnesses under T3"). */
+const CODEX: HarnessUnderTest = {
+  name: "codex",
+  driver: "codex",
+  instanceId: "codex",
+  // The operator's threads ask for this model; the scripted server answers any.
+  model: "gpt-5-codex",
+  runningMessage: "interrupts-reply",
+  // Protocol 2 offers both; steering is the default, and T3 reports what became of the message.
+  whileRunning: "steer",
+  turnsAfterRunningMessage: 1,
+  decisions: ["accept", "acceptForSession", "decline", "cancel"],
+  writesAfter: ["accept"],
+  afterInterrupt: "interrupted",
+  asks: false,
+  showsRetries: true,
+  subagents: false,
+};
+
+let model: ScriptedModelServer;
+let server: RealT3Server;
+let operator: T3V2Operator;
+let projectId: string;
+let fleet: Fleet;
+const cleanups: (() => unknown)[] = [];
+
+const side: ServerSide = {
+  createThread: (_harness, title, runtimeMode) => operator.createThread(projectId, title, runtimeMode),
+  async userMessages(threadId, text) {
+    return (await operator.projection(threadId)).messages.filter((message) => message.role === "user" && message.text === text).length;
+  },
+  async assistantTurns(threadId) {
+    return [...new Set((await operator.projection(threadId)).messages.flatMap((message) => (message.role === "assistant" && message.runId ? [message.runId] : [])))];
+  },
+  // The engine keeps a failure's reason in the thread's error item, not on the row.
+  storedFailure: async () => null,
+  async threadIds() {
+    return (await operator.shell()).threads.map((thread) => thread.id);
+  },
+};
+
+const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf: () => server.workDir });
+
+beforeAll(async () => {
+  model = await ScriptedModelServer.start();
+  server = await RealT3Server.start({ kind: V2_ENGINE, harnesses: { names: ["codex"], modelUrl: model.url } });
+  operator = await T3V2Operator.start(server);
+  projectId = await operator.createProject("Harness codex");
+  fleet = await startFleet(server, FAST, cleanups);
+}, 180_000);
+
+afterAll(async () => {
+  operator?.close();
+  while (cleanups.length) await cleanups.pop()!();
+  await server?.stop();
+  await model?.close();
+}, 60_000);
+
+const one = (scenario: (context: ScenarioContext, harness: HarnessUnderTest) => Promise<void>) => it("codex", () => scenario(ctx(), CODEX), 240_000);
+
+describe("the real Codex under T3's V2 engine", () => {
+  describe("pairing shows the agent's provider and model", () => one(showsProviderAndModel));
+  describe("a turn with its reply", () => one(turnWithReply));
+  describe("an approval with each decision T3 offers, checked at the model", () => one(approvalDecisions));
+  describe("a question where the harness asks one", () => one(question));
+  describe("a message sent while the turn runs does what the composer said", () => one(messageWhileRunning));
+  describe("interrupt", () => one(interrupt));
+  describe("a model failure is failed with its reason", () => one(modelFailure));
+  describe("a capacity limit: held up while Codex retries, then the reply", () => one(capacityLimit));
+
+  it("SIGKILL and restart of the engine: every row back, nothing sent twice", async () => {
+    const before = await side.threadIds();
+    const requestsBefore = model.requests.length;
+    await server.kill();
+    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline");
+    await server.restart();
+    await until(fleet, () => env(fleet)?.connection.phase === "online", "online after the restart", 90_000);
+    const after = await side.threadIds();
+    expect(new Set(after)).toEqual(new Set(before));
+    await until(fleet, () => after.every((threadId) => agent(fleet, threadId) !== undefined), "every row back");
+    expect(new Set(rows(fleet).map((view) => view.threadId))).toEqual(new Set(after));
+    expect(model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);
+    await recoverServer(server);
+  }, 180_000);
+});
