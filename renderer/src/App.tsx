@@ -10,8 +10,9 @@ import { Notices } from "./components/Notices";
 import { PairingDialog } from "./components/PairingDialog";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { useNow } from "./components/common";
+import { useFleetFacts } from "./state/fleet-facts";
 import { commandContext, commands, focusTargets, runCommand } from "./state/effects";
-import { buildRows, displayFacts, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
+import { buildRows, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
 import { useDiscovery } from "./state/discovery";
 import { useFleet } from "./state/store";
 
@@ -27,10 +28,9 @@ function plural(count: number, noun: string): string {
 const FOLD_CLOCK_MS = 60_000;
 
 export function App() {
-  const version = useFleet((s) => s.version);
-  const rawAgents = useFleet((s) => s.agents);
+  const facts = useFleetFacts();
+  const { environments } = facts;
   const bridgeLostAt = useFleet((s) => s.bridgeLostAt);
-  const environments = useFleet((s) => s.environments);
   const filters = useFleet((s) => s.filters);
   const search = useFleet((s) => s.search);
   const collapsed = useFleet((s) => s.collapsed);
@@ -48,17 +48,18 @@ export function App() {
   const findMachinesOpen = useDiscovery((s) => s.open);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLDivElement>(null);
-  const foldClock = Math.floor(useNow(FOLD_CLOCK_MS) / FOLD_CLOCK_MS) * FOLD_CLOCK_MS;
+  const now = useNow(FOLD_CLOCK_MS);
+  const foldClock = Math.floor(now / FOLD_CLOCK_MS) * FOLD_CLOCK_MS;
 
-  // The maps are mutated in place; `version` marks each change. Every view below is computed once per change.
-  const agents = useMemo(() => displayFacts(rawAgents, bridgeLostAt), [version, rawAgents, bridgeLostAt]);
+  // Every view below is computed once per change of the facts (a new `facts`) or of what it reads.
   const rows = useMemo(
-    () => buildRows({ agents, environments, filters, search, collapsed, grouping, olderThanMs, olderShown, now: foldClock, bridgeLost: bridgeLostAt !== null }),
-    [version, agents, environments, filters, search, collapsed, grouping, olderThanMs, olderShown, foldClock, bridgeLostAt],
+    () => buildRows({ agents: facts.agents, environments: facts.environments, filters, search, collapsed, grouping, olderThanMs, olderShown, now: foldClock, bridgeLost: bridgeLostAt !== null }),
+    [facts, filters, search, collapsed, grouping, olderThanMs, olderShown, foldClock, bridgeLostAt],
   );
-  const { counts, needYou } = useMemo(() => glance(agents, environments), [version, agents, environments]);
-  const providerList = useMemo(() => providers(agents), [version, agents]);
-  const inboxNow = useMemo(() => inbox(agents, filters, search, snoozed, Date.now()), [version, agents, filters, search, snoozed, foldClock]);
+  const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments), [facts]);
+  const providerList = useMemo(() => providers(facts.agents), [facts]);
+  // Snoozes that run out show again on the minute clock, as the tree folds.
+  const inboxNow = useMemo(() => inbox(facts.agents, filters, search, snoozed, now), [facts, filters, search, snoozed, now]);
   const pane = paneView(view, inboxNow.items.length);
   // What ↑/↓ move through and what search chooses from: the inbox's items, or the tree's matching agents.
   const selectable = useMemo(() => (pane === "inbox" ? inboxNow.items.map((agent) => agent.key) : selectableRows(rows).map((row) => row.id)), [pane, inboxNow, rows]);

@@ -8,6 +8,7 @@ import type { ApprovalDecision, Question, QuestionAnswers } from "../../../share
 import { commands, currentInbox, focusTargets, runCommand } from "../state/effects";
 import { DELIVERY_WHAT, MESSAGE_WORDS, receiptWords, relativeTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
+import { useFleetFacts } from "../state/fleet-facts";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
 import { InterruptAction } from "./InterruptAction";
@@ -152,7 +153,7 @@ function SnoozeLine({ agent, now }: { agent: AgentView; now: number }) {
 
 /** "3 of 7" when the agent is in the inbox as shown. */
 function useInboxPosition(agentKey: string): string | null {
-  useFleet((s) => s.version);
+  useFleetFacts();
   useFleet((s) => s.filters);
   useFleet((s) => s.search);
   useFleet((s) => s.snoozed);
