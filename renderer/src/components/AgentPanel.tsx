@@ -5,7 +5,10 @@ import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
 import { deliveryOutcomeWords, deliveryStateWords, STATUS_WORDS } from "../../../shared/fleet/words";
 import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
-import { commands, currentInbox, focusTargets, runCommand } from "../state/effects";
+import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
+import { focusTargets } from "../state/focus";
+import { currentInbox } from "../state/inbox";
 import { DELIVERY_WHAT, MESSAGE_WORDS, receiptWords, relativeTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
 import { useFleetFacts } from "../state/fleet-facts";
@@ -176,7 +179,7 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
         confirmStop ? (
           <span className="confirm" role="group" aria-label="Stop the session?">
             <span className="confirm-text">Stop the session? The agent's process ends; a new message starts it again.</span>
-            <button type="button" className="danger" data-testid="stop-confirm" onClick={() => (setConfirmStop(false), runCommand("agent.stop"))}>
+            <button type="button" className="danger" data-testid="stop-confirm" onClick={() => (setConfirmStop(false), dispatch("agent.stop", "button"))}>
               Stop session
             </button>
             <button type="button" onClick={() => setConfirmStop(false)}>

@@ -4,7 +4,7 @@ import { createPortal } from "react-dom";
 import type { DisplayStatus, SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
 import { STATUS_WORDS } from "../../../shared/fleet/words";
-import { commands } from "../state/effects";
+import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import type { Row } from "../state/selectors";
 import { useFleet } from "../state/store";
