@@ -161,34 +161,39 @@ function pauseOrResumeNotifications(id: CommandId): void {
 /** Showing the window and quitting are the desktop shell's own (electron/main/tray-commands.ts). */
 function shellOnly(): void {}
 
-const HANDLERS: Record<CommandId, Handler> = {
-  "palette.open": togglePalette,
-  "fleet.next-needs-you": openNextNeedingYou,
-  "fleet.search": focusSearch,
-  "fleet.down": moveSelection,
-  "fleet.up": moveSelection,
-  "fleet.expand": expandOrCollapse,
-  "fleet.collapse": expandOrCollapse,
-  "view.toggle": toggleView,
-  "fleet.group-toggle": toggleGrouping,
-  "agent.open": openCurrentAgent,
-  "agent.accept": decideApproval,
-  "agent.accept-session": decideApproval,
-  "agent.decline": decideApproval,
-  "agent.answer": focusAnswer,
-  "agent.acknowledge": acknowledge,
-  "agent.snooze": snooze,
-  "agent.snooze-hour": snooze,
-  "agent.interrupt": interrupt,
-  "agent.stop": stop,
-  "agent.open-in-t3": openInT3,
-  "agent.message": focusComposer,
-  "app.open": shellOnly,
-  "pairing.open": openPairing,
-  "settings.open": openSettings,
-  "notifications.pause": pauseOrResumeNotifications,
-  "notifications.resume": pauseOrResumeNotifications,
-  "app.quit": shellOnly,
+/** The handlers by name (object keys, so the name survives minification and shows in COMMAND_RUN_EVENT). */
+const handlers = { togglePalette, openNextNeedingYou, focusSearch, moveSelection, expandOrCollapse, toggleView, toggleGrouping, openCurrentAgent, decideApproval, focusAnswer, acknowledge, snooze, interrupt, stop, openInT3, focusComposer, shellOnly, openPairing, openSettings, pauseOrResumeNotifications, openSelectedFirst } satisfies Record<string, Handler>;
+
+type HandlerName = keyof typeof handlers;
+
+const HANDLERS: Record<CommandId, HandlerName> = {
+  "palette.open": "togglePalette",
+  "fleet.next-needs-you": "openNextNeedingYou",
+  "fleet.search": "focusSearch",
+  "fleet.down": "moveSelection",
+  "fleet.up": "moveSelection",
+  "fleet.expand": "expandOrCollapse",
+  "fleet.collapse": "expandOrCollapse",
+  "view.toggle": "toggleView",
+  "fleet.group-toggle": "toggleGrouping",
+  "agent.open": "openCurrentAgent",
+  "agent.accept": "decideApproval",
+  "agent.accept-session": "decideApproval",
+  "agent.decline": "decideApproval",
+  "agent.answer": "focusAnswer",
+  "agent.acknowledge": "acknowledge",
+  "agent.snooze": "snooze",
+  "agent.snooze-hour": "snooze",
+  "agent.interrupt": "interrupt",
+  "agent.stop": "stop",
+  "agent.open-in-t3": "openInT3",
+  "agent.message": "focusComposer",
+  "app.open": "shellOnly",
+  "pairing.open": "openPairing",
+  "settings.open": "openSettings",
+  "notifications.pause": "pauseOrResumeNotifications",
+  "notifications.resume": "pauseOrResumeNotifications",
+  "app.quit": "shellOnly",
 };
 
 /**
@@ -198,8 +203,8 @@ const HANDLERS: Record<CommandId, Handler> = {
  */
 export function dispatch(id: CommandId, source: CommandSource): void {
   const { openKey, selectedKey } = useFleet.getState();
-  const handler = source === "keys" && DECISIONS[id] && selectedKey && openKey !== selectedKey ? openSelectedFirst : command(id).enabled(commandContext()) ? HANDLERS[id] : null;
+  const handler: HandlerName | null = source === "keys" && DECISIONS[id] && selectedKey && openKey !== selectedKey ? "openSelectedFirst" : command(id).enabled(commandContext()) ? HANDLERS[id] : null;
   if (!handler) return;
-  if (typeof window !== "undefined") window.dispatchEvent(new CustomEvent<CommandRun>(COMMAND_RUN_EVENT, { detail: { id, source, handler: handler.name } }));
-  handler(id, currentAgent());
+  if (typeof window !== "undefined") window.dispatchEvent(new CustomEvent<CommandRun>(COMMAND_RUN_EVENT, { detail: { id, source, handler } }));
+  handlers[handler](id, currentAgent());
 }
