@@ -3,6 +3,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import boundaries from "eslint-plugin-boundaries";
+import reactHooks from "eslint-plugin-react-hooks";
 import { builtinModules } from "node:module";
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
@@ -66,6 +67,19 @@ export default tseslint.config(
   {
     files: ["renderer/**/*.{ts,tsx}"],
     rules: { "no-restricted-imports": ["error", { paths: nodeOnlyPackages }] },
+  },
+  {
+    // React's own rules: hooks called unconditionally, effects and memos list what they read, and
+    // the React Compiler's checks (no writes during render, no refs read in render, pure renders).
+    files: ["renderer/**/*.{ts,tsx}"],
+    plugins: { "react-hooks": reactHooks },
+    rules: {
+      ...reactHooks.configs["recommended-latest"].rules,
+      "react-hooks/exhaustive-deps": "error",
+      // Only says the React Compiler would skip memoizing a component that uses TanStack Virtual;
+      // the build does not run the compiler (electron.vite.config.ts), so there is nothing to fix.
+      "react-hooks/incompatible-library": "off",
+    },
   },
   {
     files: ["electron/fleet/**/*.ts", "electron/serve/**/*.ts", "sim/**/*.ts", "bench/**/*.ts", "integration/**/*.ts"],

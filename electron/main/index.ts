@@ -17,6 +17,7 @@ import { NativeNotifier } from "./notifications";
 import { type SafeStorageLike, UNPROTECTED_WARNING, type UnprotectedChoice, openDesktopSecrets } from "./safe-storage-secrets";
 import { claimSingleInstance, demoPairingLinks, rendererUrl } from "./startup";
 import { TrayController } from "./tray";
+import { TrayCommands, WindowMailbox } from "./tray-commands";
 import { trayIconBitmap } from "./tray-icons";
 
 // A second start ends here: the first instance shows its window (the "second-instance" event).
@@ -30,6 +31,8 @@ let sendSnapshot: (() => void) | undefined;
 /** Set once the notifier runs: a page that loads (again) has not said which agent it shows. */
 let onWindowLoad: (() => void) | undefined;
 const appUrl = () => rendererUrl(app, process.env);
+/** Events for the window's page (the tray's commands, a clicked agent), held while it loads. */
+const mailbox = new WindowMailbox((event) => send(event));
 
 /** safeStorage as the secret stores see it; the backend name exists on Linux only. */
 const safeStorageView: SafeStorageLike = {
@@ -78,8 +81,15 @@ function showWindow(): BrowserWindow {
   // On each window, not only the first: closing the window keeps the fleet running, and the tray
   // opens a new one that must not start empty.
   // A page that navigates (a reload) starts showing no agent, before its scripts can say otherwise.
-  window.webContents.on("did-navigate", () => onWindowLoad?.());
-  window.webContents.on("did-finish-load", () => sendSnapshot?.());
+  window.webContents.on("did-navigate", () => {
+    mailbox.pageLeft();
+    onWindowLoad?.();
+  });
+  window.webContents.on("did-finish-load", () => {
+    sendSnapshot?.();
+    mailbox.pageLoaded();
+  });
+  window.on("closed", () => mailbox.windowClosed());
   void window.loadURL(appUrl());
   return window;
 }
@@ -108,7 +118,7 @@ async function main(): Promise<void> {
     create: (options) => new Notification(options),
     windowFocused: () => Boolean(window && !window.isDestroyed() && window.isFocused()),
     showWindow,
-    send,
+    send: (event) => mailbox.deliver(event),
   });
   registerBridge(ipcMain, service, appUrl, send, notifier);
   onWindowLoad = () => notifier.showing(null);
@@ -121,12 +131,23 @@ async function main(): Promise<void> {
     await service.request("pair.confirm", { input: link }).catch((error: unknown) => console.error(`demo pairing: ${describeError(error)}`));
   }
 
+  const trayCommands = new TrayCommands(
+    {
+      showWindow,
+      hasWindow: () => Boolean(window && !window.isDestroyed()),
+      send,
+      quit: () => app.quit(),
+      setNotificationsPaused: (paused) =>
+        void service.request("settings.update", { notificationsPaused: paused }).catch((error: unknown) => console.error(`T3 Fleet: could not ${paused ? "pause" : "resume"} notifications: ${describeError(error)}`)),
+    },
+    mailbox,
+  );
   const tray = new Tray(trayImage("nothing-paired"));
   new TrayController(
     {
       setVariant: (variant) => tray.setImage(trayImage(variant)),
       setToolTip: (text) => tray.setToolTip(text),
-      setMenu: (items) => tray.setContextMenu(Menu.buildFromTemplate(items.map((item) => menuItem(item, service)))),
+      setMenu: (items) => tray.setContextMenu(Menu.buildFromTemplate(items.map((item) => menuItem(item, trayCommands)))),
     },
     service,
   );
@@ -149,37 +170,16 @@ function trayImage(variant: TrayVariant): Electron.NativeImage {
   return image;
 }
 
-function menuItem(item: TrayItem, service: FleetService): Electron.MenuItemConstructorOptions {
+function menuItem(item: TrayItem, commands: TrayCommands): Electron.MenuItemConstructorOptions {
   switch (item.kind) {
     case "separator":
       return { type: "separator" };
     case "label":
       return { label: item.label, enabled: false };
     case "agent":
-      return {
-        label: item.label,
-        click: () => {
-          showWindow();
-          send({ type: "ui.openAgent", key: item.agentKey });
-        },
-      };
+      return { label: item.label, click: () => commands.openAgent(item.agentKey) };
     case "action":
-      return {
-        label: item.label,
-        click: () => {
-          if (item.action === "open") showWindow();
-          if (item.action === "pair") {
-            showWindow();
-            send({ type: "ui.openPairing" });
-          }
-          if (item.action === "pause" || item.action === "resume") {
-            service
-              .request("settings.update", { notificationsPaused: item.action === "pause" })
-              .catch((error: unknown) => console.error(`T3 Fleet: could not ${item.action} notifications: ${describeError(error)}`));
-          }
-          if (item.action === "quit") app.quit();
-        },
-      };
+      return { label: item.label, click: () => commands.run(item.command) };
   }
 }
 

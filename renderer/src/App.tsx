@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef } from "react";
-import { command, commandForKey, keyHint } from "../../shared/fleet/command-registry";
+import { command, keyHint } from "../../shared/fleet/command-registry";
 import { AgentPanel } from "./components/AgentPanel";
 import { CommandButton } from "./components/CommandButton";
 import { CommandPalette } from "./components/CommandPalette";
@@ -10,14 +10,13 @@ import { Notices } from "./components/Notices";
 import { PairingDialog } from "./components/PairingDialog";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { useNow } from "./components/common";
-import { commandContext, commands, focusTargets, runCommand } from "./state/effects";
-import { buildRows, displayFacts, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
+import { useFleetFacts } from "./state/fleet-facts";
+import { commands } from "./state/commands";
+import { dispatch } from "./state/dispatch";
+import { focusTargets, paneShown } from "./state/focus";
+import { buildRows, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
 import { useDiscovery } from "./state/discovery";
 import { useFleet } from "./state/store";
-
-function isTyping(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
-}
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
@@ -27,10 +26,9 @@ function plural(count: number, noun: string): string {
 const FOLD_CLOCK_MS = 60_000;
 
 export function App() {
-  const version = useFleet((s) => s.version);
-  const rawAgents = useFleet((s) => s.agents);
+  const facts = useFleetFacts();
+  const { environments } = facts;
   const bridgeLostAt = useFleet((s) => s.bridgeLostAt);
-  const environments = useFleet((s) => s.environments);
   const filters = useFleet((s) => s.filters);
   const search = useFleet((s) => s.search);
   const collapsed = useFleet((s) => s.collapsed);
@@ -48,17 +46,18 @@ export function App() {
   const findMachinesOpen = useDiscovery((s) => s.open);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLDivElement>(null);
-  const foldClock = Math.floor(useNow(FOLD_CLOCK_MS) / FOLD_CLOCK_MS) * FOLD_CLOCK_MS;
+  const now = useNow(FOLD_CLOCK_MS);
+  const foldClock = Math.floor(now / FOLD_CLOCK_MS) * FOLD_CLOCK_MS;
 
-  // The maps are mutated in place; `version` marks each change. Every view below is computed once per change.
-  const agents = useMemo(() => displayFacts(rawAgents, bridgeLostAt), [version, rawAgents, bridgeLostAt]);
+  // Every view below is computed once per change of the facts (a new `facts`) or of what it reads.
   const rows = useMemo(
-    () => buildRows({ agents, environments, filters, search, collapsed, grouping, olderThanMs, olderShown, now: foldClock, bridgeLost: bridgeLostAt !== null }),
-    [version, agents, environments, filters, search, collapsed, grouping, olderThanMs, olderShown, foldClock, bridgeLostAt],
+    () => buildRows({ agents: facts.agents, environments: facts.environments, filters, search, collapsed, grouping, olderThanMs, olderShown, now: foldClock, bridgeLost: bridgeLostAt !== null }),
+    [facts, filters, search, collapsed, grouping, olderThanMs, olderShown, foldClock, bridgeLostAt],
   );
-  const { counts, needYou } = useMemo(() => glance(agents, environments), [version, agents, environments]);
-  const providerList = useMemo(() => providers(agents), [version, agents]);
-  const inboxNow = useMemo(() => inbox(agents, filters, search, snoozed, Date.now()), [version, agents, filters, search, snoozed, foldClock]);
+  const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments), [facts]);
+  const providerList = useMemo(() => providers(facts.agents), [facts]);
+  // Snoozes that run out show again on the minute clock, as the tree folds.
+  const inboxNow = useMemo(() => inbox(facts.agents, filters, search, snoozed, now), [facts, filters, search, snoozed, now]);
   const pane = paneView(view, inboxNow.items.length);
   // What ↑/↓ move through and what search chooses from: the inbox's items, or the tree's matching agents.
   const selectable = useMemo(() => (pane === "inbox" ? inboxNow.items.map((agent) => agent.key) : selectableRows(rows).map((row) => row.id)), [pane, inboxNow, rows]);
@@ -67,6 +66,10 @@ export function App() {
     focusTargets.search = () => searchRef.current?.focus();
     focusTargets.pane = () => paneRef.current?.focus();
   }, []);
+  // What ↑/↓ and →/← move through (state/dispatch.ts).
+  useEffect(() => {
+    paneShown.current = () => ({ selectable, rows });
+  }, [selectable, rows]);
 
   // A search selects its first match (never a parent kept for context), so ↓ or Enter reach a match.
   useEffect(() => {
@@ -75,69 +78,24 @@ export function App() {
     if (!selectable.includes(selectedKey ?? "") && selectable[0]) commands.select(selectable[0]);
   }, [search, selectable]);
 
+  // Esc closes what is on top; every other key is a registry command (state/keys.ts).
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
+    const onEscape = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
       const state = useFleet.getState();
-      if (event.key === "Escape") {
-        if (state.paletteOpen) state.showPalette(false);
-        else if (state.settingsOpen) state.showSettings(false);
-        else if (state.pairing.open) commands.closePairing();
-        else if (document.activeElement === searchRef.current) searchRef.current?.blur();
-        else if (state.openKey) {
-          // Back to the list, on the agent just left.
-          commands.closeAgent();
-          requestAnimationFrame(() => paneRef.current?.focus());
-        }
-        return;
-      }
-      const spec = commandForKey(event);
-      if (spec?.id === "palette.open") {
-        event.preventDefault();
-        if (!state.pairing.open && !state.settingsOpen) state.showPalette(!state.paletteOpen);
-        return;
-      }
-      if (isTyping(event.target) || state.pairing.open || state.settingsOpen || state.paletteOpen || !spec) return;
-      const index = selectable.indexOf(state.selectedKey ?? "");
-      event.preventDefault();
-      switch (spec.id) {
-        case "fleet.down":
-          commands.select(selectable[Math.min(index + 1, selectable.length - 1)] ?? null);
-          return;
-        case "fleet.up":
-          commands.select(selectable[Math.max(index - 1, 0)] ?? null);
-          return;
-        case "agent.accept":
-        case "agent.accept-session":
-        case "agent.decline":
-          // One key decides only what the user can see: the approval card (its command, folder and
-          // reason) shows in the open agent; from the list the key opens the agent first.
-          if (state.openKey !== state.selectedKey && state.selectedKey) {
-            void commands.openAgent(state.selectedKey).then(() => focusTargets.panel?.());
-            return;
-          }
-          if (spec.enabled(commandContext())) runCommand(spec.id);
-          return;
-        case "agent.open":
-          // Enter on the list opens the selected agent and moves focus into it.
-          if (spec.enabled(commandContext())) {
-            runCommand(spec.id);
-            requestAnimationFrame(() => focusTargets.panel?.());
-          }
-          return;
-        case "fleet.expand":
-        case "fleet.collapse": {
-          const row = rows.find((candidate) => candidate.kind === "agent" && candidate.id === state.selectedKey);
-          if (row?.kind !== "agent") return;
-          if (row.childCount > 0 && (spec.id === "fleet.expand") === row.collapsed) state.toggleCollapsed(row.id);
-          return;
-        }
-        default:
-          if (spec.enabled(commandContext())) runCommand(spec.id);
+      if (state.paletteOpen) state.showPalette(false);
+      else if (state.settingsOpen) state.showSettings(false);
+      else if (state.pairing.open) commands.closePairing();
+      else if (document.activeElement === searchRef.current) searchRef.current?.blur();
+      else if (state.openKey) {
+        // Back to the list, on the agent just left.
+        commands.closeAgent();
+        requestAnimationFrame(() => paneRef.current?.focus());
       }
     };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [rows, selectable]);
+    window.addEventListener("keydown", onEscape);
+    return () => window.removeEventListener("keydown", onEscape);
+  }, []);
 
   const state = useFleet.getState();
   return (
@@ -154,7 +112,7 @@ export function App() {
             data-testid="needs-you-count"
             title={`${command("fleet.next-needs-you").label} (${keyHint(command("fleet.next-needs-you"))})`}
             disabled={needYou.length === 0}
-            onClick={() => runCommand("fleet.next-needs-you")}
+            onClick={() => dispatch("fleet.next-needs-you", "button")}
           >
             {counts.needsYou} need you
           </button>

@@ -2,10 +2,12 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { createBridge } from "./bridge/client";
-import { startEffects } from "./state/effects";
+import { startEffects } from "./state/bridge-events";
+import { listenForKeys } from "./state/keys";
 import "./styles.css";
 
 startEffects(createBridge());
+listenForKeys();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -1,6 +1,7 @@
 // The one typed contract between the fleet service and any UI (Electron preload or the headless
 // WebSocket). Requests are decoded with these schemas at the service edge; events are typed data.
 import { z } from "zod";
+import { COMMAND_IDS, type CommandId } from "../fleet/command-registry";
 import type { Delivery } from "../fleet/delivery";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
 import type { TranscriptItem } from "../fleet/facts";
@@ -332,8 +333,11 @@ export type BridgeEvent =
   | { type: "settings"; settings: FleetSettingsView }
   /** The shell asks the UI to open an agent (a notification or tray item was clicked). */
   | { type: "ui.openAgent"; key: string }
-  /** The shell asks the UI to show the pairing dialog (tray menu). */
-  | { type: "ui.openPairing" };
+  /** The shell asks the window to run a registry command (a tray menu item), through the window's one dispatcher. */
+  | { type: "ui.command"; id: CommandId };
+
+/** `ui.command` as the window reads it: only a command the registry names is run. */
+export const ShellCommand = z.object({ type: z.literal("ui.command"), id: z.enum(COMMAND_IDS) });
 
 /** Wire messages of the headless bridge (one JSON object per WebSocket text frame). */
 export const BridgeClientMessage = z.object({

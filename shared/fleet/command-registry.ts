@@ -1,7 +1,8 @@
 // The one registry of user commands: ids, labels, keys and when each is
 // enabled. The command palette, the window's key handler, its buttons and the tray menu all read
-// it, so a command has one name and one key everywhere. Pure: what a command does lives with
-// each shell (renderer/src/state/effects.ts, electron/main).
+// it, so a command has one name and one key everywhere. Pure: what a command does lives in the
+// window's one dispatcher (renderer/src/state/dispatch.ts); the tray sends it the id
+// (electron/main/tray-commands.ts), except showing the window and quitting, which are the shell's.
 import type { AgentView, EnvironmentView } from "./types";
 import { acknowledgeable, needsYou } from "./views";
 
@@ -77,6 +78,9 @@ const SPECS = [
 export type CommandId = (typeof SPECS)[number]["id"];
 
 export const COMMANDS: readonly CommandSpec[] = SPECS;
+
+/** Every command id, for checking one that crossed a boundary (shared/bridge/contract.ts). */
+export const COMMAND_IDS = SPECS.map((spec) => spec.id) as [CommandId, ...CommandId[]];
 
 export const COMMAND_BY_ID = new Map<CommandId, CommandSpec>(COMMANDS.map((spec) => [spec.id, spec]));
 

@@ -26,7 +26,7 @@ describe("tray", () => {
     expect(model.tooltip).toContain("1 needs you");
     expect(model.items).toContainEqual({ kind: "label", label: "studio: online · 1 needs approval, 2 running" });
     expect(model.items).toContainEqual({ kind: "agent", agentKey: "e/a", label: "Migrate (studio) — needs approval" });
-    expect(model.items.filter((item) => item.kind === "action").map((item) => item.kind === "action" && item.action)).toEqual(["open", "pair", "pause", "quit"]);
+    expect(model.items.filter((item) => item.kind === "action").map((item) => item.kind === "action" && item.command)).toEqual(["app.open", "pairing.open", "notifications.pause", "app.quit"]);
   });
 
   it("says what a machine's connection is doing in the window's words", () => {
@@ -59,6 +59,6 @@ describe("tray", () => {
     const model = trayModel([environmentView()], agents, true, NOW);
     expect(model.items.filter((item) => item.kind === "agent")).toHaveLength(TRAY_AGENT_LIMIT);
     expect(model.items).toContainEqual({ kind: "label", label: "…and 3 more" });
-    expect(model.items).toContainEqual({ kind: "action", label: "Resume notifications", action: "resume" });
+    expect(model.items).toContainEqual({ kind: "action", label: "Resume notifications", command: "notifications.resume" });
   });
 });

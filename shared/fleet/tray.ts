@@ -9,13 +9,12 @@ import { STATUS_WORDS } from "./words";
 
 export type TrayVariant = "nothing-paired" | "failed" | "needs-you" | "host-offline" | "working" | "all-clear";
 
-export type TrayAction = "open" | "pair" | "pause" | "resume" | "quit";
-
 export type TrayItem =
   | { kind: "label"; label: string }
   | { kind: "separator" }
   | { kind: "agent"; label: string; agentKey: string }
-  | { kind: "action"; label: string; action: TrayAction };
+  /** A registry command on the tray surface, run by the shell (electron/main/tray-commands.ts). */
+  | { kind: "action"; label: string; command: CommandId };
 
 export interface TrayModel {
   variant: TrayVariant;
@@ -25,15 +24,6 @@ export interface TrayModel {
 
 /** Agents listed in the menu at most; the window shows the rest. */
 export const TRAY_AGENT_LIMIT = 10;
-
-/** What each registry command on the tray surface does in the shell. */
-const TRAY_ACTIONS: Partial<Record<CommandId, TrayAction>> = {
-  "app.open": "open",
-  "pairing.open": "pair",
-  "notifications.pause": "pause",
-  "notifications.resume": "resume",
-  "app.quit": "quit",
-};
 
 export function trayVariant(counts: FleetCounts & { failedNeedingYou?: number }): TrayVariant {
   if (counts.environments === 0) return "nothing-paired";
@@ -84,8 +74,7 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
   items.push({ kind: "separator" });
   const context: CommandContext = { agent: null, environment: null, agentPanelOpen: false, machines: environments.length, needYou: counts.needsYou, notificationsPaused, grouping: "machine" };
   for (const spec of COMMANDS) {
-    const action = TRAY_ACTIONS[spec.id];
-    if (action && spec.surfaces.includes("tray") && spec.enabled(context)) items.push({ kind: "action", label: spec.label, action });
+    if (spec.surfaces.includes("tray") && spec.enabled(context)) items.push({ kind: "action", label: spec.label, command: spec.id });
   }
   return { variant, tooltip: [`T3 Fleet — ${headline}`, ...perEnv].join("\n"), items };
 }

@@ -1,15 +1,19 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
-import type { Delivery } from "../../../shared/fleet/delivery";
-import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
+import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
-import { deliveryOutcomeWords, deliveryStateWords, STATUS_WORDS } from "../../../shared/fleet/words";
-import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
-import { commands, currentInbox, focusTargets, runCommand } from "../state/effects";
-import { DELIVERY_WHAT, MESSAGE_WORDS, receiptWords, relativeTime } from "../state/format";
+import { STATUS_WORDS } from "../../../shared/fleet/words";
+import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
+import { focusTargets } from "../state/focus";
+import { currentInbox } from "../state/inbox";
+import { relativeTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
+import { useFleetFacts } from "../state/fleet-facts";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
+import { Deliveries } from "./Receipts";
+import { PendingCard } from "./RequestCards";
 import { InterruptAction } from "./InterruptAction";
 import { Composer } from "./Composer";
 import { Clipped, PlaceError, StatusChip, useNow } from "./common";
@@ -152,7 +156,7 @@ function SnoozeLine({ agent, now }: { agent: AgentView; now: number }) {
 
 /** "3 of 7" when the agent is in the inbox as shown. */
 function useInboxPosition(agentKey: string): string | null {
-  useFleet((s) => s.version);
+  useFleetFacts();
   useFleet((s) => s.filters);
   useFleet((s) => s.search);
   useFleet((s) => s.snoozed);
@@ -175,7 +179,7 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
         confirmStop ? (
           <span className="confirm" role="group" aria-label="Stop the session?">
             <span className="confirm-text">Stop the session? The agent's process ends; a new message starts it again.</span>
-            <button type="button" className="danger" data-testid="stop-confirm" onClick={() => (setConfirmStop(false), runCommand("agent.stop"))}>
+            <button type="button" className="danger" data-testid="stop-confirm" onClick={() => (setConfirmStop(false), dispatch("agent.stop", "button"))}>
               Stop session
             </button>
             <button type="button" onClick={() => setConfirmStop(false)}>
@@ -228,148 +232,6 @@ function CopyButton({ text, what }: { text: string; what: string }) {
   );
 }
 
-function PendingCard({ agent, request, offline }: { agent: AgentView; request: PendingRequest; offline: boolean }) {
-  const place = `request:${request.requestId}`;
-  if (request.kind === "approval") {
-    const keyOf: Partial<Record<ApprovalDecision, string>> = { accept: "a", acceptForSession: "Shift+A", decline: "d" };
-    const project = projectOf(agent);
-    return (
-      <div className="card pending" data-testid="approval-card" role="group" aria-label="Approval requested">
-        <strong>Approve {request.requestKind ? `this ${request.requestKind}` : "this request"}?</strong>
-        <dl className="approval-facts">
-          <dt>{request.requestKind === "command" ? "Command" : "What"}</dt>
-          <dd>
-            <pre data-testid="approval-command">{request.detail}</pre>
-          </dd>
-          <dt>In</dt>
-          <dd data-testid="approval-folder">{project.repository ?? agent.workspaceRoot ?? "the agent's project folder (the server did not say which)"}</dd>
-          {agent.reason && agent.reason !== request.detail ? (
-            <>
-              <dt>Why</dt>
-              <dd data-testid="approval-reason">{agent.reason}</dd>
-            </>
-          ) : null}
-        </dl>
-        <div className="card-actions">
-          {/* Every decision the request offers, in the server's order; the keys work while this card is on screen. */}
-          {request.decisions.map((option, index) => (
-            <button
-              key={option.decision}
-              type="button"
-              className={index === 0 ? "primary" : undefined}
-              data-decision={option.decision}
-              title={offline ? "Its machine is not online: this can be answered once it is back" : (option.warning ?? undefined)}
-              disabled={offline}
-              aria-keyshortcuts={keyOf[option.decision]}
-              onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
-            >
-              {option.label}
-              {keyOf[option.decision] ? <kbd aria-hidden="true">{keyOf[option.decision]}</kbd> : null}
-            </button>
-          ))}
-          <PlaceError place={place} />
-        </div>
-      </div>
-    );
-  }
-  if (request.kind === "auth-refresh") {
-    return (
-      <div className="card pending" data-testid="auth-card">
-        <strong>The provider must log in again on this machine</strong>
-        <pre>{request.detail}</pre>
-      </div>
-    );
-  }
-  return <QuestionCard agent={agent} request={request} offline={offline} />;
-}
-
-function QuestionCard({ agent, request, offline }: { agent: AgentView; request: Extract<PendingRequest, { kind: "input" }>; offline: boolean }) {
-  const [chosen, setChosen] = useState<Record<string, string[]>>({});
-  const [free, setFree] = useState<Record<string, string>>({});
-  const [missing, setMissing] = useState<string[]>([]);
-  const firstField = useRef<HTMLFieldSetElement>(null);
-  useEffect(() => {
-    focusTargets.answer = () => firstField.current?.querySelector<HTMLElement>("input, select, textarea")?.focus();
-    return () => {
-      focusTargets.answer = undefined;
-    };
-  }, []);
-  const answerOf = (question: Question): string[] => [...(chosen[question.id] ?? []), ...(free[question.id]?.trim() ? [free[question.id]!.trim()] : [])];
-  return (
-    <form
-      className="card pending"
-      data-testid="input-card"
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        // Required questions are enforced here, before anything is sent.
-        const unanswered = request.questions.filter((question) => question.required && answerOf(question).length === 0).map((question) => question.id);
-        setMissing(unanswered);
-        if (unanswered.length) return;
-        const answers: QuestionAnswers = {};
-        for (const question of request.questions) {
-          const answer = answerOf(question);
-          if (answer.length) answers[question.id] = question.multiSelect ? answer : answer[0]!;
-        }
-        void commands.respondInput(agent.key, request.requestId, answers);
-      }}
-    >
-      <strong>The agent asks</strong>
-      {request.questions.map((question, index) => {
-        const picked = chosen[question.id] ?? [];
-        const isMissing = missing.includes(question.id);
-        const choose = (value: string, on: boolean) =>
-          setChosen({ ...chosen, [question.id]: question.multiSelect ? (on ? [...picked, value] : picked.filter((v) => v !== value)) : on ? [value] : [] });
-        return (
-          <fieldset key={question.id} ref={index === 0 ? firstField : undefined} className={`question ${isMissing ? "question-missing" : ""}`} data-testid="question" aria-invalid={isMissing}>
-            <legend>
-              {question.header ? <span className="question-header">{question.header}: </span> : null}
-              {question.question}
-              {question.required ? null : <span className="hint"> (optional)</span>}
-              {question.multiSelect ? <span className="hint"> (choose any)</span> : null}
-            </legend>
-            {question.options.map((option) => (
-              <label key={option.value} className="check" title={option.description ?? undefined}>
-                <input
-                  type={question.multiSelect ? "checkbox" : "radio"}
-                  name={`${request.requestId}-${question.id}`}
-                  checked={picked.includes(option.value)}
-                  onChange={(event) => choose(option.value, event.target.checked)}
-                />
-                {option.label}
-              </label>
-            ))}
-            {question.allowsFreeText || question.options.length === 0 ? (
-              <input
-                aria-label={question.options.length ? `Other answer to: ${question.question}` : `Answer to: ${question.question}`}
-                placeholder={question.options.length ? "Other…" : "Your answer"}
-                maxLength={ANSWER_MAX_CHARS}
-                value={free[question.id] ?? ""}
-                onChange={(event) => setFree({ ...free, [question.id]: event.target.value })}
-              />
-            ) : null}
-            {isMissing ? (
-              <span className="error" data-testid="question-missing">
-                This question needs an answer.
-              </span>
-            ) : null}
-          </fieldset>
-        );
-      })}
-      <div className="card-actions">
-        <button type="submit" className="primary" disabled={offline} title={offline ? "Its machine is not online: this can be answered once it is back" : "Send these answers to the agent (r focuses the first question)"}>
-          Answer
-          <kbd aria-hidden="true">Enter</kbd>
-        </button>
-        <PlaceError place={`request:${request.requestId}`} />
-      </div>
-    </form>
-  );
-}
-
-/** The longest answer the bridge accepts (shared/bridge/contract.ts agent.respondInput). */
-const ANSWER_MAX_CHARS = 20_000;
-
 /**
  * The transcript subscribes to the agent's detail on its own: a streamed token renders the
  * transcript, not the panel's header, actions and composer around it.
@@ -377,57 +239,4 @@ const ANSWER_MAX_CHARS = 20_000;
 function AgentTranscript({ agentKey, offline, after }: { agentKey: string; offline: boolean; after: ReactNode }) {
   const detail = useFleet((s) => s.details.get(agentKey));
   return <Transcript detail={detail} offline={offline} after={after} />;
-}
-
-function Deliveries({ agentKey }: { agentKey: string }) {
-  const deliveries = useFleet((s) => s.deliveries);
-  const all = [...deliveries.values()].filter((delivery) => delivery.agentKey === agentKey);
-  // Held messages always show (they wait for the user); of the rest, the latest few.
-  const held = all.filter((delivery) => delivery.state === "held");
-  const mine = [...held, ...all.filter((delivery) => delivery.state !== "held").slice(-6)];
-  if (mine.length === 0) return null;
-  return (
-    <ul className="deliveries" data-testid="deliveries">
-      {mine.map((delivery) => (
-        <DeliveryLine key={delivery.commandId} delivery={delivery} />
-      ))}
-    </ul>
-  );
-}
-
-function DeliveryLine({ delivery }: { delivery: Delivery }) {
-  const what = delivery.kind === "message" ? `“${delivery.text ?? ""}”` : DELIVERY_WHAT[delivery.kind];
-  const outcome = deliveryOutcomeWords(delivery);
-  const observed = outcome ? ` · ${outcome}` : "";
-  return (
-    <li className={`delivery delivery-${delivery.state}`} data-testid="delivery" data-state={delivery.state} data-outcome={delivery.observed?.outcome ?? ""}>
-      <span className="delivery-what clipped" title={what}>
-        {what}
-      </span>{" "}
-      <span className="delivery-state">{delivery.kind === "message" ? deliveryStateWords(delivery, MESSAGE_WORDS) : receiptWords(delivery)}</span>
-      {observed}
-      {delivery.reason ? <span className="delivery-reason"> · {delivery.reason}</span> : null}
-      {delivery.observed?.outcome === "queued" && delivery.state !== "answered" ? (
-        <button type="button" data-testid="cancel-queued" onClick={() => void commands.cancelQueued(delivery.commandId)}>
-          Cancel
-        </button>
-      ) : null}
-      {delivery.state === "held" ? (
-        <>
-          <button type="button" data-testid="release-held" onClick={() => void commands.releaseHeld(delivery.commandId)}>
-            Send now
-          </button>
-          <button type="button" data-testid="discard-held" onClick={() => void commands.discardHeld(delivery.commandId)}>
-            Discard
-          </button>
-        </>
-      ) : null}
-      {delivery.state === "uncertain" ? (
-        <button type="button" onClick={() => void commands.recheck(delivery.commandId)}>
-          Check again
-        </button>
-      ) : null}
-      <PlaceError place={`delivery:${delivery.commandId}`} />
-    </li>
-  );
 }

@@ -1,5 +1,6 @@
 import { command, type CommandId, keyHint } from "../../../shared/fleet/command-registry";
-import { commandContext, runCommand } from "../state/effects";
+import { commandContext, dispatch } from "../state/dispatch";
+import { useFleetFacts } from "../state/fleet-facts";
 import { useFleet } from "../state/store";
 
 /**
@@ -25,7 +26,7 @@ export function CommandButton({
   onRun?: () => void;
 }) {
   // Re-render when the facts or the selection change, so enablement stays current.
-  useFleet((s) => s.version);
+  useFleetFacts();
   useFleet((s) => s.openKey);
   useFleet((s) => s.selectedKey);
   const spec = command(id);
@@ -41,7 +42,7 @@ export function CommandButton({
       title={hint ? `${what} (${hint})` : what}
       aria-keyshortcuts={spec.keys[0]?.replace("Mod+", "Control+")}
       disabled={!enabled}
-      onClick={() => (onRun ? onRun() : runCommand(id))}
+      onClick={() => (onRun ? onRun() : dispatch(id, "button"))}
     >
       {label ?? spec.label}
       {hint ? <kbd aria-hidden="true">{hint}</kbd> : null}

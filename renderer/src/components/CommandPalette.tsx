@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { type CommandSpec, keyHint, paletteCommands } from "../../../shared/fleet/command-registry";
 import { STATUS_WORDS } from "../../../shared/fleet/words";
-import { commandContext, commands, runCommand } from "../state/effects";
+import { commands } from "../state/commands";
+import { commandContext, dispatch } from "../state/dispatch";
 import { displayAgent } from "../state/selectors";
 import { useFleet } from "../state/store";
 
@@ -48,7 +49,7 @@ export function CommandPalette() {
   const close = () => useFleet.getState().showPalette(false);
   const run = (entry: Entry) => {
     close();
-    if (entry.kind === "command") runCommand(entry.spec.id);
+    if (entry.kind === "command") dispatch(entry.spec.id, "palette");
     else if (entry.kind === "agent") void commands.openAgent(entry.key);
     else {
       commands.setView("fleet");

@@ -3,7 +3,8 @@ import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import { messageIntent, intentHeadline } from "../../../shared/fleet/delivery";
 import type { RunningMessageMode } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
-import { commands, focusTargets } from "../state/effects";
+import { commands } from "../state/commands";
+import { focusTargets } from "../state/focus";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 

@@ -3,7 +3,7 @@
 // over the user's ssh) or the reason it cannot be paired.
 import { useEffect, useRef, useState } from "react";
 import { type FoundServer, SshDestination } from "../../../shared/bridge/contract";
-import { discoveryCommands } from "../state/effects";
+import { discoveryCommands } from "../state/discovery-commands";
 import { useDiscovery } from "../state/discovery";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";

@@ -4,7 +4,7 @@ import { createPortal } from "react-dom";
 import type { DisplayStatus, SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
 import { STATUS_WORDS } from "../../../shared/fleet/words";
-import { commands } from "../state/effects";
+import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import type { Row } from "../state/selectors";
 import { useFleet } from "../state/store";
@@ -148,12 +148,14 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
  * room; the menu opens over the page (a portal), never clipped by the row.
  */
 function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment" }>["env"]; onRename: () => void }) {
-  const [open, setOpen] = useState(false);
+  // Where the button was when the menu opened (null: closed); measured on the click, never during a render.
+  const [anchor, setAnchor] = useState<DOMRect | null>(null);
+  const open = anchor !== null;
   const [confirmingRemove, setConfirmingRemove] = useState(false);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const menuRef = useRef<HTMLDivElement>(null);
   const close = (refocus: boolean) => {
-    setOpen(false);
+    setAnchor(null);
     setConfirmingRemove(false);
     if (refocus) buttonRef.current?.focus();
   };
@@ -166,7 +168,6 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
     document.addEventListener("pointerdown", outside);
     return () => document.removeEventListener("pointerdown", outside);
   }, [open, confirmingRemove]);
-  const box = open ? buttonRef.current?.getBoundingClientRect() : undefined;
   return (
     <>
       <button
@@ -179,11 +180,11 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
         aria-expanded={open}
         aria-label={`Actions for ${env.label}`}
         title={`Actions for ${env.label}`}
-        onClick={() => (open ? close(false) : setOpen(true))}
+        onClick={(event) => (open ? close(false) : setAnchor(event.currentTarget.getBoundingClientRect()))}
       >
         ⋯
       </button>
-      {open && box
+      {anchor
         ? createPortal(
             <div
               ref={menuRef}
@@ -191,7 +192,7 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
               role="menu"
               aria-label={`Actions for ${env.label}`}
               data-testid="env-menu-list"
-              style={{ top: Math.min(box.bottom + 4, window.innerHeight - 140), right: Math.max(8, window.innerWidth - box.right) }}
+              style={{ top: Math.min(anchor.bottom + 4, window.innerHeight - 140), right: Math.max(8, window.innerWidth - anchor.right) }}
               onKeyDown={(event) => {
                 if (event.key === "Escape") {
                   event.stopPropagation();

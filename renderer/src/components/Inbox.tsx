@@ -1,10 +1,10 @@
 // The inbox: only what needs the user, across machines, waiting longest first. One Tab stop (a
 // listbox with aria-activedescendant); ↑/↓ move, Enter opens, and after an answer the next item
-// opens (renderer/src/state/effects.ts advanceInbox).
+// opens (renderer/src/state/inbox.ts advanceInbox).
 import { useEffect, useRef } from "react";
 import type { AgentView } from "../../../shared/fleet/types";
 import { waitingSince } from "../../../shared/fleet/views";
-import { commands } from "../state/effects";
+import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
 import { Clipped, Highlighted, rowDomId, StatusChip, useNow } from "./common";

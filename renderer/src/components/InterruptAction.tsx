@@ -4,7 +4,8 @@
 import { useEffect, useState } from "react";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
-import { commands, focusTargets } from "../state/effects";
+import { commands } from "../state/commands";
+import { focusTargets } from "../state/focus";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
 

@@ -7,7 +7,7 @@ import { Children, Fragment, isValidElement, memo, type ReactNode, useState } fr
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { safeExternalUrl } from "../../../shared/bridge/contract";
-import { commands } from "../state/effects";
+import { commands } from "../state/commands";
 import { grammarsIn, rehypeLazyHighlight, useGrammars } from "./highlighter";
 import { markdownBlocks, type ParagraphPiece, paragraphPieces } from "./markdown-blocks";
 

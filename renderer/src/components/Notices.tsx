@@ -1,9 +1,10 @@
-import { commands, withdrawNotice } from "../state/effects";
+import { commands } from "../state/commands";
+import { withdrawNotice } from "../state/notices";
 import { useFleet } from "../state/store";
 
 /**
  * Notices sit in their own strip between the filters and the fleet, never over a control: one per
- * condition, updated in place, withdrawn when the condition clears (effects.ts).
+ * condition, updated in place, withdrawn when the condition clears (state/notices.ts).
  */
 export function Notices() {
   const notices = useFleet((s) => s.notices);

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import { serverWords } from "../../../shared/fleet/views";
-import { commands } from "../state/effects";
+import { commands } from "../state/commands";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 

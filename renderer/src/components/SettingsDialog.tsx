@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { FleetSettingsView } from "../../../shared/bridge/contract";
-import { commands } from "../state/effects";
+import { commands } from "../state/commands";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 

@@ -1,6 +1,6 @@
 // Find machines: what the last scan found, the ports and ssh hosts the user added, and each
-// pairing's outcome. Changed only through these actions; the bridge calls are in effects.ts
-// (discoveryCommands).
+// pairing's outcome. Changed only through these actions; the bridge calls are in
+// discovery-commands.ts.
 import { create } from "zustand";
 import type { DiscoveryReport } from "../../../shared/bridge/contract";
 

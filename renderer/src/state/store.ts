@@ -1,6 +1,7 @@
 // The renderer's store in three slices: facts from the fleet service, the window's own UI state,
 // and the pairing dialog. Each slice changes only through its named actions; views are derived
-// in selectors.ts (with the rules in shared/fleet/views.ts); side effects live in effects.ts.
+// in selectors.ts (with the rules in shared/fleet/views.ts) and read through fleet-facts.ts; side effects
+// start in bridge-events.ts, and every registry command runs through dispatch.ts (docs/architecture.md, "The window").
 import { create } from "zustand";
 import { createFactsSlice, type FactsSlice } from "./slices/facts";
 import { createPairingSlice, type PairingSlice } from "./slices/pairing";

@@ -1,0 +1,19 @@
+// What the views register so commands can reach them: elements to focus, and what the left pane
+// shows (for moving through it). Commands never reach into React; a view that unmounts leaves a
+// stale entry that does nothing harmful (focusing a detached element is a no-op).
+import type { Row } from "./selectors";
+
+export const focusTargets: {
+  search?: () => void;
+  composer?: () => void;
+  answer?: () => void;
+  panel?: () => void;
+  pane?: () => void;
+  /** The open agent's interrupt asks first when messages are queued (true: it took over). */
+  interrupt?: (key: string) => boolean;
+} = {};
+
+/** The left pane as shown now (App registers it): what ↑/↓ move through, and the tree's rows for →/←. */
+export const paneShown: { current: () => { selectable: string[]; rows: Row[] } } = {
+  current: () => ({ selectable: [], rows: [] }),
+};

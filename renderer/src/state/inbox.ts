@@ -1,0 +1,29 @@
+// The inbox as the window shows it, and Linear's triage: after an item is handled from the inbox,
+// its next item opens.
+import { displayFacts, inbox } from "./selectors";
+import { focusTargets } from "./focus";
+import { navigation } from "./navigation";
+import { useFleet } from "./store";
+
+/** The inbox as the window shows it now (the pane's filters and snoozes). */
+export function currentInbox(): ReturnType<typeof inbox> {
+  const state = useFleet.getState();
+  return inbox(displayFacts(state.agents, state.bridgeLostAt), state.filters, state.search, state.snoozed, Date.now());
+}
+
+export const inboxKeys = (): string[] => currentInbox().items.map((agent) => agent.key);
+
+/** After an answer, an approval, an acknowledgement or a snooze from the inbox (`before`: its keys then), its next item opens. */
+export function advanceInbox(handledKey: string, before: string[]): void {
+  const state = useFleet.getState();
+  if (state.view !== "inbox" || state.openKey !== handledKey || !before.includes(handledKey)) return;
+  // The handled agent may still read "needs you" until its server confirms; it is not offered again.
+  const left = new Set(inboxKeys());
+  left.delete(handledKey);
+  const target = before.slice(before.indexOf(handledKey) + 1).find((key) => left.has(key)) ?? [...left][0];
+  if (target) void navigation.openAgent(target).then(() => focusTargets.panel?.());
+  else {
+    navigation.closeAgent();
+    focusTargets.pane?.();
+  }
+}

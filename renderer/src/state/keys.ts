@@ -1,0 +1,28 @@
+// The keys surface: a key bound in the registry runs its command through the dispatcher. Esc is
+// not a command (it closes whatever is on top) and stays with the window (App.tsx).
+import { commandForKey } from "../../../shared/fleet/command-registry";
+import { dispatch } from "./dispatch";
+import { useFleet } from "./store";
+
+function isTyping(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
+}
+
+export function listenForKeys(): () => void {
+  const onKey = (event: KeyboardEvent) => {
+    const spec = commandForKey(event);
+    if (!spec) return;
+    // The palette's key works from a text field too.
+    if (spec.id === "palette.open") {
+      event.preventDefault();
+      dispatch(spec.id, "keys");
+      return;
+    }
+    const state = useFleet.getState();
+    if (isTyping(event.target) || state.pairing.open || state.settingsOpen || state.paletteOpen) return;
+    event.preventDefault();
+    dispatch(spec.id, "keys");
+  };
+  window.addEventListener("keydown", onKey);
+  return () => window.removeEventListener("keydown", onKey);
+}
