@@ -1,6 +1,6 @@
 // The fleet window in Chromium against the headless shell and simulated T3 machines.
 import { join } from "node:path";
-import { SimServer } from "../sim/server";
+import { SimServer } from "../sim/protocol1/server";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
 
 test("pairs three machines through pairing URLs and merges them into one fleet", async ({ page, fleet }) => {

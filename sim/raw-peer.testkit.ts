@@ -3,8 +3,8 @@
 import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
 import type { ClientCommand } from "../shared/t3/commands";
-import type { WireEvent } from "./engine";
-import type { SimServer } from "./server";
+import type { WireEvent } from "./protocol1/engine";
+import type { SimServer } from "./protocol1/server";
 
 export type Frame = { _tag: string; requestId?: string; values?: unknown[]; exit?: { _tag: string; value?: unknown; cause?: unknown[] }; defect?: unknown };
 

@@ -10,11 +10,11 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { buildPairingUrl } from "../../shared/t3/pairing";
 import { ClientCommandV2 } from "../../shared/t3/v2/commands";
 import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../../shared/t3/v2/schemas";
-import type { ProviderKind } from "../agents";
+import type { ProviderKind } from "../protocol1/agents";
 import { type BearerSession, SimAuth } from "../auth";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
 import { ProjectCreate, serverConfig } from "./config";
-import type { SimServer } from "../server";
+import type { SimServer } from "../protocol1/server";
 import {
   type AgentStep,
   DispatchError,

@@ -3,7 +3,7 @@
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Generation } from "./engine";
-import { RawPeer, makeThread, nextEvent, sendTurn } from "./raw-peer.testkit";
+import { RawPeer, makeThread, nextEvent, sendTurn } from "../raw-peer.testkit";
 import { SimServer } from "./server";
 
 const cleanups: (() => unknown)[] = [];

@@ -3,8 +3,8 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Generation, WireEvent } from "./engine";
-import { RawPeer, makeThread, nextEvent, sendTurn } from "./raw-peer.testkit";
-import { type HttpRecording, type RecordedVersion, readFrames, readRecording } from "./recordings";
+import { RawPeer, makeThread, nextEvent, sendTurn } from "../raw-peer.testkit";
+import { type HttpRecording, type RecordedVersion, readFrames, readRecording } from "../recordings";
 import { SimServer } from "./server";
 
 const cleanups: (() => unknown)[] = [];

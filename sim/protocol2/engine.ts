@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { ClientCommandV2 } from "../../shared/t3/v2/commands";
-import { PROVIDERS, type ProviderKind } from "../agents";
+import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
 import * as ids from "./ids";
 import {
   ACTIVE_RUN_STATUSES,

@@ -4,12 +4,12 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
-import { ClientCommand } from "../shared/t3/commands";
-import { buildPairingUrl } from "../shared/t3/pairing";
+import { ClientCommand } from "../../shared/t3/commands";
+import { buildPairingUrl } from "../../shared/t3/pairing";
 import { Agents, type TurnScript } from "./agents";
-import { type BearerSession, SimAuth } from "./auth";
+import { type BearerSession, SimAuth } from "../auth";
 import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type ThreadState, type WireEvent, quirksOf } from "./engine";
-import { type RpcHandlers, RpcPeer, type StreamSink } from "./rpc-peer";
+import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
 
 /** Upstream coalesces shell updates per thread over 50 ms windows. */
 export const SHELL_COALESCE_MS = 50;
