@@ -1,7 +1,7 @@
 // Scripted agents behave as T3's provider reactor does (docs/t3-protocols.md, "Protocol 1").
 import { afterEach, describe, expect, it } from "vitest";
 import { ORPHANED_PROVIDER_SESSION_ERROR, type Generation, type WireEvent } from "./engine";
-import { makeThread, nextEvent, sendTurn } from "../raw-peer.testkit";
+import { makeThread, nextEvent, sendTurn } from "./threads.testkit";
 import { SimServer } from "./server";
 
 const cleanups: (() => unknown)[] = [];

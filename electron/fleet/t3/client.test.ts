@@ -7,7 +7,7 @@ import type { SkippedItem } from "../../../shared/fleet/types";
 import { T3Error } from "../../../shared/t3/errors";
 import { parsePairingInput } from "../../../shared/t3/pairing";
 import type { Generation } from "../../../sim/protocol1/engine";
-import { makeThread, turnStartCommand } from "../../../sim/raw-peer.testkit";
+import { makeThread, turnStartCommand } from "../../../sim/protocol1/threads.testkit";
 import { SimServer } from "../../../sim/protocol1/server";
 import { type T3Connection, type T3Credentials, T3EnvironmentClient } from "./client";
 import { RpcSocket } from "./rpc-socket";

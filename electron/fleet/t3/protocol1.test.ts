@@ -5,7 +5,7 @@ import type { AdapterSession, AgentFacts, AgentLifecycle, FleetStreamListener, T
 import type { T3Error } from "../../../shared/t3/errors";
 import { parsePairingInput } from "../../../shared/t3/pairing";
 import type { Generation } from "../../../sim/protocol1/engine";
-import { makeThread, turnStartCommand } from "../../../sim/raw-peer.testkit";
+import { makeThread, turnStartCommand } from "../../../sim/protocol1/threads.testkit";
 import { SimServer } from "../../../sim/protocol1/server";
 import { T3EnvironmentClient } from "./client";
 import { Protocol1Adapter } from "./protocol1";
