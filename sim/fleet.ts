@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { z } from "zod";
 import { PROVIDERS, type ProviderKind, type TurnScript } from "./protocol1/agents";
-import type { Generation, ThreadState, WireSession } from "./protocol1/engine";
+import type { Generation, ThreadState, WireSession } from "./protocol1/model";
 import { SimServer, type SimServerOptions } from "./protocol1/server";
 import { handleV2Control, seedV2Environment, upgradeToV2 } from "./protocol2/fleet-hooks";
 import { V2SimServer } from "./protocol2/server";

@@ -1,6 +1,7 @@
 // Scripted agents behave as T3's provider reactor does (docs/t3-protocols.md, "Protocol 1").
 import { afterEach, describe, expect, it } from "vitest";
-import { ORPHANED_PROVIDER_SESSION_ERROR, type Generation, type WireEvent } from "./engine";
+import { ORPHANED_PROVIDER_SESSION_ERROR } from "./engine";
+import type { Generation, WireEvent } from "./model";
 import { makeThread, nextEvent, sendTurn } from "./threads.testkit";
 import { SimServer } from "./server";
 

@@ -2,7 +2,8 @@
 // to the engine's events the way T3's provider reactor does and write provider-side events back.
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Engine, ORPHANED_PROVIDER_SESSION_ERROR, type ThreadState, type WireEvent, type WireSession } from "./engine";
+import { type Engine, ORPHANED_PROVIDER_SESSION_ERROR } from "./engine";
+import type { ThreadState, WireEvent, WireSession } from "./model";
 
 export type AgentStep =
   | { kind: "reply"; text: string }

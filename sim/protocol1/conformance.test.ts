@@ -2,7 +2,7 @@
 // the same keys, the same enum values and the same frame sequence shapes (0.0.24 ⇔ fork, 0.0.33 ⇔ upstream).
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Generation, WireEvent } from "./engine";
+import type { Generation, WireEvent } from "./model";
 import { RawPeer } from "../raw-peer.testkit";
 import { makeThread, nextEvent, sendTurn } from "./threads.testkit";
 import { type HttpRecording, type RecordedVersion, readFrames, readRecording } from "../recordings";

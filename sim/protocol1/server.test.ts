@@ -2,7 +2,7 @@
 // generation quirks recorded from real servers (docs/t3-protocols.md).
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Generation } from "./engine";
+import type { Generation } from "./model";
 import { RawPeer } from "../raw-peer.testkit";
 import { makeThread, nextEvent, sendTurn } from "./threads.testkit";
 import { SimServer } from "./server";

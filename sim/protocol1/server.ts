@@ -8,7 +8,8 @@ import { buildPairingUrl } from "../../shared/t3/pairing";
 import { Agents, type TurnScript } from "./agents";
 import { type BearerSession, SimAuth } from "../auth";
 import { type RefuseUpgrade, SimHost, bearerOf, readBody, sendEmpty, sendJson } from "../host";
-import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type ThreadState, type WireEvent, quirksOf } from "./engine";
+import { CommandInvariantError, Engine, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES } from "./engine";
+import { type Generation, type ThreadState, type WireEvent, quirksOf } from "./model";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
 
 /** Upstream coalesces shell updates per thread over 50 ms windows. */

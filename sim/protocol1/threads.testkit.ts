@@ -2,7 +2,7 @@
 // turn start, and a wait on the engine's next matching event.
 import { randomUUID } from "node:crypto";
 import type { ClientCommand } from "../../shared/t3/commands";
-import type { WireEvent } from "./engine";
+import type { WireEvent } from "./model";
 import type { SimServer } from "./server";
 
 export function makeThread(sim: SimServer, provider = "codex", threadId: string = `thread-${randomUUID().slice(0, 8)}`): string {
