@@ -231,7 +231,7 @@ async function serviceBench(threads: number, measureLoad: boolean, generation: B
       const naiveBytesPerSecond = snapshotBytes / 2;
       console.log(`bytes/s under load: streams ${(streamBytesPerSecond / 1024).toFixed(0)} KiB/s vs naive 2 s polling ${(naiveBytesPerSecond / 1024).toFixed(0)} KiB/s (ratio ${(naiveBytesPerSecond / streamBytesPerSecond).toFixed(1)}×)`);
       console.log(`latency: stream p50 ${percentile(latencies, 50)} ms vs naive polling ≥ 1000 ms on average (half the 2 s period, before fetching ${(snapshotBytes / ENVS / 1024).toFixed(0)} KiB per environment)`);
-      // T3's V2 engine sends shell rows coalesced per thread over 50 ms (sim/v2/server.ts), so the
+      // T3's V2 engine sends shell rows coalesced per thread over 50 ms (sim/protocol2/server.ts), so the
       // event-to-model figure includes that wait on the server; the fleet's own share is printed apart.
       const coalesced = generation === "v2" ? "; includes T3's 50 ms shell coalescing on the server" : "";
       console.log(`event to fleet model at ~${EVENTS_PER_SECOND} events/s: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms over ${latencies.length} updates${coalesced}   (target p99 < 20 ms)`);

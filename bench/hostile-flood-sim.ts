@@ -6,7 +6,7 @@
 // "flooded".
 import { createInterface } from "node:readline";
 import { seedEnvironment } from "../sim/fleet";
-import { SimServer } from "../sim/server";
+import { SimServer } from "../sim/protocol1/server";
 
 const FLOOD_THREADS = Number(process.env.FLOOD_THREADS ?? 200_000);
 const ORDINARY_THREADS = 200;

@@ -1,6 +1,6 @@
 // The fleet window in Chromium against the headless shell and simulated T3 machines.
 import { join } from "node:path";
-import { SimServer } from "../sim/server";
+import { SimServer } from "../sim/protocol1/server";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
 
 test("pairs three machines through pairing URLs and merges them into one fleet", async ({ page, fleet }) => {
@@ -115,11 +115,14 @@ test("a message to a running child shows steer, and the reply lands in the same 
   const delivery = page.locator('[data-testid="delivery"]').filter({ hasText: "also rename the module" });
   await expect(delivery).toHaveAttribute("data-state", "answered", { timeout: 15_000 });
   await expect(delivery).toHaveAttribute("data-outcome", "steered");
+  // As real T3 0.0.42 does with a steering provider: one turn, one reply that covers both messages.
   const replies = page.getByTestId("message-assistant");
-  await expect(replies).toHaveCount(2);
-  const turns = await replies.evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.turn));
-  expect(turns[0]).toBeTruthy();
-  expect(turns[1]).toBe(turns[0]);
+  await expect(replies).toHaveCount(1);
+  await expect(replies).toContainText("refactor");
+  await expect(replies).toContainText("also rename the module");
+  const turn = await replies.getAttribute("data-turn");
+  expect(turn).toBeTruthy();
+  expect(sim.engine.threads.get(child)!.messages.filter((m) => m.role === "assistant").map((m) => m.turnId)).toEqual([turn]);
   await page.getByTestId("agent-panel").screenshot({ path: join(SCREENSHOTS, "agent-view.png") });
 });
 

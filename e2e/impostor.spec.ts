@@ -2,7 +2,7 @@
 // the user whether the machine moved, keeps the old address unless they say so, and the real
 // machine's token never reaches the impostor.
 import type { Page } from "@playwright/test";
-import { SimServer } from "../sim/server";
+import { SimServer } from "../sim/protocol1/server";
 import { type Fleet, envRow, expect, test } from "./fixtures";
 
 test.use({ generations: ["upstream"] });

@@ -1,10 +1,10 @@
 // The fleet window on a mixed fleet: a 0.0.24 fork-generation machine and an upstream machine on
-// protocol 1, and a protocol-2 machine (T3 since 2026-10-03, sim/v2). Protocol 2 must look and act
+// protocol 1, and a protocol-2 machine (T3 since 2026-10-03, sim/protocol2). Protocol 2 must look and act
 // like protocol 1 to the user, plus what only it offers (steer or queue, accept for the session).
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
-import { createV2Thread, sendV2Message } from "../sim/v2/fleet-hooks";
-import type { V2SimServer } from "../sim/v2/server";
+import { createV2Thread, sendV2Message } from "../sim/protocol2/fleet-hooks";
+import type { V2SimServer } from "../sim/protocol2/server";
 import { SCREENSHOTS, agentRow, envRow, expect, test, type Fleet } from "./fixtures";
 import { SIZES } from "./sizes";
 

@@ -4,7 +4,7 @@
 // sequences that go backwards. The page must stay inert, connected and fully usable.
 import type { Locator, Page } from "@playwright/test";
 import { MAX_BRIDGE_FRAME_BYTES } from "../shared/bridge/contract";
-import { SimServer } from "../sim/server";
+import { SimServer } from "../sim/protocol1/server";
 import { HOSTILE } from "../shared/t3/hostile-text.testkit";
 import { agentRow, envRow, expect, test } from "./fixtures";
 

@@ -2,8 +2,8 @@
 // controls that fit, the command registry, readable reconnection and errors that are never silent.
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
-import { V2SimServer } from "../sim/v2/server";
-import { createV2Thread } from "../sim/v2/fleet-hooks";
+import { V2SimServer } from "../sim/protocol2/server";
+import { createV2Thread } from "../sim/protocol2/fleet-hooks";
 import { tapBridge } from "./bridge-tap";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
 import { SIZES } from "./sizes";

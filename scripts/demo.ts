@@ -15,7 +15,7 @@ import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
 import { startHeadlessShell } from "../electron/serve/server";
 import { SimFleet } from "../sim/fleet";
-import { createV2Thread, sendV2Message } from "../sim/v2/fleet-hooks";
+import { createV2Thread, sendV2Message } from "../sim/protocol2/fleet-hooks";
 
 const { values } = parseArgs({ options: { web: { type: "boolean", default: false }, port: { type: "string", default: "0" } } });
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");

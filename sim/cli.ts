@@ -2,7 +2,7 @@
 // `--envs fork,upstream,v2` starts one machine per listed generation (a mixed fleet).
 // Starts simulated T3 servers on 127.0.0.1 and prints each one's pairing URL and the control API.
 import { parseArgs } from "node:util";
-import type { Generation } from "./engine";
+import type { Generation } from "./protocol1/model";
 import { SimFleet } from "./fleet";
 
 const { values } = parseArgs({

@@ -3,11 +3,11 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { z } from "zod";
-import { PROVIDERS, type ProviderKind, type TurnScript } from "./agents";
-import type { Generation, ThreadState, WireSession } from "./engine";
-import { SimServer, type SimServerOptions } from "./server";
-import { handleV2Control, seedV2Environment, upgradeToV2 } from "./v2/fleet-hooks";
-import { V2SimServer } from "./v2/server";
+import { PROVIDERS, type ProviderKind, type TurnScript } from "./protocol1/agents";
+import type { Generation, ThreadState, WireSession } from "./protocol1/model";
+import { SimServer, type SimServerOptions } from "./protocol1/server";
+import { handleV2Control, seedV2Environment, upgradeToV2 } from "./protocol2/fleet-hooks";
+import { V2SimServer } from "./protocol2/server";
 
 const MACHINE_LABELS = ["studio-mac", "workstation", "build-box-1", "build-box-2", "laptop", "gpu-rig", "ci-runner", "nas", "pi-cluster", "spare"];
 const PROVIDER_KINDS = Object.keys(PROVIDERS) as ProviderKind[];
@@ -101,7 +101,7 @@ export class SimFleet {
 
   private constructor(
     readonly servers: SimServer[],
-    /** Protocol-2 machines (sim/v2), kept apart: they have another engine. */
+    /** Protocol-2 machines (sim/protocol2), kept apart: they have another engine. */
     readonly v2Servers: V2SimServer[] = [],
   ) {}
 

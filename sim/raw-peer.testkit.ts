@@ -1,34 +1,65 @@
-// A raw Effect-RPC peer for simulator tests: sends exactly the frames a test asks for (no automatic
-// Acks), records every frame received, and resolves waits on arrival of frames, not on timers.
-import { randomUUID } from "node:crypto";
+// A raw Effect-RPC peer for simulator tests, either protocol: sends exactly the frames a test asks
+// for (no Acks unless `autoAck`, as a recording client sent them), records every frame received,
+// and resolves waits on arrival of frames, not on timers.
 import { WebSocket } from "ws";
-import type { ClientCommand } from "../shared/t3/commands";
-import type { WireEvent } from "./engine";
-import type { SimServer } from "./server";
+import { FLEET_SCOPES } from "../shared/t3/pairing";
+import type { SimAuth } from "./auth";
 
-export type Frame = { _tag: string; requestId?: string; values?: unknown[]; exit?: { _tag: string; value?: unknown; cause?: unknown[] }; defect?: unknown };
+export type Exit = { _tag: string; value?: unknown; cause?: { _tag: string; error?: Record<string, unknown>; defect?: string; fiberId?: number }[] };
+export type Frame = { _tag: string; requestId?: string; values?: unknown[]; exit?: Exit; defect?: unknown };
+
+/** What a peer needs of a simulated server, either generation. */
+export interface PeerTarget {
+  readonly baseUrl: string;
+  readonly auth: SimAuth;
+}
+
+export interface RawPeerOptions {
+  /** Acknowledge every Chunk on arrival (a client that keeps up), instead of only when the test acks. */
+  autoAck?: boolean;
+}
 
 export class RawPeer {
   readonly frames: Frame[] = [];
   private waiters: { check: () => boolean; resolve: () => void }[] = [];
   private nextId = 1;
 
-  private constructor(private readonly ws: WebSocket) {
+  private constructor(
+    private readonly ws: WebSocket,
+    options: RawPeerOptions,
+  ) {
     ws.on("message", (data) => {
-      this.frames.push(JSON.parse(data.toString()) as Frame);
+      const frame = JSON.parse(data.toString()) as Frame;
+      this.frames.push(frame);
+      if (options.autoAck && frame._tag === "Chunk" && frame.requestId !== undefined) this.ack(frame.requestId);
       this.waiters = this.waiters.filter((waiter) => (waiter.check() ? (waiter.resolve(), false) : true));
     });
   }
 
-  /** Connects with a fresh bearer session of the given scopes (bearer header on the upgrade). */
-  static async connect(sim: SimServer, scopes = ["orchestration:read", "orchestration:operate"]): Promise<RawPeer> {
-    const session = sim.auth.issueSession({ scopes, role: "client", label: "raw" });
-    const ws = new WebSocket(`${sim.baseUrl.replace("http", "ws")}/ws`, { headers: { authorization: `Bearer ${session.token}` } });
+  /** A fresh bearer session's token on this server. */
+  static bearer(sim: PeerTarget, scopes: readonly string[] = FLEET_SCOPES, label = "raw"): string {
+    return sim.auth.issueSession({ scopes: [...scopes], role: "client", label }).token;
+  }
+
+  /** Protocol 1: `/ws` with a fresh bearer session of the given scopes (bearer header on the upgrade). */
+  static connect(sim: PeerTarget, scopes = ["orchestration:read", "orchestration:operate"], options: RawPeerOptions = {}): Promise<RawPeer> {
+    return RawPeer.open(`${sim.baseUrl.replace("http", "ws")}/ws`, { ...options, headers: { authorization: `Bearer ${RawPeer.bearer(sim, scopes)}` } });
+  }
+
+  /** Protocol 2: `/ws?orchestrationProtocol=2&wsTicket=…` with a ticket of a fresh fleet session, as the recording client opened it. */
+  static async connectProtocol2(sim: PeerTarget, options: RawPeerOptions = { autoAck: true }): Promise<RawPeer> {
+    const answer = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, { method: "POST", headers: { authorization: `Bearer ${RawPeer.bearer(sim, FLEET_SCOPES, "recordings")}` } });
+    const { ticket } = (await answer.json()) as { ticket: string };
+    return RawPeer.open(`${sim.baseUrl.replace("http", "ws")}/ws?orchestrationProtocol=2&wsTicket=${encodeURIComponent(ticket)}`, options);
+  }
+
+  static async open(url: string, options: RawPeerOptions & { headers?: Record<string, string> } = {}): Promise<RawPeer> {
+    const ws = new WebSocket(url, options.headers ? { headers: options.headers } : {});
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
       ws.once("error", reject);
     });
-    return new RawPeer(ws);
+    return new RawPeer(ws, options);
   }
 
   send(frame: unknown): void {
@@ -45,6 +76,10 @@ export class RawPeer {
     this.send({ _tag: "Ack", requestId });
   }
 
+  interrupt(requestId: string): void {
+    this.send({ _tag: "Interrupt", requestId });
+  }
+
   until(check: () => boolean): Promise<void> {
     if (check()) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ check, resolve }));
@@ -57,19 +92,25 @@ export class RawPeer {
     await this.until(() => this.frames.filter((frame) => frame._tag === "Pong").length > pongs);
   }
 
-  chunks(requestId: string): Frame[] {
-    return this.frames.filter((frame) => frame._tag === "Chunk" && frame.requestId === requestId);
+  /** The stream's values, Chunk by Chunk. */
+  chunks(requestId: string): Record<string, unknown>[][] {
+    return this.frames.filter((frame) => frame._tag === "Chunk" && frame.requestId === requestId).map((chunk) => (chunk.values ?? []) as Record<string, unknown>[]);
   }
 
   values(requestId: string): Record<string, unknown>[] {
-    return this.chunks(requestId).flatMap((chunk) => chunk.values as Record<string, unknown>[]);
+    return this.chunks(requestId).flat();
   }
 
-  exit(requestId: string): Frame | undefined {
-    return this.frames.find((frame) => frame._tag === "Exit" && frame.requestId === requestId);
+  /** Resolves once a value of the stream satisfies `check`. */
+  untilValue(requestId: string, check: (value: Record<string, unknown>) => boolean): Promise<void> {
+    return this.until(() => this.values(requestId).some(check));
   }
 
-  async call(tag: string, payload: unknown): Promise<Frame> {
+  exit(requestId: string): Exit | undefined {
+    return this.frames.find((frame) => frame._tag === "Exit" && frame.requestId === requestId)?.exit;
+  }
+
+  async call(tag: string, payload: unknown): Promise<Exit> {
     const id = this.request(tag, payload);
     await this.until(() => this.exit(id) !== undefined);
     return this.exit(id)!;
@@ -78,54 +119,4 @@ export class RawPeer {
   close(): void {
     this.ws.close();
   }
-}
-
-export function makeThread(sim: SimServer, provider = "codex", threadId: string = `thread-${randomUUID().slice(0, 8)}`): string {
-  const now = sim.engine.now();
-  if (!sim.engine.projects.has("p1")) {
-    sim.engine.dispatch({ type: "project.create", commandId: randomUUID(), projectId: "p1", title: "Repo", workspaceRoot: "/repo", createdAt: now });
-  }
-  sim.engine.dispatch({
-    type: "thread.create",
-    commandId: randomUUID(),
-    threadId,
-    projectId: "p1",
-    title: "Fix login",
-    modelSelection: { instanceId: provider, model: "m" },
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    branch: null,
-    worktreePath: null,
-    createdAt: now,
-  });
-  return threadId;
-}
-
-/** A client's thread.turn.start with fresh ids. */
-export function turnStartCommand(threadId: string, text: string, commandId = `cmd-${randomUUID()}`): Extract<ClientCommand, { type: "thread.turn.start" }> {
-  return {
-    type: "thread.turn.start",
-    commandId,
-    threadId,
-    message: { messageId: `msg-${randomUUID()}`, role: "user", text, attachments: [] },
-    runtimeMode: "full-access",
-    interactionMode: "default",
-    createdAt: new Date().toISOString(),
-  };
-}
-
-export function sendTurn(sim: SimServer, threadId: string, text: string, commandId?: string): number {
-  return sim.engine.dispatch(turnStartCommand(threadId, text, commandId));
-}
-
-/** Resolves when the engine emits an event matching `match` (or one already matched since `from`). */
-export function nextEvent(sim: SimServer, match: (event: WireEvent) => boolean): Promise<WireEvent> {
-  return new Promise((resolve) => {
-    const listener = (event: WireEvent) => {
-      if (!match(event)) return;
-      sim.engine.off("event", listener);
-      resolve(event);
-    };
-    sim.engine.on("event", listener);
-  });
 }

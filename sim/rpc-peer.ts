@@ -2,7 +2,7 @@
 // Ack back-pressure per stream, Ping/Pong, Interrupt, Exit and Defect, per generation.
 import type { WebSocket } from "ws";
 import { RpcClientFrameSchema } from "../shared/t3/rpc-frames";
-import type { Generation } from "./engine";
+import type { Generation } from "./protocol1/model";
 
 export interface StreamSink {
   /** Queues items; they leave in one Chunk once the previous Chunk was acked. */

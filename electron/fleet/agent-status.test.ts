@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Delivery } from "../../shared/fleet/delivery";
 import type { DisplayStatus } from "../../shared/fleet/types";
-import type { Generation } from "../../sim/engine";
+import type { Generation } from "../../sim/protocol1/model";
 import { agent as agentOf, pairAll, setup as setupFleet, until } from "./service.testkit";
 
 async function setup(generation: Generation = "upstream") {

@@ -1,7 +1,7 @@
 // Environment lifecycle against simulators: faults (kill, restart, blackhole, revoke), wake
 // re-checks, rename, mute and remove.
 import { describe, expect, it } from "vitest";
-import type { SimServer } from "../../sim/server";
+import type { SimServer } from "../../sim/protocol1/server";
 import { MemorySecretStore } from "./secrets";
 import { FleetService } from "./service";
 import { FAST, agent, clientOf, cleanups, env, pairAll, setup, supervisorOf, until } from "./service.testkit";

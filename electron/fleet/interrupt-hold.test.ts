@@ -3,7 +3,7 @@
 // and a held message is sent once when released, or never when discarded.
 import { describe, expect, it } from "vitest";
 import type { Delivery } from "../../shared/fleet/delivery";
-import { createV2Thread, sendV2Message } from "../../sim/v2/fleet-hooks";
+import { createV2Thread, sendV2Message } from "../../sim/protocol2/fleet-hooks";
 import type { Deliveries } from "./deliveries";
 import type { FleetService } from "./service";
 import { setup, until } from "./service.testkit";

@@ -8,7 +8,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
-import { SimServer } from "../../sim/server";
+import { SimServer } from "../../sim/protocol1/server";
 import { MAX_SERVER_LABEL } from "./pairing";
 import { REGISTRY_FILE } from "./registry";
 import { MemorySecretStore, OriginBoundSecrets } from "./secrets";

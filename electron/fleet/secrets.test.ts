@@ -5,7 +5,7 @@ import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SimServer } from "../../sim/server";
+import { SimServer } from "../../sim/protocol1/server";
 import { KeytarSecretStore } from "./secrets";
 import { FleetService } from "./service";
 

@@ -7,7 +7,7 @@ import { afterEach } from "vitest";
 import type { BridgeEvent } from "../../shared/bridge/contract";
 import type { AgentView, EnvironmentView } from "../../shared/fleet/types";
 import { SimFleet, type SimFleetOptions } from "../../sim/fleet";
-import type { SimServer } from "../../sim/server";
+import type { SimServer } from "../../sim/protocol1/server";
 import type { Environments } from "./environments";
 import { MemorySecretStore } from "./secrets";
 import { FleetService, type FleetServiceOptions } from "./service";

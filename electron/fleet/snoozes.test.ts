@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { BridgeResults } from "../../shared/bridge/contract";
 import type { AgentView } from "../../shared/fleet/types";
-import { createV2Thread, sendV2Message } from "../../sim/v2/fleet-hooks";
+import { createV2Thread, sendV2Message } from "../../sim/protocol2/fleet-hooks";
 import { FAST, setup, until } from "./service.testkit";
 import type { FleetService } from "./service";
 

@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConnectionPhase } from "../../shared/fleet/types";
-import { SimServer } from "../../sim/server";
+import { SimServer } from "../../sim/protocol1/server";
 import { ConnectionSupervisor } from "./supervisor";
 import { T3EnvironmentClient } from "./t3/client";
 import { OriginToken } from "./t3/origin-token";

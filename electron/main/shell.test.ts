@@ -11,7 +11,7 @@ import { FleetService } from "../fleet/service";
 import { type IpcMainLike, REQUEST_CHANNEL, registerBridge } from "./bridge-ipc";
 import { hardenWindow, isAppUrl, isTrustedSender } from "./guards";
 import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
-import { SimServer } from "../../sim/server";
+import { SimServer } from "../../sim/protocol1/server";
 import { APP_URL, RENDERER_CSP, serveAppRequest } from "./app-protocol";
 import { type SafeStorageLike, type UnprotectedChoice, openDesktopSecrets } from "./safe-storage-secrets";
 import { TrayController } from "./tray";

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BRIDGE_CLOSE_MALFORMED, BRIDGE_CLOSE_UNAUTHORIZED, BridgeRequests, MAX_BRIDGE_FRAME_BYTES, type BridgeMethod } from "../../shared/bridge/contract";
-import { SimServer } from "../../sim/server";
+import { SimServer } from "../../sim/protocol1/server";
 import { cleanups, exchangeLaunchCode, httpRequest, openBridge, rawExchange, type ShellUnderTest, startShell } from "./shell.testkit";
 
 

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SimServer } from "../../../sim/server";
+import { SimServer } from "../../../sim/protocol1/server";
 import { Discovery } from "./coordinator";
 
 const cleanups: (() => Promise<unknown>)[] = [];

@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AdapterSession, AgentFacts, AgentLifecycle, FleetStreamListener, ThreadDetail, ThreadStreamListener } from "../../../shared/fleet/facts";
 import type { T3Error } from "../../../shared/t3/errors";
 import { parsePairingInput } from "../../../shared/t3/pairing";
-import type { Generation } from "../../../sim/engine";
-import { makeThread, turnStartCommand } from "../../../sim/raw-peer.testkit";
-import { SimServer } from "../../../sim/server";
+import type { Generation } from "../../../sim/protocol1/model";
+import { makeThread, turnStartCommand } from "../../../sim/protocol1/threads.testkit";
+import { SimServer } from "../../../sim/protocol1/server";
 import { T3EnvironmentClient } from "./client";
 import { Protocol1Adapter } from "./protocol1";
 

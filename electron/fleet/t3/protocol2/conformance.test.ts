@@ -28,9 +28,9 @@ import {
   ThreadStreamItemV2Schema,
   V2RpcError,
 } from "../../../../shared/t3/v2/schemas";
-import { SimServer } from "../../../../sim/server";
-import { providerTurnRunning, untilEngine } from "../../../../sim/v2/engine.testkit";
-import { V2SimServer } from "../../../../sim/v2/server";
+import { SimServer } from "../../../../sim/protocol1/server";
+import { providerTurnRunning, untilEngine } from "../../../../sim/protocol2/engine.testkit";
+import { V2SimServer } from "../../../../sim/protocol2/server";
 import { T3EnvironmentClient } from "../client";
 import type { RpcSocket } from "../rpc-socket";
 import type { AgentCommand } from "../../../../shared/fleet/facts";
@@ -48,7 +48,7 @@ type Frame = { _tag: string; id?: string; tag?: string; requestId?: string; valu
 /**
  * Fields T3's real V2 engine sends that the contract reading (006bb815) does not list: project
  * metadata, the projection's subagent activations, title regeneration, and the repository roots of
- * a metadata snapshot (sim/v2/recordings-conformance.test.ts holds the simulator to the real keys).
+ * a metadata snapshot (sim/protocol2/recordings-conformance.test.ts holds the simulator to the real keys).
  */
 const REAL_ENGINE_EXTRAS = new Set(["subagentActivations", "titleRegeneration", "defaultThreadEnvMode", "faviconPath", "resolvedRepositoryIdentityRoots"]);
 /** Engine events the fleet skips (attempts, nodes, provider threads and turns, checkpoints): only their envelope is checked. */

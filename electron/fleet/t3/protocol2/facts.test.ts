@@ -6,7 +6,7 @@ import { type ScenarioInput, type StatusSituation, runStatusScenarios } from "..
 import { type ShellState, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
 import { ShellSnapshotV2, ThreadProjection } from "../../../../shared/t3/v2/schemas";
 import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
-import { V2Engine } from "../../../../sim/v2/engine";
+import { V2Engine } from "../../../../sim/protocol2/engine";
 import { agentFactsOfRow, detailFactsOf } from "./facts";
 
 const at = "2026-11-30T00:20:00.000Z";

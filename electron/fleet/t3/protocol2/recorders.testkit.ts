@@ -3,7 +3,7 @@
 import { FLEET_SCOPES } from "../../../../shared/t3/pairing";
 import type { AgentFacts, FleetStreamListener, ThreadDetail, ThreadStreamListener } from "../../../../shared/fleet/facts";
 import { EnvironmentDescriptor } from "../../../../shared/t3/schemas";
-import { V2SimServer } from "../../../../sim/v2/server";
+import { V2SimServer } from "../../../../sim/protocol2/server";
 import { T3EnvironmentClient } from "../client";
 import { StreamRecorder } from "../streams.testkit";
 import { Protocol2Adapter, type Protocol2Options } from "./adapter";

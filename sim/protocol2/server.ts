@@ -4,17 +4,17 @@
 // snapshots and a slow-consumer cutoff, the V2 commands, `projects.mutate` and `server.getConfig`.
 // It can take over a protocol-1 simulator's port, identity and threads: an in-place upgrade.
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { WebSocket } from "ws";
 import { buildPairingUrl } from "../../shared/t3/pairing";
 import { ClientCommandV2 } from "../../shared/t3/v2/commands";
 import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../../shared/t3/v2/schemas";
-import type { ProviderKind } from "../agents";
+import type { ProviderKind } from "../protocol1/agents";
 import { type BearerSession, SimAuth } from "../auth";
+import { type RefuseUpgrade, SimHost, readBody, sendEmpty, sendJson } from "../host";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
 import { ProjectCreate, serverConfig } from "./config";
-import type { SimServer } from "../server";
+import type { SimServer } from "../protocol1/server";
 import {
   type AgentStep,
   DispatchError,
@@ -34,7 +34,6 @@ export const SLOW_CONSUMER_MAX_ITEMS = 1000;
 export const SLOW_CONSUMER_MAX_BYTES = 8 * 1024 * 1024;
 /** A bounded snapshot keeps this many of the latest turn items (every non-terminal run stays). */
 export const BOUNDED_SNAPSHOT_ITEMS = 75;
-const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface V2SimServerOptions {
   label?: string;
@@ -49,40 +48,26 @@ export interface V2SimServerOptions {
   settings?: Partial<V2Settings>;
 }
 
-interface Peer {
-  rpc: RpcPeer;
-  ws: WebSocket;
-  session: BearerSession;
-}
-
 const traceId = () => randomUUID().replace(/-/g, "");
 
-export class V2SimServer {
+export class V2SimServer extends SimHost {
   readonly generation = "v2" as const;
   readonly engine: V2Engine;
   readonly auth: SimAuth;
   readonly environmentId: string;
   readonly label: string;
-  private http: Server | undefined;
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BODY_BYTES });
-  private readonly peers = new Set<Peer>();
-  private readonly sockets = new Set<Socket>();
-  private port: number;
-  private blackholed = false;
 
   constructor(private readonly options: V2SimServerOptions = {}) {
+    super(options.port ?? 0);
     this.environmentId = options.environmentId ?? randomUUID();
     this.label = options.label ?? `sim-${this.environmentId.slice(0, 6)}`;
-    this.port = options.port ?? 0;
     this.engine = new V2Engine({
       tickMs: options.tickMs ?? 20,
       ...(options.firstSequence !== undefined && { firstSequence: options.firstSequence }),
       ...(options.settings && { settings: options.settings }),
     });
     this.auth = options.auth ?? new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
-    this.auth.onRevoke = (session) => {
-      for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");
-    };
+    this.auth.onRevoke = (session) => this.closeSocketsOf(session);
   }
 
   /**
@@ -111,71 +96,21 @@ export class V2SimServer {
     return server.start();
   }
 
-  get baseUrl(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
   get serverVersion(): string {
     return this.options.serverVersion ?? "0.0.46-nightly.20261003";
   }
 
-  get running(): boolean {
-    return this.http !== undefined;
-  }
-
-  async start(): Promise<this> {
-    if (this.http) return this;
-    const server = createServer((req, res) => this.route(req, res));
-    server.on("connection", (socket) => {
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
-    server.on("upgrade", (req, socket, head) => this.upgrade(req, socket as Socket, head));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.port, "127.0.0.1", () => resolve());
-    });
-    const address = server.address();
-    if (address && typeof address === "object") this.port = address.port;
-    this.http = server;
-    this.engine.resume();
-    return this;
-  }
-
-  async stop(graceful = true): Promise<void> {
-    const server = this.http;
-    if (!server) return;
-    this.http = undefined;
+  protected halt(): void {
     this.engine.halt();
-    for (const peer of this.peers) {
-      peer.rpc.disposeAll();
-      if (graceful) peer.ws.close(1012, "server restart");
-      else peer.ws.terminate();
-    }
-    this.peers.clear();
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** Same port, same identity; the runs it was driving end interrupted. */
-  async restart(): Promise<void> {
-    await this.stop(true);
-    await this.start();
+  protected resume(): void {
+    this.engine.resume();
+  }
+
+  /** The runs it was driving end interrupted. */
+  protected afterRestart(): void {
     this.engine.reconcileAfterRestart();
-  }
-
-  kill(): Promise<void> {
-    return this.stop(false);
-  }
-
-  setBlackhole(on: boolean): void {
-    this.blackholed = on;
-    for (const peer of this.peers) peer.rpc.silent = on;
-    if (!on) {
-      for (const peer of this.peers) peer.ws.terminate();
-      this.peers.clear();
-    }
   }
 
   /** Fault injection: the server gives up on every open stream (Exit → Die), as its buffer cutoff does. */
@@ -231,70 +166,37 @@ export class V2SimServer {
 
   // ------------------------------------------------------------------ HTTP
 
-  private bearer(req: IncomingMessage): string | undefined {
-    const header = req.headers.authorization;
-    return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
-  }
-
-  private json(res: ServerResponse, status: number, body: unknown): void {
-    res.writeHead(status, { "content-type": "application/json", "access-control-allow-origin": "*" });
-    res.end(JSON.stringify(body));
-  }
-
   private incompatible(): Record<string, unknown> {
     return { code: "orchestration_protocol_incompatible", message: "Update this client to one that supports orchestration protocol 2.", orchestrationProtocolVersion: 2 };
   }
 
-  private async readBody(req: IncomingMessage): Promise<string> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_REQUEST_BODY_BYTES) throw new Error("body too large");
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks).toString("utf8");
-  }
-
-  private route(req: IncomingMessage, res: ServerResponse): void {
-    if (this.blackholed) return;
-    this.handle(req, res).catch(() => {
-      if (!res.headersSent) {
-        res.writeHead(500);
-        res.end();
-      } else res.destroy();
-    });
-  }
-
   private unauthorized(res: ServerResponse, missing: boolean): void {
-    this.json(res, 401, { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential", traceId: traceId() });
+    sendJson(res, 401, { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential", traceId: traceId() });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", this.baseUrl);
+  protected async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const path = url.pathname;
     const method = req.method ?? "GET";
-    if (method === "GET" && path === "/.well-known/t3/environment") return this.json(res, 200, this.descriptor());
+    if (method === "GET" && path === "/.well-known/t3/environment") return sendJson(res, 200, this.descriptor());
     if (method === "GET" && path === "/api/auth/session") {
-      const session = this.auth.verify(this.bearer(req));
-      if (!session) return this.json(res, 200, { authenticated: false, auth: this.authDescriptor() });
-      return this.json(res, 200, { authenticated: true, auth: this.authDescriptor(), scopes: session.scopes, sessionMethod: "bearer-access-token", expiresAt: new Date(session.expiresAt).toISOString() });
+      const { session } = this.bearerSession(req);
+      if (!session) return sendJson(res, 200, { authenticated: false, auth: this.authDescriptor() });
+      return sendJson(res, 200, { authenticated: true, auth: this.authDescriptor(), scopes: session.scopes, sessionMethod: "bearer-access-token", expiresAt: new Date(session.expiresAt).toISOString() });
     }
     if (method === "POST" && path === "/oauth/token") return this.oauthToken(req, res);
     if (method === "POST" && path === "/api/auth/websocket-ticket") {
-      const bearer = this.bearer(req);
-      const session = this.auth.verify(bearer);
-      if (!session) return this.unauthorized(res, !bearer);
+      const { session, missing } = this.bearerSession(req);
+      if (!session) return this.unauthorized(res, missing);
       const ticket = this.auth.issueTicket(session);
-      return this.json(res, 200, { ticket: ticket.ticket, expiresAt: new Date(ticket.expiresAt).toISOString() });
+      return sendJson(res, 200, { ticket: ticket.ticket, expiresAt: new Date(ticket.expiresAt).toISOString() });
     }
     if (method === "GET" && path.startsWith("/api/orchestration/")) return this.orchestrationRead(req, res, path);
     if (method === "GET" && path === "/api/projects") return this.projectsRead(req, res);
     // A plain GET of the socket path (no upgrade) meets the same protocol gate, before auth.
     if (method === "GET" && path === "/ws") {
-      if (url.searchParams.get(ORCHESTRATION_PROTOCOL_QUERY) !== "2") return this.json(res, 426, this.incompatible());
-      const bearer = this.bearer(req);
-      if (!this.auth.verify(bearer)) return this.unauthorized(res, !bearer);
+      if (url.searchParams.get(ORCHESTRATION_PROTOCOL_QUERY) !== "2") return sendJson(res, 426, this.incompatible());
+      const { session, missing } = this.bearerSession(req);
+      if (!session) return this.unauthorized(res, missing);
       res.writeHead(426, { "content-type": "text/plain" });
       res.end("Upgrade Required");
       return;
@@ -305,7 +207,7 @@ export class V2SimServer {
 
   private async oauthToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const contentType = req.headers["content-type"] ?? "";
-    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await this.readBody(req) : "");
+    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await readBody(req) : "");
     const token = form.get("subject_token");
     if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:token-exchange" || !token) {
       res.writeHead(400);
@@ -315,10 +217,10 @@ export class V2SimServer {
     const scope = form.get("scope");
     const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
     if (!result.ok) {
-      if (result.reason === "scope_not_granted") return this.json(res, 400, { _tag: "EnvironmentRequestInvalidError", code: "invalid_request", reason: "scope_not_granted", traceId: traceId() });
+      if (result.reason === "scope_not_granted") return sendJson(res, 400, { _tag: "EnvironmentRequestInvalidError", code: "invalid_request", reason: "scope_not_granted", traceId: traceId() });
       return this.unauthorized(res, false);
     }
-    this.json(res, 200, {
+    sendJson(res, 200, {
       access_token: result.session.token,
       issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
       token_type: "Bearer",
@@ -332,26 +234,21 @@ export class V2SimServer {
    * header (or with another version) gets 400 with an empty body, as the real server answers.
    */
   private orchestrationRead(req: IncomingMessage, res: ServerResponse, path: string): void {
-    const bearer = this.bearer(req);
-    const session = this.auth.verify(bearer);
-    if (!session) return this.unauthorized(res, !bearer);
-    if (req.headers[ORCHESTRATION_PROTOCOL_HEADER] !== "2") {
-      res.writeHead(400, { "access-control-allow-origin": "*" });
-      res.end();
-      return;
-    }
+    const { session, missing } = this.bearerSession(req);
+    if (!session) return this.unauthorized(res, missing);
+    if (req.headers[ORCHESTRATION_PROTOCOL_HEADER] !== "2") return sendEmpty(res, 400);
     if (!session.scopes.includes("orchestration:read")) {
-      return this.json(res, 403, { _tag: "EnvironmentScopeRequiredError", code: "insufficient_scope", requiredScope: "orchestration:read", traceId: traceId() });
+      return sendJson(res, 403, { _tag: "EnvironmentScopeRequiredError", code: "insufficient_scope", requiredScope: "orchestration:read", traceId: traceId() });
     }
-    if (path === "/api/orchestration/shell") return this.json(res, 200, this.engine.shellSnapshot());
+    if (path === "/api/orchestration/shell") return sendJson(res, 200, this.engine.shellSnapshot());
     const match = /^\/api\/orchestration\/threads\/([^/]+)(\/bounded)?$/.exec(path);
     const state = match ? this.engine.threads.get(decodeURIComponent(match[1]!)) : undefined;
     if (!match || !state) {
-      return this.json(res, 404, { _tag: "EnvironmentResourceNotFoundError", code: "not_found", reason: "thread_not_found", traceId: traceId() });
+      return sendJson(res, 404, { _tag: "EnvironmentResourceNotFoundError", code: "not_found", reason: "thread_not_found", traceId: traceId() });
     }
     if (match[2]) {
       const latestLocalTurnOrdinal = state.items.length ? state.items.length - 1 : null;
-      return this.json(res, 200, {
+      return sendJson(res, 200, {
         snapshotSequence: this.engine.sequence,
         projection: this.engine.projection(state, { maxItems: BOUNDED_SNAPSHOT_ITEMS }),
         historyCursor: state.items.length > BOUNDED_SNAPSHOT_ITEMS ? `cursor-${state.items.length - BOUNDED_SNAPSHOT_ITEMS}` : null,
@@ -359,41 +256,29 @@ export class V2SimServer {
         latestLocalTurnOrdinal,
       });
     }
-    this.json(res, 200, { snapshotSequence: this.engine.sequence, projection: this.engine.projection(state) });
+    sendJson(res, 200, { snapshotSequence: this.engine.sequence, projection: this.engine.projection(state) });
   }
 
   private projectsRead(req: IncomingMessage, res: ServerResponse): void {
-    const bearer = this.bearer(req);
-    const session = this.auth.verify(bearer);
-    if (!session) return this.unauthorized(res, !bearer);
+    const { session, missing } = this.bearerSession(req);
+    if (!session) return this.unauthorized(res, missing);
     const projects = [...this.engine.projects.values()];
     const updatedAt = projects.map((project) => project.updatedAt).sort().at(-1) ?? this.engine.now();
-    this.json(res, 200, { projects: projects.map((project) => this.engine.projectRecord(project)), updatedAt });
+    sendJson(res, 200, { projects: projects.map((project) => this.engine.projectRecord(project)), updatedAt });
   }
 
   // ------------------------------------------------------------------ WebSocket
 
-  private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
-    if (this.blackholed) return;
-    const url = new URL(req.url ?? "/", this.baseUrl);
-    const reply = (status: string, body: unknown) => {
-      const text = JSON.stringify(body);
-      socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
-    };
-    if (url.pathname !== "/ws") return reply("404 Not Found", {});
+  protected upgradeSession(req: IncomingMessage, url: URL, refuse: RefuseUpgrade): BearerSession | undefined {
     // The protocol gate comes before auth: a protocol-1 client's ticket stays unused.
-    if (url.searchParams.get(ORCHESTRATION_PROTOCOL_QUERY) !== "2") return reply("426 Upgrade Required", this.incompatible());
-    const ticket = url.searchParams.get("wsTicket");
-    const bearer = this.bearer(req);
-    const session = ticket !== null ? this.auth.verifyTicket(ticket) : this.auth.verify(bearer);
-    if (!session) {
-      return reply("401 Unauthorized", { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: ticket === null && !bearer ? "missing_credential" : "invalid_credential" });
-    }
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const peer: Peer = { ws, session, rpc: new RpcPeer(ws, "upstream", this.rpcHandlers(session)) };
-      this.peers.add(peer);
-      ws.on("close", () => this.peers.delete(peer));
-    });
+    if (url.searchParams.get(ORCHESTRATION_PROTOCOL_QUERY) !== "2") return void refuse("426 Upgrade Required", this.incompatible());
+    const { session, missing } = this.socketSession(req, url, "wsTicket");
+    if (!session) return void refuse("401 Unauthorized", { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential" });
+    return session;
+  }
+
+  protected rpcPeer(ws: WebSocket, session: BearerSession): RpcPeer {
+    return new RpcPeer(ws, "upstream", this.rpcHandlers(session));
   }
 
   private rpcHandlers(session: BearerSession): RpcHandlers {

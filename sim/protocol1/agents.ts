@@ -2,7 +2,8 @@
 // to the engine's events the way T3's provider reactor does and write provider-side events back.
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Engine, ORPHANED_PROVIDER_SESSION_ERROR, type ThreadState, type WireEvent, type WireSession } from "./engine";
+import { type Engine, ORPHANED_PROVIDER_SESSION_ERROR } from "./engine";
+import type { ThreadState, WireEvent, WireSession } from "./model";
 
 export type AgentStep =
   | { kind: "reply"; text: string }
@@ -21,8 +22,13 @@ export interface TurnScript {
   steps: AgentStep[];
 }
 
+/**
+ * `steers`: a message sent while a turn runs joins that turn on upstream servers: one turn, one reply
+ * that covers both (real 0.0.42 with Codex, Claude Code and OpenCode: T3 sends a second `turn/start`
+ * and `codex app-server` answers with the id of the turn already running). Grok was not observed.
+ */
 export const PROVIDERS = {
-  codex: { label: "Codex", model: "gpt-5.4", steers: false },
+  codex: { label: "Codex", model: "gpt-5.4", steers: true },
   claudeAgent: { label: "Claude", model: "claude-sonnet-4-6", steers: true },
   opencode: { label: "OpenCode", model: "openai/gpt-5", steers: true },
   grok: { label: "Grok", model: "grok-4", steers: false },
@@ -71,7 +77,7 @@ class Interrupted extends Error {}
 interface RunningTurn {
   abort: AbortController;
   turnId: string | null;
-  /** Texts sent while this turn runs, folded into it by steering providers. */
+  /** Texts sent while this turn runs, folded into its next reply by steering providers. */
   steers: string[];
   waiting?: { requestId: string; kind: "approval" | "input"; resolve: (answer: unknown) => void };
 }
@@ -177,6 +183,7 @@ export class Agents {
       runtime.ghostTurn = true;
       return;
     }
+    // The 0.0.24 fork starts a new turn after the running one, whatever the provider.
     const steers = PROVIDERS[providerOf(thread)].steers && this.engine.generation === "upstream";
     if (steers) running.steers.push(text);
     else runtime.queue.push(text);
@@ -248,6 +255,7 @@ export class Agents {
         const ended = await this.step(thread, turn, step);
         if (ended) return;
       }
+      // A message that joined after the last reply gets one of its own, still in this turn.
       while (turn.steers.length > 0) {
         const steer = turn.steers.shift()!;
         await this.reply(thread, turn, `${PROVIDERS[provider].label} (steered) noted: ${steer}`);
@@ -274,9 +282,12 @@ export class Agents {
   /** Runs one step; returns true when the turn ended inside it (failure). */
   private async step(thread: ThreadState, turn: RunningTurn, step: AgentStep): Promise<boolean> {
     switch (step.kind) {
-      case "reply":
-        await this.reply(thread, turn, step.text);
+      case "reply": {
+        // Messages that joined the turn so far are answered in this reply.
+        const joined = turn.steers.splice(0).map((steer) => ` [steered: ${steer.replace(/#\S+/g, "").trim()}]`);
+        await this.reply(thread, turn, step.text + joined.join(""));
         return false;
+      }
       case "delay":
         await this.wait(turn, step.ms);
         return false;

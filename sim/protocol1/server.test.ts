@@ -2,8 +2,9 @@
 // generation quirks recorded from real servers (docs/t3-protocols.md).
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Generation } from "./engine";
-import { RawPeer, makeThread, nextEvent, sendTurn } from "./raw-peer.testkit";
+import type { Generation } from "./model";
+import { RawPeer } from "../raw-peer.testkit";
+import { makeThread, nextEvent, sendTurn } from "./threads.testkit";
 import { SimServer } from "./server";
 
 const cleanups: (() => unknown)[] = [];
@@ -41,7 +42,7 @@ describe.each(["fork", "upstream"] as const)("simulator framing (%s)", (generati
     expect(raw.chunks(id)).toHaveLength(2); // everything else waits for the Ack
     raw.ack(id);
     await raw.until(() => raw.chunks(id).length === 3);
-    const batched = raw.chunks(id)[2]!.values!;
+    const batched = raw.chunks(id)[2]!;
     expect(batched.length).toBeGreaterThan(1);
   });
 
@@ -50,7 +51,7 @@ describe.each(["fork", "upstream"] as const)("simulator framing (%s)", (generati
     const raw = await peer(sim);
     await raw.barrier();
     const exit = await raw.call("orchestration.dispatchCommand", { type: "thread.create" });
-    expect(exit.exit).toEqual({ _tag: "Failure", cause: [{ _tag: "Die", defect: 'Missing key\n  at ["commandId"]' }] });
+    expect(exit).toEqual({ _tag: "Failure", cause: [{ _tag: "Die", defect: 'Missing key\n  at ["commandId"]' }] });
   });
 
   it("ends a stream with an Interrupt exit", async () => {
@@ -60,7 +61,7 @@ describe.each(["fork", "upstream"] as const)("simulator framing (%s)", (generati
     await raw.until(() => raw.chunks(id).length === 1);
     raw.send({ _tag: "Interrupt", requestId: id });
     await raw.until(() => raw.exit(id) !== undefined);
-    expect(raw.exit(id)!.exit!.cause).toEqual([{ _tag: "Interrupt", fiberId: expect.any(Number) }]);
+    expect(raw.exit(id)!.cause).toEqual([{ _tag: "Interrupt", fiberId: expect.any(Number) }]);
   });
 
   it("keeps command receipts: the same commandId returns the same sequence and has no second effect", async () => {
@@ -78,7 +79,7 @@ describe.each(["fork", "upstream"] as const)("simulator framing (%s)", (generati
     };
     const first = await raw.call("orchestration.dispatchCommand", command);
     const again = await raw.call("orchestration.dispatchCommand", command);
-    expect(again.exit).toEqual(first.exit);
+    expect(again).toEqual(first);
     expect(sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user")).toHaveLength(1);
   });
 
@@ -86,7 +87,7 @@ describe.each(["fork", "upstream"] as const)("simulator framing (%s)", (generati
     const sim = await startSim(generation);
     const raw = await peer(sim);
     const exit = await raw.call("orchestration.subscribeThread", { threadId: "nope" });
-    expect(exit.exit).toEqual({ _tag: "Failure", cause: [{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError", message: "Thread nope was not found" } }] });
+    expect(exit).toEqual({ _tag: "Failure", cause: [{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError", message: "Thread nope was not found" } }] });
   });
 });
 
@@ -99,7 +100,7 @@ describe("simulator generation quirks", () => {
 
     const upstream = await peer(await startSim("upstream"));
     const exit = await upstream.call("no.such.method", {});
-    expect(exit.exit).toEqual({ _tag: "Failure", cause: [{ _tag: "Die", defect: "Unknown request tag: no.such.method" }] });
+    expect(exit).toEqual({ _tag: "Failure", cause: [{ _tag: "Die", defect: "Unknown request tag: no.such.method" }] });
   });
 
   it("fork: events produced before the first Ack are lost (the 0.0.24 late-Ack loss)", async () => {
@@ -129,7 +130,7 @@ describe("simulator generation quirks", () => {
     await done;
     raw.ack(id);
     await raw.until(() => raw.chunks(id).length === 2);
-    const types = raw.chunks(id)[1]!.values!.map((item) => (item as { kind: string; event?: { type: string } }).event?.type ?? (item as { kind: string }).kind);
+    const types = raw.chunks(id)[1]!.map((item) => (item as { kind: string; event?: { type: string } }).event?.type ?? (item as { kind: string }).kind);
     expect(types[0]).toBe("synchronized");
     expect(types).toContain("thread.message-sent");
     expect(types.at(-1)).toBe("thread.session-set");
@@ -191,7 +192,7 @@ describe("simulator generation quirks", () => {
     const id = raw.request("orchestration.subscribeShell", {});
     await raw.until(() => raw.chunks(id).length === 1);
     const exit = await raw.call("orchestration.dispatchCommand", { type: "thread.meta.update", commandId: "ro", threadId: "t", title: "x" });
-    expect(exit.exit).toEqual({
+    expect(exit).toEqual({
       _tag: "Failure",
       cause: [{ _tag: "Fail", error: { _tag: "EnvironmentAuthorizationError", message: "The authenticated token is missing required scope: orchestration:operate.", requiredScope: "orchestration:operate" } }],
     });
@@ -205,7 +206,7 @@ describe("simulator generation quirks", () => {
     const other = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "http" });
     expect(sim.auth.revoke()).toBeGreaterThanOrEqual(2);
     const renamed = await raw.call("orchestration.dispatchCommand", { type: "thread.meta.update", commandId: "after-revoke", threadId, title: "Still served" });
-    expect(renamed.exit).toMatchObject({ _tag: "Success" });
+    expect(renamed).toMatchObject({ _tag: "Success" });
     expect(sim.engine.threads.get(threadId)!.title).toBe("Still served");
     const shell = await fetch(`${sim.baseUrl}/api/orchestration/shell`, { headers: { authorization: `Bearer ${other.token}` } });
     expect(shell.status).toBe(401);
@@ -240,7 +241,7 @@ describe("simulator generation quirks", () => {
     expect((await get(`/api/orchestration/threads/${deleted}`)).status).toBe(404);
     for (const threadId of [archived, deleted]) {
       const exit = await raw.call("orchestration.subscribeThread", { threadId });
-      expect(exit.exit).toMatchObject({ _tag: "Failure", cause: [{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError" } }] });
+      expect(exit).toMatchObject({ _tag: "Failure", cause: [{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError" } }] });
     }
     const snapshot = (await (await get("/api/orchestration/snapshot")).json()) as { threads: { id: string; archivedAt: string | null; deletedAt: string | null }[] };
     const stateOf = (threadId: string) => snapshot.threads.find((thread) => thread.id === threadId);

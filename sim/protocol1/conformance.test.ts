@@ -2,9 +2,10 @@
 // the same keys, the same enum values and the same frame sequence shapes (0.0.24 ⇔ fork, 0.0.33 ⇔ upstream).
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Generation, WireEvent } from "./engine";
-import { RawPeer, makeThread, nextEvent, sendTurn } from "./raw-peer.testkit";
-import { type HttpRecording, type RecordedVersion, readFrames, readRecording } from "./recordings";
+import type { Generation, WireEvent } from "./model";
+import { RawPeer } from "../raw-peer.testkit";
+import { makeThread, nextEvent, sendTurn } from "./threads.testkit";
+import { type HttpRecording, type RecordedVersion, readFrames, readRecording } from "../recordings";
 import { SimServer } from "./server";
 
 const cleanups: (() => unknown)[] = [];
@@ -172,14 +173,14 @@ describe("simulator vs recorded 0.0.33 (upstream)", () => {
     raw.ack(id);
     await raw.until(() => raw.chunks(id).length === 2);
     const recorded = readFrames(version, "ws-frames-focused.ndjson").filter((f) => f.frame._tag === "Chunk" && f.frame.requestId === "4").slice(0, 2);
-    expect(raw.chunks(id).map((chunk) => chunk.values!.map((v) => (v as Json).kind))).toEqual(recorded.map((f) => (f.frame.values as Json[]).map((v) => v.kind)));
+    expect(raw.chunks(id).map((chunk) => chunk.map((v) => (v as Json).kind))).toEqual(recorded.map((f) => (f.frame.values as Json[]).map((v) => v.kind)));
 
     const unknown = await raw.call("no.such.method", {});
     const recordedUnknown = readFrames(version, "ws-frames-focused.ndjson").find((f) => f.frame._tag === "Exit" && f.frame.requestId === "99")!.frame;
-    expect(unknown.exit).toEqual(recordedUnknown.exit);
+    expect(unknown).toEqual(recordedUnknown.exit);
     const malformed = await raw.call("orchestration.dispatchCommand", { type: "thread.create", commandId: "cmd-malformed" });
     const recordedMalformed = readFrames(version, "ws-frames-focused.ndjson").find((f) => f.frame._tag === "Exit" && f.frame.requestId === "102")!.frame;
-    expect(malformed.exit).toEqual(recordedMalformed.exit);
+    expect(malformed).toEqual(recordedMalformed.exit);
   });
 });
 
@@ -210,8 +211,8 @@ describe("simulator vs recorded 0.0.24 (fork)", () => {
     raw.ack(shellId);
     await raw.barrier(); // the fork attaches its live tail only once this Ack arrived
     const recordedSnapshot = readRecording(version, "shell-initial.json") as Json;
-    expect(keys(raw.chunks(shellId)[0]!.values![0])).toEqual(keys(recordedSnapshot));
-    expect(keys((raw.chunks(shellId)[0]!.values![0] as Json).snapshot)).toEqual(keys(recordedSnapshot.snapshot));
+    expect(keys(raw.chunks(shellId)[0]![0])).toEqual(keys(recordedSnapshot));
+    expect(keys((raw.chunks(shellId)[0]![0] as Json).snapshot)).toEqual(keys(recordedSnapshot.snapshot));
 
     const { threadId, shellRow, detail } = await completedTurn(sim);
     expect(keys(shellRow)).toEqual(keys(readRecording(version, "shell-row-completed.json")));
@@ -248,18 +249,18 @@ describe("simulator vs recorded 0.0.24 (fork)", () => {
 
     const dedupe = readRecording(version, "dispatch-dedupe.json") as Json;
     const malformed = await raw.call("orchestration.dispatchCommand", { type: "thread.create" });
-    expect(malformed.exit).toEqual(dedupe.malformed);
+    expect(malformed).toEqual(dedupe.malformed);
     const threadId = `dup-${randomUUID().slice(0, 8)}`;
     const create = { type: "thread.create", commandId: "rec-1", createdAt: new Date().toISOString(), threadId, projectId: "p-missing" };
     sim.engine.dispatch({ type: "project.create", commandId: "p", projectId: "p1", title: "R", workspaceRoot: "/r", createdAt: new Date().toISOString() });
     const full = { ...create, projectId: "p1", title: "t", modelSelection: { instanceId: "codex", model: "gpt-5.4" }, runtimeMode: "full-access", interactionMode: "default", branch: null, worktreePath: null };
     const first = await raw.call("orchestration.dispatchCommand", full);
     const again = await raw.call("orchestration.dispatchCommand", full);
-    expect(again.exit).toEqual(first.exit);
-    expect(keys(first.exit)).toEqual(keys(dedupe.first));
+    expect(again).toEqual(first);
+    expect(keys(first)).toEqual(keys(dedupe.first));
     const other = await raw.call("orchestration.dispatchCommand", { ...full, commandId: "rec-2" });
     const recordedFailure = dedupe.existingThreadNewCommand as { cause: { error: Json }[] };
-    const failure = other.exit as unknown as { cause: { error: Json }[] };
+    const failure = other as unknown as { cause: { error: Json }[] };
     expect(keys(failure.cause[0]!.error)).toEqual(keys(recordedFailure.cause[0]!.error));
     expect(failure.cause[0]!.error.message).toBe(`Orchestration command invariant failed (thread.create): Thread '${threadId}' already exists and cannot be created twice.`);
   });

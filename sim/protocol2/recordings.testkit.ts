@@ -1,11 +1,8 @@
 // Comparing the simulated protocol-2 server with recordings of T3's real V2 engine
-// (sim/recordings.ts): a small Effect-RPC client that records what it gets in the recordings' own
-// form, and normalisations that keep what must match (key sets, value types, event kinds and their
-// order, which items share a chunk) and drop what may not (ids, times, texts).
-import { WebSocket } from "ws";
-import { FLEET_SCOPES } from "../../shared/t3/pairing";
+// (sim/recordings.ts), read through the raw peer (sim/raw-peer.testkit.ts): normalisations that
+// keep what must match (key sets, value types, event kinds and their order, which items share a
+// chunk) and drop what may not (ids, times, texts).
 import type { V2RecordedFrame, V2Recording } from "../recordings";
-import type { V2SimServer } from "./server";
 
 type Json = unknown;
 
@@ -87,90 +84,6 @@ export function firstPayloads(values: Json[]): Map<string, Json> {
     if (!found.has(key)) found.set(key, payload);
   }
   return found;
-}
-
-export type Exit = { _tag: string; value?: Json; cause?: { _tag: string; error?: Record<string, Json>; defect?: string }[] };
-
-/** A protocol-2 client that acknowledges every chunk and keeps frames as the recordings do. */
-export class V2RecordingClient {
-  readonly frames: V2RecordedFrame[] = [];
-  private waiters: { check: () => boolean; resolve: () => void }[] = [];
-  private nextId = 1;
-  private readonly started = Date.now();
-
-  private constructor(private readonly ws: WebSocket) {
-    ws.on("message", (data) => {
-      const frame = JSON.parse(data.toString()) as NonNullable<V2RecordedFrame["frame"]>;
-      this.frames.push({ t: Date.now() - this.started, dir: "in", frame });
-      if (frame._tag === "Chunk") this.send({ _tag: "Ack", requestId: frame.requestId });
-      this.waiters = this.waiters.filter((waiter) => (waiter.check() ? (waiter.resolve(), false) : true));
-    });
-  }
-
-  static bearer(sim: V2SimServer): string {
-    return sim.auth.issueSession({ scopes: [...FLEET_SCOPES], role: "client", label: "recordings" }).token;
-  }
-
-  /** Opens `/ws?orchestrationProtocol=2&wsTicket=…` as the recording client did. */
-  static async connect(sim: V2SimServer): Promise<V2RecordingClient> {
-    const bearer = V2RecordingClient.bearer(sim);
-    const answer = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, { method: "POST", headers: { authorization: `Bearer ${bearer}` } });
-    const { ticket } = (await answer.json()) as { ticket: string };
-    const ws = new WebSocket(`${sim.baseUrl.replace("http", "ws")}/ws?orchestrationProtocol=2&wsTicket=${encodeURIComponent(ticket)}`);
-    await new Promise<void>((resolve, reject) => {
-      ws.once("open", () => resolve());
-      ws.once("error", reject);
-    });
-    return new V2RecordingClient(ws);
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-
-  private send(frame: unknown): void {
-    this.ws.send(JSON.stringify(frame));
-  }
-
-  request(tag: string, payload: unknown): string {
-    const id = String(this.nextId++);
-    const frame = { _tag: "Request", id, tag, payload, headers: [] };
-    this.frames.push({ t: Date.now() - this.started, dir: "out", frame });
-    this.send(frame);
-    return id;
-  }
-
-  interrupt(requestId: string): void {
-    this.send({ _tag: "Interrupt", requestId });
-  }
-
-  until(check: () => boolean): Promise<void> {
-    if (check()) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ check, resolve }));
-  }
-
-  exitOf(requestId: string): Exit | undefined {
-    return this.frames.find((entry) => entry.dir === "in" && entry.frame?._tag === "Exit" && entry.frame.requestId === requestId)?.frame?.exit as Exit | undefined;
-  }
-
-  async call(tag: string, payload: unknown): Promise<Exit> {
-    const id = this.request(tag, payload);
-    await this.until(() => this.exitOf(id) !== undefined);
-    return this.exitOf(id)!;
-  }
-
-  chunks(requestId: string): Json[][] {
-    return this.frames.filter((entry) => entry.dir === "in" && entry.frame?._tag === "Chunk" && entry.frame.requestId === requestId).map((entry) => entry.frame!.values ?? []);
-  }
-
-  values(requestId: string): Json[] {
-    return this.chunks(requestId).flat();
-  }
-
-  /** Resolves once a value of the stream satisfies `check`. */
-  untilValue(requestId: string, check: (value: Json) => boolean): Promise<void> {
-    return this.until(() => this.values(requestId).some(check));
-  }
 }
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;

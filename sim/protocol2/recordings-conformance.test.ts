@@ -4,10 +4,12 @@
 // their order, and by which items share a chunk. Where the provider's timing matters (a slow turn,
 // a turn still running), the simulated agent is scripted to the same point instead of waiting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FLEET_SCOPES } from "../../shared/t3/pairing";
+import { type Exit, RawPeer } from "../raw-peer.testkit";
 import { type V2Recording, readV2Recording } from "../recordings";
 import type { AgentStep } from "./engine";
 import { providerTurnRunning, untilEngine } from "./engine.testkit";
-import { type Exit, V2RecordingClient, collapseRepeats, firstPayloads, idTemplates, isEvent, label, recordedChunks, recordedExit, shapeDifferences } from "./recordings.testkit";
+import { collapseRepeats, firstPayloads, idTemplates, isEvent, label, recordedChunks, recordedExit, shapeDifferences } from "./recordings.testkit";
 import { V2SimServer } from "./server";
 
 const THREAD = "orchestration.subscribeThread";
@@ -15,14 +17,14 @@ const SHELL = "orchestration.subscribeShell";
 const DISPATCH = "orchestration.dispatchCommand";
 
 let sim: V2SimServer;
-let client: V2RecordingClient;
+let client: RawPeer;
 let projectId: string;
 let counter = 0;
 const fresh = (prefix: string) => `${prefix}-${++counter}-${Date.now().toString(36)}`;
 
 beforeAll(async () => {
   sim = await new V2SimServer({ tickMs: 5 }).start();
-  client = await V2RecordingClient.connect(sim);
+  client = await RawPeer.connectProtocol2(sim);
   projectId = fresh("proj");
   const created = await client.call("projects.mutate", { type: "project.create", commandId: fresh("cmd"), projectId, title: "sim beta", workspaceRoot: "/work/flows", createWorkspaceRootIfMissing: true });
   expect(created._tag).toBe("Success");
@@ -96,7 +98,7 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
   it("00 handshake: descriptor, the /ws gate, HTTP reads and their header, projects, server.getConfig, an unknown method", async () => {
     const recording = readV2Recording("00-handshake.json");
     const http = recording.frames.filter((entry) => entry.dir === "http");
-    const bearer = V2RecordingClient.bearer(sim);
+    const bearer = RawPeer.bearer(sim, FLEET_SCOPES, "recordings");
     const get = async (path: string, headers: Record<string, string> = {}) => {
       const answer = await fetch(`${sim.baseUrl}${path}`, { headers });
       const text = await answer.text();
@@ -157,7 +159,7 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const commandId = fresh("cmd");
     const first = await dispatchMessage(threadId, "Hello there, please reply", undefined, commandId);
     await hasLabel(stream, "node.updated/completed", 2);
-    const values = client.values(stream);
+    const values: unknown[] = client.values(stream);
     expect(liveLabels(values)).toEqual(recordedLive(recording));
     expect(payloadShapes(values, recordedChunks(recording, THREAD).flat())).toEqual([]);
     expect(idTemplates(values, threadId)).toEqual(idTemplates(recordedChunks(recording, THREAD).flat(), RECORDED_THREAD["02"]));
@@ -294,7 +296,7 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
   it("09 the shell stream: full snapshot, metadata refreshes (threads: []) after project and thread creation, rows in the recorded shape", async () => {
     const recording = readV2Recording("09-shell-stream.json");
     const recorded = recordedChunks(recording, SHELL).flat();
-    const watcher = await V2RecordingClient.connect(sim);
+    const watcher = await RawPeer.connectProtocol2(sim);
     const shell = watcher.request(SHELL, { requestCompletionMarker: true });
     await watcher.until(() => watcher.values(shell).map(label).includes("snapshot(metadata)") && watcher.values(shell).map(label).includes("synchronized"));
     expect(watcher.values(shell).map(label).sort()).toEqual(recorded.slice(0, 3).map(label).sort());
@@ -330,7 +332,7 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
 
   it("10 a shell resume starts with a metadata-only snapshot (threads: []), then the changed rows, then synchronized", async () => {
     const recording = readV2Recording("10-shell-resume.json");
-    const watcher = await V2RecordingClient.connect(sim);
+    const watcher = await RawPeer.connectProtocol2(sim);
     const full = watcher.request(SHELL, { requestCompletionMarker: true });
     await watcher.untilValue(full, (value) => label(value) === "synchronized");
     expect(watcher.values(full).slice(0, 2).map(label)).toEqual(recordedChunks(recording, SHELL, 0).flat().slice(0, 2).map(label));

@@ -5,6 +5,9 @@ import { randomUUID } from "node:crypto";
 
 const enc = encodeURIComponent;
 
+/** A short random id for the simulator's own entities (items, subagents, threads it seeds). */
+export const shortId = (): string => randomUUID().slice(0, 8);
+
 /** A provider-side native id, as the provider would mint it. */
 export const nativeId = (prefix = ""): string => `${prefix}${randomUUID()}`;
 

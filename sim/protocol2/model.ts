@@ -1,7 +1,7 @@
 // Wire-shaped entities of a simulated protocol-2 server (docs/t3-protocols.md, "Protocol 2"): the
-// fields T3's real V2 engine sends (sim/v2/recordings-conformance.test.ts compares them with its
+// fields T3's real V2 engine sends (sim/protocol2/recordings-conformance.test.ts compares them with its
 // recordings), which the contract check in shared/t3/v2/contract.testkit.ts also reads.
-import type { ProviderKind } from "../agents";
+import type { ProviderKind } from "../protocol1/agents";
 
 export type RunStatus =
   | "preparing"
@@ -230,7 +230,7 @@ export interface ProjectShell {
 
 /**
  * Which providers accept `steer_active` on protocol 2 (the provider's active-steering capability).
- * Kept apart from protocol 1's rule in sim/agents.ts, where T3 itself decides per provider.
+ * Kept apart from protocol 1's rule in sim/protocol1/agents.ts, where T3 itself decides per provider.
  */
 export const V2_ACTIVE_STEERING: Record<ProviderKind, boolean> = { codex: true, claudeAgent: true, opencode: true, grok: false };
 

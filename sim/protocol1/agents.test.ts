@@ -1,7 +1,8 @@
 // Scripted agents behave as T3's provider reactor does (docs/t3-protocols.md, "Protocol 1").
 import { afterEach, describe, expect, it } from "vitest";
-import { ORPHANED_PROVIDER_SESSION_ERROR, type Generation, type WireEvent } from "./engine";
-import { makeThread, nextEvent, sendTurn } from "./raw-peer.testkit";
+import { ORPHANED_PROVIDER_SESSION_ERROR } from "./engine";
+import type { Generation, WireEvent } from "./model";
+import { makeThread, nextEvent, sendTurn } from "./threads.testkit";
 import { SimServer } from "./server";
 
 const cleanups: (() => unknown)[] = [];
@@ -35,25 +36,44 @@ function assistantTurns(sim: SimServer, threadId: string): (string | null)[] {
 }
 
 describe("scripted agents", () => {
-  it("a message to a running claude thread joins the active turn (steer) on upstream", async () => {
+  // Seen on real 0.0.42 with Codex, Claude Code and OpenCode: one turn, one reply that covers both messages.
+  it.each(["codex", "claudeAgent", "opencode"] as const)("a message to a running %s thread joins the running turn on upstream", async (provider) => {
     const sim = await startSim("upstream");
-    const threadId = makeThread(sim, "claudeAgent");
+    const threadId = makeThread(sim, provider);
     const running = nextEvent(sim, sessionIs(threadId, "running"));
     sendTurn(sim, threadId, "long task #slow");
-    await running;
+    const turnId = ((await running).payload.session as { activeTurnId: string }).activeTurnId;
     const ready = nextEvent(sim, sessionIs(threadId, "ready"));
     sendTurn(sim, threadId, "also check the docs");
+    await ready;
+    const thread = sim.engine.threads.get(threadId)!;
+    expect(assistantTurns(sim, threadId)).toEqual([turnId]);
+    expect(thread.latestTurn).toMatchObject({ turnId, state: "completed" });
+    const [first, joined, reply] = thread.messages;
+    expect([first!.role, joined!.role, reply!.role]).toEqual(["user", "user", "assistant"]);
+    expect(joined!.text).toBe("also check the docs");
+    expect(reply!.text).toContain("long task");
+    expect(reply!.text).toContain("also check the docs");
+  });
+
+  it("a message that joins after the turn's reply gets a reply of its own in the same turn", async () => {
+    const sim = await startSim("upstream");
+    const threadId = makeThread(sim, "codex");
+    sim.scriptNextTurn(threadId, { steps: [{ kind: "reply", text: "First part." }, { kind: "delay", ms: 2_000 }] });
+    const firstReply = nextEvent(sim, (e) => e.aggregateId === threadId && e.type === "thread.message-sent" && e.payload.role === "assistant" && e.payload.streaming === false);
+    sendTurn(sim, threadId, "go");
+    await firstReply;
+    const ready = nextEvent(sim, sessionIs(threadId, "ready"));
+    sendTurn(sim, threadId, "one more thing");
     await ready;
     const turns = assistantTurns(sim, threadId);
     expect(turns).toHaveLength(2);
     expect(new Set(turns).size).toBe(1);
-    expect(sim.engine.threads.get(threadId)!.messages.at(-1)!.text).toContain("also check the docs");
+    expect(sim.engine.threads.get(threadId)!.messages.at(-1)!.text).toContain("one more thing");
   });
 
   it.each([
     ["grok on upstream", "upstream", "grok"],
-    // T3's Codex runtime never steers: seen on real 0.0.24 and 0.0.42 servers (issue 7).
-    ["codex on upstream", "upstream", "codex"],
     ["codex on the 0.0.24 fork", "fork", "codex"],
   ] as const)("a message to a running thread starts a second turn (%s)", async (_name, generation, provider) => {
     const sim = await startSim(generation);

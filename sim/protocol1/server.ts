@@ -1,19 +1,19 @@
 // One simulated T3 server on 127.0.0.1: HTTP routes and the /ws endpoint of the chosen auth
 // generation, over an Engine and scripted Agents. Faults (restart, kill, blackhole, revoke) included.
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import { WebSocketServer, type WebSocket } from "ws";
-import { ClientCommand } from "../shared/t3/commands";
-import { buildPairingUrl } from "../shared/t3/pairing";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { WebSocket } from "ws";
+import { ClientCommand } from "../../shared/t3/commands";
+import { buildPairingUrl } from "../../shared/t3/pairing";
 import { Agents, type TurnScript } from "./agents";
-import { type BearerSession, SimAuth } from "./auth";
-import { CommandInvariantError, Engine, type Generation, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES, type ThreadState, type WireEvent, quirksOf } from "./engine";
-import { type RpcHandlers, RpcPeer, type StreamSink } from "./rpc-peer";
+import { type BearerSession, SimAuth } from "../auth";
+import { type RefuseUpgrade, SimHost, bearerOf, readBody, sendEmpty, sendJson } from "../host";
+import { CommandInvariantError, Engine, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES } from "./engine";
+import { type Generation, type ThreadState, type WireEvent, quirksOf } from "./model";
+import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
 
 /** Upstream coalesces shell updates per thread over 50 ms windows. */
 export const SHELL_COALESCE_MS = 50;
-const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface SimServerOptions {
   generation: Generation;
@@ -39,12 +39,6 @@ export interface SimServerOptions {
   orchestrationProtocolVersion?: number;
 }
 
-interface Peer {
-  rpc: RpcPeer;
-  ws: WebSocket;
-  session: BearerSession;
-}
-
 function zodDefect(issues: readonly { message: string; path: readonly PropertyKey[]; code: string }[]): string {
   const issue = issues[0];
   if (!issue) return "Invalid payload";
@@ -53,24 +47,15 @@ function zodDefect(issues: readonly { message: string; path: readonly PropertyKe
   return `${head}\n  at ${path}`;
 }
 
-export class SimServer {
+export class SimServer extends SimHost {
   readonly engine: Engine;
   readonly agents: Agents;
   readonly auth: SimAuth;
   readonly environmentId: string;
   readonly label: string;
   readonly generation: Generation;
-  private http: Server | undefined;
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BODY_BYTES });
-  private readonly peers = new Set<Peer>();
   /** Open shell streams, for hostile-server tests that push items as they are. */
   private readonly shellSinks = new Set<StreamSink>();
-  private readonly sockets = new Set<Socket>();
-  private port: number;
-  private blackholed = false;
-  /** Connections accepted while starting up: never answered (deafAfterListenMs). */
-  private readonly deafSockets = new WeakSet<Socket>();
-  private deafUntil = 0;
   /**
    * Fault injection for the next dispatch over a socket: drop the connection before or after
    * applying it, or apply it and never answer (the connection stays up).
@@ -83,17 +68,16 @@ export class SimServer {
   readonly bearersSeen = new Set<string>();
 
   constructor(options: SimServerOptions) {
+    super(options.port ?? 0);
     this.options = options;
     this.generation = options.generation;
     this.environmentId = options.environmentId ?? randomUUID();
     this.label = options.label ?? `sim-${this.environmentId.slice(0, 6)}`;
-    this.port = options.port ?? 0;
     this.engine = new Engine(options.generation, quirksOf(options.generation, this.serverVersion));
     this.agents = new Agents(this.engine, { tickMs: options.tickMs ?? 20, tokenStreaming: options.tokenStreaming ?? false });
     this.auth = new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
     this.auth.onRevoke = (session) => {
-      if (options.closeSocketsOnRevoke !== true) return;
-      for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");
+      if (options.closeSocketsOnRevoke === true) this.closeSocketsOf(session);
     };
   }
 
@@ -107,80 +91,26 @@ export class SimServer {
     for (const peer of this.peers) peer.ws.send(text);
   }
 
-  get baseUrl(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
   get serverVersion(): string {
     return this.options.serverVersion ?? (this.generation === "fork" ? "0.0.24" : "0.0.33");
   }
 
-  get running(): boolean {
-    return this.http !== undefined;
-  }
-
   /** Starts listening; `deafForMs` overrides deafAfterListenMs for this start (a restart that is slow to serve). */
-  async start(deafForMs = this.options.deafAfterListenMs ?? 0): Promise<this> {
-    if (this.http) return this;
-    const server = createServer((req, res) => this.route(req, res));
-    this.deafUntil = Date.now() + deafForMs;
-    server.on("connection", (socket) => {
-      if (Date.now() < this.deafUntil) this.deafSockets.add(socket);
-      this.sockets.add(socket);
-      socket.on("close", () => this.sockets.delete(socket));
-    });
-    server.on("upgrade", (req, socket, head) => this.upgrade(req, socket as Socket, head));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.port, "127.0.0.1", () => resolve());
-    });
-    const address = server.address();
-    if (address && typeof address === "object") this.port = address.port;
-    this.http = server;
-    this.agents.resume();
-    return this;
+  override start(deafForMs = this.options.deafAfterListenMs ?? 0): Promise<this> {
+    return super.start(deafForMs);
   }
 
-  /** Stops listening. `graceful` closes sockets with a close frame; otherwise they are destroyed (kill -9). */
-  async stop(graceful = true): Promise<void> {
-    const server = this.http;
-    if (!server) return;
-    this.http = undefined;
+  protected halt(): void {
     this.agents.haltAll();
-    for (const peer of this.peers) {
-      peer.rpc.disposeAll();
-      if (graceful) peer.ws.close(1012, "server restart");
-      else peer.ws.terminate();
-    }
-    this.peers.clear();
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** Restart on the same port with the same environmentId; upstream ends orphaned turns. */
-  async restart(): Promise<void> {
-    await this.stop(true);
-    await this.start();
+  protected resume(): void {
+    this.agents.resume();
+  }
+
+  /** Upstream ends orphaned turns. */
+  protected afterRestart(): void {
     this.agents.reconcileAfterRestart();
-  }
-
-  /** The process is killed: connections drop without a close frame and the port stops answering. */
-  kill(): Promise<void> {
-    return this.stop(false);
-  }
-
-  /**
-   * The host vanishes without a FIN: sockets stay open but nothing is answered (no Pong, no HTTP
-   * response). Lifting it drops the stalled connections, as a network partition ending would.
-   */
-  setBlackhole(on: boolean): void {
-    this.blackholed = on;
-    for (const peer of this.peers) peer.rpc.silent = on;
-    if (!on) {
-      for (const peer of this.peers) peer.ws.terminate();
-      this.peers.clear();
-    }
   }
 
   pairingUrl(options?: Parameters<SimAuth["issuePairingToken"]>[0]): string {
@@ -234,25 +164,9 @@ export class SimServer {
 
   // ------------------------------------------------------------------ HTTP
 
-  private bearer(req: IncomingMessage): string | undefined {
-    const header = req.headers.authorization;
-    return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
-  }
-
-  private json(res: ServerResponse, status: number, body: unknown): void {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json", "access-control-allow-origin": "*" });
-    res.end(text);
-  }
-
-  private empty(res: ServerResponse, status: number): void {
-    res.writeHead(status, { "access-control-allow-origin": "*" });
-    res.end();
-  }
-
   private error(res: ServerResponse, status: number, tagged: Record<string, unknown>, forkMessage: string): void {
-    if (this.generation === "fork") this.json(res, status, { error: forkMessage });
-    else this.json(res, status, { ...tagged, traceId: randomUUID().replace(/-/g, "") });
+    if (this.generation === "fork") sendJson(res, status, { error: forkMessage });
+    else sendJson(res, status, { ...tagged, traceId: randomUUID().replace(/-/g, "") });
   }
 
   private unauthorized(res: ServerResponse, missing: boolean): void {
@@ -264,37 +178,9 @@ export class SimServer {
     );
   }
 
-  private async readBody(req: IncomingMessage): Promise<string> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_REQUEST_BODY_BYTES) throw new Error("body too large");
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks).toString("utf8");
-  }
-
-  /** When a server started with deafAfterListenMs answers new connections (ms since epoch). */
-  get servesFrom(): number {
-    return this.deafUntil;
-  }
-
-  private route(req: IncomingMessage, res: ServerResponse): void {
-    if (this.blackholed || this.deafSockets.has(req.socket)) {
-      // Never answered; dropped when the partition lifts or the server stops.
-      return;
-    }
-    this.handle(req, res).catch(() => {
-      if (!res.headersSent) this.empty(res, 500);
-      else res.destroy();
-    });
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const offered = this.bearer(req);
+  protected async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const offered = bearerOf(req);
     if (offered) this.bearersSeen.add(offered);
-    const url = new URL(req.url ?? "/", this.baseUrl);
     const path = url.pathname;
     const method = req.method ?? "GET";
     if (method === "OPTIONS") {
@@ -307,7 +193,7 @@ export class SimServer {
       res.end();
       return;
     }
-    if (method === "GET" && path === "/.well-known/t3/environment") return this.json(res, 200, this.descriptor());
+    if (method === "GET" && path === "/.well-known/t3/environment") return sendJson(res, 200, this.descriptor());
     if (method === "GET" && path === "/api/auth/session") return this.authSession(req, res);
     if (method === "POST" && path === "/oauth/token" && this.generation === "upstream") return this.oauthToken(req, res);
     if (method === "POST" && path === "/api/auth/bootstrap/bearer" && this.generation === "fork") return this.bootstrapBearer(req, res);
@@ -328,15 +214,15 @@ export class SimServer {
       }
       return;
     }
-    this.empty(res, 404);
+    sendEmpty(res, 404);
   }
 
   private authSession(req: IncomingMessage, res: ServerResponse): void {
-    const session = this.auth.verify(this.bearer(req));
-    if (!session) return this.json(res, 200, { authenticated: false, auth: this.authDescriptor() });
+    const { session } = this.bearerSession(req);
+    if (!session) return sendJson(res, 200, { authenticated: false, auth: this.authDescriptor() });
     const expiresAt = new Date(session.expiresAt).toISOString();
     if (this.generation === "upstream") {
-      return this.json(res, 200, {
+      return sendJson(res, 200, {
         authenticated: true,
         auth: this.authDescriptor(),
         scopes: session.scopes,
@@ -344,20 +230,20 @@ export class SimServer {
         expiresAt,
       });
     }
-    this.json(res, 200, { authenticated: true, auth: this.authDescriptor(), role: session.role, sessionMethod: "bearer-session-token", expiresAt });
+    sendJson(res, 200, { authenticated: true, auth: this.authDescriptor(), role: session.role, sessionMethod: "bearer-session-token", expiresAt });
   }
 
   private async bootstrapBearer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let credential: unknown;
     try {
-      credential = (JSON.parse(await this.readBody(req)) as { credential?: unknown }).credential;
+      credential = (JSON.parse(await readBody(req)) as { credential?: unknown }).credential;
     } catch {
       credential = undefined;
     }
-    if (typeof credential !== "string") return this.json(res, 400, { error: "Invalid bootstrap payload." });
+    if (typeof credential !== "string") return sendJson(res, 400, { error: "Invalid bootstrap payload." });
     const result = this.auth.exchange(credential, undefined, req.headers["user-agent"] ?? "bearer client"); // 0.0.24 records the User-Agent, not a label
-    if (!result.ok) return this.json(res, 401, { error: "Invalid bootstrap credential." });
-    this.json(res, 200, {
+    if (!result.ok) return sendJson(res, 401, { error: "Invalid bootstrap credential." });
+    sendJson(res, 200, {
       authenticated: true,
       role: result.session.role,
       sessionMethod: "bearer-session-token",
@@ -368,19 +254,19 @@ export class SimServer {
 
   private async oauthToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const contentType = req.headers["content-type"] ?? "";
-    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await this.readBody(req) : "");
+    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await readBody(req) : "");
     const token = form.get("subject_token");
     const valid =
       form.get("grant_type") === "urn:ietf:params:oauth:grant-type:token-exchange" &&
       form.get("subject_token_type") === "urn:t3:params:oauth:token-type:environment-bootstrap" &&
       typeof token === "string";
     // Undecodable exchange bodies get an empty 400 with no content type.
-    if (!valid || !token) return this.empty(res, 400);
+    if (!valid || !token) return sendEmpty(res, 400);
     const scope = form.get("scope");
     const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
     if (!result.ok) {
       if (result.reason === "scope_not_granted") {
-        return this.json(res, 400, {
+        return sendJson(res, 400, {
           _tag: "EnvironmentRequestInvalidError",
           code: "invalid_request",
           reason: "scope_not_granted",
@@ -389,7 +275,7 @@ export class SimServer {
       }
       return this.unauthorized(res, false);
     }
-    this.json(res, 200, {
+    sendJson(res, 200, {
       access_token: result.session.token,
       issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
       token_type: "Bearer",
@@ -399,13 +285,12 @@ export class SimServer {
   }
 
   private socketTicket(req: IncomingMessage, res: ServerResponse): void {
-    const bearer = this.bearer(req);
-    const session = this.auth.verify(bearer);
-    if (!session) return this.unauthorized(res, !bearer);
+    const { session, missing } = this.bearerSession(req);
+    if (!session) return this.unauthorized(res, missing);
     const ticket = this.auth.issueTicket(session);
     const expiresAt = new Date(ticket.expiresAt).toISOString();
-    if (this.generation === "upstream") this.json(res, 200, { ticket: ticket.ticket, expiresAt });
-    else this.json(res, 200, { token: ticket.ticket, expiresAt });
+    if (this.generation === "upstream") sendJson(res, 200, { ticket: ticket.ticket, expiresAt });
+    else sendJson(res, 200, { token: ticket.ticket, expiresAt });
   }
 
   /** Returns false when the path is not an orchestration route of this generation (fallback handling). */
@@ -415,21 +300,20 @@ export class SimServer {
     if (!known || (upstreamOnly && this.generation === "fork")) return false;
     const wantsPost = path === "/api/orchestration/dispatch";
     if ((method === "POST") !== wantsPost) return false;
-    const bearer = this.bearer(req);
-    const session = this.auth.verify(bearer);
+    const { session, missing } = this.bearerSession(req);
     if (!session) {
       // Fork: the AuthError escapes these routes' handlers and becomes an empty 500.
-      if (this.generation === "fork") this.empty(res, 500);
-      else this.unauthorized(res, !bearer);
+      if (this.generation === "fork") sendEmpty(res, 500);
+      else this.unauthorized(res, missing);
       return true;
     }
     if (this.generation === "fork" && session.role !== "owner") {
-      this.json(res, 400, { error: "Only owner sessions can manage projects." });
+      sendJson(res, 400, { error: "Only owner sessions can manage projects." });
       return true;
     }
     const required = wantsPost ? "orchestration:operate" : "orchestration:read";
     if (this.generation === "upstream" && !session.scopes.includes(required)) {
-      this.json(res, 403, {
+      sendJson(res, 403, {
         _tag: "EnvironmentScopeRequiredError",
         code: "insufficient_scope",
         requiredScope: required,
@@ -437,20 +321,20 @@ export class SimServer {
       });
       return true;
     }
-    if (path === "/api/orchestration/snapshot") this.json(res, 200, this.engine.readModelSnapshot());
-    else if (path === "/api/orchestration/shell") this.json(res, 200, this.engine.shellSnapshot());
+    if (path === "/api/orchestration/snapshot") sendJson(res, 200, this.engine.readModelSnapshot());
+    else if (path === "/api/orchestration/shell") sendJson(res, 200, this.engine.shellSnapshot());
     else if (path.startsWith("/api/orchestration/threads/")) {
       const threadId = decodeURIComponent(path.slice("/api/orchestration/threads/".length));
       const thread = this.engine.threads.get(threadId);
       if (!thread || !this.readable(thread)) {
-        this.json(res, 404, {
+        sendJson(res, 404, {
           _tag: "EnvironmentResourceNotFoundError",
           code: "not_found",
           reason: "thread_not_found",
           traceId: randomUUID().replace(/-/g, ""),
         });
       } else {
-        this.json(res, 200, { snapshotSequence: this.engine.sequence, thread: this.engine.threadDetail(thread) });
+        sendJson(res, 200, { snapshotSequence: this.engine.sequence, thread: this.engine.threadDetail(thread) });
       }
     } else await this.httpDispatch(req, res);
     return true;
@@ -459,23 +343,23 @@ export class SimServer {
   private async httpDispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body: unknown;
     try {
-      body = JSON.parse(await this.readBody(req));
+      body = JSON.parse(await readBody(req));
     } catch {
       body = undefined;
     }
     const command = ClientCommand.safeParse(body);
     if (!command.success) {
-      if (this.generation === "fork") this.json(res, 400, { error: "Invalid orchestration command payload." });
-      else this.empty(res, 400);
+      if (this.generation === "fork") sendJson(res, 400, { error: "Invalid orchestration command payload." });
+      else sendEmpty(res, 400);
       return;
     }
     try {
-      this.json(res, 200, { sequence: this.engine.dispatch(command.data) });
+      sendJson(res, 200, { sequence: this.engine.dispatch(command.data) });
     } catch {
       // Over HTTP the detail stays in the server log (fork: a generic 400).
-      if (this.generation === "fork") this.json(res, 400, { error: "Failed to dispatch orchestration command." });
+      if (this.generation === "fork") sendJson(res, 400, { error: "Failed to dispatch orchestration command." });
       else {
-        this.json(res, 500, {
+        sendJson(res, 500, {
           _tag: "EnvironmentInternalError",
           code: "internal_error",
           reason: "orchestration_dispatch_failed",
@@ -487,30 +371,20 @@ export class SimServer {
 
   // ------------------------------------------------------------------ WebSocket
 
-  private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
-    if (this.blackholed || this.deafSockets.has(socket)) return;
-    const url = new URL(req.url ?? "/", this.baseUrl);
-    const refuse = (missing: boolean) => {
-      const body =
-        this.generation === "fork"
-          ? { error: missing ? "Authentication required." : "Unauthorized request." }
-          : { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential" };
-      const text = JSON.stringify(body);
-      socket.end(`HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
-    };
-    if (url.pathname !== "/ws") {
-      socket.end("HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
-      return;
-    }
-    const ticket = url.searchParams.get(this.generation === "upstream" ? "wsTicket" : "wsToken");
-    const bearer = this.bearer(req);
-    const session = ticket !== null ? this.auth.verifyTicket(ticket) : this.auth.verify(bearer);
-    if (!session) return refuse(ticket === null && !bearer);
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const peer: Peer = { ws, session, rpc: new RpcPeer(ws, this.generation, this.rpcHandlers(session, ws)) };
-      this.peers.add(peer);
-      ws.on("close", () => this.peers.delete(peer));
-    });
+  protected upgradeSession(req: IncomingMessage, url: URL, refuse: RefuseUpgrade): BearerSession | undefined {
+    const { session, missing } = this.socketSession(req, url, this.generation === "upstream" ? "wsTicket" : "wsToken");
+    if (session) return session;
+    refuse(
+      "401 Unauthorized",
+      this.generation === "fork"
+        ? { error: missing ? "Authentication required." : "Unauthorized request." }
+        : { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential" },
+    );
+    return undefined;
+  }
+
+  protected rpcPeer(ws: WebSocket, session: BearerSession): RpcPeer {
+    return new RpcPeer(ws, this.generation, this.rpcHandlers(session, ws));
   }
 
   private rpcHandlers(session: BearerSession, ws: WebSocket): RpcHandlers {
