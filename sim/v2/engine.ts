@@ -6,7 +6,7 @@
 // Every change is a full-entity domain event with one global sequence.
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type { ClientCommandV2 } from "../../shared/t3/v2/commands";
+import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { PROVIDERS, type ProviderKind } from "../agents";
 import * as ids from "./ids";
 import {

@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { buildPairingUrl } from "../../shared/t3/pairing";
-import { ClientCommandV2 } from "../../shared/t3/v2/commands";
-import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../../shared/t3/v2/schemas";
+import { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
+import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../../shared/t3/protocol2/schemas";
 import type { ProviderKind } from "../agents";
 import { type BearerSession, SimAuth } from "../auth";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";

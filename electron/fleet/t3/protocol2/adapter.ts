@@ -19,8 +19,8 @@ import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
-import type { ClientCommandV2 } from "../../../../shared/t3/v2/commands";
-import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
+import type { ClientCommandV2 } from "../../../../shared/t3/protocol2/commands";
+import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/protocol2/projection";
 import {
   DispatchResultV2,
   ORCHESTRATION_PROTOCOL_HEADER,
@@ -33,12 +33,12 @@ import {
   type ThreadProjection,
   type ThreadStreamItemV2,
   ThreadStreamItemV2Schema,
-} from "../../../../shared/t3/v2/schemas";
+} from "../../../../shared/t3/protocol2/schemas";
 import type { AdapterContext, ProtocolAdapter } from "../adapter";
 import type { T3Credentials } from "../client";
 import { decodeAnswer } from "../http";
 import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
-import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
+import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
 import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 

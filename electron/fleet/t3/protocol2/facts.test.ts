@@ -3,9 +3,9 @@
 // situations; rows come from the v2 simulator's engine and are varied the way a V2 server varies them.
 import { describe, expect, it } from "vitest";
 import { type ScenarioInput, type StatusSituation, runStatusScenarios } from "../../../../shared/fleet/status-scenarios.testkit";
-import { type ShellState, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
-import { ShellSnapshotV2, ThreadProjection } from "../../../../shared/t3/v2/schemas";
-import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
+import { type ShellState, shellFromSnapshot } from "../../../../shared/t3/protocol2/projection";
+import { ShellSnapshotV2, ThreadProjection } from "../../../../shared/t3/protocol2/schemas";
+import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
 import { V2Engine } from "../../../../sim/v2/engine";
 import { agentFactsOfRow, detailFactsOf } from "./facts";
 

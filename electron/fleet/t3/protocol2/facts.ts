@@ -24,9 +24,9 @@ import {
   queuedRuns,
   requestBlocksOn,
   runFailure,
-} from "../../../../shared/t3/v2/projection";
-import type { Run, ThreadProjection, TurnItem } from "../../../../shared/t3/v2/schemas";
-import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
+} from "../../../../shared/t3/protocol2/projection";
+import type { Run, ThreadProjection, TurnItem } from "../../../../shared/t3/protocol2/schemas";
+import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
 
 /** `sub.<parent>.<suffix>`: kept for threads without lineage (imported from protocol 1 by an in-place upgrade). */
 const CHILD_ID = /^sub\.(.+)\.[^.]+$/;
