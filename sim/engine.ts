@@ -3,7 +3,7 @@
 // State only changes through events, as in T3.
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type { DecodedClientCommand } from "../shared/t3/commands";
+import type { DecodedClientCommand } from "../shared/t3/protocol1/commands";
 
 /** Which generation of T3 a simulated server mimics (fixtures t3-0.0.24 and t3-0.0.33). */
 export type Generation = "fork" | "upstream";

@@ -2,7 +2,7 @@
 // Acks), records every frame received, and resolves waits on arrival of frames, not on timers.
 import { randomUUID } from "node:crypto";
 import { WebSocket } from "ws";
-import type { ClientCommand } from "../shared/t3/commands";
+import type { ClientCommand } from "../shared/t3/protocol1/commands";
 import type { WireEvent } from "./engine";
 import type { SimServer } from "./server";
 

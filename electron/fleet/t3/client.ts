@@ -3,7 +3,7 @@
 import { hostname } from "node:os";
 import { z } from "zod";
 import type { SkippedItem } from "../../../shared/fleet/types";
-import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/commands";
+import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/protocol1/commands";
 import { decodeWith } from "../../../shared/t3/decode";
 import { T3Error } from "../../../shared/t3/errors";
 import { FLEET_SCOPES } from "../../../shared/t3/pairing";

@@ -22,7 +22,7 @@ import type {
 import { Protocol1Rows } from "../../../shared/t3/protocol1/facts";
 import { ThreadProjection } from "../../../shared/t3/protocol1/thread-projection";
 import type { SkippedItem } from "../../../shared/fleet/types";
-import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/commands";
+import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/protocol1/commands";
 import { T3Error } from "../../../shared/t3/errors";
 import type { ReadModelSnapshot, ThreadShell } from "../../../shared/t3/schemas";
 import type { AdapterContext, ProtocolAdapter } from "./adapter";

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { ZodType, output } from "zod";
-import type { ClientCommand } from "../../../shared/t3/commands";
+import type { ClientCommand } from "../../../shared/t3/protocol1/commands";
 import { decodeWith } from "../../../shared/t3/decode";
 import { T3Error, type T3ErrorKind } from "../../../shared/t3/errors";
 import { RpcClientFrameSchema, RpcExit, RpcServerFrame } from "../../../shared/t3/rpc-frames";
