@@ -10,9 +10,13 @@ import { FLEET_SCOPES } from "../../../shared/t3/pairing";
 import {
   AuthSessionState,
   BearerBootstrapResponse,
-  DispatchResult,
   EnvironmentDescriptor,
   OAuthTokenResponse,
+  WebSocketTicketResponse,
+  WsTokenResponse,
+} from "../../../shared/t3/schemas";
+import {
+  DispatchResult,
   OrchestrationEventSchema,
   ReadModelSnapshot,
   ServerConfigSummary,
@@ -23,9 +27,7 @@ import {
   ThreadDetailSnapshot,
   type ThreadStreamItem,
   ThreadStreamItemSchema,
-  WebSocketTicketResponse,
-  WsTokenResponse,
-} from "../../../shared/t3/schemas";
+} from "../../../shared/t3/protocol1/schemas";
 import { negotiateProtocol } from "./adapter";
 import { supportedProtocols } from "./adapters";
 import { T3Http, decodeAnswer } from "./http";

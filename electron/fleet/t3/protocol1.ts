@@ -24,7 +24,7 @@ import { ThreadProjection } from "../../../shared/t3/protocol1/thread-projection
 import type { SkippedItem } from "../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/protocol1/commands";
 import { T3Error } from "../../../shared/t3/errors";
-import type { ReadModelSnapshot, ThreadShell } from "../../../shared/t3/schemas";
+import type { ReadModelSnapshot, ThreadShell } from "../../../shared/t3/protocol1/schemas";
 import type { AdapterContext, ProtocolAdapter } from "./adapter";
 import type { T3Connection, T3Credentials, ThreadEventItem, ThreadListener } from "./client";
 

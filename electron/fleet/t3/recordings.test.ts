@@ -11,9 +11,12 @@ import { RpcClientFrameSchema, RpcExit, RpcServerFrame } from "../../../shared/t
 import {
   AuthSessionState,
   BearerBootstrapResponse,
-  DispatchResult,
   EnvironmentDescriptor,
   OAuthTokenResponse,
+  WebSocketTicketResponse,
+} from "../../../shared/t3/schemas";
+import {
+  DispatchResult,
   ReadModelSnapshot,
   ServerConfigSummary,
   ShellSnapshot,
@@ -21,8 +24,7 @@ import {
   ThreadDetailSnapshot,
   ThreadShell,
   ThreadStreamItemSchema,
-  WebSocketTicketResponse,
-} from "../../../shared/t3/schemas";
+} from "../../../shared/t3/protocol1/schemas";
 import { type HttpRecording, type RecordedFrame, type RecordedVersion, readFrames, readRecording, recordingFiles } from "../../../sim/recordings";
 import { T3Connection, detectGeneration } from "./client";
 import { decodeAnswer } from "./http";

@@ -3,7 +3,7 @@
 // of the protocol-1 adapter live in electron/fleet/t3/protocol1.ts.
 import type { AgentCapabilities, AgentFacts, RunState } from "../../fleet/facts";
 import { StringPool } from "../../fleet/string-pool";
-import type { ThreadShell } from "../schemas";
+import type { ThreadShell } from "./schemas";
 
 const CHILD_THREAD_ID = /^sub\.(.+)\.([^.]+)$/;
 

@@ -1,6 +1,6 @@
 // Wire schemas of T3's orchestration protocol 2 (docs/t3-protocols.md, "Protocol 2"): the shell,
 // thread projections, runs, turn items, runtime requests and subagents. Same rules as the
-// protocol-1 schemas in shared/t3/schemas.ts: unknown fields are dropped, unknown enum strings
+// shared schemas in shared/t3/schemas.ts: unknown fields are dropped, unknown enum strings
 // decode as "unknown", unknown item/event kinds are kept raw, and a structural error names the
 // path of the first bad field (shared/t3/decode.ts).
 import { z } from "zod";
