@@ -2,7 +2,7 @@
 // protocols a machine may speak (docs/architecture.md, "Protocol adapters").
 import type { OrchestrationProtocol } from "../../../shared/fleet/facts";
 import type { AdapterContext, AdapterFactory, ProtocolAdapter } from "./adapter";
-import { createProtocol1Adapter } from "./protocol1";
+import { createProtocol1Adapter } from "./protocol1/adapter";
 import { createProtocol2Adapter } from "./protocol2/adapter";
 
 // Entries stay arrow functions: client.ts imports this module and adapters import the client, so a

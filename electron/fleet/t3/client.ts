@@ -334,7 +334,7 @@ function readableSequence(raw: unknown): number | null {
   return typeof sequence === "number" && Number.isInteger(sequence) && sequence >= 0 ? sequence : null;
 }
 
-/** Bound for the replay call that repairs a fork stream's live-tail gap (electron/fleet/t3/protocol1.ts). */
+/** Bound for the replay call that repairs a fork stream's live-tail gap (electron/fleet/t3/protocol1/adapter.ts). */
 const REPLAY_TIMEOUT_MS = 10_000;
 
 /**

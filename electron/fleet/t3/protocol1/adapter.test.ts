@@ -1,14 +1,14 @@
 // The protocol-1 adapter against the protocol-faithful simulator: fleet stream facts, followed
 // threads with the fork live-tail repair, archived vs deleted, and neutral commands.
 import { afterEach, describe, expect, it } from "vitest";
-import type { AdapterSession, AgentFacts, AgentLifecycle, FleetStreamListener, ThreadDetail, ThreadStreamListener } from "../../../shared/fleet/facts";
-import type { T3Error } from "../../../shared/t3/errors";
-import { parsePairingInput } from "../../../shared/t3/pairing";
-import type { Generation } from "../../../sim/engine";
-import { makeThread, turnStartCommand } from "../../../sim/raw-peer.testkit";
-import { SimServer } from "../../../sim/server";
-import { T3EnvironmentClient } from "./client";
-import { Protocol1Adapter } from "./protocol1";
+import type { AdapterSession, AgentFacts, AgentLifecycle, FleetStreamListener, ThreadDetail, ThreadStreamListener } from "../../../../shared/fleet/facts";
+import type { T3Error } from "../../../../shared/t3/errors";
+import { parsePairingInput } from "../../../../shared/t3/pairing";
+import type { Generation } from "../../../../sim/engine";
+import { makeThread, turnStartCommand } from "../../../../sim/raw-peer.testkit";
+import { SimServer } from "../../../../sim/server";
+import { T3EnvironmentClient } from "../client";
+import { Protocol1Adapter } from "./adapter";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -18,15 +18,15 @@ import type {
   Subscription,
   ThreadDetail,
   ThreadStreamListener,
-} from "../../../shared/fleet/facts";
-import { Protocol1Rows } from "../../../shared/t3/protocol1/facts";
-import { ThreadProjection } from "../../../shared/t3/protocol1/thread-projection";
-import type { SkippedItem } from "../../../shared/fleet/types";
-import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/protocol1/commands";
-import { T3Error } from "../../../shared/t3/errors";
-import type { ReadModelSnapshot, ThreadShell } from "../../../shared/t3/protocol1/schemas";
-import type { AdapterContext, ProtocolAdapter } from "./adapter";
-import type { T3Connection, T3Credentials, ThreadEventItem, ThreadListener } from "./client";
+} from "../../../../shared/fleet/facts";
+import { Protocol1Rows } from "../../../../shared/t3/protocol1/facts";
+import { ThreadProjection } from "../../../../shared/t3/protocol1/thread-projection";
+import type { SkippedItem } from "../../../../shared/fleet/types";
+import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
+import { T3Error } from "../../../../shared/t3/errors";
+import type { ReadModelSnapshot, ThreadShell } from "../../../../shared/t3/protocol1/schemas";
+import type { AdapterContext, ProtocolAdapter } from "../adapter";
+import type { T3Connection, T3Credentials, ThreadEventItem, ThreadListener } from "../client";
 
 /** A fork shell stream re-snapshots at most this often in a row to close its live-tail gap. */
 const MAX_SHELL_REPAIRS = 3;
