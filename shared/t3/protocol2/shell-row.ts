@@ -1,5 +1,5 @@
 // What the fleet keeps of a protocol-2 shell row: only the fields the derivation of an agent's facts
-// (electron/fleet/t3/protocol2/facts.ts) and later deltas read, in one fixed shape, with the
+// (shared/t3/protocol2/facts.ts) and later deltas read, in one fixed shape, with the
 // strings that thousands of rows repeat shared. A decoded row carries ~30 fields and its own copy
 // of every string; 10 environments × 5,000 rows of those were the protocol-2 adapter's memory.
 import { StringPool } from "../../fleet/string-pool";

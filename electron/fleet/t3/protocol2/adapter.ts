@@ -39,7 +39,7 @@ import type { T3Credentials } from "../client";
 import { decodeAnswer } from "../http";
 import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
 import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
-import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
+import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 
 export interface Protocol2Options {

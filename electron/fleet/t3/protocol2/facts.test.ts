@@ -7,7 +7,7 @@ import { type ShellState, shellFromSnapshot } from "../../../../shared/t3/protoc
 import { ShellSnapshotV2, ThreadProjection } from "../../../../shared/t3/protocol2/schemas";
 import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
 import { V2Engine } from "../../../../sim/v2/engine";
-import { agentFactsOfRow, detailFactsOf } from "./facts";
+import { agentFactsOfRow, detailFactsOf } from "../../../../shared/t3/protocol2/facts";
 
 const at = "2026-11-30T00:20:00.000Z";
 const engine = new V2Engine({ tickMs: 1 });

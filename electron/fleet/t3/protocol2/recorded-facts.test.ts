@@ -16,7 +16,7 @@ import {
   TurnItemSchema,
 } from "../../../../shared/t3/protocol2/schemas";
 import { deliveryOutcomeWords, deliveryStateWords } from "../../../../shared/fleet/words";
-import { REPLY_WITHHELD_NOTE, agentFactsOfRow, messageOutcomesOf, transcriptOf } from "./facts";
+import { REPLY_WITHHELD_NOTE, agentFactsOfRow, messageOutcomesOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
 import { readV2Recording, recordedExchanges, v2RecordingFiles } from "./replay.testkit";
 
 function decoded<T>(schema: Parameters<typeof decodeWith>[0], value: unknown, what: string): T {
