@@ -4,12 +4,13 @@
 // are neutral (shared/fleet/facts.ts); the environment's protocol adapter carries them out.
 import { randomUUID } from "node:crypto";
 import { type Delivery, type DeliveryKind, type Intent, type IntentKind, isSettled } from "../../shared/fleet/delivery";
-import type { AgentCommand, MessageOutcome, RunningMessageMode, ThreadDetail, TranscriptItem } from "../../shared/fleet/facts";
+import type { MessageOutcome, RunningMessageMode, ThreadDetail, TranscriptItem } from "../../shared/fleet/facts";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
+import type { AgentCommand } from "./t3/adapter";
 
 /** A dispatch that has not answered in this long is uncertain: the connection may be gone. */
 export const DISPATCH_TIMEOUT_MS = 15_000;

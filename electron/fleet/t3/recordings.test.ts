@@ -26,10 +26,11 @@ import {
   ThreadStreamItemSchema,
 } from "../../../shared/t3/protocol1/schemas";
 import { type HttpRecording, type RecordedFrame, type RecordedVersion, readFrames, readRecording, recordingFiles } from "../../../sim/recordings";
-import { T3Connection, detectGeneration } from "./client";
+import { detectGeneration } from "./client";
 import { decodeAnswer } from "./http";
 import { RpcSocket } from "./rpc-socket";
 import { ShellRecorder, ThreadRecorder } from "./streams.testkit";
+import { T3Connection } from "./protocol1/connection";
 
 function mustDecode<S extends ZodType>(schema: S, value: unknown, what: string): output<S> {
   const decoded = decodeWith(schema, value, what);

@@ -4,17 +4,7 @@
 // fallback, and the V2 commands. It retries nothing across connections (electron/fleet/supervisor.ts
 // does); within one connection it resumes a stream the server ended after its first snapshot,
 // because protocol 2 servers end streams (a slow consumer, a restart of the stream) and expect it.
-import type {
-  AdapterSession,
-  AgentCommand,
-  AgentFacts,
-  CommandReceipt,
-  FleetStreamListener,
-  FollowedThread,
-  ThreadDetail,
-  ThreadStreamListener,
-  Subscription,
-} from "../../../../shared/fleet/facts";
+import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
 import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
@@ -34,7 +24,7 @@ import {
   type ThreadStreamItemV2,
   ThreadStreamItemV2Schema,
 } from "../../../../shared/t3/protocol2/schemas";
-import type { AdapterContext, ProtocolAdapter } from "../adapter";
+import type { AdapterContext, ProtocolAdapter, AdapterSession, AgentCommand, CommandReceipt, FleetStreamListener, FollowedThread, ThreadStreamListener, Subscription } from "../adapter";
 import type { T3Credentials } from "../client";
 import { decodeAnswer } from "../http";
 import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";

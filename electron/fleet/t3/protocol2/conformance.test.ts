@@ -33,9 +33,9 @@ import { providerTurnRunning, untilEngine } from "../../../../sim/v2/engine.test
 import { V2SimServer } from "../../../../sim/v2/server";
 import { T3EnvironmentClient } from "../client";
 import type { RpcSocket } from "../rpc-socket";
-import type { AgentCommand } from "../../../../shared/fleet/facts";
 import { FleetRecorder, ThreadDetailRecorder, v2Fixture } from "./recorders.testkit";
 import { OriginToken } from "../origin-token";
+import type { AgentCommand } from "../adapter";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
