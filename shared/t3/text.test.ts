@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { EnvironmentDescriptor } from "./schemas";
 import { ThreadShell, ThreadSession } from "./protocol1/schemas";
-import { ThreadShellV2, TurnItemSchema } from "./protocol2/schemas";
+import { ThreadShellV2 } from "./protocol2/shell-row";
+import { TurnItemSchema } from "./protocol2/schemas";
 import { cleanText, notificationText, ServerText, TEXT_LIMITS, terminalLine } from "./text";
 import { httpFailure } from "./errors";
 import { HOSTILE } from "./hostile-text.testkit";
