@@ -192,6 +192,7 @@ export class Deliveries {
       }
       const later = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId);
       const activeRun = detail.facts.activeRunId;
+      // Protocol 2 says which run the message started, waits in, or joined (a steer): no inference needed.
       const reported = detail.facts.messageOutcomes?.[delivery.messageId!];
       if (reported) {
         this.observeReported(tracked, reported, messages, activeRun);
@@ -201,12 +202,7 @@ export class Deliveries {
       const otherRun = later.find((message) => message.runId !== tracked.turnBefore)?.runId ?? (activeRun && activeRun !== tracked.turnBefore ? activeRun : null);
       let observed = delivery.observed;
       let reply: (typeof later)[number] | undefined;
-      // Protocol 2 says which run the message started, waits in, or joined (a steer): no inference needed.
-      const outcome = delivery.messageId ? detail.facts.messageOutcomes?.[delivery.messageId] : undefined;
-      if (outcome && outcome.how !== "cancelled") {
-        observed = { outcome: outcome.how === "joined" ? "steered" : "new-turn", turnId: outcome.runId };
-        reply = later.filter((message) => message.runId === outcome.runId).at(-1);
-      } else if (otherRun) {
+      if (otherRun) {
         observed = { outcome: "new-turn", turnId: otherRun };
         reply = later.filter((message) => message.runId === otherRun).at(-1);
       } else if (tracked.turnBefore && tracked.expectSteer && activeRun !== tracked.turnBefore) {
