@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
+import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import type { Delivery } from "../../../shared/fleet/delivery";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
@@ -343,7 +344,7 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
               <input
                 aria-label={question.options.length ? `Other answer to: ${question.question}` : `Answer to: ${question.question}`}
                 placeholder={question.options.length ? "Other…" : "Your answer"}
-                maxLength={ANSWER_MAX_CHARS}
+                maxLength={INPUT_LIMITS.answer}
                 value={free[question.id] ?? ""}
                 onChange={(event) => setFree({ ...free, [question.id]: event.target.value })}
               />
@@ -366,9 +367,6 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
     </form>
   );
 }
-
-/** The longest answer the bridge accepts (shared/bridge/contract.ts agent.respondInput). */
-const ANSWER_MAX_CHARS = 20_000;
 
 /**
  * The transcript subscribes to the agent's detail on its own: a streamed token renders the
