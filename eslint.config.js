@@ -5,6 +5,7 @@ import tseslint from "typescript-eslint";
 import boundaries from "eslint-plugin-boundaries";
 import reactHooks from "eslint-plugin-react-hooks";
 import { builtinModules } from "node:module";
+import { cycleSettings, cyclesPlugin } from "./scripts/lint/cycles.js";
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 const nodeOnlyPackages = ["undici", "ws", "keytar", "electron", ...nodeBuiltins];
@@ -95,5 +96,19 @@ export default tseslint.config(
     files: ["electron/main/**/*.ts", "electron/preload/**/*.ts"],
     ignores: ["electron/**/*.test.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: ["**/sim/**"] }] },
+  },
+  {
+    // Import cycles, type imports counted (scripts/lint/cycles.js). Not in renderer/: the zustand
+    // store and its slices type each other (renderer/src/state/store.ts, zustand's slices pattern).
+    files: ["shared/**/*.ts", "electron/**/*.ts", "sim/**/*.ts"],
+    plugins: { cycles: cyclesPlugin },
+    settings: cycleSettings("./tsconfig.json"),
+    rules: { "cycles/no-cycle": "error" },
+  },
+  {
+    // import-x loads its parsers with require().
+    files: ["scripts/lint/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", module: "readonly" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
   },
 );

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { FleetModel } from "../shared/fleet/model";
 import { decodeWith } from "../shared/t3/decode";
 import { Protocol1Rows } from "../shared/t3/protocol1/facts";
-import { ThreadShell } from "../shared/t3/schemas";
+import { ThreadShell } from "../shared/t3/protocol1/schemas";
 import { MemorySecretStore } from "../electron/fleet/secrets";
 import { Registry } from "../electron/fleet/registry";
 import { FleetService } from "../electron/fleet/service";

@@ -103,13 +103,14 @@ test("a message to a running child shows steer, and the reply lands in the same 
   await page.goto(fleet.shell.url);
   await expect(agentRow(page, sim.environmentId, parent)).toBeVisible();
   // The child's turn runs for about 2 s: it starts once the window is up, so the message lands inside it.
-  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow", "claudeAgent");
+  const child = fleet.sims.spawnChild(sim, parent, "worker", "refactor #slow", "opencode");
   const row = agentRow(page, sim.environmentId, child);
   await expect(row).toHaveAttribute("data-status", "running");
   await row.locator(".agent-title").click();
   const intent = page.getByTestId("intent");
   await expect(intent).toHaveAttribute("data-intent", "steer");
   await expect(intent).toContainText("Steer the running turn");
+  await expect(intent).toContainText("OpenCode reads it when its current reply ends, in this same turn.");
   await page.getByLabel("Message").fill("also rename the module");
   await page.getByLabel("Message").press("Enter");
   const delivery = page.locator('[data-testid="delivery"]').filter({ hasText: "also rename the module" });

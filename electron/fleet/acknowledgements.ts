@@ -1,16 +1,14 @@
 // Acknowledging a failed or stalled agent (issue 10 point 2). The acknowledgement is kept per agent
 // and per condition (shared/fleet/acknowledge.ts), persisted in the registry, and applied by the
 // fleet model; where the agent's capabilities say the server has T3's thread settlement (its
-// descriptor advertises it), the thread is also settled in T3 so T3's own UI agrees.
-import { randomUUID } from "node:crypto";
+// descriptor advertises it), the thread is also settled in T3 so T3's own UI agrees (./server-mirror.ts).
 import type { FleetModel } from "../../shared/fleet/model";
-import { splitKey } from "../../shared/fleet/model";
 import type { AgentView } from "../../shared/fleet/types";
 import type { BridgeResults } from "../../shared/bridge/contract";
-import { describeError } from "../../shared/bridge/redact";
 import { BridgeError } from "./bridge-error";
 import type { Environments } from "./environments";
 import type { Registry } from "./registry";
+import { mirrorOnServer } from "./server-mirror";
 
 /** Bound for the settle command: the local acknowledgement does not wait on it for long. */
 const SETTLE_TIMEOUT_MS = 5_000;
@@ -50,17 +48,13 @@ export class Acknowledgements {
   }
 
   private async settleOnServer(key: string): Promise<Omit<AcknowledgeResult, "key">> {
-    const [environmentId, threadId] = splitKey(key);
-    const connection = this.environments.get(environmentId)?.supervisor.activeConnection;
-    if (!this.model.agent(key)?.capabilities.settle) return { onServer: "local", note: null };
-    if (!connection) return { onServer: "local", note: "Kept by T3 Fleet only: the machine is not online." };
-    if (this.model.environment(environmentId)?.readOnly) return { onServer: "local", note: "Kept by T3 Fleet only: the pairing is read-only." };
-    try {
-      await connection.execute({ type: "settle", commandId: randomUUID(), threadId }, SETTLE_TIMEOUT_MS);
-      return { onServer: "settled", note: null };
-    } catch (error) {
-      const reason = describeError(error);
-      return { onServer: "local", note: `Kept by T3 Fleet only: T3 did not settle the thread (${reason}).` };
-    }
+    const outcome = await mirrorOnServer(this.model, this.environments, {
+      key,
+      supported: this.model.agent(key)?.capabilities.settle === true,
+      command: ({ commandId, threadId }) => ({ type: "settle", commandId, threadId }),
+      timeoutMs: SETTLE_TIMEOUT_MS,
+    });
+    if (outcome.onServer) return { onServer: "settled", note: null };
+    return { onServer: "local", note: outcome.reason && `Kept by T3 Fleet only (${outcome.reason}).` };
   }
 }

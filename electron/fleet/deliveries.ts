@@ -4,12 +4,13 @@
 // are neutral (shared/fleet/facts.ts); the environment's protocol adapter carries them out.
 import { randomUUID } from "node:crypto";
 import { type Delivery, type DeliveryKind, type Intent, type IntentKind, isSettled } from "../../shared/fleet/delivery";
-import type { AgentCommand, MessageOutcome, RunningMessageMode, ThreadDetail, TranscriptItem } from "../../shared/fleet/facts";
+import type { MessageOutcome, RunningMessageMode, ThreadDetail, TranscriptItem } from "../../shared/fleet/facts";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
+import type { AgentCommand } from "./t3/adapter";
 
 /** A dispatch that has not answered in this long is uncertain: the connection may be gone. */
 export const DISPATCH_TIMEOUT_MS = 15_000;
@@ -191,6 +192,7 @@ export class Deliveries {
       }
       const later = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId);
       const activeRun = detail.facts.activeRunId;
+      // Protocol 2 says which run the message started, waits in, or joined (a steer): no inference needed.
       const reported = detail.facts.messageOutcomes?.[delivery.messageId!];
       if (reported) {
         this.observeReported(tracked, reported, messages, activeRun);
@@ -200,12 +202,7 @@ export class Deliveries {
       const otherRun = later.find((message) => message.runId !== tracked.turnBefore)?.runId ?? (activeRun && activeRun !== tracked.turnBefore ? activeRun : null);
       let observed = delivery.observed;
       let reply: (typeof later)[number] | undefined;
-      // Protocol 2 says which run the message started, waits in, or joined (a steer): no inference needed.
-      const outcome = delivery.messageId ? detail.facts.messageOutcomes?.[delivery.messageId] : undefined;
-      if (outcome && outcome.how !== "cancelled") {
-        observed = { outcome: outcome.how === "joined" ? "steered" : "new-turn", turnId: outcome.runId };
-        reply = later.filter((message) => message.runId === outcome.runId).at(-1);
-      } else if (otherRun) {
+      if (otherRun) {
         observed = { outcome: "new-turn", turnId: otherRun };
         reply = later.filter((message) => message.runId === otherRun).at(-1);
       } else if (tracked.turnBefore && tracked.expectSteer && activeRun !== tracked.turnBefore) {

@@ -10,7 +10,7 @@ import type { EnvironmentRecord, Registry } from "./registry";
 import type { OriginBoundSecrets } from "./secrets";
 import { SnapshotGate } from "./snapshot-gate";
 import { ConnectionSupervisor, type SupervisorTiming } from "./supervisor";
-import { announcedProtocol } from "./t3/adapter";
+import { announcedProtocol } from "./t3/adapters";
 import { T3EnvironmentClient } from "./t3/client";
 import type { RpcSocketOptions } from "./t3/rpc-socket";
 import { ThreadFollowers } from "./threads";

@@ -11,7 +11,7 @@ import type { Environments } from "./environments";
 import type { EnvironmentRecord, Registry } from "./registry";
 import { type OriginBoundSecrets, isStorableEnvironmentId } from "./secrets";
 import { type OriginSession, revokePreviousSession } from "./session-revocation";
-import { announcedProtocol } from "./t3/adapter";
+import { announcedProtocol, negotiateProtocol } from "./t3/adapters";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
 import { originOf } from "./t3/origin-token";
 
@@ -136,6 +136,7 @@ export class Pairing {
     const client = this.options.environments.clientFor(LOCAL_T3_URL);
     try {
       const environment = await client.identify();
+      negotiateProtocol(environment);
       return { baseUrl: LOCAL_T3_URL, label: saneLabel(environment.label, LOCAL_T3_URL), environmentId: environment.environmentId, alreadyPaired: this.options.environments.has(environment.environmentId) };
     } catch {
       return null;
@@ -144,7 +145,7 @@ export class Pairing {
 
   /**
    * The descriptor decodes and is T3's, its orchestration protocol is one the fleet speaks
-   * (`identify`), the auth endpoint offers bearer sessions (`authSession`), a pairing code can be
+   * (`negotiateProtocol`), the auth endpoint offers bearer sessions (`authSession`), a pairing code can be
    * exchanged there, and the identity and label are sane.
    */
   private async check(client: T3EnvironmentClient, target: PairingTarget, withPairingCode: boolean): Promise<CheckedServer> {
@@ -153,6 +154,7 @@ export class Pairing {
     let bootstrapMethods: string[];
     try {
       environment = await client.identify();
+      negotiateProtocol(environment);
       const answer = await client.authSession();
       generation = answer.generation;
       bootstrapMethods = answer.session.auth.bootstrapMethods;

@@ -3,14 +3,14 @@
 // next attempt; unauthorized and incompatible wait for the user. On every connect the
 // environment descriptor chooses the protocol adapter (docs/architecture.md, "The supervisor").
 import { EventEmitter } from "node:events";
-import type { AdapterSession, AgentFacts, AgentLifecycle, OrchestrationProtocol, Subscription } from "../../shared/fleet/facts";
+import type { AgentFacts, AgentLifecycle, OrchestrationProtocol } from "../../shared/fleet/facts";
 import { redactSecrets } from "../../shared/bridge/redact";
 import { T3Error } from "../../shared/t3/errors";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
 import type { ConnectionPhase, SkippedItem } from "../../shared/fleet/types";
-import { type ProtocolAdapter, negotiateProtocol } from "./t3/adapter";
+import type { AdapterSession, ProtocolAdapter, Subscription } from "./t3/adapter";
 import type { SnapshotGate, SnapshotSlotRelease } from "./snapshot-gate";
-import { createAdapter, supportedProtocols } from "./t3/adapters";
+import { createAdapter, negotiateProtocol } from "./t3/adapters";
 import type { AuthGeneration, T3EnvironmentClient } from "./t3/client";
 import type { OriginToken } from "./t3/origin-token";
 
@@ -277,9 +277,13 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
     }
   }
 
-  /** Reads the descriptor; a different server at this address is never merged with this one. */
+  /**
+   * Reads the descriptor and negotiates its protocol (one this build cannot speak is incompatible);
+   * a different server at this address is never merged with this one.
+   */
   private async identify(timeoutMs?: number): Promise<EnvironmentDescriptor> {
     const environment = await this.options.client.identify(timeoutMs);
+    negotiateProtocol(environment);
     if (environment.environmentId !== this.options.environmentId) {
       throw new T3Error(
         "incompatible",
@@ -296,7 +300,7 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
    * protocol's cursors start afresh; thread ids, and so the agents, stay the same).
    */
   private negotiate(descriptor: EnvironmentDescriptor): ProtocolAdapter {
-    const protocol = negotiateProtocol(descriptor, supportedProtocols());
+    const protocol = negotiateProtocol(descriptor);
     if (this.adapterValue?.protocol === protocol) return this.adapterValue;
     const adapter = createAdapter(protocol, {
       client: this.options.client,

@@ -3,10 +3,10 @@
 // supervisor's connection through its protocol adapter and are re-subscribed, resuming where they
 // stopped, whenever it reconnects. A new adapter (the machine now speaks another protocol) starts
 // every followed thread afresh.
-import { type AdapterSession, type FollowedThread, noThreadFacts, type Subscription, type ThreadDetail } from "../../shared/fleet/facts";
+import { noThreadFacts, type ThreadDetail } from "../../shared/fleet/facts";
 import type { T3Error } from "../../shared/t3/errors";
 import type { ConnectionSupervisor } from "./supervisor";
-import type { ProtocolAdapter } from "./t3/adapter";
+import type { ProtocolAdapter, AdapterSession, FollowedThread, Subscription } from "./t3/adapter";
 
 interface Followed {
   thread: FollowedThread;

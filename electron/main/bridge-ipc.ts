@@ -4,12 +4,11 @@
 // notification policy (./notifications.ts); every other request goes to the fleet service.
 import { type BridgeEvent, SHELL_SHOWING_METHOD, ShellShowing } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
+import { REQUEST_CHANNEL } from "../../shared/bridge/ipc-channels";
 import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
 import { isTrustedSender } from "./guards";
 
-export const REQUEST_CHANNEL = "t3fleet:request";
-export const EVENT_CHANNEL = "t3fleet:event";
 
 export interface IpcMainLike {
   handle(channel: string, listener: (event: { senderFrame: { url: string; parent: unknown } | null }, ...args: unknown[]) => Promise<unknown>): void;

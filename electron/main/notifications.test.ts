@@ -10,7 +10,8 @@ import type { NotificationIntent } from "../../shared/fleet/notifications";
 import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { APP_URL } from "./app-protocol";
-import { type IpcMainLike, REQUEST_CHANNEL, registerBridge } from "./bridge-ipc";
+import { REQUEST_CHANNEL } from "../../shared/bridge/ipc-channels";
+import { type IpcMainLike, registerBridge } from "./bridge-ipc";
 import { type NativeNotificationLike, NativeNotifier } from "./notifications";
 
 const cleanups: (() => unknown)[] = [];

@@ -1,8 +1,6 @@
 // Sandboxed preload: exposes two named functions, never ipcRenderer itself.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from "electron";
-
-const REQUEST_CHANNEL = "t3fleet:request";
-const EVENT_CHANNEL = "t3fleet:event";
+import { EVENT_CHANNEL, REQUEST_CHANNEL } from "../../shared/bridge/ipc-channels";
 
 contextBridge.exposeInMainWorld("t3fleet", {
   request: (method: string, params: unknown) => ipcRenderer.invoke(REQUEST_CHANNEL, method, params),

@@ -111,7 +111,9 @@ export async function turnWithReply(ctx: ScenarioContext, harness: HarnessUnderT
   const text = `say hello ${tag(harness, "turn")}`;
   const delivery = await send(ctx, threadId, text);
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", "answered", TURN_MS);
-  expect(agent(ctx.fleet, threadId)!.providerDriver).toBe(harness.driver);
+  // Protocol 2's rows name only the provider instance; protocol 1's sessions also name the driver.
+  const view = agent(ctx.fleet, threadId)!;
+  expect(view.providerDriver ?? view.providerInstanceId).toBe(harness.driver);
   expect(requestsTagged(ctx.model, tag(harness, "turn")).map((request) => request.answer)).toEqual(["text"]);
   expect(assistantTexts(await transcript(ctx, threadId))).toEqual([PLAIN_REPLY]);
   expect(await ctx.side.userMessages(threadId, text)).toBe(1);

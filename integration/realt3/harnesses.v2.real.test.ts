@@ -32,7 +32,8 @@ const CODEX: HarnessUnderTest = {
   whileRunning: "steer",
   turnsAfterRunningMessage: 1,
   decisions: ["accept", "acceptForSession", "decline", "cancel"],
-  writesAfter: ["accept"],
+  // Unlike under 0.0.42, a command allowed for the session ran with write access here.
+  writesAfter: ["accept", "acceptForSession"],
   afterInterrupt: "interrupted",
   asks: false,
   showsRetries: true,

@@ -9,8 +9,6 @@
 // - thread streams (one per followed thread): a `ThreadDetail` with the facts a fleet row does not
 //   carry (request contents, failures the row never shows, native subagents, transcript items).
 // Plain data only: the facts cross the bridge as JSON.
-import type { T3Error } from "../t3/errors";
-import type { SkippedItem } from "./types";
 
 /** The T3 orchestration protocols an adapter exists for (descriptor `orchestrationProtocolVersion`, absent = 1). */
 export const SUPPORTED_PROTOCOLS = [1, 2] as const;
@@ -309,101 +307,4 @@ export interface ThreadDetail {
   appliedSequence: number;
   /** Why the stream cannot be read (e.g. the thread no longer exists). */
   error: string | null;
-}
-
-// ------------------------------------------------------------------ the adapter interface
-
-export interface Subscription {
-  /** Stops the stream; its listener's `end` follows once, without an error. */
-  close(): void;
-}
-
-/** Receives one environment's fleet stream. Every call is newer than the ones before it. */
-export interface FleetStreamListener {
-  /** The complete set of agents: replace what you had; threads absent from it are gone. */
-  snapshot(agents: AgentFacts[]): void;
-  upsert(agent: AgentFacts): void;
-  /**
-   * A thread left the fleet stream. `lifecycle` says why when the server tells (protocol 2
-   * locations), else "archived-or-deleted"; an adapter that later learns which sends an upsert.
-   */
-  remove(threadId: string, lifecycle: Exclude<AgentLifecycle, "active"> | "archived-or-deleted"): void;
-  /** Caught up with the server: after the snapshot or the resume replay. Once per subscription. */
-  synchronized(): void;
-  /** The stream ended; with an error when it was not closed by us (the supervisor decides what next). */
-  end(error?: T3Error): void;
-  /** An item that did not decode was skipped; the stream stays trusted and goes on. */
-  skipped?(item: SkippedItem): void;
-}
-
-/** Receives one followed thread's detail as it changes. */
-export interface ThreadStreamListener {
-  changed(detail: ThreadDetail): void;
-  end(error?: T3Error): void;
-  /** An item that did not decode was skipped; the stream stays trusted and goes on. */
-  skipped?(item: SkippedItem): void;
-}
-
-/**
- * One thread's state inside an adapter, kept across reconnects so a stream resumes where it left
- * off. Created by `AdapterSession.thread`/`ProtocolAdapter.thread`; dropped with its adapter.
- */
-export interface FollowedThread {
-  readonly threadId: string;
-  detail(): ThreadDetail;
-  /** A request answered by this client leaves the pending list at once (protocol 1 projections do the same). */
-  markAnswered(requestId: string): void;
-}
-
-/**
- * How a message is sent:
- * - `start`: no run is active, start one;
- * - `steer`: fold into the active run `runId`;
- * - `queue`: start a new run after the active run `runId` (protocol 1: T3 decides by provider,
- *   both `steer` and `queue` send the same command and the agent's capabilities say which happens).
- */
-export type SendMode = "start" | RunningMessageMode;
-
-/** A command the fleet asks an adapter to carry out. `commandId` is the idempotency key (resend only with the same). */
-export type AgentCommand =
-  | { type: "send"; commandId: string; threadId: string; messageId: string; text: string; mode: SendMode; runId: string | null }
-  | { type: "respond-approval"; commandId: string; threadId: string; requestId: string; decision: ApprovalDecision }
-  | { type: "respond-input"; commandId: string; threadId: string; requestId: string; answers: QuestionAnswers }
-  | { type: "interrupt"; commandId: string; threadId: string; runId: string | null }
-  | { type: "stop"; commandId: string; threadId: string }
-  | { type: "cancel-queued"; commandId: string; threadId: string; runId: string }
-  /** Marks the thread settled in T3's own UI; only where `capabilities.settle` says the server has it. */
-  | { type: "settle"; commandId: string; threadId: string }
-  /** Puts the thread aside in T3 until `until` (ISO); only where `capabilities.snooze` says the server has it. */
-  | { type: "snooze"; commandId: string; threadId: string; until: string };
-
-/** The server accepted a command; `sequence` is comparable with `ThreadDetail.appliedSequence`. */
-export interface CommandReceipt {
-  sequence: number;
-}
-
-/**
- * One authenticated connection of a protocol adapter. It retries nothing: a failure is an error
- * (a T3Error, see shared/t3/errors.ts) or an `end(error)`, and the connection supervisor decides.
- * A command the protocol cannot carry out is refused with a T3Error of kind "rejected".
- */
-export interface AdapterSession {
-  readonly protocol: OrchestrationProtocol;
-  /** When the last frame arrived (ms since epoch): the "last confirmed" time of an environment. */
-  readonly lastFrameAt: number;
-  /** Liveness check: resolves when the server answered within the bound. */
-  probe(timeoutMs: number): Promise<void>;
-  onClose(listener: (error: T3Error) => void): () => void;
-  /** Frames that did not decode and were skipped without harming any call or stream (optional). */
-  onSkipped?(listener: (item: SkippedItem) => void): () => void;
-  close(): void;
-  /**
-   * The environment's agents. Resumes after what this adapter already delivered (its cursor lives
-   * in the adapter, never shared between protocols); repairs the stream where a server generation
-   * needs it before reporting synchronized.
-   */
-  subscribeFleet(listener: FleetStreamListener): Subscription;
-  /** Follows one thread, resuming from what `thread` already holds. */
-  followThread(thread: FollowedThread, listener: ThreadStreamListener): Subscription;
-  execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt>;
 }

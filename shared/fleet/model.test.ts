@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import { decodeWith } from "../t3/decode";
 import { Protocol1Rows } from "../t3/protocol1/facts";
-import { ThreadShell } from "../t3/schemas";
+import { ThreadShell } from "../t3/protocol1/schemas";
 import type { AgentFacts, ThreadDetailFacts } from "./facts";
 import { type FleetChange, FleetModel } from "./model";
 import { NotificationPolicy } from "./notifications";

@@ -6,13 +6,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeWith, formatPath, parseJson } from "./decode";
 import { RpcServerFrame } from "./rpc-frames";
-import {
-  AuthSessionState,
-  EnvironmentDescriptor,
-  ShellStreamItemSchema,
-  ThreadShell,
-  ThreadStreamItemSchema,
-} from "./schemas";
+import { AuthSessionState, EnvironmentDescriptor } from "./schemas";
+import { ShellStreamItemSchema, ThreadShell, ThreadStreamItemSchema } from "./protocol1/schemas";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures");
 const recorded = (name: string): unknown => JSON.parse(readFileSync(resolve(fixtures, name), "utf8"));

@@ -1,7 +1,9 @@
 /* eslint-disable no-control-regex -- the assertions look for control characters */
 import { describe, expect, it } from "vitest";
-import { EnvironmentDescriptor, ThreadShell, ThreadSession } from "./schemas";
-import { ThreadShellV2, TurnItemSchema } from "./v2/schemas";
+import { EnvironmentDescriptor } from "./schemas";
+import { ThreadShell, ThreadSession } from "./protocol1/schemas";
+import { ThreadShellV2 } from "./protocol2/shell-row";
+import { TurnItemSchema } from "./protocol2/schemas";
 import { cleanText, notificationText, ServerText, TEXT_LIMITS, terminalLine } from "./text";
 import { httpFailure } from "./errors";
 import { HOSTILE } from "./hostile-text.testkit";

@@ -1,5 +1,5 @@
 // Server text is data, never control. Every string a T3 server sends passes through one of the
-// schemas below when it is decoded (shared/t3/schemas.ts, shared/t3/v2/schemas.ts): terminal escape
+// schemas below when it is decoded (shared/t3/schemas.ts and each protocol's schemas.ts): terminal escape
 // sequences (CSI, OSC such as OSC 52 clipboard writes, DCS...), C0/C1 control characters and bidi
 // overrides or isolates are removed, and each kind of field has a length cap. What reaches a
 // terminal passes once more through `terminalLine`, which can never emit a control character.

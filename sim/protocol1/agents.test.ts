@@ -36,8 +36,8 @@ function assistantTurns(sim: SimServer, threadId: string): (string | null)[] {
 }
 
 describe("scripted agents", () => {
-  // Seen on real 0.0.42 with Codex, Claude Code and OpenCode: one turn, one reply that covers both messages.
-  it.each(["codex", "claudeAgent", "opencode"] as const)("a message to a running %s thread joins the running turn on upstream", async (provider) => {
+  // Seen on real 0.0.42 with Codex and OpenCode: one turn, one reply that covers both messages.
+  it.each(["codex", "opencode"] as const)("a message to a running %s thread joins the running turn on upstream", async (provider) => {
     const sim = await startSim("upstream");
     const threadId = makeThread(sim, provider);
     const running = nextEvent(sim, sessionIs(threadId, "running"));
@@ -54,6 +54,22 @@ describe("scripted agents", () => {
     expect(joined!.text).toBe("also check the docs");
     expect(reply!.text).toContain("long task");
     expect(reply!.text).toContain("also check the docs");
+  });
+
+  it("a message to a running claudeAgent thread starts a new turn after it, as the real Claude Code did under 0.0.42", async () => {
+    const sim = await startSim("upstream");
+    const threadId = makeThread(sim, "claudeAgent");
+    const running = nextEvent(sim, sessionIs(threadId, "running"));
+    sendTurn(sim, threadId, "long task #slow");
+    const turnId = ((await running).payload.session as { activeTurnId: string }).activeTurnId;
+    const second = nextEvent(sim, (e) => e.aggregateId === threadId && e.type === "thread.session-set" && (e.payload.session as { status: string; activeTurnId: string | null }).status === "running" && (e.payload.session as { activeTurnId: string }).activeTurnId !== turnId);
+    sendTurn(sim, threadId, "also check the docs");
+    await second;
+    const ready = nextEvent(sim, sessionIs(threadId, "ready"));
+    await ready;
+    const turns = assistantTurns(sim, threadId);
+    expect(new Set(turns).size).toBe(2);
+    expect(turns[0]).toBe(turnId);
   });
 
   it("a message that joins after the turn's reply gets a reply of its own in the same turn", async () => {

@@ -3,7 +3,7 @@
 // State only changes through events, as in T3.
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type { DecodedClientCommand } from "../../shared/t3/commands";
+import type { DecodedClientCommand } from "../../shared/t3/protocol1/commands";
 import { type Generation, type ServerQuirks, type ThreadState, type WireActivity, type WireEvent, type WireMessage, type WireModelSelection, type WireProject, type WireSession, quirksOf } from "./model";
 
 /** Event types the thread stream forwards; everything else only moves the shell. */

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
-import { ClientCommand } from "../../shared/t3/commands";
+import { ClientCommand } from "../../shared/t3/protocol1/commands";
 import { buildPairingUrl } from "../../shared/t3/pairing";
 import { Agents, type TurnScript } from "./agents";
 import { type BearerSession, SimAuth } from "../auth";

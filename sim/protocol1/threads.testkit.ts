@@ -1,7 +1,7 @@
 // Protocol-1 simulator tests' threads and turns: a project and thread made in the engine, a client's
 // turn start, and a wait on the engine's next matching event.
 import { randomUUID } from "node:crypto";
-import type { ClientCommand } from "../../shared/t3/commands";
+import type { ClientCommand } from "../../shared/t3/protocol1/commands";
 import type { WireEvent } from "./model";
 import type { SimServer } from "./server";
 

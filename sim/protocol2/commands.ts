@@ -2,7 +2,7 @@
 // command as T3's real engine does, refusing with its messages (DispatchError), and writes what it
 // decides as entity events; runs it starts are the scripted agent's (sim/protocol2/runner.ts).
 // A command id seen before is answered with its first sequence, as T3's receipts do.
-import type { ClientCommandV2 } from "../../shared/t3/v2/commands";
+import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
 import { DispatchError, type V2Engine } from "./engine";
 import * as ids from "./ids";

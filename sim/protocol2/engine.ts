@@ -6,7 +6,7 @@
 // scripted agent that drives runs in runner.ts.
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type { ClientCommandV2 } from "../../shared/t3/v2/commands";
+import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import type { ProviderKind } from "../protocol1/agents";
 import { CommandDecider } from "./commands";
 import * as ids from "./ids";

@@ -1,6 +1,6 @@
 // Wire-shaped entities of a simulated protocol-2 server (docs/t3-protocols.md, "Protocol 2"): the
 // fields T3's real V2 engine sends (sim/protocol2/recordings-conformance.test.ts compares them with its
-// recordings), which the contract check in shared/t3/v2/contract.testkit.ts also reads.
+// recordings), which the contract check in shared/t3/protocol2/contract.testkit.ts also reads.
 import type { ProviderKind } from "../protocol1/agents";
 
 export type RunStatus =

@@ -4,7 +4,7 @@
 // steers, and ends runs completed, failed, interrupted or cancelled, in the real engine's order.
 // Assistant text is buffered until the provider turn ends unless `enableLegacyTokenStreaming` is on.
 import { randomUUID } from "node:crypto";
-import type { ClientCommandV2 } from "../../shared/t3/v2/commands";
+import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
 import { type AgentStep, type PendingReply, type Runner, type StoredEvent, type ThreadState, type V2Engine } from "./engine";
 import * as ids from "./ids";

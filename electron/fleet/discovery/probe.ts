@@ -1,9 +1,9 @@
 // One bounded look at a host's T3 descriptor (`GET /.well-known/t3/environment`), decoded with the
-// fleet's own schema and protocol negotiation (electron/fleet/t3/client.ts): is it T3, which
-// version, which protocol — or what answered instead.
+// fleet's own schema (electron/fleet/t3/client.ts) and protocol negotiation
+// (electron/fleet/t3/adapters.ts): is it T3, which version, which protocol — or what answered instead.
 import { T3Error } from "../../../shared/t3/errors";
 import type { EnvironmentDescriptor } from "../../../shared/t3/schemas";
-import { announcedProtocol } from "../t3/adapter";
+import { announcedProtocol, negotiateProtocol } from "../t3/adapters";
 import { T3EnvironmentClient } from "../t3/client";
 
 /** T3's default port (server and desktop app alike). */
@@ -23,8 +23,10 @@ export function httpBaseUrl(host: string, port: number): string {
 
 export async function probeDescriptor(baseUrl: string, timeoutMs: number): Promise<ProbeOutcome> {
   const client = new T3EnvironmentClient(baseUrl, { httpTimeoutMs: timeoutMs });
+  let descriptor: EnvironmentDescriptor | null = null;
   try {
-    const descriptor = await client.identify(timeoutMs);
+    descriptor = await client.identify(timeoutMs);
+    negotiateProtocol(descriptor);
     return { kind: "t3", baseUrl, descriptor, protocol: announcedProtocol(descriptor) };
   } catch (error) {
     if (!(error instanceof T3Error)) return { kind: "nothing", baseUrl, reason: `Probing ${baseUrl} failed: ${String(error)}` };
@@ -37,7 +39,7 @@ export async function probeDescriptor(baseUrl: string, timeoutMs: number): Promi
         return { kind: "not-t3", baseUrl, reason: `Something answers at ${baseUrl}, but not as a T3 server.` };
       case "incompatible":
         return error.details.reason === "orchestration_protocol_incompatible"
-          ? { kind: "incompatible", baseUrl, descriptor: null, reason: error.message }
+          ? { kind: "incompatible", baseUrl, descriptor, reason: error.message }
           : { kind: "not-t3", baseUrl, reason: `Something answers at ${baseUrl}, but not as a T3 server.` };
       default:
         return { kind: "nothing", baseUrl, reason: `${baseUrl}: ${error.message}` };

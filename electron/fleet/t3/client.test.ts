@@ -9,10 +9,12 @@ import { parsePairingInput } from "../../../shared/t3/pairing";
 import type { Generation } from "../../../sim/protocol1/model";
 import { makeThread, turnStartCommand } from "../../../sim/protocol1/threads.testkit";
 import { SimServer } from "../../../sim/protocol1/server";
-import { type T3Connection, type T3Credentials, T3EnvironmentClient } from "./client";
+import { negotiateProtocol } from "./adapters";
+import { type T3Credentials, T3EnvironmentClient } from "./client";
 import { RpcSocket } from "./rpc-socket";
 import { ShellRecorder, ThreadRecorder } from "./streams.testkit";
 import { OriginToken } from "./origin-token";
+import { T3Connection } from "./protocol1/connection";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -35,7 +37,7 @@ async function pairAndConnect(sim: SimServer, pingIntervalMs?: number) {
   const client = clientFor(target.target.baseUrl, pingIntervalMs);
   const paired = await client.pair({ pairingToken: target.target.pairingToken });
   const credentials: T3Credentials = { token: paired.token, generation: paired.generation };
-  const connection = await client.connect(credentials);
+  const connection = await T3Connection.open(client, credentials);
   cleanups.push(() => connection.close());
   return { client, paired, credentials, connection };
 }
@@ -123,7 +125,7 @@ describe.each(["fork", "upstream"] as const)("T3 client against a %s simulator",
     const closed = new Promise<T3Error>((resolve) => connection.onClose(resolve));
     expect(sim.auth.revoke(credentials.token.secretFor(sim.baseUrl))).toBe(1);
     expect((await closed).kind).toBe("network");
-    await expectT3Error(client.connect(credentials), "unauthorized");
+    await expectT3Error(T3Connection.open(client, credentials), "unauthorized");
     const { session } = await client.authSession(credentials.token);
     expect(session.authenticated).toBe(false);
   });
@@ -240,7 +242,7 @@ describe("T3 client socket credentials", () => {
   ] as const)("a %s server reached with a %s guess still gets a socket through the other ticket endpoint", async (actual, guessed) => {
     const sim = await startSim(actual);
     const session = sim.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "t" });
-    const connection = await clientFor(sim.baseUrl).connect({ token: OriginToken.issuedBy(sim.baseUrl, session.token), generation: guessed });
+    const connection = await T3Connection.open(clientFor(sim.baseUrl), { token: OriginToken.issuedBy(sim.baseUrl, session.token), generation: guessed });
     cleanups.push(() => connection.close());
     const shell = new ShellRecorder();
     connection.subscribeShell(shell);
@@ -299,7 +301,7 @@ describe("T3 client, upstream specifics", () => {
     const client = clientFor(sim.baseUrl);
     const paired = await client.pair({ bearerToken: session.token });
     expect(paired.readOnly).toBe(true);
-    const connection = await client.connect({ token: paired.token, generation: "upstream" });
+    const connection = await T3Connection.open(client, { token: paired.token, generation: "upstream" });
     cleanups.push(() => connection.close());
     const error = await expectT3Error(connection.dispatch(turnStart(threadId, "x")), "insufficient-scope");
     expect(error.details.requiredScope).toBe("orchestration:operate");
@@ -353,15 +355,17 @@ describe("T3 client against hostile or foreign servers", () => {
     await expectT3Error(clientFor(baseUrl).identify(), "incompatible");
   });
 
-  it("accepts orchestration protocol 2 and reports an unknown newer protocol as incompatible", async () => {
+  it("reads the protocol a server announces; negotiation accepts 2 and reports an unknown newer protocol as incompatible", async () => {
     let announced = 2;
     const baseUrl = await rawServer((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ environmentId: "e", label: "v3", serverVersion: "0.1.0", capabilities: {}, orchestrationProtocolVersion: announced }));
     });
-    expect((await clientFor(baseUrl).identify()).orchestrationProtocolVersion).toBe(2);
+    expect(negotiateProtocol(await clientFor(baseUrl).identify())).toBe(2);
     announced = 3;
-    const error = await expectT3Error(clientFor(baseUrl).identify(), "incompatible");
+    const descriptor = await clientFor(baseUrl).identify();
+    expect(descriptor.orchestrationProtocolVersion).toBe(3);
+    const error = await expectT3Error(Promise.resolve().then(() => negotiateProtocol(descriptor)), "incompatible");
     expect(error.message).toContain("Update T3 Fleet");
     expect(error.message).toContain("protocol 3");
   });
@@ -439,7 +443,7 @@ describe("T3 client against hostile or foreign servers", () => {
     const socket = await RpcSocket.open({ url });
     const frameSkips: SkippedItem[] = [];
     socket.onSkipped((item) => frameSkips.push(item));
-    const connection = new (await import("./client")).T3Connection(socket) as T3Connection;
+    const connection = new T3Connection(socket);
     cleanups.push(() => connection.close());
     const skipped: SkippedItem[] = [];
     let synchronized = false;

@@ -1,33 +1,19 @@
-// A client for ONE T3 environment: identify, pair, open the socket, subscribe, dispatch.
-// It retries nothing: retry policy belongs to the connection supervisor.
+// A client for ONE T3 environment: identify, pair, open authenticated sockets (each protocol's
+// connection is in its own folder: protocol1/connection.ts, protocol2/adapter.ts), and protocol 1's
+// HTTP reads. It retries nothing: retry policy belongs to the connection supervisor.
 import { hostname } from "node:os";
-import { z } from "zod";
-import type { SkippedItem } from "../../../shared/fleet/types";
-import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/commands";
-import { decodeWith } from "../../../shared/t3/decode";
+import type { ClientCommand } from "../../../shared/t3/protocol1/commands";
 import { T3Error } from "../../../shared/t3/errors";
 import { FLEET_SCOPES } from "../../../shared/t3/pairing";
 import {
   AuthSessionState,
   BearerBootstrapResponse,
-  DispatchResult,
   EnvironmentDescriptor,
   OAuthTokenResponse,
-  OrchestrationEventSchema,
-  ReadModelSnapshot,
-  ServerConfigSummary,
-  type ShellDelta,
-  ShellSnapshot,
-  type ShellStreamItem,
-  ShellStreamItemSchema,
-  ThreadDetailSnapshot,
-  type ThreadStreamItem,
-  ThreadStreamItemSchema,
   WebSocketTicketResponse,
   WsTokenResponse,
 } from "../../../shared/t3/schemas";
-import { negotiateProtocol } from "./adapter";
-import { supportedProtocols } from "./adapters";
+import { DispatchResult, ReadModelSnapshot, ShellSnapshot, ThreadDetailSnapshot } from "../../../shared/t3/protocol1/schemas";
 import { T3Http, decodeAnswer } from "./http";
 import { OriginToken } from "./origin-token";
 import { RpcSocket, type RpcSocketOptions } from "./rpc-socket";
@@ -134,8 +120,8 @@ export class T3EnvironmentClient {
   }
 
   /**
-   * GET /.well-known/t3/environment. A server whose orchestration protocol T3 Fleet has no adapter
-   * for is reported as incompatible, with what to update (electron/fleet/t3/adapter.ts).
+   * GET /.well-known/t3/environment. Whether T3 Fleet speaks the protocol it announces is for the
+   * caller to negotiate (electron/fleet/t3/adapters.ts).
    * `timeoutMs` overrides the client's HTTP bound for this one request (the supervisor's quick probes).
    */
   async identify(timeoutMs = this.timeoutMs): Promise<EnvironmentDescriptor> {
@@ -153,7 +139,6 @@ export class T3EnvironmentClient {
       }
       throw error;
     }
-    negotiateProtocol(environment, supportedProtocols());
     return environment;
   }
 
@@ -254,10 +239,9 @@ export class T3EnvironmentClient {
    * Opens an authenticated socket speaking orchestration `protocol` (the `?orchestrationProtocol=`
    * parameter; protocol-1 servers ignore it). Resolves once the upgrade succeeded.
    */
-  async connect(credentials: T3Credentials, protocol = 1): Promise<T3Connection> {
+  async openAuthenticatedSocket(credentials: T3Credentials, protocol: number): Promise<RpcSocket> {
     const query = await this.socketQuery(credentials);
-    const socket = await this.openSocket({ ...query, orchestrationProtocol: String(protocol) });
-    return new T3Connection(socket);
+    return this.openSocket({ ...query, orchestrationProtocol: String(protocol) });
   }
 
   // ------------------------------------------------------------ HTTP forms (upstream servers)
@@ -289,229 +273,5 @@ export class T3EnvironmentClient {
       DispatchResult,
       command.type,
     );
-  }
-}
-
-// ------------------------------------------------------------ subscriptions
-
-export interface Subscription {
-  /** Interrupts the stream; the listener's `end` follows once. */
-  close(): void;
-}
-
-interface SubscriptionListener<Snapshot, Delta> {
-  /** A full snapshot: replace what you had. */
-  snapshot(snapshot: Snapshot): void;
-  /** One change newer than everything applied before it on this subscription. */
-  delta(delta: Delta): void;
-  /** Caught up: a snapshot arrived, or the server's resume replay finished. Once per subscription. */
-  synchronized(lastSequence: number): void;
-  end(error?: T3Error): void;
-  /** An item that did not decode was skipped; the stream goes on (issue 9). */
-  skipped?(item: SkippedItem): void;
-}
-
-export type ShellListener = SubscriptionListener<ShellSnapshot, ShellDelta>;
-export type ThreadEventItem = Extract<ThreadStreamItem, { kind: "event" }>["event"];
-export type ThreadListener = SubscriptionListener<ThreadDetailSnapshot, ThreadEventItem>;
-
-export interface ResumeOptions {
-  /** Last global sequence already applied; the server replays only what is newer (upstream). */
-  afterSequence?: number;
-}
-
-function isSnapshotItem(raw: unknown): boolean {
-  return typeof raw === "object" && raw !== null && (raw as { kind?: unknown }).kind === "snapshot";
-}
-
-/** The sequence of a raw shell item (`sequence`) or thread event item (`event.sequence`), if readable. */
-function readableSequence(raw: unknown): number | null {
-  if (typeof raw !== "object" || raw === null) return null;
-  const item = raw as { sequence?: unknown; event?: { sequence?: unknown } };
-  const sequence = item.sequence ?? (typeof item.event === "object" && item.event !== null ? item.event.sequence : undefined);
-  return typeof sequence === "number" && Number.isInteger(sequence) && sequence >= 0 ? sequence : null;
-}
-
-/** Bound for the replay call that repairs a fork stream's live-tail gap (electron/fleet/t3/protocol1.ts). */
-const REPLAY_TIMEOUT_MS = 10_000;
-
-/**
- * Applies the stream rules to one subscription (docs/t3-protocols.md, "Streams"): decode every
- * item, apply only items newer than the last applied sequence, and report synchronization once.
- */
-class OrderedStream<Item, Snapshot, Delta> {
-  private lastSequence: number;
-  private synced = false;
-  private ended = false;
-
-  constructor(
-    private readonly listener: SubscriptionListener<Snapshot, Delta>,
-    private readonly itemSchema: z.ZodType<Item>,
-    private readonly what: string,
-    private readonly method: string,
-    private readonly classify: (item: Item) =>
-      | { kind: "snapshot"; snapshot: Snapshot; sequence: number }
-      | { kind: "delta"; delta: Delta; sequence: number }
-      | { kind: "synchronized" }
-      | { kind: "ignore" },
-    afterSequence: number | undefined,
-  ) {
-    this.lastSequence = afterSequence ?? -1;
-  }
-
-  /** Applies a chunk; returns an error when the stream can no longer be trusted (it must then end). */
-  values(values: readonly unknown[]): T3Error | undefined {
-    for (const raw of values) {
-      if (this.ended) return undefined;
-      const decoded = decodeWith(this.itemSchema, raw, this.what);
-      if (!decoded.ok) {
-        // One bad item is reported and skipped: rows are full state and events are applied by
-        // sequence, so what follows is still right. A snapshot is the base of everything after it,
-        // and an item whose sequence cannot be read cannot be ordered: then the stream is untrusted.
-        const sequence = readableSequence(raw);
-        if (isSnapshotItem(raw) || sequence === null) return T3Error.decode(decoded.error);
-        this.listener.skipped?.({ method: this.method, path: decoded.error.path, message: decoded.error.message, sequence });
-        this.lastSequence = Math.max(this.lastSequence, sequence);
-        continue;
-      }
-      const item = this.classify(decoded.value);
-      if (item.kind === "snapshot") {
-        this.lastSequence = item.sequence;
-        this.listener.snapshot(item.snapshot);
-        this.markSynchronized();
-      } else if (item.kind === "delta") {
-        if (item.sequence <= this.lastSequence) continue; // overlap between replay and live tail
-        this.lastSequence = item.sequence;
-        this.listener.delta(item.delta);
-      } else if (item.kind === "synchronized") {
-        this.markSynchronized();
-      }
-    }
-    return undefined;
-  }
-
-  end(error?: T3Error): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.listener.end(error);
-  }
-
-  private markSynchronized(): void {
-    if (this.synced) return;
-    this.synced = true;
-    this.listener.synchronized(this.lastSequence);
-  }
-}
-
-/** An open, authenticated socket to one environment. */
-export class T3Connection {
-  constructor(readonly socket: RpcSocket) {}
-
-  onClose(listener: (error: T3Error) => void): () => void {
-    return this.socket.onClose(listener);
-  }
-
-  close(): void {
-    this.socket.close();
-  }
-
-  getConfig(timeoutMs?: number): Promise<ServerConfigSummary> {
-    return this.socket.call("server.getConfig", {}, timeoutMs).then((value) => {
-      const decoded = decodeWith(ServerConfigSummary, value, "server config");
-      if (!decoded.ok) throw T3Error.decode(decoded.error);
-      return decoded.value;
-    });
-  }
-
-  /** orchestration.dispatchCommand; the same commandId is safe to resend (T3 deduplicates command ids). */
-  dispatch(command: ClientCommand | ThreadSettleCommand, timeoutMs?: number): Promise<DispatchResult> {
-    return this.socket.call("orchestration.dispatchCommand", command, timeoutMs).then((value) => {
-      const decoded = decodeWith(DispatchResult, value, `${command.type} result`);
-      if (!decoded.ok) throw T3Error.decode(decoded.error);
-      return decoded.value;
-    });
-  }
-
-  subscribeShell(listener: ShellListener, options: ResumeOptions = {}): Subscription {
-    return this.subscribe(
-      "orchestration.subscribeShell",
-      { ...(options.afterSequence !== undefined && { afterSequence: options.afterSequence }), requestCompletionMarker: true },
-      new OrderedStream<ShellStreamItem, ShellSnapshot, ShellDelta>(
-        listener,
-        ShellStreamItemSchema as z.ZodType<ShellStreamItem>,
-        "shell stream item",
-        "orchestration.subscribeShell",
-        (item) => {
-          switch (item.kind) {
-            case "snapshot":
-              return { kind: "snapshot", snapshot: item.snapshot, sequence: item.snapshot.snapshotSequence };
-            case "synchronized":
-              return { kind: "synchronized" };
-            case "unknown":
-              return { kind: "ignore" };
-            default:
-              return { kind: "delta", delta: item, sequence: item.sequence };
-          }
-        },
-        options.afterSequence,
-      ),
-    );
-  }
-
-  /** Events after `afterSequence` for every thread (protocol 1 only), decoded. */
-  async replayEvents(afterSequence: number): Promise<ThreadEventItem[]> {
-    const value = await this.socket.call("orchestration.replayEvents", { fromSequenceExclusive: afterSequence }, REPLAY_TIMEOUT_MS);
-    const decoded = decodeWith(z.array(OrchestrationEventSchema), value, "replayed events");
-    if (!decoded.ok) throw T3Error.decode(decoded.error);
-    return decoded.value;
-  }
-
-  subscribeThread(threadId: string, listener: ThreadListener, options: ResumeOptions = {}): Subscription {
-    return this.subscribe(
-      "orchestration.subscribeThread",
-      {
-        threadId,
-        ...(options.afterSequence !== undefined && { afterSequence: options.afterSequence }),
-        requestCompletionMarker: true,
-      },
-      new OrderedStream<ThreadStreamItem, ThreadDetailSnapshot, ThreadEventItem>(
-        listener,
-        ThreadStreamItemSchema as z.ZodType<ThreadStreamItem>,
-        "thread stream item",
-        "orchestration.subscribeThread",
-        (item) => {
-          switch (item.kind) {
-            case "snapshot":
-              return { kind: "snapshot", snapshot: item.snapshot, sequence: item.snapshot.snapshotSequence };
-            case "event":
-              return { kind: "delta", delta: item.event, sequence: item.event.sequence };
-            case "synchronized":
-              return { kind: "synchronized" };
-            default:
-              return { kind: "ignore" };
-          }
-        },
-        options.afterSequence,
-      ),
-    );
-  }
-
-  private subscribe<I, S, D>(tag: string, payload: unknown, stream: OrderedStream<I, S, D>): Subscription {
-    const handle = this.socket.stream(tag, payload, {
-      onValues: (values) => {
-        const error = stream.values(values);
-        if (error) {
-          handle.interrupt();
-          stream.end(error);
-        }
-      },
-      onEnd: (error) => stream.end(error),
-    });
-    return {
-      close: () => {
-        handle.interrupt();
-        stream.end();
-      },
-    };
   }
 }

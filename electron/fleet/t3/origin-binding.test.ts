@@ -118,7 +118,7 @@ describe("a client bound to its origin", () => {
   it("opens its socket on its own origin, with a short-lived ticket and never the token", async () => {
     const own = await server((req, res) => json(res, req.url === "/api/auth/websocket-ticket" ? { ticket: "one-time-ticket", expiresAt: new Date(Date.now() + 60_000).toISOString() } : {}));
     const client = new T3EnvironmentClient(own.baseUrl, { socket: { openTimeoutMs: 5_000 } });
-    await rejection(client.connect({ token: OriginToken.issuedBy(own.baseUrl, "own-token"), generation: "upstream" }));
+    await rejection(client.openAuthenticatedSocket({ token: OriginToken.issuedBy(own.baseUrl, "own-token"), generation: "upstream" }, 1));
     expect(own.seen).toEqual([
       { method: "POST", url: "/api/auth/websocket-ticket", authorization: "Bearer own-token", upgrade: false },
       { method: "GET", url: "/ws?wsTicket=one-time-ticket&orchestrationProtocol=1", authorization: undefined, upgrade: true },
@@ -133,7 +133,7 @@ describe("a client bound to its origin", () => {
       socket.end(`HTTP/1.1 302 Found\r\nlocation: ${webSocketUrl(other.baseUrl, { wsTicket: "one-time-ticket" })}\r\ncontent-length: 0\r\n\r\n`);
     });
     const client = new T3EnvironmentClient(own.baseUrl, { socket: { openTimeoutMs: 5_000 } });
-    const refused = await rejection(client.connect({ token: OriginToken.issuedBy(own.baseUrl, "own-token"), generation: "upstream" }));
+    const refused = await rejection(client.openAuthenticatedSocket({ token: OriginToken.issuedBy(own.baseUrl, "own-token"), generation: "upstream" }, 1));
     expect(refused.kind).toBe("network");
     expect(own.seen.filter((request) => request.upgrade)).toHaveLength(1);
     expect(other.connections).toBe(0);
@@ -145,7 +145,7 @@ describe("a client bound to its origin", () => {
     client.retire();
     const token = OriginToken.issuedBy(own.baseUrl, "own-token");
     expect((await rejection(client.authSession(token))).kind).toBe("interrupted");
-    await rejection(client.connect({ token, generation: "upstream" }));
+    await rejection(client.openAuthenticatedSocket({ token, generation: "upstream" }, 1));
     await rejection(client.identify());
     expect(own.connections).toBe(0);
   });

@@ -4,16 +4,19 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { ZodType, output } from "zod";
-import type { ClientCommand } from "../../../shared/t3/commands";
+import type { ClientCommand } from "../../../shared/t3/protocol1/commands";
 import { decodeWith } from "../../../shared/t3/decode";
 import { T3Error, type T3ErrorKind } from "../../../shared/t3/errors";
 import { RpcClientFrameSchema, RpcExit, RpcServerFrame } from "../../../shared/t3/rpc-frames";
 import {
   AuthSessionState,
   BearerBootstrapResponse,
-  DispatchResult,
   EnvironmentDescriptor,
   OAuthTokenResponse,
+  WebSocketTicketResponse,
+} from "../../../shared/t3/schemas";
+import {
+  DispatchResult,
   ReadModelSnapshot,
   ServerConfigSummary,
   ShellSnapshot,
@@ -21,13 +24,13 @@ import {
   ThreadDetailSnapshot,
   ThreadShell,
   ThreadStreamItemSchema,
-  WebSocketTicketResponse,
-} from "../../../shared/t3/schemas";
+} from "../../../shared/t3/protocol1/schemas";
 import { type HttpRecording, type RecordedFrame, type RecordedVersion, readFrames, readRecording, recordingFiles } from "../../../sim/recordings";
-import { T3Connection, detectGeneration } from "./client";
+import { detectGeneration } from "./client";
 import { decodeAnswer } from "./http";
 import { RpcSocket } from "./rpc-socket";
 import { ShellRecorder, ThreadRecorder } from "./streams.testkit";
+import { T3Connection } from "./protocol1/connection";
 
 function mustDecode<S extends ZodType>(schema: S, value: unknown, what: string): output<S> {
   const decoded = decodeWith(schema, value, what);

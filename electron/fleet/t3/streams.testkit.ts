@@ -1,8 +1,8 @@
 // Test helpers that record what a subscription delivers and resolve when a condition holds.
 // They wait on the stream's own callbacks, never on timers.
 import type { T3Error } from "../../../shared/t3/errors";
-import type { ShellDelta, ShellSnapshot, ThreadDetailSnapshot, ThreadShell } from "../../../shared/t3/schemas";
-import type { ShellListener, ThreadEventItem, ThreadListener } from "./client";
+import type { ShellDelta, ShellSnapshot, ThreadDetailSnapshot, ThreadShell } from "../../../shared/t3/protocol1/schemas";
+import type { ShellListener, ThreadEventItem, ThreadListener } from "./protocol1/connection";
 
 type Waiter = { check: () => boolean; resolve: () => void; reject: (error: Error) => void; what: string };
 

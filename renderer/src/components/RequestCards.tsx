@@ -1,4 +1,5 @@
 // The cards for what an agent asks of the user: an approval with its decisions, or questions to answer.
+import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import { useEffect, useRef, useState } from "react";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { projectOf } from "../../../shared/fleet/views";
@@ -122,7 +123,7 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
               <input
                 aria-label={question.options.length ? `Other answer to: ${question.question}` : `Answer to: ${question.question}`}
                 placeholder={question.options.length ? "Other…" : "Your answer"}
-                maxLength={ANSWER_MAX_CHARS}
+                maxLength={INPUT_LIMITS.answer}
                 value={free[question.id] ?? ""}
                 onChange={(event) => setFree({ ...free, [question.id]: event.target.value })}
               />
@@ -146,5 +147,3 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
   );
 }
 
-/** The longest answer the bridge accepts (shared/bridge/contract.ts agent.respondInput). */
-const ANSWER_MAX_CHARS = 20_000;

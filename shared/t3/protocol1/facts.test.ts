@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ThreadDetailFacts } from "../../fleet/facts";
 import { type ScenarioInput, type StatusSituation, runStatusScenarios } from "../../fleet/status-scenarios.testkit";
 import { decodeWith } from "../decode";
-import { ThreadShell } from "../schemas";
+import { ThreadShell } from "./schemas";
 import { Protocol1Rows, parentThreadIdOf, runStateOfRow } from "./facts";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");

@@ -4,7 +4,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { decodeWith } from "../decode";
-import { type OrchestrationEvent, OrchestrationEventSchema, ThreadStreamItemSchema } from "../schemas";
+import { type OrchestrationEvent, OrchestrationEventSchema, ThreadStreamItemSchema } from "./schemas";
 import { ThreadProjection } from "./thread-projection";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");

@@ -23,7 +23,7 @@ import type {
   ThreadDetailSnapshot,
   ThreadMessage,
   ThreadSession,
-} from "../schemas";
+} from "./schemas";
 import { cleanText, TEXT_LIMITS } from "../text";
 import { runStateOfRow } from "./facts";
 import { observedHarness } from "./harnesses";

@@ -2,10 +2,10 @@
 // and error a fleet user would notice.
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AdapterSession, AgentCommand, FollowedThread } from "../../../../shared/fleet/facts";
 import { T3Error } from "../../../../shared/t3/errors";
 import type { V2SimServer } from "../../../../sim/protocol2/server";
 import { FleetRecorder, ThreadDetailRecorder, v2Fixture } from "./recorders.testkit";
+import type { AdapterSession, AgentCommand, FollowedThread } from "../adapter";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

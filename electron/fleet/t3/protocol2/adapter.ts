@@ -4,23 +4,13 @@
 // fallback, and the V2 commands. It retries nothing across connections (electron/fleet/supervisor.ts
 // does); within one connection it resumes a stream the server ended after its first snapshot,
 // because protocol 2 servers end streams (a slow consumer, a restart of the stream) and expect it.
-import type {
-  AdapterSession,
-  AgentCommand,
-  AgentFacts,
-  CommandReceipt,
-  FleetStreamListener,
-  FollowedThread,
-  ThreadDetail,
-  ThreadStreamListener,
-  Subscription,
-} from "../../../../shared/fleet/facts";
+import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
 import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
-import type { ClientCommandV2 } from "../../../../shared/t3/v2/commands";
-import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
+import type { ClientCommandV2 } from "../../../../shared/t3/protocol2/commands";
+import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/protocol2/projection";
 import {
   DispatchResultV2,
   ORCHESTRATION_PROTOCOL_HEADER,
@@ -33,13 +23,13 @@ import {
   type ThreadProjection,
   type ThreadStreamItemV2,
   ThreadStreamItemV2Schema,
-} from "../../../../shared/t3/v2/schemas";
-import type { AdapterContext, ProtocolAdapter } from "../adapter";
+} from "../../../../shared/t3/protocol2/schemas";
+import type { AdapterContext, ProtocolAdapter, AdapterSession, AgentCommand, CommandReceipt, FleetStreamListener, FollowedThread, ThreadStreamListener, Subscription } from "../adapter";
 import type { T3Credentials } from "../client";
 import { decodeAnswer } from "../http";
 import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
-import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
-import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "./facts";
+import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
+import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 
 export interface Protocol2Options {

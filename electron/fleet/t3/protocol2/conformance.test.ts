@@ -1,6 +1,6 @@
 // The protocol-2 simulator against T3's contract: every frame it sends in a scenario that touches
 // every method, item and error the fleet uses is decoded twice, by the fleet's tolerant decoders and
-// by a strict, contract-shaped check (shared/t3/v2/contract.testkit.ts). Plus the rules around the
+// by a strict, contract-shaped check (shared/t3/protocol2/contract.testkit.ts). Plus the rules around the
 // frames: the 426 gate before auth, the header rule, the slow-consumer cutoff, the in-place upgrade.
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import {
   StrictShellStreamItem,
   StrictThreadDetailSnapshot,
   StrictThreadStreamItem,
-} from "../../../../shared/t3/v2/contract.testkit";
+} from "../../../../shared/t3/protocol2/contract.testkit";
 import {
   DispatchResultV2,
   ProtocolIncompatibleBody,
@@ -27,15 +27,15 @@ import {
   ThreadProjection,
   ThreadStreamItemV2Schema,
   V2RpcError,
-} from "../../../../shared/t3/v2/schemas";
+} from "../../../../shared/t3/protocol2/schemas";
 import { SimServer } from "../../../../sim/protocol1/server";
 import { providerTurnRunning, untilEngine } from "../../../../sim/protocol2/engine.testkit";
 import { V2SimServer } from "../../../../sim/protocol2/server";
 import { T3EnvironmentClient } from "../client";
 import type { RpcSocket } from "../rpc-socket";
-import type { AgentCommand } from "../../../../shared/fleet/facts";
 import { FleetRecorder, ThreadDetailRecorder, v2Fixture } from "./recorders.testkit";
 import { OriginToken } from "../origin-token";
+import type { AgentCommand } from "../adapter";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -3,11 +3,11 @@
 // situations; rows come from the v2 simulator's engine and are varied the way a V2 server varies them.
 import { describe, expect, it } from "vitest";
 import { type ScenarioInput, type StatusSituation, runStatusScenarios } from "../../../../shared/fleet/status-scenarios.testkit";
-import { type ShellState, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
-import { ShellSnapshotV2, ThreadProjection } from "../../../../shared/t3/v2/schemas";
-import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
 import { V2Engine } from "../../../../sim/protocol2/engine";
-import { agentFactsOfRow, detailFactsOf } from "./facts";
+import { type ShellState, shellFromSnapshot } from "../../../../shared/t3/protocol2/projection";
+import { ShellSnapshotV2, ThreadProjection } from "../../../../shared/t3/protocol2/schemas";
+import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
+import { agentFactsOfRow, detailFactsOf } from "../../../../shared/t3/protocol2/facts";
 
 const at = "2026-11-30T00:20:00.000Z";
 const engine = new V2Engine({ tickMs: 1 });

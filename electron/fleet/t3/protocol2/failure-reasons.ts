@@ -2,8 +2,8 @@
 // when only the turn failed; the reason is the failed run's `error` turn item, which only the
 // thread's projection holds. This reads it for failed rows only, a few at a time, once per run, and
 // also takes it for free from followed threads' streams.
-import { runFailure } from "../../../../shared/t3/v2/projection";
-import type { Run, ThreadProjection } from "../../../../shared/t3/v2/schemas";
+import { runFailure } from "../../../../shared/t3/protocol2/projection";
+import type { Run, ThreadProjection } from "../../../../shared/t3/protocol2/schemas";
 
 interface Job {
   threadId: string;

@@ -3,7 +3,7 @@
 // until the turn ends, and the 006bb815 contract's newer request shapes accepted beside the engine's.
 import { describe, expect, it } from "vitest";
 import { decodeWith } from "../../../../shared/t3/decode";
-import { applyThreadEvent, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/v2/projection";
+import { applyThreadEvent, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/protocol2/projection";
 import {
   DispatchResultV2,
   RuntimeRequest,
@@ -14,9 +14,9 @@ import {
   type ThreadProjection,
   ThreadStreamItemV2Schema,
   TurnItemSchema,
-} from "../../../../shared/t3/v2/schemas";
+} from "../../../../shared/t3/protocol2/schemas";
 import { deliveryOutcomeWords, deliveryStateWords } from "../../../../shared/fleet/words";
-import { REPLY_WITHHELD_NOTE, agentFactsOfRow, messageOutcomesOf, transcriptOf } from "./facts";
+import { REPLY_WITHHELD_NOTE, agentFactsOfRow, messageOutcomesOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
 import { readV2Recording, recordedExchanges, v2RecordingFiles } from "./replay.testkit";
 
 function decoded<T>(schema: Parameters<typeof decodeWith>[0], value: unknown, what: string): T {

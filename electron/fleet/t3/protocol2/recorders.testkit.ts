@@ -1,13 +1,14 @@
 // Test helpers for the protocol-2 adapter: record what the fleet and thread streams deliver, and
 // resolve when a condition holds. They wait on the streams' own callbacks, never on timers.
 import { FLEET_SCOPES } from "../../../../shared/t3/pairing";
-import type { AgentFacts, FleetStreamListener, ThreadDetail, ThreadStreamListener } from "../../../../shared/fleet/facts";
+import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
 import { EnvironmentDescriptor } from "../../../../shared/t3/schemas";
 import { V2SimServer } from "../../../../sim/protocol2/server";
 import { T3EnvironmentClient } from "../client";
 import { StreamRecorder } from "../streams.testkit";
 import { Protocol2Adapter, type Protocol2Options } from "./adapter";
 import { OriginToken } from "../origin-token";
+import type { FleetStreamListener, ThreadStreamListener } from "../adapter";
 
 export class FleetRecorder extends StreamRecorder implements FleetStreamListener {
   readonly agents = new Map<string, AgentFacts>();

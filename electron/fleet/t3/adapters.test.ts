@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { T3Error } from "../../../shared/t3/errors";
 import type { EnvironmentDescriptor } from "../../../shared/t3/schemas";
-import { negotiateProtocol } from "./adapter";
+import { negotiateProtocol } from "./adapters";
 
 const descriptor = (orchestrationProtocolVersion?: number): EnvironmentDescriptor => ({
   environmentId: "env",

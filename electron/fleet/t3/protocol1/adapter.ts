@@ -8,25 +8,16 @@
 // - a thread that leaves the shell is looked up once to tell archived from deleted; where its thread
 //   read says "not found" (T3 0.0.42 says so for archived threads too) the full read model decides.
 // It retries nothing on failure: errors end the stream and the connection supervisor decides.
-import type {
-  AdapterSession,
-  AgentCommand,
-  AgentFacts,
-  CommandReceipt,
-  FleetStreamListener,
-  FollowedThread,
-  Subscription,
-  ThreadDetail,
-  ThreadStreamListener,
-} from "../../../shared/fleet/facts";
-import { Protocol1Rows } from "../../../shared/t3/protocol1/facts";
-import { ThreadProjection } from "../../../shared/t3/protocol1/thread-projection";
-import type { SkippedItem } from "../../../shared/fleet/types";
-import type { ClientCommand, ThreadSettleCommand } from "../../../shared/t3/commands";
-import { T3Error } from "../../../shared/t3/errors";
-import type { ReadModelSnapshot, ThreadShell } from "../../../shared/t3/schemas";
-import type { AdapterContext, ProtocolAdapter } from "./adapter";
-import type { T3Connection, T3Credentials, ThreadEventItem, ThreadListener } from "./client";
+import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
+import { Protocol1Rows } from "../../../../shared/t3/protocol1/facts";
+import { ThreadProjection } from "../../../../shared/t3/protocol1/thread-projection";
+import type { SkippedItem } from "../../../../shared/fleet/types";
+import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
+import { T3Error } from "../../../../shared/t3/errors";
+import type { ReadModelSnapshot, ThreadShell } from "../../../../shared/t3/protocol1/schemas";
+import type { AdapterContext, ProtocolAdapter, AdapterSession, AgentCommand, CommandReceipt, FleetStreamListener, FollowedThread, Subscription, ThreadStreamListener } from "../adapter";
+import type { T3Credentials } from "../client";
+import { T3Connection, type ThreadEventItem, type ThreadListener } from "./connection";
 
 /** A fork shell stream re-snapshots at most this often in a row to close its live-tail gap. */
 const MAX_SHELL_REPAIRS = 3;
@@ -95,7 +86,7 @@ export class Protocol1Adapter implements ProtocolAdapter {
   }
 
   async connect(credentials: T3Credentials): Promise<AdapterSession> {
-    const connection = await this.context.client.connect(credentials, 1);
+    const connection = await T3Connection.open(this.context.client, credentials);
     return new Protocol1Session(this, connection, credentials);
   }
 

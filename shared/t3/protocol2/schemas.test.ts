@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { decodeWith } from "../decode";
 import { answersProblem, agentStateOfRow, applyThreadEvent, pendingRequestCards } from "./projection";
-import { DomainEventSchema, ShellRowV2, ShellStreamItemV2Schema, ThreadProjection, ThreadShellV2, ThreadStreamItemV2Schema, TurnItemSchema } from "./schemas";
+import { DomainEventSchema, ShellStreamItemV2Schema, ThreadProjection, ThreadStreamItemV2Schema, TurnItemSchema } from "./schemas";
+import { ShellRowV2, ThreadShellV2 } from "./shell-row";
 
 const at = "2026-10-03T10:00:00.000Z";
 const row = {

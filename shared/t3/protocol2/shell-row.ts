@@ -1,9 +1,50 @@
-// What the fleet keeps of a protocol-2 shell row: only the fields the derivation of an agent's facts
-// (electron/fleet/t3/protocol2/facts.ts) and later deltas read, in one fixed shape, with the
-// strings that thousands of rows repeat shared. A decoded row carries ~30 fields and its own copy
-// of every string; 10 environments × 5,000 rows of those were the protocol-2 adapter's memory.
+// A protocol-2 shell row: its wire schema, and what the fleet keeps of it: only the fields the
+// derivation of an agent's facts (shared/t3/protocol2/facts.ts) and later deltas read, in one fixed
+// shape, with the strings that thousands of rows repeat shared. A decoded row carries ~30 fields and
+// its own copy of every string; 10 environments × 5,000 rows of those were the protocol-2 adapter's memory.
+import { z } from "zod";
 import { StringPool } from "../../fleet/string-pool";
-import type { ThreadShellV2 } from "./schemas";
+import { ModelSelection, openEnum } from "../schemas";
+import { ServerText } from "../text";
+import { INTERACTION_MODES, PARENT_RELATIONSHIPS, RUNTIME_MODES, RUNTIME_REQUEST_KINDS, SHELL_THREAD_STATUSES } from "./enums";
+
+const Id = z.string().min(1);
+const IsoTime = z.string();
+const NullableId = Id.nullable();
+
+export const PendingRuntimeRequestSummary = z.object({ id: Id, kind: openEnum(RUNTIME_REQUEST_KINDS), createdAt: IsoTime });
+
+/**
+ * A shell row, as far as the fleet reads it: unknown fields are dropped, and so are the ones the
+ * fleet never reads (branch, worktree, creation, pin, settlement and item-count fields,
+ * the latest visible message's text), so 5,000 rows per environment do not carry them through the
+ * decoder. Reading one of them later means adding it here and to `ShellRow` below.
+ */
+export const ThreadShellV2 = z.object({
+  id: Id,
+  projectId: Id,
+  title: ServerText.title,
+  providerInstanceId: z.string(),
+  modelSelection: ModelSelection,
+  runtimeMode: openEnum(RUNTIME_MODES),
+  interactionMode: openEnum(INTERACTION_MODES),
+  lineage: z.object({ parentThreadId: NullableId, relationshipToParent: openEnum(PARENT_RELATIONSHIPS).nullable() }),
+  updatedAt: IsoTime,
+  deletedAt: IsoTime.nullable().optional(),
+  snoozedUntil: IsoTime.nullable().optional(),
+  latestRunId: NullableId,
+  latestRunRequestedAt: IsoTime.nullable().optional(),
+  latestRunStartedAt: IsoTime.nullable().optional(),
+  latestRunCompletedAt: IsoTime.nullable().optional(),
+  activeRunId: NullableId,
+  activityRunStatus: openEnum(["preparing", "starting", "running", "waiting"]).nullable().optional(),
+  status: openEnum(SHELL_THREAD_STATUSES),
+  lastError: ServerText.reason.nullable().optional(),
+  pendingRuntimeRequest: PendingRuntimeRequestSummary.nullable(),
+  latestUserMessageAt: IsoTime.nullable(),
+  pendingBackgroundTasks: z.array(z.object({ description: ServerText.reason.optional() })).default([]),
+});
+export type ThreadShellV2 = z.infer<typeof ThreadShellV2>;
 
 /** A shell row as the adapter keeps it. `location` is the list the row is in (set by the shell state). */
 export interface ShellRow {
@@ -99,3 +140,6 @@ export function compactShellRow(row: ThreadShellV2): ShellRow {
     location: "active",
   };
 }
+
+/** A shell row decoded straight into what the adapter keeps of it: the full row never outlives its decoding. */
+export const ShellRowV2 = ThreadShellV2.transform(compactShellRow);

@@ -13,7 +13,7 @@ import type {
   ThreadDetailFacts,
   TranscriptItem,
   TranscriptItemStatus,
-} from "../../../../shared/fleet/facts";
+} from "../../fleet/facts";
 import {
   type PendingRequestCard,
   type ShellState,
@@ -24,9 +24,9 @@ import {
   queuedRuns,
   requestBlocksOn,
   runFailure,
-} from "../../../../shared/t3/v2/projection";
-import type { Run, ThreadProjection, TurnItem } from "../../../../shared/t3/v2/schemas";
-import type { ShellRow } from "../../../../shared/t3/v2/shell-row";
+} from "./projection";
+import type { Run, ThreadProjection, TurnItem } from "./schemas";
+import type { ShellRow } from "./shell-row";
 
 /** `sub.<parent>.<suffix>`: kept for threads without lineage (imported from protocol 1 by an in-place upgrade). */
 const CHILD_ID = /^sub\.(.+)\.[^.]+$/;
@@ -36,7 +36,7 @@ export interface ServerFeatures {
   snooze: boolean;
   /** Per thread, whether its provider session steers an active run (learned from followed threads). */
   steers?: (threadId: string) => boolean | undefined;
-  /** Per failed run, its reason from the thread's error item when read (see ./failure-reasons.ts). */
+  /** Per failed run, its reason from the thread's error item when read (see electron/fleet/t3/protocol2/failure-reasons.ts). */
   failureReason?: (threadId: string, runId: string | null) => string | null | undefined;
   /**
    * Per followed thread, what its stream shows of the active run, which may be ahead of the row;

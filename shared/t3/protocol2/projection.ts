@@ -2,18 +2,16 @@
 // (docs/t3-protocols.md, "Protocol 2"). Payloads are full entities, so every event is an upsert by
 // id; the assistant text of a turn item is cumulative, so the newest item replaces the older one.
 import type {
-  ApprovalDecision,
   DomainEvent,
   Run,
   RuntimeRequest,
-  RuntimeRequestKind,
   ShellDeltaV2,
   ShellSnapshotV2,
   ThreadProjection,
   TurnItem,
   UserInputQuestion,
 } from "./schemas";
-import { APPROVAL_DECISIONS, APPROVAL_REQUEST_KINDS } from "./schemas";
+import { APPROVAL_DECISIONS, APPROVAL_REQUEST_KINDS, type ApprovalDecision, type RuntimeRequestKind } from "./enums";
 import type { ShellRow } from "./shell-row";
 
 function upsert<T extends { id: string }>(list: readonly T[], entity: T): T[] {

@@ -1,14 +1,15 @@
 // The protocol-1 adapter against the protocol-faithful simulator: fleet stream facts, followed
 // threads with the fork live-tail repair, archived vs deleted, and neutral commands.
 import { afterEach, describe, expect, it } from "vitest";
-import type { AdapterSession, AgentFacts, AgentLifecycle, FleetStreamListener, ThreadDetail, ThreadStreamListener } from "../../../shared/fleet/facts";
-import type { T3Error } from "../../../shared/t3/errors";
-import { parsePairingInput } from "../../../shared/t3/pairing";
-import type { Generation } from "../../../sim/protocol1/model";
-import { makeThread, turnStartCommand } from "../../../sim/protocol1/threads.testkit";
-import { SimServer } from "../../../sim/protocol1/server";
-import { T3EnvironmentClient } from "./client";
-import { Protocol1Adapter } from "./protocol1";
+import type { Generation } from "../../../../sim/protocol1/model";
+import { makeThread, turnStartCommand } from "../../../../sim/protocol1/threads.testkit";
+import { SimServer } from "../../../../sim/protocol1/server";
+import type { AgentFacts, AgentLifecycle, ThreadDetail } from "../../../../shared/fleet/facts";
+import type { T3Error } from "../../../../shared/t3/errors";
+import { parsePairingInput } from "../../../../shared/t3/pairing";
+import { T3EnvironmentClient } from "../client";
+import { Protocol1Adapter } from "./adapter";
+import type { AdapterSession, FleetStreamListener, ThreadStreamListener } from "../adapter";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

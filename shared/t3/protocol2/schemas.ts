@@ -1,12 +1,23 @@
 // Wire schemas of T3's orchestration protocol 2 (docs/t3-protocols.md, "Protocol 2"): the shell,
 // thread projections, runs, turn items, runtime requests and subagents. Same rules as the
-// protocol-1 schemas in shared/t3/schemas.ts: unknown fields are dropped, unknown enum strings
+// shared schemas in shared/t3/schemas.ts: unknown fields are dropped, unknown enum strings
 // decode as "unknown", unknown item/event kinds are kept raw, and a structural error names the
 // path of the first bad field (shared/t3/decode.ts).
 import { z } from "zod";
 import { EnvironmentDescriptor, ModelSelection, ProjectShell, openEnum } from "../schemas";
 import { ServerText } from "../text";
-import { compactShellRow } from "./shell-row";
+import {
+  APPROVAL_DECISIONS,
+  APPROVAL_REQUEST_KINDS,
+  FAILURE_CLASSES,
+  INTERACTION_MODES,
+  ITEM_STATUSES,
+  PARENT_RELATIONSHIPS,
+  RUN_STATUSES,
+  RUNTIME_MODES,
+  RUNTIME_REQUEST_KINDS,
+} from "./enums";
+import { ShellRowV2 } from "./shell-row";
 
 export { EnvironmentDescriptor, ProjectShell };
 
@@ -28,36 +39,11 @@ export const ProtocolIncompatibleBody = z.object({
 export const ORCHESTRATION_PROTOCOL_HEADER = "x-t3-orchestration-protocol";
 export const ORCHESTRATION_PROTOCOL_QUERY = "orchestrationProtocol";
 
-// ---------------------------------------------------------------- enums
-
-export const RUN_STATUSES = [
-  "preparing",
-  "queued",
-  "starting",
-  "running",
-  "waiting",
-  "completed",
-  "interrupted",
-  "failed",
-  "cancelled",
-  "rolled_back",
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number] | "unknown";
-export const SHELL_THREAD_STATUSES = ["idle", ...RUN_STATUSES] as const;
-export const ITEM_STATUSES = ["idle", "pending", "running", "waiting", "completed", "failed", "cancelled", "interrupted"] as const;
-export const APPROVAL_REQUEST_KINDS = ["command", "file-read", "file-change", "mcp-elicitation", "permission", "dynamic_tool_call"] as const;
-export const RUNTIME_REQUEST_KINDS = [...APPROVAL_REQUEST_KINDS, "user_input", "auth_refresh"] as const;
-export type RuntimeRequestKind = (typeof RUNTIME_REQUEST_KINDS)[number] | "unknown";
-export const APPROVAL_DECISIONS = ["accept", "acceptForSession", "acceptAlways", "decline", "cancel"] as const;
-export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
-export const FAILURE_CLASSES = ["usage_limit", "provider_error", "transport_error", "permission_error", "validation_error", "unknown"] as const;
-export const RUNTIME_MODES = ["approval-required", "auto-accept-edits", "auto", "full-access"] as const;
-
 // ---------------------------------------------------------------- threads
 
 export const ThreadLineage = z.object({
   parentThreadId: NullableId,
-  relationshipToParent: openEnum(["fork", "subagent"]).nullable(),
+  relationshipToParent: openEnum(PARENT_RELATIONSHIPS).nullable(),
   rootThreadId: Id,
 });
 export type ThreadLineage = z.infer<typeof ThreadLineage>;
@@ -69,7 +55,7 @@ const threadCommon = {
   providerInstanceId: z.string(),
   modelSelection: ModelSelection,
   runtimeMode: openEnum(RUNTIME_MODES),
-  interactionMode: openEnum(["default", "plan"]),
+  interactionMode: openEnum(INTERACTION_MODES),
   branch: ServerText.label.nullable(),
   worktreePath: ServerText.path.nullable(),
   lineage: ThreadLineage,
@@ -89,43 +75,6 @@ const threadCommon = {
 /** OrchestrationV2AppThread: the thread entity of projections and thread.* events. */
 export const AppThread = z.object(threadCommon);
 export type AppThread = z.infer<typeof AppThread>;
-
-export const PendingRuntimeRequestSummary = z.object({ id: Id, kind: openEnum(RUNTIME_REQUEST_KINDS), createdAt: IsoTime });
-
-/**
- * A shell row, as far as the fleet reads it: unknown fields are dropped, and so are the ones the
- * fleet never reads (branch, worktree, creation, pin, settlement and item-count fields,
- * the latest visible message's text), so 5,000 rows per environment do not carry them through the
- * decoder. Reading one of them later means adding it here and to ./shell-row.ts.
- */
-export const ThreadShellV2 = z.object({
-  id: Id,
-  projectId: Id,
-  title: ServerText.title,
-  providerInstanceId: z.string(),
-  modelSelection: ModelSelection,
-  runtimeMode: threadCommon.runtimeMode,
-  interactionMode: threadCommon.interactionMode,
-  lineage: z.object({ parentThreadId: NullableId, relationshipToParent: ThreadLineage.shape.relationshipToParent }),
-  updatedAt: IsoTime,
-  deletedAt: IsoTime.nullable().optional(),
-  snoozedUntil: IsoTime.nullable().optional(),
-  latestRunId: NullableId,
-  latestRunRequestedAt: IsoTime.nullable().optional(),
-  latestRunStartedAt: IsoTime.nullable().optional(),
-  latestRunCompletedAt: IsoTime.nullable().optional(),
-  activeRunId: NullableId,
-  activityRunStatus: openEnum(["preparing", "starting", "running", "waiting"]).nullable().optional(),
-  status: openEnum(SHELL_THREAD_STATUSES),
-  lastError: ServerText.reason.nullable().optional(),
-  pendingRuntimeRequest: PendingRuntimeRequestSummary.nullable(),
-  latestUserMessageAt: IsoTime.nullable(),
-  pendingBackgroundTasks: z.array(z.object({ description: ServerText.reason.optional() })).default([]),
-});
-export type ThreadShellV2 = z.infer<typeof ThreadShellV2>;
-
-/** A shell row decoded straight into what the adapter keeps of it (./shell-row.ts): the full row never outlives its decoding. */
-export const ShellRowV2 = ThreadShellV2.transform(compactShellRow);
 
 export const ShellSnapshotV2 = z.object({
   schemaVersion: z.number().int().positive(),

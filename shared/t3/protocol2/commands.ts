@@ -2,7 +2,7 @@
 // "Protocol 2"). No `createdAt` anywhere: the server stamps time. The simulator decodes them with the
 // same schemas, so both ends agree on the shape.
 import { z } from "zod";
-import { APPROVAL_DECISIONS, RUNTIME_MODES } from "./schemas";
+import { APPROVAL_DECISIONS, RUNTIME_MODES } from "./enums";
 
 const Id = z.string().min(1);
 const Trimmed = z.string().trim().min(1);
