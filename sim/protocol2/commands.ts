@@ -4,7 +4,7 @@
 // A command id seen before is answered with its first sequence, as T3's receipts do.
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
-import { DispatchError, type V2Engine } from "./engine";
+import { DispatchError, type EngineCore } from "./engine-types";
 import * as ids from "./ids";
 import { type CheckpointScope, type Run, TERMINAL_RUN_STATUSES, V2_ACTIVE_STEERING } from "./model";
 import { type ScriptedAgent, stepsFromText } from "./runner";
@@ -13,7 +13,7 @@ export class CommandDecider {
   private readonly receipts = new Map<string, number>();
 
   constructor(
-    private readonly engine: V2Engine,
+    private readonly engine: EngineCore,
     private readonly agent: ScriptedAgent,
   ) {}
 

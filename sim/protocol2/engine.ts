@@ -7,24 +7,28 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
-import type { ProviderKind } from "../protocol1/agents";
 import { CommandDecider } from "./commands";
+import {
+  type AgentStep,
+  type DomainEvent,
+  DispatchError,
+  type EngineCore,
+  type Runner,
+  type StoredEvent,
+  type ThreadSeed,
+  type ThreadState,
+  type V2Settings,
+} from "./engine-types";
 import * as ids from "./ids";
 import {
   ACTIVE_RUN_STATUSES,
-  type AppThread,
-  type ApprovalKind,
-  type Checkpoint,
-  type CheckpointScope,
   type ConversationMessage,
   type Decision,
-  type FailureClass,
   type ItemStatus,
   type ProjectShell,
   type ProviderSession,
   type ProviderThread,
   type ProviderTurn,
-  type Question,
   type Run,
   type RunAttempt,
   type RunNode,
@@ -34,7 +38,10 @@ import {
   capabilitiesFor,
 } from "./model";
 import { ScriptedAgent } from "./runner";
-import { type ThreadSeed, addProject, createThread, forkThread } from "./seed";
+import { addProject, createThread, forkThread } from "./seed";
+
+// The engine's data lives in engine-types.ts (so its collaborators need not import this module); its importers read it here.
+export { type AgentStep, type DomainEvent, DispatchError, type EngineCore, type PendingReply, type Runner, type StoredEvent, type ThreadSeed, type ThreadState, type V2Settings } from "./engine-types";
 
 /** A resume replays only a gap of at most this many events and bytes (a third-party reading). */
 export const THREAD_REPLAY_MAX_EVENTS = 128;
@@ -47,105 +54,7 @@ export const SHELL_SCHEMA_VERSION = 3;
 /** Turn items of run N have ordinals N·1,000,000 + 1, + 2, …; items outside a run count from 1. */
 const ORDINALS_PER_RUN = 1_000_000;
 
-export type AgentStep =
-  /** Assistant text. `chunks` > 1 streams it in pieces when the server streams at all. */
-  | { kind: "reply"; text: string; chunks?: number }
-  | { kind: "tool"; command: string; exitCode?: number }
-  | { kind: "file"; fileName: string }
-  /** `options` absent: the provider offers no decision list (Codex), the client picks from the contract's. */
-  | { kind: "approval"; requestKind: ApprovalKind; prompt: string; options?: Decision[] }
-  | { kind: "question"; questions: Question[] }
-  | { kind: "subagent"; origin: "provider_native" | "app_owned"; prompt: string; title?: string; result?: string; steps?: AgentStep[] }
-  | { kind: "fail"; failureClass: FailureClass; message: string; code?: string }
-  /** Stays running until released (or interrupted): what a long task looks like to a steer or a queue. */
-  | { kind: "hold" }
-  /** The answer is final but background work drains: the run waits until released. */
-  | { kind: "background"; description: string };
-
-export interface DomainEvent {
-  id: string;
-  type: string;
-  threadId: string;
-  runId?: string;
-  nodeId?: string;
-  driver?: string;
-  providerInstanceId?: string;
-  occurredAt: string;
-  payload: unknown;
-}
-
-export interface StoredEvent {
-  sequence: number;
-  event: DomainEvent;
-  bytes: number;
-}
-
-export class DispatchError extends Error {
-  constructor(
-    readonly commandId: string,
-    readonly commandType: string,
-    message: string,
-    readonly detail?: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Server settings the engine follows (the real server's `server.getConfig` settings). */
-export interface V2Settings {
-  /** Off (T3's default): assistant text arrives whole when the provider turn ends. */
-  enableLegacyTokenStreaming: boolean;
-}
-
-export interface PendingReply {
-  nativeId: string;
-  text: string;
-  startedAt: string;
-  itemId: string;
-  messageId: string;
-}
-
-export interface Runner {
-  run: Run;
-  steps: AgentStep[];
-  index: number;
-  /** starting → running (provider turn live) → waiting (answer final, checkpointing); interrupting after run.interrupt. */
-  phase: "starting" | "running" | "waiting" | "interrupting";
-  blockedOn?: { kind: "request"; requestId: string } | { kind: "hold" } | { kind: "background" } | { kind: "subagent"; subagentId: string };
-  timer?: NodeJS.Timeout;
-  providerTurn?: ProviderTurn;
-  /** Assistant messages written during the provider turn, sent when it ends (unless streaming). */
-  replies: PendingReply[];
-  /** Steers taken before the provider wrote anything: they join its next message. */
-  steered: string[];
-  /** A command item an approval opened, which the next tool step completes. */
-  openCommand?: Extract<TurnItem, { type: "command_execution" }>;
-  /** Releases that arrived before the hold they end (see release). */
-  releases: number;
-}
-
-export interface ThreadState {
-  thread: AppThread;
-  provider: ProviderKind;
-  location: "active" | "archive";
-  runs: Run[];
-  items: TurnItem[];
-  requests: RuntimeRequest[];
-  subagents: Subagent[];
-  sessions: ProviderSession[];
-  messages: ConversationMessage[];
-  attempts: RunAttempt[];
-  nodes: RunNode[];
-  providerThreads: ProviderThread[];
-  providerTurns: ProviderTurn[];
-  checkpointScopes: CheckpointScope[];
-  checkpoints: Checkpoint[];
-  runner?: Runner;
-  nextScript?: AgentStep[];
-  pendingBackgroundTasks: { taskId: string; description: string }[];
-}
-
-export class V2Engine extends EventEmitter {
+export class V2Engine extends EventEmitter implements EngineCore {
   readonly projects = new Map<string, ProjectShell>();
   readonly threads = new Map<string, ThreadState>();
   readonly settings: V2Settings;

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
-import { type AgentStep, type PendingReply, type Runner, type StoredEvent, type ThreadState, type V2Engine } from "./engine";
+import type { AgentStep, EngineCore, PendingReply, Runner, StoredEvent, ThreadState } from "./engine-types";
 import * as ids from "./ids";
 import { type AppThread, type Checkpoint, type Decision, type ItemStatus, type Run, type RunStatus, type RuntimeRequest, type Subagent, TERMINAL_RUN_STATUSES } from "./model";
 
@@ -59,7 +59,7 @@ export class ScriptedAgent {
   readonly pendingTexts = new Map<string, { text: string; steps: AgentStep[]; createdBy: AppThread["createdBy"]; creationSource: AppThread["creationSource"] }>();
   private halted = false;
 
-  constructor(private readonly engine: V2Engine) {}
+  constructor(private readonly engine: EngineCore) {}
 
   /** Starts a run (now, or when the one before it ends): the user's turn item, then the provider after a tick. */
   startRun(state: ThreadState, queued: Run): void {

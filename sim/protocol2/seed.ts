@@ -1,13 +1,13 @@
 // Seeding a simulated protocol-2 engine (sim/protocol2/engine.ts): projects, threads with their
 // lineage, and forks, as T3's real V2 engine creates them.
-import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
-import type { ThreadState, V2Engine } from "./engine";
+import { PROVIDERS } from "../protocol1/agents";
+import type { EngineCore, ThreadSeed, ThreadState } from "./engine-types";
 import * as ids from "./ids";
-import type { AppThread, ProjectShell } from "./model";
+import type { ProjectShell } from "./model";
 
 const projectDefaults = () => ({ repositoryIdentity: null, defaultModelSelection: null, defaultThreadEnvMode: null, faviconPath: null, scripts: [] as unknown[] });
 
-export function addProject(engine: V2Engine, project: Pick<ProjectShell, "id" | "title" | "workspaceRoot"> & Partial<ProjectShell>): ProjectShell {
+export function addProject(engine: EngineCore, project: Pick<ProjectShell, "id" | "title" | "workspaceRoot"> & Partial<ProjectShell>): ProjectShell {
   const now = engine.now();
   const row: ProjectShell = { ...projectDefaults(), ...project, createdAt: project.createdAt ?? now, updatedAt: project.updatedAt ?? now };
   engine.projects.set(row.id, row);
@@ -15,23 +15,7 @@ export function addProject(engine: V2Engine, project: Pick<ProjectShell, "id" | 
   return row;
 }
 
-/** What a new thread starts with; everything but its project and title has a default. */
-export interface ThreadSeed {
-  threadId?: string;
-  projectId: string;
-  title: string;
-  provider?: ProviderKind;
-  parent?: { threadId: string; relationship: "fork" | "subagent" };
-  historyOrigin?: "native" | "v1_import";
-  createdBy?: AppThread["createdBy"];
-  creationSource?: AppThread["creationSource"];
-  runtimeMode?: AppThread["runtimeMode"];
-  model?: string;
-  createdAt?: string;
-  emit?: boolean;
-}
-
-export function createThread(engine: V2Engine, options: ThreadSeed): ThreadState {
+export function createThread(engine: EngineCore, options: ThreadSeed): ThreadState {
   const provider = options.provider ?? "codex";
   const id = options.threadId ?? `thread-${ids.shortId()}`;
   const now = options.createdAt ?? engine.now();
@@ -92,7 +76,7 @@ export function createThread(engine: V2Engine, options: ThreadSeed): ThreadState
 }
 
 /** A fork of `sourceThreadId` (what `thread.fork` does): lineage "fork". */
-export function forkThread(engine: V2Engine, sourceThreadId: string, title: string): ThreadState {
+export function forkThread(engine: EngineCore, sourceThreadId: string, title: string): ThreadState {
   const source = engine.requireThread(sourceThreadId, "thread.fork", "sim");
   const state = createThread(engine, { projectId: source.thread.projectId, title, provider: source.provider, parent: { threadId: source.thread.id, relationship: "fork" }, emit: false });
   const latest = source.runs.at(-1);
