@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Page, test as base, expect } from "@playwright/test";
+import { ScriptedModelServer } from "../integration/model/scripted-model-server";
 import { RealT3Server, type ServerKind } from "../integration/realt3/harness.testkit";
 import { MemorySecretStore } from "../electron/fleet/secrets";
 import { FleetService } from "../electron/fleet/service";
@@ -20,11 +21,15 @@ export interface RealFleet {
   shell: HeadlessShell;
 }
 
-/** A test whose `real` fixture is a fresh real server of `kind`, a fleet service and the headless shell serving the window. */
-export function realFleetTest(kind: ServerKind, codexReply: string) {
+/**
+ * A test whose `real` fixture is a fresh real server of `kind` running the real Codex against the
+ * scripted model server (integration/model), a fleet service and the headless shell serving the window.
+ */
+export function realFleetTest(kind: ServerKind) {
   return base.extend<{ real: RealFleet }>({
     real: async ({ page }, use) => {
-      const server = await RealT3Server.start({ kind, codexReply });
+      const model = await ScriptedModelServer.start();
+      const server = await RealT3Server.start({ kind, harnesses: { names: ["codex"], modelUrl: model.url } });
       const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-real-e2e-"));
       try {
         const service = await FleetService.start({
@@ -42,6 +47,7 @@ export function realFleetTest(kind: ServerKind, codexReply: string) {
         expect(pageErrors, "uncaught errors in the page").toEqual([]);
       } finally {
         await server.stop();
+        await model.close();
         await rm(dataDir, { recursive: true, force: true });
       }
     },

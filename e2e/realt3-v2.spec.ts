@@ -5,10 +5,12 @@ import { expect } from "@playwright/test";
 import { V2_ENGINE } from "../integration/realt3/harness.testkit";
 import { T3V2Operator } from "../integration/realt3/operator-v2.testkit";
 import { agentRow } from "./fixtures";
+import { PLAIN_REPLY } from "../integration/model/script";
 import { expectStoredOnce, pairInWindow, realFleetTest, sendNewTurnFromWindow } from "./realt3-fixture";
 
-const REPLY = "Hello from T3's V2 engine.";
-const test = realFleetTest(V2_ENGINE, REPLY);
+/** What the scripted model answers the real Codex (integration/model/script.ts). */
+const REPLY = PLAIN_REPLY;
+const test = realFleetTest(V2_ENGINE);
 
 // The server starts inside the fixture, which counts toward the test's time (the V2 engine: 10-40 s on a loaded machine).
 test.describe.configure({ timeout: 180_000 });
@@ -27,11 +29,11 @@ test("pairs T3's V2 engine by link in the window, follows a live turn, nests a f
 
   // A live run started on the engine's own UI shows running, then idle with the engine's reply
   // (buffered by the engine until its provider turn ends).
-  await operator.send(leadId, "a long task");
+  await operator.send(leadId, "a slow task");
   await expect(lead).toHaveAttribute("data-status", "running", { timeout: 20_000 });
   await lead.locator(".agent-title").click();
   await expect(lead).toHaveAttribute("data-status", "idle", { timeout: 30_000 });
-  await expect(page.getByTestId("transcript")).toContainText("word30.");
+  await expect(page.getByTestId("transcript")).toContainText("word40.");
 
   // A fork of the finished run is nested under it, from its lineage.
   const forkId = await operator.fork(leadId, "Lead's fork");

@@ -5,10 +5,12 @@ import { expect } from "@playwright/test";
 import { RELEASED_T3 } from "../integration/realt3/harness.testkit";
 import { T3Operator } from "../integration/realt3/operator.testkit";
 import { agentRow } from "./fixtures";
+import { PLAIN_REPLY } from "../integration/model/script";
 import { expectStoredOnce, pairInWindow, realFleetTest, sendNewTurnFromWindow } from "./realt3-fixture";
 
-const REPLY = "Hello from the real T3 server.";
-const test = realFleetTest(RELEASED_T3, REPLY);
+/** What the scripted model answers the real Codex (integration/model/script.ts). */
+const REPLY = PLAIN_REPLY;
+const test = realFleetTest(RELEASED_T3);
 
 // The server starts inside the fixture, which counts toward the test's time (the V2 engine: 10-40 s on a loaded machine).
 test.describe.configure({ timeout: 120_000 });
@@ -26,11 +28,11 @@ test("pairs a real T3 server by link in the window, follows a live turn and send
   await expect(child).toHaveAttribute("aria-level", "3");
 
   // A live turn started on the server's own UI shows running, then idle with T3's reply.
-  await operator.startTurn(childId, "a long task");
+  await operator.startTurn(childId, "a slow task");
   await expect(child).toHaveAttribute("data-status", "running", { timeout: 20_000 });
   await child.locator(".agent-title").click();
   await expect(child).toHaveAttribute("data-status", "idle", { timeout: 20_000 });
-  await expect(page.getByTestId("transcript")).toContainText("word30.");
+  await expect(page.getByTestId("transcript")).toContainText("word40.");
 
   // A message from the window: a new turn, answered, stored once on the server.
   await sendNewTurnFromWindow(page, "now summarise it", REPLY, 20_000);

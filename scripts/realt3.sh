@@ -15,5 +15,11 @@ shared="${T3_SHARED_DIR:-$PWD/../shared}"
 echo "realt3: Node 24 for T3's V2 engine at $("$shared/tools/t3-v2/t3-v2" setup)"
 export PATH="$PATH:/usr/sbin:/sbin"
 command -v ip >/dev/null 2>&1 || { echo "realt3: \`ip\` is missing (Debian package iproute2)" >&2; exit 1; }
-if [ "$(id -u)" -eq 0 ]; then namespace=(unshare --net); else namespace=(unshare --net --map-root-user); fi
-exec "${namespace[@]}" sh -c 'ip link set lo up && exec "$@"' sh "$@"
+if [ "$(id -u)" -eq 0 ]; then namespace=(unshare --net --mount); else namespace=(unshare --net --mount --map-root-user); fi
+# Inside, name lookups go to 127.0.0.1:53, where the suites record what anything tried to resolve
+# (integration/harnesses/offline.testkit.ts); npm's own update check stays off.
+resolv="$(mktemp)"
+trap 'rm -f "$resolv"' EXIT
+echo "nameserver 127.0.0.1" >"$resolv"
+export npm_config_update_notifier=false
+"${namespace[@]}" sh -c 'ip link set lo up && mount --bind "$0" /etc/resolv.conf && exec "$@"' "$resolv" "$@"

@@ -15,9 +15,9 @@ const DUMMY_KEY = "scripted-dummy-key";
 
 /**
  * Codex retries a failing model five times by default (about 24 s for a 500 before T3 shows the
- * error); two keeps a failure quick while still showing the harness's own retry.
+ * error); four still rides out the scripted capacity limit (three 429s) and keeps a 500 quicker.
  */
-const CODEX_RETRIES = 2;
+const CODEX_RETRIES = 4;
 
 export interface PreparedHarnesses {
   /** Environment for the T3 server, which its providers inherit. */
@@ -105,9 +105,11 @@ export async function prepareHarnesses(options: { home: string; binDir: string; 
     await mkdir(configDir, { recursive: true });
     await writeFile(join(configDir, "opencode.json"), opencodeConfig(modelUrl));
     Object.assign(env, { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1", OPENCODE_DISABLE_DEFAULT_PLUGINS: "1" });
-    // T3 0.0.42 ships OpenCode disabled until its settings enable it.
-    await mkdir(join(baseDir, "userdata"), { recursive: true });
-    await writeFile(join(baseDir, "userdata/settings.json"), `${JSON.stringify({ providers: { opencode: { enabled: true } } }, null, 2)}\n`);
   }
+  // T3 asks registry.npmjs.org for each provider CLI's latest version and GitHub for its model
+  // manifest unless `enableProviderUpdateChecks` is off; 0.0.42 ships OpenCode disabled until enabled.
+  const settings = { enableProviderUpdateChecks: false, ...(harnesses.includes("opencode") && { providers: { opencode: { enabled: true } } }) };
+  await mkdir(join(baseDir, "userdata"), { recursive: true });
+  await writeFile(join(baseDir, "userdata/settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
   return { env };
 }

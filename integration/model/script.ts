@@ -47,8 +47,8 @@ export const ENDLESS_WORDS = 600;
 export const WRITTEN_FILE = "scripted-change.txt";
 export const WRITTEN_TEXT = "written by the scripted model\n";
 export const SHELL_MARKER = "scripted-shell-ran";
-/** A capacity limit's retry-after: long enough that a fleet on a loaded machine sees the agent held up. */
-export const CAPACITY_RETRY_AFTER_S = 3;
+/** A capacity limit's retry-after (OpenCode gave up on a 3 s one; Codex and OpenCode wait it out between tries). */
+export const CAPACITY_RETRY_AFTER_S = 1;
 
 const CLASSIFY: [RegExp, ToolKind][] = [
   [/^(shell|bash|exec_command|local_shell|run_command|container\.exec)$/i, "shell"],

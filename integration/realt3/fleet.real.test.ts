@@ -1,6 +1,7 @@
-// The fleet service against the real T3 0.0.42 server (harness.testkit.ts), inside a private network
-// namespace (scripts/realt3.sh). One server is shared by the scenarios, in order: the ones that
-// only read and message first, then freezes, kills and restarts, revocation last.
+// The fleet service against the real T3 0.0.42 server (harness.testkit.ts) running the real Codex CLI
+// against the scripted model server (integration/model), inside a private network namespace
+// (scripts/realt3.sh). One server is shared by the scenarios, in order: the ones that only read and
+// message first, then freezes, kills and restarts, revocation last.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery, DeliveryState } from "../../shared/fleet/delivery";
 import type { AgentDetail } from "../../shared/bridge/contract";
@@ -8,11 +9,14 @@ import type { FleetServiceOptions } from "../../electron/fleet/service";
 import { DEFAULT_TIMING } from "../../electron/fleet/supervisor";
 import { defaultClientLabel } from "../../electron/fleet/t3/client";
 import { FAST, type Fleet, PING_MS, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, revokedSessionMakesNoRetryStorm, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import { PLAIN_REPLY, SHELL_MARKER } from "../model/script";
+import { ScriptedModelServer } from "../model/scripted-model-server";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
 
-const REPLY = "Real T3 answered through the Codex stand-in.";
+const REPLY = PLAIN_REPLY;
 
+let model: ScriptedModelServer;
 let server: RealT3Server;
 let operator: T3Operator;
 let projectId: string;
@@ -36,7 +40,8 @@ async function userMessagesOnServer(threadId: string, text: string): Promise<num
 
 beforeAll(async () => {
   // Fails (never skips) when the executable is missing or the server cannot start.
-  server = await RealT3Server.start({ kind: RELEASED_T3, codexReply: REPLY });
+  model = await ScriptedModelServer.start();
+  server = await RealT3Server.start({ kind: RELEASED_T3, harnesses: { names: ["codex"], modelUrl: model.url } });
   operator = await T3Operator.start(server);
   projectId = await operator.createProject("Fleet project");
   parentId = await operator.createThread(projectId, "Planner");
@@ -46,6 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   while (cleanups.length) await cleanups.pop()!();
   await server?.stop();
+  await model?.close();
 }, 30_000);
 
 afterEach(() => recoverServer(server));
@@ -101,26 +107,24 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });
   });
 
-  it("says a message to a running Codex turn starts a new turn (T3 never steers Codex), and that is what happens", async () => {
+  it("says a message to a running Codex turn steers it, and that is what happens: one turn, the reply to both", async () => {
     const threadId = await newThread("Busy codex");
     const key = keyOf(fleet, threadId);
     await operator.startTurn(threadId, "a slow long job");
+    await model.waitFor((request) => request.api !== null && request.text.includes("a slow long job"), "the slow reply's request");
     await until(fleet, () => agent(fleet, threadId)?.status === "running" && agent(fleet, threadId)?.activeRunId !== null, "running");
     const runningTurn = agent(fleet, threadId)!.activeRunId!;
     const intent = fleet.service.intent(key);
-    // What T3 0.0.42 does with a message to a running Codex turn: a second provider turn.
-    expect(intent).toMatchObject({ kind: "queue", note: expect.stringMatching(/new turn/i) });
+    // What T3 0.0.42 does with a message to a running Codex turn (docs/t3-protocols.md, "Harnesses under T3").
+    expect(intent).toMatchObject({ kind: "steer", note: expect.stringMatching(/stops the reply it is writing/) });
 
     const text = "and one more thing";
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: intent.kind })) as Delivery;
-    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", "answered");
-    const observed = fleet.service.delivery(delivery.commandId)!.observed;
-    expect(observed?.outcome).toBe("new-turn");
-    expect(observed?.turnId).not.toBe(runningTurn);
+    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", "answered", 60_000);
+    expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "steered", turnId: runningTurn });
     expect(await userMessagesOnServer(threadId, text)).toBe(1);
     const turns = new Set((await operator.thread(threadId)).messages.filter((m) => m.role === "assistant").map((m) => m.turnId));
-    expect(turns.has(observed!.turnId)).toBe(true);
-    await fleet.service.request("agent.interrupt", { key });
+    expect([...turns]).toEqual([runningTurn]);
   });
 
   it("answers an approval from the fleet", async () => {
@@ -135,8 +139,9 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     const delivery = (await fleet.service.request("agent.respondApproval", { key, requestId, decision: "accept" })) as Delivery;
     await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "delivered", "approval delivered");
     await until(fleet, () => agent(fleet, threadId)?.status === "idle", "turn completed after the approval");
+    // The command ran and its output reached the model, which answered it.
     const replies = (await operator.thread(threadId)).messages.filter((m) => m.role === "assistant").map((m) => m.text);
-    expect(replies.at(-1)).toContain('"accept"');
+    expect(replies.at(-1)).toContain(SHELL_MARKER);
   });
 
   it("a failing child turn shows failed, rolls up to its parent and counts", async () => {
@@ -144,13 +149,13 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     const before = fleet.service.model.counts();
     await operator.startTurn(failingId, "this will fail");
     await until(fleet, () => agent(fleet, failingId)?.status === "failed", "failed");
-    expect(agent(fleet, failingId)).toMatchObject({ parentThreadId: parentId, reason: expect.stringContaining("Fake codex failure") });
+    const stored = await operator.thread(failingId);
+    expect(stored.session).toMatchObject({ status: "error", lastError: expect.any(String) });
+    expect(agent(fleet, failingId)).toMatchObject({ parentThreadId: parentId, reason: stored.session!.lastError });
     expect(fleet.service.model.rollup(fleet.environmentId, parentId)).toBe("failed");
     const after = fleet.service.model.counts();
     expect(after.byStatus.failed ?? 0).toBe((before.byStatus.failed ?? 0) + 1);
     expect(after.needsYou).toBe(before.needsYou + 1);
-    const stored = await operator.thread(failingId);
-    expect(stored.session).toMatchObject({ status: "error", lastError: "Fake codex failure" });
   });
 
   it("snoozes a failed thread in T3 itself, reads T3's wake time back, and T3 wakes it on new activity; a blocked thread stays the window's, with T3's refusal", async () => {

@@ -1,5 +1,6 @@
-// The fleet service against T3's real V2 engine (protocol 2; harness.testkit.ts, V2_ENGINE), inside a
-// private network namespace (scripts/realt3.sh). The engine takes seconds to start, so one engine
+// The fleet service against T3's real V2 engine (protocol 2; harness.testkit.ts, V2_ENGINE) running the
+// real Codex CLI against the scripted model server (integration/model), inside a private network
+// namespace (scripts/realt3.sh). The engine takes seconds to start, so one engine
 // serves the whole file, in order: pairing, nesting and the turn scenarios first (they leave threads
 // in every state), then about 30 threads, a project created while the fleet watches, a kill and
 // restart, a freeze and thaw (each counting rows before and after), revocation last.
@@ -9,13 +10,16 @@ import type { Delivery, DeliveryState } from "../../shared/fleet/delivery";
 import type { FleetServiceOptions } from "../../electron/fleet/service";
 import { defaultClientLabel } from "../../electron/fleet/t3/client";
 import { FAST, type Fleet, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, removals, revokedSessionMakesNoRetryStorm, rows, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import { PLAIN_REPLY, SHELL_MARKER } from "../model/script";
+import { ScriptedModelServer } from "../model/scripted-model-server";
 import { RealT3Server, V2_ENGINE } from "./harness.testkit";
 import { T3V2Operator, type V2Projection } from "./operator-v2.testkit";
 
-const REPLY = "The V2 engine answered through the Codex stand-in.";
+const REPLY = PLAIN_REPLY;
 /** The engine of the restart and freeze scenarios holds about this many threads (as in the field report). */
 const THREADS_ON_ENGINE = 30;
 
+let model: ScriptedModelServer;
 let server: RealT3Server;
 let operator: T3V2Operator;
 let projectId: string;
@@ -52,7 +56,7 @@ const ENDED: string[] = ["idle", "failed", "interrupted"];
 const userMessages = (projection: V2Projection, text: string) => projection.messages.filter((message) => message.role === "user" && message.text === text);
 const assistantTexts = (projection: V2Projection) => projection.messages.filter((message) => message.role === "assistant").map((message) => message.text);
 
-/** A thread whose first run is running on the engine, as the fleet sees it (a slow Codex turn: about 1 s per word). */
+/** A thread whose first run is running on the engine, as the fleet sees it (the scripted model streams for about 8 s). */
 async function runningThread(title: string): Promise<{ threadId: string; key: string; runId: string }> {
   const threadId = await newThread(title);
   await operator.send(threadId, "a slow job, take your time");
@@ -62,7 +66,8 @@ async function runningThread(title: string): Promise<{ threadId: string; key: st
 
 beforeAll(async () => {
   // Fails (never skips) when the engine or its Node is missing or the engine cannot start.
-  server = await RealT3Server.start({ kind: V2_ENGINE, codexReply: REPLY });
+  model = await ScriptedModelServer.start();
+  server = await RealT3Server.start({ kind: V2_ENGINE, harnesses: { names: ["codex"], modelUrl: model.url } });
   operator = await T3V2Operator.start(server);
   projectId = await operator.createProject("Fleet project");
   parentId = await operator.createThread(projectId, "Planner");
@@ -72,6 +77,7 @@ afterAll(async () => {
   operator?.close();
   while (cleanups.length) await cleanups.pop()!();
   await server?.stop();
+  await model?.close();
 }, 30_000);
 
 afterEach(() => recoverServer(server));
@@ -149,12 +155,12 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn", turnId: userMessages(stored, text)[0]!.runId });
   });
 
-  it("steers a running Codex turn: the message joins the running run, Codex's reply shows it, one copy on the engine", async () => {
+  it("steers a running Codex turn: the message joins the running run, the model answers it in that run, one copy on the engine", async () => {
     const { threadId, key, runId } = await runningThread("Steered");
     await fleet.service.request("agent.open", { key });
     // The fleet learns from the thread's provider session that this Codex can steer.
     await until(fleet, () => fleet.service.intent(key).kind === "steer", () => `steer offered (offered ${JSON.stringify(fleet.service.intent(key))})`);
-    const text = "also mention the tests";
+    const text = "steer: also mention the tests";
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "steer" })) as Delivery;
     await until(fleet, () => ["delivered", "answered"].includes(fleet.service.delivery(delivery.commandId)!.state), () => `delivered (${shown(delivery.commandId)})`);
     expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "steered", turnId: runId });
@@ -163,7 +169,9 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect(userMessages(stored, text)).toHaveLength(1);
     expect(userMessages(stored, text)[0]!.runId).toBe(runId);
     expect(stored.runs.map((run) => run.id)).toEqual([runId]);
-    expect(assistantTexts(stored).join(" ")).toContain(`[steered: ${text}]`);
+    expect(assistantTexts(stored).join(" ")).toContain(`Received: ${text}`);
+    // Codex cut the reply it was streaming and asked the model again with the message.
+    expect(model.requests.filter((request) => request.api !== null && request.text.includes(text)).at(-1)!.conversation!.userTexts.slice(-2)).toEqual(["a slow job, take your time", text]);
     await fleet.service.request("agent.close", { key });
   });
 
@@ -183,11 +191,11 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect(fleet.service.delivery(delivery.commandId)!.observed?.turnId).toBe(queuedRun.id);
   });
 
-  it("answers an approval with each decision it offers, and Codex receives that decision", async () => {
+  it("answers an approval with each decision it offers, and Codex carries it out (the command's output reaches the model only when allowed)", async () => {
     const offered: string[] = [];
     const ask = async (title: string) => {
       const threadId = await newThread(title, "approval-required");
-      await operator.send(threadId, "run the approval command");
+      await operator.send(threadId, `run the approval command (${title})`);
       await until(fleet, () => agent(fleet, threadId)?.status === "needs-approval" && agent(fleet, threadId)!.pending.length === 1, `${title} needs approval`);
       const pending = agent(fleet, threadId)!.pending[0]!;
       if (pending.kind !== "approval") throw new Error(`expected an approval, got ${pending.kind}`);
@@ -204,7 +212,8 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
       await until(fleet, () => agent(fleet, request.threadId)?.pending.length === 0 && ENDED.includes(agent(fleet, request.threadId)!.status), () => `${decision}: the request answered and the run over (${row(request.threadId)})`);
       const stored = await operator.projection(request.threadId);
       expect(stored.runtimeRequests.map((entry) => entry.status)).toEqual(["resolved"]);
-      expect(await server.codexApprovalDecisions(), `what Codex received after ${decision}`).toEqual(offered.slice(0, index + 1));
+      const ran = model.requests.some((seen) => seen.text.includes(`(Careful ${index + 1})`) && seen.conversation?.endsWithToolResult === true && seen.conversation.toolResult.includes(SHELL_MARKER));
+      expect(ran, `the command ran after ${decision}`).toBe(decision === "accept" || decision === "acceptForSession");
     }
   });
 
@@ -228,10 +237,12 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     });
     const after = fleet.service.model.counts();
     expect(after.byStatus.failed ?? 0).toBe((before.byStatus.failed ?? 0) + 1);
-    const stored = await operator.projection(failingId);
-    expect(stored.turnItems.some((item) => item.type === "error" && JSON.stringify(item).includes("Fake codex failure"))).toBe(true);
     // The engine's shell row has no lastError for a failed turn: the reason is only in the thread's error item.
-    await until(fleet, () => agent(fleet, failingId)?.reason?.includes("Fake codex failure") === true, () => `the reason on the row (shown ${JSON.stringify(agent(fleet, failingId)?.reason)})`, 10_000);
+    await until(fleet, () => (agent(fleet, failingId)?.reason ?? "") !== "", () => `the reason on the row (shown ${JSON.stringify(agent(fleet, failingId)?.reason)})`, 10_000);
+    const stored = await operator.projection(failingId);
+    // Codex passes the model's own error body on: the scripted model's message is in both.
+    expect(agent(fleet, failingId)!.reason).toContain("Scripted model failure");
+    expect(JSON.stringify(stored.turnItems.find((item) => item.type === "error"))).toContain("Scripted model failure");
   });
 
   it("snoozes a failed thread in the engine, reads its wake time back, and the engine wakes it on new activity; a blocked thread stays the window's, with the engine's refusal", async () => {

@@ -13,7 +13,14 @@ import type { AgentView } from "../../shared/fleet/types";
 import type { HarnessName } from "../harnesses/install";
 import { PLAIN_REPLY, SHELL_MARKER, WRITTEN_FILE } from "../model/script";
 import type { RecordedRequest, ScriptedModelServer } from "../model/scripted-model-server";
-import { type Fleet, agent, env, keyOf, until } from "./fleet.testkit";
+import { FAST, type Fleet, agent, env, keyOf, until } from "./fleet.testkit";
+
+/**
+ * The fleet of the harness suites: three harnesses, T3 and the fleet share two cores, and a missed
+ * 1 s ping there read as an outage mid-scenario. These suites test what harnesses do, not how fast
+ * an outage shows (the fleet suites do), so they ping every 3 s; a killed T3 still closes the socket at once.
+ */
+export const HARNESS_FLEET = { ...FAST, socket: { ...FAST.socket, pingIntervalMs: 3_000 } };
 
 /** What one harness is, and what it was observed to do (docs/t3-protocols.md, "Harnesses under T3"). */
 export interface HarnessUnderTest {
@@ -29,10 +36,13 @@ export interface HarnessUnderTest {
   /** Assistant turns in T3 after a message sent mid-reply: 1 when it joined the running turn. */
   turnsAfterRunningMessage: number;
   decisions: ApprovalDecision[];
-  /** Decisions after which the accepted command could write the workspace (Codex runs a command allowed for the session in its read-only sandbox). */
-  writesAfter: ApprovalDecision[];
-  /** What an interrupted turn leaves (T3 0.0.42 stops a Claude session on interrupt). */
-  afterInterrupt: "interrupted" | "ended";
+  /**
+   * Whether an accepted command can write the workspace; null where it varied between runs (Codex ran
+   * accepted commands sometimes in its read-only sandbox: "Read-only file system").
+   */
+  acceptedCommandWrites: boolean | null;
+  /** What an interrupted turn is shown as (T3 0.0.42 sometimes also stops a Claude session on interrupt). */
+  afterInterrupt: ("interrupted" | "ended")[];
   /** The harness asks a question in T3's default interaction mode. */
   asks: boolean;
   /** A capacity limit it retries through shows in T3 (and so in the fleet) as held up. */
@@ -139,15 +149,15 @@ export async function approvalDecisions(ctx: ScenarioContext, harness: HarnessUn
         // The command ran, and its output went back to the model; whether it could write is the harness's sandbox.
         expect(ran, `${harness.name} ${decision}: the command's output reached the model`).toBe(true);
         const output = results.find((seen) => seen.conversation!.toolResult.includes(SHELL_MARKER))!.conversation!.toolResult;
-        expect(/read-only file system/i.test(output), `${harness.name} ${decision}: sandboxed read-only (${output})`).toBe(!harness.writesAfter.includes(decision));
+        if (harness.acceptedCommandWrites !== null) expect(/read-only file system/i.test(output), `${harness.name} ${decision}: sandboxed read-only (${output})`).toBe(!harness.acceptedCommandWrites);
       } else {
         expect(ran, `${harness.name} ${decision}: the command did not run`).toBe(false);
         for (const seen of results) expect(seen.conversation!.toolResult).toMatch(/reject|declin|cancel|denied/i);
       }
     }),
   );
-  // The workspace shows the change where a decision let the command write.
-  expect(existsSync(join(ctx.workspaceOf(harness), WRITTEN_FILE))).toBe(harness.writesAfter.some((decision) => harness.decisions.includes(decision)));
+  // The workspace shows the change where the harness lets an accepted command write.
+  if (harness.acceptedCommandWrites !== null) expect(existsSync(join(ctx.workspaceOf(harness), WRITTEN_FILE))).toBe(harness.acceptedCommandWrites);
 }
 
 /** A question where the harness asks one, answered from the fleet; the answer reaches the model. */
@@ -185,9 +195,9 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
   const marker = tag(harness, "running");
   await send(ctx, threadId, `tell a slow story ${marker}`);
   const first = await ctx.model.waitFor((seen) => seen.api !== null && seen.text.includes(marker), "the slow reply's request", TURN_MS);
-  await until(ctx.fleet, () => agent(ctx.fleet, threadId)?.status === "running" && agent(ctx.fleet, threadId)!.activeRunId !== null, "running", TURN_MS);
+  // Protocol 2 offers a steer only once the provider's turn runs (docs/t3-protocols.md), a moment after the run does.
+  await until(ctx.fleet, () => agent(ctx.fleet, threadId)?.status === "running" && ctx.fleet.service.intent(key).kind === harness.whileRunning, () => `running, and the composer offering ${harness.whileRunning} (it offers ${ctx.fleet.service.intent(key).kind})`, TURN_MS);
   const intent = ctx.fleet.service.intent(key);
-  expect(intent.kind, `${harness.name}: what the composer promises`).toBe(harness.whileRunning);
   const text = `steer: and one more thing ${marker}`;
   const delivery = await send(ctx, threadId, text, intent.kind as "steer" | "queue");
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", () => `answered (${ctx.fleet.service.delivery(delivery.commandId)?.state})`, TURN_MS);
@@ -213,7 +223,7 @@ export async function interrupt(ctx: ScenarioContext, harness: HarnessUnderTest)
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "delivered", "interrupt delivered", TURN_MS);
   expect(await ctx.model.streamEnded(streaming)).toBe("aborted");
   const view = await untilSettled(ctx, threadId, "the turn ends");
-  expect(view.status, `${harness.name}: after the interrupt`).toBe(harness.afterInterrupt);
+  expect(harness.afterInterrupt, `${harness.name}: after the interrupt`).toContain(view.status);
 }
 
 /** A model that refuses the request: failed, with T3's reason. */
@@ -239,12 +249,12 @@ export async function capacityLimit(ctx: ScenarioContext, harness: HarnessUnderT
   };
   ctx.fleet.service.on("event", record);
   try {
-    const delivery = await send(ctx, threadId, `hit the capacity limit x2 ${tag(harness, "capacity")}`);
+    const delivery = await send(ctx, threadId, `hit the capacity limit x3 ${tag(harness, "capacity")}`);
     await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", () => `answered after the limit lifted (${JSON.stringify(shown)})`, TURN_MS);
   } finally {
     ctx.fleet.service.off("event", record);
   }
-  expect(requestsTagged(ctx.model, tag(harness, "capacity")).map((seen) => seen.answer)).toEqual(["429", "429", "text"]);
+  expect(requestsTagged(ctx.model, tag(harness, "capacity")).map((seen) => seen.answer)).toEqual(["429", "429", "429", "text"]);
   expect(shown.some((step) => step.status === "failed"), `${harness.name}: never shown failed (${JSON.stringify(shown)})`).toBe(false);
   expect(shown.some((step) => step.heldUp), `${harness.name}: held up while it retried (${JSON.stringify(shown)})`).toBe(harness.showsRetries);
   expect(assistantTexts(await transcript(ctx, threadId))).toEqual([PLAIN_REPLY]);

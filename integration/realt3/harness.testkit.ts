@@ -1,7 +1,9 @@
 // The real T3 servers for tests, one harness for two server kinds: the released `t3` executable
 // (protocol 1; installed once, pinned, checksum verified, never an app dependency) and T3's V2 engine
 // (protocol 2; the `t3-v2` launcher in the shared tools folder, on its own Node 24). Either runs
-// `serve` on 127.0.0.1 with its own HOME and base directory and a stand-in `codex` on PATH; the
+// `serve` on 127.0.0.1 with its own HOME and base directory, and the real harness CLIs a test asks
+// for (integration/harnesses) on PATH; without any, the Codex stand-in (../shared/tools/fake-codex.mjs)
+// answers T3's start-up probe, for suites that run no agent turn (integration/discovery). The
 // harness mints pairing links, and kills, freezes and restarts it. Every test that uses it runs
 // inside a private network namespace (scripts/realt3.sh).
 import { type ChildProcess, execFile, spawn } from "node:child_process";
@@ -150,8 +152,6 @@ export function freePort(): Promise<number> {
 export interface RealT3Options {
   /** Which real server to run (the released executable unless told). */
   kind?: ServerKind;
-  /** Reply text of the Codex stand-in for ordinary prompts. */
-  codexReply?: string;
   /** Bound for the server to start listening (the first start runs its migrations). */
   startTimeoutMs?: number;
   /**
@@ -231,9 +231,10 @@ export class RealT3Server {
       PATH: `${join(this.root, "bin")}:${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
       HOME: join(this.root, "home"),
       T3CODE_TELEMETRY_ENABLED: "false",
+      // Every process T3 starts inherits this, so stop() can find the ones that outlive T3.
+      [STRAY_MARKER]: this.root,
       T3CODE_PORT: String(this.port),
       FAKE_CODEX_LOG: join(this.root, "codex.log"),
-      ...(this.options.codexReply && { FAKE_CODEX_REPLY: this.options.codexReply }),
       LANG: "C.UTF-8",
       ...this.kind.env(),
       ...this.harnessEnv,
@@ -312,6 +313,7 @@ export class RealT3Server {
   async stop(): Promise<void> {
     this.thaw();
     await this.kill();
+    await killStrays(this.root);
     await rm(this.root, { recursive: true, force: true });
   }
 
@@ -344,26 +346,30 @@ export class RealT3Server {
   async revokeSession(sessionId: string): Promise<void> {
     await this.cli(["auth", "session", "revoke", sessionId]);
   }
+}
 
-  /**
-   * What the Codex stand-in received and sent (timestamped NDJSON lines), for debugging failures.
-   * It holds credentials the server hands its provider (T3's V2 engine gives Codex a bearer for its
-   * MCP server): never print it whole in a test's output.
-   */
-  codexLog(): Promise<string> {
-    return readFile(join(this.root, "codex.log"), "utf8").catch(() => "");
+/** The environment variable that marks the processes of one server's folder. */
+const STRAY_MARKER = "T3_FLEET_REALT3_ROOT";
+
+/**
+ * SIGKILLs every process still carrying `root`'s marker. T3 starts each provider in a session of its
+ * own and never reaps it when it dies: `codex app-server` and Claude Code exit once their stdin
+ * closes, but OpenCode's `opencode serve` lives on (seen under T3 0.0.42), one ~400 MB process per start.
+ */
+async function killStrays(root: string): Promise<void> {
+  const marker = `${STRAY_MARKER}=${root}\0`;
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+  const strays: number[] = [];
+  for (const pid of pids) {
+    const environ = await readFile(`/proc/${pid}/environ`, "utf8").catch(() => "");
+    if (`${environ}\0`.includes(marker)) strays.push(Number(pid));
   }
-
-  /** The approval decisions the server sent the Codex stand-in, in order (answers to its approval requests). */
-  async codexApprovalDecisions(): Promise<string[]> {
-    const decisions: string[] = [];
-    for (const line of (await this.codexLog()).split("\n")) {
-      const received = / << (\{.*\})$/.exec(line);
-      if (!received) continue;
-      const frame = JSON.parse(received[1]!) as { method?: string; result?: { decision?: unknown } };
-      if (frame.method === undefined && typeof frame.result?.decision === "string") decisions.push(frame.result.decision);
+  for (const pid of strays) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
     }
-    return decisions;
   }
 }
 

@@ -8,9 +8,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPENCODE_MODEL, SCRIPTED_MODEL } from "../harnesses/harness-env";
+import { LookupRecorder, type OutsideAttempts, onlyLoopback, outsideAttempts } from "../harnesses/offline.testkit";
 import { ScriptedModelServer } from "../model/scripted-model-server";
-import { FAST, type Fleet, agent, env, recoverServer, rows, startFleet, until } from "./fleet.testkit";
+import { type Fleet, agent, env, recoverServer, rows, startFleet, until } from "./fleet.testkit";
 import {
+  HARNESS_FLEET,
   type HarnessUnderTest,
   type ScenarioContext,
   type ServerSide,
@@ -41,8 +43,8 @@ const HARNESSES: HarnessUnderTest[] = [
     whileRunning: "steer",
     turnsAfterRunningMessage: 1,
     decisions: ["accept", "acceptForSession", "decline", "cancel"],
-    writesAfter: ["accept"],
-    afterInterrupt: "interrupted",
+    acceptedCommandWrites: null,
+    afterInterrupt: ["interrupted"],
     asks: false,
     showsRetries: true,
     subagents: false,
@@ -56,8 +58,8 @@ const HARNESSES: HarnessUnderTest[] = [
     whileRunning: "queue",
     turnsAfterRunningMessage: 2,
     decisions: ["accept", "acceptForSession", "decline", "cancel"],
-    writesAfter: ["accept", "acceptForSession"],
-    afterInterrupt: "ended",
+    acceptedCommandWrites: true,
+    afterInterrupt: ["interrupted", "ended"],
     asks: true,
     showsRetries: false,
     subagents: true,
@@ -71,8 +73,8 @@ const HARNESSES: HarnessUnderTest[] = [
     whileRunning: "steer",
     turnsAfterRunningMessage: 1,
     decisions: ["accept", "acceptForSession", "decline"],
-    writesAfter: ["accept", "acceptForSession"],
-    afterInterrupt: "interrupted",
+    acceptedCommandWrites: true,
+    afterInterrupt: ["interrupted"],
     asks: true,
     showsRetries: true,
     subagents: false,
@@ -85,6 +87,8 @@ let operator: T3Operator;
 let fleet: Fleet;
 const projects = new Map<string, string>();
 const cleanups: (() => unknown)[] = [];
+let attemptsBefore: OutsideAttempts;
+let lookups: LookupRecorder;
 
 const workspaceOf = (harness: HarnessUnderTest) => join(server.workDir, `harness-${harness.name}`);
 
@@ -119,6 +123,10 @@ async function reportedUsage(threadId: string) {
 }
 
 beforeAll(async () => {
+  if (!(await onlyLoopback())) throw new Error("run the real-harness suites inside scripts/realt3.sh's network namespace (loopback only)");
+  lookups = await LookupRecorder.start();
+  cleanups.push(() => lookups.close());
+  attemptsBefore = await outsideAttempts();
   // Fails (never skips) when a harness or T3 is missing or cannot start.
   model = await ScriptedModelServer.start();
   server = await RealT3Server.start({ kind: RELEASED_T3, harnesses: { names: ["codex", "claude", "opencode"], modelUrl: model.url } });
@@ -129,7 +137,7 @@ beforeAll(async () => {
     await run("git", ["init", "-q"], { cwd: workspaceOf(harness) });
     projects.set(harness.name, await operator.createProject(`harness-${harness.name}`));
   }
-  fleet = await startFleet(server, FAST, cleanups);
+  fleet = await startFleet(server, HARNESS_FLEET, cleanups);
 }, 120_000);
 
 afterAll(async () => {
@@ -171,4 +179,13 @@ describe("real harnesses under T3 0.0.42", () => {
     expect(model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);
     await recoverServer(server);
   }, 120_000);
+
+  it("nothing tried to reach an address outside the namespace (T3, the harnesses and the fleet)", async () => {
+    // Counted by the kernel for this namespace: every connection or datagram to another address, DNS included.
+    expect(await outsideAttempts()).toEqual(attemptsBefore);
+    // OpenCode 1.18.33 installs @opencode-ai/plugin into its config folder in the background at every
+    // start, with no setting to turn it off: its lookup of the npm registry fails here and it carries on.
+    // Anything else looked up is a regression.
+    expect(lookups.outsideNames().filter((name) => name !== "registry.npmjs.org"), "names looked up besides OpenCode's plugin install").toEqual([]);
+  });
 });

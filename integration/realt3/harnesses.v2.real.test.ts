@@ -1,10 +1,13 @@
 // The fleet against T3's V2 engine (protocol 2) running the real Codex CLI against the scripted model
 // server, inside a private network namespace (scripts/realt3.sh). The engine's bundle leaves the
 // Claude and Cursor SDKs out (../shared/tools/t3-v2/README.md), so Codex is the one harness here.
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LookupRecorder, type OutsideAttempts, onlyLoopback, outsideAttempts } from "../harnesses/offline.testkit";
 import { ScriptedModelServer } from "../model/scripted-model-server";
-import { FAST, type Fleet, agent, env, recoverServer, rows, startFleet, until } from "./fleet.testkit";
+import { type Fleet, agent, env, recoverServer, rows, startFleet, until } from "./fleet.testkit";
 import {
+  HARNESS_FLEET,
   type HarnessUnderTest,
   type ScenarioContext,
   type ServerSide,
@@ -32,9 +35,8 @@ const CODEX: HarnessUnderTest = {
   whileRunning: "steer",
   turnsAfterRunningMessage: 1,
   decisions: ["accept", "acceptForSession", "decline", "cancel"],
-  // Unlike under 0.0.42, a command allowed for the session ran with write access here.
-  writesAfter: ["accept", "acceptForSession"],
-  afterInterrupt: "interrupted",
+  acceptedCommandWrites: null,
+  afterInterrupt: ["interrupted"],
   asks: false,
   showsRetries: true,
   subagents: false,
@@ -46,6 +48,8 @@ let operator: T3V2Operator;
 let projectId: string;
 let fleet: Fleet;
 const cleanups: (() => unknown)[] = [];
+let attemptsBefore: OutsideAttempts;
+let lookups: LookupRecorder;
 
 const side: ServerSide = {
   createThread: (_harness, title, runtimeMode) => operator.createThread(projectId, title, runtimeMode),
@@ -62,14 +66,18 @@ const side: ServerSide = {
   },
 };
 
-const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf: () => server.workDir });
+const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf: () => join(server.workDir, "harness-codex") });
 
 beforeAll(async () => {
+  if (!(await onlyLoopback())) throw new Error("run the real-harness suites inside scripts/realt3.sh's network namespace (loopback only)");
+  lookups = await LookupRecorder.start();
+  cleanups.push(() => lookups.close());
+  attemptsBefore = await outsideAttempts();
   model = await ScriptedModelServer.start();
   server = await RealT3Server.start({ kind: V2_ENGINE, harnesses: { names: ["codex"], modelUrl: model.url } });
   operator = await T3V2Operator.start(server);
   projectId = await operator.createProject("Harness codex");
-  fleet = await startFleet(server, FAST, cleanups);
+  fleet = await startFleet(server, HARNESS_FLEET, cleanups);
 }, 180_000);
 
 afterAll(async () => {
@@ -105,4 +113,10 @@ describe("the real Codex under T3's V2 engine", () => {
     expect(model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);
     await recoverServer(server);
   }, 180_000);
+
+  it("nothing tried to reach an address outside the namespace (the engine, Codex and the fleet)", async () => {
+    // Counted by the kernel for this namespace: every connection or datagram to another address, DNS included.
+    expect(await outsideAttempts()).toEqual(attemptsBefore);
+    expect(lookups.outsideNames(), "names looked up").toEqual([]);
+  });
 });
