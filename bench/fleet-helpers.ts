@@ -38,9 +38,13 @@ function percentile(values: number[], p: number): number {
 export type BenchGeneration = "fork" | "v2";
 
 async function startSims(threads: number, generation: BenchGeneration) {
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "sim/cli.ts"), "--envs", String(ENVS), "--threads", String(threads), "--tick", "20", "--generation", generation], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", join(root, "sim/cli.ts"), "--envs", String(ENVS), "--threads", String(threads), "--tick", "20", "--generation", generation],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let output = "";
   await new Promise<void>((resolveReady) => {
     child.stdout.on("data", (chunk: Buffer) => {
@@ -178,7 +182,9 @@ async function serviceBench(threads: number, measureLoad: boolean, generation: B
     if (process.env.BENCH_HEAP_SNAPSHOT) console.log(`  heap snapshot: ${writeHeapSnapshot(process.env.BENCH_HEAP_SNAPSHOT)}`);
     const memory = process.memoryUsage();
     const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
-    console.log(`cold start to full fleet model, ${ENVS} × ${threads} threads: ${coldMs.toFixed(0)} ms (service CPU ${((coldCpu.user + coldCpu.system) / 1000).toFixed(0)} ms)   (target < 1000 ms at 10 × 1,000)`);
+    console.log(
+      `cold start to full fleet model, ${ENVS} × ${threads} threads: ${coldMs.toFixed(0)} ms (service CPU ${((coldCpu.user + coldCpu.system) / 1000).toFixed(0)} ms)   (target < 1000 ms at 10 × 1,000)`,
+    );
     console.log(
       `service RSS with ${total.toLocaleString("en")} agents (${protocol}, fresh process): ${mb(memory.rss)} MB (growth ${mb(memory.rss - rssBefore)} MB; JS heap ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)} MB, external ${mb(memory.external)} MB; ${mb(atLoad.rss)} MB right at full load, peak ${peakRssMb()} MB)   (target < 250 MB at 10 × 5,000)`,
     );
@@ -229,13 +235,21 @@ async function serviceBench(threads: number, measureLoad: boolean, generation: B
       let snapshotBytes = 0;
       for (const agent of service.model.agents()) snapshotBytes += JSON.stringify(service.model.facts(agent.environmentId, agent.threadId)).length;
       const naiveBytesPerSecond = snapshotBytes / 2;
-      console.log(`bytes/s under load: streams ${(streamBytesPerSecond / 1024).toFixed(0)} KiB/s vs naive 2 s polling ${(naiveBytesPerSecond / 1024).toFixed(0)} KiB/s (ratio ${(naiveBytesPerSecond / streamBytesPerSecond).toFixed(1)}×)`);
-      console.log(`latency: stream p50 ${percentile(latencies, 50)} ms vs naive polling ≥ 1000 ms on average (half the 2 s period, before fetching ${(snapshotBytes / ENVS / 1024).toFixed(0)} KiB per environment)`);
+      console.log(
+        `bytes/s under load: streams ${(streamBytesPerSecond / 1024).toFixed(0)} KiB/s vs naive 2 s polling ${(naiveBytesPerSecond / 1024).toFixed(0)} KiB/s (ratio ${(naiveBytesPerSecond / streamBytesPerSecond).toFixed(1)}×)`,
+      );
+      console.log(
+        `latency: stream p50 ${percentile(latencies, 50)} ms vs naive polling ≥ 1000 ms on average (half the 2 s period, before fetching ${(snapshotBytes / ENVS / 1024).toFixed(0)} KiB per environment)`,
+      );
       // T3's V2 engine sends shell rows coalesced per thread over 50 ms (sim/protocol2/server.ts), so the
       // event-to-model figure includes that wait on the server; the fleet's own share is printed apart.
       const coalesced = generation === "v2" ? "; includes T3's 50 ms shell coalescing on the server" : "";
-      console.log(`event to fleet model at ~${EVENTS_PER_SECOND} events/s: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms over ${latencies.length} updates${coalesced}   (target p99 < 20 ms)`);
-      console.log(`  of which in the fleet (frame received to model): p50 ${percentile(fleetLatencies, 50).toFixed(1)} ms, p99 ${percentile(fleetLatencies, 99).toFixed(1)} ms over ${fleetLatencies.length} changes`);
+      console.log(
+        `event to fleet model at ~${EVENTS_PER_SECOND} events/s: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms over ${latencies.length} updates${coalesced}   (target p99 < 20 ms)`,
+      );
+      console.log(
+        `  of which in the fleet (frame received to model): p50 ${percentile(fleetLatencies, 50).toFixed(1)} ms, p99 ${percentile(fleetLatencies, 99).toFixed(1)} ms over ${fleetLatencies.length} changes`,
+      );
 
       // Idle CPU: no polling, only pings. Measured once the load's turns have settled.
       await until(service, () => service.model.counts().byStatus.running === undefined && service.model.counts().byStatus.starting === undefined);
@@ -286,8 +300,14 @@ function modelBench() {
     const model = new FleetModel({ stalledAfterMs: 300_000, now: Date.now });
     // The protocol-1 mapping is part of what an update costs.
     const rows = new Protocol1Rows();
-    model.upsertEnvironment({ environmentId: "e", label: "e", baseUrl: "http://e", serverVersion: null, generation: "upstream", readOnly: false, muted: false }, { phase: "online", since: "t" });
-    model.applyFleetSnapshot("e", Array.from({ length: size }, (_, i) => rows.facts({ ...row.value, id: `t-${i}` })));
+    model.upsertEnvironment(
+      { environmentId: "e", label: "e", baseUrl: "http://e", serverVersion: null, generation: "upstream", readOnly: false, muted: false },
+      { phase: "online", since: "t" },
+    );
+    model.applyFleetSnapshot(
+      "e",
+      Array.from({ length: size }, (_, i) => rows.facts({ ...row.value, id: `t-${i}` })),
+    );
     const rounds = 20_000;
     const started = performance.now();
     for (let i = 0; i < rounds; i++) {

@@ -60,7 +60,9 @@ try {
   const ordinaryAgents = ordinaryIds.reduce((sum, id) => sum + agentsOf(id), 0);
 
   // The flood.
-  const noticed = new Promise<void>((done) => service.on("event", (event) => event.type === "notification" && event.notification.id.startsWith(`${hostileId}//budget/`) && done()));
+  const noticed = new Promise<void>((done) =>
+    service.on("event", (event) => event.type === "notification" && event.notification.id.startsWith(`${hostileId}//budget/`) && done()),
+  );
   const floodStart = performance.now();
   hostileMachine.child.stdin.write("flood\n");
   await hostileMachine.said("flooded");
@@ -79,9 +81,18 @@ try {
   await writeFile(join(rendererDir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
   const shell = await startHeadlessShell({ service, rendererDir, log: () => {} });
   const code = new URLSearchParams(new URL(shell.url).hash.slice(1)).get("code");
-  const { session } = (await (await fetch(`${shell.origin}/session`, { method: "POST", headers: { "content-type": "application/json", origin: shell.origin }, body: JSON.stringify({ code }) })).json()) as { session: string };
+  const { session } = (await (
+    await fetch(`${shell.origin}/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: shell.origin },
+      body: JSON.stringify({ code }),
+    })
+  ).json()) as { session: string };
   const opened = performance.now();
-  const ws = new WebSocket(`${shell.origin.replace("http", "ws")}/bridge`, [BRIDGE_SUBPROTOCOL, `${BRIDGE_SESSION_PROTOCOL_PREFIX}${session}`], { headers: { origin: shell.origin }, maxPayload: 1024 * MB });
+  const ws = new WebSocket(`${shell.origin.replace("http", "ws")}/bridge`, [BRIDGE_SUBPROTOCOL, `${BRIDGE_SESSION_PROTOCOL_PREFIX}${session}`], {
+    headers: { origin: shell.origin },
+    maxPayload: 1024 * MB,
+  });
   const seen = new Map<string, number>();
   let bytes = 0;
   let largest = 0;
@@ -105,11 +116,17 @@ try {
   ws.close();
   await shell.close();
 
-  console.log(`hostile server: ${FLOOD_THREADS.toLocaleString("en-US")} threads with 2.8 KB titles pushed; the fleet kept ${hostileKept.toLocaleString("en-US")} (budget) and said so after ${(noticeMs / 1000).toFixed(1)} s`);
+  console.log(
+    `hostile server: ${FLOOD_THREADS.toLocaleString("en-US")} threads with 2.8 KB titles pushed; the fleet kept ${hostileKept.toLocaleString("en-US")} (budget) and said so after ${(noticeMs / 1000).toFixed(1)} s`,
+  );
   console.log(`ordinary machines online throughout: ${stillOnline ? "yes" : "NO"}   (target yes)`);
   console.log(`service RSS after the flood: ${(rssAfter / MB).toFixed(0)} MB, peak ${(peakRss / MB).toFixed(0)} MB   (target < 1,000 MB; before: 1.9 GB)`);
-  console.log(`UI opened after the flood: the other machines' ${ordinaryAgents} agents complete after ${firstPaintMs.toFixed(0)} ms   (target < 1,000 ms; before: ~40 s frozen page)`);
-  console.log(`first snapshot: ${messages} messages, ${(bytes / MB).toFixed(1)} MB in all, largest ${(largest / 1024).toFixed(0)} KiB, all ${total.toLocaleString("en-US")} agents after ${allMs.toFixed(0)} ms   (target largest ≤ 512 KiB; before: one 394 MB message)`);
+  console.log(
+    `UI opened after the flood: the other machines' ${ordinaryAgents} agents complete after ${firstPaintMs.toFixed(0)} ms   (target < 1,000 ms; before: ~40 s frozen page)`,
+  );
+  console.log(
+    `first snapshot: ${messages} messages, ${(bytes / MB).toFixed(1)} MB in all, largest ${(largest / 1024).toFixed(0)} KiB, all ${total.toLocaleString("en-US")} agents after ${allMs.toFixed(0)} ms   (target largest ≤ 512 KiB; before: one 394 MB message)`,
+  );
   await service.stop();
 } finally {
   clearInterval(sampler);

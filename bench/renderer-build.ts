@@ -11,7 +11,10 @@ const BUILT_ENV = "T3_FLEET_BENCH_RENDERER_BUILT";
 
 /** Builds the renderer into out/renderer and marks it built for this process and the benches it starts. */
 export function buildRenderer(): void {
-  execFileSync(process.execPath, [join(root, "node_modules/electron-vite/bin/electron-vite.js"), "build", "--logLevel", "error"], { cwd: root, stdio: "inherit" });
+  execFileSync(process.execPath, [join(root, "node_modules/electron-vite/bin/electron-vite.js"), "build", "--logLevel", "error"], {
+    cwd: root,
+    stdio: "inherit",
+  });
   process.env[BUILT_ENV] = "1";
 }
 

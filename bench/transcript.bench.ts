@@ -175,11 +175,15 @@ async function measure(history: number) {
     const idleBusy = ((await taskSeconds()) - idleBefore) / ((performance.now() - idleStarted) / 1000);
 
     const perMinute = 60 / elapsed;
-    console.log(`history ${history} messages, ${STREAMING} turns streaming for ${elapsed.toFixed(0)} s (${sentAt.size} words in the open thread, ${latencies.length} painted):`);
+    console.log(
+      `history ${history} messages, ${STREAMING} turns streaming for ${elapsed.toFixed(0)} s (${sentAt.size} words in the open thread, ${latencies.length} painted):`,
+    );
     console.log(`  renderer busy: ${((busy / elapsed) * 100).toFixed(1)} % of a core   (target < 25 %)`);
     console.log(`  renderer process CPU: ${((cpu / elapsed) * 100).toFixed(1)} % of a core (all its threads; the same on a loaded machine)`);
     console.log(`  token to pixel: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms   (target p99 < 100 ms)`);
-    console.log(`  frame time: p50 ${percentile(frames, 50).toFixed(1)} ms, p95 ${percentile(frames, 95).toFixed(1)} ms, p99 ${percentile(frames, 99).toFixed(1)} ms, ${frames.filter((f) => f > 50).length} of ${frames.length} over 50 ms`);
+    console.log(
+      `  frame time: p50 ${percentile(frames, 50).toFixed(1)} ms, p95 ${percentile(frames, 95).toFixed(1)} ms, p99 ${percentile(frames, 99).toFixed(1)} ms, ${frames.filter((f) => f > 50).length} of ${frames.length} over 50 ms`,
+    );
     console.log(
       `  bridge to the page per minute of streaming: ${((bridgeBytes * perMinute) / 1e6).toFixed(2)} MB in ${Math.round(bridgeFrames * perMinute)} frames   (target ≤ ${(T3_WEB_BYTES_PER_MINUTE / 2 / 1e6).toFixed(1)} MB: half of T3 web's 3.6 MB in 1,253 frames)`,
     );

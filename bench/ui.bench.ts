@@ -20,7 +20,9 @@ try {
   // tsx keeps function names with a `__name` helper that the page does not have.
   await page.addInitScript("globalThis.__name = (fn) => fn;");
   await page.goto(shell.url);
-  await page.waitForFunction((count) => document.querySelector('[data-testid="fleet-summary"]')?.textContent?.includes(`${count} agents`), ENVS * THREADS, { timeout: 60_000 });
+  await page.waitForFunction((count) => document.querySelector('[data-testid="fleet-summary"]')?.textContent?.includes(`${count} agents`), ENVS * THREADS, {
+    timeout: 60_000,
+  });
 
   // Event to pixel: rename the first visible thread on the server, time until the new title is painted.
   const target = sims.servers.slice().sort((a, b) => a.label.localeCompare(b.label))[0]!;

@@ -32,7 +32,10 @@ test.describe("axe", () => {
 
   test("no serious issue on the inbox, the fleet, the agent view, an offline machine and the palette", async ({ page, fleet }) => {
     const sim = fleet.sims.servers[0]!;
-    const deployer = fleet.sims.createThread(sim, { title: "Deployer", text: "Ship it with `npm run release`\n\n```ts\nconst x = 1; // a comment\n```\n#approval" });
+    const deployer = fleet.sims.createThread(sim, {
+      title: "Deployer",
+      text: "Ship it with `npm run release`\n\n```ts\nconst x = 1; // a comment\n```\n#approval",
+    });
     fleet.sims.createThread(fleet.sims.servers[1]!, { title: "Builder", text: "#fail" });
     fleet.sims.createThread(fleet.sims.servers[2]!, { title: "Runner", text: "#hang" });
     fleet.sims.createThread(fleet.sims.servers[2]!, { title: "Resting" });

@@ -84,5 +84,7 @@ test("settings: the key, the button, the palette and the tray's command over the
   await expect(dialog).toBeVisible();
   const runs = await commandRuns(page);
   expect(runs.map((run) => run.id)).toEqual(["settings.open", "settings.open", "palette.open", "settings.open", "settings.open", "settings.open"]);
-  expect(runs.filter((run) => run.id === "settings.open")).toEqual(["keys", "button", "palette", "tray", "tray"].map((source) => ({ id: "settings.open", source, handler: "openSettings" })));
+  expect(runs.filter((run) => run.id === "settings.open")).toEqual(
+    ["keys", "button", "palette", "tray", "tray"].map((source) => ({ id: "settings.open", source, handler: "openSettings" })),
+  );
 });

@@ -123,7 +123,12 @@ test("a message to a running child shows steer, and the reply lands in the same 
   await expect(replies).toContainText("also rename the module");
   const turn = await replies.getAttribute("data-turn");
   expect(turn).toBeTruthy();
-  expect(sim.engine.threads.get(child)!.messages.filter((m) => m.role === "assistant").map((m) => m.turnId)).toEqual([turn]);
+  expect(
+    sim.engine.threads
+      .get(child)!
+      .messages.filter((m) => m.role === "assistant")
+      .map((m) => m.turnId),
+  ).toEqual([turn]);
   await page.getByTestId("agent-panel").screenshot({ path: join(SCREENSHOTS, "agent-view.png") });
 });
 

@@ -17,7 +17,9 @@ async function expectInWindow(page: Page, locator: Locator, what: string): Promi
   expect(box!.x + box!.width, `${what} fits the width`).toBeLessThanOrEqual(viewport.width + 1);
 }
 
-const LONG_REQUEST = Array.from({ length: 40 }, (_, i) => `Step ${i + 1} of the release plan: check the ${i % 2 ? "API" : "docs"} and note what changed.`).join("\n\n");
+const LONG_REQUEST = Array.from({ length: 40 }, (_, i) => `Step ${i + 1} of the release plan: check the ${i % 2 ? "API" : "docs"} and note what changed.`).join(
+  "\n\n",
+);
 
 test.describe("the inbox", () => {
   test.use({ startPane: "auto" });
@@ -63,7 +65,9 @@ test.describe("the inbox", () => {
       await expect(page.getByTestId("transcript").getByTestId("message-user")).toContainText("Step 40 of the release plan");
       await expectInWindow(page, card.getByRole("button", { name: /^Accept/ }).first(), "the Accept button");
       await expectInWindow(page, page.getByTestId("transcript"), "the transcript");
-      expect((await page.getByTestId("transcript").boundingBox())!.height, "the transcript has room to read").toBeGreaterThanOrEqual(size.height >= 820 ? 200 : 90);
+      expect((await page.getByTestId("transcript").boundingBox())!.height, "the transcript has room to read").toBeGreaterThanOrEqual(
+        size.height >= 820 ? 200 : 90,
+      );
       await expectInWindow(page, page.getByTestId("composer").getByRole("textbox"), "the message box");
       await expectInWindow(page, page.getByTestId("send"), "the Send button");
       await expect(page.getByTestId("composer-target")).toContainText("Deploy the release");
@@ -75,12 +79,17 @@ test.describe("the inbox", () => {
       await page.keyboard.press("a");
       await expect(panel.locator("h2")).toHaveText("Migrate the database");
       await expect(panel.getByTestId("panel-position")).toHaveText("1 of 2");
-      expect(tap.sent.filter((r) => r.method === "agent.respondApproval").map((r) => (r.params as { key: string }).key)).toEqual([`${studio.environmentId}/${deploy}`]);
+      expect(tap.sent.filter((r) => r.method === "agent.respondApproval").map((r) => (r.params as { key: string }).key)).toEqual([
+        `${studio.environmentId}/${deploy}`,
+      ]);
 
       // An answer: the next opens.
       await page.keyboard.press("r");
       await page.getByTestId("input-card").getByLabel("No").check();
-      await page.getByTestId("input-card").getByRole("button", { name: /^Answer/ }).click();
+      await page
+        .getByTestId("input-card")
+        .getByRole("button", { name: /^Answer/ })
+        .click();
       await expect(panel.locator("h2")).toHaveText("Nightly build");
       await expect(panel.getByTestId("panel-position")).toHaveText("1 of 1");
 
@@ -117,7 +126,10 @@ test.describe("the inbox", () => {
     await expect(page.getByTestId("needs-you-count")).toHaveText("2 need you");
   });
 
-  test("snoozing for an hour goes to T3 where the server has snooze, says where it is kept, and a snooze made in T3 hides an agent too", async ({ page, fleet }) => {
+  test("snoozing for an hour goes to T3 where the server has snooze, says where it is kept, and a snooze made in T3 hides an agent too", async ({
+    page,
+    fleet,
+  }) => {
     const sim = fleet.sims.servers[0]!; // an upstream server: its descriptor advertises threadSnooze
     const reviewer = fleet.sims.createThread(sim, { title: "Reviewer", text: "#approval" });
     await expect.poll(() => sim.engine.threads.get(reviewer)?.pendingApprovals.size).toBe(1);
@@ -131,7 +143,12 @@ test.describe("the inbox", () => {
     await expect(items).toHaveCount(3);
 
     // Snoozed in T3's own UI (or by another fleet window): it leaves this inbox too.
-    sim.engine.dispatch({ type: "thread.snooze", commandId: "snoozed-in-t3", threadId: elsewhere, snoozedUntil: new Date(Date.now() + 3_600_000).toISOString() });
+    sim.engine.dispatch({
+      type: "thread.snooze",
+      commandId: "snoozed-in-t3",
+      threadId: elsewhere,
+      snoozedUntil: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     await expect(items).toHaveCount(2);
     await expect(page.getByTestId("inbox")).toContainText("1 snoozed");
 
@@ -251,7 +268,12 @@ test("the tree is one Tab stop: arrows move, aria-activedescendant follows, focu
   await page.goto(fleet.shell.url);
   await expect(page.getByTestId("agent-row")).toHaveCount(3);
   const tree = page.getByTestId("fleet-tree");
-  const tabbable = await tree.evaluate((element) => [element, ...element.querySelectorAll<HTMLElement>("*")].filter((node) => node instanceof HTMLElement && node.tabIndex >= 0 && !node.hasAttribute("disabled")).length);
+  const tabbable = await tree.evaluate(
+    (element) =>
+      [element, ...element.querySelectorAll<HTMLElement>("*")].filter(
+        (node) => node instanceof HTMLElement && node.tabIndex >= 0 && !node.hasAttribute("disabled"),
+      ).length,
+  );
   expect(tabbable).toBe(1);
   await tree.focus();
   const active = async () => tree.getAttribute("aria-activedescendant");
@@ -305,7 +327,12 @@ test("an offline machine's agent keeps its transcript readable, as of when; Open
   await expect(page.getByTestId("offline-banner")).toContainText("is not online");
   await expect(page.getByTestId("offline-banner")).toContainText("last confirmed");
   await expect(page.getByTestId("offline-banner")).toContainText("Last known: needs approval");
-  await expect(page.getByTestId("approval-card").getByRole("button", { name: /^Accept/ }).first()).toBeDisabled();
+  await expect(
+    page
+      .getByTestId("approval-card")
+      .getByRole("button", { name: /^Accept/ })
+      .first(),
+  ).toBeDisabled();
   await expect(transcript.getByTestId("message-user")).toContainText("Write the summary");
   await expect(page.getByTestId("open-in-t3")).toBeDisabled();
   await expect(page.getByTestId("open-in-t3-reason")).toHaveText("Open in T3 needs the machine online.");

@@ -111,7 +111,10 @@ test("on protocol 2 the composer steers or queues as chosen, says which before s
   await expect(intent).toHaveAttribute("data-intent", "queue");
   await expect(intent).toContainText("Start a new turn after the running one");
   await page.getByLabel("Message").fill("then write the docs");
-  await page.getByTestId("composer").getByRole("button", { name: /^Queue to / }).click();
+  await page
+    .getByTestId("composer")
+    .getByRole("button", { name: /^Queue to / })
+    .click();
   const queue = page.locator('[data-testid="delivery"]').filter({ hasText: "then write the docs" });
   await expect(queue).toHaveAttribute("data-state", "delivered");
   await expect(queue).toHaveAttribute("data-outcome", "queued");
@@ -129,7 +132,10 @@ test("on protocol 2 the composer steers or queues as chosen, says which before s
   expect(runs.map((run) => run.status)).toEqual(["completed", "completed"]);
 });
 
-test("on protocol 2 a message T3 queued behind the running turn reads queued in the transcript until it starts (the demo's Port the parser)", async ({ page, fleet }) => {
+test("on protocol 2 a message T3 queued behind the running turn reads queued in the transcript until it starts (the demo's Port the parser)", async ({
+  page,
+  fleet,
+}) => {
   const v2 = protocol2Machine(fleet);
   // As on the demo's protocol-2 machine: a run that holds, and a message typed in T3 itself behind it.
   const threadId = createV2Thread(v2, { title: "Port the parser", provider: "claudeAgent", text: "Port the parser #hold" });
@@ -153,7 +159,10 @@ test("on protocol 2 a message T3 queued behind the running turn reads queued in 
 });
 
 for (const size of SIZES) {
-  test(`on protocol 2 interrupting asks first when messages are queued: they start next, or are held to send or discard at ${size.name}`, async ({ page, fleet }) => {
+  test(`on protocol 2 interrupting asks first when messages are queued: they start next, or are held to send or discard at ${size.name}`, async ({
+    page,
+    fleet,
+  }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
     const v2 = protocol2Machine(fleet);
     const threadId = createV2Thread(v2, { title: "Port the parser", provider: "claudeAgent", text: "Port the parser #hold" });
@@ -194,7 +203,10 @@ for (const size of SIZES) {
     await held.filter({ hasText: "And cut a release" }).getByTestId("discard-held").click();
     await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "And cut a release" })).toHaveAttribute("data-state", "discarded");
     await expect(held).toHaveCount(0);
-    const texts = v2.engine.threads.get(threadId)!.messages.filter((message) => message.role === "user").map((message) => message.text);
+    const texts = v2.engine.threads
+      .get(threadId)!
+      .messages.filter((message) => message.role === "user")
+      .map((message) => message.text);
     expect(texts.filter((text) => text === "Then update the docs")).toHaveLength(2); // the cancelled original and the one release
     expect(texts.filter((text) => text === "And cut a release")).toHaveLength(1);
   });
@@ -213,7 +225,10 @@ test("on protocol 2 a message waiting in the queue can be withdrawn before its t
   await expect(page.getByTestId("interrupt")).toBeEnabled();
   await page.getByTestId("choose-queue").click();
   await page.getByLabel("Message").fill("and rename the module");
-  await page.getByTestId("composer").getByRole("button", { name: /^Queue to / }).click();
+  await page
+    .getByTestId("composer")
+    .getByRole("button", { name: /^Queue to / })
+    .click();
   const queued = page.locator('[data-testid="delivery"]').filter({ hasText: "and rename the module" });
   await expect(queued).toHaveAttribute("data-outcome", "queued");
   await expect(queued).toContainText("(position 1)");

@@ -34,7 +34,11 @@ async function expectInView(page: Page, controls: Locator): Promise<void> {
   }
 }
 
-test("the launch link opens once: a copy from history or another browser opens nothing, a reload of the tab keeps working", async ({ page, fleet, browser }) => {
+test("the launch link opens once: a copy from history or another browser opens nothing, a reload of the tab keeps working", async ({
+  page,
+  fleet,
+  browser,
+}) => {
   const frames: string[] = [];
   page.on("websocket", (socket) => {
     socket.on("framereceived", (frame) => frames.push(String(frame.payload)));
@@ -86,7 +90,12 @@ test("a 1.1 MB paste into the pairing dialog is refused in the page, and the pag
   // Refused by length (the form's limit, or the bridge's frame check when it is submitted), never by a dropped connection.
   const submit = page.getByTestId("pair-submit");
   if (await submit.isEnabled()) await submit.click();
-  await expect(page.getByTestId("pairing-dialog").getByText(/limit|too long|at most/i).first()).toBeVisible();
+  await expect(
+    page
+      .getByTestId("pairing-dialog")
+      .getByText(/limit|too long|at most/i)
+      .first(),
+  ).toBeVisible();
   await expect(page.getByTestId("pairing-dialog")).not.toContainText("connection to T3 Fleet was lost");
   expect(sentSizes.length).toBeGreaterThan(0);
   expect(Math.max(...sentSizes)).toBeLessThanOrEqual(MAX_BRIDGE_FRAME_BYTES);
@@ -106,7 +115,14 @@ test("a hostile T3 server stays inert text, and every control stays in view", as
   const sim = await new SimServer({ generation: "upstream", label: hostileLabel, tickMs: 40 }).start();
   try {
     const now = sim.engine.now();
-    sim.engine.dispatch({ type: "project.create", commandId: "p", projectId: "evil-project", title: html(2), workspaceRoot: `/tmp/${html(3)}`, createdAt: now });
+    sim.engine.dispatch({
+      type: "project.create",
+      commandId: "p",
+      projectId: "evil-project",
+      title: html(2),
+      workspaceRoot: `/tmp/${html(3)}`,
+      createdAt: now,
+    });
     const thread = (threadId: string, title: string, branch: string | null) =>
       sim.engine.dispatch({
         type: "thread.create",
@@ -122,9 +138,20 @@ test("a hostile T3 server stays inert text, and every control stays in view", as
         createdAt: now,
       });
     const send = (threadId: string, text: string) =>
-      sim.engine.dispatch({ type: "thread.turn.start", commandId: `send-${threadId}-${text.length}`, threadId, message: { messageId: `m-${threadId}-${text.length}`, role: "user", text, attachments: [] }, runtimeMode: "full-access", interactionMode: "default", createdAt: sim.engine.now() });
+      sim.engine.dispatch({
+        type: "thread.turn.start",
+        commandId: `send-${threadId}-${text.length}`,
+        threadId,
+        message: { messageId: `m-${threadId}-${text.length}`, role: "user", text, attachments: [] },
+        runtimeMode: "full-access",
+        interactionMode: "default",
+        createdAt: sim.engine.now(),
+      });
     thread("evil", `${html(5)} [x](javascript:window.${PWNED}=6) ${"T".repeat(5_000)}`, html(7));
-    send("evil", `${html(8)}\n[click me](javascript:window.${PWNED}=9) <a href="javascript:window.${PWNED}=10" ${MARK}>a</a> javascript:alert(1) https://example.com/ok`);
+    send(
+      "evil",
+      `${html(8)}\n[click me](javascript:window.${PWNED}=9) <a href="javascript:window.${PWNED}=10" ${MARK}>a</a> javascript:alert(1) https://example.com/ok`,
+    );
     thread("huge", "Two megabytes", null);
     send("huge", `${html(11)} ${"M".repeat(2 * 1024 * 1024)}`);
 
@@ -201,7 +228,9 @@ test("server text is data: escape sequences, bidi overrides and a 5 MB error rea
     await expect(agentRow(page, sim.environmentId, broken)).toHaveAttribute("data-status", "failed");
     // The failure's reason is shown, cleaned and capped; so is the notice about it.
     await expect(page.getByText(/oops T3 Fleet is running\./).first()).toBeVisible();
-    const text = await page.evaluate(() => document.body.innerText + [...document.querySelectorAll("[title]")].map((element) => element.getAttribute("title")).join("\n"));
+    const text = await page.evaluate(
+      () => document.body.innerText + [...document.querySelectorAll("[title]")].map((element) => element.getAttribute("title")).join("\n"),
+    );
     expect(text).not.toMatch(CONTROL_OR_BIDI);
     // Markup in the page is shown as text (React escapes it, the first test checks it stays inert).
     expect(text.length).toBeLessThan(200_000);

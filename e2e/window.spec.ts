@@ -8,7 +8,6 @@ import { tapBridge } from "./bridge-tap";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
 import { SIZES } from "./sizes";
 
-
 const rows = (page: Page) => page.locator('[data-testid="agent-row"]');
 
 /** Every visible button lies inside the window and inside its row: nothing clipped or pushed out. */
@@ -19,13 +18,16 @@ async function expectNoClippedControl(page: Page, where: string): Promise<void> 
     for (const button of document.querySelectorAll<HTMLElement>("button, select, input, textarea")) {
       const box = button.getBoundingClientRect();
       if (box.width === 0 || box.height === 0 || button.closest("[aria-hidden='true']")) continue;
-      const row = button.closest<HTMLElement>(".env-row, .agent-row, .project-row, .panel-actions, .card-actions, .composer-footer, .topbar, .filters, .dialog");
+      const row = button.closest<HTMLElement>(
+        ".env-row, .agent-row, .project-row, .panel-actions, .card-actions, .composer-footer, .topbar, .filters, .dialog",
+      );
       const container = row?.getBoundingClientRect();
       const label = `${button.tagName.toLowerCase()} "${(button.textContent || button.getAttribute("aria-label") || "").trim().slice(0, 30)}"`;
       if (box.left < -1 || box.right > width + 1) problems.push(`${label} outside the window (${Math.round(box.left)}–${Math.round(box.right)} of ${width})`);
       else if (container && (box.left < container.left - 1 || box.right > container.right + 1)) problems.push(`${label} outside its row`);
       // Ellipsized text is fine where the full text shows on hover.
-      else if (button.scrollWidth > button.clientWidth + 2 && button.tagName === "BUTTON" && button.title !== button.textContent) problems.push(`${label} text clipped`);
+      else if (button.scrollWidth > button.clientWidth + 2 && button.tagName === "BUTTON" && button.title !== button.textContent)
+        problems.push(`${label} text clipped`);
     }
     return problems;
   });
@@ -95,7 +97,11 @@ test("idle agents older than the configured age fold under 'N older'", async ({ 
   await expect(page.getByTestId("older-row")).toHaveCount(0);
 });
 
-test("notices: one per condition, withdrawn when it clears, never over a control; the tab shows the count; browser notifications follow", async ({ page, fleet, context }) => {
+test("notices: one per condition, withdrawn when it clears, never over a control; the tab shows the count; browser notifications follow", async ({
+  page,
+  fleet,
+  context,
+}) => {
   await context.grantPermissions(["notifications"]);
   await page.addInitScript(() => {
     // Records what the page shows through the real Notification API.
@@ -136,9 +142,15 @@ test("notices: one per condition, withdrawn when it clears, never over a control
 
   await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
   // The notice strip sits above the fleet: the composer and card buttons are not covered.
-  for (const button of [page.getByTestId("approval-card").getByRole("button", { name: "Accept", exact: true }), page.getByTestId("composer").getByRole("button")]) {
+  for (const button of [
+    page.getByTestId("approval-card").getByRole("button", { name: "Accept", exact: true }),
+    page.getByTestId("composer").getByRole("button"),
+  ]) {
     const box = (await button.boundingBox())!;
-    const hit = await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.closest("button")?.textContent, [box.x + box.width / 2, box.y + box.height / 2]);
+    const hit = await page.evaluate(
+      ([x, y]) => document.elementFromPoint(x!, y!)?.closest("button")?.textContent,
+      [box.x + box.width / 2, box.y + box.height / 2],
+    );
     expect(hit).toBe(await button.textContent());
   }
   await page.screenshot({ path: join(SCREENSHOTS, "notice-approval.png") });
@@ -404,7 +416,10 @@ for (const size of SIZES) {
   });
 }
 
-test("protocol 2: the composer lets the user steer or queue and says which before sending; several questions, multi-select, required ones enforced", async ({ page, fleet }) => {
+test("protocol 2: the composer lets the user steer or queue and says which before sending; several questions, multi-select, required ones enforced", async ({
+  page,
+  fleet,
+}) => {
   const v2 = await new V2SimServer({ label: "v2-box", tickMs: 40 }).start();
   try {
     const holder = createV2Thread(v2, { title: "Long task", text: "work #hold" });

@@ -26,7 +26,7 @@ const OUTAGE_MS = 15_000;
 const OUTAGE_EVERY_MS = 60_000;
 
 const sims = await SimFleet.start({ envs: 4, generations: ["upstream", "fork", "upstream", "v2"], tickMs: DEMO_TICK_MS, seedThreads: 6 });
-const [studio, workstation, buildBox] = sims.servers as [typeof sims.servers[number], typeof sims.servers[number], typeof sims.servers[number]];
+const [studio, workstation, buildBox] = sims.servers as [(typeof sims.servers)[number], (typeof sims.servers)[number], (typeof sims.servers)[number]];
 const nightlyBox = sims.v2Servers[0]!;
 
 /** One repository checked out on two machines: "By project" shows their agents as one project. */
@@ -83,7 +83,11 @@ if (electron) {
 } else {
   if (!values.web) console.log("Electron's binary is not installed here: showing T3 Fleet in a browser instead.");
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-demo-"));
-  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), notices: [`Demo fleet: four simulated machines (${nightlyBox.label} speaks T3's protocol 2); ${buildBox.label} drops off the network every minute.`] });
+  const service = await FleetService.start({
+    dataDir,
+    secrets: new MemorySecretStore(),
+    notices: [`Demo fleet: four simulated machines (${nightlyBox.label} speaks T3's protocol 2); ${buildBox.label} drops off the network every minute.`],
+  });
   for (const url of pairingUrls) await service.request("pair.confirm", { input: url });
   const shell = await startHeadlessShell({ service, rendererDir: join(repoRoot, "out/renderer"), port: Number(values.port) });
   console.log(`\nT3 Fleet demo is running. Open this link once, in one browser tab:\n${shell.url}\n`);
@@ -93,7 +97,11 @@ if (electron) {
   const stop = () => {
     clearInterval(cycle);
     clearTimeout(outage);
-    void shell.close().then(() => service.stop()).then(() => sims.stop()).then(() => process.exit(0));
+    void shell
+      .close()
+      .then(() => service.stop())
+      .then(() => sims.stop())
+      .then(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -9,13 +9,7 @@ export const SESSION_TTL_MS = 30 * 24 * 3_600_000;
 export const SOCKET_TICKET_TTL_MS = 5 * 60_000;
 
 /** What an ordinary pairing link grants on upstream servers. */
-export const PAIRING_LINK_SCOPES = [
-  "orchestration:read",
-  "orchestration:operate",
-  "terminal:operate",
-  "review:write",
-  "relay:read",
-];
+export const PAIRING_LINK_SCOPES = ["orchestration:read", "orchestration:operate", "terminal:operate", "review:write", "relay:read"];
 
 export interface PairingToken {
   token: string;
@@ -34,9 +28,7 @@ export interface BearerSession {
   revoked: boolean;
 }
 
-export type ExchangeResult =
-  | { ok: true; session: BearerSession }
-  | { ok: false; reason: "invalid_credential" | "scope_not_granted" };
+export type ExchangeResult = { ok: true; session: BearerSession } | { ok: false; reason: "invalid_credential" | "scope_not_granted" };
 
 function randomToken(): string {
   const bytes = randomBytes(PAIRING_TOKEN_LENGTH);

@@ -159,17 +159,34 @@ export class SimFleet {
   }
 
   /** Creates a project if needed and a thread, optionally starting a turn (as another T3 client would). */
-  createThread(server: SimServer, options: { threadId?: string; title: string; provider?: ProviderKind; text?: string; project?: { title: string; workspaceRoot: string } }): string {
+  createThread(
+    server: SimServer,
+    options: { threadId?: string; title: string; provider?: ProviderKind; text?: string; project?: { title: string; workspaceRoot: string } },
+  ): string {
     const engine = server.engine;
     const now = engine.now();
     let projectId = options.project ? `project-${options.project.title}` : [...engine.projects.keys()][0];
     // A named project (the same repository checked out on several machines) is created on first use.
     if (options.project && !engine.projects.has(projectId!)) {
-      engine.dispatch({ type: "project.create", commandId: `sim:${randomUUID()}`, projectId: projectId!, title: options.project.title, workspaceRoot: options.project.workspaceRoot, createdAt: now });
+      engine.dispatch({
+        type: "project.create",
+        commandId: `sim:${randomUUID()}`,
+        projectId: projectId!,
+        title: options.project.title,
+        workspaceRoot: options.project.workspaceRoot,
+        createdAt: now,
+      });
     }
     if (!projectId) {
       projectId = `project-${server.label}`;
-      engine.dispatch({ type: "project.create", commandId: `sim:${randomUUID()}`, projectId, title: `${server.label} repo`, workspaceRoot: `/home/user/${server.label}`, createdAt: now });
+      engine.dispatch({
+        type: "project.create",
+        commandId: `sim:${randomUUID()}`,
+        projectId,
+        title: `${server.label} repo`,
+        workspaceRoot: `/home/user/${server.label}`,
+        createdAt: now,
+      });
     }
     const provider = options.provider ?? "codex";
     const threadId = options.threadId ?? `thread-${randomUUID().slice(0, 8)}`;

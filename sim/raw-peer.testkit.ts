@@ -48,7 +48,10 @@ export class RawPeer {
 
   /** Protocol 2: `/ws?orchestrationProtocol=2&wsTicket=…` with a ticket of a fresh fleet session, as the recording client opened it. */
   static async connectProtocol2(sim: PeerTarget, options: RawPeerOptions = { autoAck: true }): Promise<RawPeer> {
-    const answer = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, { method: "POST", headers: { authorization: `Bearer ${RawPeer.bearer(sim, FLEET_SCOPES, "recordings")}` } });
+    const answer = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${RawPeer.bearer(sim, FLEET_SCOPES, "recordings")}` },
+    });
     const { ticket } = (await answer.json()) as { ticket: string };
     return RawPeer.open(`${sim.baseUrl.replace("http", "ws")}/ws?orchestrationProtocol=2&wsTicket=${encodeURIComponent(ticket)}`, options);
   }
@@ -94,7 +97,9 @@ export class RawPeer {
 
   /** The stream's values, Chunk by Chunk. */
   chunks(requestId: string): Record<string, unknown>[][] {
-    return this.frames.filter((frame) => frame._tag === "Chunk" && frame.requestId === requestId).map((chunk) => (chunk.values ?? []) as Record<string, unknown>[]);
+    return this.frames
+      .filter((frame) => frame._tag === "Chunk" && frame.requestId === requestId)
+      .map((chunk) => (chunk.values ?? []) as Record<string, unknown>[]);
   }
 
   values(requestId: string): Record<string, unknown>[] {

@@ -55,7 +55,15 @@ export interface HttpRecording {
 export interface V2RecordedFrame {
   t: number;
   dir: "in" | "out" | "http" | "ws-open";
-  frame?: { _tag: string; id?: string; tag?: string; requestId?: string; payload?: unknown; values?: unknown[]; exit?: { _tag: string; value?: unknown; cause?: unknown[] } };
+  frame?: {
+    _tag: string;
+    id?: string;
+    tag?: string;
+    requestId?: string;
+    payload?: unknown;
+    values?: unknown[];
+    exit?: { _tag: string; value?: unknown; cause?: unknown[] };
+  };
   method?: string;
   url?: string;
   status?: number;

@@ -16,7 +16,11 @@ describe("agent details", () => {
     await until(service, () => service.detail(key).loaded, "transcript loaded");
     sim.muteThreadStreams = true; // live events stop, the shell keeps moving
     sims.sendMessage(sim, threadId, "are you there");
-    await until(service, () => service.detail(key).items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("are you there")), "caught up by resubscribing");
+    await until(
+      service,
+      () => service.detail(key).items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("are you there")),
+      "caught up by resubscribing",
+    );
     expect(sim.muteThreadStreams).toBe(true);
   });
 
@@ -40,11 +44,19 @@ describe("agent details", () => {
       }
       return shown;
     };
-    await until(service, () => applied().items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("first question") && !m.streaming), "history shown");
+    await until(
+      service,
+      () => applied().items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("first question") && !m.streaming),
+      "history shown",
+    );
     history = shown.items.map((m) => m.id);
 
     const talk = (await service.request("agent.send", { key, text: "talk to me", expectedIntent: "new-turn" })) as Delivery;
-    await until(service, () => applied().items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("talk to me") && !m.streaming), "reply shown");
+    await until(
+      service,
+      () => applied().items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("talk to me") && !m.streaming),
+      "reply shown",
+    );
     expect(applied().items).toEqual(service.detail(key).items);
 
     await until(service, () => service.delivery(talk.commandId)?.state === "answered" && agent(service, sim, threadId)?.status === "idle", "turn over");
@@ -78,7 +90,11 @@ describe("agent details", () => {
     };
     const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
     await service.request("agent.send", { key, text: words, expectedIntent: "new-turn" });
-    await until(service, () => applied().items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("word59") && !m.streaming), "reply shown");
+    await until(
+      service,
+      () => applied().items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("word59") && !m.streaming),
+      "reply shown",
+    );
     expect(applied().items).toEqual(service.detail(key).items);
     expect(appendedTexts).toBeGreaterThan(0);
   });

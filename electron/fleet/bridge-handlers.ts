@@ -76,7 +76,12 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
     "agent.interrupt": (p) =>
       p.holdQueued
         ? interruptHoldingQueue(deliveries, model, p.key)
-        : deliveries.command(p.key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId: model.agent(p.key)?.activeRunId ?? null })),
+        : deliveries.command(p.key, "interrupt", (threadId, commandId) => ({
+            type: "interrupt",
+            commandId,
+            threadId,
+            runId: model.agent(p.key)?.activeRunId ?? null,
+          })),
     "agent.stop": (p) => deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
     "agent.acknowledge": (p) => acknowledgements.acknowledge(p.key),
     "agent.snooze": (p) => deps.snoozes.snooze(p.key, p.until),

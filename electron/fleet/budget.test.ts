@@ -35,18 +35,27 @@ describe("per-environment budget", () => {
     const quietThreads = [0, 1, 2].map((i) => sims.createThread(quiet, { title: `quiet ${i}` }));
     await pairAll(service, sims);
     await until(service, () => quietThreads.every((threadId) => agent(service, quiet, threadId) !== undefined), "the quiet machine's agents");
-    await until(service, () => events.some((event) => event.type === "notification" && event.notification.environmentId === flood.environmentId), "the budget notice");
+    await until(
+      service,
+      () => events.some((event) => event.type === "notification" && event.notification.environmentId === flood.environmentId),
+      "the budget notice",
+    );
     expect([...service.model.agents()].filter((view) => view.environmentId === flood.environmentId)).toHaveLength(40);
     expect(env(service, quiet)?.connection.phase).toBe("online");
     expect(env(service, flood)?.connection.phase).toBe("online");
     const notice = service.snapshot().notices.find((text) => text.startsWith(`${flood.label} sent more than`));
     expect(notice).toContain("(40 agents, 64 MB): the 40 most recently updated agents are shown, the rest are left out");
     // One more thread on the flooded machine changes nothing; the notice is not repeated.
-    const budgetNotices = () => events.filter((event) => event.type === "notification" && event.notification.id.startsWith(`${flood.environmentId}//budget/`)).length;
+    const budgetNotices = () =>
+      events.filter((event) => event.type === "notification" && event.notification.id.startsWith(`${flood.environmentId}//budget/`)).length;
     expect(budgetNotices()).toBe(1);
     sims.createThread(flood, { title: "one more" });
     sims.createThread(quiet, { title: "still fine" });
-    await until(service, () => [...service.model.agents()].filter((view) => view.environmentId === quiet.environmentId).length === 4, "the quiet machine's new agent");
+    await until(
+      service,
+      () => [...service.model.agents()].filter((view) => view.environmentId === quiet.environmentId).length === 4,
+      "the quiet machine's new agent",
+    );
     expect([...service.model.agents()].filter((view) => view.environmentId === flood.environmentId)).toHaveLength(40);
     expect(budgetNotices()).toBe(1);
   });

@@ -51,7 +51,8 @@ export class EnvironmentBudget {
     this.kept.clear();
     this.dropped = new Set();
     this.bytes = 0;
-    const newestFirst = agents.length > this.limits.maxThreads ? [...agents].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0)) : agents;
+    const newestFirst =
+      agents.length > this.limits.maxThreads ? [...agents].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0)) : agents;
     const admitted: AgentFacts[] = [];
     for (const agent of newestFirst) if (this.admit(agent)) admitted.push(agent);
     this.check();

@@ -41,12 +41,17 @@ describe("data folder lock", () => {
     const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
     cleanups.push(() => holder.kill());
     await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: holder.pid, app: "T3 Fleet app", host: hostname(), startedAt: "2026-12-01T12:00:00.000Z" }));
-    await expect(lockDataFolder(dir, "t3-fleet serve")).rejects.toThrow(`Another T3 Fleet (T3 Fleet app, process ${holder.pid}, started 2026-12-01T12:00:00.000Z)`);
+    await expect(lockDataFolder(dir, "t3-fleet serve")).rejects.toThrow(
+      `Another T3 Fleet (T3 Fleet app, process ${holder.pid}, started 2026-12-01T12:00:00.000Z)`,
+    );
   });
 
   it("takes over a lock whose process is gone, and an unreadable one", async () => {
     const dir = await tempDir();
-    await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: await deadPid(), app: "t3-fleet serve", host: hostname(), startedAt: "2026-12-01T11:00:00.000Z" }));
+    await writeFile(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: await deadPid(), app: "t3-fleet serve", host: hostname(), startedAt: "2026-12-01T11:00:00.000Z" }),
+    );
     const lock = await lockDataFolder(dir, "t3-fleet serve");
     expect(JSON.parse(await readFile(join(dir, LOCK_FILE), "utf8"))).toMatchObject({ pid: process.pid, app: "t3-fleet serve" });
     await lock.release();

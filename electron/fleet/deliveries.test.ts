@@ -15,20 +15,23 @@ async function idleUpstreamThread() {
 }
 
 describe("deliveries", () => {
-  it.each(["after-apply", "before-apply"] as const)("a connection cut during a dispatch (%s) is uncertain, then exactly one message after reconciliation", async (when) => {
-    const { sim, service, events, threadId, key } = await idleUpstreamThread();
-    sim.dropNextDispatch = when;
-    const delivery = (await service.request("agent.send", { key, text: "only once please", expectedIntent: "new-turn" })) as Delivery;
-    expect(delivery.state).toBe("uncertain");
-    await until(service, () => ["delivered", "answered"].includes(service.delivery(delivery.commandId)!.state), "reconciled");
-    await until(service, () => service.delivery(delivery.commandId)!.state === "answered", "answered");
-    const userMessages = sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === "only once please");
-    expect(userMessages).toHaveLength(1);
-    expect(service.delivery(delivery.commandId)!.reason).toBeNull(); // "the connection dropped…" no longer applies
-    const states = events.flatMap((e) => (e.type === "delivery" && e.delivery.commandId === delivery.commandId ? [e.delivery.state] : []));
-    expect(states).toContain("uncertain");
-    expect(states.indexOf("uncertain")).toBeLessThan(states.indexOf("answered"));
-  });
+  it.each(["after-apply", "before-apply"] as const)(
+    "a connection cut during a dispatch (%s) is uncertain, then exactly one message after reconciliation",
+    async (when) => {
+      const { sim, service, events, threadId, key } = await idleUpstreamThread();
+      sim.dropNextDispatch = when;
+      const delivery = (await service.request("agent.send", { key, text: "only once please", expectedIntent: "new-turn" })) as Delivery;
+      expect(delivery.state).toBe("uncertain");
+      await until(service, () => ["delivered", "answered"].includes(service.delivery(delivery.commandId)!.state), "reconciled");
+      await until(service, () => service.delivery(delivery.commandId)!.state === "answered", "answered");
+      const userMessages = sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === "only once please");
+      expect(userMessages).toHaveLength(1);
+      expect(service.delivery(delivery.commandId)!.reason).toBeNull(); // "the connection dropped…" no longer applies
+      const states = events.flatMap((e) => (e.type === "delivery" && e.delivery.commandId === delivery.commandId ? [e.delivery.state] : []));
+      expect(states).toContain("uncertain");
+      expect(states.indexOf("uncertain")).toBeLessThan(states.indexOf("answered"));
+    },
+  );
 
   it("a message the thread already shows stays delivered when the dispatch's answer is lost afterwards", async () => {
     const { sim, service, events, threadId, key } = await idleUpstreamThread();
@@ -57,7 +60,11 @@ describe("deliveries", () => {
     expect(service.intent(`${sim.environmentId}/${running}`)).toMatchObject({ kind: "steer" });
     expect(service.intent(`${sim.environmentId}/${codex}`)).toMatchObject({ kind: "queue", note: expect.stringContaining("new turn after this one") });
     expect(service.intent(`${sim.environmentId}/${idle}`)).toMatchObject({ kind: "new-turn" });
-    const steerToCodex = (await service.request("agent.send", { key: `${sim.environmentId}/${codex}`, text: "fold this", expectedIntent: "steer" })) as Delivery;
+    const steerToCodex = (await service.request("agent.send", {
+      key: `${sim.environmentId}/${codex}`,
+      text: "fold this",
+      expectedIntent: "steer",
+    })) as Delivery;
     expect(steerToCodex).toMatchObject({ state: "refused", reason: expect.stringContaining("start a new turn after the running one") });
 
     const steer = (await service.request("agent.send", { key: `${sim.environmentId}/${running}`, text: "also do X", expectedIntent: "steer" })) as Delivery;
@@ -80,7 +87,11 @@ describe("deliveries", () => {
     await until(service, () => agent(service, sim, asking)?.pending.length === 1, "question pending");
     const request = agent(service, sim, asking)!.pending[0]!;
     expect(request).toMatchObject({ kind: "input", questions: [{ id: "q1", options: [{ label: "Yes" }, { label: "No" }] }] });
-    const answer = (await service.request("agent.respondInput", { key: `${sim.environmentId}/${asking}`, requestId: request.requestId, answers: { q1: "Yes" } })) as Delivery;
+    const answer = (await service.request("agent.respondInput", {
+      key: `${sim.environmentId}/${asking}`,
+      requestId: request.requestId,
+      answers: { q1: "Yes" },
+    })) as Delivery;
     await until(service, () => service.delivery(answer.commandId)?.state === "delivered", "answer delivered");
     await until(service, () => agent(service, sim, asking)?.status === "idle", "asker done");
 
@@ -139,7 +150,16 @@ describe("deliveries", () => {
     const threadId = sims.createThread(sim, { title: "Stuck" });
     // What T3 leaves behind after a crash: a session that says starting and never runs.
     const now = new Date().toISOString();
-    const session = { threadId, status: "starting", providerName: "codex", providerInstanceId: "codex", runtimeMode: "full-access", activeTurnId: null, lastError: null, updatedAt: now };
+    const session = {
+      threadId,
+      status: "starting",
+      providerName: "codex",
+      providerInstanceId: "codex",
+      runtimeMode: "full-access",
+      activeTurnId: null,
+      lastError: null,
+      updatedAt: now,
+    };
     sim.engine.append("thread", threadId, "thread.session-set", "provider:stuck", { threadId, session });
     await pairAll(service, sims);
     const key = `${sim.environmentId}/${threadId}`;
@@ -156,7 +176,16 @@ describe("deliveries", () => {
     const { sims, service } = await setup(["fork"], { stuckAfterMs: 300 });
     const sim = sims.servers[0]!;
     const threadId = sims.createThread(sim, { title: "Stuck" });
-    const session = { threadId, status: "starting", providerName: "codex", providerInstanceId: "codex", runtimeMode: "full-access", activeTurnId: null, lastError: null, updatedAt: new Date().toISOString() };
+    const session = {
+      threadId,
+      status: "starting",
+      providerName: "codex",
+      providerInstanceId: "codex",
+      runtimeMode: "full-access",
+      activeTurnId: null,
+      lastError: null,
+      updatedAt: new Date().toISOString(),
+    };
     sim.engine.append("thread", threadId, "thread.session-set", "provider:stuck", { threadId, session });
     await pairAll(service, sims);
     const key = `${sim.environmentId}/${threadId}`;

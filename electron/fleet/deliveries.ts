@@ -165,9 +165,15 @@ export class Deliveries {
       if (tracked.delivery.state === "delivered" || tracked.delivery.state === "answered") return tracked.delivery;
       const failure = T3Error.from(error);
       if (failure.kind === "timeout") {
-        this.update(tracked, { state: "uncertain", reason: `The server did not answer within ${DISPATCH_TIMEOUT_MS / 1000} s. Checking again; it will never be sent twice.` });
+        this.update(tracked, {
+          state: "uncertain",
+          reason: `The server did not answer within ${DISPATCH_TIMEOUT_MS / 1000} s. Checking again; it will never be sent twice.`,
+        });
       } else if (failure.kind === "network" || failure.kind === "interrupted") {
-        this.update(tracked, { state: "uncertain", reason: "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice." });
+        this.update(tracked, {
+          state: "uncertain",
+          reason: "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice.",
+        });
       } else {
         this.settle(tracked, { state: "refused", reason: failure.message });
       }
@@ -199,7 +205,8 @@ export class Deliveries {
         return;
       }
       // A run other than the one active at send time means T3 started a new turn for the message.
-      const otherRun = later.find((message) => message.runId !== tracked.turnBefore)?.runId ?? (activeRun && activeRun !== tracked.turnBefore ? activeRun : null);
+      const otherRun =
+        later.find((message) => message.runId !== tracked.turnBefore)?.runId ?? (activeRun && activeRun !== tracked.turnBefore ? activeRun : null);
       let observed = delivery.observed;
       let reply: (typeof later)[number] | undefined;
       if (otherRun) {
@@ -238,7 +245,12 @@ export class Deliveries {
   }
 
   /** Where the adapter reports what became of the message (protocol 2), that report is the outcome. */
-  private observeReported(tracked: TrackedDelivery, reported: MessageOutcome, messages: Extract<TranscriptItem, { type: "message" }>[], activeRun: string | null): void {
+  private observeReported(
+    tracked: TrackedDelivery,
+    reported: MessageOutcome,
+    messages: Extract<TranscriptItem, { type: "message" }>[],
+    activeRun: string | null,
+  ): void {
     const { delivery } = tracked;
     const observed: NonNullable<Delivery["observed"]> =
       reported.how === "started"
@@ -253,9 +265,15 @@ export class Deliveries {
       return;
     }
     const index = messages.findIndex((message) => message.id === delivery.messageId);
-    const reply = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId === reported.runId).at(-1);
+    const reply = messages
+      .slice(index + 1)
+      .filter((message) => message.role === "assistant" && message.runId === reported.runId)
+      .at(-1);
     const answered = reported.how !== "queued" && reply !== undefined && !reply.streaming && activeRun !== reported.runId;
-    const same = delivery.observed?.outcome === observed.outcome && delivery.observed.turnId === observed.turnId && delivery.observed.queuePosition === observed.queuePosition;
+    const same =
+      delivery.observed?.outcome === observed.outcome &&
+      delivery.observed.turnId === observed.turnId &&
+      delivery.observed.queuePosition === observed.queuePosition;
     if (answered) this.settle(tracked, { state: "answered", observed });
     else if (delivery.state !== "delivered" || !same) this.update(tracked, { state: "delivered", observed });
   }

@@ -8,34 +8,37 @@ import { FAST, agent, clientOf, cleanups, env, pairAll, setup, supervisorOf, unt
 import { OriginToken } from "./t3/origin-token";
 
 describe("environment lifecycle", () => {
-  it.each(["kill", "blackhole", "restart"] as const)("%s: the environment goes offline within the bound, then online with the same identity and no duplicates", async (fault) => {
-    const { sims, service } = await setup(["upstream", "fork"]);
-    const sim = sims.servers[1]!;
-    const threadId = sims.createThread(sim, { title: "Long job", text: "#hang" });
-    await pairAll(service, sims);
-    await until(service, () => agent(service, sim, threadId)?.status === "running", "running");
+  it.each(["kill", "blackhole", "restart"] as const)(
+    "%s: the environment goes offline within the bound, then online with the same identity and no duplicates",
+    async (fault) => {
+      const { sims, service } = await setup(["upstream", "fork"]);
+      const sim = sims.servers[1]!;
+      const threadId = sims.createThread(sim, { title: "Long job", text: "#hang" });
+      await pairAll(service, sims);
+      await until(service, () => agent(service, sim, threadId)?.status === "running", "running");
 
-    const started = Date.now();
-    if (fault === "kill") await sim.kill();
-    if (fault === "blackhole") sim.setBlackhole(true);
-    const restarting = fault === "restart" ? sim.restart() : undefined;
-    if (fault !== "restart") {
-      await until(service, () => env(service, sim)?.connection.phase === "offline", "offline");
-      // Two missed pings at most (100 ms each here; 10 s in production).
-      expect(Date.now() - started).toBeLessThan(2_000);
-      expect(agent(service, sim, threadId)).toMatchObject({ status: "unknown", lastKnownStatus: "running" });
-      expect(agent(service, sim, threadId)!.asOf).not.toBeNull();
-      if (fault === "kill") await sim.start();
-      else sim.setBlackhole(false);
-    } else {
-      await restarting;
-    }
-    await until(service, () => env(service, sim)?.connection.phase === "online", "online again");
-    expect(env(service, sim)!.environmentId).toBe(sim.environmentId);
-    const keys = [...service.model.agents()].map((a) => a.key);
-    expect(new Set(keys).size).toBe(keys.length);
-    expect(keys.filter((key) => key.startsWith(sim.environmentId))).toHaveLength(1);
-  });
+      const started = Date.now();
+      if (fault === "kill") await sim.kill();
+      if (fault === "blackhole") sim.setBlackhole(true);
+      const restarting = fault === "restart" ? sim.restart() : undefined;
+      if (fault !== "restart") {
+        await until(service, () => env(service, sim)?.connection.phase === "offline", "offline");
+        // Two missed pings at most (100 ms each here; 10 s in production).
+        expect(Date.now() - started).toBeLessThan(2_000);
+        expect(agent(service, sim, threadId)).toMatchObject({ status: "unknown", lastKnownStatus: "running" });
+        expect(agent(service, sim, threadId)!.asOf).not.toBeNull();
+        if (fault === "kill") await sim.start();
+        else sim.setBlackhole(false);
+      } else {
+        await restarting;
+      }
+      await until(service, () => env(service, sim)?.connection.phase === "online", "online again");
+      expect(env(service, sim)!.environmentId).toBe(sim.environmentId);
+      const keys = [...service.model.agents()].map((a) => a.key);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(keys.filter((key) => key.startsWith(sim.environmentId))).toHaveLength(1);
+    },
+  );
 
   it("after system wake every connection is re-checked: a silent host goes offline, a live one stays online", async () => {
     // Pings so rare that only the wake re-check can notice the silent host.
@@ -46,7 +49,9 @@ describe("environment lifecycle", () => {
     service.recheckAll();
     await until(service, () => env(service, silent)?.connection.phase === "offline", "silent host offline");
     await until(service, () => env(service, live)?.connection.phase === "online", "live host confirmed");
-    const livePhases = events.flatMap((e) => (e.type === "fleet.delta" ? e.environments.filter((v) => v.environmentId === live.environmentId).map((v) => v.connection.phase) : []));
+    const livePhases = events.flatMap((e) =>
+      e.type === "fleet.delta" ? e.environments.filter((v) => v.environmentId === live.environmentId).map((v) => v.connection.phase) : [],
+    );
     expect(livePhases).toContain("connecting"); // not trusted until it answered
     silent.setBlackhole(false);
     await until(service, () => env(service, silent)?.connection.phase === "online", "back online");
@@ -130,7 +135,16 @@ describe("environment lifecycle", () => {
     const other = sims.createThread(sim, { title: "Also fine" });
     await pairAll(service, sims);
     // A server bug (or a hostile server): a session whose status is not a string.
-    const session = { threadId, status: 42, providerName: "codex", providerInstanceId: "codex", runtimeMode: "full-access", activeTurnId: null, lastError: null, updatedAt: new Date().toISOString() };
+    const session = {
+      threadId,
+      status: 42,
+      providerName: "codex",
+      providerInstanceId: "codex",
+      runtimeMode: "full-access",
+      activeTurnId: null,
+      lastError: null,
+      updatedAt: new Date().toISOString(),
+    };
     sim.engine.append("thread", threadId, "thread.session-set", "provider:broken", { threadId, session });
     await until(service, () => (env(service, sim)?.skippedItems?.count ?? 0) >= 1, "skip reported");
     expect(env(service, sim)!.skippedItems!.last).toMatchObject({ method: "orchestration.subscribeShell", path: "thread.session.status" });
@@ -148,7 +162,11 @@ describe("environment lifecycle", () => {
     await pairAll(service, sims);
     expect(env(service, sim)!.serverVersion).toBe(sim.serverVersion);
     const upgraded = await sims.upgradeToV2(sim.environmentId);
-    await until(service, () => env(service, sim)?.serverVersion === upgraded.serverVersion && env(service, sim)?.connection.phase === "online", "online with the new version");
+    await until(
+      service,
+      () => env(service, sim)?.serverVersion === upgraded.serverVersion && env(service, sim)?.connection.phase === "online",
+      "online with the new version",
+    );
     expect(agent(service, sim, threadId)).toMatchObject({ status: "idle" });
     expect([...service.model.environments()].filter((view) => view.environmentId === sim.environmentId)).toHaveLength(1);
   });

@@ -24,7 +24,10 @@ async function runningWithTwoQueued() {
   const queuedItems = () => (deliveriesOf(service).threadDetail(key)?.items ?? []).filter((item) => item.type === "message" && item.queue?.state === "queued");
   await until(service, () => service.model.agent(key)?.status === "running" && queuedItems().length === 2, "running with two queued");
   const runs = () => v2.engine.threads.get(threadId)!.runs;
-  const held = () => deliveriesOf(service).all().filter((delivery) => delivery.agentKey === key && delivery.state === "held");
+  const held = () =>
+    deliveriesOf(service)
+      .all()
+      .filter((delivery) => delivery.agentKey === key && delivery.state === "held");
   return { v2, service, events, threadId, key, runs, held };
 }
 
@@ -34,7 +37,9 @@ describe("interrupt and hold queued", () => {
     const interrupt = (await service.request("agent.interrupt", { key, holdQueued: true })) as Delivery;
     expect(interrupt.kind).toBe("interrupt");
     await until(service, () => service.model.agent(key)?.status === "interrupted", "interrupted").catch((error: Error) => {
-      throw new Error(`${error.message}: status ${service.model.agent(key)?.status}, interrupt ${JSON.stringify(interrupt)}, runs ${JSON.stringify(runs().map((run) => [run.id, run.status]))}`);
+      throw new Error(
+        `${error.message}: status ${service.model.agent(key)?.status}, interrupt ${JSON.stringify(interrupt)}, runs ${JSON.stringify(runs().map((run) => [run.id, run.status]))}`,
+      );
     });
     expect(runs().map((run) => run.status)).toEqual(["interrupted", "cancelled", "cancelled"]);
     expect(runs().filter((run) => run.startedAt !== null)).toHaveLength(1);
@@ -45,10 +50,18 @@ describe("interrupt and hold queued", () => {
   it("a released message is sent once (a second release finds nothing); a discarded one is never sent", async () => {
     const { service, key, runs, held, v2, threadId } = await runningWithTwoQueued();
     const interrupt = (await service.request("agent.interrupt", { key, holdQueued: true })) as Delivery;
-    const cancels = () => JSON.stringify(deliveriesOf(service).all().filter((d) => d.kind !== "message").map((d) => [d.kind, d.state, d.reason]));
-    await until(service, () => service.model.agent(key)?.status === "interrupted" && held().length === 2, `interrupted, two held (${interrupt.state})`).catch((error: Error) => {
-      throw new Error(`${error.message}: status ${service.model.agent(key)?.status}, ${held().length} held, ${cancels()}`);
-    });
+    const cancels = () =>
+      JSON.stringify(
+        deliveriesOf(service)
+          .all()
+          .filter((d) => d.kind !== "message")
+          .map((d) => [d.kind, d.state, d.reason]),
+      );
+    await until(service, () => service.model.agent(key)?.status === "interrupted" && held().length === 2, `interrupted, two held (${interrupt.state})`).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}: status ${service.model.agent(key)?.status}, ${held().length} held, ${cancels()}`);
+      },
+    );
     const [first, second] = held() as [Delivery, Delivery];
 
     const released = (await service.request("delivery.release", { commandId: first.commandId })) as Delivery;

@@ -19,7 +19,9 @@ export function queuedMessages(deliveries: Deliveries, key: string): { messageId
   return detail.items
     .flatMap((item) => {
       const outcome = outcomes[item.id];
-      return item.type === "message" && item.queue?.state === "queued" && outcome?.how === "queued" ? [{ messageId: item.id, runId: outcome.runId, text: item.text, position: item.queue.position }] : [];
+      return item.type === "message" && item.queue?.state === "queued" && outcome?.how === "queued"
+        ? [{ messageId: item.id, runId: outcome.runId, text: item.text, position: item.queue.position }]
+        : [];
     })
     .sort((a, b) => (a.position ?? Number.MAX_SAFE_INTEGER) - (b.position ?? Number.MAX_SAFE_INTEGER));
 }
@@ -35,7 +37,12 @@ export async function interruptHoldingQueue(deliveries: Deliveries, model: Fleet
   // thread's runs, and the row may name another run while they settle.
   const runId = deliveries.threadDetail(key)?.facts.activeRunId ?? model.agent(key)?.activeRunId ?? null;
   for (const queued of queuedMessages(deliveries, key)) {
-    const cancel = await deliveries.command(key, "cancel-queued", (threadId, commandId) => ({ type: "cancel-queued", commandId, threadId, runId: queued.runId }));
+    const cancel = await deliveries.command(key, "cancel-queued", (threadId, commandId) => ({
+      type: "cancel-queued",
+      commandId,
+      threadId,
+      runId: queued.runId,
+    }));
     if (cancel.state !== "accepted" && cancel.state !== "delivered") return cancel;
     deliveries.hold(key, queued.text, HELD_REASON);
   }

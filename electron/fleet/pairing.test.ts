@@ -135,7 +135,11 @@ describe("a server that claims a paired machine's identity (impostor)", () => {
     expect(impostor.bearersSeen.has(realToken)).toBe(false);
     // The old token went to its own address only, to name its session (this simulator lists none).
     expect(moved.previousSession.outcome).toBe("not-allowed");
-    await until(service, () => env(service, impostor)?.baseUrl === impostor.baseUrl && env(service, impostor)?.connection.phase === "online", "online at the new address");
+    await until(
+      service,
+      () => env(service, impostor)?.baseUrl === impostor.baseUrl && env(service, impostor)?.connection.phase === "online",
+      "online at the new address",
+    );
     expect(impostor.bearersSeen.has(realToken)).toBe(false);
     // The new binding: the store keeps the new address's token with that address, a new client talks
     // to it, and the old address's client sends nothing more.
@@ -150,7 +154,9 @@ describe("a server that claims a paired machine's identity (impostor)", () => {
     const { service, secrets, dataDir, real, realToken, impostor } = await pairedWithImpostor();
     await rm(join(dataDir, REGISTRY_FILE));
     await mkdir(join(dataDir, REGISTRY_FILE)); // the rename over it fails
-    await expect(service.request("pair.confirm", { input: impostor.pairingUrl(), moved: true })).rejects.toThrow(/could not save it: the machine list could not be written/);
+    await expect(service.request("pair.confirm", { input: impostor.pairingUrl(), moved: true })).rejects.toThrow(
+      /could not save it: the machine list could not be written/,
+    );
     expect(JSON.parse((await secrets.get(real.environmentId))!)).toEqual({ origin: new URL(real.baseUrl).origin, token: realToken });
     expect(env(service, real)?.baseUrl).toBe(real.baseUrl);
   });

@@ -100,7 +100,8 @@ export class Pairing {
     try {
       if (previousRecord) {
         const previousToken = await this.options.secrets.get(environmentId, previousRecord.baseUrl);
-        const previousClient = originOf(previousRecord.baseUrl) === originOf(target.baseUrl) ? client : this.options.environments.clientFor(previousRecord.baseUrl);
+        const previousClient =
+          originOf(previousRecord.baseUrl) === originOf(target.baseUrl) ? client : this.options.environments.clientFor(previousRecord.baseUrl);
         if (previousToken) previous = { http: previousClient.http, token: previousToken };
       }
       await this.options.secrets.set(environmentId, paired.token);
@@ -137,7 +138,12 @@ export class Pairing {
     try {
       const environment = await client.identify();
       negotiateProtocol(environment);
-      return { baseUrl: LOCAL_T3_URL, label: saneLabel(environment.label, LOCAL_T3_URL), environmentId: environment.environmentId, alreadyPaired: this.options.environments.has(environment.environmentId) };
+      return {
+        baseUrl: LOCAL_T3_URL,
+        label: saneLabel(environment.label, LOCAL_T3_URL),
+        environmentId: environment.environmentId,
+        alreadyPaired: this.options.environments.has(environment.environmentId),
+      };
     } catch {
       return null;
     }
@@ -222,9 +228,15 @@ export function pairingError(error: unknown, baseUrl: string): BridgeError {
       );
     case "network":
     case "timeout":
-      return new BridgeError("unreachable", `No server answered at ${baseUrl}. Check the address, and that the machine is on and reachable (LAN or Tailscale).`);
+      return new BridgeError(
+        "unreachable",
+        `No server answered at ${baseUrl}. Check the address, and that the machine is on and reachable (LAN or Tailscale).`,
+      );
     case "incompatible":
-      return new BridgeError("incompatible", /protocol/.test(error.message) ? error.message : `The server at ${baseUrl} is not a T3 server T3 Fleet can use: ${error.message}`);
+      return new BridgeError(
+        "incompatible",
+        /protocol/.test(error.message) ? error.message : `The server at ${baseUrl} is not a T3 server T3 Fleet can use: ${error.message}`,
+      );
     case "decode":
       return new BridgeError("not-t3", `The server at ${baseUrl} did not answer like a T3 server.`);
     default:

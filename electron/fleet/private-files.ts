@@ -12,7 +12,8 @@ export async function ensurePrivateDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 });
   const info = await lstat(path);
   if (!info.isDirectory()) throw new Error(`${path} is not a folder, so T3 Fleet cannot keep its data there.`);
-  if (typeof process.getuid === "function" && info.uid !== process.getuid()) throw new Error(`${path} belongs to another user, so T3 Fleet will not keep its data there.`);
+  if (typeof process.getuid === "function" && info.uid !== process.getuid())
+    throw new Error(`${path} belongs to another user, so T3 Fleet will not keep its data there.`);
   if ((info.mode & 0o077) !== 0) await chmod(path, 0o700);
 }
 

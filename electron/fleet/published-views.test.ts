@@ -34,7 +34,12 @@ describe("what the service publishes", () => {
     views.changed(change([a, b]));
     for (let second = 1; second <= 4; second++) {
       const at = `2026-11-29T10:00:0${second}.000Z`;
-      views.changed(change([{ ...a, lastActivityAt: at, updatedAt: at }, { ...b, lastActivityAt: at, updatedAt: at }]));
+      views.changed(
+        change([
+          { ...a, lastActivityAt: at, updatedAt: at },
+          { ...b, lastActivityAt: at, updatedAt: at },
+        ]),
+      );
     }
     expect(published).toHaveLength(1);
     vi.advanceTimersByTime(ACTIVITY_PUBLISH_MS);

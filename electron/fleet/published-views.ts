@@ -21,7 +21,8 @@ export function differsVisibly(a: AgentView, b: AgentView): boolean {
     const after = b[field];
     if (before === after) continue;
     // Nested parts (capabilities, pending requests, subagents) are small: compare their content.
-    if (typeof before === "object" && typeof after === "object" && before !== null && after !== null && JSON.stringify(before) === JSON.stringify(after)) continue;
+    if (typeof before === "object" && typeof after === "object" && before !== null && after !== null && JSON.stringify(before) === JSON.stringify(after))
+      continue;
     return true;
   }
   return Object.keys(a).length !== Object.keys(b).length;

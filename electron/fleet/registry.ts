@@ -171,7 +171,12 @@ export class Registry {
       if (this.frozen) throw new Error(`The fleet registry ${this.path} could not be read earlier; not overwriting it, so ${what} was not saved.`);
       const draft: RegistryState = { records: new Map(this.records), settings: this.settingsValue, acknowledgements: new Map(this.acknowledgementValues) };
       if (change(draft) === false) return;
-      const file = { version: 1, environments: [...draft.records.values()], settings: draft.settings, acknowledgements: Object.fromEntries(draft.acknowledgements) };
+      const file = {
+        version: 1,
+        environments: [...draft.records.values()],
+        settings: draft.settings,
+        acknowledgements: Object.fromEntries(draft.acknowledgements),
+      };
       await writePrivateFile(this.path, `${JSON.stringify(file, null, 2)}\n`, what);
       this.records = draft.records;
       this.settingsValue = draft.settings;

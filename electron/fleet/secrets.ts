@@ -146,7 +146,8 @@ export class FileSecretStore implements SecretStore {
   }
 
   set(environmentId: string, token: string): Promise<void> {
-    if (!isStorableEnvironmentId(environmentId)) return Promise.reject(new Error(`Refusing to store a token under the environment id ${JSON.stringify(environmentId.slice(0, 80))}.`));
+    if (!isStorableEnvironmentId(environmentId))
+      return Promise.reject(new Error(`Refusing to store a token under the environment id ${JSON.stringify(environmentId.slice(0, 80))}.`));
     return this.change((entries) => void entries.set(environmentId, this.codec.encode(token)));
   }
 

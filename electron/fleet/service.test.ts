@@ -11,13 +11,20 @@ import { FAST, agent, cleanups, pairAll, setup, until } from "./service.testkit"
 describe("fleet service", () => {
   it("pairs three environments of mixed generations and merges their threads into one fleet", async () => {
     const { sims, service } = await setup();
-    const threads = sims.servers.map((sim, i) => sims.createThread(sim, { title: `Task on ${sim.label}`, provider: (["codex", "claudeAgent", "grok"] as const)[i] }));
+    const threads = sims.servers.map((sim, i) =>
+      sims.createThread(sim, { title: `Task on ${sim.label}`, provider: (["codex", "claudeAgent", "grok"] as const)[i] }),
+    );
     await pairAll(service, sims);
     await until(service, () => sims.servers.every((sim, i) => agent(service, sim, threads[i]!) !== undefined), "agents merged");
     const agents = [...service.model.agents()];
     expect(agents).toHaveLength(3);
     expect(new Set(agents.map((a) => a.environmentId)).size).toBe(3);
-    expect(service.model.environments().map((e) => e.generation).sort()).toEqual(["fork", "upstream", "upstream"]);
+    expect(
+      service.model
+        .environments()
+        .map((e) => e.generation)
+        .sort(),
+    ).toEqual(["fork", "upstream", "upstream"]);
     expect(service.model.counts()).toMatchObject({ hostsDown: 0, agents: 3, byStatus: { idle: 3 } });
   });
 
@@ -30,7 +37,11 @@ describe("fleet service", () => {
     const blocked = sims.spawnChild(sim, parent, "worker2", "deploy #approval");
     await until(service, () => agent(service, sim, failing)?.status === "failed", "child failed");
     expect(agent(service, sim, failing)).toMatchObject({ parentThreadId: parent, orphaned: false, reason: expect.stringContaining("turn failed") });
-    await until(service, () => agent(service, sim, blocked)?.status === "needs-approval" && agent(service, sim, blocked)!.pending.length === 1, "child blocked");
+    await until(
+      service,
+      () => agent(service, sim, blocked)?.status === "needs-approval" && agent(service, sim, blocked)!.pending.length === 1,
+      "child blocked",
+    );
     expect(service.model.rollup(sim.environmentId, parent)).toBe("needs-approval");
     expect(service.model.counts().needsYou).toBe(2);
 
@@ -48,7 +59,8 @@ describe("fleet service", () => {
     sims.createThread(sim, { title: "Already broken", text: "#fail" });
     const later = sims.createThread(sim, { title: "Breaks later" });
     await new Promise<void>((resolve) => {
-      const check = () => sim.engine.threads.get([...sim.engine.threads.keys()][0]!)!.session?.status === "error" && (sim.engine.off("event", check), resolve());
+      const check = () =>
+        sim.engine.threads.get([...sim.engine.threads.keys()][0]!)!.session?.status === "error" && (sim.engine.off("event", check), resolve());
       sim.engine.on("event", check);
     });
     await pairAll(service, sims);
@@ -90,7 +102,11 @@ describe("fleet service", () => {
     await service.stop();
     const reopened = await FleetService.start({ dataDir, secrets, ...FAST });
     cleanups.push(() => reopened.stop());
-    await until(reopened, () => reopened.model.agent(key)?.lastKnownStatus === "failed" && reopened.model.environment(sim.environmentId)?.connection.phase === "online", "failed again after restart");
+    await until(
+      reopened,
+      () => reopened.model.agent(key)?.lastKnownStatus === "failed" && reopened.model.environment(sim.environmentId)?.connection.phase === "online",
+      "failed again after restart",
+    );
     expect(reopened.model.agent(key)!.acknowledged).toBe(true);
     expect(reopened.model.counts().needsYou).toBe(0);
 

@@ -20,9 +20,15 @@ afterEach(async () => {
 });
 
 /** Liveness tuned so a vanished host is noticed in well under a second in tests. */
-export const FAST = { socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 }, timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 } };
+export const FAST = {
+  socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 },
+  timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 },
+};
 
-export async function setup(generations: NonNullable<SimFleetOptions["generations"]> = ["upstream", "fork", "upstream"], tuning: Partial<FleetServiceOptions> = {}) {
+export async function setup(
+  generations: NonNullable<SimFleetOptions["generations"]> = ["upstream", "fork", "upstream"],
+  tuning: Partial<FleetServiceOptions> = {},
+) {
   const sims = await SimFleet.start({ envs: generations.length, generations, tickMs: 5 });
   cleanups.push(() => sims.stop());
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-"));
@@ -54,13 +60,13 @@ export function until(service: FleetService, check: () => boolean, what: string)
 }
 
 export const env = (service: FleetService, sim: SimServer): EnvironmentView | undefined => service.model.environment(sim.environmentId);
-export const agent = (service: FleetService, sim: SimServer, threadId: string): AgentView | undefined => service.model.agent(`${sim.environmentId}/${threadId}`);
+export const agent = (service: FleetService, sim: SimServer, threadId: string): AgentView | undefined =>
+  service.model.agent(`${sim.environmentId}/${threadId}`);
 
 export async function pairAll(service: FleetService, sims: SimFleet) {
   for (const sim of sims.servers) await service.request("pair.confirm", { input: sim.pairingUrl() });
   await until(service, () => sims.servers.every((sim) => env(service, sim)?.connection.phase === "online"), "all online");
 }
-
 
 /** The client an environment's runtime talks to its server with (what in-flight work still holds). */
 export function clientOf(service: FleetService, environmentId: string): T3EnvironmentClient {

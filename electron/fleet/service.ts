@@ -225,7 +225,14 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     const index = this.notices.findIndex((notice) => notice.startsWith(prefix));
     if (index >= 0) this.notices.splice(index, 1);
     this.notices.push(text);
-    const notification = { id: `${environmentId}//budget/${this.now()}`, reason: "summary" as const, environmentId, agentKey: null, title: `${label} is over T3 Fleet's budget`, body: text };
+    const notification = {
+      id: `${environmentId}//budget/${this.now()}`,
+      reason: "summary" as const,
+      environmentId,
+      agentKey: null,
+      title: `${label} is over T3 Fleet's budget`,
+      body: text,
+    };
     this.emit("event", { type: "notification", notification });
   }
 
@@ -240,10 +247,13 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     if (this.stallTimer) return;
     const next = this.model.checkStalls();
     if (next === null) return;
-    this.stallTimer = setTimeout(() => {
-      this.stallTimer = undefined;
-      this.scheduleStallCheck();
-    }, Math.max(0, next - this.now()) + 10);
+    this.stallTimer = setTimeout(
+      () => {
+        this.stallTimer = undefined;
+        this.scheduleStallCheck();
+      },
+      Math.max(0, next - this.now()) + 10,
+    );
     this.stallTimer.unref?.();
   }
 }

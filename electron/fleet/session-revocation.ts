@@ -41,6 +41,9 @@ export async function revokePreviousSession(previous: OriginSession | undefined,
     return decodeAnswer(answer, Revoked, "revoke client session").revoked ? { outcome: "revoked", note: null } : { outcome: "already-ended", note: null };
   } catch (error) {
     const reason = describeError(error);
-    return { outcome: "not-allowed", note: `The fleet's previous session could not be revoked (${reason}). Revoke the older “T3 Fleet” entry in T3's Connections list.` };
+    return {
+      outcome: "not-allowed",
+      note: `The fleet's previous session could not be revoked (${reason}). Revoke the older “T3 Fleet” entry in T3's Connections list.`,
+    };
   }
 }

@@ -14,7 +14,10 @@ const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
 async function start() {
   // Liveness as shipped, not the service tests' hair trigger: a busy machine must not drop the connection mid-test.
-  const { sims, service } = await setup(["upstream", "fork", "v2"], { socket: { pingIntervalMs: 5_000, openTimeoutMs: 10_000 }, timing: { ...FAST.timing, probeTimeoutMs: 5_000 } });
+  const { sims, service } = await setup(["upstream", "fork", "v2"], {
+    socket: { pingIntervalMs: 5_000, openTimeoutMs: 10_000 },
+    timing: { ...FAST.timing, probeTimeoutMs: 5_000 },
+  });
   const [upstream, fork] = sims.servers as [(typeof sims.servers)[number], (typeof sims.servers)[number]];
   const v2 = sims.v2Servers[0]!;
   const pairing = [...sims.servers, ...sims.v2Servers];

@@ -68,7 +68,12 @@ describe("connection supervisor", () => {
 
   it("refuses to merge a different server answering at the saved URL", async () => {
     const { sim, token } = await simWithSession("upstream");
-    const supervisor = new ConnectionSupervisor({ environmentId: "someone-else", generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => token });
+    const supervisor = new ConnectionSupervisor({
+      environmentId: "someone-else",
+      generation: "upstream",
+      client: new T3EnvironmentClient(sim.baseUrl),
+      token: async () => token,
+    });
     cleanups.push(() => supervisor.stop());
     const { until } = phases(supervisor);
     supervisor.start();
@@ -80,7 +85,12 @@ describe("connection supervisor", () => {
   it("goes online once the shell is synchronized and reports a missing token as unauthorized", async () => {
     const { sim, token } = await simWithSession("fork");
     let stored: OriginToken | undefined = token;
-    const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "fork", client: new T3EnvironmentClient(sim.baseUrl), token: async () => stored });
+    const supervisor = new ConnectionSupervisor({
+      environmentId: sim.environmentId,
+      generation: "fork",
+      client: new T3EnvironmentClient(sim.baseUrl),
+      token: async () => stored,
+    });
     cleanups.push(() => supervisor.stop());
     const { until } = phases(supervisor);
     supervisor.start();
@@ -101,7 +111,15 @@ describe("connection supervisor", () => {
         // Upgraded in place between the first read and the socket: the second read announces protocol 3.
         const upgraded = descriptorReads > 1;
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ environmentId: "env", label: "studio", serverVersion: upgraded ? "0.1.0" : "0.0.42", capabilities: {}, ...(upgraded && { orchestrationProtocolVersion: 3 }) }));
+        res.end(
+          JSON.stringify({
+            environmentId: "env",
+            label: "studio",
+            serverVersion: upgraded ? "0.1.0" : "0.0.42",
+            capabilities: {},
+            ...(upgraded && { orchestrationProtocolVersion: 3 }),
+          }),
+        );
         return;
       }
       if (req.url === "/api/auth/websocket-ticket") {
@@ -137,7 +155,12 @@ describe("connection supervisor", () => {
 
   it("chooses the adapter on every connect and keeps it while the protocol stays the same", async () => {
     const { sim, token } = await simWithSession("upstream");
-    const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => token });
+    const supervisor = new ConnectionSupervisor({
+      environmentId: sim.environmentId,
+      generation: "upstream",
+      client: new T3EnvironmentClient(sim.baseUrl),
+      token: async () => token,
+    });
     cleanups.push(() => supervisor.stop());
     const adapters: unknown[] = [];
     supervisor.on("adapter", (adapter) => adapters.push(adapter));

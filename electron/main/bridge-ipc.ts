@@ -9,7 +9,6 @@ import { BridgeError } from "../fleet/bridge-error";
 import type { FleetService } from "../fleet/service";
 import { isTrustedSender } from "./guards";
 
-
 export interface IpcMainLike {
   handle(channel: string, listener: (event: { senderFrame: { url: string; parent: unknown } | null }, ...args: unknown[]) => Promise<unknown>): void;
   removeHandler(channel: string): void;
@@ -22,7 +21,13 @@ export interface ShellReports {
   showing(agentKey: string | null): void;
 }
 
-export function registerBridge(ipcMain: IpcMainLike, service: FleetService, appUrl: () => string, send: (event: BridgeEvent) => void, shell?: ShellReports): () => void {
+export function registerBridge(
+  ipcMain: IpcMainLike,
+  service: FleetService,
+  appUrl: () => string,
+  send: (event: BridgeEvent) => void,
+  shell?: ShellReports,
+): () => void {
   ipcMain.handle(REQUEST_CHANNEL, async (event, method, params): Promise<BridgeAnswer> => {
     if (!isTrustedSender(event.senderFrame, appUrl())) return { ok: false, error: { kind: "forbidden", message: "Untrusted sender." } };
     if (typeof method !== "string") return { ok: false, error: { kind: "invalid", message: "Invalid request." } };

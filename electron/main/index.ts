@@ -139,7 +139,9 @@ async function main(): Promise<void> {
       send,
       quit: () => app.quit(),
       setNotificationsPaused: (paused) =>
-        void service.request("settings.update", { notificationsPaused: paused }).catch((error: unknown) => console.error(`T3 Fleet: could not ${paused ? "pause" : "resume"} notifications: ${describeError(error)}`)),
+        void service
+          .request("settings.update", { notificationsPaused: paused })
+          .catch((error: unknown) => console.error(`T3 Fleet: could not ${paused ? "pause" : "resume"} notifications: ${describeError(error)}`)),
     },
     mailbox,
   );

@@ -120,14 +120,23 @@ describe("native notifications", () => {
     cleanups.push(() => service.stop());
     const { notifier } = desktop();
     const handlers = new Map<string, Parameters<IpcMainLike["handle"]>[1]>();
-    registerBridge({ handle: (channel, listener) => handlers.set(channel, listener), removeHandler: (channel) => handlers.delete(channel) }, service, () => APP_URL, () => {}, notifier);
+    registerBridge(
+      { handle: (channel, listener) => handlers.set(channel, listener), removeHandler: (channel) => handlers.delete(channel) },
+      service,
+      () => APP_URL,
+      () => {},
+      notifier,
+    );
     const invoke = handlers.get(REQUEST_CHANNEL)!;
     const app = { senderFrame: { url: APP_URL, parent: null } };
 
     expect(await invoke(app, "shell.showing", { key: "env/deploy" })).toEqual({ ok: true, result: null });
     expect(notifier.inView()).toEqual({ focused: true, agentKey: "env/deploy" });
     expect(await invoke(app, "shell.showing", { key: 42 })).toEqual({ ok: false, error: { kind: "invalid", message: "Invalid shell.showing request." } });
-    expect(await invoke({ senderFrame: { url: "https://evil.example/", parent: null } }, "shell.showing", { key: "env/other" })).toMatchObject({ ok: false, error: { kind: "forbidden" } });
+    expect(await invoke({ senderFrame: { url: "https://evil.example/", parent: null } }, "shell.showing", { key: "env/other" })).toMatchObject({
+      ok: false,
+      error: { kind: "forbidden" },
+    });
     expect(notifier.inView().agentKey).toBe("env/deploy");
     expect(await invoke(app, "shell.showing", { key: null })).toEqual({ ok: true, result: null });
     expect(notifier.inView().agentKey).toBeNull();

@@ -18,7 +18,9 @@ describe("release build configuration", () => {
     };
     const logger = { isEnabled: false, add: () => {} };
     await expect(validateConfiguration(await loadConfig(), logger)).resolves.toBeUndefined();
-    await expect(validateConfiguration({ ...(await loadConfig()), electronFuses: { runAsNode: false, noSuchFuse: true } }, logger)).rejects.toThrow(/configuration.electronFuses/);
+    await expect(validateConfiguration({ ...(await loadConfig()), electronFuses: { runAsNode: false, noSuchFuse: true } }, logger)).rejects.toThrow(
+      /configuration.electronFuses/,
+    );
   });
 
   it("flips the fuses: no RunAsNode, NODE_OPTIONS or --inspect; encrypted cookies; ASAR integrity, app only from the ASAR", async () => {

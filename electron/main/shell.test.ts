@@ -77,11 +77,22 @@ describe("IPC bridge", () => {
     cleanups.push(() => service.stop());
     const handlers = new Map<string, Parameters<IpcMainLike["handle"]>[1]>();
     const events: unknown[] = [];
-    const dispose = registerBridge({ handle: (channel, listener) => handlers.set(channel, listener), removeHandler: (channel) => handlers.delete(channel) }, service, () => APP, (event) => events.push(event));
+    const dispose = registerBridge(
+      { handle: (channel, listener) => handlers.set(channel, listener), removeHandler: (channel) => handlers.delete(channel) },
+      service,
+      () => APP,
+      (event) => events.push(event),
+    );
     const invoke = handlers.get(REQUEST_CHANNEL)!;
-    expect(await invoke({ senderFrame: { url: APP, parent: null } }, "settings.update", { notificationsPaused: true })).toMatchObject({ ok: true, result: { notificationsPaused: true } });
+    expect(await invoke({ senderFrame: { url: APP, parent: null } }, "settings.update", { notificationsPaused: true })).toMatchObject({
+      ok: true,
+      result: { notificationsPaused: true },
+    });
     expect(events).toContainEqual(expect.objectContaining({ type: "settings" }));
-    expect(await invoke({ senderFrame: { url: "https://evil.example/", parent: null } }, "settings.update", {})).toEqual({ ok: false, error: { kind: "forbidden", message: "Untrusted sender." } });
+    expect(await invoke({ senderFrame: { url: "https://evil.example/", parent: null } }, "settings.update", {})).toEqual({
+      ok: false,
+      error: { kind: "forbidden", message: "Untrusted sender." },
+    });
     expect(await invoke({ senderFrame: { url: APP, parent: null } }, "agent.send", { key: 1 })).toMatchObject({ ok: false, error: { kind: "invalid" } });
     dispose();
     expect(handlers.size).toBe(0);
@@ -93,11 +104,19 @@ describe("IPC bridge", () => {
     const service = await FleetService.start({ dataDir: dir, secrets: new MemorySecretStore() });
     cleanups.push(() => service.stop());
     const handlers = new Map<string, Parameters<IpcMainLike["handle"]>[1]>();
-    registerBridge({ handle: (channel, listener) => handlers.set(channel, listener), removeHandler: () => {} }, service, () => APP, () => {});
+    registerBridge(
+      { handle: (channel, listener) => handlers.set(channel, listener), removeHandler: () => {} },
+      service,
+      () => APP,
+      () => {},
+    );
     const invoke = handlers.get(REQUEST_CHANNEL)!;
     await fc.assert(
       fc.asyncProperty(fc.oneof(fc.constantFrom(...Object.keys(BridgeRequests)), fc.anything()), fc.anything(), async (method, params) => {
-        const answer = (await invoke({ senderFrame: { url: APP, parent: null } }, method, params)) as { ok: boolean; error?: { kind: string; message: string } };
+        const answer = (await invoke({ senderFrame: { url: APP, parent: null } }, method, params)) as {
+          ok: boolean;
+          error?: { kind: string; message: string };
+        };
         if (!answer.ok) {
           expect(answer.error!.kind).not.toBe("internal");
           expect(answer.error!.message.length).toBeGreaterThan(0);
@@ -124,7 +143,14 @@ describe("renderer origin (app://)", () => {
     expect(await page.text()).toContain("T3 Fleet");
     const script = await serveAppRequest("app://fleet/assets/app.js", rendererDir);
     expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
-    for (const url of ["app://fleet/../secret.txt", "app://fleet/%2e%2e%2fsecret.txt", "app://fleet/..%5csecret.txt", "app://other/index.html", "app://fleet/%E0%A4%A", "not a url"]) {
+    for (const url of [
+      "app://fleet/../secret.txt",
+      "app://fleet/%2e%2e%2fsecret.txt",
+      "app://fleet/..%5csecret.txt",
+      "app://other/index.html",
+      "app://fleet/%E0%A4%A",
+      "not a url",
+    ]) {
       expect((await serveAppRequest(url, rendererDir)).status, url).toBe(404);
     }
     // The renderer reaches the fleet only through the preload: it may connect nowhere, and never be framed.
@@ -154,7 +180,12 @@ describe("desktop token storage", () => {
 
   it("uses the keychain when it answers, and asks nothing", async () => {
     const keychain = new MemorySecretStore();
-    const { secrets, notices } = await openDesktopSecrets({ openKeychain: async () => keychain, safeStorage: fakeSafeStorage("basic_text"), path: "/nonexistent/x", ask: () => Promise.reject(new Error("asked")) });
+    const { secrets, notices } = await openDesktopSecrets({
+      openKeychain: async () => keychain,
+      safeStorage: fakeSafeStorage("basic_text"),
+      path: "/nonexistent/x",
+      ask: () => Promise.reject(new Error("asked")),
+    });
     expect(secrets).toBe(keychain);
     expect(notices).toEqual([]);
   });
@@ -162,7 +193,12 @@ describe("desktop token storage", () => {
   it("without a keychain, keeps only ciphertext from an OS-backed safeStorage, 0600 in a 0700 folder", async () => {
     const dir = await dataDir();
     const path = join(dir, "tokens.enc.json");
-    const { secrets, notices } = await openDesktopSecrets({ openKeychain: noKeychain, safeStorage: fakeSafeStorage("gnome_libsecret"), path, ask: () => Promise.reject(new Error("asked")) });
+    const { secrets, notices } = await openDesktopSecrets({
+      openKeychain: noKeychain,
+      safeStorage: fakeSafeStorage("gnome_libsecret"),
+      path,
+      ask: () => Promise.reject(new Error("asked")),
+    });
     expect(notices.join(" ")).toContain("encrypted with the system's safe storage");
     await Promise.all([secrets.set("a", "secret-token-a"), secrets.set("b", "secret-token-b")]);
     expect(await secrets.get("a")).toBe("secret-token-a");
@@ -179,7 +215,12 @@ describe("desktop token storage", () => {
       const dir = await dataDir();
       const path = join(dir, "tokens.enc.json");
       let asked = 0;
-      const { secrets, notices } = await openDesktopSecrets({ openKeychain: noKeychain, safeStorage: fakeSafeStorage("basic_text"), path, ask: async () => (asked++, answer) });
+      const { secrets, notices } = await openDesktopSecrets({
+        openKeychain: noKeychain,
+        safeStorage: fakeSafeStorage("basic_text"),
+        path,
+        ask: async () => (asked++, answer),
+      });
       expect(notices.join(" ")).toMatch(/would not be protected/);
       expect(notices.join(" ")).not.toMatch(/encrypted with/);
       expect(asked).toBe(0);
@@ -248,9 +289,29 @@ describe("tray", () => {
     expect(seen.variant).toBe("nothing-paired");
     const now = new Date().toISOString();
     sim.engine.dispatch({ type: "project.create", commandId: "p", projectId: "p1", title: "Repo", workspaceRoot: "/r", createdAt: now });
-    sim.engine.dispatch({ type: "thread.create", commandId: "t", threadId: "deploy", projectId: "p1", title: "Deploy", modelSelection: { instanceId: "codex", model: "m" }, runtimeMode: "full-access", interactionMode: "default", branch: null, worktreePath: null, createdAt: now });
+    sim.engine.dispatch({
+      type: "thread.create",
+      commandId: "t",
+      threadId: "deploy",
+      projectId: "p1",
+      title: "Deploy",
+      modelSelection: { instanceId: "codex", model: "m" },
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      branch: null,
+      worktreePath: null,
+      createdAt: now,
+    });
     await service.request("pair.confirm", { input: sim.pairingUrl() });
-    sim.engine.dispatch({ type: "thread.turn.start", commandId: "go", threadId: "deploy", message: { messageId: "m1", role: "user", text: "#approval", attachments: [] }, runtimeMode: "full-access", interactionMode: "default", createdAt: now });
+    sim.engine.dispatch({
+      type: "thread.turn.start",
+      commandId: "go",
+      threadId: "deploy",
+      message: { messageId: "m1", role: "user", text: "#approval", attachments: [] },
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      createdAt: now,
+    });
     while (seen.variant !== "needs-you") await new Promise<void>((resolve) => updated.push(resolve));
     expect(seen.items).toContainEqual({ kind: "agent", agentKey: `${sim.environmentId}/deploy`, label: `Deploy (${sim.label}) — needs approval` });
     expect(seen.tooltip).toContain(`${sim.label}: online`);

@@ -7,7 +7,10 @@ import { MAX_UNAUTHENTICATED_CONNECTIONS } from "./server";
 import { cleanups, exchangeLaunchCode, httpRequest, openBridge, startShell } from "./shell.testkit";
 
 function agents(environmentId: string, count: number, titleBytes = 1_000): AgentView[] {
-  return Array.from({ length: count }, (_, i) => ({ key: `${environmentId}/t${i}`, environmentId, threadId: `t${i}`, title: "x".repeat(titleBytes) }) as unknown as AgentView);
+  return Array.from(
+    { length: count },
+    (_, i) => ({ key: `${environmentId}/t${i}`, environmentId, threadId: `t${i}`, title: "x".repeat(titleBytes) }) as unknown as AgentView,
+  );
 }
 
 type Event<T extends BridgeEvent["type"]> = Extract<BridgeEvent, { type: T }>;
@@ -22,7 +25,10 @@ describe("bridge transport", () => {
       notices: ["n"],
     } as unknown as FleetSnapshot;
     const pieceBytes = 64 * 1024;
-    const pieces = [...snapshotMessages(snapshot, pieceBytes)].map((text) => ({ size: text.length, message: JSON.parse(text) as { type: "event"; event: BridgeEvent } }));
+    const pieces = [...snapshotMessages(snapshot, pieceBytes)].map((text) => ({
+      size: text.length,
+      message: JSON.parse(text) as { type: "event"; event: BridgeEvent },
+    }));
     expect(pieces.length).toBeGreaterThan(50);
     for (const piece of pieces) expect(piece.size).toBeLessThan(pieceBytes + 2_000);
     const [first, ...rest] = pieces.map((piece) => piece.message.event);

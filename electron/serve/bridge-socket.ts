@@ -47,7 +47,12 @@ const eventMessage = (event: BridgeEvent) => JSON.stringify({ type: "event", eve
 export function* snapshotMessages(snapshot: FleetSnapshot, pieceBytes: number): Generator<string> {
   // Everything but the agents (JSON leaves out an undefined property); they follow in pieces.
   const restJson = JSON.stringify({ ...snapshot, agents: undefined });
-  for (const piece of snapshotPieces(snapshot, pieceBytes, (agent) => JSON.stringify(agent), (json) => json.length)) {
+  for (const piece of snapshotPieces(
+    snapshot,
+    pieceBytes,
+    (agent) => JSON.stringify(agent),
+    (json) => json.length,
+  )) {
     const agentsJson = `[${piece.agents.join(",")}]`;
     if (piece.first) {
       const snapshotJson = `${restJson.slice(0, -1)}${restJson.length > 2 ? "," : ""}"agents":${agentsJson}}`;

@@ -33,10 +33,14 @@ function runCli(args: string[], stdin?: string): Run {
   delete env.DBUS_SESSION_BUS_ADDRESS;
   // tsx as a loader in this one process, not tsx's CLI: its CLI relays signals to a child process and
   // SIGKILLs it (exit 143) when the child does not confirm within 30 ms, which a busy machine misses.
-  const child = spawn(process.execPath, ["--import", pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href, join(root, "electron/serve/cli.ts"), ...args], {
-    env,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href, join(root, "electron/serve/cli.ts"), ...args],
+    {
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -207,7 +211,9 @@ describe("./fleet serve", () => {
     const { real, rendererDir, dataDir, first } = await pairedFolder();
     const second = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "file"]);
     expect(await second.exited).toBe(1);
-    expect(second.output()).toMatch(new RegExp(`Another T3 Fleet \\(t3-fleet serve, process ${first.child.pid}, started [^)]+\\) is already using the data folder`));
+    expect(second.output()).toMatch(
+      new RegExp(`Another T3 Fleet \\(t3-fleet serve, process ${first.child.pid}, started [^)]+\\) is already using the data folder`),
+    );
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
 

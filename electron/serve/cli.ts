@@ -79,7 +79,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port must be a
 const where = values["ephemeral-secrets"] ? "memory" : values.secrets;
 if (!["auto", "keychain", "file", "memory"].includes(where)) fail(`--secrets must be auto, keychain, file or memory, not ${where}.`);
 for (const source of values.pair) {
-  if (/:\/\/|token=|#/.test(source)) fail("--pair takes a file of pairing links, or - for stdin: a link on the command line is visible to every user of this machine.");
+  if (/:\/\/|token=|#/.test(source))
+    fail("--pair takes a file of pairing links, or - for stdin: a link on the command line is visible to every user of this machine.");
 }
 
 // Last resort: a bug in one handler is logged (without secrets) and the shell keeps serving.
@@ -143,7 +144,10 @@ async function listen(service: FleetService): Promise<HeadlessShell> {
   try {
     return await startHeadlessShell({ service, rendererDir: values["renderer-dir"] ?? join(repoRoot, "out/renderer"), port });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") throw new StartFailure(`Port ${port} on 127.0.0.1 is already taken by another program. Choose another with --port, or leave it out to use any free port.`);
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")
+      throw new StartFailure(
+        `Port ${port} on 127.0.0.1 is already taken by another program. Choose another with --port, or leave it out to use any free port.`,
+      );
     throw error;
   }
 }

@@ -9,7 +9,6 @@ import { BRIDGE_CLOSE_MALFORMED, BRIDGE_CLOSE_UNAUTHORIZED, BridgeRequests, MAX_
 import { SimServer } from "../../sim/protocol1/server";
 import { cleanups, exchangeLaunchCode, httpRequest, openBridge, rawExchange, type ShellUnderTest, startShell } from "./shell.testkit";
 
-
 /** The shell still serves its page and opens a bridge for a fresh launch link. */
 async function stillServing(under: ShellUnderTest): Promise<void> {
   expect((await httpRequest(under.shell.origin, "/")).status).toBe(200);
@@ -38,9 +37,21 @@ describe("before authentication", () => {
       ["garbage request line", "\u0000\u0001 not http at all\r\n\r\n", [400]],
       ["NUL in a header", `GET / HTTP/1.1\r\nHost: ${host}\r\nX-A: a\u0000b\r\n\r\n`, [400]],
       ["no Host", "GET / HTTP/1.1\r\n\r\n", [400, 421]],
-      ["upgrade without a key", `GET /bridge HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Protocol: t3fleet.bridge.v1\r\nOrigin: ${shell.origin}\r\n\r\n`, [400]],
-      ["POST /session with a huge body", `POST /session HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${shell.origin}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n${"x".repeat(100_000)}`, [413]],
-      ["POST /session with broken JSON", `POST /session HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${shell.origin}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{"cod`, [403]],
+      [
+        "upgrade without a key",
+        `GET /bridge HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Protocol: t3fleet.bridge.v1\r\nOrigin: ${shell.origin}\r\n\r\n`,
+        [400],
+      ],
+      [
+        "POST /session with a huge body",
+        `POST /session HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${shell.origin}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n${"x".repeat(100_000)}`,
+        [413],
+      ],
+      [
+        "POST /session with broken JSON",
+        `POST /session HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${shell.origin}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{"cod`,
+        [403],
+      ],
     ];
     for (const [name, bytes, statuses] of attempts) {
       const answer = await rawExchange(shell.origin, bytes);
@@ -98,7 +109,13 @@ describe("the launch link", () => {
     const { shell } = await startShell();
     const answers = [await httpRequest(shell.origin, "/"), await httpRequest(shell.origin, "/app.js")];
     const code = new URL(shell.url).hash.slice("#code=".length);
-    answers.push(await httpRequest(shell.origin, "/session", { method: "POST", headers: { origin: shell.origin, "content-type": "application/json" }, body: JSON.stringify({ code }) }));
+    answers.push(
+      await httpRequest(shell.origin, "/session", {
+        method: "POST",
+        headers: { origin: shell.origin, "content-type": "application/json" },
+        body: JSON.stringify({ code }),
+      }),
+    );
     for (const answer of answers) expect(answer.headers["set-cookie"]).toBeUndefined();
   });
 });
@@ -137,9 +154,35 @@ describe("hostile frames", () => {
     // Every method, link.open included: this service has no openExternal, so nothing leaves the test.
     const methods = Object.keys(BridgeRequests) as BridgeMethod[];
     // Plausible shapes (right keys, hostile values) reach deeper than arbitrary values alone.
-    const hostileString = fc.oneof(fc.string(), fc.string({ unit: "grapheme", maxLength: 50 }), fc.constantFrom("", "../../etc/passwd", "javascript:alert(1)", "<script>alert(1)</script>", "\u0000", "a/b", "x".repeat(5_000)));
+    const hostileString = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "grapheme", maxLength: 50 }),
+      fc.constantFrom("", "../../etc/passwd", "javascript:alert(1)", "<script>alert(1)</script>", "\u0000", "a/b", "x".repeat(5_000)),
+    );
     const hostileValue = fc.oneof(hostileString, fc.anything(), fc.integer(), fc.boolean(), fc.constant(null));
-    const plausibleParams = fc.dictionary(fc.constantFrom("input", "token", "label", "environmentId", "muted", "key", "text", "expectedIntent", "requestId", "decision", "answers", "commandId", "notifications", "notificationsPaused", "stalledAfterMs", "url", "__proto__", "constructor"), hostileValue);
+    const plausibleParams = fc.dictionary(
+      fc.constantFrom(
+        "input",
+        "token",
+        "label",
+        "environmentId",
+        "muted",
+        "key",
+        "text",
+        "expectedIntent",
+        "requestId",
+        "decision",
+        "answers",
+        "commandId",
+        "notifications",
+        "notificationsPaused",
+        "stalledAfterMs",
+        "url",
+        "__proto__",
+        "constructor",
+      ),
+      hostileValue,
+    );
     let id = 0;
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...methods), fc.oneof(plausibleParams, fc.anything()), async (method, params) => {
@@ -169,7 +212,14 @@ describe("hostile frames", () => {
         fc.oneof(
           fc.string(),
           fc.jsonValue().map((value) => JSON.stringify(value)),
-          fc.record({ type: fc.constant("request"), id: fc.oneof(fc.double({ noInteger: true }), fc.string(), fc.constant(-1)), method: fc.anything(), params: fc.anything() }).map((value) => JSON.stringify(value)),
+          fc
+            .record({
+              type: fc.constant("request"),
+              id: fc.oneof(fc.double({ noInteger: true }), fc.string(), fc.constant(-1)),
+              method: fc.anything(),
+              params: fc.anything(),
+            })
+            .map((value) => JSON.stringify(value)),
         ),
         async (frame) => {
           const bridge = await openBridge(shell.origin, session);

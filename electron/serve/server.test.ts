@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { BRIDGE_CLOSE_MALFORMED } from "../../shared/bridge/contract";
 import { cleanups, exchangeLaunchCode, httpRequest, openBridge, startShell } from "./shell.testkit";
 
-
 describe("headless shell", () => {
   it("binds 127.0.0.1 and prints a launch link whose code is in the fragment, never in a request", async () => {
     const { shell } = await startShell();

@@ -29,7 +29,11 @@ describe("headless shell session lifetime", () => {
     expect(await exchangeLaunchCode(shell.origin, fresh)).toBeDefined();
     time.advance(2 * MINUTE);
     const code = new URLSearchParams(new URL(stale).hash.slice(1)).get("code");
-    const answer = await httpRequest(shell.origin, "/session", { method: "POST", headers: { origin: shell.origin, "content-type": "application/json" }, body: JSON.stringify({ code }) });
+    const answer = await httpRequest(shell.origin, "/session", {
+      method: "POST",
+      headers: { origin: shell.origin, "content-type": "application/json" },
+      body: JSON.stringify({ code }),
+    });
     expect(answer.status).toBe(403);
     expect(answer.body).toContain("This launch link has expired (a link opens within 10 minutes)");
   });
@@ -84,7 +88,11 @@ describe("headless shell session lifetime", () => {
     const valid = shell.newLaunchUrl();
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 20; attempt++) {
-      const answer = await httpRequest(shell.origin, "/session", { method: "POST", headers: { origin: shell.origin, "content-type": "application/json" }, body: JSON.stringify({ code: `guess-${attempt}` }) });
+      const answer = await httpRequest(shell.origin, "/session", {
+        method: "POST",
+        headers: { origin: shell.origin, "content-type": "application/json" },
+        body: JSON.stringify({ code: `guess-${attempt}` }),
+      });
       statuses.push(answer.status);
     }
     expect(statuses.slice(0, 5)).toEqual([403, 403, 403, 403, 403]);

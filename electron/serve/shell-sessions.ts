@@ -67,7 +67,8 @@ export class ShellSessions {
   /** Trades a launch code for a session secret, once. */
   exchange(code: unknown): ExchangeOutcome {
     const now = this.now();
-    if (now < this.lockedUntil) return { ok: false, status: 429, message: "Too many failed attempts to open T3 Fleet. Wait a minute, then open the link again." };
+    if (now < this.lockedUntil)
+      return { ok: false, status: 429, message: "Too many failed attempts to open T3 Fleet. Wait a minute, then open the link again." };
     const key = typeof code === "string" ? digest(code) : "";
     const expiresAt = this.launchCodes.get(key);
     this.launchCodes.delete(key);
@@ -75,7 +76,11 @@ export class ShellSessions {
       this.fail(now);
       return expiresAt === undefined
         ? { ok: false, status: 403, message: "This launch link was already used. Open the link T3 Fleet printed, in the tab it was first opened in." }
-        : { ok: false, status: 403, message: `This launch link has expired (a link opens within ${this.launchCodeMinutes} minutes). Restart ./fleet serve for a new one.` };
+        : {
+            ok: false,
+            status: 403,
+            message: `This launch link has expired (a link opens within ${this.launchCodeMinutes} minutes). Restart ./fleet serve for a new one.`,
+          };
     }
     const session = newSecret();
     this.sessions.set(digest(session), { connected: 0, idleSince: now });
@@ -112,6 +117,8 @@ export class ShellSessions {
     this.lockedUntil = now + this.timing.failureWindowMs;
     this.failures = [];
     // Once per lockout, never per attempt: a flood of guesses must not become a flood of log lines.
-    this.log(`t3-fleet serve: ${this.timing.maxFailures} failed launch-link attempts within ${Math.round(this.timing.failureWindowMs / 1000)} s; refusing launch links for ${Math.round(this.timing.failureWindowMs / 1000)} s.`);
+    this.log(
+      `t3-fleet serve: ${this.timing.maxFailures} failed launch-link attempts within ${Math.round(this.timing.failureWindowMs / 1000)} s; refusing launch links for ${Math.round(this.timing.failureWindowMs / 1000)} s.`,
+    );
   }
 }

@@ -29,7 +29,9 @@ export interface ShellUnderTest {
 }
 
 /** A shell on a throwaway renderer folder, closed after the test. */
-export async function startShell(options: Pick<HeadlessShellOptions, "bridgeLimits" | "requestTimeoutMs" | "sessionTiming" | "now"> = {}): Promise<ShellUnderTest> {
+export async function startShell(
+  options: Pick<HeadlessShellOptions, "bridgeLimits" | "requestTimeoutMs" | "sessionTiming" | "now"> = {},
+): Promise<ShellUnderTest> {
   const dir = await mkdtemp(join(tmpdir(), "t3-fleet-serve-"));
   await writeFile(join(dir, "index.html"), "<!doctype html><title>T3 Fleet</title>");
   await writeFile(join(dir, "app.js"), "console.log('app')");
@@ -60,14 +62,21 @@ export interface RawAnswer {
 }
 
 /** One HTTP request with exactly these headers (no client adds a Host or Origin of its own choosing). */
-export function httpRequest(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawAnswer> {
+export function httpRequest(
+  origin: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawAnswer> {
   const { port } = new URL(origin);
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: { host: `127.0.0.1:${port}`, ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
-    });
+    const req = request(
+      { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: { host: `127.0.0.1:${port}`, ...options.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
     req.on("error", reject);
     req.end(options.body);
   });
@@ -80,7 +89,9 @@ export function rawExchange(origin: string, bytes: string | Buffer): Promise<str
     const socket = connect(Number(port), "127.0.0.1");
     const chunks: Buffer[] = [];
     socket.on("data", (chunk) => chunks.push(chunk));
-    socket.on("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? resolve(Buffer.concat(chunks).toString("latin1")) : reject(error)));
+    socket.on("error", (error: NodeJS.ErrnoException) =>
+      error.code === "ECONNRESET" || error.code === "EPIPE" ? resolve(Buffer.concat(chunks).toString("latin1")) : reject(error),
+    );
     socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
     socket.write(bytes, () => socket.end());
   });
@@ -89,7 +100,11 @@ export function rawExchange(origin: string, bytes: string | Buffer): Promise<str
 /** Trades a launch link's code for a session secret, as the page does; undefined when refused. */
 export async function exchangeLaunchCode(origin: string, launchUrl: string, headers: Record<string, string> = { origin }): Promise<string | undefined> {
   const code = new URLSearchParams(new URL(launchUrl).hash.slice(1)).get("code") ?? "";
-  const answer = await httpRequest(origin, "/session", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ code }) });
+  const answer = await httpRequest(origin, "/session", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ code }),
+  });
   return answer.status === 200 ? (JSON.parse(answer.body) as { session: string }).session : undefined;
 }
 
@@ -102,7 +117,12 @@ export interface BridgeUnderTest {
 }
 
 /** Opens the bridge with a session; rejects with the HTTP status when the upgrade is refused. */
-export function openBridge(origin: string, session: string | undefined, headers: Record<string, string> = { origin }, path = "/bridge"): Promise<BridgeUnderTest> {
+export function openBridge(
+  origin: string,
+  session: string | undefined,
+  headers: Record<string, string> = { origin },
+  path = "/bridge",
+): Promise<BridgeUnderTest> {
   const protocols = session === undefined ? [BRIDGE_SUBPROTOCOL] : [BRIDGE_SUBPROTOCOL, `${BRIDGE_SESSION_PROTOCOL_PREFIX}${session}`];
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${origin.replace("http", "ws")}${path}`, protocols, { headers, maxPayload: 64 * 1024 * 1024 });

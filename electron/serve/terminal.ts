@@ -40,7 +40,10 @@ export function rateLimited(write: (line: string) => void, limit: RateLimit = DE
   return (line) => {
     const at = now();
     if (at - windowStart >= limit.windowMs) {
-      if (dropped > 0) write(`t3-fleet serve: ${dropped} more log line${dropped === 1 ? " was" : "s were"} dropped (over ${limit.lines} in ${Math.round(limit.windowMs / 1000)} s)`);
+      if (dropped > 0)
+        write(
+          `t3-fleet serve: ${dropped} more log line${dropped === 1 ? " was" : "s were"} dropped (over ${limit.lines} in ${Math.round(limit.windowMs / 1000)} s)`,
+        );
       windowStart = at;
       written = 0;
       dropped = 0;

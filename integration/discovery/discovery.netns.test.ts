@@ -59,7 +59,11 @@ describe("Find machines", () => {
   });
 
   it("lists a peer that never answers, a peer that is not T3 and an offline peer, each with its reason and no Pair", () => {
-    expect(server("tailscale:slowpoke.tail7f3a.ts.net")).toMatchObject({ pairVia: null, serverVersion: null, reason: expect.stringMatching(/did not answer within/) });
+    expect(server("tailscale:slowpoke.tail7f3a.ts.net")).toMatchObject({
+      pairVia: null,
+      serverVersion: null,
+      reason: expect.stringMatching(/did not answer within/),
+    });
     expect(server("tailscale:printer.tail7f3a.ts.net")).toMatchObject({ pairVia: null, reason: expect.stringMatching(/not as a T3 server/) });
     expect(server("tailscale:old-desktop.tail7f3a.ts.net")).toMatchObject({ pairVia: null, reason: "Offline in Tailscale; not probed." });
     expect(report.sshConfigHosts).toEqual(expect.arrayContaining(["charlie", "charlie-no-t3", "charlie-rekeyed", "alpha.tail7f3a.ts.net"]));
@@ -70,7 +74,17 @@ describe("Find machines", () => {
     await mkdir(join(dir, "renderer"));
     const child = spawn(
       process.execPath,
-      [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "electron/serve/cli.ts"), "--discover", "--secrets", "memory", "--data-dir", join(dir, "data"), "--renderer-dir", join(dir, "renderer")],
+      [
+        join(root, "node_modules/tsx/dist/cli.mjs"),
+        join(root, "electron/serve/cli.ts"),
+        "--discover",
+        "--secrets",
+        "memory",
+        "--data-dir",
+        join(dir, "data"),
+        "--renderer-dir",
+        join(dir, "renderer"),
+      ],
       { env: world.env, stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";
@@ -89,7 +103,11 @@ describe("Find machines", () => {
       await rm(dir, { recursive: true, force: true });
     }
     const found = output.slice(0, output.indexOf("T3 Fleet is running"));
-    expect(found).toMatch(new RegExp(`\\[this machine\\] This machine \\(port ${world.local.port}\\)  http://127\\.0\\.0\\.1:${world.local.port}  T3 0\\.0\\.42, protocol 1.*can pair \\(t3 on this machine\\)`));
+    expect(found).toMatch(
+      new RegExp(
+        `\\[this machine\\] This machine \\(port ${world.local.port}\\)  http://127\\.0\\.0\\.1:${world.local.port}  T3 0\\.0\\.42, protocol 1.*can pair \\(t3 on this machine\\)`,
+      ),
+    );
     expect(found).toMatch(/\[tailscale\] alpha\.tail7f3a\.ts\.net {2}http:\/\/100\.101\.1\.2:3773 {2}T3 0\.0\.42, protocol 1.*can pair \(t3 over ssh\)/);
     expect(found).toMatch(/\[tailscale\] bravo\.tail7f3a\.ts\.net .*can pair/);
     expect(found).toMatch(/\[tailscale\] printer\.tail7f3a\.ts\.net .*cannot pair: Something answers at http:\/\/100\.101\.4\.2:3773, but not as a T3 server/);
@@ -107,11 +125,17 @@ describe("Find machines", () => {
   });
 
   it("says when t3 is not on the ssh host's PATH", async () => {
-    await expect(service.request("discovery.pair", { id: "ssh:charlie-no-t3" })).rejects.toMatchObject({ kind: "unavailable", message: expect.stringMatching(/t3 is not on the PATH of charlie-no-t3/) });
+    await expect(service.request("discovery.pair", { id: "ssh:charlie-no-t3" })).rejects.toMatchObject({
+      kind: "unavailable",
+      message: expect.stringMatching(/t3 is not on the PATH of charlie-no-t3/),
+    });
   });
 
   it("refuses a host whose key changed, and says so", async () => {
-    await expect(service.request("discovery.pair", { id: "ssh:charlie-rekeyed" })).rejects.toMatchObject({ kind: "host-key-changed", message: expect.stringMatching(/host key of charlie-rekeyed has changed/) });
+    await expect(service.request("discovery.pair", { id: "ssh:charlie-rekeyed" })).rejects.toMatchObject({
+      kind: "host-key-changed",
+      message: expect.stringMatching(/host key of charlie-rekeyed has changed/),
+    });
   });
 
   // Each pairing runs T3's CLI (over 10 s each on a busy two-core machine) and connects.
@@ -124,7 +148,8 @@ describe("Find machines", () => {
       expect(result.readOnly).toBe(false);
       paired.push(result.environmentId);
     }
-    const online = () => paired.every((environmentId) => service.snapshot().environments.find((env) => env.environmentId === environmentId)?.connection.phase === "online");
+    const online = () =>
+      paired.every((environmentId) => service.snapshot().environments.find((env) => env.environmentId === environmentId)?.connection.phase === "online");
     await until(service, online, "all four paired machines online");
     const after = (await service.request("discovery.scan", SCAN)) as DiscoveryReport;
     for (const id of ids) expect(after.servers.find((entry) => entry.id === id)?.alreadyPaired, id).toBe(true);

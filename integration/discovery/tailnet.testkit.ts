@@ -26,7 +26,14 @@ export function t3Executable(): string {
  * Spawns and waits until `marker` appears in its output; fails (never skips) when it exits or does
  * not get there in `timeoutMs` (T3's first start runs its migrations: slow on a busy two-core machine).
  */
-async function startUntil(command: string, args: string[], env: NodeJS.ProcessEnv, marker: RegExp, what: string, timeoutMs = 180_000): Promise<{ child: ChildProcess; log: () => string }> {
+async function startUntil(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  marker: RegExp,
+  what: string,
+  timeoutMs = 180_000,
+): Promise<{ child: ChildProcess; log: () => string }> {
   const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const onData = (chunk: Buffer) => (output += chunk.toString("utf8"));
@@ -35,7 +42,8 @@ async function startUntil(command: string, args: string[], env: NodeJS.ProcessEn
   await new Promise<void>((ready, fail) => {
     const timer = setTimeout(() => done(new Error(`${what} did not start within ${timeoutMs} ms:\n${output.slice(-3000)}`)), timeoutMs);
     const check = () => marker.test(output) && done();
-    const onExit = (code: number | null, signal: string | null) => done(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${output.slice(-3000)}`));
+    const onExit = (code: number | null, signal: string | null) =>
+      done(new Error(`${what} exited (${code ?? signal}) before it was ready:\n${output.slice(-3000)}`));
     const onError = (error: Error) => done(new Error(`${what} could not be started: ${error.message}`));
     const done = (error?: Error) => {
       clearTimeout(timer);
@@ -118,7 +126,10 @@ export class NamespaceHost {
     const codexBin = join(this.root, "codex-bin");
     for (const folder of [bin, codexBin, join(this.root, "home"), join(this.root, "work")]) await mkdir(folder, { recursive: true });
     await symlink(t3Executable(), join(bin, "t3"));
-    await writeFile(join(codexBin, "codex"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(sharedDir(), "tools/fake-codex.mjs"))} "$@"\n`);
+    await writeFile(
+      join(codexBin, "codex"),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(sharedDir(), "tools/fake-codex.mjs"))} "$@"\n`,
+    );
     await chmod(join(codexBin, "codex"), 0o755);
     const baseDir = join(this.root, "base");
     await this.start(
@@ -167,7 +178,13 @@ export class NamespaceHost {
 
   /** Accepts connections on :3773 and never answers (a hung or overloaded service). */
   async startSilentServer(): Promise<void> {
-    await this.start(process.execPath, ["-e", `require("node:net").createServer(() => {}).listen(3773, ${JSON.stringify(this.address)}, () => console.log("ready"))`], process.env, /ready/, "silent server");
+    await this.start(
+      process.execPath,
+      ["-e", `require("node:net").createServer(() => {}).listen(3773, ${JSON.stringify(this.address)}, () => console.log("ready"))`],
+      process.env,
+      /ready/,
+      "silent server",
+    );
   }
 
   /** A web server on :3773 that is not T3 (a router's admin page, say). */
@@ -230,7 +247,10 @@ export class SshClient {
 export async function tailscaleStandIn(statusFile: string, root: string): Promise<string> {
   const bin = join(root, "tailscale-bin");
   await mkdir(bin);
-  await writeFile(join(bin, "tailscale"), `#!/bin/sh\nif [ "$1" = status ] && [ "$2" = --json ]; then exec cat ${JSON.stringify(statusFile)}; fi\necho "stand-in tailscale: only status --json" >&2\nexit 2\n`);
+  await writeFile(
+    join(bin, "tailscale"),
+    `#!/bin/sh\nif [ "$1" = status ] && [ "$2" = --json ]; then exec cat ${JSON.stringify(statusFile)}; fi\necho "stand-in tailscale: only status --json" >&2\nexit 2\n`,
+  );
   await chmod(join(bin, "tailscale"), 0o755);
   return bin;
 }

@@ -88,7 +88,12 @@ export async function startTestTailnet(): Promise<TestTailnet> {
     await mkdir(localBin);
     await symlink(t3Executable(), join(localBin, "t3"));
     const tailscaleBin = await tailscaleStandIn(TAILSCALE_FIXTURE, scratch);
-    const env = { ...process.env, PATH: `${tailscaleBin}:${localBin}:${process.env.PATH ?? "/usr/bin:/bin"}`, T3CODE_HOME: local.baseDir, T3CODE_PORT: String(local.port) };
+    const env = {
+      ...process.env,
+      PATH: `${tailscaleBin}:${localBin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+      T3CODE_HOME: local.baseDir,
+      T3CODE_PORT: String(local.port),
+    };
     return { local, env, discovery: { env, ssh: { configFile: client.config }, probeTimeoutMs: PROBE_TIMEOUT_MS }, stop };
   } catch (error) {
     await stop();

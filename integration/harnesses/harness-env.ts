@@ -74,7 +74,13 @@ function opencodeConfig(modelUrl: string): string {
  * (which goes first on the server's PATH) and returns the environment T3 needs so that every
  * provider it spawns talks only to `modelUrl`. `baseDir` is T3's base directory (its settings).
  */
-export async function prepareHarnesses(options: { home: string; binDir: string; baseDir: string; modelUrl: string; harnesses: HarnessName[] }): Promise<PreparedHarnesses> {
+export async function prepareHarnesses(options: {
+  home: string;
+  binDir: string;
+  baseDir: string;
+  modelUrl: string;
+  harnesses: HarnessName[];
+}): Promise<PreparedHarnesses> {
   const { home, binDir, baseDir, modelUrl, harnesses } = options;
   const env: Record<string, string> = {
     // T3's own tracing exporter otherwise looks up its public host.
@@ -104,7 +110,12 @@ export async function prepareHarnesses(options: { home: string; binDir: string; 
     const configDir = join(home, ".config/opencode");
     await mkdir(configDir, { recursive: true });
     await writeFile(join(configDir, "opencode.json"), opencodeConfig(modelUrl));
-    Object.assign(env, { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1", OPENCODE_DISABLE_DEFAULT_PLUGINS: "1" });
+    Object.assign(env, {
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+    });
   }
   // T3 asks registry.npmjs.org for each provider CLI's latest version and GitHub for its model
   // manifest unless `enableProviderUpdateChecks` is off; 0.0.42 ships OpenCode disabled until enabled.

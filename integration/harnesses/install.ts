@@ -70,7 +70,9 @@ export function harnessExecutable(name: HarnessName): string {
   const harness = HARNESSES[name];
   const executable = join(installDir(harness), harness.binary);
   if (!existsSync(executable)) {
-    throw new Error(`${harness.launcher} (${harness.package}) is not installed at ${executable}: run \`npx tsx integration/harnesses/install.ts\` (needs the npm registry) before the real-harness tests`);
+    throw new Error(
+      `${harness.launcher} (${harness.package}) is not installed at ${executable}: run \`npx tsx integration/harnesses/install.ts\` (needs the npm registry) before the real-harness tests`,
+    );
   }
   return executable;
 }

@@ -32,7 +32,10 @@ export async function outsideAttempts(): Promise<OutsideAttempts> {
 export async function onlyLoopback(): Promise<boolean> {
   const routes = await readFile("/proc/net/route", "utf8");
   const route6 = await readFile("/proc/net/ipv6_route", "utf8").catch(() => "");
-  const ipv4Routes = routes.split("\n").slice(1).filter((line) => line.trim() !== "");
+  const ipv4Routes = routes
+    .split("\n")
+    .slice(1)
+    .filter((line) => line.trim() !== "");
   const ipv6NonLoopback = route6.split("\n").filter((line) => line.trim() !== "" && !/\blo$/.test(line.trim()));
   return ipv4Routes.length === 0 && ipv6NonLoopback.length === 0;
 }

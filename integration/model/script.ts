@@ -87,14 +87,45 @@ function questionInput(tool: string): Record<string, unknown> {
   if (tool === "AskUserQuestion") {
     return {
       questions: [
-        { question: "Which colour should the button be?", header: "Colour", multiSelect: false, options: [{ label: "Blue", description: "A calm blue" }, { label: "Green", description: "A bright green" }] },
+        {
+          question: "Which colour should the button be?",
+          header: "Colour",
+          multiSelect: false,
+          options: [
+            { label: "Blue", description: "A calm blue" },
+            { label: "Green", description: "A bright green" },
+          ],
+        },
       ],
     };
   }
   if (tool === "request_user_input") {
-    return { questions: [{ id: "colour", header: "Colour", question: "Which colour should the button be?", options: [{ label: "Blue", description: "A calm blue" }, { label: "Green", description: "A bright green" }] }] };
+    return {
+      questions: [
+        {
+          id: "colour",
+          header: "Colour",
+          question: "Which colour should the button be?",
+          options: [
+            { label: "Blue", description: "A calm blue" },
+            { label: "Green", description: "A bright green" },
+          ],
+        },
+      ],
+    };
   }
-  return { questions: [{ question: "Which colour should the button be?", header: "Colour", options: [{ label: "Blue", description: "A calm blue" }, { label: "Green", description: "A bright green" }] }] };
+  return {
+    questions: [
+      {
+        question: "Which colour should the button be?",
+        header: "Colour",
+        options: [
+          { label: "Blue", description: "A calm blue" },
+          { label: "Green", description: "A bright green" },
+        ],
+      },
+    ],
+  };
 }
 
 /**
@@ -115,7 +146,13 @@ export function choosePlan(conversation: Conversation, attempt: number): Plan {
   if (lower.includes("server error")) return { kind: "error", status: 500, message: "Scripted server error", shouldRetry: true };
   const capacity = /capacity limit(?: x(\d+))?/.exec(lower);
   if (capacity && attempt < Number(capacity[1] ?? 2)) {
-    return { kind: "error", status: 429, message: "Rate limit reached (scripted capacity limit).", retryAfterS: CAPACITY_RETRY_AFTER_S, shouldRetry: !lower.includes("no retry") };
+    return {
+      kind: "error",
+      status: 429,
+      message: "Rate limit reached (scripted capacity limit).",
+      retryAfterS: CAPACITY_RETRY_AFTER_S,
+      shouldRetry: !lower.includes("no retry"),
+    };
   }
   if (lower.includes("usage limit")) return { kind: "error", status: 429, message: "Usage limit reached (scripted).", retryAfterS: 3600, shouldRetry: false };
   const pick = (kind: ToolKind) => (conversation.toolResults === 0 ? conversation.tools.find((tool) => tool.kind === kind) : undefined);
@@ -137,7 +174,8 @@ export function choosePlan(conversation: Conversation, attempt: number): Plan {
       return { kind: "tool", tool: tool.name, toolKind: "subagent", input, usage: usageFor(conversation, "subagent") };
     }
   }
-  if (lower.includes("endless")) return { kind: "text", text: words(ENDLESS_WORDS), chunkDelayMs: SLOW_CHUNK_MS, usage: usageFor(conversation, words(ENDLESS_WORDS)) };
+  if (lower.includes("endless"))
+    return { kind: "text", text: words(ENDLESS_WORDS), chunkDelayMs: SLOW_CHUNK_MS, usage: usageFor(conversation, words(ENDLESS_WORDS)) };
   if (lower.includes("slow")) return { kind: "text", text: words(SLOW_WORDS), chunkDelayMs: SLOW_CHUNK_MS, usage: usageFor(conversation, words(SLOW_WORDS)) };
   // A message sent to a running turn is answered by name, so the transcript shows which request took it.
   const text = lower.startsWith("steer:") ? `Received: ${latest}` : PLAIN_REPLY;

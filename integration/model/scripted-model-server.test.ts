@@ -56,7 +56,9 @@ describe("the scripted model server", () => {
 
   it("calls the harness's own shell tool with that tool's argument shape, then answers its result", async () => {
     const call = await events(await post("/v1/responses", responsesBody("run the shell command", ["exec_command", "write_stdin"])));
-    const done = call.find((event) => event.event === "response.output_item.done")!.data as { item: { type: string; name: string; arguments: string; call_id: string } };
+    const done = call.find((event) => event.event === "response.output_item.done")!.data as {
+      item: { type: string; name: string; arguments: string; call_id: string };
+    };
     expect(done.item).toMatchObject({ type: "function_call", name: "exec_command" });
     expect(JSON.parse(done.item.arguments).cmd).toContain(`echo ${SHELL_MARKER}`);
     const body = responsesBody("run the shell command", ["exec_command"]);
@@ -69,9 +71,21 @@ describe("the scripted model server", () => {
 
   it("streams Anthropic Messages events, with a tool_use block for Claude's Bash tool", async () => {
     const stream = await events(
-      await post("/v1/messages?beta=true", { model: "claude-x", stream: true, messages: [{ role: "user", content: [{ type: "text", text: "run the approval command" }] }], tools: [{ name: "Bash" }, { name: "Write" }] }),
+      await post("/v1/messages?beta=true", {
+        model: "claude-x",
+        stream: true,
+        messages: [{ role: "user", content: [{ type: "text", text: "run the approval command" }] }],
+        tools: [{ name: "Bash" }, { name: "Write" }],
+      }),
     );
-    expect(stream.map((event) => event.event)).toEqual(["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]);
+    expect(stream.map((event) => event.event)).toEqual([
+      "message_start",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
     expect(stream[1]!.data).toMatchObject({ content_block: { type: "tool_use", name: "Bash" } });
     expect(JSON.parse((stream[2]!.data as { delta: { partial_json: string } }).delta.partial_json).command).toContain(SHELL_MARKER);
     expect(stream[4]!.data).toMatchObject({ delta: { stop_reason: "tool_use" }, usage: { output_tokens: expect.any(Number) } });
@@ -79,13 +93,20 @@ describe("the scripted model server", () => {
 
   it("answers a non-streamed Messages request whole", async () => {
     const response = await post("/v1/messages", { model: "claude-x", messages: [{ role: "user", content: "say hello" }] });
-    expect(await response.json()).toMatchObject({ type: "message", role: "assistant", content: [{ type: "text", text: PLAIN_REPLY }], stop_reason: "end_turn" });
+    expect(await response.json()).toMatchObject({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "text", text: PLAIN_REPLY }],
+      stop_reason: "end_turn",
+    });
   });
 
   it("streams chat completions chunks with usage and [DONE]", async () => {
     const stream = await events(await post("/v1/chat/completions", { model: "m", stream: true, messages: [{ role: "user", content: "say hello" }] }));
     expect(stream.at(-1)!.data).toBe("[DONE]");
-    const text = stream.flatMap((event) => ((event.data as { choices?: { delta: { content?: string } }[] }).choices ?? []).map((choice) => choice.delta.content ?? "")).join("");
+    const text = stream
+      .flatMap((event) => ((event.data as { choices?: { delta: { content?: string } }[] }).choices ?? []).map((choice) => choice.delta.content ?? ""))
+      .join("");
     expect(text).toBe(PLAIN_REPLY);
     expect(stream.at(-2)!.data).toMatchObject({ choices: [], usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) } });
   });
@@ -111,15 +132,29 @@ describe("the scripted model server", () => {
   });
 
   it("reads a message Claude delivered inside a system reminder as the user's words", async () => {
-    const reminder = "<system-reminder>\nThe user sent the following message:\nsteer: and one more thing\n\nPlease address this message and continue with your tasks.\n</system-reminder>";
-    await (await post("/v1/messages", { stream: true, messages: [{ role: "user", content: "tell a story" }, { role: "assistant", content: "once" }, { role: "user", content: [{ type: "text", text: reminder }] }] })).text();
+    const reminder =
+      "<system-reminder>\nThe user sent the following message:\nsteer: and one more thing\n\nPlease address this message and continue with your tasks.\n</system-reminder>";
+    await (
+      await post("/v1/messages", {
+        stream: true,
+        messages: [
+          { role: "user", content: "tell a story" },
+          { role: "assistant", content: "once" },
+          { role: "user", content: [{ type: "text", text: reminder }] },
+        ],
+      })
+    ).text();
     expect(model.requests[0]!.conversation!.userTexts).toEqual(["tell a story", "steer: and one more thing"]);
   });
 
   it("records a stream the client closed early, and waits for requests by event", async () => {
     const seen = model.waitFor((request) => request.api === "openai-chat", "a chat request");
     const controller = new AbortController();
-    const response = await fetch(`${model.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ stream: true, messages: [{ role: "user", content: "an endless story" }] }), signal: controller.signal });
+    const response = await fetch(`${model.url}/v1/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ stream: true, messages: [{ role: "user", content: "an endless story" }] }),
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     await reader.read();
     const request = await seen;

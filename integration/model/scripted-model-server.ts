@@ -114,7 +114,11 @@ export class ScriptedModelServer {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.events.off("request", listener);
-        reject(new Error(`the scripted model saw no ${what} within ${timeoutMs} ms (it saw ${this.requests.length} requests: ${this.requests.map((request) => `${request.path} → ${request.answer}`).join(", ")})`));
+        reject(
+          new Error(
+            `the scripted model saw no ${what} within ${timeoutMs} ms (it saw ${this.requests.length} requests: ${this.requests.map((request) => `${request.path} → ${request.answer}`).join(", ")})`,
+          ),
+        );
       }, timeoutMs);
       const listener = (request: RecordedRequest) => {
         if (!check(request)) return;
@@ -190,7 +194,9 @@ export class ScriptedModelServer {
       } else if (method === "GET" && route === "/models") {
         recorded.answer = "models";
         this.record(recorded);
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "scripted-model", object: "model", created: 0, owned_by: "scripted" }] }));
+        response
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ object: "list", data: [{ id: "scripted-model", object: "model", created: 0, owned_by: "scripted" }] }));
       } else {
         recorded.answer = "404";
         this.record(recorded);

@@ -16,7 +16,8 @@ export interface SseEvent {
 }
 
 /** Harness wrappers that are not the user's own words: Codex's context blocks, Claude's reminders. */
-const WRAPPER = /^\s*<(environment_context|user_instructions|system-reminder|permissions instructions|turn_aborted|user_shell_command)\b|^\s*# AGENTS\.md instructions/i;
+const WRAPPER =
+  /^\s*<(environment_context|user_instructions|system-reminder|permissions instructions|turn_aborted|user_shell_command)\b|^\s*# AGENTS\.md instructions/i;
 /** The user's words inside a Claude reminder that carries a message sent while a turn ran. */
 const REMINDER_MESSAGE = /<system-reminder>[\s\S]*?(?:sent the following message|user sent)[^:]*:\s*([\s\S]*?)\s*(?:Please address|<\/system-reminder>)/i;
 
@@ -62,7 +63,9 @@ function responsesConversation(body: unknown): Conversation {
       endsWithToolResult = false;
     }
   }
-  const tools: OfferedTool[] = request.tools.flatMap((tool) => (tool.name ? [{ name: tool.name, kind: toolKind(tool.name) }] : tool.type === "local_shell" ? [{ name: "local_shell", kind: "shell" as const }] : []));
+  const tools: OfferedTool[] = request.tools.flatMap((tool) =>
+    tool.name ? [{ name: tool.name, kind: toolKind(tool.name) }] : tool.type === "local_shell" ? [{ name: "local_shell", kind: "shell" as const }] : [],
+  );
   return { userTexts: userTextsOf(texts), endsWithToolResult, toolResult, toolResults, tools };
 }
 
@@ -81,20 +84,52 @@ function responsesStream(plan: Exclude<Plan, { kind: "error" }>, model: string):
   let item: Record<string, unknown>;
   if (plan.kind === "text") {
     const itemId = `msg_${randomUUID()}`;
-    events.push({ event: "response.output_item.added", data: { type: "response.output_item.added", output_index: 0, item: { id: itemId, type: "message", status: "in_progress", role: "assistant", content: [] } } });
-    events.push({ event: "response.content_part.added", data: { type: "response.content_part.added", item_id: itemId, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } } });
+    events.push({
+      event: "response.output_item.added",
+      data: {
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { id: itemId, type: "message", status: "in_progress", role: "assistant", content: [] },
+      },
+    });
+    events.push({
+      event: "response.content_part.added",
+      data: {
+        type: "response.content_part.added",
+        item_id: itemId,
+        output_index: 0,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      },
+    });
     for (const delta of chunks(plan.text)) {
-      events.push({ event: "response.output_text.delta", delayMs: plan.chunkDelayMs, data: { type: "response.output_text.delta", item_id: itemId, output_index: 0, content_index: 0, delta } });
+      events.push({
+        event: "response.output_text.delta",
+        delayMs: plan.chunkDelayMs,
+        data: { type: "response.output_text.delta", item_id: itemId, output_index: 0, content_index: 0, delta },
+      });
     }
-    events.push({ event: "response.output_text.done", data: { type: "response.output_text.done", item_id: itemId, output_index: 0, content_index: 0, text: plan.text } });
+    events.push({
+      event: "response.output_text.done",
+      data: { type: "response.output_text.done", item_id: itemId, output_index: 0, content_index: 0, text: plan.text },
+    });
     item = { id: itemId, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: plan.text, annotations: [] }] };
   } else {
     const itemId = `fc_${randomUUID()}`;
     const args = JSON.stringify(plan.input);
     item = { id: itemId, type: "function_call", status: "completed", call_id: `call_${randomUUID()}`, name: plan.tool, arguments: args };
-    events.push({ event: "response.output_item.added", data: { type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", arguments: "" } } });
-    events.push({ event: "response.function_call_arguments.delta", data: { type: "response.function_call_arguments.delta", item_id: itemId, output_index: 0, delta: args } });
-    events.push({ event: "response.function_call_arguments.done", data: { type: "response.function_call_arguments.done", item_id: itemId, output_index: 0, arguments: args } });
+    events.push({
+      event: "response.output_item.added",
+      data: { type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", arguments: "" } },
+    });
+    events.push({
+      event: "response.function_call_arguments.delta",
+      data: { type: "response.function_call_arguments.delta", item_id: itemId, output_index: 0, delta: args },
+    });
+    events.push({
+      event: "response.function_call_arguments.done",
+      data: { type: "response.function_call_arguments.done", item_id: itemId, output_index: 0, arguments: args },
+    });
   }
   events.push({ event: "response.output_item.done", data: { type: "response.output_item.done", output_index: 0, item } });
   events.push({ event: "response.completed", data: { type: "response.completed", response: { ...base, status: "completed", output: [item], usage } } });
@@ -148,7 +183,9 @@ function anthropicConversation(body: unknown): Conversation {
 
 function anthropicMessage(plan: Exclude<Plan, { kind: "error" }>, model: string) {
   const content =
-    plan.kind === "text" ? [{ type: "text", text: plan.text }] : [{ type: "tool_use", id: `toolu_${randomUUID().replace(/-/g, "")}`, name: plan.tool, input: plan.input }];
+    plan.kind === "text"
+      ? [{ type: "text", text: plan.text }]
+      : [{ type: "tool_use", id: `toolu_${randomUUID().replace(/-/g, "")}`, name: plan.tool, input: plan.input }];
   return {
     id: `msg_${randomUUID().replace(/-/g, "")}`,
     type: "message",
@@ -157,26 +194,48 @@ function anthropicMessage(plan: Exclude<Plan, { kind: "error" }>, model: string)
     content,
     stop_reason: plan.kind === "text" ? "end_turn" : "tool_use",
     stop_sequence: null,
-    usage: { input_tokens: plan.usage.inputTokens, output_tokens: plan.usage.outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: plan.usage.cachedInputTokens },
+    usage: {
+      input_tokens: plan.usage.inputTokens,
+      output_tokens: plan.usage.outputTokens,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: plan.usage.cachedInputTokens,
+    },
   };
 }
 
 function anthropicStream(plan: Exclude<Plan, { kind: "error" }>, model: string): SseEvent[] {
   const message = anthropicMessage(plan, model);
   const events: SseEvent[] = [
-    { event: "message_start", data: { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } } },
+    {
+      event: "message_start",
+      data: { type: "message_start", message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } },
+    },
   ];
   if (plan.kind === "text") {
     events.push({ event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } });
     events.push({ event: "ping", data: { type: "ping" } });
-    for (const text of chunks(plan.text)) events.push({ event: "content_block_delta", delayMs: plan.chunkDelayMs, data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } } });
+    for (const text of chunks(plan.text))
+      events.push({
+        event: "content_block_delta",
+        delayMs: plan.chunkDelayMs,
+        data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
+      });
   } else {
     const block = message.content[0] as { id: string; name: string };
-    events.push({ event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } } });
-    events.push({ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(plan.input) } } });
+    events.push({
+      event: "content_block_start",
+      data: { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } },
+    });
+    events.push({
+      event: "content_block_delta",
+      data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(plan.input) } },
+    });
   }
   events.push({ event: "content_block_stop", data: { type: "content_block_stop", index: 0 } });
-  events.push({ event: "message_delta", data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: plan.usage.outputTokens } } });
+  events.push({
+    event: "message_delta",
+    data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: plan.usage.outputTokens } },
+  });
   events.push({ event: "message_stop", data: { type: "message_stop" } });
   return events;
 }
@@ -224,7 +283,12 @@ function chatStream(plan: Exclude<Plan, { kind: "error" }>, model: string): SseE
     for (const content of chunks(plan.text)) events.push(chunk({ content }, null, plan.chunkDelayMs));
     events.push(chunk({}, "stop"));
   } else {
-    events.push(chunk({ tool_calls: [{ index: 0, id: `call_${randomUUID()}`, type: "function", function: { name: plan.tool, arguments: JSON.stringify(plan.input) } }] }, null));
+    events.push(
+      chunk(
+        { tool_calls: [{ index: 0, id: `call_${randomUUID()}`, type: "function", function: { name: plan.tool, arguments: JSON.stringify(plan.input) } }] },
+        null,
+      ),
+    );
     events.push(chunk({}, "tool_calls"));
   }
   const usage = {
@@ -243,14 +307,22 @@ function chatCompletion(plan: Exclude<Plan, { kind: "error" }>, model: string) {
   const message =
     plan.kind === "text"
       ? { role: "assistant", content: plan.text }
-      : { role: "assistant", content: null, tool_calls: [{ id: `call_${randomUUID()}`, type: "function", function: { name: plan.tool, arguments: JSON.stringify(plan.input) } }] };
+      : {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: `call_${randomUUID()}`, type: "function", function: { name: plan.tool, arguments: JSON.stringify(plan.input) } }],
+        };
   return {
     id: `chatcmpl-${randomUUID()}`,
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message, finish_reason: plan.kind === "text" ? "stop" : "tool_calls" }],
-    usage: { prompt_tokens: plan.usage.inputTokens, completion_tokens: plan.usage.outputTokens, total_tokens: plan.usage.inputTokens + plan.usage.outputTokens },
+    usage: {
+      prompt_tokens: plan.usage.inputTokens,
+      completion_tokens: plan.usage.outputTokens,
+      total_tokens: plan.usage.inputTokens + plan.usage.outputTokens,
+    },
   };
 }
 
@@ -282,10 +354,12 @@ export function wholeOf(api: Api, plan: Exclude<Plan, { kind: "error" }>, model:
 /** The API's own error body for a scripted failure. */
 export function errorBody(api: Api, plan: Extract<Plan, { kind: "error" }>): unknown {
   if (api === "anthropic-messages") {
-    const type = plan.status === 401 ? "authentication_error" : plan.status === 429 ? "rate_limit_error" : plan.status === 400 ? "invalid_request_error" : "api_error";
+    const type =
+      plan.status === 401 ? "authentication_error" : plan.status === 429 ? "rate_limit_error" : plan.status === 400 ? "invalid_request_error" : "api_error";
     return { type: "error", error: { type, message: plan.message } };
   }
-  const type = plan.status === 401 ? "invalid_api_key" : plan.status === 429 ? "rate_limit_exceeded" : plan.status === 400 ? "invalid_request_error" : "server_error";
+  const type =
+    plan.status === 401 ? "invalid_api_key" : plan.status === 429 ? "rate_limit_exceeded" : plan.status === 400 ? "invalid_request_error" : "server_error";
   return { error: { message: plan.message, type, code: type, param: null } };
 }
 

@@ -8,7 +8,21 @@ import type { AgentDetail } from "../../shared/bridge/contract";
 import type { FleetServiceOptions } from "../../electron/fleet/service";
 import { DEFAULT_TIMING } from "../../electron/fleet/supervisor";
 import { defaultClientLabel } from "../../electron/fleet/t3/client";
-import { FAST, type Fleet, PING_MS, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, revokedSessionMakesNoRetryStorm, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import {
+  FAST,
+  type Fleet,
+  PING_MS,
+  agent,
+  clientLabelOf,
+  deliveryStates,
+  env,
+  keyOf,
+  recoverServer,
+  revokedSessionMakesNoRetryStorm,
+  startFleet as startPairedFleet,
+  statusHistory as history,
+  until,
+} from "./fleet.testkit";
 import { PLAIN_REPLY, SHELL_MARKER } from "../model/script";
 import { ScriptedModelServer } from "../model/scripted-model-server";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
@@ -181,7 +195,11 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     await until(fleet, () => agent(fleet, blockedId)?.status === "needs-approval" && agent(fleet, blockedId)!.pending.length === 1, "needs approval");
     const blockedKey = keyOf(fleet, blockedId);
     const refused = await fleet.service.request("agent.snooze", { key: blockedKey, until: wake });
-    expect(refused).toMatchObject({ key: blockedKey, onServer: "local", note: expect.stringMatching(/^T3 refused it: .*pending approval or user-input request/) });
+    expect(refused).toMatchObject({
+      key: blockedKey,
+      onServer: "local",
+      note: expect.stringMatching(/^T3 refused it: .*pending approval or user-input request/),
+    });
     expect((await operator.shell()).threads.find((thread) => thread.id === blockedId)!.snoozedUntil ?? null).toBeNull();
     const requestId = agent(fleet, blockedId)!.pending[0]!.requestId;
     await fleet.service.request("agent.respondApproval", { key: blockedKey, requestId, decision: "decline" });

@@ -40,10 +40,18 @@ export interface Fleet {
 }
 
 /** Starts a fleet service with its own data folder and pairs it with `server` by a fresh link (through `pairingBaseUrl`, e.g. a proxy). */
-export async function startFleet(server: RealT3Server, options: Partial<FleetServiceOptions>, cleanups: (() => unknown)[], pairingBaseUrl = server.baseUrl): Promise<Fleet> {
+export async function startFleet(
+  server: RealT3Server,
+  options: Partial<FleetServiceOptions>,
+  cleanups: (() => unknown)[],
+  pairingBaseUrl = server.baseUrl,
+): Promise<Fleet> {
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-real-"));
   const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...options });
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => service.stop());
+  cleanups.push(
+    () => rm(dataDir, { recursive: true, force: true }),
+    () => service.stop(),
+  );
   const events: BridgeEvent[] = [];
   service.on("event", (event) => events.push(event));
   const link = await server.pairingLink();
@@ -131,7 +139,12 @@ export async function noticesRevocation(target: Fleet, proxy: CountingProxy, rev
   const since = Date.now();
   try {
     await revoke();
-    await until(target, () => env(target)?.connection.phase === "unauthorized", () => `unauthorized (phases since the revocation: ${phases.join(" → ")})`, 60_000);
+    await until(
+      target,
+      () => env(target)?.connection.phase === "unauthorized",
+      () => `unauthorized (phases since the revocation: ${phases.join(" → ")})`,
+      60_000,
+    );
   } finally {
     target.service.off("event", record);
   }

@@ -9,7 +9,22 @@ import type { AgentDetail } from "../../shared/bridge/contract";
 import type { Delivery, DeliveryState } from "../../shared/fleet/delivery";
 import type { FleetServiceOptions } from "../../electron/fleet/service";
 import { defaultClientLabel } from "../../electron/fleet/t3/client";
-import { FAST, type Fleet, agent, clientLabelOf, deliveryStates, env, keyOf, recoverServer, removals, revokedSessionMakesNoRetryStorm, rows, startFleet as startPairedFleet, statusHistory as history, until } from "./fleet.testkit";
+import {
+  FAST,
+  type Fleet,
+  agent,
+  clientLabelOf,
+  deliveryStates,
+  env,
+  keyOf,
+  recoverServer,
+  removals,
+  revokedSessionMakesNoRetryStorm,
+  rows,
+  startFleet as startPairedFleet,
+  statusHistory as history,
+  until,
+} from "./fleet.testkit";
 import { PLAIN_REPLY, SHELL_MARKER } from "../model/script";
 import { ScriptedModelServer } from "../model/scripted-model-server";
 import { RealT3Server, V2_ENGINE } from "./harness.testkit";
@@ -28,7 +43,8 @@ let fleet: Fleet;
 const cleanups: (() => unknown)[] = [];
 
 /** A delivery's states so far and the fleet's reason, for failure messages. */
-const shown = (commandId: string) => `shown ${deliveryStates(fleet, commandId).join(" → ")}, reason ${JSON.stringify(fleet.service.delivery(commandId)?.reason ?? null)}`;
+const shown = (commandId: string) =>
+  `shown ${deliveryStates(fleet, commandId).join(" → ")}, reason ${JSON.stringify(fleet.service.delivery(commandId)?.reason ?? null)}`;
 const row = (threadId: string) => `shown ${agent(fleet, threadId)?.status} (${JSON.stringify(agent(fleet, threadId)?.reason ?? null)})`;
 
 const startFleet = (options: Partial<FleetServiceOptions>, pairingBaseUrl = server.baseUrl) => startPairedFleet(server, options, cleanups, pairingBaseUrl);
@@ -100,13 +116,18 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     await until(fleet, () => history().includes("running"), "running");
     await until(fleet, () => agent(fleet, parentId)?.status === "idle" && history().includes("running"), "idle after the run");
     // Between its provider turn and completion the engine's run is `waiting` (capturing checkpoints): shown as such, never idle before.
-    expect(history().slice(history().indexOf("running")).filter((status) => status !== "waiting")).toEqual(["running", "idle"]);
+    expect(
+      history()
+        .slice(history().indexOf("running"))
+        .filter((status) => status !== "waiting"),
+    ).toEqual(["running", "idle"]);
 
     const key = keyOf(fleet, parentId);
     await fleet.service.request("agent.open", { key });
     const stored = assistantTexts(await operator.projection(parentId));
     expect(stored).toEqual([REPLY]);
-    const replies = (detail: AgentDetail) => detail.items.flatMap((item) => (item.type === "message" && item.role === "assistant" && !item.streaming ? [item.text] : []));
+    const replies = (detail: AgentDetail) =>
+      detail.items.flatMap((item) => (item.type === "message" && item.role === "assistant" && !item.streaming ? [item.text] : []));
     await until(fleet, () => replies(fleet.service.detail(key)).length > 0, "the reply in the transcript");
     expect(replies(fleet.service.detail(key))).toEqual(stored);
     await fleet.service.request("agent.close", { key });
@@ -127,7 +148,11 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     await operator.delegate(threadId, runId, run.rootNodeId, "Write the summary", "Summary");
     const subagent = (await operator.projection(threadId)).subagents[0]!;
     expect(subagent).toMatchObject({ title: "Summary", childThreadId: expect.any(String) });
-    await until(fleet, () => agent(fleet, threadId)!.subagents.some((entry) => entry.title === "Summary"), () => `the subagent on its parent (shown ${JSON.stringify(agent(fleet, threadId)?.subagents)})`);
+    await until(
+      fleet,
+      () => agent(fleet, threadId)!.subagents.some((entry) => entry.title === "Summary"),
+      () => `the subagent on its parent (shown ${JSON.stringify(agent(fleet, threadId)?.subagents)})`,
+    );
     expect(agent(fleet, threadId)!.subagents.find((entry) => entry.title === "Summary")).toMatchObject({ childThreadId: subagent.childThreadId });
     // Its child thread is not in the engine's shell, so it has no row of its own.
     expect((await operator.shell()).threads.map((thread) => thread.id)).not.toContain(subagent.childThreadId);
@@ -140,10 +165,18 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     const key = keyOf(fleet, threadId);
     const history = statusHistory(fleet, threadId);
     // A thread the engine just created may pass through another status before it is idle; a message is offered as a new turn then.
-    await until(fleet, () => fleet.service.intent(key).kind === "new-turn", () => `a new turn offered (offered ${JSON.stringify(fleet.service.intent(key))}, shown ${history().join(" → ")})`);
+    await until(
+      fleet,
+      () => fleet.service.intent(key).kind === "new-turn",
+      () => `a new turn offered (offered ${JSON.stringify(fleet.service.intent(key))}, shown ${history().join(" → ")})`,
+    );
     const text = "please report, once";
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "new-turn" })) as Delivery;
-    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", () => `answered (${shown(delivery.commandId)})`);
+    await until(
+      fleet,
+      () => fleet.service.delivery(delivery.commandId)?.state === "answered",
+      () => `answered (${shown(delivery.commandId)})`,
+    );
     // In this order, ending answered. The engine streams the message before it answers the dispatch, so "accepted"
     // may be skipped; an engine stalled by a loaded machine may answer the dispatch late ("uncertain" until seen).
     const inOrder: DeliveryState[] = ["sending", "accepted", "uncertain", "delivered", "answered"];
@@ -159,10 +192,18 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     const { threadId, key, runId } = await runningThread("Steered");
     await fleet.service.request("agent.open", { key });
     // The fleet learns from the thread's provider session that this Codex can steer.
-    await until(fleet, () => fleet.service.intent(key).kind === "steer", () => `steer offered (offered ${JSON.stringify(fleet.service.intent(key))})`);
+    await until(
+      fleet,
+      () => fleet.service.intent(key).kind === "steer",
+      () => `steer offered (offered ${JSON.stringify(fleet.service.intent(key))})`,
+    );
     const text = "steer: also mention the tests";
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "steer" })) as Delivery;
-    await until(fleet, () => ["delivered", "answered"].includes(fleet.service.delivery(delivery.commandId)!.state), () => `delivered (${shown(delivery.commandId)})`);
+    await until(
+      fleet,
+      () => ["delivered", "answered"].includes(fleet.service.delivery(delivery.commandId)!.state),
+      () => `delivered (${shown(delivery.commandId)})`,
+    );
     expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "steered", turnId: runId });
     await until(fleet, () => agent(fleet, threadId)?.status === "idle", "the run ended");
     const stored = await operator.projection(threadId);
@@ -171,7 +212,12 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect(stored.runs.map((run) => run.id)).toEqual([runId]);
     expect(assistantTexts(stored).join(" ")).toContain(`Received: ${text}`);
     // Codex cut the reply it was streaming and asked the model again with the message.
-    expect(model.requests.filter((request) => request.api !== null && request.text.includes(text)).at(-1)!.conversation!.userTexts.slice(-2)).toEqual(["a slow job, take your time", text]);
+    expect(
+      model.requests
+        .filter((request) => request.api !== null && request.text.includes(text))
+        .at(-1)!
+        .conversation!.userTexts.slice(-2),
+    ).toEqual(["a slow job, take your time", text]);
     await fleet.service.request("agent.close", { key });
   });
 
@@ -181,7 +227,12 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect(intent.kind).toBe("queue");
     const text = "and then the next thing";
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "queue" })) as Delivery;
-    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", () => `answered (${shown(delivery.commandId)})`, 40_000);
+    await until(
+      fleet,
+      () => fleet.service.delivery(delivery.commandId)?.state === "answered",
+      () => `answered (${shown(delivery.commandId)})`,
+      40_000,
+    );
     const stored = await operator.projection(threadId);
     expect(userMessages(stored, text)).toHaveLength(1);
     const queuedRun = stored.runs.find((run) => run.id === userMessages(stored, text)[0]!.runId)!;
@@ -209,10 +260,17 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
       const request = index === 0 ? first : await ask(`Careful ${index + 1}`);
       const delivery = (await fleet.service.request("agent.respondApproval", { key: request.key, requestId: request.requestId, decision })) as Delivery;
       await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "delivered", `${decision} delivered`);
-      await until(fleet, () => agent(fleet, request.threadId)?.pending.length === 0 && ENDED.includes(agent(fleet, request.threadId)!.status), () => `${decision}: the request answered and the run over (${row(request.threadId)})`);
+      await until(
+        fleet,
+        () => agent(fleet, request.threadId)?.pending.length === 0 && ENDED.includes(agent(fleet, request.threadId)!.status),
+        () => `${decision}: the request answered and the run over (${row(request.threadId)})`,
+      );
       const stored = await operator.projection(request.threadId);
       expect(stored.runtimeRequests.map((entry) => entry.status)).toEqual(["resolved"]);
-      const ran = model.requests.some((seen) => seen.text.includes(`(Careful ${index + 1})`) && seen.conversation?.endsWithToolResult === true && seen.conversation.toolResult.includes(SHELL_MARKER));
+      const ran = model.requests.some(
+        (seen) =>
+          seen.text.includes(`(Careful ${index + 1})`) && seen.conversation?.endsWithToolResult === true && seen.conversation.toolResult.includes(SHELL_MARKER),
+      );
       expect(ran, `the command ran after ${decision}`).toBe(decision === "accept" || decision === "acceptForSession");
     }
   });
@@ -220,7 +278,11 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
   it("interrupts a running turn: shown interrupted, and the engine's run is interrupted", async () => {
     const { threadId, key, runId } = await runningThread("Interrupted");
     const delivery = (await fleet.service.request("agent.interrupt", { key })) as Delivery;
-    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "delivered", () => `interrupt delivered (${shown(delivery.commandId)})`);
+    await until(
+      fleet,
+      () => fleet.service.delivery(delivery.commandId)?.state === "delivered",
+      () => `interrupt delivered (${shown(delivery.commandId)})`,
+    );
     await until(fleet, () => agent(fleet, threadId)?.status !== "running", "the run ended");
     expect(agent(fleet, threadId)!.status).toBe("interrupted");
     expect((await operator.projection(threadId)).runs.find((run) => run.id === runId)?.status).toBe("interrupted");
@@ -231,14 +293,25 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     const failingId = await newThread("Failing worker");
     const before = fleet.service.model.counts();
     await operator.send(failingId, "this will fail");
-    await until(fleet, () => agent(fleet, failingId)?.status === "failed", () => `failed (${row(failingId)})`).catch(async (error: Error) => {
+    await until(
+      fleet,
+      () => agent(fleet, failingId)?.status === "failed",
+      () => `failed (${row(failingId)})`,
+    ).catch(async (error: Error) => {
       const projection = await operator.projection(failingId);
-      throw new Error(`${error.message}; the engine's runs: ${JSON.stringify(projection.runs.map((run) => run.status))}, shell row: ${JSON.stringify((await operator.shell()).threads.find((thread) => thread.id === failingId)?.status)}`);
+      throw new Error(
+        `${error.message}; the engine's runs: ${JSON.stringify(projection.runs.map((run) => run.status))}, shell row: ${JSON.stringify((await operator.shell()).threads.find((thread) => thread.id === failingId)?.status)}`,
+      );
     });
     const after = fleet.service.model.counts();
     expect(after.byStatus.failed ?? 0).toBe((before.byStatus.failed ?? 0) + 1);
     // The engine's shell row has no lastError for a failed turn: the reason is only in the thread's error item.
-    await until(fleet, () => (agent(fleet, failingId)?.reason ?? "") !== "", () => `the reason on the row (shown ${JSON.stringify(agent(fleet, failingId)?.reason)})`, 10_000);
+    await until(
+      fleet,
+      () => (agent(fleet, failingId)?.reason ?? "") !== "",
+      () => `the reason on the row (shown ${JSON.stringify(agent(fleet, failingId)?.reason)})`,
+      10_000,
+    );
     const stored = await operator.projection(failingId);
     // Codex passes the model's own error body on: the scripted model's message is in both.
     expect(agent(fleet, failingId)!.reason).toContain("Scripted model failure");
@@ -248,7 +321,11 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
   it("snoozes a failed thread in the engine, reads its wake time back, and the engine wakes it on new activity; a blocked thread stays the window's, with the engine's refusal", async () => {
     const failedId = await newThread("Failing, to snooze");
     await operator.send(failedId, "this will fail");
-    await until(fleet, () => agent(fleet, failedId)?.status === "failed", () => `failed (${row(failedId)})`);
+    await until(
+      fleet,
+      () => agent(fleet, failedId)?.status === "failed",
+      () => `failed (${row(failedId)})`,
+    );
     expect(agent(fleet, failedId)!.capabilities.snooze).toBe(true); // the engine advertises threadSnooze
     const key = keyOf(fleet, failedId);
     const wake = new Date(Date.now() + 3_600_000).toISOString();
@@ -260,7 +337,9 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     // A new message is activity: the engine wakes the thread itself.
     await operator.send(failedId, "say hello");
     await until(fleet, () => agent(fleet, failedId)?.snoozedUntil === null, "awake after the new message", 60_000).catch(async (error: Error) => {
-      throw new Error(`${error.message}; the engine's row: snoozedUntil ${JSON.stringify((await storedRow(failedId)).snoozedUntil)}, status ${(await storedRow(failedId)).status}; the fleet: ${env(fleet)?.connection.phase}, ${row(failedId)}`);
+      throw new Error(
+        `${error.message}; the engine's row: snoozedUntil ${JSON.stringify((await storedRow(failedId)).snoozedUntil)}, status ${(await storedRow(failedId)).status}; the fleet: ${env(fleet)?.connection.phase}, ${row(failedId)}`,
+      );
     });
     expect((await storedRow(failedId)).snoozedUntil ?? null).toBeNull();
 
@@ -269,19 +348,33 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     await until(fleet, () => agent(fleet, blockedId)?.status === "needs-approval" && agent(fleet, blockedId)!.pending.length === 1, "needs approval");
     const blockedKey = keyOf(fleet, blockedId);
     const refused = await fleet.service.request("agent.snooze", { key: blockedKey, until: wake });
-    expect(refused).toMatchObject({ key: blockedKey, onServer: "local", note: expect.stringMatching(/^T3 refused it: .*pending approval or user-input request/) });
+    expect(refused).toMatchObject({
+      key: blockedKey,
+      onServer: "local",
+      note: expect.stringMatching(/^T3 refused it: .*pending approval or user-input request/),
+    });
     expect((await storedRow(blockedId)).snoozedUntil ?? null).toBeNull();
     const requestId = agent(fleet, blockedId)!.pending[0]!.requestId;
     await fleet.service.request("agent.respondApproval", { key: blockedKey, requestId, decision: "decline" });
-    await until(fleet, () => agent(fleet, blockedId)?.pending.length === 0 && ENDED.includes(agent(fleet, blockedId)!.status), () => `answered and over (${row(blockedId)})`);
+    await until(
+      fleet,
+      () => agent(fleet, blockedId)?.pending.length === 0 && ENDED.includes(agent(fleet, blockedId)!.status),
+      () => `answered and over (${row(blockedId)})`,
+    );
   });
 
   it(`holds ${THREADS_ON_ENGINE} threads, and creating a project while the fleet watches changes no row`, async () => {
     for (let index = rows(fleet).length; index < THREADS_ON_ENGINE; index++) await operator.createThread(projectId, `Idle ${index}`);
     const engineRows = (await operator.shell()).threads.length;
     expect(engineRows).toBeGreaterThanOrEqual(THREADS_ON_ENGINE);
-    await until(fleet, () => rows(fleet).length === engineRows, () => `${engineRows} rows (shown ${rows(fleet).length})`);
-    const before = rows(fleet).map((view) => view.key).sort();
+    await until(
+      fleet,
+      () => rows(fleet).length === engineRows,
+      () => `${engineRows} rows (shown ${rows(fleet).length})`,
+    );
+    const before = rows(fleet)
+      .map((view) => view.key)
+      .sort();
     const removed = removals(fleet, cleanups);
     const watch = await operator.watchShell();
     cleanups.push(() => watch.stop());
@@ -292,12 +385,18 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     await watch.until((item) => item.kind === "snapshot" && item.threads === 0, "the engine's metadata-only snapshot after the project", from);
     const sentinel = await caughtUp(fleet, "the project");
     expect(removed()).toEqual([]);
-    expect(rows(fleet).map((view) => view.key).sort()).toEqual([...before, sentinel].sort());
+    expect(
+      rows(fleet)
+        .map((view) => view.key)
+        .sort(),
+    ).toEqual([...before, sentinel].sort());
   });
 
   it("SIGKILL → offline → restart → every row back, none removed on the way", async () => {
     await until(fleet, () => env(fleet)?.connection.phase === "online", "online");
-    const before = rows(fleet).map((view) => view.key).sort();
+    const before = rows(fleet)
+      .map((view) => view.key)
+      .sort();
     expect(before.length).toBeGreaterThanOrEqual(THREADS_ON_ENGINE);
     const removed = removals(fleet, cleanups);
     await server.kill();
@@ -310,7 +409,11 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     expect(env(fleet)!.environmentId).toBe(fleet.environmentId);
     const sentinel = await caughtUp(fleet, "the restart");
     expect(removed()).toEqual([]);
-    expect(rows(fleet).map((view) => view.key).sort()).toEqual([...before, sentinel].sort());
+    expect(
+      rows(fleet)
+        .map((view) => view.key)
+        .sort(),
+    ).toEqual([...before, sentinel].sort());
     expect(rows(fleet).filter((view) => view.status === "unknown")).toEqual([]);
   });
 
@@ -318,8 +421,14 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     // A fleet of its own, which starts from the engine's full shell (whatever the restart left in the main fleet).
     const frozen = await startFleet(FAST);
     const engineRows = (await operator.shell()).threads.length;
-    await until(frozen, () => rows(frozen).length === engineRows, () => `${engineRows} rows (shown ${rows(frozen).length})`);
-    const before = rows(frozen).map((view) => view.key).sort();
+    await until(
+      frozen,
+      () => rows(frozen).length === engineRows,
+      () => `${engineRows} rows (shown ${rows(frozen).length})`,
+    );
+    const before = rows(frozen)
+      .map((view) => view.key)
+      .sort();
     expect(before.length).toBeGreaterThanOrEqual(THREADS_ON_ENGINE);
     const removed = removals(frozen, cleanups);
     server.freeze();
@@ -331,7 +440,11 @@ describe("the fleet against T3's real V2 engine (protocol 2)", () => {
     await until(frozen, () => env(frozen)?.connection.phase === "online", "online after SIGCONT", 30_000);
     const sentinel = await caughtUp(frozen, "the thaw");
     expect(removed()).toEqual([]);
-    expect(rows(frozen).map((view) => view.key).sort()).toEqual([...before, sentinel].sort());
+    expect(
+      rows(frozen)
+        .map((view) => view.key)
+        .sort(),
+    ).toEqual([...before, sentinel].sort());
     expect(rows(frozen).filter((view) => view.status === "unknown")).toEqual([]);
   });
 

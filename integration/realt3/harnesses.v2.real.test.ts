@@ -57,7 +57,9 @@ const side: ServerSide = {
     return (await operator.projection(threadId)).messages.filter((message) => message.role === "user" && message.text === text).length;
   },
   async assistantTurns(threadId) {
-    return [...new Set((await operator.projection(threadId)).messages.flatMap((message) => (message.role === "assistant" && message.runId ? [message.runId] : [])))];
+    return [
+      ...new Set((await operator.projection(threadId)).messages.flatMap((message) => (message.role === "assistant" && message.runId ? [message.runId] : []))),
+    ];
   },
   // The engine keeps a failure's reason in the thread's error item, not on the row.
   storedFailure: async () => null,

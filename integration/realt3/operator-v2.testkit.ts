@@ -179,7 +179,11 @@ export class T3V2Operator {
   /** Follows the engine's shell stream as T3's UI does, recording what it sends. */
   async watchShell(): Promise<ShellWatch> {
     const watch = new ShellWatch();
-    const handle = (await this.open()).stream("orchestration.subscribeShell", { requestCompletionMarker: true }, { onValues: (values) => watch.received(values), onEnd: () => watch.ended() });
+    const handle = (await this.open()).stream(
+      "orchestration.subscribeShell",
+      { requestCompletionMarker: true },
+      { onValues: (values) => watch.received(values), onEnd: () => watch.ended() },
+    );
     watch.stop = () => handle.interrupt();
     await watch.until((item) => item.kind === "synchronized", "the shell synchronized");
     return watch;
@@ -208,7 +212,12 @@ export class ShellWatch {
 
   received(values: readonly unknown[]): void {
     for (const value of values as { kind?: string; snapshot?: { threads?: unknown[] }; project?: { id?: string }; projectId?: string }[]) {
-      this.items.push({ at: Date.now(), kind: String(value.kind), threads: value.snapshot?.threads?.length ?? null, projectId: value.project?.id ?? value.projectId ?? null });
+      this.items.push({
+        at: Date.now(),
+        kind: String(value.kind),
+        threads: value.snapshot?.threads?.length ?? null,
+        projectId: value.project?.id ?? value.projectId ?? null,
+      });
     }
     for (const waiter of this.waiters) waiter();
   }

@@ -51,7 +51,19 @@ export function App() {
 
   // Every view below is computed once per change of the facts (a new `facts`) or of what it reads.
   const rows = useMemo(
-    () => buildRows({ agents: facts.agents, environments: facts.environments, filters, search, collapsed, grouping, olderThanMs, olderShown, now: foldClock, bridgeLost: bridgeLostAt !== null }),
+    () =>
+      buildRows({
+        agents: facts.agents,
+        environments: facts.environments,
+        filters,
+        search,
+        collapsed,
+        grouping,
+        olderThanMs,
+        olderShown,
+        now: foldClock,
+        bridgeLost: bridgeLostAt !== null,
+      }),
     [facts, filters, search, collapsed, grouping, olderThanMs, olderShown, foldClock, bridgeLostAt],
   );
   const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments), [facts]);
@@ -60,7 +72,10 @@ export function App() {
   const inboxNow = useMemo(() => inbox(facts.agents, filters, search, snoozed, now), [facts, filters, search, snoozed, now]);
   const pane = paneView(view, inboxNow.items.length);
   // What ↑/↓ move through and what search chooses from: the inbox's items, or the tree's matching agents.
-  const selectable = useMemo(() => (pane === "inbox" ? inboxNow.items.map((agent) => agent.key) : selectableRows(rows).map((row) => row.id)), [pane, inboxNow, rows]);
+  const selectable = useMemo(
+    () => (pane === "inbox" ? inboxNow.items.map((agent) => agent.key) : selectableRows(rows).map((row) => row.id)),
+    [pane, inboxNow, rows],
+  );
 
   useEffect(() => {
     focusTargets.search = () => searchRef.current?.focus();
@@ -172,25 +187,44 @@ export function App() {
       </header>
       <nav className="filters" aria-label="Filters">
         <span className="segmented" role="group" aria-label="Show">
-          <button type="button" aria-pressed={pane === "inbox"} data-testid="view-inbox" title="Only what needs you, waiting longest first (v)" onClick={() => commands.setView("inbox")}>
+          <button
+            type="button"
+            aria-pressed={pane === "inbox"}
+            data-testid="view-inbox"
+            title="Only what needs you, waiting longest first (v)"
+            onClick={() => commands.setView("inbox")}
+          >
             Inbox <span className="view-count">{inboxNow.items.length}</span>
           </button>
-          <button type="button" aria-pressed={pane === "fleet"} data-testid="view-fleet" title="Every machine and agent (v)" onClick={() => commands.setView("fleet")}>
+          <button
+            type="button"
+            aria-pressed={pane === "fleet"}
+            data-testid="view-fleet"
+            title="Every machine and agent (v)"
+            onClick={() => commands.setView("fleet")}
+          >
             Fleet
           </button>
         </span>
         {pane === "fleet" &&
           (
             [
-            ["needsMe", "Needs me"],
-            ["failed", "Failed"],
-            ["running", "Running"],
-            ["offline", "Offline"],
-          ] as const
-        ).map(([key, label]) => (
-          <button key={key} type="button" aria-pressed={filters[key]} className={filters[key] ? "on" : ""} data-testid={`filter-${key}`} onClick={() => state.setFilters({ [key]: !filters[key] })}>
-            {label}
-          </button>
+              ["needsMe", "Needs me"],
+              ["failed", "Failed"],
+              ["running", "Running"],
+              ["offline", "Offline"],
+            ] as const
+          ).map(([key, label]) => (
+            <button
+              key={key}
+              type="button"
+              aria-pressed={filters[key]}
+              className={filters[key] ? "on" : ""}
+              data-testid={`filter-${key}`}
+              onClick={() => state.setFilters({ [key]: !filters[key] })}
+            >
+              {label}
+            </button>
           ))}
         <select aria-label="Machine" value={filters.environmentId ?? ""} onChange={(event) => state.setFilters({ environmentId: event.target.value || null })}>
           <option value="">All machines</option>

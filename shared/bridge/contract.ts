@@ -134,7 +134,10 @@ export const BridgeRequests = {
     key: Key,
     requestId: Id,
     answers: z
-      .record(z.string().max(INPUT_LIMITS.id), z.union([z.string().max(INPUT_LIMITS.answer), z.array(z.string().max(INPUT_LIMITS.answer)).max(INPUT_LIMITS.answerChoices)]))
+      .record(
+        z.string().max(INPUT_LIMITS.id),
+        z.union([z.string().max(INPUT_LIMITS.answer), z.array(z.string().max(INPUT_LIMITS.answer)).max(INPUT_LIMITS.answerChoices)]),
+      )
       .refine((answers) => Object.keys(answers).length <= INPUT_LIMITS.answerCount, `At most ${INPUT_LIMITS.answerCount} answers.`),
   }),
   /** `holdQueued`: first cancel the runs T3 queued behind this turn and hold their messages in the fleet (so none starts next). */
@@ -154,7 +157,12 @@ export const BridgeRequests = {
   "settings.update": z.object({
     notifications: z.object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), hostOffline: z.boolean() }).partial().optional(),
     notificationsPaused: z.boolean().optional(),
-    stalledAfterMs: z.number().int().min(10_000).max(24 * 3_600_000).optional(),
+    stalledAfterMs: z
+      .number()
+      .int()
+      .min(10_000)
+      .max(24 * 3_600_000)
+      .optional(),
   }),
   /** Opens a link from thread content in the system browser: only parsed http(s) URLs. */
   "link.open": z.object({ url: z.string().max(INPUT_LIMITS.linkUrl) }),
@@ -252,11 +260,15 @@ function upsertById<T extends { id: string }>(current: T[], changed: T[]): T[] {
   const next = [...current];
   // Streams change their newest entries: find those near the end without indexing a long history.
   const positions = changed.map((entry) => {
-    for (let position = current.length - 1; position >= Math.max(0, current.length - NEAR_END); position--) if (current[position]!.id === entry.id) return position;
+    for (let position = current.length - 1; position >= Math.max(0, current.length - NEAR_END); position--)
+      if (current[position]!.id === entry.id) return position;
     return undefined;
   });
   const fresh = new Set(changed.map((entry) => entry.id));
-  if (positions.every((position, index) => position !== undefined || !current.some((existing) => existing.id === changed[index]!.id)) && fresh.size === changed.length) {
+  if (
+    positions.every((position, index) => position !== undefined || !current.some((existing) => existing.id === changed[index]!.id)) &&
+    fresh.size === changed.length
+  ) {
     changed.forEach((entry, index) => {
       const position = positions[index];
       if (position === undefined) next.push(entry);

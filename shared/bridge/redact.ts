@@ -4,7 +4,20 @@
 const REDACTED = "…";
 
 /** Names of URL parameters and fields that carry a secret (pairing links, launch links, socket credentials, credentials). */
-const SECRET_NAMES = ["token", "code", "session", "secret", "password", "access_token", "bearer", "wsToken", "wsTicket", "ticket", "subject_token", "credential"];
+const SECRET_NAMES = [
+  "token",
+  "code",
+  "session",
+  "secret",
+  "password",
+  "access_token",
+  "bearer",
+  "wsToken",
+  "wsTicket",
+  "ticket",
+  "subject_token",
+  "credential",
+];
 
 const paramPattern = new RegExp(`([?#&;](?:${SECRET_NAMES.join("|")})=)[^&#\\s"'<>]*`, "gi");
 const bearerPattern = /\b(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;

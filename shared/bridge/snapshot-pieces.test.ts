@@ -4,11 +4,20 @@ import type { BridgeEvent, FleetSnapshot } from "./contract";
 import { snapshotEvents } from "./snapshot-pieces";
 
 function agents(environmentId: string, count: number, titleBytes = 1_000): AgentView[] {
-  return Array.from({ length: count }, (_, i) => ({ key: `${environmentId}/t${i}`, environmentId, threadId: `t${i}`, title: "x".repeat(titleBytes) }) as unknown as AgentView);
+  return Array.from(
+    { length: count },
+    (_, i) => ({ key: `${environmentId}/t${i}`, environmentId, threadId: `t${i}`, title: "x".repeat(titleBytes) }) as unknown as AgentView,
+  );
 }
 
 function fleet(agentList: AgentView[]): FleetSnapshot {
-  return { environments: [{ environmentId: "flood" }, { environmentId: "a" }], agents: agentList, deliveries: [], settings: {}, notices: ["n"] } as unknown as FleetSnapshot;
+  return {
+    environments: [{ environmentId: "flood" }, { environmentId: "a" }],
+    agents: agentList,
+    deliveries: [],
+    settings: {},
+    notices: ["n"],
+  } as unknown as FleetSnapshot;
 }
 
 describe("a snapshot as bridge events (Electron IPC)", () => {
@@ -31,7 +40,9 @@ describe("a snapshot as bridge events (Electron IPC)", () => {
 
   it("keeps an agent larger than a piece whole, in a piece of its own", () => {
     const events = [...snapshotEvents(fleet([...agents("a", 1, 10), ...agents("flood", 2, 50_000)]), 16 * 1024)];
-    expect(events.map((event) => (event.type === "fleet.snapshot" ? event.snapshot.agents.length : event.type === "fleet.delta" ? event.agents.length : -1))).toEqual([1, 1, 1]);
+    expect(
+      events.map((event) => (event.type === "fleet.snapshot" ? event.snapshot.agents.length : event.type === "fleet.delta" ? event.agents.length : -1)),
+    ).toEqual([1, 1, 1]);
   });
 
   it("an empty fleet is the snapshot alone", () => {

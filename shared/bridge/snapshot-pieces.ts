@@ -17,7 +17,12 @@ export interface SnapshotPiece<Encoded> {
  * agent), the agents of the smallest environments first so that ordinary machines show at once.
  * Each agent is encoded once; an empty fleet is one piece.
  */
-export function* snapshotPieces<Encoded>(snapshot: FleetSnapshot, pieceBytes: number, encode: (agent: AgentView) => Encoded, size: (encoded: Encoded) => number): Generator<SnapshotPiece<Encoded>> {
+export function* snapshotPieces<Encoded>(
+  snapshot: FleetSnapshot,
+  pieceBytes: number,
+  encode: (agent: AgentView) => Encoded,
+  size: (encoded: Encoded) => number,
+): Generator<SnapshotPiece<Encoded>> {
   const byEnvironment = new Map<string, AgentView[]>();
   for (const agent of snapshot.agents) {
     let list = byEnvironment.get(agent.environmentId);
@@ -49,8 +54,19 @@ export function* snapshotPieces<Encoded>(snapshot: FleetSnapshot, pieceBytes: nu
 }
 
 /** The snapshot as bridge events: a `fleet.snapshot` with the first agents, then `fleet.delta`s adding the rest. */
-export function* snapshotEvents(snapshot: FleetSnapshot, pieceBytes: number): Generator<{ type: "fleet.snapshot"; snapshot: FleetSnapshot } | { type: "fleet.delta"; agents: AgentView[]; removed: string[]; environments: []; removedEnvironments: string[] }> {
-  for (const piece of snapshotPieces(snapshot, pieceBytes, (agent) => agent, (agent) => JSON.stringify(agent).length)) {
+export function* snapshotEvents(
+  snapshot: FleetSnapshot,
+  pieceBytes: number,
+): Generator<
+  | { type: "fleet.snapshot"; snapshot: FleetSnapshot }
+  | { type: "fleet.delta"; agents: AgentView[]; removed: string[]; environments: []; removedEnvironments: string[] }
+> {
+  for (const piece of snapshotPieces(
+    snapshot,
+    pieceBytes,
+    (agent) => agent,
+    (agent) => JSON.stringify(agent).length,
+  )) {
     if (piece.first) yield { type: "fleet.snapshot", snapshot: { ...snapshot, agents: piece.agents } };
     else yield { type: "fleet.delta", agents: piece.agents, removed: [], environments: [], removedEnvironments: [] };
   }

@@ -9,7 +9,10 @@ import type { AgentView } from "./types";
  * The condition an acknowledgement would cover, or null when there is nothing to acknowledge
  * (approvals and questions are answered, not acknowledged; a stuck start is stopped or sent to).
  */
-export function attentionFingerprint(view: Pick<AgentView, "lastKnownStatus" | "stalled" | "activeRunId">, facts: Pick<AgentFacts, "latestUserMessageAt" | "updatedAt">): string | null {
+export function attentionFingerprint(
+  view: Pick<AgentView, "lastKnownStatus" | "stalled" | "activeRunId">,
+  facts: Pick<AgentFacts, "latestUserMessageAt" | "updatedAt">,
+): string | null {
   if (view.lastKnownStatus === "failed") {
     // Every new turn starts from a new user message, so the message that started the failing turn
     // names one failure. Not the reason text (it gets more precise once the thread stream is read)

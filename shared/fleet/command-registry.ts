@@ -29,7 +29,8 @@ export interface CommandSpec {
 }
 
 const online = (context: CommandContext) => context.environment?.connection.phase === "online";
-const pendingOf = (context: CommandContext, kind: "approval" | "input") => Boolean(online(context) && context.agent?.pending.some((request) => request.kind === kind));
+const pendingOf = (context: CommandContext, kind: "approval" | "input") =>
+  Boolean(online(context) && context.agent?.pending.some((request) => request.kind === kind));
 const always = () => true;
 
 const SPECS = [
@@ -47,7 +48,13 @@ const SPECS = [
   { id: "agent.accept-session", label: "Accept for the session", keys: ["A"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
   { id: "agent.decline", label: "Decline the approval", keys: ["d"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
   { id: "agent.answer", label: "Answer the question", keys: ["r"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "input") },
-  { id: "agent.acknowledge", label: "Acknowledge the failure", keys: ["x"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && acknowledgeable(c.agent)) },
+  {
+    id: "agent.acknowledge",
+    label: "Acknowledge the failure",
+    keys: ["x"],
+    surfaces: ["palette", "keys"],
+    enabled: (c) => Boolean(c.agent && acknowledgeable(c.agent)),
+  },
   { id: "agent.snooze", label: "Snooze until it changes", keys: ["s"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
   { id: "agent.snooze-hour", label: "Snooze for an hour", keys: ["S"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
   {

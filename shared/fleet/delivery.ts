@@ -121,7 +121,9 @@ export function messageIntent(agent: AgentView | undefined, env: EnvironmentView
       if (!mode) return { kind: "refused", reason: "T3 takes no message while this agent runs. Interrupt it first." };
       const note = runningNote(agent, mode);
       if (mode === "steer") return { kind: "steer", runId, note, choices };
-      return agent.capabilities.runningMessage === "unobserved" ? { kind: "queue", runId, note, choices, unobserved: true } : { kind: "queue", runId, note, choices };
+      return agent.capabilities.runningMessage === "unobserved"
+        ? { kind: "queue", runId, note, choices, unobserved: true }
+        : { kind: "queue", runId, note, choices };
     }
     default:
       if (agent.lifecycle === "archived") return { kind: "refused", reason: "This thread is archived. Unarchive it in T3 to message it." };
@@ -176,5 +178,10 @@ export interface Delivery {
 
 /** Nothing more will happen to this send: refused, answered, discarded, or (for non-messages) delivered. */
 export function isSettled(delivery: Pick<Delivery, "state" | "kind">): boolean {
-  return delivery.state === "answered" || delivery.state === "refused" || delivery.state === "discarded" || (delivery.state === "delivered" && delivery.kind !== "message");
+  return (
+    delivery.state === "answered" ||
+    delivery.state === "refused" ||
+    delivery.state === "discarded" ||
+    (delivery.state === "delivered" && delivery.kind !== "message")
+  );
 }

@@ -43,11 +43,17 @@ beforeEach(() => {
   model = new FleetModel({ stalledAfterMs: 60_000, now: () => clock });
   changes = [];
   model.subscribe((change) => changes.push(change));
-  model.upsertEnvironment({ environmentId: "env-a", label: "studio", baseUrl: "http://a", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted: false }, ONLINE);
+  model.upsertEnvironment(
+    { environmentId: "env-a", label: "studio", baseUrl: "http://a", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted: false },
+    ONLINE,
+  );
 });
 
 function snapshot(...threads: ThreadShell[]) {
-  model.applyFleetSnapshot("env-a", threads.map((row) => rows.facts(row)));
+  model.applyFleetSnapshot(
+    "env-a",
+    threads.map((row) => rows.facts(row)),
+  );
 }
 
 function upsert(row: ThreadShell) {
@@ -137,7 +143,12 @@ describe("children and roll-ups", () => {
 
   it("nests sub.<parent>.<suffix> threads, rolls up the worst child, and marks orphans", () => {
     snapshot(parent(), child("w1", "t3-0.0.24/shell-row-running.json"), child("w2", "t3-0.0.24/shell-row-failed.json"));
-    expect(model.childrenOf("env-a", "planner").map((a) => a.threadId).sort()).toEqual(["sub.planner.w1", "sub.planner.w2"]);
+    expect(
+      model
+        .childrenOf("env-a", "planner")
+        .map((a) => a.threadId)
+        .sort(),
+    ).toEqual(["sub.planner.w1", "sub.planner.w2"]);
     expect(model.rollup("env-a", "planner")).toBe("failed");
     expect(model.agent("env-a/sub.planner.w1")!.orphaned).toBe(false);
 
@@ -148,7 +159,11 @@ describe("children and roll-ups", () => {
   });
 
   it("grandchildren roll up through their parent", () => {
-    snapshot(parent(), child("w1", "t3-0.0.24/shell-row-completed.json"), recordedRow("t3-0.0.24/shell-row-approval-pending.json", { id: "sub.sub.planner.w1.deep" }));
+    snapshot(
+      parent(),
+      child("w1", "t3-0.0.24/shell-row-completed.json"),
+      recordedRow("t3-0.0.24/shell-row-approval-pending.json", { id: "sub.sub.planner.w1.deep" }),
+    );
     expect(model.rollup("env-a", "planner")).toBe("needs-approval");
   });
 });
@@ -242,7 +257,12 @@ describe("activity, stuck starts and lineage (issue 7, issue 8)", () => {
       facts("forked", { threadId: "root", relationship: "fork" }),
       facts("delegated", { threadId: "root", relationship: "subagent" }),
     ]);
-    expect(model.childrenOf("env-a", "root").map((agent) => [agent.threadId, agent.relationship]).sort()).toEqual([
+    expect(
+      model
+        .childrenOf("env-a", "root")
+        .map((agent) => [agent.threadId, agent.relationship])
+        .sort(),
+    ).toEqual([
       ["delegated", "subagent"],
       ["forked", "fork"],
     ]);

@@ -404,7 +404,10 @@ export class FleetModel {
     if (!starting) entry.startingSeenMs = null;
     else if (entry.startingSeenMs === null) entry.startingSeenMs = now;
     const derived = deriveStatus(facts, detail, { startingForMs: starting ? now - entry.startingSeenMs! : 0, stuckAfterMs: this.stuckAfterMs });
-    entry.derived = entry.removedUnsure && facts.lifecycle === "active" && !derived.status.startsWith("needs-") ? { status: "ended", reason: "Archived or deleted" } : derived;
+    entry.derived =
+      entry.removedUnsure && facts.lifecycle === "active" && !derived.status.startsWith("needs-")
+        ? { status: "ended", reason: "Archived or deleted" }
+        : derived;
     const shown = displayStatus(entry.derived.status, env.phase);
     const key = agentKey(env.meta.environmentId, threadId);
     const heldUp = shown.status === "running" && entry.derived.heldUp === true;
@@ -438,7 +441,9 @@ export class FleetModel {
       capabilities: facts.capabilities,
       pending: detail?.pending ?? NONE,
       // A native subagent carried by a child thread the fleet shows is that child, not a second row.
-      subagents: detail?.subagents.length ? detail.subagents.filter((subagent) => subagent.childThreadId === null || !env.entries.has(subagent.childThreadId)) : NONE,
+      subagents: detail?.subagents.length
+        ? detail.subagents.filter((subagent) => subagent.childThreadId === null || !env.entries.has(subagent.childThreadId))
+        : NONE,
       updatedAt: facts.updatedAt,
       lastActivityAt: isoOf(entry.lastActivityMs),
       acknowledged: false,

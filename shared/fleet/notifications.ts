@@ -152,20 +152,30 @@ export class NotificationPolicy {
   }
 
   private filter(intents: NotificationIntent[], memory: EnvMemory): NotificationIntent[] {
-    return intents
-      .filter((intent) => {
-        if (this.sent.has(intent.id)) return false;
-        this.sent.add(intent.id);
-        return !memory.muted;
-      })
-      // Titles and bodies carry server text (labels, titles, reasons) and go to the OS: plain text only.
-      .map((intent) => ({ ...intent, title: notificationText(intent.title, 256), body: notificationText(intent.body, 1_024) }));
+    return (
+      intents
+        .filter((intent) => {
+          if (this.sent.has(intent.id)) return false;
+          this.sent.add(intent.id);
+          return !memory.muted;
+        })
+        // Titles and bodies carry server text (labels, titles, reasons) and go to the OS: plain text only.
+        .map((intent) => ({ ...intent, title: notificationText(intent.title, 256), body: notificationText(intent.body, 1_024) }))
+    );
   }
 
   private memory(env: EnvironmentView): EnvMemory {
     let memory = this.envs.get(env.environmentId);
     if (!memory) {
-      memory = { lastOfflineNoticeAt: null, label: env.label, muted: env.muted, online: false, unauthorized: false, baseline: true, baselineNeedsYou: new Set() };
+      memory = {
+        lastOfflineNoticeAt: null,
+        label: env.label,
+        muted: env.muted,
+        online: false,
+        unauthorized: false,
+        baseline: true,
+        baselineNeedsYou: new Set(),
+      };
       this.envs.set(env.environmentId, memory);
     }
     return memory;

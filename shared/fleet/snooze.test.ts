@@ -24,7 +24,11 @@ describe("snooze", () => {
     const fingerprint = needFingerprint(failed);
     expect(activeSnooze(failed, { until: null, fingerprint }, NOW)).toEqual({ where: "window", until: null, note: null });
     expect(snoozeWords(activeSnooze(failed, { until: null, fingerprint }, NOW)!, time)).toBe("Snoozed in this window until it changes");
-    expect(activeSnooze(failed, { until: NOW + HOUR, fingerprint, note: "T3 refused it: pending approval" }, NOW)).toEqual({ where: "window", until: NOW + HOUR, note: "T3 refused it: pending approval" });
+    expect(activeSnooze(failed, { until: NOW + HOUR, fingerprint, note: "T3 refused it: pending approval" }, NOW)).toEqual({
+      where: "window",
+      until: NOW + HOUR,
+      note: "T3 refused it: pending approval",
+    });
     expect(snoozeWords(activeSnooze(failed, { until: NOW + HOUR, fingerprint }, NOW)!, time)).toBe("Snoozed in this window until 16:00");
     expect(activeSnooze(failed, { until: NOW + HOUR, fingerprint }, NOW + HOUR)).toBeNull();
     expect(activeSnooze({ ...failed, reason: "another failure" }, { until: null, fingerprint }, NOW)).toBeNull();

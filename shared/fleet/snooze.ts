@@ -21,7 +21,11 @@ export interface WindowSnooze {
 export type SnoozeState = { where: "server"; until: number } | { where: "window"; until: number | null; note: string | null };
 
 /** The snooze that holds now, or null when the agent is awake. */
-export function activeSnooze(agent: Pick<AgentView, "snoozedUntil"> & Parameters<typeof needFingerprint>[0], own: WindowSnooze | undefined, now: number): SnoozeState | null {
+export function activeSnooze(
+  agent: Pick<AgentView, "snoozedUntil"> & Parameters<typeof needFingerprint>[0],
+  own: WindowSnooze | undefined,
+  now: number,
+): SnoozeState | null {
   if (own && own.fingerprint !== needFingerprint(agent)) return null;
   const serverUntil = agent.snoozedUntil ? Date.parse(agent.snoozedUntil) : NaN;
   if (serverUntil > now) return { where: "server", until: serverUntil };

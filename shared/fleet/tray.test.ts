@@ -26,7 +26,12 @@ describe("tray", () => {
     expect(model.tooltip).toContain("1 needs you");
     expect(model.items).toContainEqual({ kind: "label", label: "studio: online · 1 needs approval, 2 running" });
     expect(model.items).toContainEqual({ kind: "agent", agentKey: "e/a", label: "Migrate (studio) — needs approval" });
-    expect(model.items.filter((item) => item.kind === "action").map((item) => item.kind === "action" && item.command)).toEqual(["app.open", "pairing.open", "notifications.pause", "app.quit"]);
+    expect(model.items.filter((item) => item.kind === "action").map((item) => item.kind === "action" && item.command)).toEqual([
+      "app.open",
+      "pairing.open",
+      "notifications.pause",
+      "app.quit",
+    ]);
   });
 
   it("says what a machine's connection is doing in the window's words", () => {
@@ -34,7 +39,11 @@ describe("tray", () => {
       label: "vm",
       connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: new Date(NOW + 12_000).toISOString(), attempt: 2, error: "refused" },
     });
-    const unauthorized = environmentView({ environmentId: "u", label: "box", connection: { phase: "unauthorized", since: "t", lastConfirmedAt: null, error: "revoked" } });
+    const unauthorized = environmentView({
+      environmentId: "u",
+      label: "box",
+      connection: { phase: "unauthorized", since: "t", lastConfirmedAt: null, error: "revoked" },
+    });
     const model = trayModel([offline, unauthorized], [], false, NOW);
     expect(model.items).toContainEqual({ kind: "label", label: "vm: offline · retrying in 12 s · no agents" });
     expect(model.items).toContainEqual({ kind: "label", label: "box: needs pairing again · no agents" });

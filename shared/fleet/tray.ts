@@ -72,7 +72,15 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
     if (waiting.length > TRAY_AGENT_LIMIT) items.push({ kind: "label", label: `…and ${waiting.length - TRAY_AGENT_LIMIT} more` });
   }
   items.push({ kind: "separator" });
-  const context: CommandContext = { agent: null, environment: null, agentPanelOpen: false, machines: environments.length, needYou: counts.needsYou, notificationsPaused, grouping: "machine" };
+  const context: CommandContext = {
+    agent: null,
+    environment: null,
+    agentPanelOpen: false,
+    machines: environments.length,
+    needYou: counts.needsYou,
+    notificationsPaused,
+    grouping: "machine",
+  };
   for (const spec of COMMANDS) {
     if (spec.surfaces.includes("tray") && spec.enabled(context)) items.push({ kind: "action", label: spec.label, command: spec.id });
   }

@@ -38,9 +38,15 @@ describe("shared fleet views", () => {
 
   it("says what a connection does and offers the one action that helps", () => {
     const nextAttemptAt = new Date(NOW + 11_200).toISOString();
-    expect(connectionWords({ phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt, attempt: 3, error: "x" }, NOW)).toEqual({ words: "offline · retrying in 12 s", action: "retry" });
+    expect(connectionWords({ phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt, attempt: 3, error: "x" }, NOW)).toEqual({
+      words: "offline · retrying in 12 s",
+      action: "retry",
+    });
     expect(connectionWords({ phase: "connecting", since: "t", lastConfirmedAt: "t" }, NOW)).toEqual({ words: "checking now", action: null });
-    expect(connectionWords({ phase: "unauthorized", since: "t", lastConfirmedAt: null, error: "revoked" }, NOW)).toEqual({ words: "needs pairing again", action: "pair" });
+    expect(connectionWords({ phase: "unauthorized", since: "t", lastConfirmedAt: null, error: "revoked" }, NOW)).toEqual({
+      words: "needs pairing again",
+      action: "pair",
+    });
   });
 
   it("counts read as words in severity order", () => {
@@ -54,7 +60,15 @@ describe("shared fleet views", () => {
 });
 
 describe("command registry", () => {
-  const context: CommandContext = { agent: null, environment: null, agentPanelOpen: false, machines: 1, needYou: 0, notificationsPaused: false, grouping: "machine" };
+  const context: CommandContext = {
+    agent: null,
+    environment: null,
+    agentPanelOpen: false,
+    machines: 1,
+    needYou: 0,
+    notificationsPaused: false,
+    grouping: "machine",
+  };
 
   it("every id is unique and no key runs two commands", () => {
     expect(new Set(COMMANDS.map((spec) => spec.id)).size).toBe(COMMANDS.length);
@@ -65,10 +79,23 @@ describe("command registry", () => {
   it("keys find their command; agent commands are enabled only when they can act", () => {
     expect(commandForKey({ key: "k", ctrlKey: true, metaKey: false, altKey: false })?.id).toBe("palette.open");
     expect(commandForKey({ key: "a", ctrlKey: false, metaKey: false, altKey: false })?.id).toBe("agent.accept");
-    const waiting = agentView("w", "needs-approval", { pending: [{ requestId: "r", kind: "approval", detail: "npm test", requestKind: "command", decisions: [{ decision: "accept", label: "Accept", warning: null }], createdAt: "t" }] });
+    const waiting = agentView("w", "needs-approval", {
+      pending: [
+        {
+          requestId: "r",
+          kind: "approval",
+          detail: "npm test",
+          requestKind: "command",
+          decisions: [{ decision: "accept", label: "Accept", warning: null }],
+          createdAt: "t",
+        },
+      ],
+    });
     const onWaiting = { ...context, agent: waiting, environment: environmentView() };
     expect(paletteCommands(onWaiting, "accept").map((spec) => spec.id)).toEqual(["agent.accept", "agent.accept-session"]);
     expect(paletteCommands(context, "accept")).toEqual([]);
-    expect(paletteCommands({ ...context, agent: agentView("f", "failed"), environment: environmentView() }, "ack").map((spec) => spec.id)).toEqual(["agent.acknowledge"]);
+    expect(paletteCommands({ ...context, agent: agentView("f", "failed"), environment: environmentView() }, "ack").map((spec) => spec.id)).toEqual([
+      "agent.acknowledge",
+    ]);
   });
 });

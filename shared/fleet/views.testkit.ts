@@ -4,7 +4,18 @@ import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from ".
 export const ONLINE: ConnectionPhase = { phase: "online", since: "2026-11-29T10:00:00.000Z" };
 
 export function environmentView(patch: Partial<EnvironmentView> = {}): EnvironmentView {
-  return { environmentId: "e", label: "studio", baseUrl: "http://x", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted: false, connection: ONLINE, counts: {}, ...patch };
+  return {
+    environmentId: "e",
+    label: "studio",
+    baseUrl: "http://x",
+    serverVersion: "0.0.33",
+    generation: "upstream",
+    readOnly: false,
+    muted: false,
+    connection: ONLINE,
+    counts: {},
+    ...patch,
+  };
 }
 
 export function agentView(threadId: string, status: AgentStatus, patch: Partial<AgentView> = {}): AgentView {

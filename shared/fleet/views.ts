@@ -128,7 +128,12 @@ export function t3ThreadUrl(env: Pick<EnvironmentView, "baseUrl" | "environmentI
 /** Project title, repository and branch where T3 gave them; the project id otherwise. */
 export function projectOf(agent: AgentView): { id: string; title: string; repository: string | null; branch: string | null } {
   const extras = extrasOf(agent);
-  return { id: agent.projectId, title: agent.projectTitle || agent.projectId, repository: extras.repository ?? agent.workspaceRoot ?? null, branch: agent.branch ?? null };
+  return {
+    id: agent.projectId,
+    title: agent.projectTitle || agent.projectId,
+    repository: extras.repository ?? agent.workspaceRoot ?? null,
+    branch: agent.branch ?? null,
+  };
 }
 
 /**
@@ -152,5 +157,7 @@ export function waitingSince(agent: AgentView): string {
 
 /** The inbox's order: what has waited longest first, across machines. */
 export function inboxOrder(agents: Iterable<AgentView>): AgentView[] {
-  return [...agents].filter(needsYou).sort((a, b) => waitingSince(a).localeCompare(waitingSince(b)) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key));
+  return [...agents]
+    .filter(needsYou)
+    .sort((a, b) => waitingSince(a).localeCompare(waitingSince(b)) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key));
 }

@@ -29,7 +29,9 @@ export function deliveryOutcomeWords(delivery: Pick<Delivery, "state" | "observe
   if (!observed) return null;
   switch (observed.outcome) {
     case "steered":
-      return delivery.state === "answered" ? "T3 accepted it as a steer; that turn has ended (T3 does not show whether the agent used it)" : "T3 accepted it as a steer of the running turn";
+      return delivery.state === "answered"
+        ? "T3 accepted it as a steer; that turn has ended (T3 does not show whether the agent used it)"
+        : "T3 accepted it as a steer of the running turn";
     case "new-turn":
       return "started a new turn";
     case "queued":

@@ -27,15 +27,24 @@ describe("httpFailure", () => {
   });
 
   it("carries the scope a refusal names", () => {
-    const error = httpFailure(403, "application/json", '{"_tag":"EnvironmentScopeRequiredError","code":"insufficient_scope","requiredScope":"orchestration:operate"}', "dispatch");
+    const error = httpFailure(
+      403,
+      "application/json",
+      '{"_tag":"EnvironmentScopeRequiredError","code":"insufficient_scope","requiredScope":"orchestration:operate"}',
+      "dispatch",
+    );
     expect(error.details.requiredScope).toBe("orchestration:operate");
   });
 });
 
 describe("rpcFailure", () => {
   it("maps typed failures, defects and interrupts", () => {
-    expect(rpcFailure([{ _tag: "Fail", error: { _tag: "OrchestrationDispatchCommandError", message: "Orchestration command invariant failed" } }], "x").kind).toBe("rejected");
-    expect(rpcFailure([{ _tag: "Fail", error: { _tag: "EnvironmentAuthorizationError", message: "missing", requiredScope: "orchestration:operate" } }], "x").kind).toBe("insufficient-scope");
+    expect(
+      rpcFailure([{ _tag: "Fail", error: { _tag: "OrchestrationDispatchCommandError", message: "Orchestration command invariant failed" } }], "x").kind,
+    ).toBe("rejected");
+    expect(
+      rpcFailure([{ _tag: "Fail", error: { _tag: "EnvironmentAuthorizationError", message: "missing", requiredScope: "orchestration:operate" } }], "x").kind,
+    ).toBe("insufficient-scope");
     expect(rpcFailure([{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError", message: "Thread t was not found" } }], "x").kind).toBe("not-found");
     expect(rpcFailure([{ _tag: "Die", defect: "Unknown request tag: a.b" }], "x").kind).toBe("incompatible");
     expect(rpcFailure([{ _tag: "Die", defect: 'Missing key\n  at ["commandId"]' }], "x").kind).toBe("server");

@@ -28,14 +28,19 @@ describe("parsePairingInput", () => {
     expect(parsePairingInput("workstation.local:3773")).toEqual({ ok: true, target: { baseUrl: "https://workstation.local:3773" } });
   });
 
-  it.each(["", "   ", "javascript:alert(1)", "file:///etc/passwd", "ftp://host/pair#token=x", "http://user:pw@host/pair", "https://app.t3.codes/pair#token=abc"])(
-    "refuses %j with a message",
-    (input) => {
-      const result = parsePairingInput(input);
-      expect(result.ok).toBe(false);
-      if (!result.ok) expect(result.message.length).toBeGreaterThan(0);
-    },
-  );
+  it.each([
+    "",
+    "   ",
+    "javascript:alert(1)",
+    "file:///etc/passwd",
+    "ftp://host/pair#token=x",
+    "http://user:pw@host/pair",
+    "https://app.t3.codes/pair#token=abc",
+  ])("refuses %j with a message", (input) => {
+    const result = parsePairingInput(input);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message.length).toBeGreaterThan(0);
+  });
 
   it("round-trips the URL a server builds", () => {
     const url = buildPairingUrl("http://127.0.0.1:3773", "7KQ2M9XH4PRT");

@@ -112,7 +112,16 @@ describe("decoders tolerate newer servers", () => {
       ThreadStreamItemSchema,
       {
         kind: "event",
-        event: { sequence: 5, eventId: "e", aggregateKind: "thread", aggregateId: "t", type: "thread.pinned", occurredAt: "now", commandId: null, payload: { x: 1 } },
+        event: {
+          sequence: 5,
+          eventId: "e",
+          aggregateKind: "thread",
+          aggregateId: "t",
+          type: "thread.pinned",
+          occurredAt: "now",
+          commandId: null,
+          payload: { x: 1 },
+        },
       },
       "item",
     );
@@ -121,7 +130,16 @@ describe("decoders tolerate newer servers", () => {
       ThreadStreamItemSchema,
       {
         kind: "event",
-        event: { sequence: 5, eventId: "e", aggregateKind: "thread", aggregateId: "t", type: "thread.session-set", occurredAt: "now", commandId: null, payload: { threadId: "t", session: { status: "running" } } },
+        event: {
+          sequence: 5,
+          eventId: "e",
+          aggregateKind: "thread",
+          aggregateId: "t",
+          type: "thread.session-set",
+          occurredAt: "now",
+          commandId: null,
+          payload: { threadId: "t", session: { status: "running" } },
+        },
       },
       "item",
     );

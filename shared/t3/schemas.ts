@@ -117,9 +117,7 @@ export const ModelSelection = z
   .transform((raw) => ({
     instanceId: raw.instanceId ?? raw.provider ?? "unknown",
     model: raw.model,
-    options: Array.isArray(raw.options)
-      ? raw.options
-      : Object.entries(raw.options ?? {}).map(([id, value]) => ({ id, value })),
+    options: Array.isArray(raw.options) ? raw.options : Object.entries(raw.options ?? {}).map(([id, value]) => ({ id, value })),
   }));
 export type ModelSelection = z.infer<typeof ModelSelection>;
 

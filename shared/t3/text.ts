@@ -92,13 +92,10 @@ export const TERMINAL_LINE_MAX = 2_000;
  * nothing from a server can clear the screen, write the clipboard, or start a forged line.
  */
 export function terminalLine(text: string, max = TERMINAL_LINE_MAX): string {
-  const visible = capText(text, max).replace(
-    /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g,
-    (char) => {
-      const code = char.charCodeAt(0);
-      return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-    },
-  );
+  const visible = capText(text, max).replace(/[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (char) => {
+    const code = char.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
   return visible;
 }
 

@@ -32,7 +32,10 @@ async function runThenInterrupt(sim: SimServer, threadId: string): Promise<void>
 }
 
 function assistantTurns(sim: SimServer, threadId: string): (string | null)[] {
-  return sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "assistant").map((m) => m.turnId);
+  return sim.engine.threads
+    .get(threadId)!
+    .messages.filter((m) => m.role === "assistant")
+    .map((m) => m.turnId);
 }
 
 describe("scripted agents", () => {
@@ -62,7 +65,14 @@ describe("scripted agents", () => {
     const running = nextEvent(sim, sessionIs(threadId, "running"));
     sendTurn(sim, threadId, "long task #slow");
     const turnId = ((await running).payload.session as { activeTurnId: string }).activeTurnId;
-    const second = nextEvent(sim, (e) => e.aggregateId === threadId && e.type === "thread.session-set" && (e.payload.session as { status: string; activeTurnId: string | null }).status === "running" && (e.payload.session as { activeTurnId: string }).activeTurnId !== turnId);
+    const second = nextEvent(
+      sim,
+      (e) =>
+        e.aggregateId === threadId &&
+        e.type === "thread.session-set" &&
+        (e.payload.session as { status: string; activeTurnId: string | null }).status === "running" &&
+        (e.payload.session as { activeTurnId: string }).activeTurnId !== turnId,
+    );
     sendTurn(sim, threadId, "also check the docs");
     await second;
     const ready = nextEvent(sim, sessionIs(threadId, "ready"));
@@ -75,8 +85,16 @@ describe("scripted agents", () => {
   it("a message that joins after the turn's reply gets a reply of its own in the same turn", async () => {
     const sim = await startSim("upstream");
     const threadId = makeThread(sim, "codex");
-    sim.scriptNextTurn(threadId, { steps: [{ kind: "reply", text: "First part." }, { kind: "delay", ms: 2_000 }] });
-    const firstReply = nextEvent(sim, (e) => e.aggregateId === threadId && e.type === "thread.message-sent" && e.payload.role === "assistant" && e.payload.streaming === false);
+    sim.scriptNextTurn(threadId, {
+      steps: [
+        { kind: "reply", text: "First part." },
+        { kind: "delay", ms: 2_000 },
+      ],
+    });
+    const firstReply = nextEvent(
+      sim,
+      (e) => e.aggregateId === threadId && e.type === "thread.message-sent" && e.payload.role === "assistant" && e.payload.streaming === false,
+    );
     sendTurn(sim, threadId, "go");
     await firstReply;
     const ready = nextEvent(sim, sessionIs(threadId, "ready"));

@@ -298,54 +298,101 @@ export class Agents {
       case "approval": {
         const requestId = randomUUID();
         const detail = step.detail ?? "npm test";
-        this.activity(thread, "approval", "approval.requested", "Command approval requested", {
-          requestId,
-          requestKind: "command",
-          requestType: "command_execution_approval",
-          detail,
-        }, turn.turnId);
+        this.activity(
+          thread,
+          "approval",
+          "approval.requested",
+          "Command approval requested",
+          {
+            requestId,
+            requestKind: "command",
+            requestType: "command_execution_approval",
+            detail,
+          },
+          turn.turnId,
+        );
         this.activity(thread, "tool", "tool.started", "Ran command started", { itemType: "command_execution", detail }, turn.turnId);
         const decision = String(await this.waitForAnswer(turn, "approval", requestId));
         this.activity(thread, "approval", "approval.resolved", "Approval resolved", { requestId, decision }, turn.turnId);
         const accepted = decision === "accept" || decision === "acceptForSession";
-        this.activity(thread, "tool", "tool.completed", accepted ? "Ran command" : "Command declined", {
-          itemType: "command_execution",
-          status: accepted ? "completed" : "declined",
-          detail,
-        }, turn.turnId);
+        this.activity(
+          thread,
+          "tool",
+          "tool.completed",
+          accepted ? "Ran command" : "Command declined",
+          {
+            itemType: "command_execution",
+            status: accepted ? "completed" : "declined",
+            detail,
+          },
+          turn.turnId,
+        );
         return false;
       }
       case "input": {
         const requestId = randomUUID();
-        this.activity(thread, "info", "user-input.requested", "User input requested", {
-          requestId,
-          questions: [
-            { id: "q1", header: "Question", question: step.question ?? "How should I proceed?", options: [{ label: "Yes" }, { label: "No" }] },
-          ],
-        }, turn.turnId);
+        this.activity(
+          thread,
+          "info",
+          "user-input.requested",
+          "User input requested",
+          {
+            requestId,
+            questions: [{ id: "q1", header: "Question", question: step.question ?? "How should I proceed?", options: [{ label: "Yes" }, { label: "No" }] }],
+          },
+          turn.turnId,
+        );
         const answers = await this.waitForAnswer(turn, "input", requestId);
         this.activity(thread, "info", "user-input.resolved", "User input received", { requestId, answers }, turn.turnId);
         return false;
       }
       case "capacity":
         // A capacity limit leaves the turn running; only this warning tells (docs/t3-protocols.md, `hiddenFailure`).
-        this.activity(thread, "error", "runtime.warning", "Runtime warning", {
-          message: step.message ?? "Free-tier capacity limit reached. Waiting for capacity to continue.",
-          detail: "rate_limit_exceeded",
-        }, turn.turnId);
+        this.activity(
+          thread,
+          "error",
+          "runtime.warning",
+          "Runtime warning",
+          {
+            message: step.message ?? "Free-tier capacity limit reached. Waiting for capacity to continue.",
+            detail: "rate_limit_exceeded",
+          },
+          turn.turnId,
+        );
         await this.wait(turn, Number.MAX_SAFE_INTEGER);
         return false;
       case "subagents":
         for (let i = 1; i <= step.count; i++) {
-          this.activity(thread, "info", "task.started", "Subagent started", { taskId: `task-${i}`, taskType: "subagent", detail: `Explore area ${i}` }, turn.turnId);
+          this.activity(
+            thread,
+            "info",
+            "task.started",
+            "Subagent started",
+            { taskId: `task-${i}`, taskType: "subagent", detail: `Explore area ${i}` },
+            turn.turnId,
+          );
         }
         await this.tick(turn);
         for (let i = 1; i <= step.count; i++) {
-          this.activity(thread, "info", "task.progress", "Subagent progress", { taskId: `task-${i}`, detail: `Reading files for area ${i}`, lastToolName: "Read" }, turn.turnId);
+          this.activity(
+            thread,
+            "info",
+            "task.progress",
+            "Subagent progress",
+            { taskId: `task-${i}`, detail: `Reading files for area ${i}`, lastToolName: "Read" },
+            turn.turnId,
+          );
         }
         await this.tick(turn);
         for (let i = 1; i <= step.count; i++) {
-          this.activity(thread, "info", "task.completed", "Subagent completed", { taskId: `task-${i}`, status: "completed", detail: `Area ${i} explored` }, turn.turnId);
+          this.activity(
+            thread,
+            "info",
+            "task.completed",
+            "Subagent completed",
+            { taskId: `task-${i}`, status: "completed", detail: `Area ${i} explored` },
+            turn.turnId,
+          );
         }
         return false;
       case "spawn":

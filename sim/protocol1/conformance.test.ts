@@ -43,7 +43,10 @@ async function completedTurn(sim: SimServer, text = "Say hello") {
     if (event.type === "thread.message-sent" && event.payload.role === "assistant" && !event.payload.streaming) replied = true;
   };
   sim.engine.on("event", listener);
-  const done = nextEvent(sim, (e) => replied && e.aggregateId === threadId && e.type === "thread.session-set" && (e.payload.session as Json).status === "ready");
+  const done = nextEvent(
+    sim,
+    (e) => replied && e.aggregateId === threadId && e.type === "thread.session-set" && (e.payload.session as Json).status === "ready",
+  );
   sendTurn(sim, threadId, text);
   await done;
   sim.engine.off("event", listener);
@@ -55,7 +58,8 @@ async function completedTurn(sim: SimServer, text = "Say hello") {
 function signature(event: { type: string; payload: Json }): string {
   const p = event.payload;
   if (event.type === "thread.session-set") return `session:${(p.session as Json).status}`;
-  if (event.type === "thread.message-sent") return `message:${p.role}:${p.role === "assistant" ? (p.streaming ? "delta" : p.text === "" ? "close" : "final") : "sent"}`;
+  if (event.type === "thread.message-sent")
+    return `message:${p.role}:${p.role === "assistant" ? (p.streaming ? "delta" : p.text === "" ? "close" : "final") : "sent"}`;
   if (event.type === "thread.activity-appended") return `activity:${(p.activity as Json).kind}`;
   return event.type;
 }
@@ -89,7 +93,9 @@ describe("simulator vs recorded 0.0.33 (upstream)", () => {
 
     const auth = { authorization: `Bearer ${exchanged.body.access_token as string}` };
     expect(keys((await http(sim, "/api/auth/session", { headers: auth })).body)).toEqual(keys(body(version, "http-auth-session-authenticated.json")));
-    expect(keys((await http(sim, "/api/auth/websocket-ticket", { method: "POST", headers: auth })).body)).toEqual(keys(body(version, "http-websocket-ticket-response.json")));
+    expect(keys((await http(sim, "/api/auth/websocket-ticket", { method: "POST", headers: auth })).body)).toEqual(
+      keys(body(version, "http-websocket-ticket-response.json")),
+    );
 
     const { threadId } = await completedTurn(sim);
     const shell = await http(sim, "/api/orchestration/shell", { headers: auth });
@@ -112,14 +118,30 @@ describe("simulator vs recorded 0.0.33 (upstream)", () => {
 
     const missing = await http(sim, "/api/orchestration/threads/no-such-thread", { headers: auth });
     expect([missing.status, keys(missing.body)]).toEqual([404, keys(body(version, "error-404-thread-not-found.json"))]);
-    const undecodable = await http(sim, "/api/orchestration/dispatch", { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ type: "thread.create", commandId: "x" }) });
+    const undecodable = await http(sim, "/api/orchestration/dispatch", {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ type: "thread.create", commandId: "x" }),
+    });
     expect([undecodable.status, undecodable.contentType, undecodable.body]).toEqual([400, "", ""]);
     const invariant = await http(sim, "/api/orchestration/dispatch", {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },
-      body: JSON.stringify({ type: "thread.turn.start", commandId: "x2", threadId: "no-such-thread", message: { messageId: "m", role: "user", text: "t", attachments: [] }, runtimeMode: "full-access", interactionMode: "default", createdAt: new Date().toISOString() }),
+      body: JSON.stringify({
+        type: "thread.turn.start",
+        commandId: "x2",
+        threadId: "no-such-thread",
+        message: { messageId: "m", role: "user", text: "t", attachments: [] },
+        runtimeMode: "full-access",
+        interactionMode: "default",
+        createdAt: new Date().toISOString(),
+      }),
     });
-    expect([invariant.status, keys(invariant.body), invariant.body.reason]).toEqual([500, keys(body(version, "error-dispatch-invariant-http.json")), "orchestration_dispatch_failed"]);
+    expect([invariant.status, keys(invariant.body), invariant.body.reason]).toEqual([
+      500,
+      keys(body(version, "error-dispatch-invariant-http.json")),
+      "orchestration_dispatch_failed",
+    ]);
     const unauthenticated = await http(sim, "/api/orchestration/shell");
     expect([unauthenticated.status, unauthenticated.body]).toMatchObject([401, { reason: "missing_credential" }]);
     const unknownGet = await http(sim, "/no/such/page");
@@ -172,7 +194,9 @@ describe("simulator vs recorded 0.0.33 (upstream)", () => {
     await raw.until(() => raw.chunks(id).length === 1);
     raw.ack(id);
     await raw.until(() => raw.chunks(id).length === 2);
-    const recorded = readFrames(version, "ws-frames-focused.ndjson").filter((f) => f.frame._tag === "Chunk" && f.frame.requestId === "4").slice(0, 2);
+    const recorded = readFrames(version, "ws-frames-focused.ndjson")
+      .filter((f) => f.frame._tag === "Chunk" && f.frame.requestId === "4")
+      .slice(0, 2);
     expect(raw.chunks(id).map((chunk) => chunk.map((v) => (v as Json).kind))).toEqual(recorded.map((f) => (f.frame.values as Json[]).map((v) => v.kind)));
 
     const unknown = await raw.call("no.such.method", {});
@@ -192,9 +216,17 @@ describe("simulator vs recorded 0.0.24 (fork)", () => {
     expect(keys((await http(sim, "/.well-known/t3/environment")).body)).toEqual(keys(readRecording(version, "environment.json")));
     expect(keys((await http(sim, "/api/auth/session")).body)).toEqual(keys(readRecording(version, "auth-session-unauthenticated.json")));
     const token = new URL(sim.pairingUrl()).hash.slice("#token=".length);
-    const paired = await http(sim, "/api/auth/bootstrap/bearer", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ credential: token }) });
+    const paired = await http(sim, "/api/auth/bootstrap/bearer", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ credential: token }),
+    });
     expect(keys(paired.body)).toEqual(keys(readRecording(version, "pair-response.json")));
-    const again = await http(sim, "/api/auth/bootstrap/bearer", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ credential: token }) });
+    const again = await http(sim, "/api/auth/bootstrap/bearer", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ credential: token }),
+    });
     expect([again.status, again.body]).toEqual([401, { error: "Invalid bootstrap credential." }]);
     const auth = { authorization: `Bearer ${paired.body.sessionToken as string}` };
     expect(keys((await http(sim, "/api/auth/session", { headers: auth })).body)).toEqual(keys(readRecording(version, "auth-session-authenticated.json")));
@@ -223,10 +255,15 @@ describe("simulator vs recorded 0.0.24 (fork)", () => {
     // Keep acking so every upsert arrives, then compare the collapsed status flow with the recorded planner.
     await raw.until(() => {
       raw.chunks(shellId).forEach(() => raw.ack(shellId));
-      return raw.values(shellId).some((item) => item.kind === "thread-upserted" && (item.thread as Json).id === threadId && (item.sequence as number) === sim.engine.sequence);
+      return raw
+        .values(shellId)
+        .some((item) => item.kind === "thread-upserted" && (item.thread as Json).id === threadId && (item.sequence as number) === sim.engine.sequence);
     });
     const rowState = (row: Json) => `${(row.session as Json | null)?.status ?? null}/${(row.latestTurn as Json | null)?.state ?? null}`;
-    const ours = raw.values(shellId).filter((item) => item.kind === "thread-upserted" && (item.thread as Json).id === threadId).map((item) => rowState(item.thread as Json));
+    const ours = raw
+      .values(shellId)
+      .filter((item) => item.kind === "thread-upserted" && (item.thread as Json).id === threadId)
+      .map((item) => rowState(item.thread as Json));
     const recordedFlow = readFrames(version, "frames.jsonl")
       .filter((f) => f.dir === "recv" && f.frame._tag === "Chunk" && f.frame.requestId === "1")
       .flatMap((f) => f.frame.values as Json[])
@@ -253,7 +290,16 @@ describe("simulator vs recorded 0.0.24 (fork)", () => {
     const threadId = `dup-${randomUUID().slice(0, 8)}`;
     const create = { type: "thread.create", commandId: "rec-1", createdAt: new Date().toISOString(), threadId, projectId: "p-missing" };
     sim.engine.dispatch({ type: "project.create", commandId: "p", projectId: "p1", title: "R", workspaceRoot: "/r", createdAt: new Date().toISOString() });
-    const full = { ...create, projectId: "p1", title: "t", modelSelection: { instanceId: "codex", model: "gpt-5.4" }, runtimeMode: "full-access", interactionMode: "default", branch: null, worktreePath: null };
+    const full = {
+      ...create,
+      projectId: "p1",
+      title: "t",
+      modelSelection: { instanceId: "codex", model: "gpt-5.4" },
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      branch: null,
+      worktreePath: null,
+    };
     const first = await raw.call("orchestration.dispatchCommand", full);
     const again = await raw.call("orchestration.dispatchCommand", full);
     expect(again).toEqual(first);
@@ -262,6 +308,8 @@ describe("simulator vs recorded 0.0.24 (fork)", () => {
     const recordedFailure = dedupe.existingThreadNewCommand as { cause: { error: Json }[] };
     const failure = other as unknown as { cause: { error: Json }[] };
     expect(keys(failure.cause[0]!.error)).toEqual(keys(recordedFailure.cause[0]!.error));
-    expect(failure.cause[0]!.error.message).toBe(`Orchestration command invariant failed (thread.create): Thread '${threadId}' already exists and cannot be created twice.`);
+    expect(failure.cause[0]!.error.message).toBe(
+      `Orchestration command invariant failed (thread.create): Thread '${threadId}' already exists and cannot be created twice.`,
+    );
   });
 });

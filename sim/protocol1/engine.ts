@@ -4,7 +4,18 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { DecodedClientCommand } from "../../shared/t3/protocol1/commands";
-import { type Generation, type ServerQuirks, type ThreadState, type WireActivity, type WireEvent, type WireMessage, type WireModelSelection, type WireProject, type WireSession, quirksOf } from "./model";
+import {
+  type Generation,
+  type ServerQuirks,
+  type ThreadState,
+  type WireActivity,
+  type WireEvent,
+  type WireMessage,
+  type WireModelSelection,
+  type WireProject,
+  type WireSession,
+  quirksOf,
+} from "./model";
 
 /** Event types the thread stream forwards; everything else only moves the shell. */
 export const THREAD_STREAM_EVENT_TYPES = new Set([
@@ -218,13 +229,7 @@ export class Engine extends EventEmitter<EngineEvents> {
   // ------------------------------------------------------------------ events and projection
 
   /** Appends one event, projects it, and notifies the streams. Provider-side events use a `provider:` commandId. */
-  append(
-    aggregateKind: "project" | "thread",
-    aggregateId: string,
-    type: string,
-    commandId: string | null,
-    payload: Record<string, unknown>,
-  ): WireEvent {
+  append(aggregateKind: "project" | "thread", aggregateId: string, type: string, commandId: string | null, payload: Record<string, unknown>): WireEvent {
     const event: WireEvent = {
       sequence: ++this.sequence,
       eventId: randomUUID(),
@@ -372,7 +377,12 @@ export class Engine extends EventEmitter<EngineEvents> {
         thread.pendingUserInputs.delete(String(p.requestId));
         break;
       case "thread.turn-interrupt-requested":
-        if (!this.quirks.interruptEndsCompleted && thread.latestTurn && (p.turnId === null || p.turnId === thread.latestTurn.turnId) && thread.latestTurn.state === "running") {
+        if (
+          !this.quirks.interruptEndsCompleted &&
+          thread.latestTurn &&
+          (p.turnId === null || p.turnId === thread.latestTurn.turnId) &&
+          thread.latestTurn.state === "running"
+        ) {
           thread.latestTurn = { ...thread.latestTurn, state: "interrupted", completedAt: event.occurredAt };
         }
         break;

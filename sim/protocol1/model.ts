@@ -16,7 +16,11 @@ export interface ServerQuirks {
 }
 
 function versionAtLeast(version: string, minimum: string): boolean {
-  const parts = (v: string) => v.split(/[.-]/).slice(0, 3).map((n) => Number.parseInt(n, 10) || 0);
+  const parts = (v: string) =>
+    v
+      .split(/[.-]/)
+      .slice(0, 3)
+      .map((n) => Number.parseInt(n, 10) || 0);
   const [a, b] = [parts(version), parts(minimum)];
   for (let i = 0; i < 3; i++) if (a[i]! !== b[i]!) return a[i]! > b[i]!;
   return true;

@@ -87,7 +87,10 @@ describe.each(["fork", "upstream"] as const)("simulator framing (%s)", (generati
     const sim = await startSim(generation);
     const raw = await peer(sim);
     const exit = await raw.call("orchestration.subscribeThread", { threadId: "nope" });
-    expect(exit).toEqual({ _tag: "Failure", cause: [{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError", message: "Thread nope was not found" } }] });
+    expect(exit).toEqual({
+      _tag: "Failure",
+      cause: [{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError", message: "Thread nope was not found" } }],
+    });
   });
 });
 
@@ -194,7 +197,16 @@ describe("simulator generation quirks", () => {
     const exit = await raw.call("orchestration.dispatchCommand", { type: "thread.meta.update", commandId: "ro", threadId: "t", title: "x" });
     expect(exit).toEqual({
       _tag: "Failure",
-      cause: [{ _tag: "Fail", error: { _tag: "EnvironmentAuthorizationError", message: "The authenticated token is missing required scope: orchestration:operate.", requiredScope: "orchestration:operate" } }],
+      cause: [
+        {
+          _tag: "Fail",
+          error: {
+            _tag: "EnvironmentAuthorizationError",
+            message: "The authenticated token is missing required scope: orchestration:operate.",
+            requiredScope: "orchestration:operate",
+          },
+        },
+      ],
     });
   });
 
@@ -243,7 +255,9 @@ describe("simulator generation quirks", () => {
       const exit = await raw.call("orchestration.subscribeThread", { threadId });
       expect(exit).toMatchObject({ _tag: "Failure", cause: [{ _tag: "Fail", error: { _tag: "OrchestrationGetSnapshotError" } }] });
     }
-    const snapshot = (await (await get("/api/orchestration/snapshot")).json()) as { threads: { id: string; archivedAt: string | null; deletedAt: string | null }[] };
+    const snapshot = (await (await get("/api/orchestration/snapshot")).json()) as {
+      threads: { id: string; archivedAt: string | null; deletedAt: string | null }[];
+    };
     const stateOf = (threadId: string) => snapshot.threads.find((thread) => thread.id === threadId);
     expect(stateOf(archived)).toMatchObject({ archivedAt: expect.any(String), deletedAt: null });
     expect(stateOf(deleted)).toMatchObject({ deletedAt: expect.any(String) });
@@ -278,4 +292,3 @@ describe("simulator generation quirks", () => {
     expect(JSON.parse(refused.body)).toEqual({ _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: "missing_credential" });
   });
 });
-

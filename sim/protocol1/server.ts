@@ -568,11 +568,7 @@ export class SimServer extends SimHost {
     return !thread.deletedAt && !(thread.archivedAt && this.engine.quirks.archivedThreadsUnreadable);
   }
 
-  private threadStream(
-    threadId: string,
-    sink: StreamSink,
-    options: { afterSequence: number | undefined; marker: boolean },
-  ): () => void {
+  private threadStream(threadId: string, sink: StreamSink, options: { afterSequence: number | undefined; marker: boolean }): () => void {
     const thread = this.engine.threads.get(threadId);
     if (!thread || !this.readable(thread)) {
       sink.fail({ _tag: "OrchestrationGetSnapshotError", message: `Thread ${threadId} was not found` });

@@ -77,7 +77,8 @@ export class CommandDecider {
       case "thread.delete": {
         const state = this.engine.requireThread(command.threadId, command.type, command.commandId);
         if (state.runner) this.agent.endRun(state, state.runner, "cancelled", "The thread was deleted.");
-        for (const run of state.runs) if (run.status === "queued") this.engine.putRun(state, { ...run, status: "cancelled", queuePosition: null, completedAt: this.engine.now() });
+        for (const run of state.runs)
+          if (run.status === "queued") this.engine.putRun(state, { ...run, status: "cancelled", queuePosition: null, completedAt: this.engine.now() });
         state.thread.deletedAt = this.engine.now();
         this.engine.putThread(state, "thread.deleted");
         return;
@@ -93,7 +94,8 @@ export class CommandDecider {
         if (run!.status === "queued") fail(`Run ${command.runId} is queued; cancel it with queued-run.cancel.`);
         const runner = state.runner;
         // Once the answer is final (waiting) the run finishes on its own: T3 refuses to interrupt it.
-        if (TERMINAL_RUN_STATUSES.has(run!.status) || runner?.run.id !== run!.id || runner.phase === "waiting" || runner.phase === "interrupting") fail(`Run ${command.runId} is not interruptible.`);
+        if (TERMINAL_RUN_STATUSES.has(run!.status) || runner?.run.id !== run!.id || runner.phase === "waiting" || runner.phase === "interrupting")
+          fail(`Run ${command.runId} is not interruptible.`);
         this.agent.interrupt(state, runner!, command.reason);
         return;
       }
@@ -101,8 +103,10 @@ export class CommandDecider {
         // The real engine's checks: not archived, a wake time in the future, no pending request, no queued run.
         const state = this.engine.requireThread(command.threadId, command.type, command.commandId);
         if (state.thread.archivedAt !== null) fail(`Thread ${command.threadId} is archived.`);
-        if (!(Date.parse(command.snoozedUntil) > Date.parse(this.engine.now()))) fail(`Thread ${command.threadId} snooze wake time ${command.snoozedUntil} is not in the future.`);
-        if (state.requests.some((request) => request.status === "pending")) fail(`Thread ${command.threadId} has a pending approval or user-input request and cannot be snoozed.`);
+        if (!(Date.parse(command.snoozedUntil) > Date.parse(this.engine.now())))
+          fail(`Thread ${command.threadId} snooze wake time ${command.snoozedUntil} is not in the future.`);
+        if (state.requests.some((request) => request.status === "pending"))
+          fail(`Thread ${command.threadId} has a pending approval or user-input request and cannot be snoozed.`);
         if (state.runs.some((run) => run.status === "queued")) fail(`Thread ${command.threadId} has a queued run and cannot be snoozed.`);
         const sameWake = state.thread.snoozedUntil !== null && Date.parse(state.thread.snoozedUntil) === Date.parse(command.snoozedUntil);
         state.thread.snoozedAt = sameWake ? state.thread.snoozedAt : this.engine.now();
@@ -137,7 +141,13 @@ export class CommandDecider {
       const target = state.runs.find((run) => run.id === mode.targetRunId);
       if (!target) fail(`Target run ${mode.targetRunId} does not exist.`);
       // A run that is finishing (waiting) or over cannot take a steer; T3 names the run's state.
-      if (!runner || runner.run.id !== mode.targetRunId || runner.phase === "waiting" || runner.phase === "interrupting" || runner.blockedOn?.kind === "background") {
+      if (
+        !runner ||
+        runner.run.id !== mode.targetRunId ||
+        runner.phase === "waiting" ||
+        runner.phase === "interrupting" ||
+        runner.blockedOn?.kind === "background"
+      ) {
         fail(`Target run ${mode.targetRunId} is ${runner?.run.id === mode.targetRunId ? "completed" : target!.status} and cannot be steered.`);
       }
       // The run reads running a moment before its provider turn does; a steer needs the turn.
@@ -163,7 +173,9 @@ export class CommandDecider {
       threadId: state.thread.id,
       ordinal,
       providerInstanceId: state.thread.providerInstanceId,
-      modelSelection: command.modelSelection ? { instanceId: command.modelSelection.instanceId, model: command.modelSelection.model } : state.thread.modelSelection,
+      modelSelection: command.modelSelection
+        ? { instanceId: command.modelSelection.instanceId, model: command.modelSelection.model }
+        : state.thread.modelSelection,
       providerThreadId,
       userMessageId: command.messageId,
       rootNodeId,
@@ -181,7 +193,23 @@ export class CommandDecider {
     this.agent.pendingTexts.set(run.id, { text: command.text, steps, createdBy: command.createdBy, creationSource: command.creationSource });
     if (!busy) this.engine.putProviderThread(state, "not_loaded", run);
     this.engine.putRun(state, run, "run.created");
-    this.engine.putAttempt(state, { id: run.activeAttemptId!, runId: id, attemptOrdinal: 1, rootNodeId, providerInstanceId: run.providerInstanceId, providerThreadId, providerTurnId: null, reason: "initial", status: "pending", startedAt: null, completedAt: null }, "run-attempt.created");
+    this.engine.putAttempt(
+      state,
+      {
+        id: run.activeAttemptId!,
+        runId: id,
+        attemptOrdinal: 1,
+        rootNodeId,
+        providerInstanceId: run.providerInstanceId,
+        providerThreadId,
+        providerTurnId: null,
+        reason: "initial",
+        status: "pending",
+        startedAt: null,
+        completedAt: null,
+      },
+      "run-attempt.created",
+    );
     this.engine.putNode(state, {
       id: rootNodeId,
       threadId: state.thread.id,
@@ -215,7 +243,20 @@ export class CommandDecider {
     this.engine.upsert(state.checkpointScopes, scope);
     this.engine.emitEvent(state, "checkpoint-scope.created", scope, { runId: id, nodeId: rootNodeId });
     // The message exists from the dispatch on; a queued one gets its turn item only when its run starts.
-    this.engine.putMessage(state, { createdBy: command.createdBy, creationSource: command.creationSource, id: command.messageId, threadId: state.thread.id, runId: id, nodeId: rootNodeId, role: "user", text: command.text, attachments: [], streaming: false, createdAt: now, updatedAt: now });
+    this.engine.putMessage(state, {
+      createdBy: command.createdBy,
+      creationSource: command.creationSource,
+      id: command.messageId,
+      threadId: state.thread.id,
+      runId: id,
+      nodeId: rootNodeId,
+      role: "user",
+      text: command.text,
+      attachments: [],
+      streaming: false,
+      createdAt: now,
+      updatedAt: now,
+    });
     if (!busy) this.agent.startRun(state, run);
   }
 
@@ -243,7 +284,10 @@ export class CommandDecider {
       if (offered && !offered.includes(command.decision!)) fail(`Decision '${command.decision}' was not offered.`);
     }
     const runner = state.runner;
-    this.engine.responses.set(request!.id, { ...(command.decision !== undefined && { decision: command.decision }), ...(command.answers !== undefined && { answers: command.answers }) });
+    this.engine.responses.set(request!.id, {
+      ...(command.decision !== undefined && { decision: command.decision }),
+      ...(command.answers !== undefined && { answers: command.answers }),
+    });
     // The recorded engine resolves a request without saying how it was answered.
     this.engine.putRequest(state, { ...request!, status: "resolved", resolvedAt: this.engine.now() }, runner?.run.id ?? null);
     if (runner) this.engine.providerNode(state, runner, request!.nodeId, "runtime_request", "completed");

@@ -14,7 +14,14 @@ export const ProjectCreate = z.object({
   createWorkspaceRootIfMissing: z.boolean().optional(),
 });
 
-const shortcut = (key: string, extra: { altKey?: boolean } = {}) => ({ key, metaKey: false, ctrlKey: false, shiftKey: false, altKey: extra.altKey ?? false, modKey: true });
+const shortcut = (key: string, extra: { altKey?: boolean } = {}) => ({
+  key,
+  metaKey: false,
+  ctrlKey: false,
+  shiftKey: false,
+  altKey: extra.altKey ?? false,
+  modKey: true,
+});
 
 function providerStatus(instanceId: string, checkedAt: string): Record<string, unknown> {
   const known = PROVIDERS[instanceId as keyof typeof PROVIDERS];

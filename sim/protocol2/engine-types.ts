@@ -165,7 +165,13 @@ export interface EngineCore extends Pick<EventEmitter, "emit" | "on" | "off"> {
   setRootNode(state: ThreadState, run: Run, status: ItemStatus): void;
   setAttempt(state: ThreadState, run: Run, status: RunAttempt["status"]): void;
   providerNode(state: ThreadState, runner: Runner, id: string, kind: RunNode["kind"], status: ItemStatus, extra?: Partial<RunNode>): RunNode;
-  newItem(state: ThreadState, run: Run | undefined, status: ItemStatus, title: string | null, where?: { id?: string; nodeId?: string | null; providerTurnId?: string | null; native?: string }): Omit<TurnItem, "type">;
+  newItem(
+    state: ThreadState,
+    run: Run | undefined,
+    status: ItemStatus,
+    title: string | null,
+    where?: { id?: string; nodeId?: string | null; providerTurnId?: string | null; native?: string },
+  ): Omit<TurnItem, "type">;
   projectRecord(project: ProjectShell): Record<string, unknown>;
   addProject(project: Pick<ProjectShell, "id" | "title" | "workspaceRoot"> & Partial<ProjectShell>): ProjectShell;
   createThread(options: ThreadSeed): ThreadState;

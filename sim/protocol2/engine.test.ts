@@ -18,7 +18,17 @@ function setup(settings: { enableLegacyTokenStreaming?: boolean } = {}) {
   engine.on("event", (stored: StoredEvent) => events.push(stored));
   let n = 0;
   const send = (text: string, dispatchMode: { type: "queue_after_active" } | { type: "steer_active"; targetRunId: string } = { type: "queue_after_active" }) =>
-    engine.dispatch({ type: "message.dispatch", createdBy: "user", creationSource: "web", commandId: `c${++n}`, threadId, messageId: `m${n}`, text, attachments: [], dispatchMode });
+    engine.dispatch({
+      type: "message.dispatch",
+      createdBy: "user",
+      creationSource: "web",
+      commandId: `c${++n}`,
+      threadId,
+      messageId: `m${n}`,
+      text,
+      attachments: [],
+      dispatchMode,
+    });
   const runs = () => engine.threads.get(threadId)!.runs;
   const kinds = () => events.map(({ event }) => (event.type === "turn-item.updated" ? `item:${(event.payload as { type: string }).type}` : event.type));
   return { engine, threadId, send, runs, events, kinds };
@@ -51,7 +61,9 @@ describe("the simulated protocol-2 engine", () => {
       const { engine, send, runs, events } = setup({ enableLegacyTokenStreaming: legacy });
       send("hello #stream");
       await untilEngine(engine, () => runs()[0]?.status === "completed", "completed");
-      const updates = events.filter(({ event }) => event.type === "turn-item.updated" && (event.payload as { type: string }).type === "assistant_message").map(({ event }) => (event.payload as { streaming: boolean }).streaming);
+      const updates = events
+        .filter(({ event }) => event.type === "turn-item.updated" && (event.payload as { type: string }).type === "assistant_message")
+        .map(({ event }) => (event.payload as { streaming: boolean }).streaming);
       expect(updates).toEqual(legacy ? [true, true, false] : [false]);
       const waiting = events.findIndex(({ event }) => event.type === "run.updated" && (event.payload as { status: string }).status === "waiting");
       const reply = events.findLastIndex(({ event }) => event.type === "turn-item.updated" && (event.payload as { type: string }).type === "assistant_message");
@@ -105,6 +117,9 @@ describe("the simulated protocol-2 engine", () => {
     const state = engine.threads.get(threadId)!;
     expect(engine.shellRow(state)).toMatchObject({ status: "failed", lastError: null });
     expect(state.sessions[0]).toMatchObject({ status: "ready", lastError: null });
-    expect(state.items.find((item) => item.type === "error")).toMatchObject({ status: "failed", failure: { class: "transport_error", message: "Claude failed: transport error" } });
+    expect(state.items.find((item) => item.type === "error")).toMatchObject({
+      status: "failed",
+      failure: { class: "transport_error", message: "Claude failed: transport error" },
+    });
   });
 });

@@ -41,7 +41,18 @@ import { ScriptedAgent } from "./runner";
 import { addProject, createThread, forkThread } from "./seed";
 
 // The engine's data lives in engine-types.ts (so its collaborators need not import this module); its importers read it here.
-export { type AgentStep, type DomainEvent, DispatchError, type EngineCore, type PendingReply, type Runner, type StoredEvent, type ThreadSeed, type ThreadState, type V2Settings } from "./engine-types";
+export {
+  type AgentStep,
+  type DomainEvent,
+  DispatchError,
+  type EngineCore,
+  type PendingReply,
+  type Runner,
+  type StoredEvent,
+  type ThreadSeed,
+  type ThreadState,
+  type V2Settings,
+} from "./engine-types";
 
 /** A resume replays only a gap of at most this many events and bytes (a third-party reading). */
 export const THREAD_REPLAY_MAX_EVENTS = 128;
@@ -66,9 +77,7 @@ export class V2Engine extends EventEmitter implements EngineCore {
   private readonly commands: CommandDecider;
   private log: StoredEvent[] = [];
 
-  constructor(
-    private readonly options: { tickMs: number; firstSequence?: number; settings?: Partial<V2Settings> },
-  ) {
+  constructor(private readonly options: { tickMs: number; firstSequence?: number; settings?: Partial<V2Settings> }) {
     super();
     this.setMaxListeners(0);
     this.sequence = options.firstSequence ?? 0;
@@ -173,7 +182,14 @@ export class V2Engine extends EventEmitter implements EngineCore {
     const now = this.now();
     const existing = state.providerThreads[0];
     const providerThread: ProviderThread = existing
-      ? { ...existing, status, lastRunOrdinal: run.ordinal, updatedAt: now, ...(status === "active" && !existing.nativeThreadRef && { nativeThreadRef: { driver: state.provider, nativeId: randomUUID(), strength: "strong" as const } }) }
+      ? {
+          ...existing,
+          status,
+          lastRunOrdinal: run.ordinal,
+          updatedAt: now,
+          ...(status === "active" &&
+            !existing.nativeThreadRef && { nativeThreadRef: { driver: state.provider, nativeId: randomUUID(), strength: "strong" as const } }),
+        }
       : {
           id: ids.providerThreadId(state.provider, run.id),
           driver: state.provider,
@@ -254,7 +270,12 @@ export class V2Engine extends EventEmitter implements EngineCore {
     const attempt = state.attempts.find((entry) => entry.id === run.activeAttemptId);
     if (!attempt) return;
     const now = this.now();
-    this.putAttempt(state, { ...attempt, status, ...(status === "running" && { startedAt: now }), ...(status !== "running" && status !== "pending" && { completedAt: now }) });
+    this.putAttempt(state, {
+      ...attempt,
+      status,
+      ...(status === "running" && { startedAt: now }),
+      ...(status !== "running" && status !== "pending" && { completedAt: now }),
+    });
   }
 
   /** A provider-side node (an item the provider made, or a runtime request) of the active run. */
@@ -290,7 +311,13 @@ export class V2Engine extends EventEmitter implements EngineCore {
     return run.ordinal * ORDINALS_PER_RUN + state.items.filter((item) => item.runId === run.id).length + 1;
   }
 
-  newItem(state: ThreadState, run: Run | undefined, status: ItemStatus, title: string | null, where: { id?: string; nodeId?: string | null; providerTurnId?: string | null; native?: string } = {}): Omit<TurnItem, "type"> {
+  newItem(
+    state: ThreadState,
+    run: Run | undefined,
+    status: ItemStatus,
+    title: string | null,
+    where: { id?: string; nodeId?: string | null; providerTurnId?: string | null; native?: string } = {},
+  ): Omit<TurnItem, "type"> {
     const now = this.now();
     return {
       id: where.id ?? `turn-item:${ids.shortId()}`,
@@ -406,13 +433,29 @@ export class V2Engine extends EventEmitter implements EngineCore {
 
   archivedShellSnapshot(): Record<string, unknown> {
     const rows = [...this.threads.values()].filter((state) => this.isShellVisible(state) && state.location === "archive");
-    return { schemaVersion: SHELL_SCHEMA_VERSION, snapshotSequence: this.sequence, projects: this.liveProjects(), threads: rows.map((state) => this.shellRow(state)) };
+    return {
+      schemaVersion: SHELL_SCHEMA_VERSION,
+      snapshotSequence: this.sequence,
+      projects: this.liveProjects(),
+      threads: rows.map((state) => this.shellRow(state)),
+    };
   }
 
   /** The projects as `GET /api/projects` and `projects.mutate` give them (with `deletedAt`, without the shell's env mode). */
   projectRecord(project: ProjectShell): Record<string, unknown> {
     const { defaultThreadEnvMode: _mode, ...rest } = project;
-    return { id: rest.id, title: rest.title, workspaceRoot: rest.workspaceRoot, repositoryIdentity: rest.repositoryIdentity, faviconPath: rest.faviconPath, defaultModelSelection: rest.defaultModelSelection, scripts: rest.scripts, createdAt: rest.createdAt, updatedAt: rest.updatedAt, deletedAt: null };
+    return {
+      id: rest.id,
+      title: rest.title,
+      workspaceRoot: rest.workspaceRoot,
+      repositoryIdentity: rest.repositoryIdentity,
+      faviconPath: rest.faviconPath,
+      defaultModelSelection: rest.defaultModelSelection,
+      scripts: rest.scripts,
+      createdAt: rest.createdAt,
+      updatedAt: rest.updatedAt,
+      deletedAt: null,
+    };
   }
 
   /** The thread projection. `bounded` keeps the latest items only; every non-terminal run stays. */

@@ -12,7 +12,8 @@ const PROVIDER_KINDS = Object.keys(PROVIDERS) as ProviderKind[];
 export function seedV2Environment(server: V2SimServer, options: { threads: number; parentEvery?: number }): void {
   const engine = server.engine;
   const projectId = `project-${server.label}`;
-  if (!engine.projects.has(projectId)) engine.addProject({ id: projectId, title: `${server.label} repo`, workspaceRoot: `/home/user/${server.label}`, defaultModelSelection: null, scripts: [] });
+  if (!engine.projects.has(projectId))
+    engine.addProject({ id: projectId, title: `${server.label} repo`, workspaceRoot: `/home/user/${server.label}`, defaultModelSelection: null, scripts: [] });
   const parentEvery = options.parentEvery ?? 10;
   let created = 0;
   for (let i = 0; created < options.threads; i++) {
@@ -21,15 +22,37 @@ export function seedV2Environment(server: V2SimServer, options: { threads: numbe
     created++;
     if (i % parentEvery !== 0) continue;
     for (let k = 1; k <= 2 && created < options.threads; k++) {
-      engine.createThread({ threadId: `thread-${i}-worker${k}`, projectId, title: `Worker ${k} of task ${i}`, provider, parent: { threadId: parent.thread.id, relationship: "subagent" }, createdBy: "agent", creationSource: "mcp", emit: false });
+      engine.createThread({
+        threadId: `thread-${i}-worker${k}`,
+        projectId,
+        title: `Worker ${k} of task ${i}`,
+        provider,
+        parent: { threadId: parent.thread.id, relationship: "subagent" },
+        createdBy: "agent",
+        creationSource: "mcp",
+        emit: false,
+      });
       created++;
     }
   }
 }
 
 export function createV2Thread(server: V2SimServer, options: { threadId?: string; title: string; provider?: ProviderKind; text?: string }): string {
-  const projectId = [...server.engine.projects.keys()][0] ?? server.engine.addProject({ id: `project-${server.label}`, title: `${server.label} repo`, workspaceRoot: `/home/user/${server.label}`, defaultModelSelection: null, scripts: [] }).id;
-  const state = server.engine.createThread({ ...(options.threadId && { threadId: options.threadId }), projectId, title: options.title, provider: options.provider ?? "codex" });
+  const projectId =
+    [...server.engine.projects.keys()][0] ??
+    server.engine.addProject({
+      id: `project-${server.label}`,
+      title: `${server.label} repo`,
+      workspaceRoot: `/home/user/${server.label}`,
+      defaultModelSelection: null,
+      scripts: [],
+    }).id;
+  const state = server.engine.createThread({
+    ...(options.threadId && { threadId: options.threadId }),
+    projectId,
+    title: options.title,
+    provider: options.provider ?? "codex",
+  });
   if (options.text !== undefined) sendV2Message(server, state.thread.id, options.text);
   return state.thread.id;
 }
@@ -37,7 +60,17 @@ export function createV2Thread(server: V2SimServer, options: { threadId?: string
 /** A message typed into T3 itself (not through the fleet): queued after the active run, if any. */
 export function sendV2Message(server: V2SimServer, threadId: string, text: string): number {
   const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-  return server.engine.dispatch({ type: "message.dispatch", createdBy: "user", creationSource: "web", commandId: `sim:${id}`, threadId, messageId: `msg-${id}`, text, attachments: [], dispatchMode: { type: "queue_after_active" } });
+  return server.engine.dispatch({
+    type: "message.dispatch",
+    createdBy: "user",
+    creationSource: "web",
+    commandId: `sim:${id}`,
+    threadId,
+    messageId: `msg-${id}`,
+    text,
+    attachments: [],
+    dispatchMode: { type: "queue_after_active" },
+  });
 }
 
 /** Replaces a running protocol-1 machine by a protocol-2 one on the same port (see V2SimServer.upgradeInPlace). */
@@ -45,7 +78,12 @@ export function upgradeToV2(server: SimServer, tickMs?: number): Promise<V2SimSe
   return V2SimServer.upgradeInPlace(server, { ...(tickMs !== undefined && { tickMs }) });
 }
 
-const ControlThread = z.object({ threadId: z.string().optional(), title: z.string(), provider: z.enum(PROVIDER_KINDS as [ProviderKind, ...ProviderKind[]]).optional(), text: z.string().optional() });
+const ControlThread = z.object({
+  threadId: z.string().optional(),
+  title: z.string(),
+  provider: z.enum(PROVIDER_KINDS as [ProviderKind, ...ProviderKind[]]).optional(),
+  text: z.string().optional(),
+});
 
 /** The control API's actions on a protocol-2 machine (the same routes as protocol-1 machines where they apply). */
 export async function handleV2Control(server: V2SimServer, parts: string[], body: unknown): Promise<unknown> {

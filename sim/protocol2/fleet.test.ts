@@ -9,7 +9,10 @@ afterEach(async () => {
 });
 
 async function control(fleet: SimFleet, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${fleet.controlUrl}${path}`, { method: body === undefined ? "GET" : "POST", body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${fleet.controlUrl}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return response.json();
 }
 
@@ -21,7 +24,11 @@ describe("a mixed simulated fleet", () => {
     const described = (await control(fleet, "/envs")) as { label: string; generation: string; baseUrl: string }[];
     expect(described.map((env) => env.generation)).toEqual(["fork", "upstream", "v2"]);
     const v2 = fleet.v2Servers[0]!;
-    expect(v2.engine.threads.get("thread-0-worker1")?.thread.lineage).toEqual({ parentThreadId: "thread-0", relationshipToParent: "subagent", rootThreadId: "thread-0" });
+    expect(v2.engine.threads.get("thread-0-worker1")?.thread.lineage).toEqual({
+      parentThreadId: "thread-0",
+      relationshipToParent: "subagent",
+      rootThreadId: "thread-0",
+    });
 
     const created = (await control(fleet, `/envs/${v2.label}/threads`, { title: "Hold", text: "#hold" })) as { threadId: string };
     expect(v2.engine.threads.get(created.threadId)?.runs).toHaveLength(1);

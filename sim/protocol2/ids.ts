@@ -18,7 +18,8 @@ export const checkpointScopeId = (threadId: string): string => `checkpoint-scope
 export const checkpointId = (scope: string, ordinal: number): string => `checkpoint:scope:${enc(scope)}:name:${ordinal}`;
 export const providerSessionId = (provider: string): string => `provider-session:provider-instance:${provider}:shared`;
 /** A provider thread is named after the run that first needed it, until the provider names it. */
-export const providerThreadId = (provider: string, firstRun: string): string => `provider-thread:provider:${provider}:native-thread:${enc(`pending:${firstRun}`)}`;
+export const providerThreadId = (provider: string, firstRun: string): string =>
+  `provider-thread:provider:${provider}:native-thread:${enc(`pending:${firstRun}`)}`;
 export const providerTurnId = (provider: string, native: string): string => `provider-turn:provider:${provider}:native-turn:${native}`;
 export const userMessageItemId = (messageId: string): string => `turn-item:message:${messageId}`;
 export const nativeItemId = (provider: string, native: string): string => `turn-item:provider:${provider}:native-item:${native}`;

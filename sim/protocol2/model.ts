@@ -3,17 +3,7 @@
 // recordings), which the contract check in shared/t3/protocol2/contract.testkit.ts also reads.
 import type { ProviderKind } from "../protocol1/agents";
 
-export type RunStatus =
-  | "preparing"
-  | "queued"
-  | "starting"
-  | "running"
-  | "waiting"
-  | "completed"
-  | "interrupted"
-  | "failed"
-  | "cancelled"
-  | "rolled_back";
+export type RunStatus = "preparing" | "queued" | "starting" | "running" | "waiting" | "completed" | "interrupted" | "failed" | "cancelled" | "rolled_back";
 export type ItemStatus = "idle" | "pending" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";
 export const ACTIVE_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(["preparing", "starting", "running", "waiting"]);
 export const TERMINAL_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(["completed", "interrupted", "failed", "cancelled", "rolled_back"]);
@@ -238,16 +228,76 @@ export const V2_ACTIVE_STEERING: Record<ProviderKind, boolean> = { codex: true, 
 export function capabilitiesFor(provider: ProviderKind): ProviderSession["capabilities"] {
   const steers = V2_ACTIVE_STEERING[provider];
   return {
-    sessions: { supportsMultipleProviderThreadsPerSession: false, supportsModelSwitchInSession: true, supportsProviderSwitchingViaHandoff: true, supportsRuntimeModeSwitchInSession: true, pendingRequestsSurviveRestart: false },
-    threads: { canCreateEmptyThread: true, canReadThreadSnapshot: true, canRollbackThread: true, canForkThread: true, canForkFromTurn: true, canForkFromSubagentThread: false, exposesNativeThreadId: true },
-    turns: { exposesNativeTurnId: true, emitsTurnStarted: true, emitsTurnCompleted: true, supportsInterrupt: true, supportsActiveSteering: steers, supportsSteeringByInterruptRestart: true, supportsQueuedMessages: true, terminalStatusQuality: "strong" },
+    sessions: {
+      supportsMultipleProviderThreadsPerSession: false,
+      supportsModelSwitchInSession: true,
+      supportsProviderSwitchingViaHandoff: true,
+      supportsRuntimeModeSwitchInSession: true,
+      pendingRequestsSurviveRestart: false,
+    },
+    threads: {
+      canCreateEmptyThread: true,
+      canReadThreadSnapshot: true,
+      canRollbackThread: true,
+      canForkThread: true,
+      canForkFromTurn: true,
+      canForkFromSubagentThread: false,
+      exposesNativeThreadId: true,
+    },
+    turns: {
+      exposesNativeTurnId: true,
+      emitsTurnStarted: true,
+      emitsTurnCompleted: true,
+      supportsInterrupt: true,
+      supportsActiveSteering: steers,
+      supportsSteeringByInterruptRestart: true,
+      supportsQueuedMessages: true,
+      terminalStatusQuality: "strong",
+    },
     streaming: { streamsAssistantText: true, streamsReasoning: true, streamsToolOutput: true, streamsPlanText: true, emitsMessageCompleted: true },
-    tools: { exposesToolItemIds: true, emitsToolStarted: true, emitsToolCompleted: true, emitsToolOutput: true, supportsMcpTools: true, supportsDynamicToolCallbacks: false },
-    approvals: { supportsCommandApproval: true, supportsFileReadApproval: true, supportsFileChangeApproval: true, supportsApplyPatchApproval: true, approvalsHaveNativeRequestIds: true, approvalCallbacksAreLiveOnly: true, approvalsCanOriginateFromSubagents: false },
+    tools: {
+      exposesToolItemIds: true,
+      emitsToolStarted: true,
+      emitsToolCompleted: true,
+      emitsToolOutput: true,
+      supportsMcpTools: true,
+      supportsDynamicToolCallbacks: false,
+    },
+    approvals: {
+      supportsCommandApproval: true,
+      supportsFileReadApproval: true,
+      supportsFileChangeApproval: true,
+      supportsApplyPatchApproval: true,
+      approvalsHaveNativeRequestIds: true,
+      approvalCallbacksAreLiveOnly: true,
+      approvalsCanOriginateFromSubagents: false,
+    },
     planning: { emitsPlanUpdated: true, emitsTodoList: true, emitsProposedPlan: true, supportsStructuredQuestions: true, planDeltasHaveItemIds: true },
-    subagents: { supportsSubagents: true, exposesSubagentThreadIds: false, emitsSubagentLifecycle: true, canWaitForSubagents: true, canCloseSubagents: false, canForkSubagentThread: false },
-    context: { acceptsSystemContext: true, acceptsDeveloperContext: true, acceptsSyntheticUserContext: true, canGenerateSummaries: true, canConsumeHandoffSummaries: true, supportsDeltaHandoff: true, supportsFullThreadHandoff: true, maxRecommendedHandoffChars: null },
-    checkpointing: { appCanCheckpointFilesystem: true, supportsNestedCheckpointScopes: false, providerCanRollbackConversation: false, providerRollbackReturnsSnapshot: false, providerCanReadConversationSnapshot: true },
+    subagents: {
+      supportsSubagents: true,
+      exposesSubagentThreadIds: false,
+      emitsSubagentLifecycle: true,
+      canWaitForSubagents: true,
+      canCloseSubagents: false,
+      canForkSubagentThread: false,
+    },
+    context: {
+      acceptsSystemContext: true,
+      acceptsDeveloperContext: true,
+      acceptsSyntheticUserContext: true,
+      canGenerateSummaries: true,
+      canConsumeHandoffSummaries: true,
+      supportsDeltaHandoff: true,
+      supportsFullThreadHandoff: true,
+      maxRecommendedHandoffChars: null,
+    },
+    checkpointing: {
+      appCanCheckpointFilesystem: true,
+      supportsNestedCheckpointScopes: false,
+      providerCanRollbackConversation: false,
+      providerRollbackReturnsSnapshot: false,
+      providerCanReadConversationSnapshot: true,
+    },
     identity: { nativeThreadIds: "strong", nativeTurnIds: "strong", nativeItemIds: "weak", nativeRequestIds: "strong" },
   };
 }

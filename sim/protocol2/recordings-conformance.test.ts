@@ -26,7 +26,14 @@ beforeAll(async () => {
   sim = await new V2SimServer({ tickMs: 5 }).start();
   client = await RawPeer.connectProtocol2(sim);
   projectId = fresh("proj");
-  const created = await client.call("projects.mutate", { type: "project.create", commandId: fresh("cmd"), projectId, title: "sim beta", workspaceRoot: "/work/flows", createWorkspaceRootIfMissing: true });
+  const created = await client.call("projects.mutate", {
+    type: "project.create",
+    commandId: fresh("cmd"),
+    projectId,
+    title: "sim beta",
+    workspaceRoot: "/work/flows",
+    createWorkspaceRootIfMissing: true,
+  });
   expect(created._tag).toBe("Success");
 });
 
@@ -55,8 +62,23 @@ async function createThread(options: { runtimeMode?: string } = {}): Promise<str
   return threadId;
 }
 
-function dispatchMessage(threadId: string, text: string, dispatchMode: Record<string, unknown> = { type: "queue_after_active" }, commandId = fresh("cmd")): Promise<Exit> {
-  return client.call(DISPATCH, { type: "message.dispatch", createdBy: "user", creationSource: "web", commandId, threadId, messageId: fresh("msg"), text, attachments: [], dispatchMode });
+function dispatchMessage(
+  threadId: string,
+  text: string,
+  dispatchMode: Record<string, unknown> = { type: "queue_after_active" },
+  commandId = fresh("cmd"),
+): Promise<Exit> {
+  return client.call(DISPATCH, {
+    type: "message.dispatch",
+    createdBy: "user",
+    creationSource: "web",
+    commandId,
+    threadId,
+    messageId: fresh("msg"),
+    text,
+    attachments: [],
+    dispatchMode,
+  });
 }
 
 /** Subscribes to a thread with the completion marker; resolves once it is in sync. */
@@ -71,7 +93,12 @@ const hasLabel = (id: string, wanted: string, count = 1) => client.until(() => c
 /** Labels after `synchronized`, repeats merged, as recorded for the recording's `index`-th thread stream. */
 function liveLabels(values: unknown[]): string[] {
   const start = values.findIndex((value) => label(value) === "synchronized");
-  return collapseRepeats(values.slice(start + 1).filter(isEvent).map(label));
+  return collapseRepeats(
+    values
+      .slice(start + 1)
+      .filter(isEvent)
+      .map(label),
+  );
 }
 
 function recordedLive(recording: V2Recording, index = 0): string[] {
@@ -141,10 +168,30 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
 
   it("01 projects.mutate and thread.create answer in the recorded shapes", async () => {
     const recording = readV2Recording("01-create-project-thread.json");
-    const project = await client.call("projects.mutate", { type: "project.create", commandId: fresh("cmd"), projectId: fresh("proj"), title: "another", workspaceRoot: "/work/another", createWorkspaceRootIfMissing: true });
+    const project = await client.call("projects.mutate", {
+      type: "project.create",
+      commandId: fresh("cmd"),
+      projectId: fresh("proj"),
+      title: "another",
+      workspaceRoot: "/work/another",
+      createWorkspaceRootIfMissing: true,
+    });
     expect(shapeDifferences(project.value, recordedExit(recording, "projects.mutate")!.value)).toEqual([]);
     const threadId = fresh("thread");
-    const created = await client.call(DISPATCH, { type: "thread.create", createdBy: "user", creationSource: "web", commandId: fresh("cmd"), threadId, projectId: "no-such-project", title: "orphan", modelSelection: { instanceId: "codex", model: "gpt-5-codex" }, runtimeMode: "full-access", interactionMode: "default", branch: null, worktreePath: null });
+    const created = await client.call(DISPATCH, {
+      type: "thread.create",
+      createdBy: "user",
+      creationSource: "web",
+      commandId: fresh("cmd"),
+      threadId,
+      projectId: "no-such-project",
+      title: "orphan",
+      modelSelection: { instanceId: "codex", model: "gpt-5-codex" },
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      branch: null,
+      worktreePath: null,
+    });
     // Accepted for a project the engine does not know; the first message is what fails.
     expect(shapeDifferences(created.value, recordedExit(recording, DISPATCH)!.value)).toEqual([]);
     const refused = await dispatchMessage(threadId, "hello");
@@ -155,7 +202,11 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const recording = readV2Recording("02-turn-plain.json");
     const threadId = await createThread();
     const stream = await followThread(threadId);
-    expect(client.chunks(stream).map((chunk) => chunk.map(label))).toEqual(recordedChunks(recording, THREAD).slice(0, 2).map((chunk) => chunk.map(label)));
+    expect(client.chunks(stream).map((chunk) => chunk.map(label))).toEqual(
+      recordedChunks(recording, THREAD)
+        .slice(0, 2)
+        .map((chunk) => chunk.map(label)),
+    );
     const commandId = fresh("cmd");
     const first = await dispatchMessage(threadId, "Hello there, please reply", undefined, commandId);
     await hasLabel(stream, "node.updated/completed", 2);
@@ -183,11 +234,25 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     await hasLabel(stream, "turn-item.updated:approval_request/waiting");
     const together = (chunks: unknown[][]) => chunks.find((chunk) => chunk.some((value) => label(value) === "runtime-request.updated/pending"))!.map(label);
     for (const chunk of [together(client.chunks(stream)), together(recordedChunks(recording, THREAD))]) {
-      expect(chunk).toEqual(expect.arrayContaining(["turn-item.updated:command_execution/running", "runtime-request.updated/pending", "turn-item.updated:approval_request/waiting"]));
+      expect(chunk).toEqual(
+        expect.arrayContaining([
+          "turn-item.updated:command_execution/running",
+          "runtime-request.updated/pending",
+          "turn-item.updated:approval_request/waiting",
+        ]),
+      );
     }
-    const approval = client.values(stream).find((value) => label(value) === "turn-item.updated:approval_request/waiting") as { event: { payload: Record<string, unknown> } };
+    const approval = client.values(stream).find((value) => label(value) === "turn-item.updated:approval_request/waiting") as {
+      event: { payload: Record<string, unknown> };
+    };
     expect(approval.event.payload).not.toHaveProperty("options");
-    const respond = await client.call(DISPATCH, { type: "runtime-request.respond", commandId: fresh("cmd"), threadId, requestId: approval.event.payload.requestId, decision: "accept" });
+    const respond = await client.call(DISPATCH, {
+      type: "runtime-request.respond",
+      commandId: fresh("cmd"),
+      threadId,
+      requestId: approval.event.payload.requestId,
+      decision: "accept",
+    });
     expect(respond._tag).toBe("Success");
     await hasLabel(stream, "run.updated/completed");
     await hasLabel(stream, "node.updated/completed", 4);
@@ -203,7 +268,10 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
   async function waitingRun(): Promise<{ threadId: string; stream: string; runId: string }> {
     const threadId = await createThread();
     const stream = await followThread(threadId);
-    sim.scriptNextRun(threadId, [{ kind: "reply", text: "Hello from the simulator." }, { kind: "background", description: "checkpointing" }]);
+    sim.scriptNextRun(threadId, [
+      { kind: "reply", text: "Hello from the simulator." },
+      { kind: "background", description: "checkpointing" },
+    ]);
     await dispatchMessage(threadId, "Please answer slow, word by word");
     await hasLabel(stream, "run.updated/waiting");
     return { threadId, stream, runId: sim.engine.threads.get(threadId)!.runs[0]!.id };
@@ -211,8 +279,16 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
 
   it("04 and 06 refuse an interrupt and a steer once the run is waiting, and the run completes as recorded", async () => {
     for (const [name, refuse, pattern] of [
-      ["04-interrupt.json", (threadId: string, runId: string) => client.call(DISPATCH, { type: "run.interrupt", commandId: fresh("cmd"), threadId, runId, reason: "sim" }), /is not interruptible\.$/],
-      ["06-steer.json", (threadId: string, runId: string) => dispatchMessage(threadId, "Steer: also mention bananas", { type: "steer_active", targetRunId: runId }), /cannot be steered\.$/],
+      [
+        "04-interrupt.json",
+        (threadId: string, runId: string) => client.call(DISPATCH, { type: "run.interrupt", commandId: fresh("cmd"), threadId, runId, reason: "sim" }),
+        /is not interruptible\.$/,
+      ],
+      [
+        "06-steer.json",
+        (threadId: string, runId: string) => dispatchMessage(threadId, "Steer: also mention bananas", { type: "steer_active", targetRunId: runId }),
+        /cannot be steered\.$/,
+      ],
     ] as const) {
       const recording = readV2Recording(name);
       const { threadId, stream, runId } = await waitingRun();
@@ -232,7 +308,11 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const stream = await followThread(threadId);
     sim.scriptNextRun(threadId, script);
     await dispatchMessage(threadId, "Please answer slow, word by word");
-    await untilEngine(sim.engine, () => sim.engine.threads.get(threadId)!.runner?.blockedOn?.kind === "hold" && providerTurnRunning(sim.engine, threadId), "provider turn running, held");
+    await untilEngine(
+      sim.engine,
+      () => sim.engine.threads.get(threadId)!.runner?.blockedOn?.kind === "hold" && providerTurnRunning(sim.engine, threadId),
+      "provider turn running, held",
+    );
     return { threadId, stream, runId: sim.engine.threads.get(threadId)!.runs[0]!.id };
   }
 
@@ -251,7 +331,10 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const recording = readV2Recording("05-fail.json");
     const threadId = await createThread();
     const stream = await followThread(threadId);
-    sim.scriptNextRun(threadId, [{ kind: "reply", text: "Hello from the simulator." }, { kind: "fail", failureClass: "provider_error", message: "Simulated failure" }]);
+    sim.scriptNextRun(threadId, [
+      { kind: "reply", text: "Hello from the simulator." },
+      { kind: "fail", failureClass: "provider_error", message: "Simulated failure" },
+    ]);
     await dispatchMessage(threadId, "Please fail this turn");
     await hasLabel(stream, "provider-thread.updated/idle");
     const values = client.values(stream);
@@ -270,7 +353,11 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
       await hasLabel(stream, "node.updated/completed", 2);
       const values = client.values(stream);
       expect(liveLabels(values), name).toEqual(recordedLive(recording));
-      const steer = values.find((value) => label(value) === "turn-item.updated:user_message/completed" && (value as { event: { payload: { inputIntent: string } } }).event.payload.inputIntent === "steer") as { event: { payload: { runId: string } } };
+      const steer = values.find(
+        (value) =>
+          label(value) === "turn-item.updated:user_message/completed" &&
+          (value as { event: { payload: { inputIntent: string } } }).event.payload.inputIntent === "steer",
+      ) as { event: { payload: { runId: string } } };
       expect(steer.event.payload.runId).toBe(runId);
       expect(sim.engine.threads.get(threadId)!.runs).toHaveLength(1);
     }
@@ -300,8 +387,21 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const shell = watcher.request(SHELL, { requestCompletionMarker: true });
     await watcher.until(() => watcher.values(shell).map(label).includes("snapshot(metadata)") && watcher.values(shell).map(label).includes("synchronized"));
     expect(watcher.values(shell).map(label).sort()).toEqual(recorded.slice(0, 3).map(label).sort());
-    await client.call("projects.mutate", { type: "project.create", commandId: fresh("cmd"), projectId: fresh("proj"), title: "later", workspaceRoot: "/work/later", createWorkspaceRootIfMissing: true });
-    await watcher.until(() => watcher.values(shell).map(label).filter((entry) => entry === "snapshot(metadata)").length >= 2);
+    await client.call("projects.mutate", {
+      type: "project.create",
+      commandId: fresh("cmd"),
+      projectId: fresh("proj"),
+      title: "later",
+      workspaceRoot: "/work/later",
+      createWorkspaceRootIfMissing: true,
+    });
+    await watcher.until(
+      () =>
+        watcher
+          .values(shell)
+          .map(label)
+          .filter((entry) => entry === "snapshot(metadata)").length >= 2,
+    );
     const threadId = await createThread();
     await watcher.until(() => watcher.values(shell).some((value) => (value as { thread?: { id: string } }).thread?.id === threadId));
     const stream = await followThread(threadId);
@@ -309,19 +409,43 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     await dispatchMessage(threadId, "first");
     await untilEngine(sim.engine, () => providerTurnRunning(sim.engine, threadId), "running");
     await dispatchMessage(threadId, "Second message, queued");
-    await watcher.until(() => watcher.values(shell).some((value) => (value as { thread?: { id: string; status: string } }).thread?.id === threadId && (value as { thread: { status: string } }).thread.status === "queued"));
+    await watcher.until(() =>
+      watcher
+        .values(shell)
+        .some(
+          (value) =>
+            (value as { thread?: { id: string; status: string } }).thread?.id === threadId &&
+            (value as { thread: { status: string } }).thread.status === "queued",
+        ),
+    );
     sim.engine.release(threadId);
     await hasLabel(stream, "node.updated/completed", 4);
-    await watcher.until(() => watcher.values(shell).some((value) => (value as { thread?: { id: string; status: string } }).thread?.id === threadId && (value as { thread: { status: string } }).thread.status === "completed" && sim.engine.threads.get(threadId)!.runs.length === 2 && sim.engine.threads.get(threadId)!.runs.every((run) => run.status === "completed")));
+    await watcher.until(() =>
+      watcher
+        .values(shell)
+        .some(
+          (value) =>
+            (value as { thread?: { id: string; status: string } }).thread?.id === threadId &&
+            (value as { thread: { status: string } }).thread.status === "completed" &&
+            sim.engine.threads.get(threadId)!.runs.length === 2 &&
+            sim.engine.threads.get(threadId)!.runs.every((run) => run.status === "completed"),
+        ),
+    );
     const values = watcher.values(shell);
     const labels = collapseRepeats(values.map(label));
     // After a project is created: its row, then a metadata refresh.
     expect(labels.join(" ")).toContain("project.updated snapshot(metadata)");
     expect(collapseRepeats(recorded.map(label)).join(" ")).toContain("project.updated snapshot(metadata)");
     const first = (kind: string, list: unknown[]) => list.find((value) => label(value) === kind);
-    for (const kind of ["snapshot", "snapshot(metadata)", "project.updated", "thread.updated"]) expect(shapeDifferences(first(kind, values), first(kind, recorded), kind)).toEqual([]);
+    for (const kind of ["snapshot", "snapshot(metadata)", "project.updated", "thread.updated"])
+      expect(shapeDifferences(first(kind, values), first(kind, recorded), kind)).toEqual([]);
     // The queued thread's statuses are the recorded ones, minus those the 50 ms coalescing merged.
-    const statuses = (list: unknown[], id: string) => collapseRepeats(list.flatMap((value) => ((value as { thread?: { id: string; status: string } }).thread?.id === id ? [(value as { thread: { status: string } }).thread.status] : [])));
+    const statuses = (list: unknown[], id: string) =>
+      collapseRepeats(
+        list.flatMap((value) =>
+          (value as { thread?: { id: string; status: string } }).thread?.id === id ? [(value as { thread: { status: string } }).thread.status] : [],
+        ),
+      );
     const recordedQueue = statuses(recorded, "thread-a9012a87-a3c5-43b5-8c80-d70fc00bf2b2");
     const simulated = statuses(values, threadId);
     expect(simulated).toContain("queued");
@@ -356,7 +480,9 @@ describe("the protocol-2 simulator against the real V2 engine's recordings", () 
     const far = watcher.request(SHELL, { afterSequence: old, requestCompletionMarker: true });
     await watcher.untilValue(far, (value) => label(value) === "synchronized");
     expect(watcher.values(far).map(label).slice(0, 2)).toEqual(["snapshot", "synchronized"]);
-    expect((watcher.values(far)[0] as { snapshot: { threads: { id: string }[] } }).snapshot.threads.map((row) => row.id)).toEqual(expect.arrayContaining([a, b]));
+    expect((watcher.values(far)[0] as { snapshot: { threads: { id: string }[] } }).snapshot.threads.map((row) => row.id)).toEqual(
+      expect.arrayContaining([a, b]),
+    );
     watcher.close();
   });
 });

@@ -62,7 +62,9 @@ export function recordedChunks(recording: V2Recording, tag: string, index = 0): 
   const requests = recording.frames.filter((entry) => entry.dir === "out" && entry.frame?._tag === "Request" && entry.frame.tag === tag);
   const id = requests[index]?.frame?.id;
   if (id === undefined) throw new Error(`the recording has no ${tag} #${index}`);
-  return recording.frames.filter((entry) => entry.dir === "in" && entry.frame?._tag === "Chunk" && entry.frame.requestId === id).map((entry) => entry.frame!.values ?? []);
+  return recording.frames
+    .filter((entry) => entry.dir === "in" && entry.frame?._tag === "Chunk" && entry.frame.requestId === id)
+    .map((entry) => entry.frame!.values ?? []);
 }
 
 /** The Exit of the recording's `index`-th request with `tag`. */
@@ -88,7 +90,20 @@ export function firstPayloads(values: Json[]): Map<string, Json> {
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 /** Entities the engine names itself (a user message's item carries the client's message id). */
-const ENGINE_NAMED = new Set(["run.created", "run.updated", "run-attempt.created", "run-attempt.updated", "node.updated", "checkpoint-scope.created", "checkpoint.captured", "provider-thread.updated", "provider-turn.updated", "provider-session.attached", "provider-session.updated", "runtime-request.updated"]);
+const ENGINE_NAMED = new Set([
+  "run.created",
+  "run.updated",
+  "run-attempt.created",
+  "run-attempt.updated",
+  "node.updated",
+  "checkpoint-scope.created",
+  "checkpoint.captured",
+  "provider-thread.updated",
+  "provider-turn.updated",
+  "provider-session.attached",
+  "provider-session.updated",
+  "runtime-request.updated",
+]);
 
 /**
  * How the engine composes its ids, per event kind: the thread's id and every UUID replaced by a
@@ -96,13 +111,19 @@ const ENGINE_NAMED = new Set(["run.created", "run.updated", "run-attempt.created
  * compare across servers. Turn items also keep their ordinal (run·1,000,000 + n).
  */
 export function idTemplates(values: Json[], threadId: string): string[] {
-  const template = (id: string) => id.split(threadId).join("<thread>").replace(UUID, "<uuid>").replace(/[0-9a-f]{32}|[A-Za-z0-9_-]{40,}=*/g, "<digest>");
+  const template = (id: string) =>
+    id
+      .split(threadId)
+      .join("<thread>")
+      .replace(UUID, "<uuid>")
+      .replace(/[0-9a-f]{32}|[A-Za-z0-9_-]{40,}=*/g, "<digest>");
   const found = new Set<string>();
   for (const value of values) {
     if (!isEvent(value)) continue;
     const { type, payload } = value.event;
     if (ENGINE_NAMED.has(type) && typeof payload.id === "string") found.add(`${type} ${template(payload.id)}`);
-    if (type === "turn-item.updated" && payload.type !== "user_message") found.add(`${label(value)} ${template(String(payload.id))} #${String(payload.ordinal)}`);
+    if (type === "turn-item.updated" && payload.type !== "user_message")
+      found.add(`${label(value)} ${template(String(payload.id))} #${String(payload.ordinal)}`);
   }
   return [...found].sort();
 }

@@ -8,7 +8,17 @@ import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
 import type { AgentStep, EngineCore, PendingReply, Runner, StoredEvent, ThreadState } from "./engine-types";
 import * as ids from "./ids";
-import { type AppThread, type Checkpoint, type Decision, type ItemStatus, type Run, type RunStatus, type RuntimeRequest, type Subagent, TERMINAL_RUN_STATUSES } from "./model";
+import {
+  type AppThread,
+  type Checkpoint,
+  type Decision,
+  type ItemStatus,
+  type Run,
+  type RunStatus,
+  type RuntimeRequest,
+  type Subagent,
+  TERMINAL_RUN_STATUSES,
+} from "./model";
 
 /** Scenario words in a message script the agent (the demo and the end-to-end tests use them). */
 export function stepsFromText(provider: ProviderKind, text: string): AgentStep[] {
@@ -41,11 +51,20 @@ export function stepsFromText(provider: ProviderKind, text: string): AgentStep[]
       ],
     });
   }
-  if (has("subagent")) steps.push({ kind: "subagent", origin: "provider_native", prompt: "Survey the code base", title: "Explore", result: "Found 3 modules." });
-  if (has("delegate")) steps.push({ kind: "subagent", origin: "app_owned", prompt: "Write the migration", title: "Migration", steps: [{ kind: "reply", text: "Migration written." }] });
+  if (has("subagent"))
+    steps.push({ kind: "subagent", origin: "provider_native", prompt: "Survey the code base", title: "Explore", result: "Found 3 modules." });
+  if (has("delegate"))
+    steps.push({
+      kind: "subagent",
+      origin: "app_owned",
+      prompt: "Write the migration",
+      title: "Migration",
+      steps: [{ kind: "reply", text: "Migration written." }],
+    });
   const fail = /#fail(?::(\w+))?/.exec(text);
   if (fail) {
-    const failureClass = (["provider_error", "transport_error", "permission_error", "validation_error"] as const).find((c) => c === fail[1]) ?? "provider_error";
+    const failureClass =
+      (["provider_error", "transport_error", "permission_error", "validation_error"] as const).find((c) => c === fail[1]) ?? "provider_error";
     steps.push({ kind: "fail", failureClass, message: `${label} failed: ${failureClass.replace("_", " ")}`, code: "sim_failure" });
     return steps;
   }
@@ -56,7 +75,10 @@ export function stepsFromText(provider: ProviderKind, text: string): AgentStep[]
 
 export class ScriptedAgent {
   /** The message each queued or starting run was dispatched with, until the run starts. */
-  readonly pendingTexts = new Map<string, { text: string; steps: AgentStep[]; createdBy: AppThread["createdBy"]; creationSource: AppThread["creationSource"] }>();
+  readonly pendingTexts = new Map<
+    string,
+    { text: string; steps: AgentStep[]; createdBy: AppThread["createdBy"]; creationSource: AppThread["creationSource"] }
+  >();
   private halted = false;
 
   constructor(private readonly engine: EngineCore) {}
@@ -70,14 +92,31 @@ export class ScriptedAgent {
     const run: Run = { ...queued, status: "starting", queuePosition: null };
     state.thread.activeProviderThreadId = run.providerThreadId;
     const base = this.engine.newItem(state, run, "completed", null, { id: ids.userMessageItemId(run.userMessageId) });
-    this.engine.putItem(state, { ...base, type: "user_message", createdBy: pending?.createdBy ?? "user", creationSource: pending?.creationSource ?? "web", messageId: run.userMessageId, inputIntent: wasQueued ? "queued_turn" : "turn_start", text: pending?.text ?? "", attachments: [] });
+    this.engine.putItem(state, {
+      ...base,
+      type: "user_message",
+      createdBy: pending?.createdBy ?? "user",
+      creationSource: pending?.creationSource ?? "web",
+      messageId: run.userMessageId,
+      inputIntent: wasQueued ? "queued_turn" : "turn_start",
+      text: pending?.text ?? "",
+      attachments: [],
+    });
     if (wasQueued) {
       this.engine.putRun(state, run);
       this.renumberQueue(state);
     } else {
       this.engine.upsert(state.runs, run);
     }
-    const runner: Runner = { run, steps: pending?.steps ?? [{ kind: "reply", text: "Done." }], index: 0, phase: "starting", releases: 0, replies: [], steered: [] };
+    const runner: Runner = {
+      run,
+      steps: pending?.steps ?? [{ kind: "reply", text: "Done." }],
+      index: 0,
+      phase: "starting",
+      releases: 0,
+      replies: [],
+      steered: [],
+    };
     state.runner = runner;
     this.schedule(state, () => this.attachProvider(state, runner));
   }
@@ -115,9 +154,31 @@ export class ScriptedAgent {
   steer(state: ThreadState, runner: Runner, command: Extract<ClientCommandV2, { type: "message.dispatch" }>): void {
     const run = runner.run;
     const now = this.engine.now();
-    this.engine.putMessage(state, { createdBy: command.createdBy, creationSource: command.creationSource, id: command.messageId, threadId: state.thread.id, runId: run.id, nodeId: run.rootNodeId, role: "user", text: command.text, attachments: [], streaming: false, createdAt: now, updatedAt: now });
+    this.engine.putMessage(state, {
+      createdBy: command.createdBy,
+      creationSource: command.creationSource,
+      id: command.messageId,
+      threadId: state.thread.id,
+      runId: run.id,
+      nodeId: run.rootNodeId,
+      role: "user",
+      text: command.text,
+      attachments: [],
+      streaming: false,
+      createdAt: now,
+      updatedAt: now,
+    });
     const base = this.engine.newItem(state, run, "completed", null, { id: ids.userMessageItemId(command.messageId) });
-    this.engine.putItem(state, { ...base, type: "user_message", createdBy: command.createdBy, creationSource: command.creationSource, messageId: command.messageId, inputIntent: "steer", text: command.text, attachments: [] });
+    this.engine.putItem(state, {
+      ...base,
+      type: "user_message",
+      createdBy: command.createdBy,
+      creationSource: command.creationSource,
+      messageId: command.messageId,
+      inputIntent: "steer",
+      text: command.text,
+      attachments: [],
+    });
     // The provider folds the steer into the answer it is writing. Whatever the run waits on (a held
     // task, a request) it keeps waiting on: a steer never lets a held run slip past its release.
     const note = ` [steered: ${command.text.replace(/#\S+/g, "").trim()}]`;
@@ -156,7 +217,13 @@ export class ScriptedAgent {
     const text = said + runner.steered.join("");
     runner.steered = [];
     const native = `msg_${randomUUID()}`;
-    const reply: PendingReply = { nativeId: native, text, startedAt: this.engine.now(), itemId: ids.nativeItemId(state.provider, native), messageId: ids.assistantMessageId(state.provider, native) };
+    const reply: PendingReply = {
+      nativeId: native,
+      text,
+      startedAt: this.engine.now(),
+      itemId: ids.nativeItemId(state.provider, native),
+      messageId: ids.assistantMessageId(state.provider, native),
+    };
     if (!this.engine.settings.enableLegacyTokenStreaming) {
       runner.replies.push(reply);
       return;
@@ -171,10 +238,36 @@ export class ScriptedAgent {
     const run = runner.run;
     const nodeId = ids.nativeNodeId(state.provider, reply.nativeId);
     const existing = state.items.find((item) => item.id === reply.itemId);
-    if (!streaming) this.engine.providerNode(state, runner, nodeId, "provider_item", "completed", { nativeItemRef: { driver: state.provider, nativeId: reply.nativeId, strength: "strong" } });
-    this.engine.putMessage(state, { createdBy: "agent", creationSource: "provider", id: reply.messageId, threadId: state.thread.id, runId: run.id, nodeId, role: "assistant", text, attachments: [], streaming, createdAt: reply.startedAt, updatedAt: this.engine.now() });
-    const base = existing ?? this.engine.newItem(state, run, "running", null, { id: reply.itemId, nodeId, providerTurnId: runner.providerTurn?.id ?? null, native: reply.nativeId });
-    this.engine.putItem(state, { ...base, status: streaming ? "running" : "completed", completedAt: streaming ? null : this.engine.now(), type: "assistant_message", messageId: reply.messageId, text, streaming });
+    if (!streaming)
+      this.engine.providerNode(state, runner, nodeId, "provider_item", "completed", {
+        nativeItemRef: { driver: state.provider, nativeId: reply.nativeId, strength: "strong" },
+      });
+    this.engine.putMessage(state, {
+      createdBy: "agent",
+      creationSource: "provider",
+      id: reply.messageId,
+      threadId: state.thread.id,
+      runId: run.id,
+      nodeId,
+      role: "assistant",
+      text,
+      attachments: [],
+      streaming,
+      createdAt: reply.startedAt,
+      updatedAt: this.engine.now(),
+    });
+    const base =
+      existing ??
+      this.engine.newItem(state, run, "running", null, { id: reply.itemId, nodeId, providerTurnId: runner.providerTurn?.id ?? null, native: reply.nativeId });
+    this.engine.putItem(state, {
+      ...base,
+      status: streaming ? "running" : "completed",
+      completedAt: streaming ? null : this.engine.now(),
+      type: "assistant_message",
+      messageId: reply.messageId,
+      text,
+      streaming,
+    });
   }
 
   /** The provider turn is over (answered, failed or interrupted): the buffered messages go out, whole. */
@@ -211,20 +304,46 @@ export class ScriptedAgent {
           const open = runner.openCommand;
           runner.openCommand = undefined;
           this.engine.providerNode(state, runner, open.nodeId!, "provider_item", step.exitCode ? "failed" : "completed");
-          this.engine.putItem(state, { ...open, status: step.exitCode ? "failed" : "completed", completedAt: this.engine.now(), output: "", exitCode: step.exitCode ?? 0 });
+          this.engine.putItem(state, {
+            ...open,
+            status: step.exitCode ? "failed" : "completed",
+            completedAt: this.engine.now(),
+            output: "",
+            exitCode: step.exitCode ?? 0,
+          });
           break;
         }
         const native = `call_${randomUUID()}`;
-        const node = this.engine.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", { nativeItemRef: { driver: state.provider, nativeId: native, strength: "strong" } });
-        const base = this.engine.newItem(state, run, "running", null, { id: ids.nativeItemId(state.provider, native), nodeId: node.id, providerTurnId: turnId, native });
+        const node = this.engine.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", {
+          nativeItemRef: { driver: state.provider, nativeId: native, strength: "strong" },
+        });
+        const base = this.engine.newItem(state, run, "running", null, {
+          id: ids.nativeItemId(state.provider, native),
+          nodeId: node.id,
+          providerTurnId: turnId,
+          native,
+        });
         this.engine.putItem(state, { ...base, type: "command_execution", input: step.command, output: null });
         this.engine.providerNode(state, runner, node.id, "provider_item", step.exitCode ? "failed" : "completed");
-        this.engine.putItem(state, { ...base, status: step.exitCode ? "failed" : "completed", completedAt: this.engine.now(), type: "command_execution", input: step.command, output: "", exitCode: step.exitCode ?? 0 });
+        this.engine.putItem(state, {
+          ...base,
+          status: step.exitCode ? "failed" : "completed",
+          completedAt: this.engine.now(),
+          type: "command_execution",
+          input: step.command,
+          output: "",
+          exitCode: step.exitCode ?? 0,
+        });
         break;
       }
       case "file": {
         const native = `call_${randomUUID()}`;
-        const base = this.engine.newItem(state, run, "completed", step.fileName, { id: ids.nativeItemId(state.provider, native), nodeId: ids.nativeNodeId(state.provider, native), providerTurnId: turnId, native });
+        const base = this.engine.newItem(state, run, "completed", step.fileName, {
+          id: ids.nativeItemId(state.provider, native),
+          nodeId: ids.nativeNodeId(state.provider, native),
+          providerTurnId: turnId,
+          native,
+        });
         this.engine.putItem(state, { ...base, type: "file_change", fileName: step.fileName, additions: 3, deletions: 1 });
         break;
       }
@@ -241,7 +360,17 @@ export class ScriptedAgent {
         this.flushReply(state, runner);
         this.engine.putProviderTurn(state, runner, "failed");
         const base = this.engine.newItem(state, run, "failed", null, { providerTurnId: turnId });
-        this.engine.putItem(state, { ...base, completedAt: this.engine.now(), type: "error", failure: { class: step.failureClass, message: step.message, code: step.code ?? null, retryable: step.failureClass === "transport_error" ? true : null } });
+        this.engine.putItem(state, {
+          ...base,
+          completedAt: this.engine.now(),
+          type: "error",
+          failure: {
+            class: step.failureClass,
+            message: step.message,
+            code: step.code ?? null,
+            retryable: step.failureClass === "transport_error" ? true : null,
+          },
+        });
         this.endRun(state, runner, "failed");
         return;
       }
@@ -280,7 +409,12 @@ export class ScriptedAgent {
     if (step.kind === "approval" && step.requestKind === "command" && guarded?.kind === "tool") {
       // The provider's command item opens with the request; the guarded tool step completes it.
       const node = this.engine.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", { nativeItemRef: nativeRef });
-      const base = this.engine.newItem(state, run, "running", null, { id: ids.nativeItemId(state.provider, native), nodeId: node.id, providerTurnId: turnId, native });
+      const base = this.engine.newItem(state, run, "running", null, {
+        id: ids.nativeItemId(state.provider, native),
+        nodeId: node.id,
+        providerTurnId: turnId,
+        native,
+      });
       runner.openCommand = { ...base, type: "command_execution", input: guarded.command, output: null };
       this.engine.putItem(state, runner.openCommand);
     }
@@ -301,7 +435,13 @@ export class ScriptedAgent {
     this.engine.putRequest(state, request, run.id);
     const base = this.engine.newItem(state, run, "waiting", null, { id: ids.requestItemId(requestId), nodeId, providerTurnId: turnId, native });
     if (step.kind === "approval") {
-      const labels: Record<Decision, string> = { accept: "Allow once", acceptForSession: "Allow for this session", acceptAlways: "Always allow", decline: "Deny", cancel: "Deny and stop" };
+      const labels: Record<Decision, string> = {
+        accept: "Allow once",
+        acceptForSession: "Allow for this session",
+        acceptAlways: "Always allow",
+        decline: "Deny",
+        cancel: "Deny and stop",
+      };
       this.engine.putItem(state, {
         ...base,
         type: "approval_request",
@@ -354,7 +494,17 @@ export class ScriptedAgent {
       completedAt: null,
       updatedAt: now,
     };
-    const item = { ...this.engine.newItem(state, run, "running" as ItemStatus, step.title ?? null), type: "subagent" as const, subagentId, origin: step.origin, driver: state.provider, providerInstanceId: state.thread.providerInstanceId, childThreadId, prompt: step.prompt, result: null };
+    const item = {
+      ...this.engine.newItem(state, run, "running" as ItemStatus, step.title ?? null),
+      type: "subagent" as const,
+      subagentId,
+      origin: step.origin,
+      driver: state.provider,
+      providerInstanceId: state.thread.providerInstanceId,
+      childThreadId,
+      prompt: step.prompt,
+      result: null,
+    };
     this.engine.putSubagent(state, subagent);
     this.engine.putItem(state, item);
     runner.blockedOn = { kind: "subagent", subagentId };
@@ -490,7 +640,11 @@ export class ScriptedAgent {
     }
     if (status === "interrupted") {
       const results = state.items.filter((item) => item.type === "run_interrupt_result" && item.runId === run.id).length;
-      this.engine.putItem(state, { ...this.engine.newItem(state, run, "interrupted", "Interrupted", { id: ids.runItemId(run.id, "interrupt-result", results + 1) }), type: "run_interrupt_result", message: notice ?? "Run interrupted by user" });
+      this.engine.putItem(state, {
+        ...this.engine.newItem(state, run, "interrupted", "Interrupted", { id: ids.runItemId(run.id, "interrupt-result", results + 1) }),
+        type: "run_interrupt_result",
+        message: notice ?? "Run interrupted by user",
+      });
     } else if (notice) {
       this.engine.putItem(state, { ...this.engine.newItem(state, run, "completed", null), type: "system_notice", message: notice });
     }
@@ -498,7 +652,12 @@ export class ScriptedAgent {
     state.runner = undefined;
     this.setRunStatus(state, runner, status, { completedAt: this.engine.now(), ...(checkpointId && { checkpointId }) });
     const node = state.nodes.find((entry) => entry.id === run.rootNodeId);
-    if (node) this.engine.setRootNode(state, runner.run, status === "completed" ? "completed" : status === "failed" ? "failed" : status === "cancelled" ? "cancelled" : "interrupted");
+    if (node)
+      this.engine.setRootNode(
+        state,
+        runner.run,
+        status === "completed" ? "completed" : status === "failed" ? "failed" : status === "cancelled" ? "cancelled" : "interrupted",
+      );
     if (status !== "completed") this.engine.putProviderThread(state, "idle", runner.run);
     const next = state.runs.filter((entry) => entry.status === "queued").sort((a, b) => a.ordinal - b.ordinal)[0];
     if (next && !this.halted) this.startRun(state, next);

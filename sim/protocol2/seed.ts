@@ -5,7 +5,13 @@ import type { EngineCore, ThreadSeed, ThreadState } from "./engine-types";
 import * as ids from "./ids";
 import type { ProjectShell } from "./model";
 
-const projectDefaults = () => ({ repositoryIdentity: null, defaultModelSelection: null, defaultThreadEnvMode: null, faviconPath: null, scripts: [] as unknown[] });
+const projectDefaults = () => ({
+  repositoryIdentity: null,
+  defaultModelSelection: null,
+  defaultThreadEnvMode: null,
+  faviconPath: null,
+  scripts: [] as unknown[],
+});
 
 export function addProject(engine: EngineCore, project: Pick<ProjectShell, "id" | "title" | "workspaceRoot"> & Partial<ProjectShell>): ProjectShell {
   const now = engine.now();
@@ -78,7 +84,13 @@ export function createThread(engine: EngineCore, options: ThreadSeed): ThreadSta
 /** A fork of `sourceThreadId` (what `thread.fork` does): lineage "fork". */
 export function forkThread(engine: EngineCore, sourceThreadId: string, title: string): ThreadState {
   const source = engine.requireThread(sourceThreadId, "thread.fork", "sim");
-  const state = createThread(engine, { projectId: source.thread.projectId, title, provider: source.provider, parent: { threadId: source.thread.id, relationship: "fork" }, emit: false });
+  const state = createThread(engine, {
+    projectId: source.thread.projectId,
+    title,
+    provider: source.provider,
+    parent: { threadId: source.thread.id, relationship: "fork" },
+    emit: false,
+  });
   const latest = source.runs.at(-1);
   if (latest) state.thread.forkedFrom = { type: "run", threadId: source.thread.id, runId: latest.id };
   engine.putThread(state, "thread.created");

@@ -87,7 +87,15 @@ export class V2SimServer extends SimHost {
     for (const thread of previous.engine.threads.values()) {
       if (thread.deletedAt || !engine.projects.has(thread.projectId)) continue;
       const provider = thread.modelSelection.instanceId as ProviderKind;
-      const state = engine.createThread({ threadId: thread.id, projectId: thread.projectId, title: thread.title, provider, historyOrigin: "v1_import", createdAt: thread.createdAt, emit: false });
+      const state = engine.createThread({
+        threadId: thread.id,
+        projectId: thread.projectId,
+        title: thread.title,
+        provider,
+        historyOrigin: "v1_import",
+        createdAt: thread.createdAt,
+        emit: false,
+      });
       if (thread.archivedAt) {
         state.location = "archive";
         state.thread.archivedAt = thread.archivedAt;
@@ -167,11 +175,20 @@ export class V2SimServer extends SimHost {
   // ------------------------------------------------------------------ HTTP
 
   private incompatible(): Record<string, unknown> {
-    return { code: "orchestration_protocol_incompatible", message: "Update this client to one that supports orchestration protocol 2.", orchestrationProtocolVersion: 2 };
+    return {
+      code: "orchestration_protocol_incompatible",
+      message: "Update this client to one that supports orchestration protocol 2.",
+      orchestrationProtocolVersion: 2,
+    };
   }
 
   private unauthorized(res: ServerResponse, missing: boolean): void {
-    sendJson(res, 401, { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential", traceId: traceId() });
+    sendJson(res, 401, {
+      _tag: "EnvironmentAuthInvalidError",
+      code: "auth_invalid",
+      reason: missing ? "missing_credential" : "invalid_credential",
+      traceId: traceId(),
+    });
   }
 
   protected async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -181,7 +198,13 @@ export class V2SimServer extends SimHost {
     if (method === "GET" && path === "/api/auth/session") {
       const { session } = this.bearerSession(req);
       if (!session) return sendJson(res, 200, { authenticated: false, auth: this.authDescriptor() });
-      return sendJson(res, 200, { authenticated: true, auth: this.authDescriptor(), scopes: session.scopes, sessionMethod: "bearer-access-token", expiresAt: new Date(session.expiresAt).toISOString() });
+      return sendJson(res, 200, {
+        authenticated: true,
+        auth: this.authDescriptor(),
+        scopes: session.scopes,
+        sessionMethod: "bearer-access-token",
+        expiresAt: new Date(session.expiresAt).toISOString(),
+      });
     }
     if (method === "POST" && path === "/oauth/token") return this.oauthToken(req, res);
     if (method === "POST" && path === "/api/auth/websocket-ticket") {
@@ -217,7 +240,8 @@ export class V2SimServer extends SimHost {
     const scope = form.get("scope");
     const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
     if (!result.ok) {
-      if (result.reason === "scope_not_granted") return sendJson(res, 400, { _tag: "EnvironmentRequestInvalidError", code: "invalid_request", reason: "scope_not_granted", traceId: traceId() });
+      if (result.reason === "scope_not_granted")
+        return sendJson(res, 400, { _tag: "EnvironmentRequestInvalidError", code: "invalid_request", reason: "scope_not_granted", traceId: traceId() });
       return this.unauthorized(res, false);
     }
     sendJson(res, 200, {
@@ -263,7 +287,11 @@ export class V2SimServer extends SimHost {
     const { session, missing } = this.bearerSession(req);
     if (!session) return this.unauthorized(res, missing);
     const projects = [...this.engine.projects.values()];
-    const updatedAt = projects.map((project) => project.updatedAt).sort().at(-1) ?? this.engine.now();
+    const updatedAt =
+      projects
+        .map((project) => project.updatedAt)
+        .sort()
+        .at(-1) ?? this.engine.now();
     sendJson(res, 200, { projects: projects.map((project) => this.engine.projectRecord(project)), updatedAt });
   }
 
@@ -273,7 +301,12 @@ export class V2SimServer extends SimHost {
     // The protocol gate comes before auth: a protocol-1 client's ticket stays unused.
     if (url.searchParams.get(ORCHESTRATION_PROTOCOL_QUERY) !== "2") return void refuse("426 Upgrade Required", this.incompatible());
     const { session, missing } = this.socketSession(req, url, "wsTicket");
-    if (!session) return void refuse("401 Unauthorized", { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: missing ? "missing_credential" : "invalid_credential" });
+    if (!session)
+      return void refuse("401 Unauthorized", {
+        _tag: "EnvironmentAuthInvalidError",
+        code: "auth_invalid",
+        reason: missing ? "missing_credential" : "invalid_credential",
+      });
     return session;
   }
 
@@ -305,7 +338,13 @@ export class V2SimServer extends SimHost {
               cause: [
                 {
                   _tag: "Fail",
-                  error: { _tag: "OrchestrationV2DispatchCommandError", commandId: error.commandId, commandType: error.commandType, message: error.message, ...(error.detail && { detail: error.detail }) },
+                  error: {
+                    _tag: "OrchestrationV2DispatchCommandError",
+                    commandId: error.commandId,
+                    commandType: error.commandType,
+                    message: error.message,
+                    ...(error.detail && { detail: error.detail }),
+                  },
                 },
               ],
             };
@@ -332,7 +371,16 @@ export class V2SimServer extends SimHost {
           if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
           const threadId = String((payload as { threadId?: unknown } | null)?.threadId ?? "");
           const state = this.engine.threads.get(threadId);
-          if (!state) return { ok: false, cause: [{ _tag: "Fail", error: { _tag: "OrchestrationV2GetThreadProjectionError", threadId: threadId || "?", message: `Thread '${threadId}' was not found.` } }] };
+          if (!state)
+            return {
+              ok: false,
+              cause: [
+                {
+                  _tag: "Fail",
+                  error: { _tag: "OrchestrationV2GetThreadProjectionError", threadId: threadId || "?", message: `Thread '${threadId}' was not found.` },
+                },
+              ],
+            };
           return { ok: true, value: this.engine.projection(state) };
         }
         if (tag === "orchestration.getArchivedShellSnapshot") {
@@ -349,12 +397,19 @@ export class V2SimServer extends SimHost {
           return () => {};
         }
         const request = (payload ?? {}) as { threadId?: unknown; afterSequence?: unknown; requestCompletionMarker?: unknown };
-        const options = { afterSequence: typeof request.afterSequence === "number" ? request.afterSequence : undefined, marker: request.requestCompletionMarker === true };
+        const options = {
+          afterSequence: typeof request.afterSequence === "number" ? request.afterSequence : undefined,
+          marker: request.requestCompletionMarker === true,
+        };
         const guarded = this.slowConsumerGuard(sink);
         if (tag === "orchestration.subscribeShell") return this.shellStream(guarded, options);
         const state = typeof request.threadId === "string" ? this.engine.threads.get(request.threadId) : undefined;
         if (!state) {
-          sink.fail({ _tag: "OrchestrationV2GetThreadProjectionError", threadId: typeof request.threadId === "string" && request.threadId ? request.threadId : "?", message: "Thread was not found." });
+          sink.fail({
+            _tag: "OrchestrationV2GetThreadProjectionError",
+            threadId: typeof request.threadId === "string" && request.threadId ? request.threadId : "?",
+            message: "Thread was not found.",
+          });
           return () => {};
         }
         return this.threadStream(state, guarded, options);
@@ -388,7 +443,11 @@ export class V2SimServer extends SimHost {
    */
   private shellStream(push: (...values: unknown[]) => void, options: { afterSequence: number | undefined; marker: boolean }): () => void {
     const after = options.afterSequence;
-    const replay = after !== undefined && after >= this.engine.replayableFrom - 1 && after <= this.engine.sequence && this.engine.sequence - after <= SHELL_REPLAY_MAX_EVENTS;
+    const replay =
+      after !== undefined &&
+      after >= this.engine.replayableFrom - 1 &&
+      after <= this.engine.sequence &&
+      this.engine.sequence - after <= SHELL_REPLAY_MAX_EVENTS;
     let refresh: NodeJS.Immediate | undefined;
     const enrich = () => {
       refresh ??= setImmediate(() => {
@@ -449,7 +508,8 @@ export class V2SimServer extends SimHost {
     if (after !== undefined && after >= this.engine.replayableFrom - 1 && after <= this.engine.sequence) {
       const gap = this.engine.eventsAfter(after).filter((stored) => stored.event.threadId === threadId);
       const bytes = gap.reduce((sum, stored) => sum + stored.bytes, 0);
-      if (gap.length <= THREAD_REPLAY_MAX_EVENTS && bytes <= THREAD_REPLAY_MAX_BYTES && !gap.some((stored) => stored.event.type === "thread.created")) replay = gap;
+      if (gap.length <= THREAD_REPLAY_MAX_EVENTS && bytes <= THREAD_REPLAY_MAX_BYTES && !gap.some((stored) => stored.event.type === "thread.created"))
+        replay = gap;
     }
     if (replay) for (const stored of replay) push({ kind: "event", sequence: stored.sequence, event: stored.event });
     else push({ kind: "snapshot", snapshotSequence: this.engine.sequence, projection: this.engine.projection(state) });

@@ -136,7 +136,14 @@ export class Discovery {
     // Addresses come only from the sources: loopback, the tailnet's own list, the hosts the user named.
     const [tailscale, resolvedSsh, sshConfigHosts] = await Promise.all([
       readTailscale(this.options.tailscaleCommand, this.options.env),
-      Promise.all(sshHosts.map((host) => this.ssh.resolve(host).then((resolved) => ({ host, resolved }), (error: unknown) => ({ host, error })))),
+      Promise.all(
+        sshHosts.map((host) =>
+          this.ssh.resolve(host).then(
+            (resolved) => ({ host, resolved }),
+            (error: unknown) => ({ host, error }),
+          ),
+        ),
+      ),
       this.ssh.configHosts(),
     ]);
     type Job = { group: string; url: string; port: number };
@@ -144,12 +151,16 @@ export class Discovery {
     if (!tailscale.ok) notes.push(tailscale.note);
     const peers = tailscale.ok ? tailscale.peers : [];
     for (const peer of peers) {
-      if (peer.online && peer.address) for (const port of remotePorts) jobs.push({ group: `tailscale:${peer.name}`, url: httpBaseUrl(peer.address, port), port });
+      if (peer.online && peer.address)
+        for (const port of remotePorts) jobs.push({ group: `tailscale:${peer.name}`, url: httpBaseUrl(peer.address, port), port });
     }
     for (const entry of resolvedSsh) {
       if ("resolved" in entry) for (const port of remotePorts) jobs.push({ group: `ssh:${entry.host}`, url: httpBaseUrl(entry.resolved.hostname, port), port });
     }
-    const outcomes = await mapBounded(jobs, this.options.concurrency ?? DEFAULT_PROBE_CONCURRENCY, async (job) => ({ job, outcome: await probeDescriptor(job.url, timeoutMs) }));
+    const outcomes = await mapBounded(jobs, this.options.concurrency ?? DEFAULT_PROBE_CONCURRENCY, async (job) => ({
+      job,
+      outcome: await probeDescriptor(job.url, timeoutMs),
+    }));
     const byGroup = new Map<string, { job: Job; outcome: ProbeOutcome }[]>();
     for (const result of outcomes) byGroup.set(result.job.group, [...(byGroup.get(result.job.group) ?? []), result]);
 
@@ -158,15 +169,38 @@ export class Discovery {
     for (const { job, outcome } of byGroup.get("local") ?? []) {
       if (outcome.kind === "nothing") continue;
       const name = job.port === T3_DEFAULT_PORT ? "This machine" : `This machine (port ${job.port})`;
-      add(foundFrom(`local:${job.port}`, "local", name, job.port, outcome, null, t3 ? "t3-cli" : null, t3 ? null : "The t3 command is not on this machine's PATH, so a pairing code cannot be minted here. Pair with a link from T3 instead."));
+      add(
+        foundFrom(
+          `local:${job.port}`,
+          "local",
+          name,
+          job.port,
+          outcome,
+          null,
+          t3 ? "t3-cli" : null,
+          t3 ? null : "The t3 command is not on this machine's PATH, so a pairing code cannot be minted here. Pair with a link from T3 instead.",
+        ),
+      );
     }
-    if (![...found.values()].some((entry) => entry.view.source === "local")) notes.push(`This machine: no T3 server answers on port ${this.local.ports(extraPorts).join(", ")}.`);
+    if (![...found.values()].some((entry) => entry.view.source === "local"))
+      notes.push(`This machine: no T3 server answers on port ${this.local.ports(extraPorts).join(", ")}.`);
 
     for (const peer of peers) {
       const id = `tailscale:${peer.name}`;
       if (!peer.online || !peer.address) {
         add({
-          view: { id, source: "tailscale", name: peer.name, baseUrl: httpBaseUrl(peer.address ?? peer.name, T3_DEFAULT_PORT), label: null, serverVersion: null, protocol: null, environmentId: null, pairVia: null, reason: peer.online ? "No Tailscale IPv4 address; not probed." : "Offline in Tailscale; not probed." },
+          view: {
+            id,
+            source: "tailscale",
+            name: peer.name,
+            baseUrl: httpBaseUrl(peer.address ?? peer.name, T3_DEFAULT_PORT),
+            label: null,
+            serverVersion: null,
+            protocol: null,
+            environmentId: null,
+            pairVia: null,
+            reason: peer.online ? "No Tailscale IPv4 address; not probed." : "Offline in Tailscale; not probed.",
+          },
           port: T3_DEFAULT_PORT,
           sshDestination: null,
         });
@@ -178,7 +212,22 @@ export class Discovery {
     for (const entry of resolvedSsh) {
       const id = `ssh:${entry.host}`;
       if ("error" in entry) {
-        add({ view: { id, source: "ssh", name: entry.host, baseUrl: "", label: null, serverVersion: null, protocol: null, environmentId: null, pairVia: null, reason: entry.error instanceof Error ? entry.error.message : String(entry.error) }, port: T3_DEFAULT_PORT, sshDestination: entry.host });
+        add({
+          view: {
+            id,
+            source: "ssh",
+            name: entry.host,
+            baseUrl: "",
+            label: null,
+            serverVersion: null,
+            protocol: null,
+            environmentId: null,
+            pairVia: null,
+            reason: entry.error instanceof Error ? entry.error.message : String(entry.error),
+          },
+          port: T3_DEFAULT_PORT,
+          sshDestination: entry.host,
+        });
         continue;
       }
       const best = bestOutcome(byGroup.get(id) ?? []);
@@ -208,7 +257,15 @@ function foundFrom(
   if (outcome.kind === "t3") {
     const { descriptor } = outcome;
     return {
-      view: { ...base, label: saneLabel(descriptor.label, outcome.baseUrl), serverVersion: saneLabel(descriptor.serverVersion, outcome.baseUrl), protocol: outcome.protocol, environmentId: descriptor.environmentId, pairVia, reason: cannotMint },
+      view: {
+        ...base,
+        label: saneLabel(descriptor.label, outcome.baseUrl),
+        serverVersion: saneLabel(descriptor.serverVersion, outcome.baseUrl),
+        protocol: outcome.protocol,
+        environmentId: descriptor.environmentId,
+        pairVia,
+        reason: cannotMint,
+      },
       port,
       sshDestination,
     };

@@ -36,7 +36,12 @@ export class LocalDiscovery {
   /** The ports to look at on loopback, in order, without repeats. */
   ports(extra: readonly number[]): number[] {
     const fromEnv = Number(this.env.T3CODE_PORT);
-    const candidates = [...(Number.isInteger(fromEnv) && fromEnv > 0 && fromEnv < 65_536 ? [fromEnv] : []), T3_DEFAULT_PORT, ...(this.options.ports ?? []), ...extra];
+    const candidates = [
+      ...(Number.isInteger(fromEnv) && fromEnv > 0 && fromEnv < 65_536 ? [fromEnv] : []),
+      T3_DEFAULT_PORT,
+      ...(this.options.ports ?? []),
+      ...extra,
+    ];
     return [...new Set(candidates)];
   }
 
@@ -58,7 +63,11 @@ export class LocalDiscovery {
   /** `t3 auth pairing create --json` for the base directory and port the server serves. */
   async mint(port: number): Promise<PairingCredential> {
     const executable = this.t3Executable();
-    if (!executable) throw new BridgeError("unavailable", "The t3 command is not on this machine's PATH, so T3 Fleet cannot mint a pairing code here. Pair with a link from T3 instead.");
+    if (!executable)
+      throw new BridgeError(
+        "unavailable",
+        "The t3 command is not on this machine's PATH, so T3 Fleet cannot mint a pairing code here. Pair with a link from T3 instead.",
+      );
     let result;
     try {
       result = await runCommand(executable, ["auth", "pairing", "create", "--json", "--base-dir", this.baseDir], {
@@ -70,7 +79,8 @@ export class LocalDiscovery {
       throw error;
     }
     if (result.timedOut) throw new BridgeError("timeout", `\`t3 auth pairing create\` did not finish within ${MINT_TIMEOUT_MS / 1000} s.`);
-    if (result.code !== 0) throw new BridgeError("server", `\`t3 auth pairing create\` failed (exit ${result.code}): ${lastLine(result.stderr) || "no message"}`);
+    if (result.code !== 0)
+      throw new BridgeError("server", `\`t3 auth pairing create\` failed (exit ${result.code}): ${lastLine(result.stderr) || "no message"}`);
     const credential = decodePairingCredential(result.stdout);
     if (!credential) throw new BridgeError("not-t3", "`t3 auth pairing create --json` printed something that is not a pairing code.");
     return credential;

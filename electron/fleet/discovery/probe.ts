@@ -32,7 +32,11 @@ export async function probeDescriptor(baseUrl: string, timeoutMs: number): Promi
     if (!(error instanceof T3Error)) return { kind: "nothing", baseUrl, reason: `Probing ${baseUrl} failed: ${String(error)}` };
     switch (error.kind) {
       case "timeout":
-        return { kind: "slow", baseUrl, reason: `Something at ${baseUrl} accepted the connection but did not answer within ${Math.round(timeoutMs / 1000)} s.` };
+        return {
+          kind: "slow",
+          baseUrl,
+          reason: `Something at ${baseUrl} accepted the connection but did not answer within ${Math.round(timeoutMs / 1000)} s.`,
+        };
       case "network":
         return { kind: "nothing", baseUrl, reason: `Nothing answers at ${baseUrl}.` };
       case "decode":

@@ -58,7 +58,10 @@ export class Ssh {
     const checked = checkedDestination(destination);
     let result;
     try {
-      result = await runCommand(this.options.command ?? "ssh", [...this.baseArgs(), "-G", "--", checked], { timeoutMs: 10_000, ...(this.options.env && { env: this.options.env }) });
+      result = await runCommand(this.options.command ?? "ssh", [...this.baseArgs(), "-G", "--", checked], {
+        timeoutMs: 10_000,
+        ...(this.options.env && { env: this.options.env }),
+      });
     } catch (error) {
       if (error instanceof CommandMissingError) throw new BridgeError("unavailable", "The ssh command is not installed on this machine.");
       throw error;
@@ -82,7 +85,11 @@ export class Ssh {
     if (result.timedOut) throw new BridgeError("timeout", `ssh ${checked} did not finish within ${MINT_TIMEOUT_MS / 1000} s.`);
     if (result.code !== 0) throw sshFailure(checked, result.code, result.stderr);
     const credential = decodePairingCredential(result.stdout);
-    if (!credential) throw new BridgeError("not-t3", `\`t3 auth pairing create --json\` on ${checked} printed something that is not a pairing code (is its t3 older than 0.0.20?).`);
+    if (!credential)
+      throw new BridgeError(
+        "not-t3",
+        `\`t3 auth pairing create --json\` on ${checked} printed something that is not a pairing code (is its t3 older than 0.0.20?).`,
+      );
     return credential;
   }
 }
@@ -96,7 +103,10 @@ function checkedDestination(destination: string): string {
 /** ssh's and the remote command's failures in words a user can act on. */
 export function sshFailure(destination: string, code: number | null, stderr: string): BridgeError {
   if (stderr.includes(NO_T3_MARKER)) {
-    return new BridgeError("unavailable", `t3 is not on the PATH of ${destination} for ssh sessions: install T3 there, or add its folder to PATH in the remote shell's non-interactive start-up file.`);
+    return new BridgeError(
+      "unavailable",
+      `t3 is not on the PATH of ${destination} for ssh sessions: install T3 there, or add its folder to PATH in the remote shell's non-interactive start-up file.`,
+    );
   }
   if (/REMOTE HOST IDENTIFICATION HAS CHANGED/.test(stderr)) {
     return new BridgeError(
@@ -105,10 +115,16 @@ export function sshFailure(destination: string, code: number | null, stderr: str
     );
   }
   if (/Host key verification failed|No .* host key is known/i.test(stderr)) {
-    return new BridgeError("host-key-unknown", `ssh does not know the host key of ${destination} yet. Connect once with ssh in a terminal to check and accept it, then pair again.`);
+    return new BridgeError(
+      "host-key-unknown",
+      `ssh does not know the host key of ${destination} yet. Connect once with ssh in a terminal to check and accept it, then pair again.`,
+    );
   }
   if (/Permission denied/i.test(stderr)) {
-    return new BridgeError("unauthorized", `ssh could not log in to ${destination} with your keys or agent (T3 Fleet never asks for a password). Check \`ssh ${destination}\` works without a prompt.`);
+    return new BridgeError(
+      "unauthorized",
+      `ssh could not log in to ${destination} with your keys or agent (T3 Fleet never asks for a password). Check \`ssh ${destination}\` works without a prompt.`,
+    );
   }
   if (/Could not resolve hostname|Connection refused|timed out|No route to host|Network is unreachable/i.test(stderr)) {
     return new BridgeError("unreachable", `ssh could not reach ${destination}: ${lastLine(stderr)}`);

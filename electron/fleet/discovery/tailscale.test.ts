@@ -40,13 +40,22 @@ describe("tailscale status --json", () => {
 
   it("says why it found nothing: no CLI, Tailscale stopped, output that is not the status", async () => {
     expect(await readTailscale(join(tmpdir(), "no-such-dir", "tailscale"))).toEqual({ ok: false, note: expect.stringMatching(/not installed/) });
-    expect(await readTailscale(await standIn(JSON.stringify({ BackendState: "Stopped", Peer: null })))).toEqual({ ok: false, note: expect.stringMatching(/not connected here \(state Stopped\)/) });
+    expect(await readTailscale(await standIn(JSON.stringify({ BackendState: "Stopped", Peer: null })))).toEqual({
+      ok: false,
+      note: expect.stringMatching(/not connected here \(state Stopped\)/),
+    });
     expect(await readTailscale(await standIn("tailscaled is not running"))).toEqual({ ok: false, note: expect.stringMatching(/printed no JSON/) });
-    expect(await readTailscale(await standIn(JSON.stringify({ BackendState: "Running", Peer: { k: { DNSName: 7 } } })))).toEqual({ ok: false, note: expect.stringMatching(/shape T3 Fleet does not know/) });
+    expect(await readTailscale(await standIn(JSON.stringify({ BackendState: "Running", Peer: { k: { DNSName: 7 } } })))).toEqual({
+      ok: false,
+      note: expect.stringMatching(/shape T3 Fleet does not know/),
+    });
   });
 
   it("never takes a peer's IPv6 or a non-address as the address to probe", () => {
-    const status = TailscaleStatus.parse({ BackendState: "Running", Peer: { k: { HostName: "v6only", DNSName: "", TailscaleIPs: ["fd7a:115c:a1e0::9", "not-an-ip"], Online: true } } });
+    const status = TailscaleStatus.parse({
+      BackendState: "Running",
+      Peer: { k: { HostName: "v6only", DNSName: "", TailscaleIPs: ["fd7a:115c:a1e0::9", "not-an-ip"], Online: true } },
+    });
     expect(tailscalePeers(status)).toEqual([{ name: "v6only", address: null, online: true }]);
   });
 });

@@ -48,7 +48,8 @@ export async function readTailscale(command = "tailscale", env?: NodeJS.ProcessE
   try {
     result = await runCommand(command, ["status", "--json"], { timeoutMs: STATUS_TIMEOUT_MS, maxOutputBytes: 8 << 20, ...(env && { env }) });
   } catch (error) {
-    if (error instanceof CommandMissingError) return { ok: false, note: "Tailscale: the tailscale command is not installed here, so no tailnet machines were looked for." };
+    if (error instanceof CommandMissingError)
+      return { ok: false, note: "Tailscale: the tailscale command is not installed here, so no tailnet machines were looked for." };
     return { ok: false, note: `Tailscale: could not run tailscale status (${String(error)}).` };
   }
   if (result.timedOut) return { ok: false, note: "Tailscale: tailscale status did not answer in time." };

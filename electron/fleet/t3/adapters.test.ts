@@ -28,7 +28,10 @@ describe("protocol negotiation", () => {
   });
 
   it("says which side to update", () => {
-    expect(refusal(() => negotiateProtocol(descriptor(2), [1]))).toMatchObject({ kind: "incompatible", message: expect.stringMatching(/^Update T3 Fleet: studio .* speaks orchestration protocol 2/) });
+    expect(refusal(() => negotiateProtocol(descriptor(2), [1]))).toMatchObject({
+      kind: "incompatible",
+      message: expect.stringMatching(/^Update T3 Fleet: studio .* speaks orchestration protocol 2/),
+    });
     expect(refusal(() => negotiateProtocol(descriptor(3), [1, 2])).message).toMatch(/^Update T3 Fleet/);
     expect(refusal(() => negotiateProtocol(descriptor(0), [1, 2])).message).toMatch(/^Update T3 on studio/);
   });

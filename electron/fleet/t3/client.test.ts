@@ -176,7 +176,11 @@ describe.each(["fork", "upstream"] as const)("T3 client against a %s simulator",
       // The fork ignores afterSequence and starts with a fresh snapshot.
       expect(resumed.snapshotValue?.snapshotSequence).toBeGreaterThan(lastSeen);
     }
-    await resumed.until(() => sim.engine.threads.get(threadId)!.session?.status === "ready" && resumed.events.some((e) => e.type === "thread.session-set" && e.known && e.payload.session.status === "ready"));
+    await resumed.until(
+      () =>
+        sim.engine.threads.get(threadId)!.session?.status === "ready" &&
+        resumed.events.some((e) => e.type === "thread.session-set" && e.known && e.payload.session.status === "ready"),
+    );
     const sequences = resumed.events.map((event) => event.sequence);
     expect(new Set(sequences).size).toBe(sequences.length);
     expect(sequences.every((sequence) => sequence > lastSeen)).toBe(true);
@@ -216,7 +220,15 @@ describe("fork live-tail gap", () => {
         // Produced while our Ack is still on the wire: 0.0.24 does not deliver it live.
         gapSequence = sim.engine.append("thread", threadId, "thread.activity-appended", "provider:gap", {
           threadId,
-          activity: { id: "gap-activity", tone: "info", kind: "task.started", summary: "in the gap", payload: { taskId: "t1" }, turnId: null, createdAt: sim.engine.now() },
+          activity: {
+            id: "gap-activity",
+            tone: "info",
+            kind: "task.started",
+            summary: "in the gap",
+            payload: { taskId: "t1" },
+            turnId: null,
+            createdAt: sim.engine.now(),
+          },
         }).sequence;
       }
     }
@@ -226,7 +238,15 @@ describe("fork live-tail gap", () => {
     await connection.getConfig(); // a round trip: our Ack has reached the server, the live tail is attached
     const after = sim.engine.append("thread", threadId, "thread.activity-appended", "provider:after", {
       threadId,
-      activity: { id: "after-activity", tone: "info", kind: "task.progress", summary: "after", payload: { taskId: "t1" }, turnId: null, createdAt: sim.engine.now() },
+      activity: {
+        id: "after-activity",
+        tone: "info",
+        kind: "task.progress",
+        summary: "after",
+        payload: { taskId: "t1" },
+        turnId: null,
+        createdAt: sim.engine.now(),
+      },
     }).sequence;
     await thread.until(() => thread.events.some((event) => event.sequence === after));
     expect(thread.events.some((event) => event.sequence === gapSequence)).toBe(false);
@@ -365,7 +385,10 @@ describe("T3 client against hostile or foreign servers", () => {
     announced = 3;
     const descriptor = await clientFor(baseUrl).identify();
     expect(descriptor.orchestrationProtocolVersion).toBe(3);
-    const error = await expectT3Error(Promise.resolve().then(() => negotiateProtocol(descriptor)), "incompatible");
+    const error = await expectT3Error(
+      Promise.resolve().then(() => negotiateProtocol(descriptor)),
+      "incompatible",
+    );
     expect(error.message).toContain("Update T3 Fleet");
     expect(error.message).toContain("protocol 3");
   });
@@ -389,7 +412,11 @@ describe("T3 client against hostile or foreign servers", () => {
   it("turns a malformed frame into a typed decode error and never crashes", async () => {
     const { wss, url } = await rawSocketServer();
     // Truncated JSON that names a request: the call it answers cannot be trusted.
-    const frames = ['{"_tag":"Exit","requestId":"1","exit":{"_tag":"Succ', JSON.stringify({ _tag: "Chunk", requestId: "1" }), JSON.stringify({ _tag: "Exit", requestId: "1", exit: { _tag: "Maybe" } })];
+    const frames = [
+      '{"_tag":"Exit","requestId":"1","exit":{"_tag":"Succ',
+      JSON.stringify({ _tag: "Chunk", requestId: "1" }),
+      JSON.stringify({ _tag: "Exit", requestId: "1", exit: { _tag: "Maybe" } }),
+    ];
     wss.on("connection", (ws) => {
       ws.on("message", () => ws.send(frames.shift() ?? "null"));
     });
@@ -430,14 +457,17 @@ describe("T3 client against hostile or foreign servers", () => {
       ws.on("message", (data) => {
         const frame = JSON.parse(data.toString()) as { _tag: string; id?: string; requestId?: string };
         if (frame._tag === "Request" && frame.id === "1") {
-          ws.send(JSON.stringify({ _tag: "Chunk", requestId: "1", values: [{ kind: "thread-upserted", sequence: 3, thread: { id: 5 } }, { kind: "synchronized" }] }));
+          ws.send(
+            JSON.stringify({ _tag: "Chunk", requestId: "1", values: [{ kind: "thread-upserted", sequence: 3, thread: { id: 5 } }, { kind: "synchronized" }] }),
+          );
         }
         if (frame._tag === "Ack" && frame.requestId === "1") {
           // A frame kind no client knows: skipped too. Then a snapshot that does not decode: no base left.
           ws.send(JSON.stringify({ _tag: "FutureFrame", detail: "from a newer server" }));
           ws.send(JSON.stringify({ _tag: "Chunk", requestId: "1", values: [{ kind: "snapshot", snapshot: { snapshotSequence: "x" } }] }));
         }
-        if (frame._tag === "Request" && frame.id === "2") ws.send(JSON.stringify({ _tag: "Exit", requestId: "2", exit: { _tag: "Success", value: { sequence: 9 } } }));
+        if (frame._tag === "Request" && frame.id === "2")
+          ws.send(JSON.stringify({ _tag: "Exit", requestId: "2", exit: { _tag: "Success", value: { sequence: 9 } } }));
       });
     });
     const socket = await RpcSocket.open({ url });
@@ -448,7 +478,13 @@ describe("T3 client against hostile or foreign servers", () => {
     const skipped: SkippedItem[] = [];
     let synchronized = false;
     const ended = new Promise<T3Error | undefined>((resolve) =>
-      connection.subscribeShell({ snapshot: () => {}, delta: () => {}, synchronized: () => (synchronized = true), skipped: (item) => skipped.push(item), end: resolve }),
+      connection.subscribeShell({
+        snapshot: () => {},
+        delta: () => {},
+        synchronized: () => (synchronized = true),
+        skipped: (item) => skipped.push(item),
+        end: resolve,
+      }),
     );
     const error = await ended;
     expect(skipped).toEqual([{ method: "orchestration.subscribeShell", path: "thread.id", message: expect.any(String), sequence: 3 }]);

@@ -127,11 +127,7 @@ export class T3EnvironmentClient {
   async identify(timeoutMs = this.timeoutMs): Promise<EnvironmentDescriptor> {
     let environment: EnvironmentDescriptor;
     try {
-      environment = await this.http.json(
-        { method: "GET", path: "/.well-known/t3/environment", timeoutMs },
-        EnvironmentDescriptor,
-        "environment descriptor",
-      );
+      environment = await this.http.json({ method: "GET", path: "/.well-known/t3/environment", timeoutMs }, EnvironmentDescriptor, "environment descriptor");
     } catch (error) {
       // The descriptor is public on every T3 server: any HTTP refusal means this is not one.
       if (error instanceof T3Error && error.details.status !== undefined && error.kind !== "incompatible") {
@@ -268,10 +264,6 @@ export class T3EnvironmentClient {
   }
 
   dispatchHttp(credentials: T3Credentials, command: ClientCommand): Promise<DispatchResult> {
-    return this.http.json(
-      { method: "POST", path: "/api/orchestration/dispatch", bearer: credentials.token, json: command },
-      DispatchResult,
-      command.type,
-    );
+    return this.http.json({ method: "POST", path: "/api/orchestration/dispatch", bearer: credentials.token, json: command }, DispatchResult, command.type);
   }
 }

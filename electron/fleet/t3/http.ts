@@ -68,7 +68,8 @@ export class T3Http {
     const url = new URL(req.path, this.baseUrl);
     if (url.origin !== this.origin) throw new T3Error("unauthorized", `${what}: refused to send a request outside ${this.origin}.`);
     // A token rides only in `bearer`, where its origin is checked; never as a raw header.
-    if (Object.keys(req.headers ?? {}).some((name) => name.toLowerCase() === "authorization")) throw new T3Error("unauthorized", `${what}: refused a raw authorization header.`);
+    if (Object.keys(req.headers ?? {}).some((name) => name.toLowerCase() === "authorization"))
+      throw new T3Error("unauthorized", `${what}: refused a raw authorization header.`);
     const headers: Record<string, string> = { accept: "application/json", ...(this.userAgent && { "user-agent": this.userAgent }), ...req.headers };
     if (req.bearer) {
       // Never "for any reason": not to revoke, not to check, not after a server claimed another's identity.

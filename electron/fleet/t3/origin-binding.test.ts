@@ -116,7 +116,9 @@ describe("a client bound to its origin", () => {
   });
 
   it("opens its socket on its own origin, with a short-lived ticket and never the token", async () => {
-    const own = await server((req, res) => json(res, req.url === "/api/auth/websocket-ticket" ? { ticket: "one-time-ticket", expiresAt: new Date(Date.now() + 60_000).toISOString() } : {}));
+    const own = await server((req, res) =>
+      json(res, req.url === "/api/auth/websocket-ticket" ? { ticket: "one-time-ticket", expiresAt: new Date(Date.now() + 60_000).toISOString() } : {}),
+    );
     const client = new T3EnvironmentClient(own.baseUrl, { socket: { openTimeoutMs: 5_000 } });
     await rejection(client.openAuthenticatedSocket({ token: OriginToken.issuedBy(own.baseUrl, "own-token"), generation: "upstream" }, 1));
     expect(own.seen).toEqual([
@@ -160,7 +162,8 @@ describe("a token bound to its origin", () => {
     expect(token.secretFor("https://127.0.0.1:3773")).toBeUndefined();
     expect(token.secretFor("http://localhost:3773")).toBeUndefined();
     const holder = { credentials: { token, generation: "upstream" } };
-    for (const shown of [JSON.stringify(holder), inspect(holder, { depth: 5 }), String(token), JSON.stringify({ ...token })]) expect(shown).not.toContain("the-secret");
+    for (const shown of [JSON.stringify(holder), inspect(holder, { depth: 5 }), String(token), JSON.stringify({ ...token })])
+      expect(shown).not.toContain("the-secret");
     expect(token.sameAs(OriginToken.issuedBy("http://127.0.0.1:3773", "the-secret"))).toBe(true);
     expect(token.sameAs(OriginToken.issuedBy("http://127.0.0.1:3774", "the-secret"))).toBe(false);
   });

@@ -8,13 +8,7 @@ import type { ClientCommand } from "../../../shared/t3/protocol1/commands";
 import { decodeWith } from "../../../shared/t3/decode";
 import { T3Error, type T3ErrorKind } from "../../../shared/t3/errors";
 import { RpcClientFrameSchema, RpcExit, RpcServerFrame } from "../../../shared/t3/rpc-frames";
-import {
-  AuthSessionState,
-  BearerBootstrapResponse,
-  EnvironmentDescriptor,
-  OAuthTokenResponse,
-  WebSocketTicketResponse,
-} from "../../../shared/t3/schemas";
+import { AuthSessionState, BearerBootstrapResponse, EnvironmentDescriptor, OAuthTokenResponse, WebSocketTicketResponse } from "../../../shared/t3/schemas";
 import {
   DispatchResult,
   ReadModelSnapshot,
@@ -230,7 +224,9 @@ const FRAME_LOGS: [RecordedVersion, string][] = [
 describe("recorded frames replayed through the client", () => {
   it("covers every recorded frame log", () => {
     const logs = (["t3-0.0.24", "t3-0.0.33"] as const).flatMap((version) =>
-      recordingFiles(version).filter((name) => /\.(ndjson|jsonl)$/.test(name)).map((name) => `${version}/${name}`),
+      recordingFiles(version)
+        .filter((name) => /\.(ndjson|jsonl)$/.test(name))
+        .map((name) => `${version}/${name}`),
     );
     expect(logs.sort()).toEqual(FRAME_LOGS.map(([version, name]) => `${version}/${name}`).sort());
   });

@@ -197,9 +197,7 @@ export class RpcSocket {
 
   private attach(): void {
     this.ws.addEventListener("message", (event) => this.receive(event.data));
-    this.ws.addEventListener("close", () =>
-      this.shutdown(new T3Error("network", "The connection to the server was lost.")),
-    );
+    this.ws.addEventListener("close", () => this.shutdown(new T3Error("network", "The connection to the server was lost.")));
     this.ws.addEventListener("error", () => this.shutdown(new T3Error("network", "The connection to the server failed.")));
     const interval = this.options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
     this.pingTimer = setInterval(() => this.heartbeat(), interval);

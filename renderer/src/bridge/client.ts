@@ -75,7 +75,13 @@ async function openSession(): Promise<string | undefined> {
   if (code) {
     window.history.replaceState(null, "", window.location.pathname);
     try {
-      const response = await fetch("/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }), credentials: "omit", cache: "no-store" });
+      const response = await fetch("/session", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ code }),
+        credentials: "omit",
+        cache: "no-store",
+      });
       const answer: unknown = response.ok ? await response.json() : undefined;
       const session = typeof answer === "object" && answer !== null ? (answer as { session?: unknown }).session : undefined;
       if (typeof session === "string") window.sessionStorage.setItem(SESSION_STORAGE_KEY, session);
@@ -156,7 +162,9 @@ function webSocketBridge(): Bridge {
         const bytes = utf8Length(text);
         if (bytes > MAX_BRIDGE_FRAME_BYTES) {
           const size = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-          return reject(new BridgeRequestError("too-large", `This request is ${size(bytes)}, over T3 Fleet's ${size(MAX_BRIDGE_FRAME_BYTES)} limit; nothing was sent.`));
+          return reject(
+            new BridgeRequestError("too-large", `This request is ${size(bytes)}, over T3 Fleet's ${size(MAX_BRIDGE_FRAME_BYTES)} limit; nothing was sent.`),
+          );
         }
         pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
         if (socket?.readyState === WebSocket.OPEN) socket.send(text);

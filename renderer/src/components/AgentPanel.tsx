@@ -83,8 +83,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       {offline ? (
         <p className="offline-banner" role="status" data-testid="offline-banner">
           <strong>{machine} is not online</strong> (last confirmed {relativeTime(asOf, now)}
-          {asOf ? `, ${new Date(asOf).toLocaleTimeString()}` : ""}).{" "}
-          {agent.status === "unknown" ? `Last known: ${STATUS_WORDS[agent.lastKnownStatus]}. ` : ""}
+          {asOf ? `, ${new Date(asOf).toLocaleTimeString()}` : ""}). {agent.status === "unknown" ? `Last known: ${STATUS_WORDS[agent.lastKnownStatus]}. ` : ""}
           Below is what it last confirmed; nothing can be sent or answered until it is back.
         </p>
       ) : null}
@@ -117,7 +116,11 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       </details>
       {agent.reason && agent.pending.length === 0 ? (
         <p className={`panel-reason ${agent.stalled ? "reason-stalled" : ""}`} data-testid="agent-reason">
-          {agent.heldUp ? "Held up: still running, the provider is waiting. " : agent.stalled ? `Stalled: no new activity for ${relativeTime(agent.lastActivityAt, now).replace(" ago", "")}. ` : ""}
+          {agent.heldUp
+            ? "Held up: still running, the provider is waiting. "
+            : agent.stalled
+              ? `Stalled: no new activity for ${relativeTime(agent.lastActivityAt, now).replace(" ago", "")}. `
+              : ""}
           {agent.reason}
         </p>
       ) : agent.stalled ? (
@@ -171,9 +174,23 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
   const snoozable = needsYou(agent);
   return (
     <div className="panel-actions">
-      {acknowledgeable(agent) ? <CommandButton id="agent.acknowledge" testId="acknowledge" label="Acknowledge" title="Mark this failure as seen: it leaves the inbox and the count until it changes" /> : null}
+      {acknowledgeable(agent) ? (
+        <CommandButton
+          id="agent.acknowledge"
+          testId="acknowledge"
+          label="Acknowledge"
+          title="Mark this failure as seen: it leaves the inbox and the count until it changes"
+        />
+      ) : null}
       {snoozable ? <CommandButton id="agent.snooze" testId="snooze" label="Snooze" title="Put it aside until what it needs changes" /> : null}
-      {snoozable ? <CommandButton id="agent.snooze-hour" testId="snooze-hour" label="Snooze 1 h" title="Put it aside for an hour, in T3 itself where the server has snooze" /> : null}
+      {snoozable ? (
+        <CommandButton
+          id="agent.snooze-hour"
+          testId="snooze-hour"
+          label="Snooze 1 h"
+          title="Put it aside for an hour, in T3 itself where the server has snooze"
+        />
+      ) : null}
       <InterruptAction agent={agent} />
       {agent.capabilities.stop ? (
         confirmStop ? (

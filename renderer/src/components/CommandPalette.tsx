@@ -27,13 +27,26 @@ export function CommandPalette() {
   const environments = useFleet((s) => s.environments);
   const bridgeLostAt = useFleet((s) => s.bridgeLostAt);
   const list = useMemo<Entry[]>(() => {
-    const entries: Entry[] = paletteCommands(context, query).map((spec) => ({ kind: "command", id: `command:${spec.id}`, label: spec.label, hint: keyHint(spec), spec }));
+    const entries: Entry[] = paletteCommands(context, query).map((spec) => ({
+      kind: "command",
+      id: `command:${spec.id}`,
+      label: spec.label,
+      hint: keyHint(spec),
+      spec,
+    }));
     const needle = query.trim().toLowerCase();
     if (!needle) return entries;
     const found: Entry[] = [];
     for (const env of environments.values()) {
       if (found.length >= MAX_FOUND) break;
-      if (env.label.toLowerCase().includes(needle)) found.push({ kind: "machine", id: `machine:${env.environmentId}`, label: `Show machine ${env.label}`, hint: "machine", environmentId: env.environmentId });
+      if (env.label.toLowerCase().includes(needle))
+        found.push({
+          kind: "machine",
+          id: `machine:${env.environmentId}`,
+          label: `Show machine ${env.label}`,
+          hint: "machine",
+          environmentId: env.environmentId,
+        });
     }
     for (const raw of agents.values()) {
       if (found.length >= MAX_FOUND * 2) break;
@@ -59,7 +72,14 @@ export function CommandPalette() {
   const optionId = (entry: Entry) => `palette-${encodeURIComponent(entry.id)}`;
   return (
     <div className="dialog-backdrop" onClick={close}>
-      <div className="dialog palette" role="dialog" aria-modal="true" aria-label="Commands, agents and machines" data-testid="command-palette" onClick={(event) => event.stopPropagation()}>
+      <div
+        className="dialog palette"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Commands, agents and machines"
+        data-testid="command-palette"
+        onClick={(event) => event.stopPropagation()}
+      >
         <input
           ref={inputRef}
           role="combobox"
@@ -83,7 +103,15 @@ export function CommandPalette() {
         />
         <ul className="palette-list" role="listbox" id="palette-list" aria-label="Results">
           {list.map((entry) => (
-            <li key={entry.id} id={optionId(entry)} role="option" aria-selected={entry === chosen} data-command={entry.kind === "command" ? entry.spec.id : undefined} data-kind={entry.kind} onClick={() => run(entry)}>
+            <li
+              key={entry.id}
+              id={optionId(entry)}
+              role="option"
+              aria-selected={entry === chosen}
+              data-command={entry.kind === "command" ? entry.spec.id : undefined}
+              data-kind={entry.kind}
+              onClick={() => run(entry)}
+            >
               <span className="palette-label">{entry.label}</span>
               {entry.kind === "command" ? entry.hint ? <kbd>{entry.hint}</kbd> : null : <span className="palette-kind">{entry.hint}</span>}
             </li>

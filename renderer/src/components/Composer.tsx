@@ -108,12 +108,7 @@ export function Composer({ agent }: { agent: AgentView }) {
         <span className="composer-target" data-testid="composer-target" title={`${agent.title} on ${machine}`}>
           to <strong className="clipped target-agent">{agent.title}</strong> on <strong className="target-machine">{machine}</strong>
         </span>
-        <button
-          type="submit"
-          className="primary"
-          data-testid="send"
-          disabled={intent.kind === "refused" || text.trim() === "" || sending || tooLong}
-        >
+        <button type="submit" className="primary" data-testid="send" disabled={intent.kind === "refused" || text.trim() === "" || sending || tooLong}>
           {intent.kind === "queue" ? "Queue" : "Send"}
           <span className="sr-only">
             {" "}

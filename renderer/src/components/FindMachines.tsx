@@ -92,12 +92,19 @@ export function FindMachines() {
       >
         <h2 id="find-title">Find machines</h2>
         <p className="hint">
-          Looks for T3 on this machine, on your online Tailscale peers (from <code>tailscale status</code>) and on ssh hosts you add, at port
-          3773 and the ports you add. Pair mints a one-time pairing code with T3's own <code>t3</code> command, here or over your own ssh
-          (your keys and agent, never a password prompt).
+          Looks for T3 on this machine, on your online Tailscale peers (from <code>tailscale status</code>) and on ssh hosts you add, at port 3773 and the ports
+          you add. Pair mints a one-time pairing code with T3's own <code>t3</code> command, here or over your own ssh (your keys and agent, never a password
+          prompt).
         </p>
         <div className="inline-form">
-          <input aria-label="Extra port" data-testid="find-port" inputMode="numeric" placeholder="port, e.g. 3774" value={portText} onChange={(event) => setPortText(event.target.value)} />
+          <input
+            aria-label="Extra port"
+            data-testid="find-port"
+            inputMode="numeric"
+            placeholder="port, e.g. 3774"
+            value={portText}
+            onChange={(event) => setPortText(event.target.value)}
+          />
           <button
             type="button"
             onClick={() => {

@@ -23,7 +23,12 @@ export function FleetTree({ rows, treeRef }: { rows: Row[]; treeRef?: React.RefO
   const parentRef = treeRef ?? ownRef;
   const selectedKey = useFleet((s) => s.selectedKey);
   const search = useFleet((s) => s.search);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => parentRef.current, estimateSize: (index) => ROW_HEIGHT[rows[index]!.kind], overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: (index) => ROW_HEIGHT[rows[index]!.kind],
+    overscan: 12,
+  });
   const now = useNow();
 
   useEffect(() => virtualizer.measure(), [rows, virtualizer]);
@@ -95,7 +100,13 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
       data-phase={phase}
     >
       <div className="env-line">
-        <button type="button" tabIndex={-1} className="twisty" aria-label={collapsed ? "Expand" : "Collapse"} onClick={() => useFleet.getState().toggleCollapsed(row.id)}>
+        <button
+          type="button"
+          tabIndex={-1}
+          className="twisty"
+          aria-label={collapsed ? "Expand" : "Collapse"}
+          onClick={() => useFleet.getState().toggleCollapsed(row.id)}
+        >
           {collapsed ? "▸" : "▾"}
         </button>
         {renaming ? (
@@ -108,7 +119,14 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
               setRenaming(false);
             }}
           >
-            <input name="label" aria-label="Machine name" defaultValue={env.label} maxLength={200} autoFocus onKeyDown={(event) => event.key === "Escape" && (event.stopPropagation(), setRenaming(false))} />
+            <input
+              name="label"
+              aria-label="Machine name"
+              defaultValue={env.label}
+              maxLength={200}
+              autoFocus
+              onKeyDown={(event) => event.key === "Escape" && (event.stopPropagation(), setRenaming(false))}
+            />
             <button type="submit">Save</button>
           </form>
         ) : (
@@ -123,7 +141,9 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
             tabIndex={-1}
             className="env-fix"
             data-testid="env-fix"
-            onClick={() => (connection.action === "pair" ? commands.openPairing(env.environmentId, env.baseUrl) : void commands.retryEnvironment(env.environmentId))}
+            onClick={() =>
+              connection.action === "pair" ? commands.openPairing(env.environmentId, env.baseUrl) : void commands.retryEnvironment(env.environmentId)
+            }
           >
             {CONNECTION_ACTION_WORDS[connection.action]}
           </button>
@@ -131,7 +151,9 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
       </div>
       <div className="env-line env-line-second">
         <span className="env-facts">
-          <span className="env-version" data-testid="env-version">{serverWords(env)}</span>
+          <span className="env-version" data-testid="env-version">
+            {serverWords(env)}
+          </span>
           {env.readOnly ? <span className="tag">read-only</span> : null}
           {env.muted ? <span className="tag">muted</span> : null}
           <CountWords counts={env.counts} seenFailures={row.seenFailures} />
@@ -242,8 +264,23 @@ function ProjectRow({ row }: { row: Extract<Row, { kind: "project" }> }) {
   // Title first; the machines next (the cross-machine merge is the point of this view); paths last.
   const where = [`on ${row.machines.join(", ")}`, row.branch ? `⎇ ${row.branch}` : null, row.repository].filter(Boolean).join(" · ");
   return (
-    <div id={rowDomId(row.id)} className="project-row" role="treeitem" aria-level={1} aria-expanded={!collapsed} aria-selected={false} data-testid="project-row" data-project={row.id}>
-      <button type="button" tabIndex={-1} className="twisty" aria-label={collapsed ? "Expand" : "Collapse"} onClick={() => useFleet.getState().toggleCollapsed(row.id)}>
+    <div
+      id={rowDomId(row.id)}
+      className="project-row"
+      role="treeitem"
+      aria-level={1}
+      aria-expanded={!collapsed}
+      aria-selected={false}
+      data-testid="project-row"
+      data-project={row.id}
+    >
+      <button
+        type="button"
+        tabIndex={-1}
+        className="twisty"
+        aria-label={collapsed ? "Expand" : "Collapse"}
+        onClick={() => useFleet.getState().toggleCollapsed(row.id)}
+      >
         {collapsed ? "▸" : "▾"}
       </button>
       <Clipped className="project-title" text={row.title} />
@@ -285,7 +322,13 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       onDoubleClick={() => void commands.openAgent(agent.key)}
     >
       {row.childCount > 0 ? (
-        <button type="button" tabIndex={-1} className="twisty" aria-label={row.collapsed ? "Expand" : "Collapse"} onClick={(event) => (event.stopPropagation(), useFleet.getState().toggleCollapsed(agent.key))}>
+        <button
+          type="button"
+          tabIndex={-1}
+          className="twisty"
+          aria-label={row.collapsed ? "Expand" : "Collapse"}
+          onClick={(event) => (event.stopPropagation(), useFleet.getState().toggleCollapsed(agent.key))}
+        >
           {row.collapsed ? "▸" : "▾"}
         </button>
       ) : (
@@ -301,14 +344,20 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
         <Highlighted text={agent.title} search={row.match ? search : ""} />
       </button>
       {row.match ? null : <span className="sr-only">(shown for context: it does not match)</span>}
-      {agent.orphaned ? <span className="tag" title={`Parent ${agent.parentThreadId} is not visible`}>orphaned</span> : null}
+      {agent.orphaned ? (
+        <span className="tag" title={`Parent ${agent.parentThreadId} is not visible`}>
+          orphaned
+        </span>
+      ) : null}
       {row.rollup && row.rollup !== agent.status ? (
         <span className="rollup" data-testid="rollup" data-rollup={row.rollup}>
           children: <StatusChip status={row.rollup} />
         </span>
       ) : null}
       {agent.reason ? <Clipped className="reason" text={agent.reason} /> : null}
-      {grouping === "machine" && row.depth === 1 && (project.branch || project.repository) ? <Clipped className="meta where" text={project.branch ?? project.repository ?? ""} /> : null}
+      {grouping === "machine" && row.depth === 1 && (project.branch || project.repository) ? (
+        <Clipped className="meta where" text={project.branch ?? project.repository ?? ""} />
+      ) : null}
       {machine ? <Clipped className="machine-tag" text={machine} testId="agent-machine" /> : null}
       <span className="meta">
         {agent.providerInstanceId} · {agent.model}
@@ -319,7 +368,13 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
   );
 }
 
-const SUBAGENT_CHIP: Partial<Record<SubagentView["status"], DisplayStatus>> = { pending: "starting", running: "running", waiting: "waiting", failed: "failed", interrupted: "interrupted" };
+const SUBAGENT_CHIP: Partial<Record<SubagentView["status"], DisplayStatus>> = {
+  pending: "starting",
+  running: "running",
+  waiting: "waiting",
+  failed: "failed",
+  interrupted: "interrupted",
+};
 
 /**
  * A native subagent. When the server links it to a thread of its own, clicking opens that thread;

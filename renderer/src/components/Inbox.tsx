@@ -35,7 +35,9 @@ export function InboxList({ items, snoozed, paneRef }: { items: AgentView[]; sno
   return (
     <section className="inbox" aria-label="Inbox" data-testid="inbox">
       <header className="inbox-header">
-        <strong data-testid="inbox-position">{items.length === 0 ? "Nothing needs you" : current >= 0 ? `${current + 1} of ${items.length}` : `${items.length} need you`}</strong>
+        <strong data-testid="inbox-position">
+          {items.length === 0 ? "Nothing needs you" : current >= 0 ? `${current + 1} of ${items.length}` : `${items.length} need you`}
+        </strong>
         <span className="hint">waiting longest first{snoozed ? ` · ${snoozed} snoozed` : ""}</span>
       </header>
       {items.length === 0 ? (

@@ -42,8 +42,9 @@ export function InterruptAction({ agent }: { agent: AgentView }) {
     return (
       <span className="confirm" role="group" aria-label="Interrupt the running turn?" data-testid="interrupt-confirm">
         <span className="confirm-text" data-testid="interrupt-confirm-text">
-          Interrupt? {count} then start{queued.length === 1 ? "s" : ""} next: {quoted(queued)}. Hold {queued.length === 1 ? "it" : "them"} to keep {queued.length === 1 ? "it" : "them"} from starting: T3 cancels
-          the queued turn{queued.length === 1 ? "" : "s"} and the fleet keeps the text here to send or discard.
+          Interrupt? {count} then start{queued.length === 1 ? "s" : ""} next: {quoted(queued)}. Hold {queued.length === 1 ? "it" : "them"} to keep{" "}
+          {queued.length === 1 ? "it" : "them"} from starting: T3 cancels the queued turn{queued.length === 1 ? "" : "s"} and the fleet keeps the text here to
+          send or discard.
         </span>
         <button type="button" className="danger" data-testid="interrupt-start-next" onClick={() => (setConfirming(false), void commands.interrupt(agent.key))}>
           Interrupt
@@ -62,7 +63,9 @@ export function InterruptAction({ agent }: { agent: AgentView }) {
       id="agent.interrupt"
       testId="interrupt"
       label={hasQueue ? "Interrupt…" : "Interrupt"}
-      title={hasQueue ? "Stop the running turn: asks first, since messages are queued behind it" : "Stop the running turn; messages queued behind it then start"}
+      title={
+        hasQueue ? "Stop the running turn: asks first, since messages are queued behind it" : "Stop the running turn; messages queued behind it then start"
+      }
       {...(hasQueue && { onRun: () => setConfirming(true) })}
     />
   );

@@ -8,7 +8,10 @@ import { markdownBlocks, PARAGRAPH_PIECE_CHARS, paragraphPieces } from "./markdo
 const html = (element: ReactElement) => renderToStaticMarkup(element).replaceAll("<!-- -->", "");
 
 /** What a streaming reply showed before paragraphs were parsed in pieces: each block parsed whole. */
-const wholeBlocks = (text: string) => `<div class="markdown-blocks">${markdownBlocks(text).map((block) => html(createElement(Markdown, { text: block }))).join("")}</div>`;
+const wholeBlocks = (text: string) =>
+  `<div class="markdown-blocks">${markdownBlocks(text)
+    .map((block) => html(createElement(Markdown, { text: block })))
+    .join("")}</div>`;
 
 const words = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `w${from + i}`).join(" ");
 
@@ -17,7 +20,10 @@ describe("a streaming reply", () => {
   const texts: [string, string][] = [
     ["plain words", words(900)],
     ["code spans", `Intro.\n\n${words(400)} \`npm test\` and \`a  b\` then ${words(400, 400)}`],
-    ["autolinks and emphasis", `${words(300)} see www.example.com/x and mail me@example.com or https://example.com/a_b ${words(300, 300)} **bold ${words(200, 600)}** end`],
+    [
+      "autolinks and emphasis",
+      `${words(300)} see www.example.com/x and mail me@example.com or https://example.com/a_b ${words(300, 300)} **bold ${words(200, 600)}** end`,
+    ],
     ["an unclosed code span", `${words(300)} an \`unclosed code ${words(300, 300)} \` closed`],
     ["links, raw HTML, strikethrough", `${words(300)} a [link](https://example.com) ${words(300, 300)} <b>raw</b> ~~gone~~ ${words(100, 600)}`],
     ["block markers inside the line", `${words(300)} 1. not a list  and - not a list # nor a heading &amp; &copy; ${words(400, 300)} | a | b |`],
@@ -27,7 +33,10 @@ describe("a streaming reply", () => {
     const last = markdownBlocks(text).at(-1)!;
     expect(paragraphPieces(last), "the long paragraph is parsed in pieces").not.toBeNull();
     // Lengths around the first cut, where a piece starts, and spread over the rest.
-    const lengths = [...Array.from({ length: 40 }, (_, i) => PARAGRAPH_PIECE_CHARS - 20 + i * 3), ...Array.from({ length: 20 }, (_, i) => Math.round(((i + 1) / 20) * text.length))];
+    const lengths = [
+      ...Array.from({ length: 40 }, (_, i) => PARAGRAPH_PIECE_CHARS - 20 + i * 3),
+      ...Array.from({ length: 20 }, (_, i) => Math.round(((i + 1) / 20) * text.length)),
+    ];
     for (const length of lengths) {
       const prefix = text.slice(0, length);
       expect(html(createElement(StreamingMarkdown, { text: prefix })), `at ${length}`).toBe(wholeBlocks(prefix));

@@ -21,23 +21,30 @@ export function Notices() {
         // The hover text is exactly the shown text, so an ellipsized notice is readable in full.
         const words = [intent.title, intent.body || null, updates > 1 ? `×${updates}` : null].filter(Boolean).join(" · ");
         return (
-        <div key={condition} className={`notice notice-${intent.reason}`} data-testid="notice" data-condition={condition} data-critical={critical} data-reason={intent.reason}>
-          <button
-            type="button"
-            className="notice-body"
-            title={words}
-            onClick={() => {
-              if (intent.agentKey) void commands.openAgent(intent.agentKey);
-            }}
+          <div
+            key={condition}
+            className={`notice notice-${intent.reason}`}
+            data-testid="notice"
+            data-condition={condition}
+            data-critical={critical}
+            data-reason={intent.reason}
           >
-            <strong>{intent.title}</strong>
-            {intent.body ? <span> · {intent.body}</span> : null}
-            {updates > 1 ? <span className="notice-updates"> · ×{updates}</span> : null}
-          </button>
-          <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={() => withdrawNotice(condition)}>
-            ×
-          </button>
-        </div>
+            <button
+              type="button"
+              className="notice-body"
+              title={words}
+              onClick={() => {
+                if (intent.agentKey) void commands.openAgent(intent.agentKey);
+              }}
+            >
+              <strong>{intent.title}</strong>
+              {intent.body ? <span> · {intent.body}</span> : null}
+              {updates > 1 ? <span className="notice-updates"> · ×{updates}</span> : null}
+            </button>
+            <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={() => withdrawNotice(condition)}>
+              ×
+            </button>
+          </div>
         );
       })}
     </section>

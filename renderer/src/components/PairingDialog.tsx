@@ -27,7 +27,8 @@ export function PairingDialog() {
   const preview = pairing.preview;
   // A server claiming a machine paired elsewhere is paired only once the user says that machine moved.
   const unanswered = preview?.pairedElsewhere != null && !pairing.moved;
-  const tooLong = pairing.input.length > PAIRING_INPUT_MAX_CHARS || pairing.token.length > PAIRING_INPUT_MAX_CHARS || pairing.label.length > PAIRING_LABEL_MAX_CHARS;
+  const tooLong =
+    pairing.input.length > PAIRING_INPUT_MAX_CHARS || pairing.token.length > PAIRING_INPUT_MAX_CHARS || pairing.label.length > PAIRING_LABEL_MAX_CHARS;
 
   return (
     <div className="dialog-backdrop">
@@ -45,8 +46,8 @@ export function PairingDialog() {
       >
         <h2 id="pair-title">{pairing.environmentId ? "Pair this machine again" : "Pair a T3 environment"}</h2>
         <p className="hint" data-testid="pair-supported">
-          Works with T3 0.0.24 (fork generation) through 0.0.42 (upstream) on orchestration protocol 1, and with
-          upstream main and nightly builds since 2026-10-03 (v0.0.46-nightly.20261003 and later) on protocol 2.
+          Works with T3 0.0.24 (fork generation) through 0.0.42 (upstream) on orchestration protocol 1, and with upstream main and nightly builds since
+          2026-10-03 (v0.0.46-nightly.20261003 and later) on protocol 2.
         </p>
         <label>
           <span className="label-line">
@@ -68,7 +69,13 @@ export function PairingDialog() {
             Pairing code or token (only when the link has none)
             <Counter length={pairing.token.length} max={PAIRING_INPUT_MAX_CHARS} testId="pair-token-counter" />
           </span>
-          <input type="password" data-testid="pair-token" autoComplete="off" value={pairing.token} onChange={(event) => editPairing({ token: event.target.value })} />
+          <input
+            type="password"
+            data-testid="pair-token"
+            autoComplete="off"
+            value={pairing.token}
+            onChange={(event) => editPairing({ token: event.target.value })}
+          />
         </label>
         {localServer && !localServer.alreadyPaired && !pairing.input ? (
           <p className="hint">
@@ -89,12 +96,12 @@ export function PairingDialog() {
             {preview.pairedElsewhere ? (
               <div className="impostor" role="group" aria-labelledby="pair-impostor-question" data-testid="pair-impostor">
                 <p className="error" id="pair-impostor-question">
-                  This server claims to be <strong>{preview.pairedElsewhere.label}</strong>, which you paired at {preview.pairedElsewhere.baseUrl}: same machine moved, or
-                  an impostor?
+                  This server claims to be <strong>{preview.pairedElsewhere.label}</strong>, which you paired at {preview.pairedElsewhere.baseUrl}: same machine
+                  moved, or an impostor?
                 </p>
                 <label>
-                  <input type="checkbox" data-testid="pair-moved" checked={pairing.moved} onChange={(event) => answerMoved(event.target.checked)} /> {preview.pairedElsewhere.label} moved
-                  to {preview.baseUrl}: pair it here
+                  <input type="checkbox" data-testid="pair-moved" checked={pairing.moved} onChange={(event) => answerMoved(event.target.checked)} />{" "}
+                  {preview.pairedElsewhere.label} moved to {preview.baseUrl}: pair it here
                 </label>
                 <p className="hint">
                   Unless you say it moved, nothing is sent to this server and {preview.pairedElsewhere.label} stays at {preview.pairedElsewhere.baseUrl}.

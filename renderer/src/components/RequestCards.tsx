@@ -101,7 +101,13 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
         const choose = (value: string, on: boolean) =>
           setChosen({ ...chosen, [question.id]: question.multiSelect ? (on ? [...picked, value] : picked.filter((v) => v !== value)) : on ? [value] : [] });
         return (
-          <fieldset key={question.id} ref={index === 0 ? firstField : undefined} className={`question ${isMissing ? "question-missing" : ""}`} data-testid="question" aria-invalid={isMissing}>
+          <fieldset
+            key={question.id}
+            ref={index === 0 ? firstField : undefined}
+            className={`question ${isMissing ? "question-missing" : ""}`}
+            data-testid="question"
+            aria-invalid={isMissing}
+          >
             <legend>
               {question.header ? <span className="question-header">{question.header}: </span> : null}
               {question.question}
@@ -137,7 +143,12 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
         );
       })}
       <div className="card-actions">
-        <button type="submit" className="primary" disabled={offline} title={offline ? "Its machine is not online: this can be answered once it is back" : "Send these answers to the agent (r focuses the first question)"}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={offline}
+          title={offline ? "Its machine is not online: this can be answered once it is back" : "Send these answers to the agent (r focuses the first question)"}
+        >
           Answer
           <kbd aria-hidden="true">Enter</kbd>
         </button>
@@ -146,4 +157,3 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
     </form>
   );
 }
-

@@ -18,8 +18,18 @@ function BrowserNotifications() {
   // The Electron shell notifies natively; only the browser page needs the Notification API.
   if (window.t3fleet) return null;
   if (permission === "unsupported") return <p className="hint">This browser cannot show notifications.</p>;
-  if (permission === "granted") return <p className="hint" data-testid="browser-notifications">Browser notifications are on: the same ones the desktop app shows.</p>;
-  if (permission === "denied") return <p className="hint" data-testid="browser-notifications">This browser blocks notifications from this page; allow them in its site settings.</p>;
+  if (permission === "granted")
+    return (
+      <p className="hint" data-testid="browser-notifications">
+        Browser notifications are on: the same ones the desktop app shows.
+      </p>
+    );
+  if (permission === "denied")
+    return (
+      <p className="hint" data-testid="browser-notifications">
+        This browser blocks notifications from this page; allow them in its site settings.
+      </p>
+    );
   return (
     <button type="button" data-testid="browser-notifications" onClick={() => void commands.enableBrowserNotifications().then(setPermission)}>
       Also notify me in this browser
@@ -39,12 +49,21 @@ export function SettingsDialog() {
           <legend>Notify me when</legend>
           {TOGGLES.map(([key, label]) => (
             <label key={key} className="check">
-              <input type="checkbox" checked={settings.notifications[key]} onChange={(event) => void commands.updateSettings({ notifications: { [key]: event.target.checked } })} />
+              <input
+                type="checkbox"
+                checked={settings.notifications[key]}
+                onChange={(event) => void commands.updateSettings({ notifications: { [key]: event.target.checked } })}
+              />
               {label}
             </label>
           ))}
           <label className="check">
-            <input type="checkbox" data-testid="pause-notifications" checked={settings.notificationsPaused} onChange={(event) => void commands.updateSettings({ notificationsPaused: event.target.checked })} />
+            <input
+              type="checkbox"
+              data-testid="pause-notifications"
+              checked={settings.notificationsPaused}
+              onChange={(event) => void commands.updateSettings({ notificationsPaused: event.target.checked })}
+            />
             Pause all notifications
           </label>
           <BrowserNotifications />

@@ -46,71 +46,79 @@ export function sameEntry(a: Entry, b: Entry): boolean {
   return a.changes.length === b.changes.length && a.changes.every((change, index) => change === b.changes[index]);
 }
 
-const EntryLine = memo(function EntryLine({ entry }: { entry: Entry }) {
-  const time = <RelativeTime iso={entry.createdAt} />;
-  switch (entry.type) {
-    case "message":
-      return (
-        <article className={`message message-${entry.role}${entry.queue ? " message-held-back" : ""}`} data-testid={`message-${entry.role}`} data-turn={entry.runId ?? ""} data-queue={entry.queue?.state}>
-          <header>
-            {entry.role}
-            {entry.streaming ? <span className="streaming"> · streaming</span> : null}
-          </header>
-          {entry.queue ? <MessageQueueMarker queue={entry.queue} /> : null}
-          <Folded lines={entry.text.split("\n").length} what="message" limit={MESSAGE_FOLD_LINES}>
-            {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
-          </Folded>
-        </article>
-      );
-    case "command": {
-      const failed = entry.status === "failed" || (entry.exitCode !== null && entry.exitCode !== 0);
-      return (
-        <div className={`activity activity-command ${failed ? "tone-error" : ""}`} data-testid="activity-command" data-status={entry.status}>
-          <code className="command-line">$ {entry.command}</code>{" "}
-          <span className="command-status">
-            {entry.status}
-            {entry.exitCode !== null ? ` · exit ${entry.exitCode}` : ""}
-          </span>{" "}
-          {time}
-        </div>
-      );
+const EntryLine = memo(
+  function EntryLine({ entry }: { entry: Entry }) {
+    const time = <RelativeTime iso={entry.createdAt} />;
+    switch (entry.type) {
+      case "message":
+        return (
+          <article
+            className={`message message-${entry.role}${entry.queue ? " message-held-back" : ""}`}
+            data-testid={`message-${entry.role}`}
+            data-turn={entry.runId ?? ""}
+            data-queue={entry.queue?.state}
+          >
+            <header>
+              {entry.role}
+              {entry.streaming ? <span className="streaming"> · streaming</span> : null}
+            </header>
+            {entry.queue ? <MessageQueueMarker queue={entry.queue} /> : null}
+            <Folded lines={entry.text.split("\n").length} what="message" limit={MESSAGE_FOLD_LINES}>
+              {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
+            </Folded>
+          </article>
+        );
+      case "command": {
+        const failed = entry.status === "failed" || (entry.exitCode !== null && entry.exitCode !== 0);
+        return (
+          <div className={`activity activity-command ${failed ? "tone-error" : ""}`} data-testid="activity-command" data-status={entry.status}>
+            <code className="command-line">$ {entry.command}</code>{" "}
+            <span className="command-status">
+              {entry.status}
+              {entry.exitCode !== null ? ` · exit ${entry.exitCode}` : ""}
+            </span>{" "}
+            {time}
+          </div>
+        );
+      }
+      case "file-changes": {
+        const additions = entry.changes.reduce((sum, change) => sum + (change.additions ?? 0), 0);
+        const deletions = entry.changes.reduce((sum, change) => sum + (change.deletions ?? 0), 0);
+        const counted = entry.changes.some((change) => change.additions !== null || change.deletions !== null);
+        const names = entry.changes.map((change) => change.path).join(", ");
+        return (
+          <div className="activity activity-files" data-testid="activity-files">
+            {entry.changes.length} file{entry.changes.length === 1 ? "" : "s"} changed{" "}
+            {counted ? (
+              <>
+                <span className="additions">+{additions}</span> <span className="deletions">−{deletions}</span>{" "}
+              </>
+            ) : null}
+            <span className="clipped" title={names}>
+              {names}
+            </span>{" "}
+            {time}
+          </div>
+        );
+      }
+      case "error":
+        return (
+          <div className="activity tone-error" data-testid="activity-error">
+            {entry.message} {time}
+          </div>
+        );
+      case "activity": {
+        const testId = entry.kind === "user-input.resolved" ? "activity-answer" : entry.kind === "user-input.requested" ? "activity-question" : "activity";
+        return (
+          <div className={`activity tone-${entry.tone}`} data-testid={testId} data-kind={entry.kind}>
+            {entry.summary} {time}
+          </div>
+        );
+      }
     }
-    case "file-changes": {
-      const additions = entry.changes.reduce((sum, change) => sum + (change.additions ?? 0), 0);
-      const deletions = entry.changes.reduce((sum, change) => sum + (change.deletions ?? 0), 0);
-      const counted = entry.changes.some((change) => change.additions !== null || change.deletions !== null);
-      const names = entry.changes.map((change) => change.path).join(", ");
-      return (
-        <div className="activity activity-files" data-testid="activity-files">
-          {entry.changes.length} file{entry.changes.length === 1 ? "" : "s"} changed{" "}
-          {counted ? (
-            <>
-              <span className="additions">+{additions}</span> <span className="deletions">−{deletions}</span>{" "}
-            </>
-          ) : null}
-          <span className="clipped" title={names}>
-            {names}
-          </span>{" "}
-          {time}
-        </div>
-      );
-    }
-    case "error":
-      return (
-        <div className="activity tone-error" data-testid="activity-error">
-          {entry.message} {time}
-        </div>
-      );
-    case "activity": {
-      const testId = entry.kind === "user-input.resolved" ? "activity-answer" : entry.kind === "user-input.requested" ? "activity-question" : "activity";
-      return (
-        <div className={`activity tone-${entry.tone}`} data-testid={testId} data-kind={entry.kind}>
-          {entry.summary} {time}
-        </div>
-      );
-    }
-  }
-}, (previous, next) => sameEntry(previous.entry, next.entry));
+  },
+  (previous, next) => sameEntry(previous.entry, next.entry),
+);
 
 /** How close to the bottom (px) still counts as "reading the newest": new items then keep it in view. */
 const FOLLOW_SLACK_PX = 48;

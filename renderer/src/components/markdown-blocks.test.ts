@@ -3,7 +3,9 @@ import { markdownBlocks, paragraphPieces } from "./markdown-blocks";
 
 describe("markdown blocks of a streaming reply", () => {
   it("splits at blank lines, but never inside fenced code", () => {
-    const text = ["# Title", "", "Some *text*", "more", "", "", "```ts", "const a = 1;", "", "const b = 2;", "```", "", "~~~", "x", "", "~~~", "tail"].join("\n");
+    const text = ["# Title", "", "Some *text*", "more", "", "", "```ts", "const a = 1;", "", "const b = 2;", "```", "", "~~~", "x", "", "~~~", "tail"].join(
+      "\n",
+    );
     expect(markdownBlocks(text)).toEqual(["# Title", "Some *text*\nmore", "```ts\nconst a = 1;\n\nconst b = 2;\n```", "~~~\nx\n\n~~~\ntail"]);
   });
 

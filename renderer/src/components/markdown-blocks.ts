@@ -60,7 +60,8 @@ export function paragraphPieces(block: string, pieceChars = PARAGRAPH_PIECE_CHAR
       index = close + run - 1;
       continue;
     }
-    if ((char === " " || char === "\t") && block[index + 1] !== " " && block[index + 1] !== "\t" && /\p{L}/u.test(block[index + 1] ?? "")) starts.push(index + 1);
+    if ((char === " " || char === "\t") && block[index + 1] !== " " && block[index + 1] !== "\t" && /\p{L}/u.test(block[index + 1] ?? ""))
+      starts.push(index + 1);
   }
   const pieces: ParagraphPiece[] = [];
   let start = 0;

@@ -87,7 +87,9 @@ export function startEffects(instance: Bridge): () => void {
     }
   });
   // The shell may say why the page has no access (a spent launch link); it shows with the service's notices.
-  const offConnection = instance.onConnection((connected: boolean, problem?: string) => store().bridgeConnected(connected, new Date().toISOString(), problem ?? null));
+  const offConnection = instance.onConnection((connected: boolean, problem?: string) =>
+    store().bridgeConnected(connected, new Date().toISOString(), problem ?? null),
+  );
   const offTab = keepTabUpToDate();
   void run("pairing", () => instance.request("pair.probeLocal", {})).then((localServer) => store().localServerFound(localServer ?? null));
   const offView = keepViewChoices();

@@ -99,7 +99,11 @@ function openCurrentAgent(_id: CommandId, agent: AgentView | null): void {
   requestAnimationFrame(() => focusTargets.panel?.());
 }
 
-const DECISIONS: Partial<Record<CommandId, ApprovalDecision>> = { "agent.accept": "accept", "agent.accept-session": "acceptForSession", "agent.decline": "decline" };
+const DECISIONS: Partial<Record<CommandId, ApprovalDecision>> = {
+  "agent.accept": "accept",
+  "agent.accept-session": "acceptForSession",
+  "agent.decline": "decline",
+};
 
 function decideApproval(id: CommandId, agent: AgentView | null): void {
   const approval = agent?.pending.find((request) => request.kind === "approval");
@@ -162,7 +166,29 @@ function pauseOrResumeNotifications(id: CommandId): void {
 function shellOnly(): void {}
 
 /** The handlers by name (object keys, so the name survives minification and shows in COMMAND_RUN_EVENT). */
-const handlers = { togglePalette, openNextNeedingYou, focusSearch, moveSelection, expandOrCollapse, toggleView, toggleGrouping, openCurrentAgent, decideApproval, focusAnswer, acknowledge, snooze, interrupt, stop, openInT3, focusComposer, shellOnly, openPairing, openSettings, pauseOrResumeNotifications, openSelectedFirst } satisfies Record<string, Handler>;
+const handlers = {
+  togglePalette,
+  openNextNeedingYou,
+  focusSearch,
+  moveSelection,
+  expandOrCollapse,
+  toggleView,
+  toggleGrouping,
+  openCurrentAgent,
+  decideApproval,
+  focusAnswer,
+  acknowledge,
+  snooze,
+  interrupt,
+  stop,
+  openInT3,
+  focusComposer,
+  shellOnly,
+  openPairing,
+  openSettings,
+  pauseOrResumeNotifications,
+  openSelectedFirst,
+} satisfies Record<string, Handler>;
 
 type HandlerName = keyof typeof handlers;
 
@@ -203,7 +229,12 @@ const HANDLERS: Record<CommandId, HandlerName> = {
  */
 export function dispatch(id: CommandId, source: CommandSource): void {
   const { openKey, selectedKey } = useFleet.getState();
-  const handler: HandlerName | null = source === "keys" && DECISIONS[id] && selectedKey && openKey !== selectedKey ? "openSelectedFirst" : command(id).enabled(commandContext()) ? HANDLERS[id] : null;
+  const handler: HandlerName | null =
+    source === "keys" && DECISIONS[id] && selectedKey && openKey !== selectedKey
+      ? "openSelectedFirst"
+      : command(id).enabled(commandContext())
+        ? HANDLERS[id]
+        : null;
   if (!handler) return;
   if (typeof window !== "undefined") window.dispatchEvent(new CustomEvent<CommandRun>(COMMAND_RUN_EVENT, { detail: { id, source, handler } }));
   handlers[handler](id, currentAgent());

@@ -19,7 +19,11 @@ export function showNotice(intent: NotificationIntent): void {
   const critical = noticeIsCritical(intent.reason);
   useFleet.getState().upsertNotice({ condition, intent, critical });
   clearTimeout(noticeTimers.get(condition));
-  if (!critical) noticeTimers.set(condition, setTimeout(() => withdrawNotice(condition), TRANSIENT_NOTICE_MS));
+  if (!critical)
+    noticeTimers.set(
+      condition,
+      setTimeout(() => withdrawNotice(condition), TRANSIENT_NOTICE_MS),
+    );
   // The browser gets the same notifications as the Electron shell's native ones, one per condition.
   if (browserNotificationsUsable()) {
     browserNotices.get(condition)?.close();

@@ -26,7 +26,15 @@ function input(envs: EnvironmentView[], agents: AgentView[], patch: Partial<Tree
 }
 
 const describeRow = (row: Row) =>
-  row.kind === "environment" ? "env" : row.kind === "project" ? `project ${row.title}` : row.kind === "agent" ? `${row.depth}:${row.agent.title}` : row.kind === "older" ? `${row.count} older` : `${row.depth}:sub ${row.subagent.id}`;
+  row.kind === "environment"
+    ? "env"
+    : row.kind === "project"
+      ? `project ${row.title}`
+      : row.kind === "agent"
+        ? `${row.depth}:${row.agent.title}`
+        : row.kind === "older"
+          ? `${row.count} older`
+          : `${row.depth}:sub ${row.subagent.id}`;
 
 const env = environmentView();
 const parent = agentView("plan", "idle", { title: "Plan", lastActivityAt: ago(60_000) });
@@ -48,10 +56,17 @@ describe("fleet tree rows", () => {
   });
 
   it("collapsing hides descendants; filters keep a match's parents for context", () => {
-    expect(buildRows(input([env], [parent, failing, running, solo], { collapsed: new Set([parent.key]) })).filter((row) => row.kind === "agent")).toHaveLength(2);
+    expect(buildRows(input([env], [parent, failing, running, solo], { collapsed: new Set([parent.key]) })).filter((row) => row.kind === "agent")).toHaveLength(
+      2,
+    );
     const failed = buildRows(input([env], [parent, failing, running, solo], { filters: { ...NO_FILTERS, failed: true } }));
     expect(failed.map(describeRow)).toEqual(["env", "1:Plan", "2:Worker 1"]);
-    expect(buildRows(input([env], [parent, failing, running, solo], { search: "sub.plan.w2" })).map(describeRow)).toEqual(["env", "1:Plan", "2:Worker 2", "3:sub t1"]);
+    expect(buildRows(input([env], [parent, failing, running, solo], { search: "sub.plan.w2" })).map(describeRow)).toEqual([
+      "env",
+      "1:Plan",
+      "2:Worker 2",
+      "3:sub t1",
+    ]);
   });
 
   it("folds idle agents older than the configured age under 'N older', and opens the fold", () => {
@@ -80,7 +95,11 @@ describe("fleet tree rows", () => {
   });
 
   it("the offline filter shows agents whose host is not online", () => {
-    const down = environmentView({ environmentId: "d", label: "down", connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: "t", attempt: 1, error: "x" } });
+    const down = environmentView({
+      environmentId: "d",
+      label: "down",
+      connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: "t", attempt: 1, error: "x" },
+    });
     const lost = agentView("x", "running", { key: "d/x", environmentId: "d", status: "unknown", lastKnownStatus: "running" });
     const rows = buildRows(input([env, down], [solo, lost], { filters: { ...NO_FILTERS, offline: true } }));
     expect(rows.filter((row) => row.kind === "agent").map((row) => row.id)).toEqual(["d/x"]);

@@ -80,7 +80,9 @@ function matches(agent: AgentView, filters: Filters, search: string): boolean {
 }
 
 export function filtersActive(filters: Filters, search: string): boolean {
-  return Boolean(search) || filters.needsMe || filters.failed || filters.running || filters.offline || filters.environmentId !== null || filters.provider !== null;
+  return (
+    Boolean(search) || filters.needsMe || filters.failed || filters.running || filters.offline || filters.environmentId !== null || filters.provider !== null
+  );
 }
 
 /**
@@ -118,7 +120,8 @@ export function buildRows(input: TreeInput): Row[] {
   }
   const filtering = filtersActive(filters, search);
   const seenFailures = new Map<string, number>();
-  for (const agent of agents.values()) if (agent.status === "failed" && agent.acknowledged) seenFailures.set(agent.environmentId, (seenFailures.get(agent.environmentId) ?? 0) + 1);
+  for (const agent of agents.values())
+    if (agent.status === "failed" && agent.acknowledged) seenFailures.set(agent.environmentId, (seenFailures.get(agent.environmentId) ?? 0) + 1);
 
   // Bottom-up: worst status of descendants, best triage rank of the subtree, whether it has a match.
   const rollups = new Map<string, DisplayStatus | null>();
@@ -178,7 +181,9 @@ export function buildRows(input: TreeInput): Row[] {
     }
   };
 
-  const envs = [...environments.values()].sort((a, b) => a.label.localeCompare(b.label)).filter((env) => !filters.environmentId || env.environmentId === filters.environmentId);
+  const envs = [...environments.values()]
+    .sort((a, b) => a.label.localeCompare(b.label))
+    .filter((env) => !filters.environmentId || env.environmentId === filters.environmentId);
   if (grouping === "machine") {
     for (const env of envs) {
       const list = roots.get(env.environmentId) ?? [];
@@ -209,7 +214,16 @@ export function buildRows(input: TreeInput): Row[] {
     const groupId = `project:${name}`;
     const counts: Partial<Record<DisplayStatus, number>> = {};
     for (const agent of members) counts[agent.status] = (counts[agent.status] ?? 0) + 1;
-    rows.push({ kind: "project", id: groupId, title: info.title, repository: info.repository, branch: info.branch, machines: [...machines].sort(), counts, shown: projectShown });
+    rows.push({
+      kind: "project",
+      id: groupId,
+      title: info.title,
+      repository: info.repository,
+      branch: info.branch,
+      machines: [...machines].sort(),
+      counts,
+      shown: projectShown,
+    });
     if (!collapsed.has(groupId)) emitGroup(groupId, members);
   }
   return rows;

@@ -19,7 +19,11 @@ function updateTab(): void {
   if (!loaded) return;
   const { counts } = glance(displayFacts(agents, bridgeLostAt), environments);
   const variant = bridgeLostAt ? "host-offline" : trayVariant(counts);
-  const title = bridgeLostAt ? "T3 Fleet — service not reachable" : counts.needsYou ? `(${counts.needsYou}) ${fleetHeadline(counts)} — T3 Fleet` : `T3 Fleet — ${fleetHeadline(counts)}`;
+  const title = bridgeLostAt
+    ? "T3 Fleet — service not reachable"
+    : counts.needsYou
+      ? `(${counts.needsYou}) ${fleetHeadline(counts)} — T3 Fleet`
+      : `T3 Fleet — ${fleetHeadline(counts)}`;
   const key = `${title}|${variant}|${counts.needsYou}`;
   if (key === lastTab) return;
   lastTab = key;

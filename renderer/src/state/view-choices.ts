@@ -12,7 +12,8 @@ export function keepViewChoices(): () => void {
   try {
     const saved = JSON.parse(localStorage.getItem(VIEW_STORAGE_KEY) ?? "{}") as { grouping?: unknown; olderThanMs?: unknown };
     if (saved.grouping === "machine" || saved.grouping === "project") useFleet.getState().setGrouping(saved.grouping);
-    if (typeof saved.olderThanMs === "number" && Number.isFinite(saved.olderThanMs) && saved.olderThanMs >= 3_600_000) useFleet.getState().setOlderThan(saved.olderThanMs);
+    if (typeof saved.olderThanMs === "number" && Number.isFinite(saved.olderThanMs) && saved.olderThanMs >= 3_600_000)
+      useFleet.getState().setOlderThan(saved.olderThanMs);
   } catch {
     // A corrupt or unavailable store keeps the defaults.
   }

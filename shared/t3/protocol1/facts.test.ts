@@ -41,8 +41,18 @@ const completed = () => recordedRow("t3-0.0.42/shell-row-completed.json");
 function firstTurnRows(): { starting: ThreadShell; readyGap: ThreadShell } {
   const base = completed();
   const userAt = "2026-11-30T00:23:07.175Z";
-  const starting = { ...base, latestTurn: null, latestUserMessageAt: userAt, updatedAt: userAt, session: { ...base.session!, status: "starting" as const, activeTurnId: null, updatedAt: userAt } };
-  const readyGap = { ...starting, updatedAt: "2026-11-30T00:23:07.729Z", session: { ...starting.session, status: "ready" as const, updatedAt: "2026-11-30T00:23:07.729Z" } };
+  const starting = {
+    ...base,
+    latestTurn: null,
+    latestUserMessageAt: userAt,
+    updatedAt: userAt,
+    session: { ...base.session!, status: "starting" as const, activeTurnId: null, updatedAt: userAt },
+  };
+  const readyGap = {
+    ...starting,
+    updatedAt: "2026-11-30T00:23:07.729Z",
+    session: { ...starting.session, status: "ready" as const, updatedAt: "2026-11-30T00:23:07.729Z" },
+  };
   return { starting, readyGap };
 }
 
@@ -108,10 +118,18 @@ describe("protocol 1: rows → facts", () => {
     const mapper = new Protocol1Rows();
     expect(mapper.facts(starting).run.phase).toBe("starting");
     expect(mapper.facts(readyGap).run).toEqual({ phase: "requested", since: starting.latestUserMessageAt });
-    const runningRow = { ...readyGap, latestTurn: { ...running().latestTurn!, requestedAt: starting.latestUserMessageAt! }, session: { ...running().session!, threadId: readyGap.id } };
+    const runningRow = {
+      ...readyGap,
+      latestTurn: { ...running().latestTurn!, requestedAt: starting.latestUserMessageAt! },
+      session: { ...running().session!, threadId: readyGap.id },
+    };
     expect(mapper.facts(runningRow).run.phase).toBe("running");
     // Once the turn ran, a later ready row is what it says.
-    const done = { ...runningRow, latestTurn: { ...runningRow.latestTurn, state: "completed" as const }, session: { ...runningRow.session, status: "ready" as const, activeTurnId: null } };
+    const done = {
+      ...runningRow,
+      latestTurn: { ...runningRow.latestTurn, state: "completed" as const },
+      session: { ...runningRow.session, status: "ready" as const, activeTurnId: null },
+    };
     expect(mapper.facts(done).run.phase).toBe("completed");
   });
 
@@ -133,7 +151,11 @@ describe("protocol 1: rows → facts", () => {
 
   it("a turn that could not start (ready with lastError after the message) is failed with that error", () => {
     const row = completed();
-    const failedStart = { ...row, latestUserMessageAt: "2026-11-30T00:24:00.000Z", session: { ...row.session!, lastError: "Requested provider instance 'x' is not configured in this build.", updatedAt: "2026-11-30T00:24:01.000Z" } };
+    const failedStart = {
+      ...row,
+      latestUserMessageAt: "2026-11-30T00:24:00.000Z",
+      session: { ...row.session!, lastError: "Requested provider instance 'x' is not configured in this build.", updatedAt: "2026-11-30T00:24:01.000Z" },
+    };
     expect(runStateOfRow(failedStart, null)).toEqual({ phase: "failed", reason: expect.stringContaining("not configured") });
   });
 
@@ -176,6 +198,8 @@ describe("protocol 1: rows → facts", () => {
     const snoozed = mapper.facts(completed());
     expect(snoozed.capabilities).toMatchObject({ snooze: true, settle: false });
     expect(snoozed.snoozedUntil).toBeNull();
-    expect(mapper.facts(recordedRow("t3-0.0.42/shell-row-completed.json", { snoozedUntil: "2026-12-01T16:05:00.000Z" })).snoozedUntil).toBe("2026-12-01T16:05:00.000Z");
+    expect(mapper.facts(recordedRow("t3-0.0.42/shell-row-completed.json", { snoozedUntil: "2026-12-01T16:05:00.000Z" })).snoozedUntil).toBe(
+      "2026-12-01T16:05:00.000Z",
+    );
   });
 });

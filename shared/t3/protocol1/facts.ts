@@ -61,7 +61,8 @@ export function runStateOfRow(row: ThreadShell, requestedAt: string | null): Run
   if (session?.status === "error") return { phase: "failed", reason: session.lastError };
   if (session?.status === "running" && activeTurnId) return { phase: "running", since: turn?.turnId === activeTurnId ? turn.startedAt : null, note: null };
   // A message newer than the latest turn: a turn was asked for and none started for it yet.
-  const requested = userAt !== null && activeTurnId === null && (turn ? userAt > turn.requestedAt : session === null || userAt > session.updatedAt || requestedAt === userAt);
+  const requested =
+    userAt !== null && activeTurnId === null && (turn ? userAt > turn.requestedAt : session === null || userAt > session.updatedAt || requestedAt === userAt);
   if (turn?.state === "error" && !requested) return { phase: "failed", reason: session?.lastError ?? null };
   if (session?.status === "starting") return { phase: "starting", since: userAt ?? session.updatedAt };
   // A turn that could not start sends the session back to ready (or stopped) with lastError (docs/t3-protocols.md).

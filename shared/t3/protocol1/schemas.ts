@@ -68,10 +68,7 @@ export const ThreadShell = z.object({
   hasPendingUserInput: z.boolean(),
   hasActionableProposedPlan: z.boolean().optional(),
   backgroundLiveness: openEnum(["working", "monitoring"]).nullable().optional(),
-  planProgress: z
-    .object({ step: ServerText.reason.nullable().optional(), completedSteps: z.number(), totalSteps: z.number() })
-    .nullable()
-    .optional(),
+  planProgress: z.object({ step: ServerText.reason.nullable().optional(), completedSteps: z.number(), totalSteps: z.number() }).nullable().optional(),
 });
 export type ThreadShell = z.infer<typeof ThreadShell>;
 
@@ -149,9 +146,7 @@ export type OrchestrationThread = z.infer<typeof OrchestrationThread>;
 export const ThreadDetailSnapshot = z.object({
   snapshotSequence: Sequence,
   thread: OrchestrationThread,
-  page: z
-    .object({ beforeCursor: z.string().nullable(), hasMore: z.boolean(), snapshotSequence: Sequence.optional() })
-    .optional(),
+  page: z.object({ beforeCursor: z.string().nullable(), hasMore: z.boolean(), snapshotSequence: Sequence.optional() }).optional(),
 });
 export type ThreadDetailSnapshot = z.infer<typeof ThreadDetailSnapshot>;
 
@@ -226,8 +221,7 @@ const shellItemByKind = {
   synchronized: z.object({ kind: z.literal("synchronized") }),
 };
 export type ShellStreamItem =
-  | { [K in keyof typeof shellItemByKind]: z.infer<(typeof shellItemByKind)[K]> }[keyof typeof shellItemByKind]
-  | z.infer<typeof UnknownItem>;
+  { [K in keyof typeof shellItemByKind]: z.infer<(typeof shellItemByKind)[K]> }[keyof typeof shellItemByKind] | z.infer<typeof UnknownItem>;
 
 const threadItemByKind = {
   snapshot: z.object({ kind: z.literal("snapshot"), snapshot: ThreadDetailSnapshot }),
@@ -238,8 +232,7 @@ const threadItemByKind = {
 export type ShellDelta = Exclude<ShellStreamItem, { kind: "snapshot" | "synchronized" | "unknown" }>;
 
 export type ThreadStreamItem =
-  | { [K in keyof typeof threadItemByKind]: z.infer<(typeof threadItemByKind)[K]> }[keyof typeof threadItemByKind]
-  | z.infer<typeof UnknownItem>;
+  { [K in keyof typeof threadItemByKind]: z.infer<(typeof threadItemByKind)[K]> }[keyof typeof threadItemByKind] | z.infer<typeof UnknownItem>;
 
 /** Items are dispatched on `kind`; a kind this client does not know is kept as "unknown", not an error. */
 function itemByKind<T>(byKind: Record<string, z.ZodType>) {

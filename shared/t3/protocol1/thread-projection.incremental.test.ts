@@ -23,7 +23,16 @@ function event(projection: ThreadProjection, type: string, payload: object): Orc
   const sequence = projection.lastSequence + 1;
   const decoded = decodeWith(
     OrchestrationEventSchema,
-    { sequence, eventId: `e-${sequence}`, aggregateKind: "thread", aggregateId: threadId, type, occurredAt: "2026-11-30T00:30:00.000Z", commandId: null, payload: { threadId, ...payload } },
+    {
+      sequence,
+      eventId: `e-${sequence}`,
+      aggregateKind: "thread",
+      aggregateId: threadId,
+      type,
+      occurredAt: "2026-11-30T00:30:00.000Z",
+      commandId: null,
+      payload: { threadId, ...payload },
+    },
     type,
   );
   if (!decoded.ok) throw new Error(decoded.error.message);
@@ -58,7 +67,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     id: fc.integer({ min: 0, max: 8 }),
     second: fc.integer({ min: 0, max: 90 }),
     sequence: fc.option(fc.integer({ min: 0, max: 40 })),
-    activityKind: fc.constantFrom("tool.started", "approval.requested", "approval.resolved", "runtime.warning", "context-window.updated", "task.started", "task.completed", "provider.turn.start.failed"),
+    activityKind: fc.constantFrom(
+      "tool.started",
+      "approval.requested",
+      "approval.resolved",
+      "runtime.warning",
+      "context-window.updated",
+      "task.started",
+      "task.completed",
+      "provider.turn.start.failed",
+    ),
     tone: fc.constantFrom("info" as const, "tool" as const, "error" as const, "approval" as const),
   }),
   fc.record({ kind: fc.constant("session" as const), status: fc.constantFrom("running" as const, "ready" as const), turn: fc.integer({ min: 1, max: 3 }) }),
@@ -67,11 +85,34 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 function apply(projection: ThreadProjection, s: Step): void {
   if (s.kind === "message") {
     projection.applyEvent(
-      event(projection, "thread.message-sent", { messageId: `m-${s.id}`, role: s.role, text: s.text, turnId: "turn-1", streaming: s.streaming, createdAt: at(s.second), updatedAt: at(s.second + 1) }),
+      event(projection, "thread.message-sent", {
+        messageId: `m-${s.id}`,
+        role: s.role,
+        text: s.text,
+        turnId: "turn-1",
+        streaming: s.streaming,
+        createdAt: at(s.second),
+        updatedAt: at(s.second + 1),
+      }),
     );
   } else if (s.kind === "activity") {
-    const payload = { requestId: `r-${s.id % 3}`, taskId: `task-${s.id % 2}`, message: `m${s.id}`, itemType: s.id % 2 ? "command_execution" : "file_change", data: { command: "ls", path: "a.ts" } };
-    const activity = { id: `act-${s.id}`, tone: s.tone, kind: s.activityKind, summary: s.activityKind, payload, turnId: "turn-1", createdAt: at(s.second), ...(s.sequence !== null && { sequence: s.sequence }) };
+    const payload = {
+      requestId: `r-${s.id % 3}`,
+      taskId: `task-${s.id % 2}`,
+      message: `m${s.id}`,
+      itemType: s.id % 2 ? "command_execution" : "file_change",
+      data: { command: "ls", path: "a.ts" },
+    };
+    const activity = {
+      id: `act-${s.id}`,
+      tone: s.tone,
+      kind: s.activityKind,
+      summary: s.activityKind,
+      payload,
+      turnId: "turn-1",
+      createdAt: at(s.second),
+      ...(s.sequence !== null && { sequence: s.sequence }),
+    };
     projection.applyEvent(event(projection, "thread.activity-appended", { activity }));
   } else {
     const session = {

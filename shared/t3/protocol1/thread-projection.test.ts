@@ -21,7 +21,16 @@ function event(projection: ThreadProjection, type: string, payload: unknown): Or
   const threadId = projection.thread!.id;
   const decoded = decodeWith(
     OrchestrationEventSchema,
-    { sequence: projection.lastSequence + 1, eventId: `e-${projection.lastSequence + 1}`, aggregateKind: "thread", aggregateId: threadId, type, occurredAt: "2026-11-30T00:30:00.000Z", commandId: null, payload: { threadId, ...(payload as object) } },
+    {
+      sequence: projection.lastSequence + 1,
+      eventId: `e-${projection.lastSequence + 1}`,
+      aggregateKind: "thread",
+      aggregateId: threadId,
+      type,
+      occurredAt: "2026-11-30T00:30:00.000Z",
+      commandId: null,
+      payload: { threadId, ...(payload as object) },
+    },
     type,
   );
   if (!decoded.ok) throw new Error(decoded.error.message);
@@ -64,7 +73,13 @@ describe("protocol 1: thread stream → detail facts", () => {
           payload: {
             requestId: "req-1",
             questions: [
-              { id: "env", header: "Target", question: "Where to deploy?", options: [{ label: "staging", description: "safe" }, { label: "prod" }], multiSelect: true },
+              {
+                id: "env",
+                header: "Target",
+                question: "Where to deploy?",
+                options: [{ label: "staging", description: "safe" }, { label: "prod" }],
+                multiSelect: true,
+              },
               { id: "why", question: "Why now?" },
             ],
           },
@@ -76,7 +91,16 @@ describe("protocol 1: thread stream → detail facts", () => {
       kind: "input",
       requestId: "req-1",
       questions: [
-        { id: "env", header: "Target", options: [{ label: "staging", description: "safe", value: "staging" }, { label: "prod", description: null, value: "prod" }], multiSelect: true, allowsFreeText: false },
+        {
+          id: "env",
+          header: "Target",
+          options: [
+            { label: "staging", description: "safe", value: "staging" },
+            { label: "prod", description: null, value: "prod" },
+          ],
+          multiSelect: true,
+          allowsFreeText: false,
+        },
         { id: "why", options: [], multiSelect: false, allowsFreeText: true },
       ],
     });
@@ -111,7 +135,11 @@ describe("protocol 1: thread stream → detail facts", () => {
             detail: "echo hi",
             options: [
               { decision: "accept", label: "Allow once" },
-              { decision: "acceptForSession", label: "Allow for workspace", warning: "Applies to matching requests in other OpenCode sessions in this workspace." },
+              {
+                decision: "acceptForSession",
+                label: "Allow for workspace",
+                warning: "Applies to matching requests in other OpenCode sessions in this workspace.",
+              },
               { decision: "decline", label: "Deny" },
               { decision: "not-a-decision", label: "ignored" },
             ],

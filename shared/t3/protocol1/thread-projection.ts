@@ -15,19 +15,10 @@ import {
   type ThreadDetailFacts,
   type TranscriptItem,
 } from "../../fleet/facts";
-import type {
-  LatestTurn,
-  OrchestrationEvent,
-  OrchestrationThread,
-  ThreadActivity,
-  ThreadDetailSnapshot,
-  ThreadMessage,
-  ThreadSession,
-} from "./schemas";
+import type { LatestTurn, OrchestrationEvent, OrchestrationThread, ThreadActivity, ThreadDetailSnapshot, ThreadMessage, ThreadSession } from "./schemas";
 import { cleanText, TEXT_LIMITS } from "../text";
 import { runStateOfRow } from "./facts";
 import { observedHarness } from "./harnesses";
-
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
@@ -275,7 +266,10 @@ export class ThreadProjection {
     const thread = this.thread;
     if (!thread) return [];
     if (!this.orderedItems) {
-      const items = [...thread.messages.map(messageItem), ...thread.activities.filter((activity) => activity.kind !== "context-window.updated").map(activityItem)];
+      const items = [
+        ...thread.messages.map(messageItem),
+        ...thread.activities.filter((activity) => activity.kind !== "context-window.updated").map(activityItem),
+      ];
       this.orderedItems = items.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
       this.itemPosition.clear();
       this.orderedItems.forEach((item, position) => this.itemPosition.set(item.id, position));
@@ -330,7 +324,11 @@ function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: st
       pending.set(requestId, {
         requestId,
         kind: "input",
-        detail: questions.map((q) => text(q.question) ?? "").filter(Boolean).join(" ") || activity.summary,
+        detail:
+          questions
+            .map((q) => text(q.question) ?? "")
+            .filter(Boolean)
+            .join(" ") || activity.summary,
         questions: questions.map(questionOf),
         createdAt: activity.createdAt,
       });
@@ -353,7 +351,11 @@ function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: st
       if (!taskId) continue;
       const previous = subagents.get(taskId);
       const finished = activity.kind === "task.completed";
-      const status: SubagentStatus = finished ? (["failed", "stopped"].includes(String(payload.status)) ? (payload.status as "failed" | "stopped") : "completed") : "running";
+      const status: SubagentStatus = finished
+        ? ["failed", "stopped"].includes(String(payload.status))
+          ? (payload.status as "failed" | "stopped")
+          : "completed"
+        : "running";
       subagents.set(taskId, {
         id: taskId,
         status: previous && previous.status !== "running" && !finished ? previous.status : status,
@@ -400,7 +402,8 @@ function activityItem(activity: ThreadActivity): TranscriptItem {
   const data = { ...record(payload.data), ...record(record(payload.data).item) };
   const base = { id: activity.id, runId: activity.turnId, createdAt: activity.createdAt, updatedAt: activity.createdAt };
   const itemType = text(payload.itemType);
-  const status = activity.kind === "tool.completed" ? (payload.status === "failed" ? "failed" : "completed") : activity.kind.startsWith("tool.") ? "running" : "unknown";
+  const status =
+    activity.kind === "tool.completed" ? (payload.status === "failed" ? "failed" : "completed") : activity.kind.startsWith("tool.") ? "running" : "unknown";
   if (itemType === "command_execution" || itemType === "commandExecution") {
     return { ...base, type: "command", command: text(data.command) ?? text(payload.detail) ?? activity.summary, exitCode: numberOrNull(data.exitCode), status };
   }
@@ -415,7 +418,13 @@ function activityItem(activity: ThreadActivity): TranscriptItem {
     };
   }
   if (activity.tone === "error") return { ...base, type: "error", message: text(payload.message) ?? text(payload.detail) ?? activity.summary };
-  return { ...base, type: "activity", kind: activity.kind, summary: questionSummary(activity.kind, payload) ?? activity.summary, tone: activity.tone === "unknown" ? "info" : activity.tone };
+  return {
+    ...base,
+    type: "activity",
+    kind: activity.kind,
+    summary: questionSummary(activity.kind, payload) ?? activity.summary,
+    tone: activity.tone === "unknown" ? "info" : activity.tone,
+  };
 }
 
 /** A question and its answer read in the transcript: what was asked, and what was answered. */

@@ -64,7 +64,12 @@ export const ThreadDeleteCommand = threadOnly("thread.delete");
 /** Marks the thread settled in T3's own UI (a direct thread command, like archive). */
 export const ThreadSettleCommandV2 = threadOnly("thread.settle");
 /** Puts the thread aside in T3's own UI until `snoozedUntil` (must be in the future; T3 refuses it while a request is pending). */
-export const ThreadSnoozeCommandV2 = z.object({ type: z.literal("thread.snooze"), commandId: Id, threadId: Id, snoozedUntil: z.iso.datetime({ offset: true }) });
+export const ThreadSnoozeCommandV2 = z.object({
+  type: z.literal("thread.snooze"),
+  commandId: Id,
+  threadId: Id,
+  snoozedUntil: z.iso.datetime({ offset: true }),
+});
 
 export const ThreadCreateCommandV2 = z.object({
   type: z.literal("thread.create"),

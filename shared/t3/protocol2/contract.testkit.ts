@@ -156,7 +156,19 @@ export const StrictSubagent = z.strictObject({
   updatedAt: Iso,
 });
 
-const CAPABILITY_GROUPS = ["sessions", "threads", "turns", "streaming", "tools", "approvals", "planning", "subagents", "context", "checkpointing", "identity"] as const;
+const CAPABILITY_GROUPS = [
+  "sessions",
+  "threads",
+  "turns",
+  "streaming",
+  "tools",
+  "approvals",
+  "planning",
+  "subagents",
+  "context",
+  "checkpointing",
+  "identity",
+] as const;
 export const StrictProviderSession = z.strictObject({
   id: Id,
   driver: Id,
@@ -231,11 +243,32 @@ const Question = z.strictObject({
   required: z.boolean().optional(),
 });
 export const StrictTurnItem = z.discriminatedUnion("type", [
-  z.strictObject({ ...itemBase, createdBy: Actor, creationSource: CreationSource, type: z.literal("user_message"), messageId: Id, inputIntent: z.enum(["turn_start", "queued_turn", "steer", "promoted_queued_to_steer"]), text: z.string(), attachments: z.array(z.unknown()) }),
+  z.strictObject({
+    ...itemBase,
+    createdBy: Actor,
+    creationSource: CreationSource,
+    type: z.literal("user_message"),
+    messageId: Id,
+    inputIntent: z.enum(["turn_start", "queued_turn", "steer", "promoted_queued_to_steer"]),
+    text: z.string(),
+    attachments: z.array(z.unknown()),
+  }),
   z.strictObject({ ...itemBase, type: z.literal("assistant_message"), messageId: Id, text: z.string(), streaming: z.boolean() }),
   z.strictObject({ ...itemBase, type: z.literal("reasoning"), text: z.string(), streaming: z.boolean() }),
-  z.strictObject({ ...itemBase, type: z.literal("user_input_request"), requestId: Id, questions: z.array(Question), responseMode: z.literal("message").optional() }),
-  z.strictObject({ ...itemBase, type: z.literal("command_execution"), input: z.string(), output: z.string().optional(), exitCode: z.number().int().optional() }),
+  z.strictObject({
+    ...itemBase,
+    type: z.literal("user_input_request"),
+    requestId: Id,
+    questions: z.array(Question),
+    responseMode: z.literal("message").optional(),
+  }),
+  z.strictObject({
+    ...itemBase,
+    type: z.literal("command_execution"),
+    input: z.string(),
+    output: z.string().optional(),
+    exitCode: z.number().int().optional(),
+  }),
   z.strictObject({ ...itemBase, type: z.literal("file_change"), fileName: Id, additions: Nat.optional(), deletions: Nat.optional() }),
   z.strictObject({
     ...itemBase,
@@ -246,7 +279,13 @@ export const StrictTurnItem = z.discriminatedUnion("type", [
     appName: z.string().optional(),
     options: z.array(z.strictObject({ decision: Decision, label: Id, warning: Id.optional() })).optional(),
   }),
-  z.strictObject({ ...itemBase, type: z.literal("checkpoint"), checkpointId: Id, scopeId: Id, files: z.array(z.strictObject({ path: Id, kind: Id, additions: Nat, deletions: Nat })) }),
+  z.strictObject({
+    ...itemBase,
+    type: z.literal("checkpoint"),
+    checkpointId: Id,
+    scopeId: Id,
+    files: z.array(z.strictObject({ path: Id, kind: Id, additions: Nat, deletions: Nat })),
+  }),
   z.strictObject({ ...itemBase, type: z.literal("run_interrupt_request"), message: z.string() }),
   z.strictObject({ ...itemBase, type: z.literal("run_interrupt_result"), message: z.string() }),
   z.strictObject({ ...itemBase, type: z.literal("system_notice"), message: z.string() }),
@@ -364,7 +403,13 @@ export const StrictThreadDetailSnapshot = z.strictObject({
 export const StrictDispatchResult = z.strictObject({ sequence: Nat });
 
 export const StrictRpcError = z.union([
-  z.strictObject({ _tag: z.literal("OrchestrationV2DispatchCommandError"), commandId: Id, commandType: z.string(), message: z.string(), detail: z.string().optional() }),
+  z.strictObject({
+    _tag: z.literal("OrchestrationV2DispatchCommandError"),
+    commandId: Id,
+    commandType: z.string(),
+    message: z.string(),
+    detail: z.string().optional(),
+  }),
   z.strictObject({ _tag: z.literal("OrchestrationV2GetThreadProjectionError"), threadId: Id, message: z.string() }),
   z.strictObject({ _tag: z.literal("OrchestrationV2GetShellSnapshotError"), message: z.string() }),
 ]);

@@ -59,7 +59,11 @@ export interface FollowedRunPhase {
  * Protocol 2 lets the user choose steer or queue. A provider session that says it cannot steer
  * (its `capabilities.turns.supportsActiveSteering`, seen once the thread was followed) leaves queue only.
  */
-export function capabilitiesV2(features: ServerFeatures, threadId?: string, phase: { finishing: boolean; takesSteer: boolean } = { finishing: false, takesSteer: true }): AgentCapabilities {
+export function capabilitiesV2(
+  features: ServerFeatures,
+  threadId?: string,
+  phase: { finishing: boolean; takesSteer: boolean } = { finishing: false, takesSteer: true },
+): AgentCapabilities {
   const steers = threadId !== undefined ? features.steers?.(threadId) : undefined;
   const { finishing } = phase;
   // A run that is `waiting` (finishing) refuses both a steer and an interrupt; a queued message still starts after it.
@@ -75,7 +79,15 @@ function sharedCapabilities(steer: boolean, interrupt: boolean, settle: boolean,
   const key = `${steer}:${interrupt}:${settle}:${snooze}`;
   let capabilities = CAPABILITIES.get(key);
   if (!capabilities) {
-    capabilities = Object.freeze({ whileRunning: steer ? STEER_OR_QUEUE : QUEUE_ONLY, interrupt, stop: false, cancelQueued: true, answer: true, settle, snooze });
+    capabilities = Object.freeze({
+      whileRunning: steer ? STEER_OR_QUEUE : QUEUE_ONLY,
+      interrupt,
+      stop: false,
+      cancelQueued: true,
+      answer: true,
+      settle,
+      snooze,
+    });
     CAPABILITIES.set(key, capabilities);
   }
   return capabilities;
@@ -147,7 +159,12 @@ export function agentFactsOfRow(row: ShellRow, shell: ShellState, features: Serv
   const run = runStateOfRow(row, features);
   const followedRun = features.followedRun?.(row.id);
   // A followed thread that has not (yet) shown the row's run gives no steer: the row is ahead of it.
-  const followed = followedRun === undefined || row.activeRunId === null ? undefined : followedRun === "loading" || followedRun.runId !== row.activeRunId ? { takesSteer: false, finishing: false } : followedRun;
+  const followed =
+    followedRun === undefined || row.activeRunId === null
+      ? undefined
+      : followedRun === "loading" || followedRun.runId !== row.activeRunId
+        ? { takesSteer: false, finishing: false }
+        : followedRun;
   return {
     threadId: row.id,
     projectId: row.projectId,
@@ -160,10 +177,16 @@ export function agentFactsOfRow(row: ShellRow, shell: ShellState, features: Serv
     lifecycle: row.deleted ? "deleted" : row.location === "archive" ? "archived" : "active",
     run,
     activeRunId: row.activeRunId,
-    blockedBy: pending && blockedOn ? { kind: blockedOn === "question" ? "input" : blockedOn === "auth" ? "auth-refresh" : "approval", requestId: pending.id, since: pending.createdAt } : null,
+    blockedBy:
+      pending && blockedOn
+        ? { kind: blockedOn === "question" ? "input" : blockedOn === "auth" ? "auth-refresh" : "approval", requestId: pending.id, since: pending.createdAt }
+        : null,
     updatedAt: row.updatedAt,
     latestUserMessageAt: row.latestUserMessageAt,
-    capabilities: capabilitiesV2(features, row.id, { finishing: run.phase === "waiting" || followed?.finishing === true, takesSteer: followed?.takesSteer ?? true }),
+    capabilities: capabilitiesV2(features, row.id, {
+      finishing: run.phase === "waiting" || followed?.finishing === true,
+      takesSteer: followed?.takesSteer ?? true,
+    }),
     snoozedUntil: row.snoozedUntil ?? null,
   };
 }
@@ -255,7 +278,15 @@ export function subagentsOf(projection: ThreadProjection): SubagentFacts[] {
   const out = new Map<string, SubagentFacts>();
   for (const item of projection.turnItems) {
     if (item.type !== "subagent") continue;
-    out.set(item.subagentId, { id: item.subagentId, status: SUBAGENT_STATUS[item.status] ?? "running", title: item.title ?? item.prompt, kind: item.origin, model: null, childThreadId: item.childThreadId, updatedAt: item.updatedAt });
+    out.set(item.subagentId, {
+      id: item.subagentId,
+      status: SUBAGENT_STATUS[item.status] ?? "running",
+      title: item.title ?? item.prompt,
+      kind: item.origin,
+      model: null,
+      childThreadId: item.childThreadId,
+      updatedAt: item.updatedAt,
+    });
   }
   for (const subagent of projection.subagents) {
     out.set(subagent.id, {
@@ -300,7 +331,13 @@ function transcriptItemOf(item: TurnItem): TranscriptItem {
     case "approval_request":
       return { ...base, type: "activity", kind: "approval_request", summary: item.prompt ?? item.title ?? `Approval: ${item.requestKind}`, tone: "approval" };
     case "user_input_request":
-      return { ...base, type: "activity", kind: "user_input_request", summary: item.questions.map((question) => question.question).join(" / ") || "Question", tone: "approval" };
+      return {
+        ...base,
+        type: "activity",
+        kind: "user_input_request",
+        summary: item.questions.map((question) => question.question).join(" / ") || "Question",
+        tone: "approval",
+      };
     case "subagent":
       return { ...base, type: "activity", kind: "subagent", summary: `Subagent: ${item.title ?? item.prompt}`, tone: "tool" };
     case "system_notice":
@@ -328,7 +365,17 @@ export function transcriptOf(projection: ThreadProjection, replyStreams?: boolea
     .filter((message) => message.role === "user" && !shown.has(message.id))
     .map((message): TranscriptItem => {
       const queue = queueStateOf(projection, message.id);
-      return { id: message.id, runId: message.runId, createdAt: message.createdAt, updatedAt: message.updatedAt, type: "message", role: "user", text: message.text, streaming: false, ...(queue && { queue }) };
+      return {
+        id: message.id,
+        runId: message.runId,
+        createdAt: message.createdAt,
+        updatedAt: message.updatedAt,
+        type: "message",
+        role: "user",
+        text: message.text,
+        streaming: false,
+        ...(queue && { queue }),
+      };
     });
   return [...items, ...waiting];
 }
@@ -352,7 +399,16 @@ function withheldReplyNote(projection: ThreadProjection, items: TranscriptItem[]
   const first = items.findIndex((item) => item.runId === run.id);
   if (first === -1) return;
   const at = items[first]!.createdAt;
-  items.splice(first + 1, 0, { id: `reply-withheld:${run.id}`, runId: run.id, createdAt: at, updatedAt: at, type: "activity", kind: "reply-withheld", summary: REPLY_WITHHELD_NOTE, tone: "info" });
+  items.splice(first + 1, 0, {
+    id: `reply-withheld:${run.id}`,
+    runId: run.id,
+    createdAt: at,
+    updatedAt: at,
+    type: "activity",
+    kind: "reply-withheld",
+    summary: REPLY_WITHHELD_NOTE,
+    tone: "info",
+  });
 }
 
 /** The server setting `enableLegacyTokenStreaming` is off: assistant text is buffered until the turn ends. */
@@ -380,7 +436,9 @@ export function messageOutcomesOf(projection: ThreadProjection): Record<string, 
 }
 
 export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySet<string>, lastEventAt: string | null): ThreadDetailFacts {
-  const errors = projection.turnItems.filter((item): item is Extract<TurnItem, { type: "error" }> => item.type === "error").sort((a, b) => a.ordinal - b.ordinal);
+  const errors = projection.turnItems
+    .filter((item): item is Extract<TurnItem, { type: "error" }> => item.type === "error")
+    .sort((a, b) => a.ordinal - b.ordinal);
   const active = activeRun(projection);
   // An error item still running is a retry in flight (a capacity or transport problem) on a run the row shows as running.
   const retrying = active ? errors.filter((item) => item.runId === active.id && item.status === "running").at(-1) : undefined;

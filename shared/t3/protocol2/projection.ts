@@ -1,16 +1,7 @@
 // Applying protocol-2 thread events to a projection, and reading what a fleet needs from it
 // (docs/t3-protocols.md, "Protocol 2"). Payloads are full entities, so every event is an upsert by
 // id; the assistant text of a turn item is cumulative, so the newest item replaces the older one.
-import type {
-  DomainEvent,
-  Run,
-  RuntimeRequest,
-  ShellDeltaV2,
-  ShellSnapshotV2,
-  ThreadProjection,
-  TurnItem,
-  UserInputQuestion,
-} from "./schemas";
+import type { DomainEvent, Run, RuntimeRequest, ShellDeltaV2, ShellSnapshotV2, ThreadProjection, TurnItem, UserInputQuestion } from "./schemas";
 import { APPROVAL_DECISIONS, APPROVAL_REQUEST_KINDS, type ApprovalDecision, type RuntimeRequestKind } from "./enums";
 import type { ShellRow } from "./shell-row";
 
@@ -74,10 +65,19 @@ export function shellFromSnapshot(snapshot: ShellSnapshotV2): ShellState {
  * An unmarked snapshot is authoritative, except one that would drop every row without the cursor
  * having moved: no event removed them, so it cannot be the complete shell either.
  */
-export function isMetadataOnlySnapshot(state: ShellState | undefined, item: { snapshot: ShellSnapshotV2; resolvedRepositoryIdentityRoots?: string[] | undefined }): boolean {
+export function isMetadataOnlySnapshot(
+  state: ShellState | undefined,
+  item: { snapshot: ShellSnapshotV2; resolvedRepositoryIdentityRoots?: string[] | undefined },
+): boolean {
   if (item.resolvedRepositoryIdentityRoots !== undefined) return true;
   const { snapshot } = item;
-  return state !== undefined && state.threads.size > 0 && snapshot.threads.length === 0 && snapshot.archivedThreads.length === 0 && snapshot.snapshotSequence <= state.sequence;
+  return (
+    state !== undefined &&
+    state.threads.size > 0 &&
+    snapshot.threads.length === 0 &&
+    snapshot.archivedThreads.length === 0 &&
+    snapshot.snapshotSequence <= state.sequence
+  );
 }
 
 /** Takes the projects of a metadata-only snapshot; returns the ids of those that changed. Rows and cursor stay. */
@@ -132,7 +132,12 @@ export function requestBlocksOn(kind: RuntimeRequestKind): "approval" | "questio
 /** The rules of a V2 shell row: a pending runtime request wins over the run status. */
 export function agentStateOfRow(row: Pick<ShellRow, "pendingRuntimeRequest" | "runStatus" | "runNote">): V2AgentState {
   if (row.pendingRuntimeRequest) {
-    return { kind: "blocked", on: requestBlocksOn(row.pendingRuntimeRequest.kind), requestId: row.pendingRuntimeRequest.id, since: row.pendingRuntimeRequest.createdAt };
+    return {
+      kind: "blocked",
+      on: requestBlocksOn(row.pendingRuntimeRequest.kind),
+      requestId: row.pendingRuntimeRequest.id,
+      since: row.pendingRuntimeRequest.createdAt,
+    };
   }
   const status = row.runStatus;
   switch (status) {
@@ -180,10 +185,7 @@ export function queuedRuns(projection: ThreadProjection): Run[] {
 }
 
 /** What became of a message the fleet sent: the run it started or queued, or the run it steered. */
-export type MessageOutcome =
-  | { kind: "run"; run: Run }
-  | { kind: "joined"; runId: string }
-  | { kind: "unseen" };
+export type MessageOutcome = { kind: "run"; run: Run } | { kind: "joined"; runId: string } | { kind: "unseen" };
 
 export function messageOutcome(projection: ThreadProjection, messageId: string): MessageOutcome {
   const run = projection.runs.find((entry) => entry.userMessageId === messageId);
@@ -202,7 +204,9 @@ export function assistantText(projection: ThreadProjection, runId?: string): str
 
 /** The failure of a run: the failed `error` item on its root node, else any failed error item of the run. */
 export function runFailure(projection: ThreadProjection, run: Run): { class: string; message: string } | undefined {
-  const errors = projection.turnItems.filter((item): item is Extract<TurnItem, { type: "error" }> => item.type === "error" && item.runId === run.id && item.status === "failed");
+  const errors = projection.turnItems.filter(
+    (item): item is Extract<TurnItem, { type: "error" }> => item.type === "error" && item.runId === run.id && item.status === "failed",
+  );
   const root = errors.find((item) => item.nodeId === run.rootNodeId) ?? errors.at(-1);
   return root ? { class: root.failure.class, message: root.failure.message } : undefined;
 }
@@ -210,7 +214,14 @@ export function runFailure(projection: ThreadProjection, run: Run): { class: str
 // ---------------------------------------------------------------- runtime requests as cards
 
 export type PendingRequestCard =
-  | { kind: "approval"; requestId: string; requestKind: string; prompt: string | null; decisions: { decision: ApprovalDecision; label: string }[]; createdAt: string }
+  | {
+      kind: "approval";
+      requestId: string;
+      requestKind: string;
+      prompt: string | null;
+      decisions: { decision: ApprovalDecision; label: string }[];
+      createdAt: string;
+    }
   | { kind: "question"; requestId: string; questions: UserInputQuestion[]; answerByMessage: boolean; createdAt: string }
   | { kind: "auth"; requestId: string; createdAt: string };
 
@@ -237,13 +248,24 @@ export function pendingRequestCards(projection: ThreadProjection): PendingReques
     else settled.add(request.id);
   }
   for (const item of projection.turnItems) {
-    if ((item.type === "approval_request" || item.type === "user_input_request") && item.status === "pending" && !settled.has(item.requestId) && !requests.has(item.requestId)) {
-      requests.set(item.requestId, { id: item.requestId, kind: item.type === "user_input_request" ? "user_input" : item.requestKind, createdAt: item.startedAt ?? item.updatedAt });
+    if (
+      (item.type === "approval_request" || item.type === "user_input_request") &&
+      item.status === "pending" &&
+      !settled.has(item.requestId) &&
+      !requests.has(item.requestId)
+    ) {
+      requests.set(item.requestId, {
+        id: item.requestId,
+        kind: item.type === "user_input_request" ? "user_input" : item.requestKind,
+        createdAt: item.startedAt ?? item.updatedAt,
+      });
     }
   }
   const cards: PendingRequestCard[] = [];
   for (const request of requests.values()) {
-    const item = projection.turnItems.find((entry) => (entry.type === "approval_request" || entry.type === "user_input_request") && entry.requestId === request.id);
+    const item = projection.turnItems.find(
+      (entry) => (entry.type === "approval_request" || entry.type === "user_input_request") && entry.requestId === request.id,
+    );
     const on = requestBlocksOn(request.kind);
     if (on === "auth") {
       cards.push({ kind: "auth", requestId: request.id, createdAt: request.createdAt });
@@ -263,7 +285,12 @@ export function pendingRequestCards(projection: ThreadProjection): PendingReques
       cards.push({
         kind: "approval",
         requestId: request.id,
-        requestKind: item?.type === "approval_request" ? item.requestKind : (APPROVAL_REQUEST_KINDS as readonly string[]).includes(request.kind) ? request.kind : "unknown",
+        requestKind:
+          item?.type === "approval_request"
+            ? item.requestKind
+            : (APPROVAL_REQUEST_KINDS as readonly string[]).includes(request.kind)
+              ? request.kind
+              : "unknown",
         prompt: item?.type === "approval_request" ? (item.prompt ?? item.title ?? null) : null,
         decisions,
         createdAt: request.createdAt,

@@ -37,7 +37,19 @@ const row = {
   createdBy: "user",
   creationSource: "web",
 };
-const itemBase = { id: "i1", threadId: "t1", runId: "r1", nodeId: "n1", parentItemId: null, ordinal: 0, status: "pending", title: null, startedAt: at, completedAt: null, updatedAt: at };
+const itemBase = {
+  id: "i1",
+  threadId: "t1",
+  runId: "r1",
+  nodeId: "n1",
+  parentItemId: null,
+  ordinal: 0,
+  status: "pending",
+  title: null,
+  startedAt: at,
+  completedAt: null,
+  updatedAt: at,
+};
 const projection = {
   thread: { ...row },
   runs: [],
@@ -51,22 +63,37 @@ const projection = {
 
 describe("protocol-2 decoders", () => {
   it("drop unknown fields and turn unknown enum values into 'unknown'", () => {
-    const decoded = decodeWith(ThreadShellV2, { ...row, status: "hibernating", futureField: 1, lineage: { ...row.lineage, relationshipToParent: "clone" } }, "row");
+    const decoded = decodeWith(
+      ThreadShellV2,
+      { ...row, status: "hibernating", futureField: 1, lineage: { ...row.lineage, relationshipToParent: "clone" } },
+      "row",
+    );
     expect(decoded.ok && decoded.value.status).toBe("unknown");
     expect(decoded.ok && decoded.value.lineage.relationshipToParent).toBe("unknown");
     expect(decoded.ok && "futureField" in decoded.value).toBe(false);
   });
 
   it("name the path of the first bad field", () => {
-    const decoded = decodeWith(ShellStreamItemV2Schema, { kind: "snapshot", snapshot: { schemaVersion: 3, snapshotSequence: 1, projects: [], threads: [{ ...row, lineage: null }] } }, "shell stream item");
+    const decoded = decodeWith(
+      ShellStreamItemV2Schema,
+      { kind: "snapshot", snapshot: { schemaVersion: 3, snapshotSequence: 1, projects: [], threads: [{ ...row, lineage: null }] } },
+      "shell stream item",
+    );
     expect(decoded.ok).toBe(false);
     if (!decoded.ok) expect(decoded.error.path).toBe("snapshot.threads[0].lineage");
   });
 
   it("accept a later schemaVersion, missing archivedThreads and unknown stream item kinds", () => {
-    const decoded = decodeWith(ShellStreamItemV2Schema, { kind: "snapshot", snapshot: { schemaVersion: 7, snapshotSequence: 1, projects: [], threads: [row] } }, "item");
+    const decoded = decodeWith(
+      ShellStreamItemV2Schema,
+      { kind: "snapshot", snapshot: { schemaVersion: 7, snapshotSequence: 1, projects: [], threads: [row] } },
+      "item",
+    );
     expect(decoded.ok && decoded.value.kind === "snapshot" && decoded.value.snapshot.archivedThreads).toEqual([]);
-    expect(decodeWith(ShellStreamItemV2Schema, { kind: "project.renamed", sequence: 4 }, "item")).toEqual({ ok: true, value: { kind: "unknown", rawKind: "project.renamed" } });
+    expect(decodeWith(ShellStreamItemV2Schema, { kind: "project.renamed", sequence: 4 }, "item")).toEqual({
+      ok: true,
+      value: { kind: "unknown", rawKind: "project.renamed" },
+    });
   });
 
   it("keep unknown turn items and event types with their common fields, and both thread snapshot forms", () => {
@@ -74,14 +101,32 @@ describe("protocol-2 decoders", () => {
     expect(plan.ok && plan.value.type).toBe("other");
     const event = decodeWith(DomainEventSchema, { id: "e", type: "checkpoint.captured", threadId: "t1", occurredAt: at, payload: { anything: true } }, "event");
     expect(event.ok && event.value.type).toBe("other");
-    const later = decodeWith(ThreadStreamItemV2Schema, { kind: "snapshot", snapshotSequence: 5, projection, historyCursor: "c", hasMoreHistory: true, latestLocalTurnOrdinal: 3 }, "item");
+    const later = decodeWith(
+      ThreadStreamItemV2Schema,
+      { kind: "snapshot", snapshotSequence: 5, projection, historyCursor: "c", hasMoreHistory: true, latestLocalTurnOrdinal: 3 },
+      "item",
+    );
     expect(later.ok).toBe(true);
   });
 
   it("decode failure classes and approval decisions as open enums (later servers add usage_limit)", () => {
-    const error = decodeWith(TurnItemSchema, { ...itemBase, type: "error", failure: { class: "usage_limit", message: "Limit", code: null, retryable: true, resetAt: at } }, "item");
+    const error = decodeWith(
+      TurnItemSchema,
+      { ...itemBase, type: "error", failure: { class: "usage_limit", message: "Limit", code: null, retryable: true, resetAt: at } },
+      "item",
+    );
     expect(error.ok && error.value.type === "error" && error.value.failure.class).toBe("usage_limit");
-    const approval = decodeWith(TurnItemSchema, { ...itemBase, type: "approval_request", requestId: "q", requestKind: "command", options: [{ decision: { acceptWithExecpolicyAmendment: {} }, label: "Amend" }] }, "item");
+    const approval = decodeWith(
+      TurnItemSchema,
+      {
+        ...itemBase,
+        type: "approval_request",
+        requestId: "q",
+        requestKind: "command",
+        options: [{ decision: { acceptWithExecpolicyAmendment: {} }, label: "Amend" }],
+      },
+      "item",
+    );
     expect(approval.ok && approval.value.type === "approval_request" && approval.value.options?.[0]?.decision).toBe("unknown");
   });
 });
@@ -117,15 +162,36 @@ describe("protocol-2 projection rules", () => {
 
   it("drops a card once its request is resolved, even while the item still says pending", () => {
     const item = TurnItemSchema.parse({ ...itemBase, type: "approval_request", requestId: "q", requestKind: "command" });
-    const request = { id: "q", nodeId: "n1", kind: "command", status: "resolved", responseCapability: { type: "live", providerSessionId: "s" }, createdAt: at, resolvedAt: at, decision: "accept" };
+    const request = {
+      id: "q",
+      nodeId: "n1",
+      kind: "command",
+      status: "resolved",
+      responseCapability: { type: "live", providerSessionId: "s" },
+      createdAt: at,
+      resolvedAt: at,
+      decision: "accept",
+    };
     const withItem = applyThreadEvent(base, { id: "e1", type: "turn-item.updated", threadId: "t1", occurredAt: at, payload: item });
-    const resolved = applyThreadEvent(withItem, DomainEventSchema.parse({ id: "e2", type: "runtime-request.updated", threadId: "t1", occurredAt: at, payload: request }));
+    const resolved = applyThreadEvent(
+      withItem,
+      DomainEventSchema.parse({ id: "e2", type: "runtime-request.updated", threadId: "t1", occurredAt: at, payload: request }),
+    );
     expect(pendingRequestCards(resolved)).toEqual([]);
   });
 
   it("checks answers: required, single-select and free text", () => {
     const questions = [
-      { id: "a", header: "A", question: "Pick", options: [{ label: "x", description: "" }, { label: "y", description: "" }], required: true },
+      {
+        id: "a",
+        header: "A",
+        question: "Pick",
+        options: [
+          { label: "x", description: "" },
+          { label: "y", description: "" },
+        ],
+        required: true,
+      },
       { id: "b", header: "B", question: "Why?", options: [], allowCustomAnswer: true },
     ];
     expect(answersProblem(questions, { b: "because" })).toBe('"A" needs an answer.');

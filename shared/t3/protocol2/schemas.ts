@@ -115,7 +115,13 @@ export const ProviderTurn = z.object({
 export type ProviderTurn = z.infer<typeof ProviderTurn>;
 
 /** A decision is a word, or (newer Codex builds) an object form; object forms decode as "unknown". */
-const Decision = z.union([openEnum(APPROVAL_DECISIONS), z.object({}).passthrough().transform(() => "unknown" as const)]);
+const Decision = z.union([
+  openEnum(APPROVAL_DECISIONS),
+  z
+    .object({})
+    .passthrough()
+    .transform(() => "unknown" as const),
+]);
 
 export const RuntimeRequest = z.object({
   id: Id,
@@ -391,8 +397,7 @@ const shellItemByKind = {
   synchronized: z.object({ kind: z.literal("synchronized") }),
 };
 export type ShellStreamItemV2 =
-  | { [K in keyof typeof shellItemByKind]: z.infer<(typeof shellItemByKind)[K]> }[keyof typeof shellItemByKind]
-  | z.infer<typeof UnknownItem>;
+  { [K in keyof typeof shellItemByKind]: z.infer<(typeof shellItemByKind)[K]> }[keyof typeof shellItemByKind] | z.infer<typeof UnknownItem>;
 export type ShellDeltaV2 = Exclude<ShellStreamItemV2, { kind: "snapshot" | "synchronized" | "unknown" }>;
 export const ShellStreamItemV2Schema = byField<ShellStreamItemV2>("kind", shellItemByKind, UnknownItem);
 
@@ -413,8 +418,7 @@ const threadItemByKind = {
   synchronized: z.object({ kind: z.literal("synchronized") }),
 };
 export type ThreadStreamItemV2 =
-  | { [K in keyof typeof threadItemByKind]: z.infer<(typeof threadItemByKind)[K]> }[keyof typeof threadItemByKind]
-  | z.infer<typeof UnknownItem>;
+  { [K in keyof typeof threadItemByKind]: z.infer<(typeof threadItemByKind)[K]> }[keyof typeof threadItemByKind] | z.infer<typeof UnknownItem>;
 export const ThreadStreamItemV2Schema = byField<ThreadStreamItemV2>("kind", threadItemByKind, UnknownItem);
 
 // ---------------------------------------------------------------- results and errors

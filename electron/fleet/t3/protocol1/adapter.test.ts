@@ -86,7 +86,12 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
     const fleet = new FleetRecorder();
     session.subscribeFleet(fleet);
     await fleet.until(() => fleet.synchronizedCount === 1 && fleet.agents.has(threadId));
-    expect(fleet.agents.get(threadId)).toMatchObject({ lifecycle: "active", parent: null, provider: { instanceId: "claudeAgent" }, capabilities: { whileRunning: ["queue"], runningMessage: "next-turn" } });
+    expect(fleet.agents.get(threadId)).toMatchObject({
+      lifecycle: "active",
+      parent: null,
+      provider: { instanceId: "claudeAgent" },
+      capabilities: { whileRunning: ["queue"], runningMessage: "next-turn" },
+    });
     const phases: string[] = [];
     const upsert = fleet.upsert.bind(fleet);
     fleet.upsert = (agent) => {
@@ -111,7 +116,10 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
     await recorder.until(() => recorder.detail?.facts.pending.length === 1);
     const request = recorder.detail!.facts.pending[0]!;
     // What the real Codex took under T3 0.0.42 (shared/t3/protocol1/harnesses.ts).
-    expect(request).toMatchObject({ kind: "approval", decisions: [{ decision: "accept" }, { decision: "acceptForSession" }, { decision: "decline" }, { decision: "cancel" }] });
+    expect(request).toMatchObject({
+      kind: "approval",
+      decisions: [{ decision: "accept" }, { decision: "acceptForSession" }, { decision: "decline" }, { decision: "cancel" }],
+    });
     await session.execute({ type: "respond-approval", commandId: `c-${threadId}`, threadId, requestId: request.requestId, decision: "acceptForSession" });
     await recorder.until(() => recorder.detail?.facts.pending.length === 0);
     await recorder.until(() => recorder.detail!.items.some((item) => item.type === "message" && item.role === "assistant" && !item.streaming));
@@ -135,7 +143,9 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
     const { sim, session } = await connect(generation);
     const threadId = makeThread(sim, "codex");
     await expect(session.execute({ type: "cancel-queued", commandId: "q", threadId, runId: "r" })).rejects.toMatchObject({ kind: "rejected" });
-    await expect(session.execute({ type: "respond-approval", commandId: "a", threadId, requestId: "r", decision: "acceptAlways" })).rejects.toMatchObject({ kind: "rejected" });
+    await expect(session.execute({ type: "respond-approval", commandId: "a", threadId, requestId: "r", decision: "acceptAlways" })).rejects.toMatchObject({
+      kind: "rejected",
+    });
   });
 });
 
@@ -187,7 +197,15 @@ describe("protocol-1 adapter, fork live-tail repair", () => {
           // Produced while our Ack is still on the wire: 0.0.24 does not deliver it live.
           gapSequence = sim.engine.append("thread", threadId, "thread.activity-appended", "provider:gap", {
             threadId,
-            activity: { id: "gap-activity", tone: "info", kind: "task.started", summary: "in the gap", payload: { taskId: "t1", detail: "gap task" }, turnId: null, createdAt: sim.engine.now() },
+            activity: {
+              id: "gap-activity",
+              tone: "info",
+              kind: "task.started",
+              summary: "in the gap",
+              payload: { taskId: "t1", detail: "gap task" },
+              turnId: null,
+              createdAt: sim.engine.now(),
+            },
           }).sequence;
         }
         super.changed(detail);

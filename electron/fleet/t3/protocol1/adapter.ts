@@ -15,7 +15,17 @@ import type { SkippedItem } from "../../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
 import { T3Error } from "../../../../shared/t3/errors";
 import type { ReadModelSnapshot, ThreadShell } from "../../../../shared/t3/protocol1/schemas";
-import type { AdapterContext, ProtocolAdapter, AdapterSession, AgentCommand, CommandReceipt, FleetStreamListener, FollowedThread, Subscription, ThreadStreamListener } from "../adapter";
+import type {
+  AdapterContext,
+  ProtocolAdapter,
+  AdapterSession,
+  AgentCommand,
+  CommandReceipt,
+  FleetStreamListener,
+  FollowedThread,
+  Subscription,
+  ThreadStreamListener,
+} from "../adapter";
 import type { T3Credentials } from "../client";
 import { T3Connection, type ThreadEventItem, type ThreadListener } from "./connection";
 
@@ -97,7 +107,11 @@ export class Protocol1Adapter implements ProtocolAdapter {
   factsOf(row: ThreadShell): AgentFacts {
     const facts = this.rows.facts(row);
     // The modes are interned by the facts: keep those copies, not the row's.
-    this.lastRows.set(row.id, { runtimeMode: facts.runtimeMode as ThreadShell["runtimeMode"], interactionMode: facts.interactionMode as ThreadShell["interactionMode"], sessionUpdatedAt: row.session?.updatedAt ?? null });
+    this.lastRows.set(row.id, {
+      runtimeMode: facts.runtimeMode as ThreadShell["runtimeMode"],
+      interactionMode: facts.interactionMode as ThreadShell["interactionMode"],
+      sessionUpdatedAt: row.session?.updatedAt ?? null,
+    });
     return facts;
   }
 }

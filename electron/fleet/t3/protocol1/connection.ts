@@ -6,9 +6,7 @@ import type { SkippedItem } from "../../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
 import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
-import type {
-  ShellSnapshot,
-  ThreadDetailSnapshot} from "../../../../shared/t3/protocol1/schemas";
+import type { ShellSnapshot, ThreadDetailSnapshot } from "../../../../shared/t3/protocol1/schemas";
 import {
   DispatchResult,
   OrchestrationEventSchema,
@@ -22,7 +20,6 @@ import {
 import type { Subscription } from "../adapter";
 import type { T3Credentials, T3EnvironmentClient } from "../client";
 import type { RpcSocket } from "../rpc-socket";
-
 
 interface SubscriptionListener<Snapshot, Delta> {
   /** A full snapshot: replace what you had. */
@@ -74,7 +71,9 @@ class OrderedStream<Item, Snapshot, Delta> {
     private readonly itemSchema: z.ZodType<Item>,
     private readonly what: string,
     private readonly method: string,
-    private readonly classify: (item: Item) =>
+    private readonly classify: (
+      item: Item,
+    ) =>
       | { kind: "snapshot"; snapshot: Snapshot; sequence: number }
       | { kind: "delta"; delta: Delta; sequence: number }
       | { kind: "synchronized" }

@@ -67,7 +67,12 @@ describe("protocol-2 adapter: fleet stream", () => {
     cleanups.push(() => subscription.close());
     await fleet.until(() => fleet.synced === 1, "synchronized");
     await second.until(() => second.snapshots >= 1 && second.agents.size === 3, "three agents");
-    expect(second.agent(parent)).toMatchObject({ parent: null, lifecycle: "active", run: { phase: "idle" }, capabilities: { whileRunning: ["steer", "queue"], stop: false, cancelQueued: true } });
+    expect(second.agent(parent)).toMatchObject({
+      parent: null,
+      lifecycle: "active",
+      run: { phase: "idle" },
+      capabilities: { whileRunning: ["steer", "queue"], stop: false, cancelQueued: true },
+    });
     expect(second.agent(fork)?.parent).toEqual({ threadId: parent, relationship: "fork" });
     expect(second.agent(archived)?.lifecycle).toBe("archived");
     expect(second.agent(parent)?.projectTitle).toBe("Repo");
@@ -82,7 +87,10 @@ describe("protocol-2 adapter: fleet stream", () => {
     expect((await receipt).sequence).toBeGreaterThan(0);
     const done = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "completed", "completed");
     expect(done.latestUserMessageAt).not.toBeNull();
-    const final = await detail.untilDetail((d) => d.facts.run?.phase === "completed" && d.items.some((item) => item.type === "message" && item.role === "assistant" && !item.streaming), "assistant reply");
+    const final = await detail.untilDetail(
+      (d) => d.facts.run?.phase === "completed" && d.items.some((item) => item.type === "message" && item.role === "assistant" && !item.streaming),
+      "assistant reply",
+    );
     const reply = final.items.find((item) => item.type === "message" && item.role === "assistant");
     expect(reply).toMatchObject({ text: "Claude reply to: Refactor the parser", streaming: false });
     expect(final.items.find((item) => item.id === messageId)).toMatchObject({ type: "message", role: "user" });
@@ -116,7 +124,11 @@ describe("protocol-2 adapter: fleet stream", () => {
 
     const thirdRun = withQueue.facts.messageOutcomes![third.messageId]!.runId;
     await session.execute({ type: "cancel-queued", commandId: `cancel-${randomUUID()}`, threadId, runId: thirdRun });
-    await detail.untilDetail((d) => d.facts.messageOutcomes?.[queued.messageId]?.queuePosition === 1 && !Object.values(d.facts.messageOutcomes ?? {}).some((o) => o.queuePosition === 2), "queue renumbered");
+    await detail.untilDetail(
+      (d) =>
+        d.facts.messageOutcomes?.[queued.messageId]?.queuePosition === 1 && !Object.values(d.facts.messageOutcomes ?? {}).some((o) => o.queuePosition === 2),
+      "queue renumbered",
+    );
 
     expect(sim.engine.release(threadId)).toBe(true);
     const started = await detail.untilDetail((d) => d.facts.messageOutcomes?.[queued.messageId]?.how === "started", "queued run started");
@@ -125,7 +137,13 @@ describe("protocol-2 adapter: fleet stream", () => {
     expect(queueOf(started, queued.messageId)).not.toHaveProperty("queue");
     expect(queueOf(started, third.messageId)).toMatchObject({ queue: { state: "cancelled" } });
     // Text is buffered until the turn ends (as on T3's engine): the steered run's reply shows the steer then.
-    await detail.untilDetail((d) => d.items.some((item) => item.type === "message" && item.role === "assistant" && item.runId === runId && item.text.includes("[steered: Use the new API]")), "steer answered");
+    await detail.untilDetail(
+      (d) =>
+        d.items.some(
+          (item) => item.type === "message" && item.role === "assistant" && item.runId === runId && item.text.includes("[steered: Use the new API]"),
+        ),
+      "steer answered",
+    );
     const finished = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "completed", "all done");
     expect(finished.activeRunId).toBeNull();
     const runs = sim.engine.threads.get(threadId)!.runs.map((run) => run.status);
@@ -183,13 +201,22 @@ describe("protocol-2 adapter: blocked agents and answers", () => {
     expect(pending).toMatchObject({ kind: "approval", requestKind: "command", detail: "Run `npm test`?", requestId: blocked.blockedBy!.requestId });
     if (pending.kind !== "approval") throw new Error("not an approval");
     expect(pending.decisions.map((option) => option.decision)).toEqual(["accept", "acceptForSession", "decline", "cancel"]);
-    await session.execute({ type: "respond-approval", commandId: `approve-${randomUUID()}`, threadId, requestId: pending.requestId, decision: "acceptForSession" });
+    await session.execute({
+      type: "respond-approval",
+      commandId: `approve-${randomUUID()}`,
+      threadId,
+      requestId: pending.requestId,
+      decision: "acceptForSession",
+    });
     const done = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "completed" && agent.blockedBy === null, "completed");
     expect(done.blockedBy).toBeNull();
     const request = sim.engine.threads.get(threadId)!.requests[0]!;
     // A resolved request does not repeat the decision on T3's engine (nor in the simulator that follows it).
     expect(request).toMatchObject({ status: "resolved" });
-    const after = await detail.untilDetail((d) => d.facts.pending.length === 0 && d.items.some((item) => item.type === "command" && item.command === "npm test"), "tool ran");
+    const after = await detail.untilDetail(
+      (d) => d.facts.pending.length === 0 && d.items.some((item) => item.type === "command" && item.command === "npm test"),
+      "tool ran",
+    );
     expect(after.facts.pending).toEqual([]);
   });
 
@@ -218,11 +245,22 @@ describe("protocol-2 adapter: blocked agents and answers", () => {
       },
       { id: "note", header: "Note", question: "Anything else?", options: [], multiSelect: false, allowsFreeText: true, required: false },
     ]);
-    const missing = await rejected(session.execute({ type: "respond-input", commandId: `answer-${randomUUID()}`, threadId, requestId: card.requestId, answers: { note: "x" } }));
+    const missing = await rejected(
+      session.execute({ type: "respond-input", commandId: `answer-${randomUUID()}`, threadId, requestId: card.requestId, answers: { note: "x" } }),
+    );
     expect(missing.message).toMatch(/requires an answer/);
-    await session.execute({ type: "respond-input", commandId: `answer-${randomUUID()}`, threadId, requestId: card.requestId, answers: { scope: ["api", "web"], note: "keep it small" } });
+    await session.execute({
+      type: "respond-input",
+      commandId: `answer-${randomUUID()}`,
+      threadId,
+      requestId: card.requestId,
+      answers: { scope: ["api", "web"], note: "keep it small" },
+    });
     await fleet.untilAgent(threadId, (agent) => agent.run.phase === "completed" && agent.blockedBy === null, "answered and done");
-    await detail.untilDetail((d) => d.items.some((item) => item.type === "message" && item.text === "Thanks (scope=api+web, note=keep it small)."), "answers used");
+    await detail.untilDetail(
+      (d) => d.items.some((item) => item.type === "message" && item.text === "Thanks (scope=api+web, note=keep it small)."),
+      "answers used",
+    );
   });
 
   it("interrupts a blocked run: the request is cancelled and the agent reads interrupted", async () => {
@@ -241,24 +279,31 @@ describe("protocol-2 adapter: blocked agents and answers", () => {
 });
 
 describe("protocol-2 adapter: failures, waiting and subagents", () => {
-  it.each(["provider_error", "transport_error", "permission_error", "validation_error"] as const)("reports a %s failure with its reason", async (failureClass) => {
-    const { sim, adapter, session, fleet } = await setup();
-    const threadId = newThread(sim);
-    const detail = follow(session, adapter, threadId);
-    send(session, threadId, `Go #fail:${failureClass}`);
-    const failed = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "failed", "failed");
-    expect(failed.run).toEqual({ phase: "failed", reason: `Claude failed: ${failureClass.replace("_", " ")}` });
-    const seen = await detail.untilDetail((d) => d.facts.run?.phase === "failed", "failure in detail");
-    expect(seen.facts.lastErrorText).toBe(`Claude failed: ${failureClass.replace("_", " ")}`);
-    expect(seen.items.some((item) => item.type === "error" && item.message.includes(failureClass))).toBe(true);
-  });
+  it.each(["provider_error", "transport_error", "permission_error", "validation_error"] as const)(
+    "reports a %s failure with its reason",
+    async (failureClass) => {
+      const { sim, adapter, session, fleet } = await setup();
+      const threadId = newThread(sim);
+      const detail = follow(session, adapter, threadId);
+      send(session, threadId, `Go #fail:${failureClass}`);
+      const failed = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "failed", "failed");
+      expect(failed.run).toEqual({ phase: "failed", reason: `Claude failed: ${failureClass.replace("_", " ")}` });
+      const seen = await detail.untilDetail((d) => d.facts.run?.phase === "failed", "failure in detail");
+      expect(seen.facts.lastErrorText).toBe(`Claude failed: ${failureClass.replace("_", " ")}`);
+      expect(seen.items.some((item) => item.type === "error" && item.message.includes(failureClass))).toBe(true);
+    },
+  );
 
   it("offers a steer on a followed agent only while its provider turn runs", async () => {
     const { sim, adapter, session, fleet } = await setup();
     const threadId = newThread(sim, "codex");
     const detail = follow(session, adapter, threadId);
     send(session, threadId, "Long task #hold");
-    const steerable = await fleet.untilAgent(threadId, (agent) => agent.run.phase === "running" && agent.capabilities.whileRunning.includes("steer"), "steer offered");
+    const steerable = await fleet.untilAgent(
+      threadId,
+      (agent) => agent.run.phase === "running" && agent.capabilities.whileRunning.includes("steer"),
+      "steer offered",
+    );
     // Whenever steer is offered, the followed thread shows the run's provider turn running (T3's own steer rule).
     const shown = detail.latest!;
     expect(shown.facts.run?.phase).toBe("running");
@@ -295,9 +340,9 @@ describe("protocol-2 adapter: failures, waiting and subagents", () => {
     const threadId = newThread(sim);
     const detail = follow(session, adapter, threadId);
     send(session, threadId, "#delegate");
-    const child = await fleet.until(() => [...fleet.agents.values()].some((agent) => agent.parent?.threadId === threadId), "child appears").then(
-      () => [...fleet.agents.values()].find((agent) => agent.parent?.threadId === threadId)!,
-    );
+    const child = await fleet
+      .until(() => [...fleet.agents.values()].some((agent) => agent.parent?.threadId === threadId), "child appears")
+      .then(() => [...fleet.agents.values()].find((agent) => agent.parent?.threadId === threadId)!);
     expect(child.parent).toEqual({ threadId, relationship: "subagent" });
     const linked = await detail.untilDetail((d) => d.facts.subagents.some((subagent) => subagent.status === "completed"), "subagent completed");
     expect(linked.facts.subagents[0]).toMatchObject({ kind: "app_owned", childThreadId: child.threadId });
@@ -325,7 +370,9 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
 
   it("resumes a thread by sequence on a new connection, or takes the server's snapshot when the gap is too large", async () => {
     const frames: unknown[] = [];
-    const { sim, adapter, session, credentials } = await setup({ adapter: { socket: { onFrame: (direction, frame) => direction === "recv" && frames.push(frame) } } });
+    const { sim, adapter, session, credentials } = await setup({
+      adapter: { socket: { onFrame: (direction, frame) => direction === "recv" && frames.push(frame) } },
+    });
     const threadId = newThread(sim);
     const first = follow(session, adapter, threadId);
     await first.untilDetail((d) => d.loaded, "loaded");
@@ -351,7 +398,10 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
     // A gap of more than 128 events: the server sends a snapshot instead.
     for (let i = 0; i < 30; i++) await runToCompletion(sim, threadId, `batch ${i}`);
     const { recorder: fallback } = await reconnectAndFollow();
-    await fallback.untilDetail((d) => d.items.filter((item) => item.type === "message" && item.role === "user").length === 31, "every message after the snapshot");
+    await fallback.untilDetail(
+      (d) => d.items.filter((item) => item.type === "message" && item.role === "user").length === 31,
+      "every message after the snapshot",
+    );
     expect(streamItemKinds(frames)).toContain("snapshot");
   });
 
@@ -414,7 +464,17 @@ function runToCompletion(sim: V2SimServer, threadId: string, text: string): Prom
       }
     };
     sim.engine.on("event", onEvent);
-    sim.engine.dispatch({ type: "message.dispatch", createdBy: "user", creationSource: "web", commandId: `c-${messageId}`, threadId, messageId, text, attachments: [], dispatchMode: { type: "queue_after_active" } });
+    sim.engine.dispatch({
+      type: "message.dispatch",
+      createdBy: "user",
+      creationSource: "web",
+      commandId: `c-${messageId}`,
+      threadId,
+      messageId,
+      text,
+      attachments: [],
+      dispatchMode: { type: "queue_after_active" },
+    });
   });
 }
 

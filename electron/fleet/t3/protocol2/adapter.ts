@@ -10,7 +10,17 @@ import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
 import type { ClientCommandV2 } from "../../../../shared/t3/protocol2/commands";
-import { type ShellState, activeRun, agentStateOfRow, applyShellDelta, applyShellMetadata, applyThreadEvent, isMetadataOnlySnapshot, runTakesSteer, shellFromSnapshot } from "../../../../shared/t3/protocol2/projection";
+import {
+  type ShellState,
+  activeRun,
+  agentStateOfRow,
+  applyShellDelta,
+  applyShellMetadata,
+  applyThreadEvent,
+  isMetadataOnlySnapshot,
+  runTakesSteer,
+  shellFromSnapshot,
+} from "../../../../shared/t3/protocol2/projection";
 import {
   DispatchResultV2,
   ORCHESTRATION_PROTOCOL_HEADER,
@@ -24,7 +34,17 @@ import {
   type ThreadStreamItemV2,
   ThreadStreamItemV2Schema,
 } from "../../../../shared/t3/protocol2/schemas";
-import type { AdapterContext, ProtocolAdapter, AdapterSession, AgentCommand, CommandReceipt, FleetStreamListener, FollowedThread, ThreadStreamListener, Subscription } from "../adapter";
+import type {
+  AdapterContext,
+  ProtocolAdapter,
+  AdapterSession,
+  AgentCommand,
+  CommandReceipt,
+  FleetStreamListener,
+  FollowedThread,
+  ThreadStreamListener,
+  Subscription,
+} from "../adapter";
 import type { T3Credentials } from "../client";
 import { decodeAnswer } from "../http";
 import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
@@ -125,13 +145,26 @@ export class Protocol2Adapter implements ProtocolAdapter {
     this.learnSteering(threadId, steeringOf(projection));
     this.learnFailures(projection);
     const active = activeRun(projection);
-    this.learnRunPhase(threadId, active ? { runId: active.id, takesSteer: runTakesSteer(projection, active), finishing: active.status === "waiting" } : { runId: null, takesSteer: false, finishing: false });
+    this.learnRunPhase(
+      threadId,
+      active
+        ? { runId: active.id, takesSteer: runTakesSteer(projection, active), finishing: active.status === "waiting" }
+        : { runId: null, takesSteer: false, finishing: false },
+    );
   }
 
   /** Records what a followed thread shows of its active run; re-sends the row when that changed. */
   learnRunPhase(threadId: string, phase: FollowedRunPhase | "loading" | undefined): void {
     const known = this.followedRuns.get(threadId);
-    if (known === phase || (typeof known === "object" && typeof phase === "object" && known.runId === phase.runId && known.takesSteer === phase.takesSteer && known.finishing === phase.finishing)) return;
+    if (
+      known === phase ||
+      (typeof known === "object" &&
+        typeof phase === "object" &&
+        known.runId === phase.runId &&
+        known.takesSteer === phase.takesSteer &&
+        known.finishing === phase.finishing)
+    )
+      return;
     if (phase === undefined) this.followedRuns.delete(threadId);
     else this.followedRuns.set(threadId, phase);
     for (const listener of this.rowListeners) listener(threadId);
@@ -211,7 +244,13 @@ export class Protocol2Adapter implements ProtocolAdapter {
 
   getBoundedThread(credentials: T3Credentials, threadId: string, timeoutMs?: number): Promise<ThreadDetailSnapshotV2> {
     return this.context.client.http.json(
-      { method: "GET", path: `/api/orchestration/threads/${encodeURIComponent(threadId)}/bounded`, bearer: credentials.token, headers: PROTOCOL_HEADERS, ...(timeoutMs !== undefined && { timeoutMs }) },
+      {
+        method: "GET",
+        path: `/api/orchestration/threads/${encodeURIComponent(threadId)}/bounded`,
+        bearer: credentials.token,
+        headers: PROTOCOL_HEADERS,
+        ...(timeoutMs !== undefined && { timeoutMs }),
+      },
       ThreadBoundedSnapshotV2,
       "bounded thread snapshot",
     );
@@ -513,9 +552,21 @@ class Protocol2Session implements AdapterSession {
         };
       }
       case "respond-approval":
-        return { type: "runtime-request.respond", commandId: command.commandId, threadId: command.threadId, requestId: command.requestId, decision: command.decision };
+        return {
+          type: "runtime-request.respond",
+          commandId: command.commandId,
+          threadId: command.threadId,
+          requestId: command.requestId,
+          decision: command.decision,
+        };
       case "respond-input":
-        return { type: "runtime-request.respond", commandId: command.commandId, threadId: command.threadId, requestId: command.requestId, answers: command.answers };
+        return {
+          type: "runtime-request.respond",
+          commandId: command.commandId,
+          threadId: command.threadId,
+          requestId: command.requestId,
+          answers: command.answers,
+        };
       case "interrupt": {
         // The thread stream is usually ahead of the (coalesced) shell row.
         const followed = this.adapter.followed(command.threadId).projection;

@@ -43,7 +43,14 @@ afterEach(async () => {
 });
 
 type WithoutCommandId<T> = T extends unknown ? Omit<T, "commandId"> : never;
-type Frame = { _tag: string; id?: string; tag?: string; requestId?: string; values?: unknown[]; exit?: { _tag: string; value?: unknown; cause?: { _tag: string; error?: unknown }[] } };
+type Frame = {
+  _tag: string;
+  id?: string;
+  tag?: string;
+  requestId?: string;
+  values?: unknown[];
+  exit?: { _tag: string; value?: unknown; cause?: { _tag: string; error?: unknown }[] };
+};
 
 /**
  * Fields T3's real V2 engine sends that the contract reading (006bb815) does not list: project
@@ -60,7 +67,15 @@ const SKIPPED_EVENT = z.strictObject({
   driver: z.string().min(1).optional(),
   providerInstanceId: z.string().min(1).optional(),
   occurredAt: z.iso.datetime({ offset: true }),
-  type: z.enum(["provider-thread.updated", "provider-turn.updated", "run-attempt.created", "run-attempt.updated", "node.updated", "checkpoint-scope.created", "checkpoint.captured"]),
+  type: z.enum([
+    "provider-thread.updated",
+    "provider-turn.updated",
+    "run-attempt.created",
+    "run-attempt.updated",
+    "node.updated",
+    "checkpoint-scope.created",
+    "checkpoint.captured",
+  ]),
   payload: z.record(z.string(), z.unknown()),
 });
 
@@ -85,12 +100,14 @@ function bothReadings(tolerant: z.ZodType, strict: z.ZodType, value: unknown, wh
   const event = (value as { kind?: unknown; event?: unknown }).kind === "event" ? SKIPPED_EVENT.safeParse((value as { event: unknown }).event) : undefined;
   if (event?.success) return problems;
   const b = strict.safeParse(contractView(value));
-  if (!b.success) problems.push(`${what}: contract check: ${b.error.issues[0]?.message} at ${b.error.issues[0]?.path.join(".")} (${JSON.stringify(value).slice(0, 200)})`);
+  if (!b.success)
+    problems.push(`${what}: contract check: ${b.error.issues[0]?.message} at ${b.error.issues[0]?.path.join(".")} (${JSON.stringify(value).slice(0, 200)})`);
   return problems;
 }
 
 function project(sim: V2SimServer): string {
-  if (!sim.engine.projects.has("p1")) sim.engine.addProject({ id: "p1", title: "Repo", workspaceRoot: "/home/user/repo", defaultModelSelection: null, scripts: [] });
+  if (!sim.engine.projects.has("p1"))
+    sim.engine.addProject({ id: "p1", title: "Repo", workspaceRoot: "/home/user/repo", defaultModelSelection: null, scripts: [] });
   return "p1";
 }
 
@@ -147,7 +164,8 @@ describe("protocol-2 simulator frames against the contract", () => {
     await untilEngine(sim.engine, () => providerTurnRunning(sim.engine, threadId), "provider turn running");
     await sendText(threadId, "queued one", "queue", active);
     await sendText(threadId, "steer it", "steer", active);
-    const queued = (await detail.untilDetail((d) => Object.values(d.facts.messageOutcomes ?? {}).some((o) => o.how === "queued"), "queued")).facts.messageOutcomes!;
+    const queued = (await detail.untilDetail((d) => Object.values(d.facts.messageOutcomes ?? {}).some((o) => o.how === "queued"), "queued")).facts
+      .messageOutcomes!;
     const queuedRun = Object.values(queued).find((o) => o.how === "queued")!.runId;
     await expect(execute({ type: "interrupt", threadId, runId: queuedRun })).rejects.toThrow(/queued-run.cancel/);
     await execute({ type: "cancel-queued", threadId, runId: queuedRun });
@@ -179,7 +197,9 @@ describe("protocol-2 simulator frames against the contract", () => {
     const get = async (path: string) => JSON.parse((await http.send({ method: "GET", path, bearer: credentials.token, headers })).text) as unknown;
     problems.push(...bothReadings(ShellSnapshotV2, StrictShellSnapshot, await get("/api/orchestration/shell"), "GET shell"));
     problems.push(...bothReadings(ThreadDetailSnapshotV2, StrictThreadDetailSnapshot, await get(`/api/orchestration/threads/${threadId}`), "GET thread"));
-    problems.push(...bothReadings(ThreadBoundedSnapshotV2, StrictThreadDetailSnapshot, await get(`/api/orchestration/threads/${threadId}/bounded`), "GET bounded thread"));
+    problems.push(
+      ...bothReadings(ThreadBoundedSnapshotV2, StrictThreadDetailSnapshot, await get(`/api/orchestration/threads/${threadId}/bounded`), "GET bounded thread"),
+    );
 
     // Every frame the socket received.
     let checked = 0;
@@ -189,7 +209,8 @@ describe("protocol-2 simulator frames against the contract", () => {
         for (const value of frame.values ?? []) {
           checked++;
           if (tag === "orchestration.subscribeShell") problems.push(...bothReadings(ShellStreamItemV2Schema, StrictShellStreamItem, value, "shell item"));
-          else if (tag === "orchestration.subscribeThread") problems.push(...bothReadings(ThreadStreamItemV2Schema, StrictThreadStreamItem, value, "thread item"));
+          else if (tag === "orchestration.subscribeThread")
+            problems.push(...bothReadings(ThreadStreamItemV2Schema, StrictThreadStreamItem, value, "thread item"));
           else problems.push(`chunk for unexpected request ${tag}`);
         }
       } else if (frame._tag === "Exit" && frame.exit?._tag === "Success" && tag === "orchestration.dispatchCommand") {
@@ -204,10 +225,14 @@ describe("protocol-2 simulator frames against the contract", () => {
       }
     }
     expect(problems).toEqual([]);
-    const kinds = new Set(received.flatMap((frame) => (frame.values ?? []).map((value) => {
-      const item = value as { kind: string; event?: { type: string; payload?: { type?: string } } };
-      return item.kind === "event" ? `${item.event!.type}${item.event!.type === "turn-item.updated" ? `:${item.event!.payload!.type}` : ""}` : item.kind;
-    })));
+    const kinds = new Set(
+      received.flatMap((frame) =>
+        (frame.values ?? []).map((value) => {
+          const item = value as { kind: string; event?: { type: string; payload?: { type?: string } } };
+          return item.kind === "event" ? `${item.event!.type}${item.event!.type === "turn-item.updated" ? `:${item.event!.payload!.type}` : ""}` : item.kind;
+        }),
+      ),
+    );
     // The scenario reached every item and event kind the fleet reads.
     for (const kind of ["snapshot", "synchronized", "thread.updated", "thread.removed"]) expect(kinds).toContain(kind);
     for (const type of [
@@ -228,7 +253,8 @@ describe("protocol-2 simulator frames against the contract", () => {
       "turn-item.updated:checkpoint",
       "turn-item.updated:run_interrupt_request",
       "turn-item.updated:run_interrupt_result",
-    ]) expect(kinds).toContain(type);
+    ])
+      expect(kinds).toContain(type);
     expect(checked).toBeGreaterThan(100);
   });
 
@@ -268,7 +294,10 @@ function rawSocket(url: string): Promise<{ ws: WebSocket; frames: Frame[] } | { 
 }
 
 async function ticket(sim: V2SimServer, token: OriginToken): Promise<string> {
-  const answer = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, { method: "POST", headers: { authorization: `Bearer ${token.secretFor(sim.baseUrl)}` } });
+  const answer = await fetch(`${sim.baseUrl}/api/auth/websocket-ticket`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token.secretFor(sim.baseUrl)}` },
+  });
   return ((await answer.json()) as { ticket: string }).ticket;
 }
 
@@ -280,7 +309,10 @@ describe("protocol-2 simulator rules", () => {
     const oneTicket = await ticket(sim, credentials.token);
     const refused = await rawSocket(`${wsUrl}/ws?wsTicket=${oneTicket}&orchestrationProtocol=1`);
     expect(refused).toMatchObject({ status: 426 });
-    expect(ProtocolIncompatibleBody.parse(JSON.parse((refused as { body: string }).body))).toMatchObject({ code: "orchestration_protocol_incompatible", orchestrationProtocolVersion: 2 });
+    expect(ProtocolIncompatibleBody.parse(JSON.parse((refused as { body: string }).body))).toMatchObject({
+      code: "orchestration_protocol_incompatible",
+      orchestrationProtocolVersion: 2,
+    });
     expect(await rawSocket(`${wsUrl}/ws`)).toMatchObject({ status: 426 });
     const accepted = await rawSocket(`${wsUrl}/ws?wsTicket=${oneTicket}&orchestrationProtocol=2`);
     expect("ws" in accepted).toBe(true);
@@ -293,11 +325,21 @@ describe("protocol-2 simulator rules", () => {
     cleanups.push(() => sim.stop());
     const without = await client.http.send({ method: "GET", path: "/api/orchestration/shell", bearer: credentials.token });
     expect(without).toMatchObject({ status: 400, text: "" });
-    const older = await client.http.send({ method: "GET", path: "/api/orchestration/shell", bearer: credentials.token, headers: { "x-t3-orchestration-protocol": "1" } });
+    const older = await client.http.send({
+      method: "GET",
+      path: "/api/orchestration/shell",
+      bearer: credentials.token,
+      headers: { "x-t3-orchestration-protocol": "1" },
+    });
     expect(older).toMatchObject({ status: 400, text: "" });
     const anonymous = await client.http.send({ method: "GET", path: "/api/orchestration/shell" });
     expect(anonymous.status).toBe(401);
-    const withHeader = await client.http.send({ method: "GET", path: "/api/orchestration/shell", bearer: credentials.token, headers: { "x-t3-orchestration-protocol": "2" } });
+    const withHeader = await client.http.send({
+      method: "GET",
+      path: "/api/orchestration/shell",
+      bearer: credentials.token,
+      headers: { "x-t3-orchestration-protocol": "2" },
+    });
     expect(withHeader.status).toBe(200);
   });
 
@@ -323,7 +365,17 @@ describe("protocol-2 simulator rules", () => {
     await arrived(() => frames.some((frame) => frame._tag === "Chunk"));
     // No Ack: every further event queues on the server.
     for (let i = 0; i < 1100; i++) {
-      sim.engine.dispatch({ type: "message.dispatch", createdBy: "user", creationSource: "web", commandId: `c${i}`, threadId, messageId: `m${i}`, text: "go", attachments: [], dispatchMode: { type: "queue_after_active" } });
+      sim.engine.dispatch({
+        type: "message.dispatch",
+        createdBy: "user",
+        creationSource: "web",
+        commandId: `c${i}`,
+        threadId,
+        messageId: `m${i}`,
+        text: "go",
+        attachments: [],
+        dispatchMode: { type: "queue_after_active" },
+      });
     }
     await arrived(() => frames.some((frame) => frame._tag === "Exit"));
     const exit = frames.find((frame) => frame._tag === "Exit")!;

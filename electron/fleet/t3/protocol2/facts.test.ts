@@ -21,7 +21,11 @@ const features = { settle: true, snooze: true };
 /** The engine's row with wire fields overridden, decoded and placed in the shell's active or archived list. */
 function row(overrides: Record<string, unknown>, location: "active" | "archive" = "active"): ShellRow {
   const wire = { ...engine.shellRow(state), ...overrides };
-  const decoded = ShellSnapshotV2.parse({ ...engine.shellSnapshot(), threads: location === "active" ? [wire] : [], archivedThreads: location === "archive" ? [wire] : [] });
+  const decoded = ShellSnapshotV2.parse({
+    ...engine.shellSnapshot(),
+    threads: location === "active" ? [wire] : [],
+    archivedThreads: location === "archive" ? [wire] : [],
+  });
   return shellFromSnapshot(decoded).threads.get(wire.id as string)!;
 }
 
@@ -38,9 +42,44 @@ const pending = (kind: string) => ({ ...running, pendingRuntimeRequest: { id: "r
 function capacityDetail() {
   const projection = ThreadProjection.parse({
     ...engine.projection(state),
-    runs: [{ id: runId, threadId: "t1", ordinal: 1, providerInstanceId: "codex", modelSelection: { instanceId: "codex", model: "gpt-5.4" }, providerThreadId: null, userMessageId: "m1", rootNodeId: "root", activeAttemptId: null, status: "running", requestedAt: at, startedAt: at, completedAt: null, checkpointId: null, contextHandoffId: null }],
+    runs: [
+      {
+        id: runId,
+        threadId: "t1",
+        ordinal: 1,
+        providerInstanceId: "codex",
+        modelSelection: { instanceId: "codex", model: "gpt-5.4" },
+        providerThreadId: null,
+        userMessageId: "m1",
+        rootNodeId: "root",
+        activeAttemptId: null,
+        status: "running",
+        requestedAt: at,
+        startedAt: at,
+        completedAt: null,
+        checkpointId: null,
+        contextHandoffId: null,
+      },
+    ],
     turnItems: [
-      { id: "e1", threadId: "t1", runId, nodeId: "root", providerThreadId: null, providerTurnId: null, nativeItemRef: null, parentItemId: null, ordinal: 0, status: "running", title: null, startedAt: at, completedAt: null, updatedAt: at, type: "error", failure: { class: "provider_error", message: "Free-tier capacity limit reached", code: "rate_limited", retryable: true } },
+      {
+        id: "e1",
+        threadId: "t1",
+        runId,
+        nodeId: "root",
+        providerThreadId: null,
+        providerTurnId: null,
+        nativeItemRef: null,
+        parentItemId: null,
+        ordinal: 0,
+        status: "running",
+        title: null,
+        startedAt: at,
+        completedAt: null,
+        updatedAt: at,
+        type: "error",
+        failure: { class: "provider_error", message: "Free-tier capacity limit reached", code: "rate_limited", retryable: true },
+      },
     ],
   });
   return detailFactsOf(projection, new Set(), at);
@@ -81,7 +120,14 @@ function protocol2Scenario(situation: StatusSituation): ScenarioInput | undefine
     case "queued-behind-active-run":
       return { facts: facts({ ...active, activeRunId: null, status: "queued" }) };
     case "answer-final-background-draining":
-      return { facts: facts({ ...active, status: "waiting", activityRunStatus: "waiting", pendingBackgroundTasks: [{ taskId: "bg", description: "Background test watcher" }] }) };
+      return {
+        facts: facts({
+          ...active,
+          status: "waiting",
+          activityRunStatus: "waiting",
+          pendingBackgroundTasks: [{ taskId: "bg", description: "Background test watcher" }],
+        }),
+      };
     case "archived":
       return { facts: facts({ archivedAt: at }, "archive") };
     case "deleted":
@@ -99,7 +145,10 @@ describe("protocol 2: the shared status scenarios", () => {
 
 describe("protocol 2: rows → facts", () => {
   it("links lineage children, keeps the sub.<parent> convention for imported threads, and says who blocks", () => {
-    expect(agentFactsOfRow(row({ lineage: { parentThreadId: "p", relationshipToParent: "subagent", rootThreadId: "p" } }), shell, features).parent).toEqual({ threadId: "p", relationship: "subagent" });
+    expect(agentFactsOfRow(row({ lineage: { parentThreadId: "p", relationshipToParent: "subagent", rootThreadId: "p" } }), shell, features).parent).toEqual({
+      threadId: "p",
+      relationship: "subagent",
+    });
     expect(agentFactsOfRow(row({ id: "sub.alpha.worker1" }), shell, features).parent).toEqual({ threadId: "alpha", relationship: "child-id" });
     expect(agentFactsOfRow(row(pending("file-change")), shell, features).blockedBy).toEqual({ kind: "approval", requestId: "request-1", since: at });
     expect(baseRow.runStatus).toBe("idle");

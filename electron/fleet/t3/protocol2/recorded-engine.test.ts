@@ -54,8 +54,14 @@ async function replay(exchanges: RecordedExchange[]) {
 /** The threads a shell recording shows: the first complete snapshot's rows plus every thread.updated. */
 function threadsIn(name: string): Set<string> {
   const ids = new Set<string>();
-  for (const value of recordedValues(name) as { kind: string; snapshot?: { threads: { id: string }[] }; thread?: { id: string }; resolvedRepositoryIdentityRoots?: unknown }[]) {
-    if (value.kind === "snapshot" && value.snapshot && value.resolvedRepositoryIdentityRoots === undefined) for (const row of value.snapshot.threads) ids.add(row.id);
+  for (const value of recordedValues(name) as {
+    kind: string;
+    snapshot?: { threads: { id: string }[] };
+    thread?: { id: string };
+    resolvedRepositoryIdentityRoots?: unknown;
+  }[]) {
+    if (value.kind === "snapshot" && value.snapshot && value.resolvedRepositoryIdentityRoots === undefined)
+      for (const row of value.snapshot.threads) ids.add(row.id);
     if (value.kind === "thread.updated" && value.thread) ids.add(value.thread.id);
   }
   return ids;
@@ -64,7 +70,11 @@ function threadsIn(name: string): Set<string> {
 /** The threads whose last recorded row is failed. */
 function failedThreadsIn(name: string): Set<string> {
   const status = new Map<string, string>();
-  for (const value of recordedValues(name) as { kind: string; snapshot?: { threads: { id: string; status: string }[] }; thread?: { id: string; status: string } }[]) {
+  for (const value of recordedValues(name) as {
+    kind: string;
+    snapshot?: { threads: { id: string; status: string }[] };
+    thread?: { id: string; status: string };
+  }[]) {
     if (value.kind === "snapshot" && value.snapshot) for (const row of value.snapshot.threads) status.set(row.id, row.status);
     if (value.kind === "thread.updated" && value.thread) status.set(value.thread.id, value.thread.status);
   }
@@ -103,7 +113,10 @@ describe("the real engine's shell stream, played back", () => {
     server.dropConnections();
     await subscribe();
     await fleet.until(() => fleet.synced === 2, "the resumed subscription is synchronized");
-    expect(server.requests.filter((request) => request.tag === "orchestration.subscribeShell").at(-1)?.payload).toEqual({ afterSequence: 872, requestCompletionMarker: true });
+    expect(server.requests.filter((request) => request.tag === "orchestration.subscribeShell").at(-1)?.payload).toEqual({
+      afterSequence: 872,
+      requestCompletionMarker: true,
+    });
     expect(fleet.agents.size).toBe(before);
 
     // A second resume replays two rows the fleet already has; nothing is lost or doubled.
@@ -129,7 +142,10 @@ describe("a failed turn on the real engine, played back", () => {
     const failedUpserts = fleet.upserts.filter((row) => row.threadId === FAILED && row.run.phase === "failed");
     expect(failedUpserts.map((row) => row.run)).toEqual([{ phase: "failed", reason: "Fake codex failure" }]);
     // Only failed threads are read, each once: here the probe's failed thread and this one, of all rows.
-    await fleet.until(() => server.httpReads.filter((read) => read.includes("/bounded")).length === failedThreadsIn("09-shell-stream.json").size, "every failed row read");
+    await fleet.until(
+      () => server.httpReads.filter((read) => read.includes("/bounded")).length === failedThreadsIn("09-shell-stream.json").size,
+      "every failed row read",
+    );
     const reads = server.httpReads.filter((read) => read.includes("/bounded"));
     expect(new Set(reads)).toEqual(new Set([...failedThreadsIn("09-shell-stream.json")].map((id) => `GET /api/orchestration/threads/${id}/bounded`)));
     expect(reads.length).toBe(2);

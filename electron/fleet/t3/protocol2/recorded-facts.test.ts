@@ -32,7 +32,11 @@ function projectionsOf(name: string): ThreadProjection[] {
   let projection: ThreadProjection | undefined;
   for (const frame of stream.answers) {
     for (const raw of frame.values ?? []) {
-      const item = decoded<{ kind: string; projection?: ThreadProjection; event?: Parameters<typeof applyThreadEvent>[1] }>(ThreadStreamItemV2Schema, raw, `${name} thread item`);
+      const item = decoded<{ kind: string; projection?: ThreadProjection; event?: Parameters<typeof applyThreadEvent>[1] }>(
+        ThreadStreamItemV2Schema,
+        raw,
+        `${name} thread item`,
+      );
       if (item.kind === "snapshot") projection = item.projection;
       else if (item.kind === "event" && projection) projection = applyThreadEvent(projection, item.event!);
       if (projection) states.push(projection);
@@ -56,7 +60,8 @@ describe("every recording of the real engine decodes", () => {
         } else if (frame._tag === "Exit" && (frame.exit as { _tag: string; value?: unknown })._tag === "Success") {
           const value = (frame.exit as { value?: unknown }).value;
           if (exchange.tag === "orchestration.dispatchCommand") decoded(DispatchResultV2, value, `${name} dispatch result`);
-          if (exchange.tag === "server.getConfig") expect(decoded<ServerConfigV2>(ServerConfigV2, value, "config").settings?.enableLegacyTokenStreaming).toBe(false);
+          if (exchange.tag === "server.getConfig")
+            expect(decoded<ServerConfigV2>(ServerConfigV2, value, "config").settings?.enableLegacyTokenStreaming).toBe(false);
         }
       }
     }
@@ -88,7 +93,9 @@ describe("every recording of the real engine decodes", () => {
 describe("facts from the real engine's recordings", () => {
   it("offers steer and interrupt while a run is running, only queue while it is finishing (09)", () => {
     const values = recordedExchanges("09-shell-stream.json")[0]!.answers.flatMap((frame) => frame.values ?? []);
-    const items = values.map((value) => decoded<{ kind: string; snapshot?: ShellSnapshotV2; thread?: ShellSnapshotV2["threads"][number] }>(ShellStreamItemV2Schema, value, "shell item"));
+    const items = values.map((value) =>
+      decoded<{ kind: string; snapshot?: ShellSnapshotV2; thread?: ShellSnapshotV2["threads"][number] }>(ShellStreamItemV2Schema, value, "shell item"),
+    );
     const shell = shellFromSnapshot(items[0]!.snapshot!);
     const rows = items.flatMap((item) => (item.kind === "thread.updated" ? [item.thread!] : []));
     const features = { settle: true, snooze: true };
@@ -123,7 +130,18 @@ describe("facts from the real engine's recordings", () => {
     const delivered = { state: "delivered" as const, observed: { outcome: "steered" as const, turnId: outcome!.runId } };
     expect(deliveryOutcomeWords(delivered)).toBe("T3 accepted it as a steer of the running turn");
     const ended = { ...delivered, state: "answered" as const };
-    expect(deliveryStateWords(ended, { sending: "s", accepted: "a", delivered: "delivered", answered: "answered", refused: "r", uncertain: "u", held: "h", discarded: "d" })).toBe("delivered");
+    expect(
+      deliveryStateWords(ended, {
+        sending: "s",
+        accepted: "a",
+        delivered: "delivered",
+        answered: "answered",
+        refused: "r",
+        uncertain: "u",
+        held: "h",
+        discarded: "d",
+      }),
+    ).toBe("delivered");
     expect(deliveryOutcomeWords(ended)).toContain("does not show whether the agent used it");
   });
 

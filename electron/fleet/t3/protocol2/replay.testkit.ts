@@ -31,7 +31,22 @@ export function readV2Recording(name: string): { meta: { what: string }; frames:
 }
 
 export function v2RecordingFiles(): string[] {
-  return ["00-handshake", "01-create-project-thread", "02-turn-plain", "03-approval", "04-interrupt", "04b-interrupt-running", "05-fail", "06-steer", "06b-steer-running", "06c-steer-supported", "07-queue", "08-start-immediately", "09-shell-stream", "10-shell-resume"].map((name) => `${name}.json`);
+  return [
+    "00-handshake",
+    "01-create-project-thread",
+    "02-turn-plain",
+    "03-approval",
+    "04-interrupt",
+    "04b-interrupt-running",
+    "05-fail",
+    "06-steer",
+    "06b-steer-running",
+    "06c-steer-supported",
+    "07-queue",
+    "08-start-immediately",
+    "09-shell-stream",
+    "10-shell-resume",
+  ].map((name) => `${name}.json`);
 }
 
 /** The recorded requests of a file, each with the server frames answering it (Chunks and its Exit). */
@@ -40,7 +55,8 @@ export function recordedExchanges(name: string): RecordedExchange[] {
   for (const entry of readV2Recording(name).frames) {
     const frame = entry.frame;
     if (!frame) continue;
-    if (entry.dir === "out" && frame._tag === "Request" && frame.id && frame.tag) exchanges.set(frame.id, { tag: frame.tag, payload: frame.payload, answers: [] });
+    if (entry.dir === "out" && frame._tag === "Request" && frame.id && frame.tag)
+      exchanges.set(frame.id, { tag: frame.tag, payload: frame.payload, answers: [] });
     else if (entry.dir === "in" && frame.requestId) exchanges.get(frame.requestId)?.answers.push(frame);
   }
   return [...exchanges.values()];
@@ -112,7 +128,8 @@ export class ReplayServer {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(JSON.stringify(body));
       };
-      if (req.method === "POST" && url.pathname === "/api/auth/websocket-ticket") return json(200, { ticket: "replay-ticket", expiresAt: new Date(Date.now() + 60_000).toISOString() });
+      if (req.method === "POST" && url.pathname === "/api/auth/websocket-ticket")
+        return json(200, { ticket: "replay-ticket", expiresAt: new Date(Date.now() + 60_000).toISOString() });
       const bounded = /^\/api\/orchestration\/threads\/([^/]+)\/bounded$/.exec(url.pathname);
       if (req.method === "GET" && bounded) {
         const body = this.bounded.get(decodeURIComponent(bounded[1]!));
@@ -128,7 +145,14 @@ export class ReplayServer {
         if (frame._tag !== "Request" || !frame.id || !frame.tag) return;
         this.requests.push({ tag: frame.tag, payload: frame.payload });
         const exchange = this.queues.get(frame.tag)?.shift();
-        if (!exchange) return ws.send(JSON.stringify({ _tag: "Exit", requestId: frame.id, exit: { _tag: "Failure", cause: [{ _tag: "Die", defect: `Nothing recorded for ${frame.tag}` }] } }));
+        if (!exchange)
+          return ws.send(
+            JSON.stringify({
+              _tag: "Exit",
+              requestId: frame.id,
+              exit: { _tag: "Failure", cause: [{ _tag: "Die", defect: `Nothing recorded for ${frame.tag}` }] },
+            }),
+          );
         for (const answer of exchange.answers) {
           // A stream the recording client interrupted stays open here: the fleet closes it.
           if (answer._tag === "Exit" && JSON.stringify(answer.exit).includes('"Interrupt"')) continue;

@@ -20,7 +20,10 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-const FAST = { socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 }, timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 } };
+const FAST = {
+  socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 },
+  timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 },
+};
 
 async function setup() {
   const sims = await SimFleet.start({ envs: 2, generations: ["upstream", "v2"], tickMs: 5 });
@@ -37,7 +40,11 @@ const agent = (service: FleetService, sim: V2SimServer, threadId: string): Agent
 
 async function pair(service: FleetService, sims: SimFleet) {
   for (const sim of [...sims.servers, ...sims.v2Servers]) await service.request("pair.confirm", { input: sim.pairingUrl() });
-  await until(service, () => [...sims.servers, ...sims.v2Servers].every((sim) => service.model.environment(sim.environmentId)?.connection.phase === "online"), "all online");
+  await until(
+    service,
+    () => [...sims.servers, ...sims.v2Servers].every((sim) => service.model.environment(sim.environmentId)?.connection.phase === "online"),
+    "all online",
+  );
 }
 
 describe("fleet service with a protocol-2 machine", () => {
@@ -75,17 +82,39 @@ describe("fleet service with a protocol-2 machine", () => {
     const busy = createV2Thread(v2, { title: "Busy", provider: "codex", text: "#hold" });
     await pair(service, sims);
 
-    await until(service, () => agent(service, v2, approving)?.status === "needs-approval" && (agent(service, v2, approving)?.pending[0]?.kind === "approval" && agent(service, v2, approving)!.pending[0]!.detail !== "command"), "approval card");
+    await until(
+      service,
+      () =>
+        agent(service, v2, approving)?.status === "needs-approval" &&
+        agent(service, v2, approving)?.pending[0]?.kind === "approval" &&
+        agent(service, v2, approving)!.pending[0]!.detail !== "command",
+      "approval card",
+    );
     const approval = agent(service, v2, approving)!.pending[0]!;
     expect(approval.kind === "approval" && approval.decisions.map((option) => option.decision)).toEqual(["accept", "acceptForSession", "decline", "cancel"]);
-    const approved = (await service.request("agent.respondApproval", { key: `${v2.environmentId}/${approving}`, requestId: approval.requestId, decision: "acceptForSession" })) as Delivery;
+    const approved = (await service.request("agent.respondApproval", {
+      key: `${v2.environmentId}/${approving}`,
+      requestId: approval.requestId,
+      decision: "acceptForSession",
+    })) as Delivery;
     await until(service, () => service.delivery(approved.commandId)?.state === "delivered", "approval delivered");
     await until(service, () => agent(service, v2, approving)?.status === "idle", "approved run done");
     expect(v2.engine.responses.get(approval.requestId)).toEqual({ decision: "acceptForSession" });
 
-    await until(service, () => agent(service, v2, asking)?.status === "needs-input" && agent(service, v2, asking)?.pending[0]?.kind === "input" && (agent(service, v2, asking)!.pending[0] as { questions: unknown[] }).questions.length === 2, "questions");
+    await until(
+      service,
+      () =>
+        agent(service, v2, asking)?.status === "needs-input" &&
+        agent(service, v2, asking)?.pending[0]?.kind === "input" &&
+        (agent(service, v2, asking)!.pending[0] as { questions: unknown[] }).questions.length === 2,
+      "questions",
+    );
     const question = agent(service, v2, asking)!.pending[0]!;
-    const answered = (await service.request("agent.respondInput", { key: `${v2.environmentId}/${asking}`, requestId: question.requestId, answers: { scope: ["api", "web"], note: "small" } })) as Delivery;
+    const answered = (await service.request("agent.respondInput", {
+      key: `${v2.environmentId}/${asking}`,
+      requestId: question.requestId,
+      answers: { scope: ["api", "web"], note: "small" },
+    })) as Delivery;
     await until(service, () => service.delivery(answered.commandId)?.state === "delivered", "answers delivered");
     await until(service, () => agent(service, v2, asking)?.status === "idle", "asker done");
 

@@ -45,7 +45,12 @@ describe("protocol 2 through the connection supervisor", () => {
     sim.engine.addProject({ id: "p1", title: "Repo", workspaceRoot: "/repo", defaultModelSelection: null, scripts: [] });
     const threadId = sim.engine.createThread({ projectId: "p1", title: "Task" }).thread.id;
     const token = sim.auth.issueSession({ scopes: [...FLEET_SCOPES], role: "client", label: "t" }).token;
-    const supervisor = new ConnectionSupervisor({ environmentId: sim.environmentId, generation: "upstream", client: new T3EnvironmentClient(sim.baseUrl), token: async () => OriginToken.issuedBy(sim.baseUrl, token) });
+    const supervisor = new ConnectionSupervisor({
+      environmentId: sim.environmentId,
+      generation: "upstream",
+      client: new T3EnvironmentClient(sim.baseUrl),
+      token: async () => OriginToken.issuedBy(sim.baseUrl, token),
+    });
     cleanups.push(() => supervisor.stop());
     const seen = watch(supervisor);
     supervisor.start();
@@ -59,7 +64,19 @@ describe("protocol 2 through the connection supervisor", () => {
     cleanups.push(() => v1.stop());
     v1.engine.dispatch({ type: "project.create", commandId: "p", projectId: "p1", title: "Repo", workspaceRoot: "/repo", createdAt: v1.engine.now() });
     for (const id of ["alpha", "beta"]) {
-      v1.engine.dispatch({ type: "thread.create", commandId: `t-${id}`, threadId: id, projectId: "p1", title: id, modelSelection: { instanceId: "codex", model: "gpt-5.4" }, runtimeMode: "full-access", interactionMode: "default", branch: null, worktreePath: null, createdAt: v1.engine.now() });
+      v1.engine.dispatch({
+        type: "thread.create",
+        commandId: `t-${id}`,
+        threadId: id,
+        projectId: "p1",
+        title: id,
+        modelSelection: { instanceId: "codex", model: "gpt-5.4" },
+        runtimeMode: "full-access",
+        interactionMode: "default",
+        branch: null,
+        worktreePath: null,
+        createdAt: v1.engine.now(),
+      });
     }
     // Many protocol-1 events, so a reused protocol-1 cursor would skip every protocol-2 event.
     for (let i = 0; i < 20; i++) v1.engine.dispatch({ type: "thread.meta.update", commandId: `m-${i}`, threadId: "beta", title: `beta ${i}` });
@@ -85,7 +102,17 @@ describe("protocol 2 through the connection supervisor", () => {
     expect(seen.agents().get("beta")?.title).toBe("beta 19");
 
     // Live protocol-2 changes arrive although their sequences are below protocol 1's.
-    v2.engine.dispatch({ type: "message.dispatch", createdBy: "user", creationSource: "web", commandId: "c1", threadId: "alpha", messageId: "m1", text: "hello", attachments: [], dispatchMode: { type: "queue_after_active" } });
+    v2.engine.dispatch({
+      type: "message.dispatch",
+      createdBy: "user",
+      creationSource: "web",
+      commandId: "c1",
+      threadId: "alpha",
+      messageId: "m1",
+      text: "hello",
+      attachments: [],
+      dispatchMode: { type: "queue_after_active" },
+    });
     await seen.until("agentUpsert", () => (seen.agents().get("alpha")?.run.phase === "completed" ? true : undefined));
   });
 
@@ -93,7 +120,19 @@ describe("protocol 2 through the connection supervisor", () => {
     const v1 = await new SimServer({ generation: "upstream", tickMs: 2 }).start();
     cleanups.push(() => v1.stop());
     v1.engine.dispatch({ type: "project.create", commandId: "p", projectId: "p1", title: "Repo", workspaceRoot: "/repo", createdAt: v1.engine.now() });
-    v1.engine.dispatch({ type: "thread.create", commandId: "t", threadId: "alpha", projectId: "p1", title: "alpha", modelSelection: { instanceId: "codex", model: "gpt-5.4" }, runtimeMode: "full-access", interactionMode: "default", branch: null, worktreePath: null, createdAt: v1.engine.now() });
+    v1.engine.dispatch({
+      type: "thread.create",
+      commandId: "t",
+      threadId: "alpha",
+      projectId: "p1",
+      title: "alpha",
+      modelSelection: { instanceId: "codex", model: "gpt-5.4" },
+      runtimeMode: "full-access",
+      interactionMode: "default",
+      branch: null,
+      worktreePath: null,
+      createdAt: v1.engine.now(),
+    });
     const token = v1.auth.issueSession({ scopes: [...FLEET_SCOPES], role: "client", label: "t" }).token;
     let upgraded: V2SimServer | undefined;
     let descriptorReads = 0;
@@ -110,7 +149,12 @@ describe("protocol 2 through the connection supervisor", () => {
       }
     }
     const phasesSeen: string[] = [];
-    const supervisor = new ConnectionSupervisor({ environmentId: v1.environmentId, generation: "upstream", client: new UpgradedMeanwhile(v1.baseUrl), token: async () => OriginToken.issuedBy(v1.baseUrl, token) });
+    const supervisor = new ConnectionSupervisor({
+      environmentId: v1.environmentId,
+      generation: "upstream",
+      client: new UpgradedMeanwhile(v1.baseUrl),
+      token: async () => OriginToken.issuedBy(v1.baseUrl, token),
+    });
     cleanups.push(() => supervisor.stop());
     supervisor.on("phase", (phase) => phasesSeen.push(phase.phase));
     const seen = watch(supervisor);

@@ -17,7 +17,17 @@ export interface PairingState {
   moved: boolean;
 }
 
-export const EMPTY_PAIRING: PairingState = { open: false, input: "", token: "", label: "", preview: null, busy: false, error: null, environmentId: null, moved: false };
+export const EMPTY_PAIRING: PairingState = {
+  open: false,
+  input: "",
+  token: "",
+  label: "",
+  preview: null,
+  busy: false,
+  error: null,
+  environmentId: null,
+  moved: false,
+};
 
 export interface PairingSlice {
   pairing: PairingState;
