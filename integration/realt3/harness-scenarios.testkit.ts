@@ -13,7 +13,8 @@ import type { AgentView } from "../../shared/fleet/types";
 import type { HarnessName } from "../harnesses/install";
 import { PLAIN_REPLY, SHELL_MARKER, WRITTEN_FILE } from "../model/script";
 import type { RecordedRequest, ScriptedModelServer } from "../model/scripted-model-server";
-import { FAST, type Fleet, agent, env, keyOf, until } from "./fleet.testkit";
+import { FAST, type Fleet, agent, env, keyOf, recoverServer, rows, until } from "./fleet.testkit";
+import type { RealT3Server } from "./harness.testkit";
 
 /**
  * The fleet of the harness suites: three harnesses, T3 and the fleet share two cores, and a missed
@@ -62,6 +63,8 @@ export interface ServerSide {
   storedFailure(threadId: string): Promise<string | null>;
   /** The ids of every thread T3 lists (the fleet's rows must match them). */
   threadIds(): Promise<string[]>;
+  /** How many user messages T3 stored in the thread. */
+  userMessageCount(threadId: string): Promise<number>;
 }
 
 export interface ScenarioContext {
@@ -354,4 +357,24 @@ export async function tokenUsage(
   // Codex reports the response's final figure; T3 takes Claude's from the stream's start (message_start says 1).
   expect(usage!.outputTokens).toBeGreaterThanOrEqual(1);
   expect(usage!.outputTokens).toBeLessThanOrEqual(request.usage!.outputTokens);
+}
+
+/** SIGKILL and restart of the server after every scenario: every row back, no message stored or sent to a model twice. */
+export async function killAndRestart(ctx: ScenarioContext, server: RealT3Server, onlineWithinMs: number): Promise<void> {
+  const before = await ctx.side.threadIds();
+  const requestsBefore = ctx.model.requests.length;
+  const userCounts = new Map<string, number>();
+  for (const threadId of before) userCounts.set(threadId, await ctx.side.userMessageCount(threadId));
+  await server.kill();
+  await until(ctx.fleet, () => env(ctx.fleet)?.connection.phase === "offline", "offline");
+  await server.restart();
+  await until(ctx.fleet, () => env(ctx.fleet)?.connection.phase === "online", "online after the restart", onlineWithinMs);
+  const after = await ctx.side.threadIds();
+  expect(new Set(after)).toEqual(new Set(before));
+  await until(ctx.fleet, () => after.every((threadId) => agent(ctx.fleet, threadId) !== undefined), "every row back");
+  expect(new Set(rows(ctx.fleet).map((view) => view.threadId))).toEqual(new Set(after));
+  for (const threadId of after) expect(await ctx.side.userMessageCount(threadId), `user messages of ${threadId}`).toBe(userCounts.get(threadId));
+  // No harness was asked anything again: nothing was resent to a model after the restart.
+  expect(ctx.model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);
+  await recoverServer(server);
 }

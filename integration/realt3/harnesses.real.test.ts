@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPENCODE_MODEL, SCRIPTED_MODEL } from "../harnesses/harness-env";
 import { LookupRecorder, type OutsideAttempts, onlyLoopback, outsideAttempts } from "../harnesses/offline.testkit";
 import { ScriptedModelServer } from "../model/scripted-model-server";
-import { type Fleet, agent, env, recoverServer, rows, startFleet, until } from "./fleet.testkit";
+import { type Fleet, startFleet } from "./fleet.testkit";
 import {
   HARNESS_FLEET,
   type HarnessUnderTest,
@@ -19,6 +19,7 @@ import {
   approvalDecisions,
   capacityLimit,
   interrupt,
+  killAndRestart,
   messageWhileRunning,
   modelFailure,
   nativeSubagents,
@@ -112,6 +113,9 @@ const side: ServerSide = {
   async threadIds() {
     return (await operator.shell()).threads.map((thread) => thread.id);
   },
+  async userMessageCount(threadId) {
+    return (await operator.thread(threadId)).messages.filter((message) => message.role === "user").length;
+  },
 };
 
 const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf });
@@ -168,25 +172,7 @@ describe("real harnesses under T3 0.0.42", () => {
     ));
   describe("token usage as T3 reports it", () => each((context, harness) => tokenUsage(context, harness, reportedUsage)));
 
-  it("SIGKILL and restart of T3: every row back, nothing sent twice", async () => {
-    const before = await side.threadIds();
-    const requestsBefore = model.requests.length;
-    const userCounts = new Map<string, number>();
-    for (const threadId of before) userCounts.set(threadId, (await operator.thread(threadId)).messages.filter((message) => message.role === "user").length);
-    await server.kill();
-    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline");
-    await server.restart();
-    await until(fleet, () => env(fleet)?.connection.phase === "online", "online after the restart", 60_000);
-    const after = await side.threadIds();
-    expect(new Set(after)).toEqual(new Set(before));
-    await until(fleet, () => after.every((threadId) => agent(fleet, threadId) !== undefined), "every row back");
-    expect(new Set(rows(fleet).map((view) => view.threadId))).toEqual(new Set(after));
-    for (const threadId of after)
-      expect((await operator.thread(threadId)).messages.filter((message) => message.role === "user").length).toBe(userCounts.get(threadId));
-    // No harness was asked anything again: nothing was resent to a model after the restart.
-    expect(model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);
-    await recoverServer(server);
-  }, 120_000);
+  it("SIGKILL and restart of T3: every row back, nothing sent twice", () => killAndRestart(ctx(), server, 60_000), 120_000);
 
   it("nothing tried to reach an address outside the namespace (T3, the harnesses and the fleet)", async () => {
     // Counted by the kernel for this namespace: every connection or datagram to another address, DNS included.

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LookupRecorder, type OutsideAttempts, onlyLoopback, outsideAttempts } from "../harnesses/offline.testkit";
 import { ScriptedModelServer } from "../model/scripted-model-server";
-import { type Fleet, agent, env, recoverServer, rows, startFleet, until } from "./fleet.testkit";
+import { type Fleet, startFleet } from "./fleet.testkit";
 import {
   HARNESS_FLEET,
   type HarnessUnderTest,
@@ -14,6 +14,7 @@ import {
   approvalDecisions,
   capacityLimit,
   interrupt,
+  killAndRestart,
   messageWhileRunning,
   modelFailure,
   question,
@@ -66,6 +67,9 @@ const side: ServerSide = {
   async threadIds() {
     return (await operator.shell()).threads.map((thread) => thread.id);
   },
+  async userMessageCount(threadId) {
+    return (await operator.projection(threadId)).messages.filter((message) => message.role === "user").length;
+  },
 };
 
 const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf: () => join(server.workDir, "harness-codex") });
@@ -101,20 +105,7 @@ describe("the real Codex under T3's V2 engine", () => {
   describe("a model failure is failed with its reason", () => one(modelFailure));
   describe("a capacity limit: held up while Codex retries, then the reply", () => one(capacityLimit));
 
-  it("SIGKILL and restart of the engine: every row back, nothing sent twice", async () => {
-    const before = await side.threadIds();
-    const requestsBefore = model.requests.length;
-    await server.kill();
-    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline");
-    await server.restart();
-    await until(fleet, () => env(fleet)?.connection.phase === "online", "online after the restart", 90_000);
-    const after = await side.threadIds();
-    expect(new Set(after)).toEqual(new Set(before));
-    await until(fleet, () => after.every((threadId) => agent(fleet, threadId) !== undefined), "every row back");
-    expect(new Set(rows(fleet).map((view) => view.threadId))).toEqual(new Set(after));
-    expect(model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);
-    await recoverServer(server);
-  }, 180_000);
+  it("SIGKILL and restart of the engine: every row back, nothing sent twice", () => killAndRestart(ctx(), server, 90_000), 180_000);
 
   it("nothing tried to reach an address outside the namespace (the engine, Codex and the fleet)", async () => {
     // Counted by the kernel for this namespace: every connection or datagram to another address, DNS included.
