@@ -7,7 +7,8 @@ import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
 import { DispatchError, type EngineCore } from "./engine-types";
 import * as ids from "./ids";
 import { type CheckpointScope, type Run, TERMINAL_RUN_STATUSES, V2_ACTIVE_STEERING } from "./model";
-import { type ScriptedAgent, stepsFromText } from "./runner";
+import type { ScriptedAgent } from "./runner";
+import { stepsFromText } from "./steps";
 
 export class CommandDecider {
   private readonly receipts = new Map<string, number>();

@@ -5,73 +5,10 @@
 // Assistant text is buffered until the provider turn ends unless `enableLegacyTokenStreaming` is on.
 import { randomUUID } from "node:crypto";
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
-import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
 import type { AgentStep, EngineCore, PendingReply, Runner, StoredEvent, ThreadState } from "./engine-types";
 import * as ids from "./ids";
-import {
-  type AppThread,
-  type Checkpoint,
-  type Decision,
-  type ItemStatus,
-  type Run,
-  type RunStatus,
-  type RuntimeRequest,
-  type Subagent,
-  TERMINAL_RUN_STATUSES,
-} from "./model";
-
-/** Scenario words in a message script the agent (the demo and the end-to-end tests use them). */
-export function stepsFromText(provider: ProviderKind, text: string): AgentStep[] {
-  const has = (word: string) => new RegExp(`(^|\\s)#${word}(\\b|$)`).test(text);
-  const label = PROVIDERS[provider].label;
-  const steps: AgentStep[] = [];
-  if (has("hold")) steps.push({ kind: "hold" });
-  if (has("approval")) {
-    // Codex's approvals carry no decision list on the real engine; the others' do.
-    const options: Decision[] | undefined = provider === "codex" ? undefined : ["accept", "acceptForSession", "decline", "cancel"];
-    steps.push({ kind: "approval", requestKind: "command", prompt: "Run `npm test`?", ...(options && { options }) });
-    steps.push({ kind: "tool", command: "npm test" });
-  }
-  if (has("question")) {
-    steps.push({
-      kind: "question",
-      questions: [
-        {
-          id: "scope",
-          header: "Scope",
-          question: "Which packages should I touch?",
-          options: [
-            { label: "api", description: "The API package" },
-            { label: "web", description: "The web app" },
-          ],
-          multiSelect: true,
-          required: true,
-        },
-        { id: "note", header: "Note", question: "Anything else?", options: [], allowCustomAnswer: true, required: false },
-      ],
-    });
-  }
-  if (has("subagent"))
-    steps.push({ kind: "subagent", origin: "provider_native", prompt: "Survey the code base", title: "Explore", result: "Found 3 modules." });
-  if (has("delegate"))
-    steps.push({
-      kind: "subagent",
-      origin: "app_owned",
-      prompt: "Write the migration",
-      title: "Migration",
-      steps: [{ kind: "reply", text: "Migration written." }],
-    });
-  const fail = /#fail(?::(\w+))?/.exec(text);
-  if (fail) {
-    const failureClass =
-      (["provider_error", "transport_error", "permission_error", "validation_error"] as const).find((c) => c === fail[1]) ?? "provider_error";
-    steps.push({ kind: "fail", failureClass, message: `${label} failed: ${failureClass.replace("_", " ")}`, code: "sim_failure" });
-    return steps;
-  }
-  steps.push({ kind: "reply", text: `${label} reply to: ${text.replace(/#\S+/g, "").trim() || "(empty)"}`, chunks: has("stream") ? 3 : 1 });
-  if (has("background")) steps.push({ kind: "background", description: "Background test watcher" });
-  return steps;
-}
+import { openRequest } from "./requests";
+import { type AppThread, type Checkpoint, type ItemStatus, type Run, type RunStatus, type Subagent, TERMINAL_RUN_STATUSES } from "./model";
 
 export class ScriptedAgent {
   /** The message each queued or starting run was dispatched with, until the run starts. */
@@ -349,7 +286,7 @@ export class ScriptedAgent {
       }
       case "approval":
       case "question": {
-        this.openRequest(state, runner, step);
+        openRequest(this.engine, state, runner, step);
         return;
       }
       case "subagent": {
@@ -394,66 +331,6 @@ export class ScriptedAgent {
       }
     }
     this.schedule(state, () => this.step(state));
-  }
-
-  /**
-   * An approval or a question. The provider's command item (for a command approval), the request
-   * and its item leave together: a client sees the request and what it is about in one chunk.
-   */
-  private openRequest(state: ThreadState, runner: Runner, step: Extract<AgentStep, { kind: "approval" | "question" }>): void {
-    const run = runner.run;
-    const turnId = runner.providerTurn?.id ?? ids.providerTurnId(state.provider, randomUUID());
-    const native = `call_${randomUUID()}`;
-    const nativeRef = { driver: state.provider, nativeId: native, strength: "strong" as const };
-    const guarded = runner.steps[runner.index];
-    if (step.kind === "approval" && step.requestKind === "command" && guarded?.kind === "tool") {
-      // The provider's command item opens with the request; the guarded tool step completes it.
-      const node = this.engine.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", { nativeItemRef: nativeRef });
-      const base = this.engine.newItem(state, run, "running", null, {
-        id: ids.nativeItemId(state.provider, native),
-        nodeId: node.id,
-        providerTurnId: turnId,
-        native,
-      });
-      runner.openCommand = { ...base, type: "command_execution", input: guarded.command, output: null };
-      this.engine.putItem(state, runner.openCommand);
-    }
-    const requestId = ids.runtimeRequestId(state.provider, turnId, native);
-    const nodeId = ids.requestNodeId(requestId);
-    this.engine.providerNode(state, runner, nodeId, "runtime_request", "waiting", { runtimeRequestId: requestId, nativeItemRef: nativeRef });
-    const request: RuntimeRequest = {
-      id: requestId,
-      nodeId,
-      providerTurnId: turnId,
-      nativeRequestRef: nativeRef,
-      kind: step.kind === "approval" ? step.requestKind : "user_input",
-      status: "pending",
-      responseCapability: { type: "live", providerSessionId: state.sessions[0]?.id ?? ids.providerSessionId(state.provider) },
-      createdAt: this.engine.now(),
-      resolvedAt: null,
-    };
-    this.engine.putRequest(state, request, run.id);
-    const base = this.engine.newItem(state, run, "waiting", null, { id: ids.requestItemId(requestId), nodeId, providerTurnId: turnId, native });
-    if (step.kind === "approval") {
-      const labels: Record<Decision, string> = {
-        accept: "Allow once",
-        acceptForSession: "Allow for this session",
-        acceptAlways: "Always allow",
-        decline: "Deny",
-        cancel: "Deny and stop",
-      };
-      this.engine.putItem(state, {
-        ...base,
-        type: "approval_request",
-        requestId,
-        requestKind: step.requestKind,
-        prompt: step.prompt,
-        ...(step.options && { options: step.options.map((decision) => ({ decision, label: labels[decision] })) }),
-      });
-    } else {
-      this.engine.putItem(state, { ...base, title: "Questions", type: "user_input_request", requestId, questions: step.questions });
-    }
-    runner.blockedOn = { kind: "request", requestId };
   }
 
   private startSubagent(state: ThreadState, runner: Runner, step: Extract<AgentStep, { kind: "subagent" }>): void {
