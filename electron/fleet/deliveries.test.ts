@@ -49,16 +49,19 @@ describe("deliveries", () => {
     expect(sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === "seen before answered")).toHaveLength(1);
   });
 
-  it("states the intent before sending: steer where T3 steers, a new turn after the running one where it does not, a new turn when idle", async () => {
+  it("states the intent before sending: steer where the harness takes it in the turn, a new turn after the running one where it does not, a new turn when idle", async () => {
     const { sims, service } = await setup(["upstream"]);
     const sim = sims.servers[0]!;
-    const running = sims.createThread(sim, { title: "Busy", text: "#hang", provider: "claudeAgent" });
-    const codex = sims.createThread(sim, { title: "Busy Codex", text: "#hang" });
+    const running = sims.createThread(sim, { title: "Busy", text: "#hang", provider: "opencode" });
+    const codex = sims.createThread(sim, { title: "Busy Claude", text: "#hang", provider: "claudeAgent" });
     const idle = sims.createThread(sim, { title: "Free" });
     await pairAll(service, sims);
     await until(service, () => agent(service, sim, running)?.status === "running" && agent(service, sim, codex)?.status === "running", "running");
     expect(service.intent(`${sim.environmentId}/${running}`)).toMatchObject({ kind: "steer" });
-    expect(service.intent(`${sim.environmentId}/${codex}`)).toMatchObject({ kind: "queue", note: expect.stringContaining("new turn after this one") });
+    expect(service.intent(`${sim.environmentId}/${codex}`)).toMatchObject({
+      kind: "queue",
+      note: expect.stringContaining("T3 then starts a new turn with your message"),
+    });
     expect(service.intent(`${sim.environmentId}/${idle}`)).toMatchObject({ kind: "new-turn" });
     const steerToCodex = (await service.request("agent.send", {
       key: `${sim.environmentId}/${codex}`,
@@ -118,14 +121,14 @@ describe("deliveries", () => {
     expect(states).not.toContain("delivered");
   });
 
-  it("a message to a running Codex agent on a 0.0.24 server says it starts a new turn after the running one, and reports that turn", async () => {
+  it("a message to a running Codex agent on a 0.0.24 server says no real harness was observed there, and reports the new turn it started", async () => {
     const { sims, service } = await setup(["fork"]);
     const sim = sims.servers[0]!;
     const threadId = sims.createThread(sim, { title: "Long", text: "long job #slow" });
     await pairAll(service, sims);
     await until(service, () => agent(service, sim, threadId)?.status === "running", "running");
     const intent = service.intent(`${sim.environmentId}/${threadId}`);
-    expect(intent).toMatchObject({ kind: "queue", note: expect.stringContaining("new turn after this one") });
+    expect(intent).toMatchObject({ kind: "queue", unobserved: true, note: expect.stringContaining("Not yet observed for Codex") });
     const delivery = (await service.request("agent.send", { key: `${sim.environmentId}/${threadId}`, text: "and this", expectedIntent: "queue" })) as Delivery;
     await until(service, () => service.delivery(delivery.commandId)?.state === "answered", "answered");
     expect(service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "new-turn" });

@@ -23,8 +23,8 @@ export function effortOf(options: readonly { id: string; value: string | boolean
 const CAPABILITIES = new Map<string, AgentCapabilities>();
 
 /** What the fleet can do with a protocol-1 thread of `driver`: what that harness was seen to do (./harnesses.ts). */
-export function protocol1Capabilities(driver: string, settle = false, snooze = false): AgentCapabilities {
-  const { runningMessage } = observedHarness(driver);
+export function protocol1Capabilities(driver: string, settle = false, snooze = false, observed = true): AgentCapabilities {
+  const { runningMessage } = observed ? observedHarness(driver) : observedHarness(null);
   const key = `${runningMessage}:${settle}:${snooze}`;
   let capabilities = CAPABILITIES.get(key);
   if (!capabilities) {
@@ -92,6 +92,11 @@ export class Protocol1Rows {
   settleSupported = false;
   /** The descriptor advertises T3's thread snooze (`capabilities.threadSnooze`). */
   snoozeSupported = false;
+  /**
+   * The harness table (./harnesses.ts) was observed on upstream servers (0.0.42); no real harness ran
+   * under a fork-era server (0.0.24), so there every harness is unobserved.
+   */
+  harnessesObserved = true;
   /** Strings rows repeat, shared across this environment's facts. */
   private readonly strings = new StringPool();
 
@@ -130,7 +135,7 @@ export class Protocol1Rows {
       blockedBy: row.hasPendingApprovals ? BLOCKED_BY_APPROVAL : row.hasPendingUserInput ? BLOCKED_BY_INPUT : null,
       updatedAt: intern(row.updatedAt),
       latestUserMessageAt: intern(row.latestUserMessageAt ?? null),
-      capabilities: protocol1Capabilities(driver ?? instanceId, this.settleSupported, this.snoozeSupported),
+      capabilities: protocol1Capabilities(driver ?? instanceId, this.settleSupported, this.snoozeSupported, this.harnessesObserved),
       snoozedUntil: intern(row.snoozedUntil ?? null),
     };
   }

@@ -90,7 +90,8 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
       lifecycle: "active",
       parent: null,
       provider: { instanceId: "claudeAgent" },
-      capabilities: { whileRunning: ["queue"], runningMessage: "next-turn" },
+      // Harnesses were observed under upstream servers only (shared/t3/protocol1/harnesses.ts).
+      capabilities: { whileRunning: ["queue"], runningMessage: generation === "fork" ? "unobserved" : "next-turn" },
     });
     const phases: string[] = [];
     const upsert = fleet.upsert.bind(fleet);

@@ -92,6 +92,7 @@ export class Protocol1Adapter implements ProtocolAdapter {
     readonly options: Protocol1Options = {},
   ) {
     this.rows.settleSupported = context.descriptor.capabilities.threadSettlement === true;
+    this.rows.harnessesObserved = context.generation !== "fork";
     this.rows.snoozeSupported = context.descriptor.capabilities.threadSnooze === true;
   }
 

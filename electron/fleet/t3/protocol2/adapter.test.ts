@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { T3Error } from "../../../../shared/t3/errors";
+import { providerTurnRunning, untilEngine } from "../../../../sim/protocol2/engine.testkit";
 import type { V2SimServer } from "../../../../sim/protocol2/server";
 import { FleetRecorder, ThreadDetailRecorder, v2Fixture } from "./recorders.testkit";
 import type { AdapterSession, AgentCommand, FollowedThread } from "../adapter";
@@ -172,6 +173,8 @@ describe("protocol-2 adapter: fleet stream", () => {
     await detail.untilDetail((d) => d.facts.run?.phase === "running", "running");
     const learned = await fleet.untilAgent(threadId, (agent) => agent.capabilities.whileRunning.length === 1, "queue only");
     expect(learned.capabilities.whileRunning).toEqual(["queue"]);
+    // The engine refuses a steer before the provider's turn runs for another reason ("No running provider turn"): wait for it.
+    await untilEngine(sim.engine, () => providerTurnRunning(sim.engine, threadId), "the provider turn running");
     const refused = await rejected(send(session, threadId, "fold in", "steer", learned.activeRunId ?? detail.latest!.facts.activeRunId).receipt);
     expect(refused.message).toMatch(/does not support steering/);
   });
