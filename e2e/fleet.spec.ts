@@ -89,7 +89,7 @@ test("an approval answered in the UI unblocks the simulated agent", async ({ pag
   await row.getByRole("button", { name: "Deployer" }).click();
   const card = page.getByTestId("approval-card");
   await expect(card).toContainText("npm test");
-  await card.getByRole("button", { name: "Accept", exact: true }).click();
+  await card.getByRole("button", { name: "Allow once", exact: true }).click();
   await expect(row).toHaveAttribute("data-status", "idle");
   await expect(page.getByTestId("approval-card")).toHaveCount(0);
   await expect(page.locator('[data-testid="delivery"][data-state="delivered"]')).toContainText("approval");

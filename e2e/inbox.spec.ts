@@ -63,7 +63,7 @@ test.describe("the inbox", () => {
       await expect(card.getByTestId("approval-command")).toHaveText("npm test");
       await expect(card.getByTestId("approval-folder")).not.toBeEmpty();
       await expect(page.getByTestId("transcript").getByTestId("message-user")).toContainText("Step 40 of the release plan");
-      await expectInWindow(page, card.getByRole("button", { name: /^Accept/ }).first(), "the Accept button");
+      await expectInWindow(page, card.getByRole("button", { name: /^Allow once/ }).first(), "the Allow once button");
       await expectInWindow(page, page.getByTestId("transcript"), "the transcript");
       expect((await page.getByTestId("transcript").boundingBox())!.height, "the transcript has room to read").toBeGreaterThanOrEqual(
         size.height >= 820 ? 200 : 90,
@@ -330,7 +330,7 @@ test("an offline machine's agent keeps its transcript readable, as of when; Open
   await expect(
     page
       .getByTestId("approval-card")
-      .getByRole("button", { name: /^Accept/ })
+      .getByRole("button", { name: /^Allow once/ })
       .first(),
   ).toBeDisabled();
   await expect(transcript.getByTestId("message-user")).toContainText("Write the summary");

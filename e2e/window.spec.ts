@@ -143,7 +143,7 @@ test("notices: one per condition, withdrawn when it clears, never over a control
   await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
   // The notice strip sits above the fleet: the composer and card buttons are not covered.
   for (const button of [
-    page.getByTestId("approval-card").getByRole("button", { name: "Accept", exact: true }),
+    page.getByTestId("approval-card").getByRole("button", { name: "Allow once", exact: true }),
     page.getByTestId("composer").getByRole("button"),
   ]) {
     const box = (await button.boundingBox())!;
@@ -154,7 +154,7 @@ test("notices: one per condition, withdrawn when it clears, never over a control
     expect(hit).toBe(await button.textContent());
   }
   await page.screenshot({ path: join(SCREENSHOTS, "notice-approval.png") });
-  await page.getByTestId("approval-card").getByRole("button", { name: "Accept", exact: true }).click();
+  await page.getByTestId("approval-card").getByRole("button", { name: "Allow once", exact: true }).click();
   await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "idle");
   await expect(notice).toHaveCount(0);
   expect((await shown())[0]!.closed).toBe(true);
@@ -198,7 +198,7 @@ test("transcripts: markdown, highlighted and folded code, tool activity inline, 
   // An approval, then a question: the command with its status and the answer show in the transcript.
   fleet.sims.sendMessage(sim, threadId, "deploy #approval");
   await expect(page.getByTestId("approval-card")).toBeVisible();
-  await page.getByTestId("approval-card").getByRole("button", { name: "Accept", exact: true }).click();
+  await page.getByTestId("approval-card").getByRole("button", { name: "Allow once", exact: true }).click();
   await expect(transcript.getByTestId("activity-command").last()).toContainText("$ npm test");
   await expect(transcript.getByTestId("activity-command").last()).toHaveAttribute("data-status", "completed");
   fleet.sims.sendMessage(sim, threadId, "next #input");

@@ -14,7 +14,8 @@ export interface ObservedHarness {
 const ACCEPT: ApprovalOption = { decision: "accept", label: "Allow once", warning: null };
 const ACCEPT_FOR_SESSION: ApprovalOption = { decision: "acceptForSession", label: "Allow for this session", warning: null };
 const DECLINE: ApprovalOption = { decision: "decline", label: "Deny", warning: null };
-const CANCEL: ApprovalOption = { decision: "cancel", label: "Deny and stop the turn", warning: null };
+// The words protocol 2 uses for the same decisions (shared/t3/protocol2/projection.ts), so they read alike on both.
+const CANCEL: ApprovalOption = { decision: "cancel", label: "Deny and stop", warning: null };
 
 const OBSERVED: Record<string, ObservedHarness> = {
   // Codex stops the response it is streaming and samples again with the message: one turn.
