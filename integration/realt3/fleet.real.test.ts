@@ -285,7 +285,7 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     const text = "exactly once across a freeze";
     server.freeze();
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: "new-turn" })) as Delivery;
-    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "uncertain", "uncertain", 10_000);
+    await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "uncertain", "uncertain", 20_000);
     await server.restart();
     await until(fleet, () => ["delivered", "answered"].includes(fleet.service.delivery(delivery.commandId)!.state), "reconciled", 30_000);
     expect(await userMessagesOnServer(childId, text)).toBe(1);

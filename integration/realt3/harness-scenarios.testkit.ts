@@ -16,12 +16,8 @@ import type { RecordedRequest, ScriptedModelServer } from "../model/scripted-mod
 import { FAST, type Fleet, agent, env, keyOf, recoverServer, rows, until } from "./fleet.testkit";
 import type { RealT3Server } from "./harness.testkit";
 
-/**
- * The fleet of the harness suites: three harnesses, T3 and the fleet share two cores, and a missed
- * 1 s ping there read as an outage mid-scenario. These suites test what harnesses do, not how fast
- * an outage shows (the fleet suites do), so they ping every 3 s; a killed T3 still closes the socket at once.
- */
-export const HARNESS_FLEET = { ...FAST, socket: { ...FAST.socket, pingIntervalMs: 3_000 } };
+/** The fleet of the harness suites: the real-server suites' own timing (fleet.testkit.ts). */
+export const HARNESS_FLEET = FAST;
 
 /** What one harness is, and what it was observed to do (docs/t3-protocols.md, "Harnesses under T3"). */
 export interface HarnessUnderTest {
