@@ -13,11 +13,8 @@ import type { AgentView } from "../../shared/fleet/types";
 import type { HarnessName } from "../harnesses/install";
 import { PLAIN_REPLY, SHELL_MARKER, WRITTEN_FILE } from "../model/script";
 import type { RecordedRequest, ScriptedModelServer } from "../model/scripted-model-server";
-import { FAST, type Fleet, agent, env, keyOf, recoverServer, rows, until } from "./fleet.testkit";
+import { type Fleet, agent, env, keyOf, recoverServer, rows, until } from "./fleet.testkit";
 import type { RealT3Server } from "./harness.testkit";
-
-/** The fleet of the harness suites: the real-server suites' own timing (fleet.testkit.ts). */
-export const HARNESS_FLEET = FAST;
 
 /** What one harness is, and what it was observed to do (docs/t3-protocols.md, "Harnesses under T3"). */
 export interface HarnessUnderTest {

@@ -10,9 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPENCODE_MODEL, SCRIPTED_MODEL } from "../harnesses/harness-env";
 import { LookupRecorder, type OutsideAttempts, onlyLoopback, outsideAttempts } from "../harnesses/offline.testkit";
 import { ScriptedModelServer } from "../model/scripted-model-server";
-import { type Fleet, startFleet } from "./fleet.testkit";
+import { FAST, type Fleet, startFleet } from "./fleet.testkit";
 import {
-  HARNESS_FLEET,
   type HarnessUnderTest,
   type ScenarioContext,
   type ServerSide,
@@ -144,7 +143,7 @@ beforeAll(async () => {
     await run("git", ["init", "-q"], { cwd: workspaceOf(harness) });
     projects.set(harness.name, await operator.createProject(`harness-${harness.name}`));
   }
-  fleet = await startFleet(server, HARNESS_FLEET, cleanups);
+  fleet = await startFleet(server, FAST, cleanups);
 }, 120_000);
 
 afterAll(async () => {

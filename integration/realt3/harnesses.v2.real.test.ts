@@ -5,9 +5,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LookupRecorder, type OutsideAttempts, onlyLoopback, outsideAttempts } from "../harnesses/offline.testkit";
 import { ScriptedModelServer } from "../model/scripted-model-server";
-import { type Fleet, startFleet } from "./fleet.testkit";
+import { FAST, type Fleet, startFleet } from "./fleet.testkit";
 import {
-  HARNESS_FLEET,
   type HarnessUnderTest,
   type ScenarioContext,
   type ServerSide,
@@ -83,7 +82,7 @@ beforeAll(async () => {
   server = await RealT3Server.start({ kind: V2_ENGINE, harnesses: { names: ["codex"], modelUrl: model.url } });
   operator = await T3V2Operator.start(server);
   projectId = await operator.createProject("Harness codex");
-  fleet = await startFleet(server, HARNESS_FLEET, cleanups);
+  fleet = await startFleet(server, FAST, cleanups);
 }, 180_000);
 
 afterAll(async () => {
