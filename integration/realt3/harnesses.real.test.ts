@@ -48,6 +48,7 @@ const HARNESSES: HarnessUnderTest[] = [
     asks: false,
     showsRetries: true,
     subagents: false,
+    reportsUsage: true,
   },
   {
     name: "claude",
@@ -63,6 +64,7 @@ const HARNESSES: HarnessUnderTest[] = [
     asks: true,
     showsRetries: false,
     subagents: true,
+    reportsUsage: true,
   },
   {
     name: "opencode",
@@ -78,6 +80,7 @@ const HARNESSES: HarnessUnderTest[] = [
     asks: true,
     showsRetries: true,
     subagents: false,
+    reportsUsage: false,
   },
 ];
 

@@ -17,6 +17,7 @@ import {
   messageWhileRunning,
   modelFailure,
   question,
+  tokenUsage,
   showsProviderAndModel,
   turnWithReply,
 } from "./harness-scenarios.testkit";
@@ -40,6 +41,9 @@ const CODEX: HarnessUnderTest = {
   asks: false,
   showsRetries: true,
   subagents: false,
+  // The engine keeps token use only for subagent activations: it drops a top-level thread's
+  // `thread/tokenUsage/updated` from Codex (../shared/tools/t3-v2/server.mjs, "thread/tokenUsage/updated").
+  reportsUsage: false,
 };
 
 let model: ScriptedModelServer;
@@ -70,6 +74,26 @@ const side: ServerSide = {
     return (await operator.projection(threadId)).messages.filter((message) => message.role === "user").length;
   },
 };
+
+/** Token figures anywhere in the engine's projection of the thread, its subagents' left out; null when it holds none. */
+async function reportedUsage(threadId: string) {
+  const { subagents: _subagents, ...thread } = await operator.projection(threadId);
+  const figures: { inputTokens: number; outputTokens: number }[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!value || typeof value !== "object") return;
+    const record = value as Record<string, unknown>;
+    if (typeof record.inputTokens === "number" || typeof record.usedTokens === "number") {
+      figures.push({
+        inputTokens: Number(record.lastInputTokens ?? record.inputTokens ?? 0),
+        outputTokens: Number(record.lastOutputTokens ?? record.outputTokens ?? 0),
+      });
+    }
+    Object.values(record).forEach(visit);
+  };
+  visit(thread);
+  return figures.at(-1) ?? null;
+}
 
 const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf: () => join(server.workDir, "harness-codex") });
 
@@ -103,6 +127,7 @@ describe("the real Codex under T3's V2 engine", () => {
   describe("interrupt", () => one(interrupt));
   describe("a model failure is failed with its reason", () => one(modelFailure));
   describe("a capacity limit: held up while Codex retries, then the reply", () => one(capacityLimit));
+  describe("token usage as T3 reports it", () => one((context, harness) => tokenUsage(context, harness, reportedUsage)));
 
   it("SIGKILL and restart of the engine: every row back, nothing sent twice", () => killAndRestart(ctx(), server, 90_000), 180_000);
 
