@@ -32,14 +32,26 @@ export interface Usage {
 }
 
 export type Plan =
-  | { kind: "text"; text: string; chunkDelayMs: number; usage: Usage }
+  | {
+      kind: "text";
+      text: string;
+      chunkDelayMs: number;
+      usage: Usage;
+      /** The stream waits before this chunk until the test releases it (ScriptedModelServer.release) or the client closes it. */
+      holdAtChunk?: number;
+    }
   | { kind: "tool"; tool: string; toolKind: ToolKind; input: Record<string, unknown>; usage: Usage }
   | { kind: "error"; status: 400 | 401 | 429 | 500; message: string; retryAfterS?: number; shouldRetry: boolean };
 
 /** The reply to an ordinary prompt: tests find it in T3's transcript. */
 export const PLAIN_REPLY = "Scripted model reply.";
-/** A slow reply's words and pace: long enough (~8 s) for a test to send a message while it streams. */
+/**
+ * A slow reply's words and pace (~8 s). It holds halfway until the test releases it, so a message can be
+ * sent mid-reply however long T3 and the fleet take on a busy machine; the rest (~4 s) streams after the
+ * release, time for a harness that takes a message into the running reply to close this stream.
+ */
 export const SLOW_WORDS = 40;
+export const SLOW_HOLD_AT_WORD = 20;
 export const SLOW_CHUNK_MS = 200;
 /** An endless reply streams for this long unless the harness interrupts it first. */
 export const ENDLESS_WORDS = 600;
@@ -176,7 +188,14 @@ export function choosePlan(conversation: Conversation, attempt: number): Plan {
   }
   if (lower.includes("endless"))
     return { kind: "text", text: words(ENDLESS_WORDS), chunkDelayMs: SLOW_CHUNK_MS, usage: usageFor(conversation, words(ENDLESS_WORDS)) };
-  if (lower.includes("slow")) return { kind: "text", text: words(SLOW_WORDS), chunkDelayMs: SLOW_CHUNK_MS, usage: usageFor(conversation, words(SLOW_WORDS)) };
+  if (lower.includes("slow"))
+    return {
+      kind: "text",
+      text: words(SLOW_WORDS),
+      chunkDelayMs: SLOW_CHUNK_MS,
+      usage: usageFor(conversation, words(SLOW_WORDS)),
+      holdAtChunk: SLOW_HOLD_AT_WORD,
+    };
   // A message sent to a running turn is answered by name, so the transcript shows which request took it.
   const text = lower.startsWith("steer:") ? `Received: ${latest}` : PLAIN_REPLY;
   return { kind: "text", text, chunkDelayMs: 10, usage: usageFor(conversation, text) };

@@ -1,7 +1,7 @@
 // The scripted model server as a harness sees it: each API's stream, tool calls chosen from the
 // tools the harness offers, scripted failures with the API's own error bodies, and the request log.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CAPACITY_RETRY_AFTER_S, PLAIN_REPLY, SHELL_MARKER } from "./script";
+import { CAPACITY_RETRY_AFTER_S, PLAIN_REPLY, SHELL_MARKER, SLOW_HOLD_AT_WORD, SLOW_WORDS } from "./script";
 import { ScriptedModelServer } from "./scripted-model-server";
 
 let model: ScriptedModelServer;
@@ -162,5 +162,26 @@ describe("the scripted model server", () => {
     expect(await model.streamEnded(request)).toBe("aborted");
     expect(request).toMatchObject({ answer: "text", aborted: true });
     expect(model.modelRequestsContaining("an endless story")).toHaveLength(1);
+  });
+  it("holds a slow reply halfway until the test releases it, then streams the rest; a client that closes it is recorded as aborting", async () => {
+    const reader = (await post("/v1/responses", responsesBody("tell a slow story"))).body!.getReader();
+    const slow = await model.waitFor((request) => request.text.includes("slow story"), "the slow request");
+    const decoder = new TextDecoder();
+    let seen = "";
+    const deltas = () => (seen.match(/event: response\.output_text\.delta/g) ?? []).length;
+    while (deltas() < SLOW_HOLD_AT_WORD) seen += decoder.decode((await reader.read()).value, { stream: true });
+    expect(deltas()).toBe(SLOW_HOLD_AT_WORD);
+    let ended = false;
+    void model.streamEnded(slow).then(() => (ended = true));
+    model.release(slow);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += decoder.decode(chunk.value, { stream: true });
+    expect(deltas()).toBe(SLOW_WORDS);
+    expect(await model.streamEnded(slow)).toBe("completed");
+    expect(ended).toBe(true);
+
+    const held = await post("/v1/responses", responsesBody("another slow story"));
+    const second = await model.waitFor((request) => request.text.includes("another slow story"), "the second slow request");
+    await held.body!.cancel();
+    expect(await model.streamEnded(second)).toBe("aborted");
   });
 });

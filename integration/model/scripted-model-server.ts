@@ -11,6 +11,8 @@ import { type Api, conversationOf, errorBody, modelOf, streamOf, wantsStream, wh
 
 /** Request bodies larger than this are refused (a harness's whole context fits easily). */
 const MAX_BODY_BYTES = 32 << 20;
+/** A held stream goes on by itself after this long, so a test that never releases it cannot hang a harness. */
+const MAX_HOLD_MS = 120_000;
 
 export interface RecordedRequest {
   /** Order of arrival, from 1. */
@@ -28,6 +30,8 @@ export interface RecordedRequest {
   answer: string;
   /** The client closed the stream before it ended (an interrupt). */
   aborted: boolean;
+  /** When the answer ended (sent whole or closed by the client); null while it streams. */
+  endedAt: number | null;
   /** The token usage the answer reported, for comparing with what T3 shows. */
   usage: Usage | null;
   userAgent: string;
@@ -79,6 +83,8 @@ export class ScriptedModelServer {
   private readonly attempts = new Map<string, number>();
   private readonly open = new Set<ServerResponse>();
   private readonly ended = new WeakSet<RecordedRequest>();
+  private readonly released = new WeakSet<RecordedRequest>();
+  private readonly pendingReleases = new Set<NodeJS.Timeout>();
 
   private constructor(private readonly server: Server) {}
 
@@ -130,6 +136,21 @@ export class ScriptedModelServer {
     });
   }
 
+  /**
+   * Lets a held stream (a slow reply, script.ts) go on, after `afterMs` (a model that pauses mid-reply), or
+   * as soon as it reaches its hold if that is later; a client that closes the stream first ends it.
+   */
+  release(request: RecordedRequest, afterMs = 0): void {
+    const go = () => {
+      this.released.add(request);
+      this.events.emit("released", request);
+    };
+    if (afterMs <= 0) return go();
+    const timer = setTimeout(go, afterMs);
+    timer.unref();
+    this.pendingReleases.add(timer);
+  }
+
   /** Resolves once the stream answering `request` has ended: sent whole, or closed by the client. */
   streamEnded(request: RecordedRequest): Promise<"completed" | "aborted"> {
     if (this.ended.has(request)) return Promise.resolve(request.aborted ? "aborted" : "completed");
@@ -144,9 +165,26 @@ export class ScriptedModelServer {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.pendingReleases) clearTimeout(timer);
     for (const response of this.open) response.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private heldUntilReleased(request: RecordedRequest, signal: AbortSignal): Promise<void> {
+    if (this.released.has(request) || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.events.off("released", onRelease);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const onRelease = (released: RecordedRequest) => released === request && done();
+      const timer = setTimeout(done, MAX_HOLD_MS);
+      this.events.on("released", onRelease);
+      signal.addEventListener("abort", done, { once: true });
+    });
   }
 
   private record(request: RecordedRequest): void {
@@ -155,6 +193,7 @@ export class ScriptedModelServer {
   }
 
   private end(request: RecordedRequest): void {
+    request.endedAt ??= Date.now();
     this.ended.add(request);
     this.events.emit("ended", request);
   }
@@ -182,6 +221,7 @@ export class ScriptedModelServer {
       conversation: null,
       answer: "",
       aborted: false,
+      endedAt: null,
       usage: null,
       userAgent: String(request.headers["user-agent"] ?? ""),
     };
@@ -249,6 +289,7 @@ export class ScriptedModelServer {
     });
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     for (const event of streamOf[api](plan, model)) {
+      if (event.hold) await this.heldUntilReleased(recorded, aborted.signal);
       await sleep(event.delayMs ?? 0, aborted.signal);
       if (aborted.signal.aborted) return;
       const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);

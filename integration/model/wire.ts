@@ -13,6 +13,8 @@ export interface SseEvent {
   data: unknown;
   /** Pause before this event, to stream slowly. */
   delayMs?: number;
+  /** Wait before this event until the test releases the stream (a held slow reply). */
+  hold?: boolean;
 }
 
 /** Harness wrappers that are not the user's own words: Codex's context blocks, Claude's reminders. */
@@ -102,10 +104,11 @@ function responsesStream(plan: Exclude<Plan, { kind: "error" }>, model: string):
         part: { type: "output_text", text: "", annotations: [] },
       },
     });
-    for (const delta of chunks(plan.text)) {
+    for (const [index, delta] of chunks(plan.text).entries()) {
       events.push({
         event: "response.output_text.delta",
         delayMs: plan.chunkDelayMs,
+        hold: index === plan.holdAtChunk,
         data: { type: "response.output_text.delta", item_id: itemId, output_index: 0, content_index: 0, delta },
       });
     }
@@ -214,10 +217,11 @@ function anthropicStream(plan: Exclude<Plan, { kind: "error" }>, model: string):
   if (plan.kind === "text") {
     events.push({ event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } });
     events.push({ event: "ping", data: { type: "ping" } });
-    for (const text of chunks(plan.text))
+    for (const [index, text] of chunks(plan.text).entries())
       events.push({
         event: "content_block_delta",
         delayMs: plan.chunkDelayMs,
+        hold: index === plan.holdAtChunk,
         data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
       });
   } else {
@@ -274,13 +278,14 @@ function chatConversation(body: unknown): Conversation {
 function chatStream(plan: Exclude<Plan, { kind: "error" }>, model: string): SseEvent[] {
   const id = `chatcmpl-${randomUUID()}`;
   const created = Math.floor(Date.now() / 1000);
-  const chunk = (delta: Record<string, unknown>, finish: string | null, delayMs?: number): SseEvent => ({
+  const chunk = (delta: Record<string, unknown>, finish: string | null, delayMs?: number, hold?: boolean): SseEvent => ({
     delayMs,
+    hold,
     data: { id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] },
   });
   const events: SseEvent[] = [chunk({ role: "assistant", content: "" }, null)];
   if (plan.kind === "text") {
-    for (const content of chunks(plan.text)) events.push(chunk({ content }, null, plan.chunkDelayMs));
+    for (const [index, content] of chunks(plan.text).entries()) events.push(chunk({ content }, null, plan.chunkDelayMs, index === plan.holdAtChunk));
     events.push(chunk({}, "stop"));
   } else {
     events.push(

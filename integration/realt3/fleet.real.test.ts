@@ -25,6 +25,7 @@ import {
 } from "./fleet.testkit";
 import { PLAIN_REPLY, SHELL_MARKER } from "../model/script";
 import { ScriptedModelServer } from "../model/scripted-model-server";
+import { MESSAGE_REACHES_HARNESS_MS } from "./harness-scenarios.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
 
@@ -125,7 +126,7 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     const threadId = await newThread("Busy codex");
     const key = keyOf(fleet, threadId);
     await operator.startTurn(threadId, "a slow long job");
-    await model.waitFor((request) => request.api !== null && request.text.includes("a slow long job"), "the slow reply's request");
+    const slowReply = await model.waitFor((request) => request.api !== null && request.text.includes("a slow long job"), "the slow reply's request");
     await until(fleet, () => agent(fleet, threadId)?.status === "running" && agent(fleet, threadId)?.activeRunId !== null, "running");
     const runningTurn = agent(fleet, threadId)!.activeRunId!;
     const intent = fleet.service.intent(key);
@@ -134,6 +135,9 @@ describe("the fleet against a real T3 0.0.42 server", () => {
 
     const text = "and one more thing";
     const delivery = (await fleet.service.request("agent.send", { key, text, expectedIntent: intent.kind })) as Delivery;
+    // The slow reply holds halfway (integration/model/script.ts) and goes on a while after T3 holds the message.
+    await until(fleet, () => ["delivered", "answered"].includes(fleet.service.delivery(delivery.commandId)?.state ?? ""), "delivered", 60_000);
+    model.release(slowReply, MESSAGE_REACHES_HARNESS_MS);
     await until(fleet, () => fleet.service.delivery(delivery.commandId)?.state === "answered", "answered", 60_000);
     expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "steered", turnId: runningTurn });
     expect(await userMessagesOnServer(threadId, text)).toBe(1);

@@ -13,7 +13,7 @@ import type { AgentView } from "../../shared/fleet/types";
 import type { HarnessName } from "../harnesses/install";
 import { PLAIN_REPLY, SHELL_MARKER, WRITTEN_FILE } from "../model/script";
 import type { RecordedRequest, ScriptedModelServer } from "../model/scripted-model-server";
-import { type Fleet, agent, env, keyOf, recoverServer, rows, until } from "./fleet.testkit";
+import { type Fleet, agent, deliveryStates, env, keyOf, recoverServer, rows, until } from "./fleet.testkit";
 import type { RealT3Server } from "./harness.testkit";
 
 /** What one harness is, and what it was observed to do (docs/t3-protocols.md, "Harnesses under T3"). */
@@ -216,6 +216,9 @@ export async function question(ctx: ScenarioContext, harness: HarnessUnderTest):
   await untilSettled(ctx, threadId, "the turn ends");
 }
 
+/** How long a held reply waits after T3 holds a message sent mid-reply, for the message to reach the harness. */
+export const MESSAGE_REACHES_HARNESS_MS = 25_000;
+
 /**
  * A message sent while the model streams its reply: the fleet says first what this harness does
  * with it, then what was observed, and the model server and T3 agree.
@@ -236,6 +239,17 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
   const intent = ctx.fleet.service.intent(key);
   const text = `steer: and one more thing ${marker}`;
   const delivery = await send(ctx, threadId, text, intent.kind as "steer" | "queue");
+  // The slow reply holds halfway (script.ts) and goes on a while after T3 holds the message: time for it to reach
+  // the harness (on a loaded two-core machine T3 0.0.42 took up to ~15 s to pass it to Codex), so a harness that
+  // takes a message into the running reply closes the stream, and one that waits finishes it.
+  await until(
+    ctx.fleet,
+    () => ["delivered", "answered"].includes(ctx.fleet.service.delivery(delivery.commandId)?.state ?? ""),
+    () => `delivered (${ctx.fleet.service.delivery(delivery.commandId)?.state})`,
+    TURN_MS,
+  );
+  ctx.model.release(first, MESSAGE_REACHES_HARNESS_MS);
+  const releasedAt = Date.now() + MESSAGE_REACHES_HARNESS_MS;
   await until(
     ctx.fleet,
     () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered",
@@ -245,7 +259,15 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
   // The model saw the message after the story in the same conversation.
   const after = await ctx.model.waitFor((seen) => seen.api !== null && seen.text.includes(text), "the message at the model", TURN_MS);
   expect(after.conversation!.userTexts.slice(-2)).toEqual([`tell a slow story ${marker}`, text]);
-  expect(await ctx.model.streamEnded(first)).toBe(harness.runningMessage === "interrupts-reply" ? "aborted" : "completed");
+  const ended = await ctx.model.streamEnded(first);
+  const timeline = () =>
+    [
+      `reply asked ${first.at}, ended ${first.endedAt} (${ended})`,
+      `released ${releasedAt}`,
+      `message at the model ${after.at}`,
+      `the fleet showed ${deliveryStates(ctx.fleet, delivery.commandId).join(" → ")}`,
+    ].join("; ");
+  expect(ended, timeline()).toBe(harness.runningMessage === "interrupts-reply" ? "aborted" : "completed");
   const turns = await ctx.side.assistantTurns(threadId);
   expect(turns, `${harness.name}: turns T3 shows`).toHaveLength(harness.turnsAfterRunningMessage);
   const observed = ctx.fleet.service.delivery(delivery.commandId)!.observed;
