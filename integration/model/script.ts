@@ -46,7 +46,7 @@ export type Plan =
 /** The reply to an ordinary prompt: tests find it in T3's transcript. */
 export const PLAIN_REPLY = "Scripted model reply.";
 /**
- * A slow reply's words and pace (~8 s). It holds halfway until the test releases it, so a message can be
+ * A slow reply's words and pace (~8 s). Asked to be "held", it holds halfway until the test releases it, so a message can be
  * sent mid-reply however long T3 and the fleet take on a busy machine; the rest (~4 s) streams after the
  * release, time for a harness that takes a message into the running reply to close this stream.
  */
@@ -194,7 +194,8 @@ export function choosePlan(conversation: Conversation, attempt: number): Plan {
       text: words(SLOW_WORDS),
       chunkDelayMs: SLOW_CHUNK_MS,
       usage: usageFor(conversation, words(SLOW_WORDS)),
-      holdAtChunk: SLOW_HOLD_AT_WORD,
+      // Held only when asked ("held"): other suites let a slow reply end by itself.
+      ...(lower.includes("held") && { holdAtChunk: SLOW_HOLD_AT_WORD }),
     };
   // A message sent to a running turn is answered by name, so the transcript shows which request took it.
   const text = lower.startsWith("steer:") ? `Received: ${latest}` : PLAIN_REPLY;

@@ -164,8 +164,8 @@ describe("the scripted model server", () => {
     expect(model.modelRequestsContaining("an endless story")).toHaveLength(1);
   });
   it("holds a slow reply halfway until the test releases it, then streams the rest; a client that closes it is recorded as aborting", async () => {
-    const reader = (await post("/v1/responses", responsesBody("tell a slow story"))).body!.getReader();
-    const slow = await model.waitFor((request) => request.text.includes("slow story"), "the slow request");
+    const reader = (await post("/v1/responses", responsesBody("tell a slow held story"))).body!.getReader();
+    const slow = await model.waitFor((request) => request.text.includes("slow held story"), "the slow request");
     const decoder = new TextDecoder();
     let seen = "";
     const deltas = () => (seen.match(/event: response\.output_text\.delta/g) ?? []).length;
@@ -179,8 +179,12 @@ describe("the scripted model server", () => {
     expect(await model.streamEnded(slow)).toBe("completed");
     expect(ended).toBe(true);
 
-    const held = await post("/v1/responses", responsesBody("another slow story"));
-    const second = await model.waitFor((request) => request.text.includes("another slow story"), "the second slow request");
+    // Not asked to hold: the slow reply streams whole by itself.
+    const whole = await events(await post("/v1/responses", responsesBody("tell a slow story")));
+    expect(whole.filter((event) => event.event === "response.output_text.delta")).toHaveLength(SLOW_WORDS);
+
+    const held = await post("/v1/responses", responsesBody("another slow held story"));
+    const second = await model.waitFor((request) => request.text.includes("another slow held story"), "the second slow request");
     await held.body!.cancel();
     expect(await model.streamEnded(second)).toBe("aborted");
   });

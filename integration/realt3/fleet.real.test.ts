@@ -125,8 +125,8 @@ describe("the fleet against a real T3 0.0.42 server", () => {
   it("says a message to a running Codex turn steers it, and that is what happens: one turn, the reply to both", async () => {
     const threadId = await newThread("Busy codex");
     const key = keyOf(fleet, threadId);
-    await operator.startTurn(threadId, "a slow long job");
-    const slowReply = await model.waitFor((request) => request.api !== null && request.text.includes("a slow long job"), "the slow reply's request");
+    await operator.startTurn(threadId, "a slow held job");
+    const slowReply = await model.waitFor((request) => request.api !== null && request.text.includes("a slow held job"), "the slow reply's request");
     await until(fleet, () => agent(fleet, threadId)?.status === "running" && agent(fleet, threadId)?.activeRunId !== null, "running");
     const runningTurn = agent(fleet, threadId)!.activeRunId!;
     const intent = fleet.service.intent(key);

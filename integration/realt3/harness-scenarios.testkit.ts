@@ -227,7 +227,7 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
   const threadId = await newAgent(ctx, harness, `Busy ${harness.name}`);
   const key = keyOf(ctx.fleet, threadId);
   const marker = tag(harness, "running");
-  await send(ctx, threadId, `tell a slow story ${marker}`);
+  await send(ctx, threadId, `tell a slow held story ${marker}`);
   const first = await ctx.model.waitFor((seen) => seen.api !== null && seen.text.includes(marker), "the slow reply's request", TURN_MS);
   // Protocol 2 offers a steer only once the provider's turn runs (docs/t3-protocols.md), a moment after the run does.
   await until(
@@ -258,7 +258,7 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
   );
   // The model saw the message after the story in the same conversation.
   const after = await ctx.model.waitFor((seen) => seen.api !== null && seen.text.includes(text), "the message at the model", TURN_MS);
-  expect(after.conversation!.userTexts.slice(-2)).toEqual([`tell a slow story ${marker}`, text]);
+  expect(after.conversation!.userTexts.slice(-2)).toEqual([`tell a slow held story ${marker}`, text]);
   const ended = await ctx.model.streamEnded(first);
   const timeline = () =>
     [
