@@ -16,6 +16,7 @@ import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
 import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
 import { Deliveries } from "./deliveries";
+import { DeliveryJournal } from "./delivery-journal";
 import { Discovery, type DiscoveryOptions } from "./discovery/coordinator";
 import { Environments } from "./environments";
 import { HeapRelease } from "./heap-release";
@@ -74,7 +75,12 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly now: () => number;
   private readonly notices: string[];
 
-  private constructor(registry: Registry, options: FleetServiceOptions, problems: string[]) {
+  private constructor(
+    registry: Registry,
+    private readonly journal: DeliveryJournal,
+    options: FleetServiceOptions,
+    problems: string[],
+  ) {
     super();
     this.setMaxListeners(0);
     this.now = options.now ?? Date.now;
@@ -116,6 +122,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       runtime: (environmentId) => this.environments.get(environmentId),
       publish: (delivery) => publish({ type: "delivery", delivery }),
       now: this.now,
+      journal,
     });
     this.handlers = bridgeHandlers({
       model: this.model,
@@ -142,14 +149,18 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
 
   static async start(options: FleetServiceOptions): Promise<FleetService> {
     const { registry, problems } = await Registry.open(options.dataDir);
-    const service = new FleetService(registry, options, problems);
-    if (options.connectOnStart !== false) service.environments.startAll();
+    const journal = await DeliveryJournal.open(options.dataDir);
+    const service = new FleetService(registry, journal.journal, options, [...problems, ...journal.problems]);
+    service.deliveries.restore(journal.restored);
+    if (options.connectOnStart !== false) service.connectAll();
     return service;
   }
 
   /** Starts every paired environment's connection (after `start` with `connectOnStart: false`). */
   connectAll(): void {
     this.environments.startAll();
+    // Messages from before a restart are checked against their threads once these are in sync.
+    this.deliveries.followRestored();
   }
 
   async stop(): Promise<void> {
@@ -158,6 +169,9 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.published.stop();
     this.details.stop();
     this.environments.stopAll();
+    await this.deliveries.flush();
+    // What settles later (dispatches cut short by the stop) is not written: another process may own the folder by then.
+    this.journal.halt();
   }
 
   /** After system wake: re-check every connection before trusting it. */
