@@ -28,6 +28,7 @@ import { OriginBoundSecrets, type SecretStore } from "./secrets";
 import { FleetSettingsControl } from "./settings";
 import type { SupervisorTiming } from "./supervisor";
 import type { RpcSocketOptions } from "./t3/rpc-socket";
+import { WakeWatch, type WakeWatchOptions } from "./wake-watch";
 
 export { LOCAL_T3_URL } from "./pairing";
 
@@ -51,6 +52,8 @@ export interface FleetServiceOptions {
   connectOnStart?: boolean;
   /** Where Find machines looks (the t3 and ssh commands, T3's base directory, probe bounds). */
   discovery?: DiscoveryOptions;
+  /** The clocks and interval of the sleep and stall watch (wake-watch.ts); tests inject them. */
+  wakeWatch?: Partial<WakeWatchOptions>;
 }
 
 export interface FleetServiceEvents {
@@ -72,6 +75,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private stallTimer: NodeJS.Timeout | undefined;
   /** Gives back what a burst of snapshots used once it is over (heap-release.ts). */
   private readonly heapRelease = new HeapRelease();
+  /** Notices a sleep or a stalled event loop where no shell says so (wake-watch.ts). */
+  private readonly wakeWatch: WakeWatch;
   private readonly now: () => number;
   private readonly notices: string[];
 
@@ -144,6 +149,12 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       openExternal: options.openExternal,
     });
     this.published = new PublishedViews((change) => this.emit("event", { type: "fleet.delta", ...change }));
+    // The clocks say the fleet could not watch for a while: every connection is re-verified. The
+    // re-check takes each machine out of "online", so what its agents did meanwhile arrives as found
+    // state, summarized once when it is back (shared/fleet/notifications.ts); nothing notified
+    // before is notified again.
+    this.wakeWatch = new WakeWatch(() => this.recheckAll(), options.wakeWatch);
+    this.wakeWatch.start();
     this.model.subscribe((change) => this.onModelChange(change));
   }
 
@@ -165,6 +176,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
 
   async stop(): Promise<void> {
     clearTimeout(this.stallTimer);
+    this.wakeWatch.stop();
     this.heapRelease.stop();
     this.published.stop();
     this.details.stop();
@@ -174,7 +186,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.journal.halt();
   }
 
-  /** After system wake: re-check every connection before trusting it. */
+  /** After system wake (the shell's event, or the clock watch): re-check every connection before trusting it. */
   recheckAll(): void {
     this.environments.recheckAll();
   }
