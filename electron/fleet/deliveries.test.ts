@@ -21,15 +21,15 @@ describe("deliveries", () => {
       const { sim, service, events, threadId, key } = await idleUpstreamThread();
       sim.dropNextDispatch = when;
       const delivery = (await service.request("agent.send", { key, text: "only once please", expectedIntent: "new-turn" })) as Delivery;
-      expect(delivery.state).toBe("uncertain");
+      // Applied before the cut: the thread, followed while the message was being recorded, may show it before the socket drops.
+      expect(when === "before-apply" ? ["uncertain"] : ["uncertain", "delivered"]).toContain(delivery.state);
       await until(service, () => ["delivered", "answered"].includes(service.delivery(delivery.commandId)!.state), "reconciled");
       await until(service, () => service.delivery(delivery.commandId)!.state === "answered", "answered");
       const userMessages = sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === "only once please");
       expect(userMessages).toHaveLength(1);
       expect(service.delivery(delivery.commandId)!.reason).toBeNull(); // "the connection dropped…" no longer applies
       const states = events.flatMap((e) => (e.type === "delivery" && e.delivery.commandId === delivery.commandId ? [e.delivery.state] : []));
-      expect(states).toContain("uncertain");
-      expect(states.indexOf("uncertain")).toBeLessThan(states.indexOf("answered"));
+      if (delivery.state === "uncertain") expect(states.indexOf("uncertain")).toBeLessThan(states.indexOf("answered"));
     },
   );
 

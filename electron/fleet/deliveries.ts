@@ -2,6 +2,8 @@
 // delivered → answered, or refused, or uncertain; uncertain sends are reconciled from the thread by
 // messageId and only ever re-dispatched with the same commandId, which T3 deduplicates. Commands
 // are neutral (shared/fleet/facts.ts); the environment's protocol adapter carries them out.
+// Messages and held messages are journaled (delivery-journal.ts): each on disk before it is
+// dispatched, so after a restart each one T3 had not confirmed is checked against its thread.
 import { randomUUID } from "node:crypto";
 import { type Delivery, type DeliveryKind, type Intent, type IntentKind, isSettled } from "../../shared/fleet/delivery";
 import type { MessageOutcome, RunningMessageMode, ThreadDetail, TranscriptItem } from "../../shared/fleet/facts";
@@ -10,12 +12,23 @@ import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
+import { type DeliveryJournal, type JournalEntry, awaitsConfirmation, boundedEntries } from "./delivery-journal";
 import type { AgentCommand } from "./t3/adapter";
 
 /** A dispatch that has not answered in this long is uncertain: the connection may be gone. */
 export const DISPATCH_TIMEOUT_MS = 15_000;
 /** Settled sends kept for the UI's history; unsettled ones are never dropped. */
 export const SETTLED_HISTORY = 500;
+
+/** A message restored after a restart, before its thread could be checked. */
+export const RESTART_CHECKING =
+  "T3 Fleet restarted before the server confirmed this message. It checks the agent's thread once the machine is back online; it never sends it again on its own.";
+/** A restored message its thread does not show: the user may send it again, once. */
+export const RESTART_NOT_FOUND =
+  "T3 Fleet restarted before the server confirmed this message, and the agent's thread does not show it. Send again sends it once (T3 ignores it if it arrived after all).";
+/** The same, after the one "Send again" was used. */
+export const RESTART_NOT_FOUND_AFTER_RESEND =
+  "T3 Fleet restarted again before the server confirmed the message you sent again, and the agent's thread does not show it. Type it again if it is still needed.";
 
 interface TrackedDelivery {
   delivery: Delivery;
@@ -30,6 +43,12 @@ interface TrackedDelivery {
    */
   expectSteer: boolean;
   acceptedSequence: number | null;
+  /**
+   * Restored from the journal after a restart, T3 not having confirmed it: "checking" until the
+   * thread was read in sync, then "offered" ("Send again") if the thread does not show it. Such a
+   * message is never dispatched again on its own.
+   */
+  restored?: "checking" | "offered";
 }
 
 export interface DeliveryDeps {
@@ -38,6 +57,8 @@ export interface DeliveryDeps {
   runtime(environmentId: string): { followers: ThreadFollowers; supervisor: ConnectionSupervisor } | undefined;
   publish(delivery: Delivery): void;
   now(): number;
+  /** Where messages are recorded before they are dispatched (none: not recorded). */
+  journal?: Pick<DeliveryJournal, "save">;
 }
 
 export class Deliveries {
@@ -46,6 +67,68 @@ export class Deliveries {
   private readonly held = new Map<string, Delivery>();
 
   constructor(private readonly deps: DeliveryDeps) {}
+
+  /**
+   * Takes back what the journal kept from before a restart: held messages stay held; a message the
+   * server had not confirmed is uncertain until its thread is checked (`followRestored`).
+   */
+  restore(entries: JournalEntry[]): void {
+    for (const entry of entries) {
+      const delivery: Delivery = { ...entry.delivery };
+      if (delivery.state === "held") {
+        this.held.set(delivery.commandId, delivery);
+        continue;
+      }
+      if (!entry.command || this.deliveries.has(delivery.commandId)) continue;
+      const { environmentId, threadId, turnBefore, expectSteer } = entry;
+      const tracked: TrackedDelivery = { delivery, command: entry.command, environmentId, threadId, turnBefore, expectSteer, acceptedSequence: null };
+      if (awaitsConfirmation(delivery)) {
+        tracked.restored = "checking";
+        tracked.delivery = { ...delivery, state: "uncertain", reason: RESTART_CHECKING };
+      }
+      this.deliveries.set(delivery.commandId, tracked);
+    }
+  }
+
+  /** Follows the threads of restored messages that are not settled (their environments' runtimes exist now). */
+  followRestored(): void {
+    for (const tracked of this.deliveries.values()) {
+      if (isSettled(tracked.delivery)) continue;
+      this.deps.runtime(tracked.environmentId)?.followers.follow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
+    }
+  }
+
+  /** What the journal keeps: messages and held messages, bounded (delivery-journal.ts). */
+  private readonly journalEntries = (): JournalEntry[] => {
+    const entries: JournalEntry[] = [];
+    for (const { delivery, command, environmentId, threadId, turnBefore, expectSteer } of this.deliveries.values()) {
+      if (delivery.kind !== "message" || command.type !== "send") continue;
+      entries.push({ delivery: { ...delivery, kind: "message" }, environmentId, threadId, command, turnBefore, expectSteer });
+    }
+    for (const held of this.held.values()) {
+      const [environmentId, threadId] = splitKey(held.agentKey);
+      entries.push({ delivery: { ...held, kind: "message" }, environmentId, threadId, command: null, turnBefore: null, expectSteer: false });
+    }
+    return boundedEntries(entries, this.deps.now());
+  };
+
+  /** Records the messages now; resolves once on disk (rejects with the reason when the disk refused). */
+  private record(): Promise<void> {
+    return this.deps.journal?.save(this.journalEntries) ?? Promise.resolve();
+  }
+
+  /**
+   * Records a state change in the background. A failed write leaves the journal one state behind,
+   * which is safe: after a restart every message it shows unconfirmed is checked against T3.
+   */
+  private recordLater(): void {
+    void this.record().catch(() => undefined);
+  }
+
+  /** Writes what is left to write (the service is stopping). */
+  flush(): Promise<void> {
+    return this.record().catch(() => undefined);
+  }
 
   all(): Delivery[] {
     return [...[...this.deliveries.values()].map((tracked) => tracked.delivery), ...this.held.values()];
@@ -143,8 +226,23 @@ export class Deliveries {
     this.deliveries.set(tracked.delivery.commandId, tracked);
     const runtime = this.deps.runtime(tracked.environmentId);
     runtime?.followers.follow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
-    this.update(tracked, { state: "sending", reason: null });
-    const connection = runtime?.supervisor.activeConnection;
+    this.update(tracked, { state: "sending", reason: null }, false);
+    if (tracked.delivery.kind === "message") {
+      // Write-ahead: on disk before T3 can have it, so a restart (even a kill) cannot lose it.
+      try {
+        await this.record();
+      } catch (error) {
+        // Not tracked, like every send refused before it left (a held message being released stays held).
+        this.deliveries.delete(tracked.delivery.commandId);
+        runtime?.followers.unfollow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);
+        const why = error instanceof Error ? error.message : String(error);
+        return this.finishRefused(
+          tracked.delivery,
+          `${why} It was not sent: T3 Fleet records each message before sending it, so that a restart cannot lose it.`,
+        );
+      }
+    }
+    const connection = this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection;
     if (!connection) {
       this.update(tracked, { state: "uncertain", reason: "The environment went offline before the message was sent; it will be checked on reconnect." });
       return tracked.delivery;
@@ -192,10 +290,16 @@ export class Deliveries {
       const messages = detail.items.flatMap((item) => (item.type === "message" ? [item] : []));
       const index = messages.findIndex((message) => message.id === delivery.messageId);
       if (index === -1) {
+        // Restored after a restart: the user decides whether to send it again (once), never the fleet.
+        if (tracked.restored) {
+          if (tracked.restored === "checking" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection) this.offerSendAgain(tracked);
+          return;
+        }
         // Reconnected, the thread is in sync and our message is not in it: it never arrived. Resend, same commandId.
         if (resendable()) void this.dispatch(tracked);
         return;
       }
+      tracked.restored = undefined;
       const later = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId);
       const activeRun = detail.facts.activeRunId;
       // Protocol 2 says which run the message started, waits in, or joined (a steer): no inference needed.
@@ -278,6 +382,18 @@ export class Deliveries {
     else if (delivery.state !== "delivered" || !same) this.update(tracked, { state: "delivered", observed });
   }
 
+  /** A restored message its thread does not show: "Send again" is offered, unless it was already used once. */
+  private offerSendAgain(tracked: TrackedDelivery): void {
+    tracked.restored = "offered";
+    if (tracked.delivery.sendAgain === false) this.update(tracked, { state: "uncertain", reason: RESTART_NOT_FOUND_AFTER_RESEND });
+    else this.update(tracked, { state: "uncertain", reason: RESTART_NOT_FOUND, sendAgain: true });
+  }
+
+  /**
+   * "Check again" on an uncertain send: reads its thread and, if the message is still not there,
+   * dispatches it again with the same commandId. A message restored after a restart is sent again
+   * only once the thread was checked and only while "Send again" is offered (once).
+   */
   async recheck(commandId: string): Promise<Delivery> {
     const tracked = this.deliveries.get(commandId);
     if (!tracked) throw new BridgeError("not-found", "This send is no longer tracked.");
@@ -286,16 +402,26 @@ export class Deliveries {
     if (!runtime?.supervisor.activeConnection) return tracked.delivery;
     const followed = runtime.followers.get(tracked.threadId);
     if (followed?.detail.synced) this.observe(tracked, followed.detail);
+    if (tracked.restored) {
+      if (tracked.restored !== "offered" || tracked.delivery.sendAgain !== true || tracked.delivery.state !== "uncertain") return tracked.delivery;
+      // Used: a later restart that again finds nothing offers it no more.
+      tracked.restored = undefined;
+      this.update(tracked, { sendAgain: false }, false);
+      return this.dispatch(tracked);
+    }
     // Still unseen: resending with the same commandId is safe, T3 deduplicates it.
     if (tracked.delivery.state === "uncertain") return this.dispatch(tracked);
     return tracked.delivery;
   }
 
-  private update(tracked: TrackedDelivery, patch: Partial<Delivery>): void {
+  private update(tracked: TrackedDelivery, patch: Partial<Delivery>, recordLater = true): void {
     // Once a send is seen on the server, why it was uncertain no longer applies.
     const reconciled = patch.state === "accepted" || patch.state === "delivered" || patch.state === "answered";
-    tracked.delivery = { ...tracked.delivery, ...(reconciled && { reason: null }), ...patch, updatedAt: this.iso() };
-    this.deps.publish(tracked.delivery);
+    const next: Delivery = { ...tracked.delivery, ...(reconciled && { reason: null }), ...patch, updatedAt: this.iso() };
+    if (reconciled) delete next.sendAgain;
+    tracked.delivery = next;
+    this.deps.publish(next);
+    if (recordLater && next.kind === "message") this.recordLater();
   }
 
   private settle(tracked: TrackedDelivery, patch: Partial<Delivery>): void {
@@ -318,6 +444,7 @@ export class Deliveries {
     const held = this.newDelivery(randomUUID(), key, "message", { state: "held", text, reason });
     this.held.set(held.commandId, held);
     this.deps.publish(held);
+    this.recordLater();
     return held;
   }
 
@@ -334,10 +461,18 @@ export class Deliveries {
       const kept = { ...held, reason: `Still held: ${intent.reason}`, updatedAt: this.iso() };
       this.held.set(commandId, kept);
       this.deps.publish(kept);
+      this.recordLater();
       return kept;
     }
     this.held.delete(commandId);
-    return this.send(held.agentKey, held.text ?? "", intent.kind, commandId);
+    const sent = await this.send(held.agentKey, held.text ?? "", intent.kind, commandId);
+    if (sent.state !== "refused" || this.deliveries.has(commandId)) return sent;
+    // Refused before it was dispatched (the agent changed, the disk refused the record): still held.
+    const kept = { ...held, reason: `Still held: ${sent.reason ?? "it could not be sent."}`, updatedAt: this.iso() };
+    this.held.set(commandId, kept);
+    this.deps.publish(kept);
+    this.recordLater();
+    return kept;
   }
 
   /** Drops a held message for good: it is never sent. */
@@ -347,6 +482,7 @@ export class Deliveries {
     this.held.delete(commandId);
     const discarded = { ...held, state: "discarded" as const, reason: null, updatedAt: this.iso() };
     this.deps.publish(discarded);
+    this.recordLater();
     return discarded;
   }
 

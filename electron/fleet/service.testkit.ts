@@ -8,6 +8,7 @@ import type { BridgeEvent } from "../../shared/bridge/contract";
 import type { AgentView, EnvironmentView } from "../../shared/fleet/types";
 import { SimFleet, type SimFleetOptions } from "../../sim/fleet";
 import type { SimServer } from "../../sim/protocol1/server";
+import type { DeliveryJournal } from "./delivery-journal";
 import type { Environments } from "./environments";
 import { MemorySecretStore } from "./secrets";
 import { FleetService, type FleetServiceOptions } from "./service";
@@ -78,4 +79,18 @@ export function clientOf(service: FleetService, environmentId: string): T3Enviro
 export function supervisorOf(service: FleetService, environmentId: string): ConnectionSupervisor {
   const environments = (service as unknown as { environments: Environments }).environments;
   return environments.require(environmentId).supervisor;
+}
+
+/** The service's write-ahead journal of messages (delivery-journal.ts). */
+export function journalOf(service: FleetService): DeliveryJournal {
+  return (service as unknown as { journal: DeliveryJournal }).journal;
+}
+
+/**
+ * The service as a kill would leave it: nothing more reaches its data folder, and its connections
+ * are gone (a killed process writes nothing on its way out).
+ */
+export async function kill(service: FleetService): Promise<void> {
+  journalOf(service).halt();
+  await service.stop();
 }

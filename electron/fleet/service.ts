@@ -16,6 +16,7 @@ import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
 import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
 import { Deliveries } from "./deliveries";
+import { DeliveryJournal } from "./delivery-journal";
 import { Discovery, type DiscoveryOptions } from "./discovery/coordinator";
 import { Environments } from "./environments";
 import { HeapRelease } from "./heap-release";
@@ -27,6 +28,7 @@ import { OriginBoundSecrets, type SecretStore } from "./secrets";
 import { FleetSettingsControl } from "./settings";
 import type { SupervisorTiming } from "./supervisor";
 import type { RpcSocketOptions } from "./t3/rpc-socket";
+import { WakeWatch, type WakeWatchOptions } from "./wake-watch";
 
 export { LOCAL_T3_URL } from "./pairing";
 
@@ -50,6 +52,8 @@ export interface FleetServiceOptions {
   connectOnStart?: boolean;
   /** Where Find machines looks (the t3 and ssh commands, T3's base directory, probe bounds). */
   discovery?: DiscoveryOptions;
+  /** The clocks and interval of the sleep and stall watch (wake-watch.ts); tests inject them. */
+  wakeWatch?: Partial<WakeWatchOptions>;
 }
 
 export interface FleetServiceEvents {
@@ -71,10 +75,17 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private stallTimer: NodeJS.Timeout | undefined;
   /** Gives back what a burst of snapshots used once it is over (heap-release.ts). */
   private readonly heapRelease = new HeapRelease();
+  /** Notices a sleep or a stalled event loop where no shell says so (wake-watch.ts). */
+  private readonly wakeWatch: WakeWatch;
   private readonly now: () => number;
   private readonly notices: string[];
 
-  private constructor(registry: Registry, options: FleetServiceOptions, problems: string[]) {
+  private constructor(
+    registry: Registry,
+    private readonly journal: DeliveryJournal,
+    options: FleetServiceOptions,
+    problems: string[],
+  ) {
     super();
     this.setMaxListeners(0);
     this.now = options.now ?? Date.now;
@@ -116,6 +127,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       runtime: (environmentId) => this.environments.get(environmentId),
       publish: (delivery) => publish({ type: "delivery", delivery }),
       now: this.now,
+      journal,
     });
     this.handlers = bridgeHandlers({
       model: this.model,
@@ -137,30 +149,44 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       openExternal: options.openExternal,
     });
     this.published = new PublishedViews((change) => this.emit("event", { type: "fleet.delta", ...change }));
+    // The clocks say the fleet could not watch for a while: every connection is re-verified. The
+    // re-check takes each machine out of "online", so what its agents did meanwhile arrives as found
+    // state, summarized once when it is back (shared/fleet/notifications.ts); nothing notified
+    // before is notified again.
+    this.wakeWatch = new WakeWatch(() => this.recheckAll(), options.wakeWatch);
+    this.wakeWatch.start();
     this.model.subscribe((change) => this.onModelChange(change));
   }
 
   static async start(options: FleetServiceOptions): Promise<FleetService> {
     const { registry, problems } = await Registry.open(options.dataDir);
-    const service = new FleetService(registry, options, problems);
-    if (options.connectOnStart !== false) service.environments.startAll();
+    const journal = await DeliveryJournal.open(options.dataDir);
+    const service = new FleetService(registry, journal.journal, options, [...problems, ...journal.problems]);
+    service.deliveries.restore(journal.restored);
+    if (options.connectOnStart !== false) service.connectAll();
     return service;
   }
 
   /** Starts every paired environment's connection (after `start` with `connectOnStart: false`). */
   connectAll(): void {
     this.environments.startAll();
+    // Messages from before a restart are checked against their threads once these are in sync.
+    this.deliveries.followRestored();
   }
 
   async stop(): Promise<void> {
     clearTimeout(this.stallTimer);
+    this.wakeWatch.stop();
     this.heapRelease.stop();
     this.published.stop();
     this.details.stop();
     this.environments.stopAll();
+    await this.deliveries.flush();
+    // What settles later (dispatches cut short by the stop) is not written: another process may own the folder by then.
+    this.journal.halt();
   }
 
-  /** After system wake: re-check every connection before trusting it. */
+  /** After system wake (the shell's event, or the clock watch): re-check every connection before trusting it. */
   recheckAll(): void {
     this.environments.recheckAll();
   }

@@ -275,4 +275,59 @@ describe("connection supervisor", () => {
     const underWay = await now;
     expect(underWay).toMatchObject({ phase: "offline", since: waiting.since });
   });
+
+  it("re-verifying after a clock jump: not online until the ping answers, as of the last frame (not the jumped clock), once for two reports", async () => {
+    const { sim, token } = await simWithSession("upstream");
+    let jumpMs = 0;
+    const supervisor = new ConnectionSupervisor({
+      environmentId: sim.environmentId,
+      generation: "upstream",
+      client: new T3EnvironmentClient(sim.baseUrl),
+      token: async () => token,
+      now: () => Date.now() + jumpMs,
+    });
+    cleanups.push(() => supervisor.stop());
+    const { seen, until } = phases(supervisor);
+    supervisor.start();
+    await until((p) => p.phase === "online");
+    const lastFrameAt = supervisor.activeConnection!.lastFrameAt;
+    jumpMs = 60 * 60_000; // the laptop slept for an hour
+    const back = until((p) => p.phase === "online");
+    // The shell's wake event and the clock watch both report it.
+    void supervisor.recheck();
+    void supervisor.recheck();
+    expect(supervisor.phase).toMatchObject({ phase: "connecting" });
+    expect(supervisor.activeConnection).toBeUndefined(); // nothing from before is used until it answers
+    const checking = supervisor.phase as Extract<ConnectionPhase, { phase: "connecting" }>;
+    expect(Date.parse(checking.lastConfirmedAt!)).toBeGreaterThanOrEqual(lastFrameAt);
+    expect(Date.parse(checking.lastConfirmedAt!)).toBeLessThan(Date.now() + 1_000); // not advanced by the jump
+    expect(Date.parse(checking.since)).toBeGreaterThanOrEqual(Date.now() + jumpMs - 1_000);
+    await back;
+    expect(seen.filter((p) => p.phase === "connecting")).toHaveLength(2); // the first connect, and one re-check
+  });
+
+  it("a silent host found on re-verifying goes offline, as of its last frame before the jump", async () => {
+    const { sim, token } = await simWithSession("fork");
+    let jumpMs = 0;
+    const supervisor = new ConnectionSupervisor({
+      environmentId: sim.environmentId,
+      generation: "fork",
+      client: new T3EnvironmentClient(sim.baseUrl),
+      token: async () => token,
+      timing: { probeTimeoutMs: 200 },
+      now: () => Date.now() + jumpMs,
+    });
+    cleanups.push(() => supervisor.stop());
+    const { until } = phases(supervisor);
+    supervisor.start();
+    await until((p) => p.phase === "online");
+    sim.setBlackhole(true);
+    jumpMs = 60 * 60_000;
+    const gone = until((p) => p.phase === "offline" || p.phase === "backoff");
+    void supervisor.recheck();
+    const phase = await gone;
+    if (phase.phase !== "offline" && phase.phase !== "backoff") throw new Error("unreachable");
+    expect(Date.parse(phase.lastConfirmedAt!)).toBeLessThan(Date.now() + 1_000);
+    sim.setBlackhole(false);
+  });
 });

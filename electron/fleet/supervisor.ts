@@ -102,6 +102,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private stableTimer: NodeJS.Timeout | undefined;
   private tokenTimer: NodeJS.Timeout | undefined;
   private lastConfirmedAt: string | null = null;
+  /** Set while `recheck` waits for an online connection's ping: a second re-check then changes nothing. */
+  private reverifying: AdapterSession | undefined;
   /** Whether the scheduled attempt is a quick probe of a recently seen host (short first request). */
   private quickProbeScheduled = false;
   private running = false;
@@ -177,13 +179,19 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * After system wake nothing is trusted: an online socket must answer a ping within a bound, and
-   * a waiting environment is tried at once.
+   * Re-verify now: after a system wake, a clock jump or a long stall of the event loop
+   * (wake-watch.ts, electron/main/wake.ts) nothing seen before is trusted. An online connection
+   * shows "connecting" at once, its agents unknown as of its last frame (not the time of the wake),
+   * until it answers a ping within `probeTimeoutMs`; a waiting environment is tried at once. A
+   * re-check while one waits for its ping changes nothing (the shell's wake event and the clock
+   * watch may both report the same wake).
    */
   async recheck(): Promise<void> {
     if (!this.running) return;
     const connection = this.connection;
+    if (this.reverifying && this.reverifying === connection) return;
     if (this.phaseValue.phase === "online" && connection) {
+      this.reverifying = connection;
       this.lastConfirmedAt = new Date(connection.lastFrameAt).toISOString();
       this.setPhase({ phase: "connecting", since: this.iso(), lastConfirmedAt: this.lastConfirmedAt });
       try {
@@ -191,6 +199,8 @@ export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
         if (this.connection === connection) this.setPhase({ phase: "online", since: this.iso() });
       } catch (error) {
         if (this.connection === connection) this.fail(T3Error.from(error));
+      } finally {
+        if (this.reverifying === connection) this.reverifying = undefined;
       }
       return;
     }

@@ -20,6 +20,7 @@ import { claimSingleInstance, demoPairingLinks, rendererUrl } from "./startup";
 import { TrayController } from "./tray";
 import { TrayCommands, WindowMailbox } from "./tray-commands";
 import { trayIconBitmap } from "./tray-icons";
+import { watchSystemWake } from "./wake";
 
 // A second start ends here: the first instance shows its window (the "second-instance" event).
 const firstInstance = claimSingleInstance(app);
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
   );
   tray.on("click", () => showWindow());
 
-  powerMonitor.on("resume", () => service.recheckAll());
+  watchSystemWake(powerMonitor, () => service.recheckAll());
   app.on("second-instance", () => showWindow());
   app.on("activate", () => showWindow());
   // In pieces, as the headless shell does: a flooded machine never makes one huge IPC message.

@@ -172,6 +172,12 @@ export interface Delivery {
   reason: string | null;
   /** Sent against the fleet's own advice (a session stuck starting): what the user accepted. */
   warning?: string;
+  /**
+   * A message T3 Fleet was sending when it restarted (electron/fleet/delivery-journal.ts) and that
+   * the agent's thread in T3 does not show: "Send again" is offered, once, and sends it with the
+   * same commandId; it is never sent again on its own.
+   */
+  sendAgain?: boolean;
   createdAt: string;
   updatedAt: string;
 }

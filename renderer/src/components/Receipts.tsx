@@ -1,5 +1,6 @@
 // The agent's delivery receipts: each message and command the user sent and what became of it,
-// with what can still be done (cancel a queued message, send or discard a held one, check again).
+// with what can still be done (cancel a queued message, send or discard a held one, check again, or
+// send again once a message T3 Fleet was sending when it restarted, which T3 does not show).
 import type { Delivery } from "../../../shared/fleet/delivery";
 import { deliveryOutcomeWords, deliveryStateWords } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
@@ -50,7 +51,12 @@ function DeliveryLine({ delivery }: { delivery: Delivery }) {
           </button>
         </>
       ) : null}
-      {delivery.state === "uncertain" ? (
+      {delivery.state === "uncertain" && delivery.sendAgain === true ? (
+        // After a restart, a message T3's thread does not show: sent again once, with the same commandId.
+        <button type="button" data-testid="send-again" onClick={() => void commands.recheck(delivery.commandId)}>
+          Send again
+        </button>
+      ) : delivery.state === "uncertain" ? (
         <button type="button" onClick={() => void commands.recheck(delivery.commandId)}>
           Check again
         </button>

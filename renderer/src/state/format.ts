@@ -8,7 +8,8 @@ export const MESSAGE_WORDS: Record<DeliveryState, string> = {
   delivered: "delivered to the agent",
   answered: "the agent replied",
   refused: "refused",
-  uncertain: "not confirmed: the connection dropped before the server answered",
+  // Every uncertain receipt carries its reason (the connection dropped, no answer in time, T3 Fleet restarted).
+  uncertain: "not confirmed by the server",
   held: "held: not sent until you release it",
   discarded: "discarded: never sent",
 };
