@@ -1,6 +1,6 @@
 // Parses what a user pastes to pair: a T3 pairing URL in any of its three forms, or a bare host.
 // The token travels in the URL fragment so it never reaches a server log.
-import { TEXT_LIMITS, cleanText } from "./text";
+import { cleanLabel } from "./text";
 
 export interface PairingTarget {
   /** Origin of the T3 server, e.g. "http://100.101.102.103:3773" (no trailing slash). */
@@ -56,7 +56,7 @@ export function parsePairingInput(input: string): PairingParse {
 /** A hosted link's `label=` as inert one-line text (shared/t3/text.ts), or undefined when nothing is left. */
 function linkLabel(raw: string | null): string | undefined {
   if (raw === null) return undefined;
-  return cleanText(raw, { max: TEXT_LIMITS.label }).replace(/\s+/g, " ").trim() || undefined;
+  return cleanLabel(raw) || undefined;
 }
 
 /** The pairing URL a T3 server prints: origin + /pair + token in the fragment. */

@@ -71,6 +71,11 @@ export function cleanText(text: string, options: { max: number; multiline?: bool
   return capText(out, options.max, text.length - Math.min(text.length, bound));
 }
 
+/** A name from outside (a server's label, a link's label, a tailnet peer's name): inert, one line, single-spaced, capped. */
+export function cleanLabel(text: string): string {
+  return cleanText(text, { max: TEXT_LIMITS.label }).replace(/\s+/g, " ").trim();
+}
+
 const oneLine = (kind: TextKind) => z.string().transform((text) => cleanText(text, { max: TEXT_LIMITS[kind] }));
 const multiLine = (kind: TextKind) => z.string().transform((text) => cleanText(text, { max: TEXT_LIMITS[kind], multiline: true }));
 

@@ -6,6 +6,7 @@ const SOURCE: Record<FoundServer["source"], string> = { local: "this machine", t
 function state(server: FoundServer): string {
   if (server.pairVia === null) return `cannot pair: ${server.reason ?? "unknown"}`;
   if (server.alreadyPaired) return "already paired (Pair again from Find machines)";
+  if (server.plainHttp) return `can pair over plain HTTP once you confirm it in Find machines: ${server.plainHttp}`;
   return server.pairVia === "t3-cli" ? "can pair (t3 on this machine)" : "can pair (t3 over ssh)";
 }
 
