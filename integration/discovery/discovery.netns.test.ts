@@ -121,7 +121,7 @@ describe("Find machines", () => {
     );
     expect(found).toMatch(/\[tailscale\] alpha\.tail7f3a\.ts\.net {2}http:\/\/100\.101\.1\.2:3773 {2}T3 0\.0\.42, protocol 1.*can pair \(t3 over ssh\)/);
     expect(found).toMatch(/\[tailscale\] bravo\.tail7f3a\.ts\.net .*can pair/);
-    expect(found).toMatch(/\[tailscale\] printer\.tail7f3a\.ts\.net .*cannot pair: Something answers at http:\/\/100\.101\.4\.2:3773, but not as a T3 server/);
+    expect(found).toMatch(/\[tailscale\] printer\.tail7f3a\.ts\.net .*cannot pair: "Something answers at http:\/\/100\.101\.4\.2:3773, but not as a T3 server/);
     expect(found).toMatch(/\[tailscale\] slowpoke\.tail7f3a\.ts\.net .*cannot pair: .*did not answer within/);
   }, 120_000);
 
