@@ -39,7 +39,8 @@ describe("deliveries", () => {
     const sent = (await Promise.all(
       keys.map((key, i) => service.request("agent.send", { key, text: `right after the restart ${i}`, expectedIntent: "new-turn" })),
     )) as Delivery[];
-    for (const delivery of sent) expect(delivery).toMatchObject({ state: expect.stringMatching(/^(accepted|delivered|answered)$/), reason: null });
+    // Never refused; on a loaded machine a dispatch may still be uncertain first, and is then reconciled.
+    for (const delivery of sent) expect(delivery.state, delivery.reason ?? "").not.toBe("refused");
     await until(service, () => sent.every((delivery) => service.delivery(delivery.commandId)?.state === "answered"), "both answered");
     for (const [i, sim] of sims.servers.entries()) {
       const arrived = sim.engine.threads.get(threads[i]!)!.messages.filter((m) => m.role === "user" && m.text === `right after the restart ${i}`);

@@ -148,8 +148,8 @@ export class Deliveries {
   }
 
   /**
-   * Resolves once the environment is past connecting (online, or a failure that says why), or after
-   * the bound; at once when it is not connecting.
+   * Resolves once an environment that was connecting is online (or failed in a way no retry mends),
+   * or after the bound; at once when it is not connecting.
    */
   private connectingSettled(environmentId: string): Promise<void> {
     const supervisor = this.deps.runtime(environmentId)?.supervisor;
@@ -160,8 +160,9 @@ export class Deliveries {
         supervisor.off("phase", changed);
         resolve();
       };
+      // A failed first attempt is retried by the supervisor: only online, or a failure no retry mends, ends the wait.
       // The model takes the phase from the same event, registered first (environments.ts): it is current here.
-      const changed = (phase: ConnectionPhase) => phase.phase !== "connecting" && done();
+      const changed = (phase: ConnectionPhase) => (phase.phase === "online" || phase.phase === "unauthorized" || phase.phase === "incompatible") && done();
       const timer = setTimeout(done, this.deps.connectingWaitMs ?? CONNECTING_WAIT_MS);
       supervisor.on("phase", changed);
     });
