@@ -46,6 +46,7 @@ test("finds this machine, two Tailscale peers and an ssh host, and pairs each wi
       await expect(row("tailscale:printer.tail7f3a.ts.net").getByTestId("found-pair")).toHaveCount(0);
       await page.screenshot({ path: join(SCREENSHOTS, "find-machines.png") });
 
+      await row("ssh:charlie-rekeyed").getByTestId("found-plain-http-accept").check();
       await row("ssh:charlie-rekeyed").getByTestId("found-pair").click();
       await expect(row("ssh:charlie-rekeyed").getByTestId("command-error")).toContainText("host key of charlie-rekeyed has changed", { timeout: 90_000 });
 

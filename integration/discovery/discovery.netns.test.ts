@@ -136,14 +136,14 @@ describe("Find machines", () => {
   });
 
   it("says when t3 is not on the ssh host's PATH", async () => {
-    await expect(service.request("discovery.pair", { id: "ssh:charlie-no-t3" })).rejects.toMatchObject({
+    await expect(service.request("discovery.pair", { id: "ssh:charlie-no-t3", plainHttp: true })).rejects.toMatchObject({
       kind: "unavailable",
       message: expect.stringMatching(/t3 is not on the PATH of charlie-no-t3/),
     });
   });
 
   it("refuses a host whose key changed, and says so", async () => {
-    await expect(service.request("discovery.pair", { id: "ssh:charlie-rekeyed" })).rejects.toMatchObject({
+    await expect(service.request("discovery.pair", { id: "ssh:charlie-rekeyed", plainHttp: true })).rejects.toMatchObject({
       kind: "host-key-changed",
       message: expect.stringMatching(/host key of charlie-rekeyed has changed/),
     });
