@@ -46,8 +46,15 @@ test("finds this machine, two Tailscale peers and an ssh host, and pairs each wi
       await expect(row("tailscale:printer.tail7f3a.ts.net").getByTestId("found-pair")).toHaveCount(0);
       await page.screenshot({ path: join(SCREENSHOTS, "find-machines.png") });
 
+      await row("ssh:charlie-rekeyed").getByTestId("found-plain-http-accept").check();
       await row("ssh:charlie-rekeyed").getByTestId("found-pair").click();
       await expect(row("ssh:charlie-rekeyed").getByTestId("command-error")).toContainText("host key of charlie-rekeyed has changed", { timeout: 90_000 });
+
+      // charlie is on a LAN address: Pair waits until the user accepts plain HTTP, having read why.
+      await expect(row("ssh:charlie").getByTestId("found-plain-http")).toContainText("reached over plain HTTP on your network");
+      await expect(row("ssh:charlie").getByTestId("found-pair")).toBeDisabled();
+      await row("ssh:charlie").getByTestId("found-plain-http-accept").check();
+      await expect(row("tailscale:alpha.tail7f3a.ts.net").getByTestId("found-plain-http")).toHaveCount(0);
 
       const ids = [`local:${world.local.port}`, "tailscale:alpha.tail7f3a.ts.net", "tailscale:bravo.tail7f3a.ts.net", "ssh:charlie"];
       for (const id of ids) {

@@ -97,6 +97,6 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
       return null;
     },
     "discovery.scan": (p) => deps.discovery.scan(p),
-    "discovery.pair": (p) => deps.discovery.pair(p.id, p.label),
+    "discovery.pair": (p) => deps.discovery.pair(p.id, p.label, p.plainHttp === true),
   };
 }

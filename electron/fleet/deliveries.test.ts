@@ -1,8 +1,10 @@
 // Exactly-once delivery against simulators: intents stated before sending, uncertain sends
 // reconciled, commands through the same states, refusals with the server's reason.
 import { describe, expect, it } from "vitest";
+import type { BridgeEvent } from "../../shared/bridge/contract";
 import type { Delivery } from "../../shared/fleet/delivery";
-import { agent, env, pairAll, setup, until } from "./service.testkit";
+import { FleetService } from "./service";
+import { FAST, agent, cleanups, env, pairAll, setup, until } from "./service.testkit";
 
 /** One upstream simulator with one idle thread, paired: where the exactly-once scenarios start. */
 async function idleUpstreamThread() {
@@ -14,7 +16,50 @@ async function idleUpstreamThread() {
   return { sim, service, events, threadId, key: `${sim.environmentId}/${threadId}` };
 }
 
+/** Both protocols' simulators, one idle thread each, paired; then the fleet service restarted on the same data folder. */
+async function restartedFleet(tuning: { connectingWaitMs?: number } = {}) {
+  const { sims, service, dataDir, secrets } = await setup(["upstream", "fork"]);
+  const threads = sims.servers.map((sim) => sims.createThread(sim, { title: "Worker" }));
+  await pairAll(service, sims);
+  await until(service, () => sims.servers.every((sim, i) => agent(service, sim, threads[i]!)?.status === "idle"), "idle");
+  await service.stop();
+  const reopened = await FleetService.start({ dataDir, secrets, ...FAST, ...tuning });
+  cleanups.push(() => reopened.stop());
+  const events: BridgeEvent[] = [];
+  reopened.on("event", (event) => events.push(event));
+  return { sims, service: reopened, events, threads, keys: sims.servers.map((sim, i) => `${sim.environmentId}/${threads[i]}`) };
+}
+
 describe("deliveries", () => {
+  // Found by attacking the fleet: sends in the first seconds after a restart were refused (3 of 8),
+  // judged against an environment still connecting, whose agents were not loaded yet.
+  it("a send right after the fleet restarts waits for the environment's synchronized state, then arrives once", async () => {
+    const { sims, service, keys, threads } = await restartedFleet();
+    expect(sims.servers.map((sim) => env(service, sim)?.connection.phase)).toEqual(["connecting", "connecting"]);
+    const sent = (await Promise.all(
+      keys.map((key, i) => service.request("agent.send", { key, text: `right after the restart ${i}`, expectedIntent: "new-turn" })),
+    )) as Delivery[];
+    // Never refused; on a loaded machine a dispatch may still be uncertain first, and is then reconciled.
+    for (const delivery of sent) expect(delivery.state, delivery.reason ?? "").not.toBe("refused");
+    await until(service, () => sent.every((delivery) => service.delivery(delivery.commandId)?.state === "answered"), "both answered");
+    for (const [i, sim] of sims.servers.entries()) {
+      const arrived = sim.engine.threads.get(threads[i]!)!.messages.filter((m) => m.role === "user" && m.text === `right after the restart ${i}`);
+      expect(arrived).toHaveLength(1);
+    }
+  });
+
+  it("a send to a machine still connecting after the bound is refused with a reason that names it and says what to do, in the answer and the event", async () => {
+    const { sims, service, events, keys } = await restartedFleet({ connectingWaitMs: 200 });
+    // Accepts connections and never answers: the environment stays connecting past the bound.
+    sims.servers[0]!.setBlackhole(true);
+    const refused = (await service.request("agent.send", { key: keys[0]!, text: "too early", expectedIntent: "new-turn" })) as Delivery;
+    const reason = `${sims.servers[0]!.label} is still connecting, so its agents' state is not confirmed yet. Send again once it shows online.`;
+    expect(refused).toMatchObject({ state: "refused", reason });
+    const published = events.flatMap((event) => (event.type === "delivery" && event.delivery.commandId === refused.commandId ? [event.delivery] : []));
+    expect(published).toEqual([expect.objectContaining({ state: "refused", reason })]);
+    expect(sims.servers[0]!.engine.threads.get(splitThread(keys[0]!))!.messages.some((m) => m.text === "too early")).toBe(false);
+  });
+
   it.each(["after-apply", "before-apply"] as const)(
     "a connection cut during a dispatch (%s) is uncertain, then exactly one message after reconciliation",
     async (when) => {
@@ -199,3 +244,7 @@ describe("deliveries", () => {
     await until(service, () => agent(service, sim, threadId)?.status === "ended", "session ended");
   });
 });
+
+function splitThread(key: string): string {
+  return key.slice(key.indexOf("/") + 1);
+}

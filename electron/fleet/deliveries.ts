@@ -5,8 +5,9 @@
 // Messages and held messages are journaled (delivery-journal.ts): each on disk before it is
 // dispatched, so after a restart each one T3 had not confirmed is checked against its thread.
 import { randomUUID } from "node:crypto";
-import { type Delivery, type DeliveryKind, type Intent, type IntentKind, isSettled } from "../../shared/fleet/delivery";
+import { type Delivery, type DeliveryKind, type Intent, type IntentKind, connectingReason, isSettled } from "../../shared/fleet/delivery";
 import type { MessageOutcome, RunningMessageMode, ThreadDetail, TranscriptItem } from "../../shared/fleet/facts";
+import type { ConnectionPhase } from "../../shared/fleet/types";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
@@ -19,6 +20,13 @@ import type { AgentCommand } from "./t3/adapter";
 export const DISPATCH_TIMEOUT_MS = 15_000;
 /** Settled sends kept for the UI's history; unsettled ones are never dropped. */
 export const SETTLED_HISTORY = 500;
+/**
+ * A send to an environment still connecting (T3 Fleet just started, or a wake re-check) waits this
+ * long for its first synchronized snapshot before its intent is judged: a restart's reconnect fits.
+ */
+export const CONNECTING_WAIT_MS = 10_000;
+/** What a refusal says when the refusing side gave no words: never a refusal without a reason. */
+const UNEXPLAINED_REFUSAL = "The server refused it without saying why. Check the agent in T3, then send again.";
 
 /** A message restored after a restart, before its thread could be checked. */
 export const RESTART_CHECKING =
@@ -59,6 +67,8 @@ export interface DeliveryDeps {
   now(): number;
   /** Where messages are recorded before they are dispatched (none: not recorded). */
   journal?: Pick<DeliveryJournal, "save">;
+  /** How long a send waits for a connecting environment (CONNECTING_WAIT_MS; tests shorten it). */
+  connectingWaitMs?: number;
 }
 
 export class Deliveries {
@@ -148,6 +158,8 @@ export class Deliveries {
   /** `commandId`: the one a held message was given when it was held (a release sends with it). */
   async send(key: string, text: string, expected: IntentKind, commandId: string = randomUUID()): Promise<Delivery> {
     const [environmentId, threadId] = splitKey(key);
+    // Judged on confirmed facts: right after a start the environment is connecting and its agents unknown.
+    await this.connectingSettled(environmentId);
     const preferred = expected === "steer" || expected === "queue" ? expected : undefined;
     const intent = this.deps.intent(key, preferred);
     const facts = this.deps.model.facts(environmentId, threadId);
@@ -169,22 +181,25 @@ export class Deliveries {
     return this.dispatch({ delivery: base, command, environmentId, threadId, turnBefore: runId, expectSteer, acceptedSequence: null });
   }
 
-  command(key: string, kind: DeliveryKind, build: (threadId: string, commandId: string) => AgentCommand, requestId?: string): Promise<Delivery> {
+  async command(key: string, kind: DeliveryKind, build: (threadId: string, commandId: string) => AgentCommand, requestId?: string): Promise<Delivery> {
     const [environmentId, threadId] = splitKey(key);
+    await this.connectingSettled(environmentId);
     const commandId = randomUUID();
     const base = this.newDelivery(commandId, key, kind, { requestId: requestId ?? null });
     const env = this.deps.model.environment(environmentId);
     const agent = this.deps.model.agent(key);
     const blocked = !env
       ? "This environment is no longer paired."
-      : env.connection.phase !== "online"
-        ? `${env.label} is offline.`
-        : env.readOnly
-          ? `The pairing with ${env.label} is read-only.`
-          : !agent
-            ? "This agent is no longer on its environment."
-            : null;
-    if (blocked) return Promise.resolve(this.finishRefused(base, blocked));
+      : env.connection.phase === "connecting"
+        ? connectingReason(env.label)
+        : env.connection.phase !== "online"
+          ? `${env.label} is offline.`
+          : env.readOnly
+            ? `The pairing with ${env.label} is read-only.`
+            : !agent
+              ? "This agent is no longer on its environment."
+              : null;
+    if (blocked) return this.finishRefused(base, blocked);
     return this.dispatch({
       delivery: base,
       command: build(threadId, commandId),
@@ -215,8 +230,29 @@ export class Deliveries {
     };
   }
 
+  /**
+   * Resolves once an environment that was connecting is online (or failed in a way no retry mends),
+   * or after the bound; at once when it is not connecting.
+   */
+  private connectingSettled(environmentId: string): Promise<void> {
+    const supervisor = this.deps.runtime(environmentId)?.supervisor;
+    if (!supervisor || supervisor.phase.phase !== "connecting") return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        supervisor.off("phase", changed);
+        resolve();
+      };
+      // A failed first attempt is retried by the supervisor: only online, or a failure no retry mends, ends the wait.
+      // The model takes the phase from the same event, registered first (environments.ts): it is current here.
+      const changed = (phase: ConnectionPhase) => (phase.phase === "online" || phase.phase === "unauthorized" || phase.phase === "incompatible") && done();
+      const timer = setTimeout(done, this.deps.connectingWaitMs ?? CONNECTING_WAIT_MS);
+      supervisor.on("phase", changed);
+    });
+  }
+
   private finishRefused(delivery: Delivery, reason: string): Delivery {
-    const refused = { ...delivery, state: "refused" as const, reason, updatedAt: this.iso() };
+    const refused = { ...delivery, state: "refused" as const, reason: reason.trim() || UNEXPLAINED_REFUSAL, updatedAt: this.iso() };
     this.deps.publish(refused);
     return refused;
   }
@@ -273,7 +309,7 @@ export class Deliveries {
           reason: "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice.",
         });
       } else {
-        this.settle(tracked, { state: "refused", reason: failure.message });
+        this.settle(tracked, { state: "refused", reason: failure.message.trim() || UNEXPLAINED_REFUSAL });
       }
     }
     return tracked.delivery;
@@ -454,6 +490,9 @@ export class Deliveries {
    * be sent now (the agent waits for an answer, the machine is offline), it stays held, saying why.
    */
   async release(commandId: string): Promise<Delivery> {
+    const waiting = this.held.get(commandId);
+    if (waiting) await this.connectingSettled(splitKey(waiting.agentKey)[0]);
+    // Looked up after the wait: a second release meanwhile finds it gone.
     const held = this.held.get(commandId);
     if (!held) throw new BridgeError("not-found", "This message is no longer held (it was sent or discarded).");
     const intent = this.deps.intent(held.agentKey);

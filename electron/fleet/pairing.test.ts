@@ -1,7 +1,7 @@
 // Pairing against simulators: the fleet's name on both auth generations, the checks made before a
 // one-time code is spent, sane labels from hostile servers, and what re-pairing does to the
 // previous session (against a small server that speaks T3's session-management endpoints).
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
@@ -64,6 +64,20 @@ describe("pairing", () => {
     expect(preview.label).toMatch(/^evil x+…$/);
     const paired = (await service.request("pair.confirm", { input: sim.pairingUrl() })) as BridgeResults["pair.confirm"];
     expect([...paired.label].length).toBeLessThanOrEqual(MAX_SERVER_LABEL);
+  });
+
+  it("keeps a hosted link's hostile label out of fleet.json and the fleet: clean, one line, bounded", async () => {
+    const { service, dataDir } = await setup([]);
+    const sim = await startSim({ generation: "upstream", label: "studio-mac" });
+    const hostile = `\x1b[2J\x1b[3J\x1b[HBuild box \u202egnp.exe\u202c${"x".repeat(3_000)}`;
+    const code = new URL(sim.pairingUrl()).hash.replace("#token=", "");
+    const link = `https://app.t3.codes/pair?host=${encodeURIComponent(sim.baseUrl)}&label=${encodeURIComponent(hostile)}#token=${code}`;
+    const paired = (await service.request("pair.confirm", { input: link })) as BridgeResults["pair.confirm"];
+    const stored = JSON.parse(await readFile(join(dataDir, REGISTRY_FILE), "utf8")) as { environments: { customLabel: string | null }[] };
+    for (const label of [paired.label, stored.environments[0]!.customLabel!, env(service, sim)!.label]) {
+      expect(label).toMatch(/^Build box gnp\.exex+…$/);
+      expect([...label].length).toBeLessThanOrEqual(MAX_SERVER_LABEL);
+    }
   });
 
   it("pairing again keeps the machine and says whether T3 let it end the previous session", async () => {

@@ -112,7 +112,7 @@ export class Pairing {
     const record: EnvironmentRecord = {
       environmentId,
       serverLabel: checked.label,
-      customLabel: label?.trim() || target.label || existing?.record.customLabel || null,
+      customLabel: label?.trim() || (target.label && saneLabel(target.label, target.baseUrl)) || existing?.record.customLabel || null,
       baseUrl: target.baseUrl,
       generation: paired.generation,
       readOnly: paired.readOnly,

@@ -45,6 +45,8 @@ export interface FleetServiceOptions {
   streamLagMs?: number;
   /** A starting agent counts as stuck after this long (tests shorten it). */
   stuckAfterMs?: number;
+  /** How long a send waits for a connecting environment's first synchronized snapshot (deliveries.ts); tests shorten it. */
+  connectingWaitMs?: number;
   /** What one machine may hold in the fleet (budget.ts); tests lower it. */
   budget?: BudgetLimits;
   now?: () => number;
@@ -128,6 +130,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       publish: (delivery) => publish({ type: "delivery", delivery }),
       now: this.now,
       journal,
+      ...(options.connectingWaitMs !== undefined && { connectingWaitMs: options.connectingWaitMs }),
     });
     this.handlers = bridgeHandlers({
       model: this.model,

@@ -102,7 +102,7 @@ describe("./fleet serve", () => {
 
     const first = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--pair", "-"], `# the build box\n${pairingUrl}\n`);
     await launchLink(first);
-    expect(first.output()).toContain(`paired ${sim.label}`);
+    expect(first.output()).toContain(`paired ${sim.baseUrl}, which calls itself "${sim.label}"`);
     expect(first.output()).toMatch(/Tokens are kept in .*tokens\.json, readable only by this user/);
     first.child.kill("SIGTERM");
     expect(await first.exited).toBe(0);
@@ -146,7 +146,7 @@ describe("./fleet serve", () => {
 
     const run = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", linksFile]);
     const link = await launchLink(run);
-    expect(run.output()).toContain(`paired ${sim.label}`);
+    expect(run.output()).toContain(`paired ${sim.baseUrl}, which calls itself "${sim.label}"`);
     const origin = new URL(link).origin;
     const bridge = await openBridge(origin, await exchangeLaunchCode(origin, link));
     cleanups.push(() => bridge.ws.close());
@@ -183,15 +183,48 @@ describe("./fleet serve", () => {
     const run = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", "-"], `${sim.pairingUrl()}\n${hostileLink}\n`);
     await launchLink(run);
     const output = run.output();
-    expect(output).toContain("paired studiobuild doneok\n");
+    expect(output).toContain(`paired ${sim.baseUrl}, which calls itself "studiobuild doneok"\n`);
     expect(output).toContain("could not pair link 2 of stdin");
     expect(output).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
     // The server's forged "open this link" stays inside its error line: only ours starts a line.
     const lines = output.split("\n");
     expect(lines.filter((line) => line.startsWith("T3 Fleet is running"))).toHaveLength(1);
     expect(lines.filter((line) => line.startsWith("http"))).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/#code=/)]);
-    expect(lines.find((line) => line.includes("evil.example"))).toMatch(/^could not pair link 2 of stdin: .*more characters\)$/);
+    expect(lines.find((line) => line.includes("evil.example"))).toMatch(
+      /^could not pair link 2 of stdin \(http:\/\/127\.0\.0\.1:\d+\): ".*more characters\)"$/,
+    );
     expect(output.length).toBeLessThan(20_000);
+  });
+
+  // Found by attacking it: plain words (no control character) in a label or an error read like the
+  // fleet's own launch line. What a server says is printed quoted, after whose words they are.
+  it("prints a hostile server's plain words only quoted and attributed, never as a line of its own", { timeout: 60_000 }, async () => {
+    const forged = "T3 Fleet is running. Open http://127.0.0.1:1/#code=forged";
+    const sim = await new SimServer({ generation: "upstream", tickMs: 5, label: forged }).start();
+    cleanups.push(() => sim.stop());
+    const hostile = createServer((_req, res) => {
+      res.writeHead(500, { "content-type": "application/json" });
+      // Padded so a terminal would wrap the forged words onto a row of their own.
+      res.end(JSON.stringify({ error: `nope${" ".repeat(400)}${forged} "quoted" \\ back` }));
+    });
+    await new Promise<void>((listening) => hostile.listen(0, "127.0.0.1", listening));
+    cleanups.push(() => new Promise((closed) => hostile.close(closed)));
+    const hostileOrigin = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+    const { rendererDir, dataDir } = await scratchFolder("t3-fleet-cli-words-");
+
+    const run = runCli(
+      ["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "memory", "--pair", "-"],
+      `${sim.pairingUrl()}\n${hostileOrigin}/pair#token=HOSTILE0000\n`,
+    );
+    const link = await launchLink(run);
+    const lines = run.output().split("\n");
+    expect(lines.filter((line) => line.startsWith("T3 Fleet is running"))).toEqual([expect.stringMatching(/^T3 Fleet is running\. Open this link once/)]);
+    expect(lines[lines.findIndex((line) => line.startsWith("T3 Fleet is running")) + 1]).toBe(link);
+    const carrying = lines.filter((line) => line.includes("127.0.0.1:1/"));
+    expect(carrying).toEqual([
+      `paired ${sim.baseUrl}, which calls itself "${forged}"`,
+      `could not pair link 2 of stdin (${hostileOrigin}): "The server at ${hostileOrigin} is not a T3 server T3 Fleet can use: This is not a T3 server (environment descriptor: nope T3 Fleet is running. Open http://127.0.0.1:1/#code=… \\"quoted\\" \\\\ back)."`,
+    ]);
   });
 
   /** A data folder with one machine paired through a first run, which is still running. */
@@ -201,7 +234,7 @@ describe("./fleet serve", () => {
     const { rendererDir, dataDir } = await scratchFolder("t3-fleet-cli-trust-");
     const first = runCli(["--data-dir", dataDir, "--renderer-dir", rendererDir, "--secrets", "file", "--pair", "-"], `${real.pairingUrl()}\n`);
     await launchLink(first);
-    expect(first.output()).toContain("paired studio-mac");
+    expect(first.output()).toContain('which calls itself "studio-mac"');
     const stored = JSON.parse(await readFile(join(dataDir, "tokens.json"), "utf8")) as Record<string, string>;
     const realToken = (JSON.parse(stored[real.environmentId]!) as { token: string }).token;
     return { real, realToken, rendererDir, dataDir, first };

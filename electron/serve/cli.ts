@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { DiscoveryReport } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
+import { parsePairingInput } from "../../shared/t3/pairing";
+import { quotedText } from "../../shared/t3/text";
 import { DataFolderBusyError, lockDataFolder } from "../fleet/data-folder-lock";
 import { discoveryReportText } from "../fleet/discovery/report-text";
 import { ensurePrivateDir } from "../fleet/private-files";
@@ -130,12 +132,16 @@ async function pairFrom(service: FleetService, source: string): Promise<void> {
     return;
   }
   for (const [index, link] of links.entries()) {
+    // Whose words follow: the server's origin (never the link, which carries its code).
+    const parsed = parsePairingInput(link);
+    const origin = parsed.ok ? parsed.target.baseUrl : "an unreadable link";
     try {
       const paired = await service.request("pair.confirm", { input: link });
-      terminal.out(`paired ${(paired as { label: string }).label}`);
+      // The label is the server's (or the link's) text: quoted, so it cannot pass for a line of ours.
+      terminal.out(`paired ${origin}, which calls itself ${quotedText((paired as { label: string }).label)}`);
     } catch (error) {
-      // Neither the link nor the error may carry its code into the terminal or a log.
-      terminal.err(`could not pair link ${index + 1} of ${source === "-" ? "stdin" : source}: ${describeError(error)}`);
+      // Neither the link nor the error may carry its code into the terminal or a log; the error may carry the server's words.
+      terminal.err(`could not pair link ${index + 1} of ${source === "-" ? "stdin" : source} (${origin}): ${quotedText(describeError(error))}`);
     }
   }
 }
@@ -159,7 +165,7 @@ async function printDiscovery(service: FleetService): Promise<void> {
     const report = await service.request("discovery.scan", { ports, sshHosts: values.ssh });
     terminal.out(...discoveryReportText(report as DiscoveryReport).split("\n"));
   } catch (error) {
-    terminal.err(`could not look for machines: ${describeError(error)}`);
+    terminal.err(`could not look for machines: ${quotedText(describeError(error))}`);
   }
 }
 

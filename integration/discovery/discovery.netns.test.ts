@@ -56,6 +56,17 @@ describe("Find machines", () => {
     }
     expect(server("tailscale:alpha.tail7f3a.ts.net").baseUrl).toBe("http://100.101.1.2:3773");
     expect(server("ssh:charlie").baseUrl).toBe("http://10.77.6.2:3773");
+    // Loopback and the tailnet keep the pairing code private; charlie's LAN address would not.
+    for (const id of [`local:${world.local.port}`, "tailscale:alpha.tail7f3a.ts.net", "tailscale:bravo.tail7f3a.ts.net"])
+      expect(server(id).plainHttp, id).toBeNull();
+    expect(server("ssh:charlie").plainHttp).toMatch(/^T3 at http:\/\/10\.77\.6\.2:3773 is reached over plain HTTP on your network/);
+  });
+
+  it("does not mint a code for a LAN address over plain HTTP until the user says so", async () => {
+    await expect(service.request("discovery.pair", { id: "ssh:charlie" })).rejects.toMatchObject({
+      kind: "plain-http",
+      message: expect.stringMatching(/Nothing was minted or sent/),
+    });
   });
 
   it("lists a peer that never answers, a peer that is not T3 and an offline peer, each with its reason and no Pair", () => {
@@ -110,7 +121,7 @@ describe("Find machines", () => {
     );
     expect(found).toMatch(/\[tailscale\] alpha\.tail7f3a\.ts\.net {2}http:\/\/100\.101\.1\.2:3773 {2}T3 0\.0\.42, protocol 1.*can pair \(t3 over ssh\)/);
     expect(found).toMatch(/\[tailscale\] bravo\.tail7f3a\.ts\.net .*can pair/);
-    expect(found).toMatch(/\[tailscale\] printer\.tail7f3a\.ts\.net .*cannot pair: Something answers at http:\/\/100\.101\.4\.2:3773, but not as a T3 server/);
+    expect(found).toMatch(/\[tailscale\] printer\.tail7f3a\.ts\.net .*cannot pair: "Something answers at http:\/\/100\.101\.4\.2:3773, but not as a T3 server/);
     expect(found).toMatch(/\[tailscale\] slowpoke\.tail7f3a\.ts\.net .*cannot pair: .*did not answer within/);
   }, 120_000);
 
@@ -125,14 +136,14 @@ describe("Find machines", () => {
   });
 
   it("says when t3 is not on the ssh host's PATH", async () => {
-    await expect(service.request("discovery.pair", { id: "ssh:charlie-no-t3" })).rejects.toMatchObject({
+    await expect(service.request("discovery.pair", { id: "ssh:charlie-no-t3", plainHttp: true })).rejects.toMatchObject({
       kind: "unavailable",
       message: expect.stringMatching(/t3 is not on the PATH of charlie-no-t3/),
     });
   });
 
   it("refuses a host whose key changed, and says so", async () => {
-    await expect(service.request("discovery.pair", { id: "ssh:charlie-rekeyed" })).rejects.toMatchObject({
+    await expect(service.request("discovery.pair", { id: "ssh:charlie-rekeyed", plainHttp: true })).rejects.toMatchObject({
       kind: "host-key-changed",
       message: expect.stringMatching(/host key of charlie-rekeyed has changed/),
     });
@@ -143,7 +154,10 @@ describe("Find machines", () => {
     const ids = [`local:${world.local.port}`, "tailscale:alpha.tail7f3a.ts.net", "tailscale:bravo.tail7f3a.ts.net", "ssh:charlie"];
     const paired: string[] = [];
     for (const id of ids) {
-      const result = (await service.request("discovery.pair", { id })) as { environmentId: string; readOnly: boolean };
+      const result = (await service.request("discovery.pair", { id, ...(id === "ssh:charlie" && { plainHttp: true }) })) as {
+        environmentId: string;
+        readOnly: boolean;
+      };
       expect(result.environmentId).toBe(server(id).environmentId);
       expect(result.readOnly).toBe(false);
       paired.push(result.environmentId);

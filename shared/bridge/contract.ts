@@ -72,7 +72,12 @@ const DiscoveryRequests = {
     refresh: z.boolean().default(false),
   }),
   /** Pairs a server the last scan found: mints a pairing code with T3's own CLI (locally or over ssh). */
-  "discovery.pair": z.object({ id: z.string().min(1).max(INPUT_LIMITS.id), label: Label.optional() }),
+  "discovery.pair": z.object({
+    id: z.string().min(1).max(INPUT_LIMITS.id),
+    label: Label.optional(),
+    /** The user's go-ahead to send the pairing code and token over plain HTTP where the found server's `plainHttp` says why that is a risk. */
+    plainHttp: z.boolean().optional(),
+  }),
 } as const;
 
 /** One T3 server (or a host that should have been one) a discovery source found. */
@@ -94,6 +99,12 @@ export interface FoundServer {
   pairVia: "t3-cli" | "ssh" | null;
   /** Why it cannot be paired (or what was seen instead of T3); null when it can. */
   reason: string | null;
+  /**
+   * Why pairing would send the pairing code and the token over plain HTTP that others may read (a
+   * LAN address, or an ssh proxy that makes the address uncertain); it pairs only once the user says
+   * so. Null on loopback and the tailnet.
+   */
+  plainHttp: string | null;
 }
 
 export interface DiscoveryReport {

@@ -21,6 +21,11 @@ export type Intent =
 
 export type IntentKind = Intent["kind"];
 
+/** Why nothing goes to an environment that is still connecting, and what to do. */
+export function connectingReason(label: string): string {
+  return `${label} is still connecting, so its agents' state is not confirmed yet. Send again once it shows online.`;
+}
+
 function offlineReason(env: EnvironmentView): string | null {
   const { connection } = env;
   switch (connection.phase) {
@@ -31,7 +36,7 @@ function offlineReason(env: EnvironmentView): string | null {
     case "incompatible":
       return `${env.label} cannot be used: ${connection.error}`;
     case "connecting":
-      return `${env.label} is reconnecting; its state is not confirmed yet.`;
+      return connectingReason(env.label);
     default:
       return `${env.label} is offline.`;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildPairingUrl, normalizeBaseUrl, parsePairingInput } from "./pairing";
+import { TEXT_LIMITS } from "./text";
 
 describe("parsePairingInput", () => {
   it("reads the token from the fragment of a server's pairing URL", () => {
@@ -22,6 +23,19 @@ describe("parsePairingInput", () => {
       ok: true,
       target: { baseUrl: "https://build-box.tail1234.ts.net", pairingToken: "ZZZZ22223333", label: "Build box" },
     });
+  });
+
+  it("cleans and caps a hosted link's label like any server text: no escape sequence, no direction override, one bounded line", () => {
+    const hostile = `Build\x1b[2J\x1b]52;c;Y3VybA==\x07 box \u202egnp.exe\u202c\n${"x".repeat(3_000)}`;
+    const link = `https://app.t3.codes/pair?host=https%3A%2F%2Fbuild-box.tail1234.ts.net&label=${encodeURIComponent(hostile)}#token=ZZZZ22223333`;
+    const parsed = parsePairingInput(link);
+    const label = parsed.ok ? parsed.target.label! : "";
+    expect(label).toMatch(/^Build box gnp\.exe x+ … \(\d[\d,]* more characters\)$/);
+    expect(label.length).toBeLessThanOrEqual(TEXT_LIMITS.label);
+    // eslint-disable-next-line no-control-regex -- what must not be left
+    expect(label).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+    const blank = parsePairingInput("https://app.t3.codes/pair?host=https%3A%2F%2Fb.example&label=%1b%5b2J%e2%80%ae#token=ZZZZ22223333");
+    expect(blank.ok && blank.target.label).toBeUndefined();
   });
 
   it("defaults a bare host to https, as T3's web app does", () => {

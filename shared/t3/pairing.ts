@@ -1,5 +1,6 @@
 // Parses what a user pastes to pair: a T3 pairing URL in any of its three forms, or a bare host.
 // The token travels in the URL fragment so it never reaches a server log.
+import { cleanLabel } from "./text";
 
 export interface PairingTarget {
   /** Origin of the T3 server, e.g. "http://100.101.102.103:3773" (no trailing slash). */
@@ -45,10 +46,17 @@ export function parsePairingInput(input: string): PairingParse {
     if (!host) return { ok: false, message: "This hosted pairing link has no host parameter." };
     const backend = normalizeBaseUrl(host);
     if (!backend.ok) return backend;
-    const label = url.searchParams.get("label")?.trim() || undefined;
+    // The label is written by whoever made the link: server text, cleaned and capped at this edge.
+    const label = linkLabel(url.searchParams.get("label"));
     return { ok: true, target: { baseUrl: backend.baseUrl, ...(pairingToken && { pairingToken }), ...(label && { label }) } };
   }
   return { ok: true, target: { baseUrl: base.baseUrl, ...(pairingToken && { pairingToken }) } };
+}
+
+/** A hosted link's `label=` as inert one-line text (shared/t3/text.ts), or undefined when nothing is left. */
+function linkLabel(raw: string | null): string | undefined {
+  if (raw === null) return undefined;
+  return cleanLabel(raw) || undefined;
 }
 
 /** The pairing URL a T3 server prints: origin + /pair + token in the fragment. */

@@ -71,6 +71,11 @@ export function cleanText(text: string, options: { max: number; multiline?: bool
   return capText(out, options.max, text.length - Math.min(text.length, bound));
 }
 
+/** A name from outside (a server's label, a link's label, a tailnet peer's name): inert, one line, single-spaced, capped. */
+export function cleanLabel(text: string): string {
+  return cleanText(text, { max: TEXT_LIMITS.label }).replace(/\s+/g, " ").trim();
+}
+
 const oneLine = (kind: TextKind) => z.string().transform((text) => cleanText(text, { max: TEXT_LIMITS[kind] }));
 const multiLine = (kind: TextKind) => z.string().transform((text) => cleanText(text, { max: TEXT_LIMITS[kind], multiline: true }));
 
@@ -85,6 +90,8 @@ export const ServerText = {
 
 /** Longest line written to a terminal: enough for any message of ours plus a capped server reason. */
 export const TERMINAL_LINE_MAX = 2_000;
+/** Longest quotation of server text: with the fleet's own words around it the line stays within TERMINAL_LINE_MAX, so its closing quote is never cut. */
+export const QUOTATION_MAX = 1_000;
 
 /**
  * Text as one terminal line that can carry no escape sequence: every control character (ESC, CR,
@@ -97,6 +104,19 @@ export function terminalLine(text: string, max = TERMINAL_LINE_MAX): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
   });
   return visible;
+}
+
+/**
+ * Server text for a line of the fleet's own: in double quotes, its own quotes and backslashes
+ * escaped and whitespace runs single-spaced, so it can neither close the quotation nor pad itself onto
+ * a line of its own; the caller says whose words they are. Control characters are then shown
+ * visibly by `terminalLine`.
+ */
+export function quotedText(text: string, max: number = QUOTATION_MAX): string {
+  return `"${capText(text, max)
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/["\\]/g, (char) => `\\${char}`)}"`;
 }
 
 /** Notification title or body: one line of plain text, no markup (some OS notification servers render HTML tags). */

@@ -1,15 +1,20 @@
 // Find machines: runs the sources (this machine, Tailscale peers, the ssh hosts the user names),
-// bounds their probes (concurrency, timeout, at most one scan of the same set every few minutes),
-// and pairs a found server with one action by minting a pairing code through T3's own CLI, locally
-// or over ssh, and handing it to the fleet's pairing (electron/fleet/pairing.ts) in memory.
+// bounds their probes (concurrency, timeout, peers looked at, one scan at a time with an overall
+// deadline, the same scan at most every few minutes), and pairs a found server with one action by
+// minting a pairing code through T3's own CLI, locally or over ssh, and handing it to the fleet's
+// pairing (electron/fleet/pairing.ts) in memory. The code and the token it is exchanged for go over
+// plain HTTP: off loopback and the tailnet that happens only once the user has said so.
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import type { BridgeResults, DiscoveryReport, FoundServer } from "../../../shared/bridge/contract";
 import { BridgeError } from "../bridge-error";
+import { isLoopbackAddress, isTailnetAddress } from "./addresses";
 import { saneLabel } from "../pairing";
 import { mapBounded } from "./bounded";
 import { LocalDiscovery, type LocalDiscoveryOptions } from "./local";
 import { type PairingCredential, pairingLink } from "./pairing-credential";
 import { type ProbeOutcome, T3_DEFAULT_PORT, httpBaseUrl, probeDescriptor } from "./probe";
-import { Ssh, type SshOptions } from "./ssh";
+import { type ResolvedSshHost, Ssh, type SshOptions } from "./ssh";
 import { readTailscale } from "./tailscale";
 
 export interface DiscoveryOptions {
@@ -23,6 +28,12 @@ export interface DiscoveryOptions {
   concurrency?: number;
   /** The same scan is not run again within this long; its last report answers. */
   minRescanMs?: number;
+  /** One scan's overall bound (SCAN_DEADLINE_MS). */
+  scanDeadlineMs?: number;
+  /** Tailscale peers looked at in one scan (MAX_TAILSCALE_PEERS). */
+  maxTailscalePeers?: number;
+  /** The descriptor probe (probe.ts); tests stand in for the network with it. */
+  probe?: (baseUrl: string, timeoutMs: number) => Promise<ProbeOutcome>;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -42,6 +53,10 @@ export interface ScanRequest {
 export const DEFAULT_PROBE_TIMEOUT_MS = 3_000;
 export const DEFAULT_PROBE_CONCURRENCY = 4;
 export const DEFAULT_MIN_RESCAN_MS = 2 * 60_000;
+/** One scan's overall bound: what has not been probed by then is listed as not looked at (3,000 peers took 21.7 s unbounded). */
+export const SCAN_DEADLINE_MS = 20_000;
+/** Tailscale peers looked at per scan (online first, by name): a tailnet of thousands is not swept; others are added by ssh host. */
+export const MAX_TAILSCALE_PEERS = 64;
 
 /** A found server with what pairing it needs (never sent to the UI). */
 interface Found {
@@ -76,13 +91,23 @@ export class Discovery {
     return this.options.minRescanMs ?? DEFAULT_MIN_RESCAN_MS;
   }
 
+  private get scanDeadlineMs(): number {
+    return this.options.scanDeadlineMs ?? SCAN_DEADLINE_MS;
+  }
+
   async scan(request: ScanRequest): Promise<DiscoveryReport> {
     const ports = [...new Set(request.ports)].sort((a, b) => a - b);
     const sshHosts = [...new Set(request.sshHosts)].sort();
     const key = JSON.stringify({ ports, sshHosts });
     const fresh = this.last && this.last.key === key && this.deps.now() < this.last.scannedAt + this.minRescanMs;
     if (!fresh) {
-      if (this.running?.key !== key) {
+      if (this.running && this.running.key !== key) {
+        throw new BridgeError(
+          "busy",
+          `Find machines is still looking with other ports or hosts (it stops within ${Math.round(this.scanDeadlineMs / 1000)} s). Look again once it has finished.`,
+        );
+      }
+      if (!this.running) {
         const scan = this.run(key, ports, sshHosts);
         this.running = { key, scan };
         void scan.then(
@@ -95,11 +120,19 @@ export class Discovery {
     return this.report(this.last!);
   }
 
-  async pair(id: string, label: string | undefined): Promise<BridgeResults["pair.confirm"]> {
+  /** `plainHttp`: the user's go-ahead where the found server's `plainHttp` says why plain HTTP is a risk there. */
+  async pair(id: string, label: string | undefined, plainHttp = false): Promise<BridgeResults["pair.confirm"]> {
     const found = this.last?.found.get(id);
     if (!found) throw new BridgeError("invalid", "That machine is not in the last scan. Find machines again.");
     const { view } = found;
     if (!view.pairVia) throw new BridgeError("unavailable", view.reason ?? `${view.name} cannot be paired from here.`);
+    // Before anything is minted: an unconfirmed pairing spends nothing and sends nothing.
+    if (view.plainHttp && !plainHttp) {
+      throw new BridgeError(
+        "plain-http",
+        `${view.plainHttp} Nothing was minted or sent. Pair over plain HTTP only if you trust that network, or pair with a link from T3 over Tailscale or HTTPS.`,
+      );
+    }
     let credential: PairingCredential;
     if (view.pairVia === "t3-cli") credential = await this.local.mint(found.port);
     else credential = await this.ssh.mint(found.sshDestination ?? view.name);
@@ -128,6 +161,7 @@ export class Discovery {
 
   private async run(key: string, extraPorts: number[], sshHosts: string[]): Promise<Scan> {
     const timeoutMs = this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    const deadline = this.deps.now() + this.scanDeadlineMs;
     const remotePorts = [...new Set([T3_DEFAULT_PORT, ...extraPorts])];
     const notes: string[] = [];
     const found = new Map<string, Found>();
@@ -149,25 +183,40 @@ export class Discovery {
     type Job = { group: string; url: string; port: number };
     const jobs: Job[] = this.local.ports(extraPorts).map((port) => ({ group: "local", url: httpBaseUrl("127.0.0.1", port), port }));
     if (!tailscale.ok) notes.push(tailscale.note);
-    const peers = tailscale.ok ? tailscale.peers : [];
-    for (const peer of peers) {
-      if (peer.online && peer.address)
-        for (const port of remotePorts) jobs.push({ group: `tailscale:${peer.name}`, url: httpBaseUrl(peer.address, port), port });
+    const maxPeers = this.options.maxTailscalePeers ?? MAX_TAILSCALE_PEERS;
+    const allPeers = tailscale.ok ? tailscale.peers : [];
+    const peers = [...allPeers].sort((a, b) => Number(b.online) - Number(a.online) || a.name.localeCompare(b.name)).slice(0, maxPeers);
+    if (allPeers.length > peers.length)
+      notes.push(
+        `Tailscale: ${allPeers.length.toLocaleString("en-US")} machines in the tailnet; only the first ${peers.length} (online first, by name) were looked at. Add another by its ssh host.`,
+      );
+    const peerIds = uniqueIds(peers.map((peer) => `tailscale:${peer.name}`));
+    for (const [index, peer] of peers.entries()) {
+      if (peer.online && peer.address) for (const port of remotePorts) jobs.push({ group: peerIds[index]!, url: httpBaseUrl(peer.address, port), port });
     }
     for (const entry of resolvedSsh) {
       if ("resolved" in entry) for (const port of remotePorts) jobs.push({ group: `ssh:${entry.host}`, url: httpBaseUrl(entry.resolved.hostname, port), port });
     }
-    const outcomes = await mapBounded(jobs, this.options.concurrency ?? DEFAULT_PROBE_CONCURRENCY, async (job) => ({
-      job,
-      outcome: await probeDescriptor(job.url, timeoutMs),
-    }));
+    const probe = this.options.probe ?? probeDescriptor;
+    const outcomes = await mapBounded(jobs, this.options.concurrency ?? DEFAULT_PROBE_CONCURRENCY, async (job) => {
+      const remaining = deadline - this.deps.now();
+      const outcome: ProbeOutcome =
+        remaining > 0
+          ? await probe(job.url, Math.min(timeoutMs, remaining))
+          : {
+              kind: "unprobed",
+              baseUrl: job.url,
+              reason: `Not looked at: one search stops after ${Math.round(this.scanDeadlineMs / 1000)} s. Add it by its ssh host, or pair it with a link from T3.`,
+            };
+      return { job, outcome };
+    });
     const byGroup = new Map<string, { job: Job; outcome: ProbeOutcome }[]>();
     for (const result of outcomes) byGroup.set(result.job.group, [...(byGroup.get(result.job.group) ?? []), result]);
 
     // This machine: every port where something answers is listed; nothing is listed where nothing answers.
     const t3 = this.local.t3Executable();
     for (const { job, outcome } of byGroup.get("local") ?? []) {
-      if (outcome.kind === "nothing") continue;
+      if (outcome.kind === "nothing" || outcome.kind === "unprobed") continue;
       const name = job.port === T3_DEFAULT_PORT ? "This machine" : `This machine (port ${job.port})`;
       add(
         foundFrom(
@@ -185,8 +234,8 @@ export class Discovery {
     if (![...found.values()].some((entry) => entry.view.source === "local"))
       notes.push(`This machine: no T3 server answers on port ${this.local.ports(extraPorts).join(", ")}.`);
 
-    for (const peer of peers) {
-      const id = `tailscale:${peer.name}`;
+    for (const [index, peer] of peers.entries()) {
+      const id = peerIds[index]!;
       if (!peer.online || !peer.address) {
         add({
           view: {
@@ -199,7 +248,8 @@ export class Discovery {
             protocol: null,
             environmentId: null,
             pairVia: null,
-            reason: peer.online ? "No Tailscale IPv4 address; not probed." : "Offline in Tailscale; not probed.",
+            reason: peer.online ? "No Tailscale IPv4 address (100.64.0.0/10); not probed." : "Offline in Tailscale; not probed.",
+            plainHttp: null,
           },
           port: T3_DEFAULT_PORT,
           sshDestination: null,
@@ -207,7 +257,19 @@ export class Discovery {
         continue;
       }
       const best = bestOutcome(byGroup.get(id) ?? []);
-      add(foundFrom(id, "tailscale", peer.name, best.job.port, best.outcome, peer.name, "ssh", null));
+      // The Tailscale address is WireGuard-encrypted end to end: plain HTTP over it stays private.
+      add(
+        foundFrom(
+          id,
+          "tailscale",
+          peer.name,
+          best.job.port,
+          best.outcome,
+          peer.sshDestination,
+          peer.sshDestination ? "ssh" : null,
+          peer.sshDestination ? null : "This peer's name is not one ssh can be given safely.",
+        ),
+      );
     }
     for (const entry of resolvedSsh) {
       const id = `ssh:${entry.host}`;
@@ -224,6 +286,7 @@ export class Discovery {
             environmentId: null,
             pairVia: null,
             reason: entry.error instanceof Error ? entry.error.message : String(entry.error),
+            plainHttp: null,
           },
           port: T3_DEFAULT_PORT,
           sshDestination: entry.host,
@@ -231,7 +294,8 @@ export class Discovery {
         continue;
       }
       const best = bestOutcome(byGroup.get(id) ?? []);
-      add(foundFrom(id, "ssh", entry.host, best.job.port, best.outcome, entry.host, "ssh", null));
+      const risk = await plainHttpRisk(entry.host, entry.resolved, best.outcome.baseUrl);
+      add(foundFrom(id, "ssh", entry.host, best.job.port, best.outcome, entry.host, "ssh", null, risk));
     }
     return { key, scannedAt: this.deps.now(), found, notes, sshConfigHosts };
   }
@@ -239,7 +303,7 @@ export class Discovery {
 
 /** The most useful answer among one host's ports: T3 first, then what answered instead. */
 function bestOutcome<T extends { outcome: ProbeOutcome }>(results: T[]): T {
-  const rank: Record<ProbeOutcome["kind"], number> = { t3: 0, incompatible: 1, "not-t3": 2, slow: 3, nothing: 4 };
+  const rank: Record<ProbeOutcome["kind"], number> = { t3: 0, incompatible: 1, "not-t3": 2, slow: 3, unprobed: 4, nothing: 5 };
   return [...results].sort((a, b) => rank[a.outcome.kind] - rank[b.outcome.kind])[0]!;
 }
 
@@ -252,8 +316,9 @@ function foundFrom(
   sshDestination: string | null,
   pairVia: FoundServer["pairVia"],
   cannotMint: string | null,
+  plainHttp: string | null = null,
 ): Found {
-  const base = { id, source, name, baseUrl: outcome.baseUrl, label: null, serverVersion: null, protocol: null, environmentId: null };
+  const base = { id, source, name, baseUrl: outcome.baseUrl, label: null, serverVersion: null, protocol: null, environmentId: null, plainHttp: null };
   if (outcome.kind === "t3") {
     const { descriptor } = outcome;
     return {
@@ -263,12 +328,40 @@ function foundFrom(
         serverVersion: saneLabel(descriptor.serverVersion, outcome.baseUrl),
         protocol: outcome.protocol,
         environmentId: descriptor.environmentId,
-        pairVia,
+        pairVia: cannotMint ? null : pairVia,
         reason: cannotMint,
+        plainHttp: cannotMint ? null : plainHttp,
       },
       port,
       sshDestination,
     };
   }
   return { view: { ...base, pairVia: null, reason: outcome.reason }, port, sshDestination };
+}
+
+/** Ids unique within a scan: two peers may clean to the same name. */
+function uniqueIds(ids: string[]): string[] {
+  const seen = new Map<string, number>();
+  return ids.map((id) => {
+    const count = (seen.get(id) ?? 0) + 1;
+    seen.set(id, count);
+    return count === 1 ? id : `${id} (${count})`;
+  });
+}
+
+/**
+ * Why pairing an ssh host over its `ssh -G` HostName would put the pairing code and the token on
+ * plain HTTP others may read; null when that address is loopback or the tailnet, reached directly.
+ */
+export async function plainHttpRisk(host: string, resolved: ResolvedSshHost, baseUrl: string): Promise<string | null> {
+  if (resolved.proxy)
+    return `ssh reaches ${host} through ${resolved.proxy}, so ${resolved.hostname} as seen from here may not be the machine ssh logs into, and the pairing code and the token would go to it over plain HTTP.`;
+  const addresses = isIP(resolved.hostname)
+    ? [resolved.hostname]
+    : await lookup(resolved.hostname, { all: true }).then(
+        (found) => found.map((entry) => entry.address),
+        () => [],
+      );
+  if (addresses.length > 0 && addresses.every((address) => isLoopbackAddress(address) || isTailnetAddress(address))) return null;
+  return `T3 at ${baseUrl} is reached over plain HTTP on your network, not through ssh or Tailscale: the pairing code and the token it is exchanged for would cross it unencrypted, readable by anyone on it.`;
 }

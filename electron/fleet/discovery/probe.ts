@@ -15,6 +15,8 @@ export type ProbeOutcome =
   | { kind: "incompatible"; baseUrl: string; descriptor: EnvironmentDescriptor | null; reason: string }
   | { kind: "not-t3"; baseUrl: string; reason: string }
   | { kind: "slow"; baseUrl: string; reason: string }
+  /** Not looked at: the scan reached its deadline first. */
+  | { kind: "unprobed"; baseUrl: string; reason: string }
   | { kind: "nothing"; baseUrl: string; reason: string };
 
 export function httpBaseUrl(host: string, port: number): string {

@@ -29,6 +29,8 @@ const MINT_TIMEOUT_MS = 90_000;
 export interface ResolvedSshHost {
   destination: string;
   hostname: string;
+  /** How ssh reaches the host when not directly ("ProxyJump bastion", "a ProxyCommand"): then `hostname` is as seen from there. */
+  proxy: string | null;
 }
 
 export class Ssh {
@@ -68,7 +70,10 @@ export class Ssh {
     }
     const hostname = /^hostname (\S+)$/m.exec(result.stdout)?.[1];
     if (result.code !== 0 || !hostname) throw new BridgeError("invalid", `ssh cannot use the host ${checked}: ${lastLine(result.stderr) || "no hostname"}`);
-    return { destination: checked, hostname };
+    const jump = /^proxyjump (\S+)$/m.exec(result.stdout)?.[1];
+    const command = /^proxycommand (.+)$/m.exec(result.stdout)?.[1];
+    const proxy = jump && jump !== "none" ? `ProxyJump ${jump}` : command && command !== "none" ? "a ProxyCommand" : null;
+    return { destination: checked, hostname, proxy };
   }
 
   /** `t3 auth pairing create --json` on the remote machine, over the user's ssh. */

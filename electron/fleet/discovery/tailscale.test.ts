@@ -24,12 +24,13 @@ async function standIn(stdout: string): Promise<string> {
 describe("tailscale status --json", () => {
   it("decodes the recorded shape: every peer with its MagicDNS name, IPv4 address and online state", async () => {
     const status = TailscaleStatus.parse(JSON.parse(await readFile(FIXTURE, "utf8")));
+    const peer = (name: string, address: string, online: boolean) => ({ name, address, online, sshDestination: name });
     expect(tailscalePeers(status)).toEqual([
-      { name: "alpha.tail7f3a.ts.net", address: "100.101.1.2", online: true },
-      { name: "bravo.tail7f3a.ts.net", address: "100.101.2.2", online: true },
-      { name: "slowpoke.tail7f3a.ts.net", address: "100.101.3.2", online: true },
-      { name: "printer.tail7f3a.ts.net", address: "100.101.4.2", online: true },
-      { name: "old-desktop.tail7f3a.ts.net", address: "100.101.5.2", online: false },
+      peer("alpha.tail7f3a.ts.net", "100.101.1.2", true),
+      peer("bravo.tail7f3a.ts.net", "100.101.2.2", true),
+      peer("slowpoke.tail7f3a.ts.net", "100.101.3.2", true),
+      peer("printer.tail7f3a.ts.net", "100.101.4.2", true),
+      peer("old-desktop.tail7f3a.ts.net", "100.101.5.2", false),
     ]);
   });
 
@@ -56,6 +57,25 @@ describe("tailscale status --json", () => {
       BackendState: "Running",
       Peer: { k: { HostName: "v6only", DNSName: "", TailscaleIPs: ["fd7a:115c:a1e0::9", "not-an-ip"], Online: true } },
     });
-    expect(tailscalePeers(status)).toEqual([{ name: "v6only", address: null, online: true }]);
+    expect(tailscalePeers(status)).toEqual([{ name: "v6only", address: null, online: true, sshDestination: "v6only" }]);
+  });
+
+  // Found by attacking it: peer names went raw into machine names, ids and ssh; any IPv4 was probed.
+  it("cleans a hostile peer's name like server text, never hands ssh an option, and probes only Tailscale's range", () => {
+    const status = TailscaleStatus.parse({
+      BackendState: "Running",
+      Peer: {
+        a: { HostName: "x", DNSName: "\x1b]0;pwned\x07build\x1b[2J-box \u202egnp.ts.net.", TailscaleIPs: ["127.0.0.2", "100.100.1.1"], Online: true },
+        b: { HostName: "-oProxyCommand=touch /tmp/owned", DNSName: "", TailscaleIPs: ["169.254.169.254"], Online: true },
+        c: { HostName: "-oProxyCommand=sh", DNSName: "", TailscaleIPs: ["10.0.0.1", "100.64.0.7"], Online: true },
+        d: { HostName: "metadata", DNSName: "metadata.tail7f3a.ts.net.", TailscaleIPs: ["169.254.169.254", "127.0.0.1", "10.0.0.1"], Online: true },
+      },
+    });
+    expect(tailscalePeers(status)).toEqual([
+      { name: "build-box gnp.ts.net", address: "100.100.1.1", online: true, sshDestination: "100.100.1.1" },
+      { name: "-oProxyCommand=touch /tmp/owned", address: null, online: true, sshDestination: null },
+      { name: "-oProxyCommand=sh", address: "100.64.0.7", online: true, sshDestination: "100.64.0.7" },
+      { name: "metadata.tail7f3a.ts.net", address: null, online: true, sshDestination: "metadata.tail7f3a.ts.net" },
+    ]);
   });
 });

@@ -1,8 +1,11 @@
 // Tailscale: where the `tailscale` CLI is present, `tailscale status --json` lists the tailnet's
 // machines. Only online peers from that list are ever probed, at their own Tailscale addresses.
-// The JSON is decoded at this edge; fields the fleet does not use are ignored.
+// The JSON is decoded at this edge; fields the fleet does not use are ignored. Peer names are
+// written by whoever runs the peer: cleaned like any server text, and never taken as an ssh option.
 import { isIPv4 } from "node:net";
 import { z } from "zod";
+import { cleanLabel } from "../../../shared/t3/text";
+import { isTailnetAddress } from "./addresses";
 import { CommandMissingError, lastLine, runCommand } from "./run-command";
 
 const TailscaleNode = z.object({
@@ -23,24 +26,31 @@ export const TailscaleStatus = z.object({
 export type TailscaleStatus = z.infer<typeof TailscaleStatus>;
 
 export interface TailscalePeer {
-  /** MagicDNS name without the trailing dot, else the host name. */
+  /** MagicDNS name without the trailing dot, else the host name; cleaned (shared/t3/text.ts), never empty. */
   name: string;
-  /** The peer's Tailscale IPv4 address, the only address probed. */
+  /** The peer's Tailscale IPv4 address (100.64.0.0/10), the only address probed; null when it lists none. */
   address: string | null;
   online: boolean;
+  /** What to give ssh for this peer: its name when it is a plain DNS name, else its address; null when neither is usable. */
+  sshDestination: string | null;
 }
 
 export type TailscaleLook = { ok: true; peers: TailscalePeer[] } | { ok: false; note: string };
 
 const STATUS_TIMEOUT_MS = 10_000;
 
+/** A DNS name of letters, digits and inner hyphens: it starts with a letter or digit, so no command reads it as an option. */
+const DNS_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
 /** The online state and addresses of every peer, from the decoded status. */
 export function tailscalePeers(status: TailscaleStatus): TailscalePeer[] {
-  return Object.values(status.Peer ?? {}).map((peer) => ({
-    name: peer.DNSName.replace(/\.$/, "") || peer.HostName,
-    address: (peer.TailscaleIPs ?? []).find((ip) => isIPv4(ip)) ?? null,
-    online: peer.Online === true,
-  }));
+  return Object.values(status.Peer ?? {}).map((peer) => {
+    const raw = peer.DNSName.replace(/\.$/, "") || peer.HostName;
+    // Any other address the CLI prints (loopback, link-local, a LAN) is not the tailnet's to probe.
+    const address = (peer.TailscaleIPs ?? []).find((ip) => isIPv4(ip) && isTailnetAddress(ip)) ?? null;
+    const name = cleanLabel(raw) || address || "unnamed peer";
+    return { name, address, online: peer.Online === true, sshDestination: DNS_NAME.test(raw) ? raw : address };
+  });
 }
 
 export async function readTailscale(command = "tailscale", env?: NodeJS.ProcessEnv): Promise<TailscaleLook> {

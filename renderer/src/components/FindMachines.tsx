@@ -20,6 +20,9 @@ function FoundRow({ server }: { server: FoundServer }) {
   // Already paired now: the fleet's own list is the truth, whatever the last scan said.
   const pairedNow = useFleet((s) => (server.environmentId ? s.environments.has(server.environmentId) : false));
   const paired = pairedNow || pairedLabel !== undefined;
+  // Off loopback and the tailnet the pairing code and token travel as plain HTTP: only once the user says so.
+  const [plainHttpAccepted, acceptPlainHttp] = useState(false);
+  const waitsForConsent = server.plainHttp !== null && !plainHttpAccepted;
   return (
     <li className="found-server" data-testid="found-server" data-id={server.id} data-pairable={server.pairVia !== null}>
       <div className="found-head">
@@ -41,13 +44,29 @@ function FoundRow({ server }: { server: FoundServer }) {
         ) : (
           <>
             {paired ? <span data-testid="found-paired">Paired{pairedLabel ? ` as ${pairedLabel}` : ""}</span> : null}
+            {server.plainHttp ? (
+              <span className="found-plain-http">
+                <span className="error" data-testid="found-plain-http">
+                  {server.plainHttp}
+                </span>{" "}
+                <label>
+                  <input
+                    type="checkbox"
+                    data-testid="found-plain-http-accept"
+                    checked={plainHttpAccepted}
+                    onChange={(event) => acceptPlainHttp(event.target.checked)}
+                  />{" "}
+                  Send them over plain HTTP anyway
+                </label>
+              </span>
+            ) : null}
             <button
               type="button"
               className={paired ? "" : "primary"}
               data-testid="found-pair"
-              disabled={pairing !== null}
+              disabled={pairing !== null || waitsForConsent}
               title={server.pairVia === "ssh" ? `Runs t3 auth pairing create over your ssh on ${server.name}` : "Runs t3 auth pairing create on this machine"}
-              onClick={() => void discoveryCommands.pair(server.id)}
+              onClick={() => void discoveryCommands.pair(server.id, plainHttpAccepted)}
             >
               {pairing === server.id ? "Pairing…" : paired ? "Pair again" : "Pair"}
             </button>

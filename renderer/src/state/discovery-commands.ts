@@ -9,11 +9,11 @@ export const discoveryCommands = {
     const report = await run("discovery", () => requireBridge().request("discovery.scan", { ports, sshHosts, refresh }));
     if (report) useDiscovery.getState().scanned(report);
   },
-  /** One action: the service mints a pairing code with T3's CLI (here or over ssh) and pairs. */
-  async pair(id: string): Promise<void> {
+  /** One action: the service mints a pairing code with T3's CLI (here or over ssh) and pairs. `plainHttp`: the user accepted the risk the row states. */
+  async pair(id: string, plainHttp = false): Promise<void> {
     useDiscovery.getState().pairingStarted(id);
     try {
-      const paired = await run(`discovery:${id}`, () => requireBridge().request("discovery.pair", { id }));
+      const paired = await run(`discovery:${id}`, () => requireBridge().request("discovery.pair", { id, ...(plainHttp && { plainHttp }) }));
       if (paired) useDiscovery.getState().pairedAs(id, paired.label);
     } finally {
       useDiscovery.getState().pairingStarted(null);
