@@ -107,7 +107,7 @@ describe("status derivation from recorded rows", () => {
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "starting", reason: "Turn requested" });
   });
 
-  it("a capacity warning on the running turn is running but held up: stalled look, needs you, never a failure notice", () => {
+  it("a capacity warning on the running turn is running but held up: stalled look, needs you, a held-up notice once, never a failure notice", () => {
     const row = recordedRow("t3-0.0.24/shell-row-running.json");
     snapshot(row);
     const policy = new NotificationPolicy();
@@ -118,6 +118,7 @@ describe("status derivation from recorded rows", () => {
     expect(agent).toMatchObject({ status: "running", heldUp: true, stalled: true, reason: "Free-tier capacity limit reached" });
     expect(model.counts().byStatus.failed ?? 0).toBe(0);
     expect(needsYou(agent)).toBe(true);
+    expect(policy.agentChanged(agent)).toEqual([expect.objectContaining({ reason: "held-up", title: "Slow worker is held up by its provider" })]);
     expect(policy.agentChanged(agent)).toEqual([]);
     // Once the provider goes on (the warning is gone), the run is an ordinary running one.
     model.setThreadDetail("env-a", row.id, { ...noDetail, lastEventAt: "2026-11-29T10:06:00.000Z" });

@@ -61,7 +61,7 @@ describe("notification policy", () => {
     muted.agentChanged(agent("a", "running"));
     expect(muted.agentChanged(agent("a", "failed"))).toEqual([]);
 
-    const noFailures = new NotificationPolicy({ needsApproval: true, needsInput: true, failed: false, hostOffline: true });
+    const noFailures = new NotificationPolicy({ needsApproval: true, needsInput: true, failed: false, stalled: true, heldUp: true, hostOffline: true });
     noFailures.environmentChanged(env(online));
     noFailures.agentChanged(agent("a", "running"));
     expect(noFailures.agentChanged(agent("a", "failed"))).toEqual([]);
