@@ -5,16 +5,7 @@
 import { attentionFingerprint } from "./acknowledge";
 import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
 import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
-import {
-  type AgentView,
-  type ConnectionPhase,
-  type EnvironmentMeta,
-  type EnvironmentView,
-  type RollupStatus,
-  agentKey,
-  rollupStatus,
-  worstOf,
-} from "./types";
+import { type AgentView, type ConnectionPhase, type EnvironmentMeta, type EnvironmentView, type RollupStatus, agentKey, rollupStatus, worstOf } from "./types";
 import { type FleetGlance, fleetCounts } from "./views";
 
 /** Most agents have no pending request and no subagent: they share one frozen empty list. */
@@ -399,7 +390,8 @@ export class FleetModel {
     const heldUp = running && entry.derived.heldUp === true;
     // While its machine is away a run's stall is kept as last confirmed: no news is not a new stall,
     // and a stall does not end (or a held-up run read "was running") because the machine dropped off.
-    const quiet = shown.status === "unknown" ? (previous?.lastKnownStatus === "running" && previous.stalled) : now - entry.lastActivityMs >= this.options.stalledAfterMs;
+    const quiet =
+      shown.status === "unknown" ? previous?.lastKnownStatus === "running" && previous.stalled : now - entry.lastActivityMs >= this.options.stalledAfterMs;
     const stalled = running && (heldUp || quiet);
     const parentThreadId = facts.parent?.threadId ?? null;
     const view: AgentView = {

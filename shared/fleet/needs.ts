@@ -53,9 +53,7 @@ export function waitingSince(agent: Pick<AgentView, "pending" | "lastActivityAt"
 
 /** The order of what needs you: by class (decisions, failures, stalls), then what has waited longest. */
 export function byUrgency(a: AgentView, b: AgentView): number {
-  return (
-    urgencyRank(a) - urgencyRank(b) || waitingSince(a).localeCompare(waitingSince(b)) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key)
-  );
+  return urgencyRank(a) - urgencyRank(b) || waitingSince(a).localeCompare(waitingSince(b)) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key);
 }
 
 function urgencyRank(agent: AgentView): number {

@@ -80,7 +80,8 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
   if (waiting.length) {
     items.push({ kind: "separator" });
     for (const agent of waiting.slice(0, TRAY_AGENT_LIMIT)) {
-      const what = agent.status === "unknown" ? `${lastKnownWords(agent)}, as of ${agent.asOf ? timeOfDay(agent.asOf) : "its last contact"}` : lastKnownWords(agent);
+      const what =
+        agent.status === "unknown" ? `${lastKnownWords(agent)}, as of ${agent.asOf ? timeOfDay(agent.asOf) : "its last contact"}` : lastKnownWords(agent);
       items.push({ kind: "agent", agentKey: agent.key, label: `${agent.title} (${labels.get(agent.environmentId) ?? "?"}) — ${what}` });
     }
     if (waiting.length > TRAY_AGENT_LIMIT) items.push({ kind: "label", label: `…and ${waiting.length - TRAY_AGENT_LIMIT} more` });

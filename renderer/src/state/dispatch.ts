@@ -242,7 +242,10 @@ function sayWhyUnreachable(id: CommandId): void {
   if (!state.bridgeLostAt && env?.connection.phase === "online") return;
   const machine = env?.label ?? agent.environmentId;
   const why = state.bridgeLostAt ? "T3 Fleet's service is not reachable" : `${machine} is not online`;
-  state.commandFailed(`agent:${agent.key}`, `${why}: ${what.toLowerCase()} cannot reach T3 now. It shows as of when it was last confirmed; try again once it is back.`);
+  state.commandFailed(
+    `agent:${agent.key}`,
+    `${why}: ${what.toLowerCase()} cannot reach T3 now. It shows as of when it was last confirmed; try again once it is back.`,
+  );
 }
 
 /**

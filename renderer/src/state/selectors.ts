@@ -243,7 +243,12 @@ export interface Glance {
 }
 
 /** The one "needs you" count of this window: the top bar, the Inbox badge, the tab's title and icon. Never filtered. */
-export function glance(agents: Map<string, AgentView>, environments: Map<string, EnvironmentView>, snoozed: Map<string, Snooze> = new Map(), now = Date.now()): Glance {
+export function glance(
+  agents: Map<string, AgentView>,
+  environments: Map<string, EnvironmentView>,
+  snoozed: Map<string, Snooze> = new Map(),
+  now = Date.now(),
+): Glance {
   const snoozedNow = (agent: AgentView) => snoozeHolds(snoozed.get(agent.key), agent, now);
   return { counts: fleetCounts(environments.values(), agents.values(), snoozedNow), needYou: tallyNeeds(agents.values(), snoozedNow).needYou };
 }

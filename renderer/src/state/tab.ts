@@ -46,7 +46,12 @@ const SNOOZE_CLOCK_MS = 60_000;
 /** Keeps the tab up to date with every change of the facts and of the snoozes. */
 export function keepTabUpToDate(): () => void {
   const unsubscribe = useFleet.subscribe((state, previous) => {
-    if (state.version !== previous.version || state.loaded !== previous.loaded || state.snoozed !== previous.snoozed || state.bridgeLostAt !== previous.bridgeLostAt)
+    if (
+      state.version !== previous.version ||
+      state.loaded !== previous.loaded ||
+      state.snoozed !== previous.snoozed ||
+      state.bridgeLostAt !== previous.bridgeLostAt
+    )
       updateTab();
   });
   const clock = setInterval(updateTab, SNOOZE_CLOCK_MS);
