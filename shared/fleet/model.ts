@@ -226,6 +226,12 @@ export class FleetModel {
     return null;
   }
 
+  /** When this running agent turns stalled if nothing happens (ms since epoch), or null. */
+  stallDeadline(view: AgentView): number | null {
+    if (view.status !== "running" || view.stalled) return null;
+    return Date.parse(view.lastActivityAt) + this.options.stalledAfterMs;
+  }
+
   private get stuckAfterMs(): number {
     return this.options.stuckAfterMs ?? STUCK_STARTING_MS;
   }
