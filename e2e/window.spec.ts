@@ -127,14 +127,14 @@ test("notices: one per condition, withdrawn when it clears, never over a control
   await fleet.pairAll();
   await page.goto(fleet.shell.url);
   await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "idle");
-  await expect(page).toHaveTitle("T3 Fleet — 1 agent on 3 machines");
+  await expect(page).toHaveTitle("T3 Fleet — nothing needs you");
 
   fleet.sims.sendMessage(sim, threadId, "ship it #approval");
   const notice = page.getByTestId("notice");
   await expect(notice).toHaveCount(1);
   await expect(notice).toContainText("Deployer needs your approval");
   await expect(notice).toHaveAttribute("data-critical", "true");
-  await expect(page).toHaveTitle(/^\(1\) 1 needs you/);
+  await expect(page).toHaveTitle("(1) 1 needs you — T3 Fleet");
   await expect(page.locator('link[rel="icon"]')).toHaveAttribute("data-count", "1");
   await expect(page.locator('link[rel="icon"]')).toHaveAttribute("data-variant", "needs-you");
   const shown = () => page.evaluate(() => (window as unknown as { __notices: { title: string; tag: string; closed: boolean }[] }).__notices);
@@ -158,7 +158,7 @@ test("notices: one per condition, withdrawn when it clears, never over a control
   await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "idle");
   await expect(notice).toHaveCount(0);
   expect((await shown())[0]!.closed).toBe(true);
-  await expect(page).toHaveTitle("T3 Fleet — 1 agent on 3 machines");
+  await expect(page).toHaveTitle("T3 Fleet — nothing needs you");
 
   // Outages: a notice when the machine drops, gone when it is back; a machine that drops again soon
   // after (a flapping host) says so on its row only, without another notification.

@@ -31,7 +31,15 @@ export type EnvironmentRecord = z.infer<typeof EnvironmentRecord>;
 
 export const FleetSettings = z.object({
   notifications: z
-    .object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), hostOffline: z.boolean() })
+    .object({
+      needsApproval: z.boolean(),
+      needsInput: z.boolean(),
+      failed: z.boolean(),
+      // Added later (issue 25): a registry written before them turns them on.
+      stalled: z.boolean().default(DEFAULT_NOTIFICATION_SETTINGS.stalled),
+      heldUp: z.boolean().default(DEFAULT_NOTIFICATION_SETTINGS.heldUp),
+      hostOffline: z.boolean(),
+    })
     .default(DEFAULT_NOTIFICATION_SETTINGS),
   notificationsPaused: z.boolean().default(false),
   stalledAfterMs: z.number().int().positive().default(DEFAULT_STALLED_AFTER_MS),

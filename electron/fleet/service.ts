@@ -75,6 +75,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly handlers: BridgeHandlers;
   private readonly published: PublishedViews;
   private stallTimer: NodeJS.Timeout | undefined;
+  /** When the armed stall check fires (ms since epoch). */
+  private stallDueAt = Number.POSITIVE_INFINITY;
   /** Gives back what a burst of snapshots used once it is over (heap-release.ts). */
   private readonly heapRelease = new HeapRelease();
   /** Notices a sleep or a stalled event loop where no shell says so (wake-watch.ts). */
@@ -243,7 +245,17 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       this.policy.forget(key);
       this.acknowledgements.removed(key);
     }
-    if (change.agents.length > 0) this.scheduleStallCheck();
+    if (change.agents.length > 0) {
+      // A run that stalls sooner than the armed check (armed, say, for a stuck start two minutes
+      // away) re-arms it, so a stall shows and notifies after the stall time, not at the later check.
+      let soonest = Number.POSITIVE_INFINITY;
+      for (const agent of change.agents) soonest = Math.min(soonest, this.model.stallDeadline(agent) ?? soonest);
+      if (this.stallTimer && soonest < this.stallDueAt) {
+        clearTimeout(this.stallTimer);
+        this.stallTimer = undefined;
+      }
+      this.scheduleStallCheck();
+    }
   }
 
   /** A machine sent more than its budget (budget.ts): a notice now, and in every later snapshot. */
@@ -276,6 +288,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     if (this.stallTimer) return;
     const next = this.model.checkStalls();
     if (next === null) return;
+    this.stallDueAt = next;
     this.stallTimer = setTimeout(
       () => {
         this.stallTimer = undefined;

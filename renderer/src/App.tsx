@@ -66,9 +66,10 @@ export function App() {
       }),
     [facts, filters, search, collapsed, grouping, olderThanMs, olderShown, foldClock, bridgeLostAt],
   );
-  const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments), [facts]);
+  // Snoozes that run out count and show again on the minute clock, as the tree folds.
+  // One "needs you" count (shared/fleet/needs.ts) for the top bar, the Inbox badge and the tab (state/tab.ts).
+  const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments, snoozed, now), [facts, snoozed, now]);
   const providerList = useMemo(() => providers(facts.agents), [facts]);
-  // Snoozes that run out show again on the minute clock, as the tree folds.
   const inboxNow = useMemo(() => inbox(facts.agents, filters, search, snoozed, now), [facts, filters, search, snoozed, now]);
   const pane = paneView(view, inboxNow.items.length);
   // What ↑/↓ move through and what search chooses from: the inbox's items, or the tree's matching agents.
@@ -125,13 +126,22 @@ export function App() {
             type="button"
             className={`needs-you-count ${counts.needsYou ? "needs-you" : ""}`}
             data-testid="needs-you-count"
-            title={`${command("fleet.next-needs-you").label} (${keyHint(command("fleet.next-needs-you"))})`}
+            title={[
+              `${command("fleet.next-needs-you").label} (${keyHint(command("fleet.next-needs-you"))})`,
+              counts.snoozed ? `${counts.snoozed} snoozed, not counted` : null,
+              counts.acknowledged ? `${counts.acknowledged} acknowledged, not counted` : null,
+            ]
+              .filter(Boolean)
+              .join(" · ")}
             disabled={needYou.length === 0}
             onClick={() => dispatch("fleet.next-needs-you", "button")}
           >
             {counts.needsYou} need you
           </button>
-          {counts.hostsDown ? <span className="hosts-down"> · {counts.hostsDown} not online</span> : null}
+          <span className={`hosts-down ${counts.hostsDown ? "" : "none"}`} data-testid="hosts-down" aria-hidden={counts.hostsDown === 0}>
+            {" "}
+            · {counts.hostsDown || 1} not online
+          </span>
         </span>
         {bridgeLostAt && loaded ? (
           <span className="error" role="status" data-testid="bridge-lost">
@@ -191,10 +201,13 @@ export function App() {
             type="button"
             aria-pressed={pane === "inbox"}
             data-testid="view-inbox"
-            title="Only what needs you, waiting longest first (v)"
+            title="Only what needs you, most urgent first (v)"
             onClick={() => commands.setView("inbox")}
           >
-            Inbox <span className="view-count">{inboxNow.items.length}</span>
+            Inbox{" "}
+            <span className="view-count" data-testid="inbox-count">
+              {counts.needsYou}
+            </span>
           </button>
           <button
             type="button"
@@ -259,7 +272,7 @@ export function App() {
             </button>
           </div>
         ) : pane === "inbox" ? (
-          <InboxList items={inboxNow.items} snoozed={inboxNow.snoozed} paneRef={paneRef} />
+          <InboxList items={inboxNow.items} snoozed={inboxNow.snoozed} hidden={inboxNow.total - inboxNow.items.length} paneRef={paneRef} />
         ) : rows.length === 0 && filtersActive(filters, search) ? (
           <div className="empty" data-testid="empty-filter">
             <p>{search ? `No agent matches “${search}”${filtersActive(filters, "") ? " with these filters" : ""}.` : "No agent matches these filters."}</p>

@@ -166,7 +166,10 @@ export const BridgeRequests = {
   /** Drops a held message: it is never sent. */
   "delivery.discard": z.object({ commandId: Id }),
   "settings.update": z.object({
-    notifications: z.object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), hostOffline: z.boolean() }).partial().optional(),
+    notifications: z
+      .object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), stalled: z.boolean(), heldUp: z.boolean(), hostOffline: z.boolean() })
+      .partial()
+      .optional(),
     notificationsPaused: z.boolean().optional(),
     stalledAfterMs: z
       .number()

@@ -107,7 +107,7 @@ describe("status derivation from recorded rows", () => {
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "starting", reason: "Turn requested" });
   });
 
-  it("a capacity warning on the running turn is running but held up: stalled look, needs you, never a failure notice", () => {
+  it("a capacity warning on the running turn is running but held up: stalled look, needs you, a held-up notice once, never a failure notice", () => {
     const row = recordedRow("t3-0.0.24/shell-row-running.json");
     snapshot(row);
     const policy = new NotificationPolicy();
@@ -118,6 +118,7 @@ describe("status derivation from recorded rows", () => {
     expect(agent).toMatchObject({ status: "running", heldUp: true, stalled: true, reason: "Free-tier capacity limit reached" });
     expect(model.counts().byStatus.failed ?? 0).toBe(0);
     expect(needsYou(agent)).toBe(true);
+    expect(policy.agentChanged(agent)).toEqual([expect.objectContaining({ reason: "held-up", title: "Slow worker is held up by its provider" })]);
     expect(policy.agentChanged(agent)).toEqual([]);
     // Once the provider goes on (the warning is gone), the run is an ordinary running one.
     model.setThreadDetail("env-a", row.id, { ...noDetail, lastEventAt: "2026-11-29T10:06:00.000Z" });
@@ -134,6 +135,50 @@ describe("offline truth", () => {
     expect(model.counts()).toMatchObject({ byStatus: { unknown: 1 }, hostsDown: 1, needsYou: 0 });
     model.setPhase("env-a", ONLINE);
     expect([...model.agents()][0]!.status).toBe("running");
+  });
+
+  it("a stalled or held-up run stays so while its machine is away (as of), and still needs you: the count holds", () => {
+    const stalledRow = recordedRow("t3-0.0.24/shell-row-running.json");
+    const heldRow = { ...recordedRow("t3-0.0.24/shell-row-running.json"), id: "held" };
+    snapshot(stalledRow, heldRow);
+    model.setThreadDetail("env-a", "held", {
+      ...noDetail,
+      hiddenFailure: { reason: "Free-tier capacity limit reached", runId: heldRow.session!.activeTurnId },
+    });
+    clock += 61_000;
+    model.checkStalls();
+    expect(model.counts().needsYou).toBe(2);
+    model.setPhase("env-a", offline("2026-11-29T10:01:01.000Z"));
+    expect(model.agent(`env-a/${stalledRow.id}`)).toMatchObject({ status: "unknown", lastKnownStatus: "running", stalled: true, heldUp: false });
+    expect(model.agent("env-a/held")).toMatchObject({ status: "unknown", lastKnownStatus: "running", stalled: true, heldUp: true });
+    expect(model.counts().needsYou).toBe(2);
+    model.setPhase("env-a", ONLINE);
+    expect(model.counts().needsYou).toBe(2);
+  });
+
+  it("a running agent does not turn stalled while its machine is away: no news is not a stall", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-running.json");
+    snapshot(row);
+    model.setPhase("env-a", offline("2026-11-29T10:00:00.000Z"));
+    clock += 120_000;
+    model.checkStalls();
+    model.setStalledAfter(60_000);
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "unknown", stalled: false });
+    expect(model.counts().needsYou).toBe(0);
+  });
+
+  it("an acknowledged stall stays acknowledged through an outage", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-running.json");
+    snapshot(row);
+    clock += 61_000;
+    model.checkStalls();
+    const key = `env-a/${row.id}`;
+    model.setAcknowledgement(key, model.acknowledgeable(key));
+    expect(model.agent(key)!.acknowledged).toBe(true);
+    model.setPhase("env-a", offline("2026-11-29T10:01:01.000Z"));
+    expect(model.agent(key)!.acknowledged).toBe(true);
+    expect(model.acknowledgeable(key)).not.toBeNull();
+    expect(model.counts()).toMatchObject({ needsYou: 0, acknowledged: 1 });
   });
 });
 
@@ -165,6 +210,21 @@ describe("children and roll-ups", () => {
       recordedRow("t3-0.0.24/shell-row-approval-pending.json", { id: "sub.sub.planner.w1.deep" }),
     );
     expect(model.rollup("env-a", "planner")).toBe("needs-approval");
+  });
+
+  it("stalled and held-up children roll up as themselves, in the parent's roll-up and the machine's counts", () => {
+    snapshot(parent(), child("w1", "t3-0.0.24/shell-row-running.json"), child("w2", "t3-0.0.24/shell-row-running.json"));
+    expect(model.rollup("env-a", "planner")).toBe("running");
+    model.setThreadDetail("env-a", "sub.planner.w2", {
+      ...noDetail,
+      hiddenFailure: { reason: "capacity", runId: model.agent("env-a/sub.planner.w2")!.activeRunId },
+    });
+    expect(model.rollup("env-a", "planner")).toBe("held-up");
+    expect(model.environment("env-a")!.counts).toMatchObject({ running: 1, "held-up": 1 });
+    clock += 61_000;
+    model.checkStalls();
+    expect(model.rollup("env-a", "planner")).toBe("stalled");
+    expect(model.environment("env-a")!.counts).toEqual({ idle: 1, stalled: 1, "held-up": 1 });
   });
 });
 

@@ -5,17 +5,8 @@
 import { attentionFingerprint } from "./acknowledge";
 import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
 import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
-import {
-  type AgentView,
-  type ConnectionPhase,
-  type DisplayStatus,
-  type EnvironmentMeta,
-  type EnvironmentView,
-  type FleetCounts,
-  agentKey,
-  needsUser,
-  worstOf,
-} from "./types";
+import { type AgentView, type ConnectionPhase, type EnvironmentMeta, type EnvironmentView, type RollupStatus, agentKey, rollupStatus, worstOf } from "./types";
+import { type FleetGlance, fleetCounts } from "./views";
 
 /** Most agents have no pending request and no subagent: they share one frozen empty list. */
 const NONE = Object.freeze([]) as unknown as never[];
@@ -61,7 +52,7 @@ interface EnvState {
   entries: Map<string, Entry>;
   /** parentThreadId → child thread ids, including children whose parent is absent. */
   children: Map<string, Set<string>>;
-  counts: Map<DisplayStatus, number>;
+  counts: Map<RollupStatus, number>;
 }
 
 /** Changes collected inside one batch: environments by id, published as their final view. */
@@ -80,8 +71,6 @@ export class FleetModel {
   private readonly timed = new Set<string>();
   /** agent key → fingerprint of the condition the user acknowledged (see acknowledge.ts). */
   private readonly acknowledgements = new Map<string, string>();
-  /** Agents whose status needs the user but who were acknowledged: left out of needsYou. */
-  private readonly acknowledgedNeeds = new Set<string>();
 
   private readonly options: FleetModelOptions;
 
@@ -136,7 +125,6 @@ export class FleetModel {
       for (const threadId of env.entries.keys()) {
         const key = agentKey(environmentId, threadId);
         this.timed.delete(key);
-        this.acknowledgedNeeds.delete(key);
         this.pending!.removed.push(key);
       }
       this.envs.delete(environmentId);
@@ -238,6 +226,12 @@ export class FleetModel {
     return null;
   }
 
+  /** When this running agent turns stalled if nothing happens (ms since epoch), or null. */
+  stallDeadline(view: AgentView): number | null {
+    if (view.status !== "running" || view.stalled) return null;
+    return Date.parse(view.lastActivityAt) + this.options.stalledAfterMs;
+  }
+
   private get stuckAfterMs(): number {
     return this.options.stuckAfterMs ?? STUCK_STARTING_MS;
   }
@@ -285,12 +279,12 @@ export class FleetModel {
     });
   }
 
-  /** The worst status among a parent's descendants (the roll-up). O(descendants). */
-  rollup(environmentId: string, threadId: string): DisplayStatus | null {
-    const statuses: DisplayStatus[] = [];
+  /** The worst status among a parent's descendants (the roll-up; stalled and held up as themselves). O(descendants). */
+  rollup(environmentId: string, threadId: string): RollupStatus | null {
+    const statuses: RollupStatus[] = [];
     const walk = (id: string) => {
       for (const child of this.childrenOf(environmentId, id)) {
-        statuses.push(child.status);
+        statuses.push(rollupStatus(child));
         walk(child.threadId);
       }
     };
@@ -298,21 +292,10 @@ export class FleetModel {
     return worstOf(statuses);
   }
 
-  counts(): FleetCounts {
-    const byStatus: Partial<Record<DisplayStatus, number>> = {};
-    let hostsDown = 0;
-    let agents = 0;
-    for (const env of this.envs.values()) {
-      if (env.phase.phase !== "online") hostsDown++;
-      for (const [status, count] of env.counts) {
-        byStatus[status] = (byStatus[status] ?? 0) + count;
-        agents += count;
-      }
-    }
-    let needsYou = 0;
-    for (const [status, count] of Object.entries(byStatus) as [DisplayStatus, number][]) if (needsUser(status)) needsYou += count;
-    needsYou -= this.acknowledgedNeeds.size;
-    return { byStatus, needsYou, hostsDown, environments: this.envs.size, agents };
+  /** The fleet at a glance, by the one "needs you" rule (shared/fleet/needs.ts); T3's snoozes apply, a window's are the window's. O(agents). */
+  counts(): FleetGlance {
+    const now = this.options.now();
+    return fleetCounts(this.environments(), this.agents(), (agent) => Boolean(agent.snoozedUntil && Date.parse(agent.snoozedUntil) > now));
   }
 
   // ------------------------------------------------------------------ acknowledgements
@@ -383,11 +366,10 @@ export class FleetModel {
   private deleteEntry(env: EnvState, threadId: string): void {
     const entry = env.entries.get(threadId);
     if (!entry) return;
-    this.count(env, entry.view.status, -1);
+    this.count(env, rollupStatus(entry.view), -1);
     env.entries.delete(threadId);
     const key = agentKey(env.meta.environmentId, threadId);
     this.timed.delete(key);
-    this.acknowledgedNeeds.delete(key);
     this.unlinkChild(env, threadId, entry.facts.parent?.threadId);
     this.pending!.removed.push(key);
     for (const childId of env.children.get(threadId) ?? []) this.refresh(env, childId);
@@ -410,8 +392,13 @@ export class FleetModel {
         : derived;
     const shown = displayStatus(entry.derived.status, env.phase);
     const key = agentKey(env.meta.environmentId, threadId);
-    const heldUp = shown.status === "running" && entry.derived.heldUp === true;
-    const stalled = heldUp || (shown.status === "running" && now - entry.lastActivityMs >= this.options.stalledAfterMs);
+    const running = entry.derived.status === "running";
+    const heldUp = running && entry.derived.heldUp === true;
+    // While its machine is away a run's stall is kept as last confirmed: no news is not a new stall,
+    // and a stall does not end (or a held-up run read "was running") because the machine dropped off.
+    const quiet =
+      shown.status === "unknown" ? previous?.lastKnownStatus === "running" && previous.stalled : now - entry.lastActivityMs >= this.options.stalledAfterMs;
+    const stalled = running && (heldUp || quiet);
     const parentThreadId = facts.parent?.threadId ?? null;
     const view: AgentView = {
       key,
@@ -454,18 +441,17 @@ export class FleetModel {
     };
     const acknowledged = this.acknowledgements.get(key);
     view.acknowledged = acknowledged !== undefined && acknowledged === attentionFingerprint(view, facts);
-    if (view.acknowledged && needsUser(view.status)) this.acknowledgedNeeds.add(key);
-    else this.acknowledgedNeeds.delete(key);
     entry.view = view;
     if (shown.status === "running" || shown.status === "starting") this.timed.add(key);
     else this.timed.delete(key);
-    if (previous) this.count(env, previous.status, -1);
-    this.count(env, view.status, 1);
+    const rolled = rollupStatus(view);
+    if (previous) this.count(env, rollupStatus(previous), -1);
+    this.count(env, rolled, 1);
     this.pending!.agents.push(view);
-    if (!previous || previous.status !== view.status) this.touchEnv(env.meta.environmentId);
+    if (!previous || rollupStatus(previous) !== rolled) this.touchEnv(env.meta.environmentId);
   }
 
-  private count(env: EnvState, status: DisplayStatus, delta: number): void {
+  private count(env: EnvState, status: RollupStatus, delta: number): void {
     const next = (env.counts.get(status) ?? 0) + delta;
     if (next <= 0) env.counts.delete(status);
     else env.counts.set(status, next);

@@ -55,13 +55,50 @@ describe("notification policy", () => {
     expect(notified).toEqual(["offline@0", "offline@30"]);
   });
 
+  it("a stall and a hold-up notify as themselves, at most once per condition, and not again through an outage", () => {
+    const policy = new NotificationPolicy();
+    policy.environmentChanged(env(online));
+    const running = agentView("s", "running", { activeRunId: "turn-1" });
+    const stalled = { ...running, stalled: true };
+    const heldUp = { ...running, stalled: true, heldUp: true };
+    policy.agentChanged(running);
+    expect(policy.agentChanged(stalled)).toEqual([
+      expect.objectContaining({ reason: "stalled", agentKey: "e/s", title: "Agent s has stalled: no activity for a while" }),
+    ]);
+    // Activity, then the same run stalls again: the same condition, not news.
+    policy.agentChanged(running);
+    expect(policy.agentChanged(stalled)).toEqual([]);
+    expect(policy.agentChanged(heldUp)).toEqual([expect.objectContaining({ reason: "held-up", title: "Agent s is held up by its provider" })]);
+    // Its machine drops off and comes back: the agent is held up as of then, nothing to say.
+    policy.environmentChanged(env(offline));
+    expect(policy.agentChanged({ ...heldUp, status: "unknown", asOf: "t1" })).toEqual([]);
+    policy.environmentChanged(env({ phase: "online", since: "t9" }));
+    expect(policy.agentChanged(heldUp)).toEqual([]);
+    // A new run that stalls is a new condition.
+    expect(policy.agentChanged({ ...stalled, activeRunId: "turn-2" })).toEqual([expect.objectContaining({ reason: "stalled" })]);
+  });
+
+  it("stalls and hold-ups have toggles of their own", () => {
+    const quiet = new NotificationPolicy({ needsApproval: true, needsInput: true, failed: true, stalled: false, heldUp: false, hostOffline: true });
+    quiet.environmentChanged(env(online));
+    const running = agentView("s", "running", { activeRunId: "turn-1" });
+    quiet.agentChanged(running);
+    expect(quiet.agentChanged({ ...running, stalled: true })).toEqual([]);
+    expect(quiet.agentChanged({ ...running, stalled: true, heldUp: true })).toEqual([]);
+    expect(quiet.agentChanged(agentView("s", "failed", { activeRunId: "turn-1" }))).toHaveLength(1);
+    expect(noticeIsCritical("stalled")).toBe(false);
+    const notice = { id: "x", reason: "stalled" as const, environmentId: "e", agentKey: "e/s", title: "", body: "" };
+    expect(noticeStillHolds(notice, { ...running, stalled: true }, env(online))).toBe(true);
+    expect(noticeStillHolds(notice, running, env(online))).toBe(false);
+  });
+
   it("respects mutes and per-event toggles", () => {
     const muted = new NotificationPolicy();
     muted.environmentChanged(env(online, true));
     muted.agentChanged(agent("a", "running"));
     expect(muted.agentChanged(agent("a", "failed"))).toEqual([]);
 
-    const noFailures = new NotificationPolicy({ needsApproval: true, needsInput: true, failed: false, hostOffline: true });
+    const noFailures = new NotificationPolicy({ needsApproval: true, needsInput: true, failed: false, stalled: true, heldUp: true, hostOffline: true });
     noFailures.environmentChanged(env(online));
     noFailures.agentChanged(agent("a", "running"));
     expect(noFailures.agentChanged(agent("a", "failed"))).toEqual([]);

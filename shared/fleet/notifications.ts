@@ -8,12 +8,23 @@ export interface NotificationSettings {
   needsApproval: boolean;
   needsInput: boolean;
   failed: boolean;
+  /** A running agent has had no activity for the stall time (Settings). */
+  stalled: boolean;
+  /** The provider holds a running agent up (e.g. waiting for capacity). */
+  heldUp: boolean;
   hostOffline: boolean;
 }
 
-export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = { needsApproval: true, needsInput: true, failed: true, hostOffline: true };
+export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
+  needsApproval: true,
+  needsInput: true,
+  failed: true,
+  stalled: true,
+  heldUp: true,
+  hostOffline: true,
+};
 
-export type NotificationReason = "needs-approval" | "needs-input" | "failed" | "offline" | "unauthorized" | "summary";
+export type NotificationReason = "needs-approval" | "needs-input" | "failed" | "stalled" | "held-up" | "offline" | "unauthorized" | "summary";
 
 export interface NotificationIntent {
   /** The dedupe key: environment, thread, reason, request id. */
@@ -26,11 +37,22 @@ export interface NotificationIntent {
   body: string;
 }
 
-const AGENT_REASONS: Partial<Record<AgentStatus, { reason: NotificationReason; toggle: keyof NotificationSettings; verb: string }>> = {
+/** What an agent's notifications follow: its status, with a stalled or held-up run as its own condition. */
+type AgentCondition = AgentStatus | "stalled" | "held-up";
+
+const AGENT_REASONS: Partial<Record<AgentCondition, { reason: NotificationReason; toggle: keyof NotificationSettings; verb: string }>> = {
   "needs-approval": { reason: "needs-approval", toggle: "needsApproval", verb: "needs your approval" },
   "needs-input": { reason: "needs-input", toggle: "needsInput", verb: "is waiting for your answer" },
   failed: { reason: "failed", toggle: "failed", verb: "failed" },
+  stalled: { reason: "stalled", toggle: "stalled", verb: "has stalled: no activity for a while" },
+  "held-up": { reason: "held-up", toggle: "heldUp", verb: "is held up by its provider" },
 };
+
+/** The condition notifications follow, as last confirmed (an outage is not a change). */
+function agentCondition(agent: Pick<AgentView, "lastKnownStatus" | "stalled" | "heldUp">): AgentCondition {
+  if (agent.lastKnownStatus !== "running" || !agent.stalled) return agent.lastKnownStatus;
+  return agent.heldUp ? "held-up" : "stalled";
+}
 
 /**
  * A machine that drops off again within this time after its last offline notification does not
@@ -53,7 +75,7 @@ interface EnvMemory {
 export class NotificationPolicy {
   private readonly sent = new Set<string>();
   private readonly envs = new Map<string, EnvMemory>();
-  private readonly lastKnown = new Map<string, AgentStatus>();
+  private readonly lastKnown = new Map<string, AgentCondition>();
 
   constructor(private settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS) {}
 
@@ -109,10 +131,11 @@ export class NotificationPolicy {
   /** Feed every changed agent view (after its environment's change). */
   agentChanged(agent: AgentView): NotificationIntent[] {
     const memory = this.envs.get(agent.environmentId);
+    const condition = agentCondition(agent);
     const previous = this.lastKnown.get(agent.key);
-    this.lastKnown.set(agent.key, agent.lastKnownStatus);
-    if (!memory || previous === agent.lastKnownStatus) return [];
-    const rule = AGENT_REASONS[agent.lastKnownStatus];
+    this.lastKnown.set(agent.key, condition);
+    if (!memory || previous === condition) return [];
+    const rule = AGENT_REASONS[condition];
     if (memory.baseline || previous === undefined) {
       if (rule) memory.baselineNeedsYou.add(agent.key);
       else memory.baselineNeedsYou.delete(agent.key);
@@ -147,7 +170,8 @@ export class NotificationPolicy {
 
   private keyFor(agent: AgentView, reason: NotificationReason): string {
     const requestId = agent.pending.find((request) => (reason === "needs-approval" ? request.kind === "approval" : request.kind === "input"))?.requestId ?? "";
-    const turn = reason === "failed" ? (agent.activeRunId ?? agent.updatedAt) : "";
+    // A failure per turn; a stall or a hold-up once per run (at most once per condition, however often it comes back).
+    const turn = reason === "failed" ? (agent.activeRunId ?? agent.updatedAt) : reason === "stalled" || reason === "held-up" ? (agent.activeRunId ?? "") : "";
     return `${agent.environmentId}/${agent.threadId}/${reason}/${requestId || turn}`;
   }
 
@@ -217,6 +241,9 @@ export function noticeStillHolds(intent: NotificationIntent, agent: AgentView | 
       return agent?.lastKnownStatus === intent.reason;
     case "failed":
       return agent?.lastKnownStatus === "failed" && !agent.acknowledged;
+    case "stalled":
+    case "held-up":
+      return agent !== undefined && agentCondition(agent) === intent.reason && !agent.acknowledged;
     case "offline":
       return env.connection.phase !== "online" && env.connection.phase !== "unauthorized";
     case "unauthorized":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TRAY_AGENT_LIMIT, trayModel, trayVariant } from "./tray";
+import { TRAY_AGENT_LIMIT, tabTitle, trayModel, trayVariant } from "./tray";
 import type { FleetCounts } from "./types";
 import { agentView, environmentView } from "./views.testkit";
 
@@ -61,6 +61,33 @@ describe("tray", () => {
     const heldUp = agentView("h", "running", { title: "Capacity run", stalled: true, heldUp: true, reason: "Free-tier capacity limit reached" });
     const model = trayModel([environmentView()], [heldUp], false, NOW);
     expect(model.items.filter((item) => item.kind === "agent").map((item) => item.kind === "agent" && item.label)).toEqual(["Capacity run (studio) — held up"]);
+  });
+
+  it("counts by the one rule: T3's snoozes apart, an away machine's needs kept as of (held up stays held up), failures red", () => {
+    const snoozed = agentView("z", "needs-input", { title: "Snoozed question", snoozedUntil: new Date(NOW + 60_000).toISOString() });
+    const away = {
+      ...agentView("h", "running", { title: "Capacity run", stalled: true, heldUp: true }),
+      status: "unknown" as const,
+      asOf: new Date(NOW - 60_000).toISOString(),
+    };
+    const failedAway = { ...agentView("f", "failed", { title: "Broke" }), status: "unknown" as const, asOf: new Date(NOW - 60_000).toISOString() };
+    const offline = environmentView({ connection: { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: "t", attempt: 1, error: "refused" } });
+    const model = trayModel([offline], [snoozed, away, failedAway], false, NOW);
+    expect(model.tooltip).toContain("2 need you");
+    expect(model.variant).toBe("failed");
+    const labels = model.items.filter((item) => item.kind === "agent").map((item) => item.kind === "agent" && item.label);
+    expect(labels).toEqual([
+      expect.stringMatching(/^Broke \(studio\) — failed, as of \d\d:\d\d$/),
+      expect.stringMatching(/^Capacity run \(studio\) — held up, as of \d\d:\d\d$/),
+    ]);
+    expect(trayModel([offline], [snoozed], false, NOW + 60_000).tooltip).toContain("1 needs you");
+  });
+
+  it("the tab's title says the count first and nothing that flaps with a connection; (N) stays while the service is away", () => {
+    expect(tabTitle(3, true)).toBe("(3) 3 need you — T3 Fleet");
+    expect(tabTitle(1, true)).toBe("(1) 1 needs you — T3 Fleet");
+    expect(tabTitle(0, true)).toBe("T3 Fleet — nothing needs you");
+    expect(tabTitle(2, false)).toBe("(2) T3 Fleet — service not reachable");
   });
 
   it("caps the agents listed and says how many more", () => {

@@ -4,8 +4,9 @@
 // tray and the window always say the same thing.
 import { COMMANDS, type CommandContext, type CommandId } from "./command-registry";
 import type { AgentView, EnvironmentView, FleetCounts } from "./types";
+import { activeSnooze } from "./snooze";
 import { connectionWords, countWords, fleetCounts, needYouOrder } from "./views";
-import { STATUS_WORDS } from "./words";
+import { lastKnownWords } from "./words";
 
 export type TrayVariant = "nothing-paired" | "failed" | "needs-you" | "host-offline" | "working" | "all-clear";
 
@@ -34,7 +35,18 @@ export function trayVariant(counts: FleetCounts & { failedNeedingYou?: number })
   return "all-clear";
 }
 
-/** The one-line state of the fleet: the tray's first line, the browser tab's title. */
+/**
+ * The browser tab's title: the one "needs you" count first, and nothing that flaps with a
+ * machine's connection, so it changes only when what needs the user does. "(N)" stays while the
+ * service is unreachable (the needs are then as of when it was lost).
+ */
+export function tabTitle(needsYou: number, serviceReachable: boolean): string {
+  const count = needsYou > 0 ? `(${needsYou}) ` : "";
+  if (!serviceReachable) return `${count}T3 Fleet — service not reachable`;
+  return needsYou > 0 ? `${count}${needsYou} need${needsYou === 1 ? "s" : ""} you — T3 Fleet` : "T3 Fleet — nothing needs you";
+}
+
+/** The one-line state of the fleet: the tray's first line. */
 export function fleetHeadline(counts: FleetCounts): string {
   if (counts.environments === 0) return "No machine paired";
   return [
@@ -53,11 +65,13 @@ function countsText(env: EnvironmentView): string {
 
 export function trayModel(environments: EnvironmentView[], agents: Iterable<AgentView>, notificationsPaused: boolean, now: number = Date.now()): TrayModel {
   const agentList = [...agents];
-  const counts = fleetCounts(environments, agentList);
+  // The service knows T3's snoozes; a snooze only a window keeps is that window's (docs/architecture.md, "Needs you").
+  const snoozedNow = (agent: AgentView) => activeSnooze(agent, undefined, now) !== null;
+  const counts = fleetCounts(environments, agentList, snoozedNow);
   const variant = trayVariant(counts);
   const headline = fleetHeadline(counts);
   const labels = new Map(environments.map((env) => [env.environmentId, env.label]));
-  const waiting = needYouOrder(agentList);
+  const waiting = needYouOrder(agentList, snoozedNow);
   const items: TrayItem[] = [{ kind: "label", label: `T3 Fleet — ${headline}` }];
   const sortedEnvs = [...environments].sort((a, b) => a.label.localeCompare(b.label));
   const perEnv = sortedEnvs.map((env) => `${env.label}: ${connectionWords(env.connection, now).words} · ${countsText(env)}`);
@@ -66,7 +80,8 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
   if (waiting.length) {
     items.push({ kind: "separator" });
     for (const agent of waiting.slice(0, TRAY_AGENT_LIMIT)) {
-      const what = agent.stalled && agent.status === "running" ? (agent.heldUp ? "held up" : "stalled") : STATUS_WORDS[agent.status];
+      const what =
+        agent.status === "unknown" ? `${lastKnownWords(agent)}, as of ${agent.asOf ? timeOfDay(agent.asOf) : "its last contact"}` : lastKnownWords(agent);
       items.push({ kind: "agent", agentKey: agent.key, label: `${agent.title} (${labels.get(agent.environmentId) ?? "?"}) — ${what}` });
     }
     if (waiting.length > TRAY_AGENT_LIMIT) items.push({ kind: "label", label: `…and ${waiting.length - TRAY_AGENT_LIMIT} more` });
@@ -85,4 +100,10 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
     if (spec.surfaces.includes("tray") && spec.enabled(context)) items.push({ kind: "action", label: spec.label, command: spec.id });
   }
   return { variant, tooltip: [`T3 Fleet — ${headline}`, ...perEnv].join("\n"), items };
+}
+
+/** "14:05" in the machine's local time, for as-of labels in menus. */
+function timeOfDay(iso: string): string {
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
 }

@@ -76,8 +76,8 @@ export interface EnvironmentMeta {
 
 export interface EnvironmentView extends EnvironmentMeta {
   connection: ConnectionPhase;
-  /** Agents per display status on this environment. */
-  counts: Partial<Record<DisplayStatus, number>>;
+  /** Agents per roll-up status on this environment (stalled and held-up runs as themselves). */
+  counts: Partial<Record<RollupStatus, number>>;
 }
 
 export type SubagentView = SubagentFacts;
@@ -163,26 +163,40 @@ export function needsYouNow(agent: Pick<AgentView, "status" | "acknowledged">): 
   return needsUser(agent.status) && !agent.acknowledged;
 }
 
+/**
+ * What a roll-up (a machine's counts, a parent's children, a project's counts) says of an agent:
+ * its status, except that a stalled run and a run the provider holds up count as themselves, not
+ * as "running".
+ */
+export type RollupStatus = DisplayStatus | "stalled" | "held-up";
+
+export function rollupStatus(agent: Pick<AgentView, "status" | "stalled" | "heldUp">): RollupStatus {
+  if (agent.status !== "running" || !agent.stalled) return agent.status;
+  return agent.heldUp ? "held-up" : "stalled";
+}
+
 /** Worst-first order for roll-ups: what needs the user outranks activity, activity outranks rest. */
-const SEVERITY: Record<DisplayStatus, number> = {
+const SEVERITY: Record<RollupStatus, number> = {
   "needs-approval": 0,
   "needs-input": 1,
   "needs-auth": 2,
   failed: 3,
   stuck: 4,
-  unknown: 5,
-  starting: 6,
-  queued: 7,
-  running: 8,
-  waiting: 9,
-  interrupted: 10,
-  idle: 11,
-  ended: 12,
-  deleted: 13,
+  stalled: 5,
+  "held-up": 6,
+  unknown: 7,
+  starting: 8,
+  queued: 9,
+  running: 10,
+  waiting: 11,
+  interrupted: 12,
+  idle: 13,
+  ended: 14,
+  deleted: 15,
 };
 
-export function worstOf(statuses: Iterable<DisplayStatus>): DisplayStatus | null {
-  let worst: DisplayStatus | null = null;
+export function worstOf<S extends RollupStatus>(statuses: Iterable<S>): S | null {
+  let worst: S | null = null;
   for (const status of statuses) if (worst === null || SEVERITY[status] < SEVERITY[worst]) worst = status;
   return worst;
 }

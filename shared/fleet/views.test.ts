@@ -51,6 +51,12 @@ describe("shared fleet views", () => {
 
   it("counts read as words in severity order", () => {
     expect(countWords({ idle: 2, "needs-approval": 1 }).map((entry) => entry.words)).toEqual(["1 needs approval", "2 idle"]);
+    expect(countWords({ running: 1, "held-up": 1, stalled: 2, failed: 1 }).map((entry) => entry.words)).toEqual([
+      "1 failed",
+      "2 stalled",
+      "1 held up",
+      "1 running",
+    ]);
   });
 
   it("opens a thread at its machine's T3 web app route", () => {

@@ -1,8 +1,11 @@
 // Derived fleet views shared by every UI (window, tray, browser tab): who needs the user, triage
 // order, counts, and the words for what a machine's connection is doing. Pure; computed from the
 // views the service sends, never stored.
-import { type AgentView, type ConnectionPhase, type DisplayStatus, type EnvironmentView, type FleetCounts, needsUser } from "./types";
-import { STATUS_WORDS } from "./words";
+import { asOfStatus, byUrgency, needClass, needsYou, type SnoozedNow, tallyNeeds } from "./needs";
+import type { AgentView, ConnectionPhase, DisplayStatus, EnvironmentView, FleetCounts, RollupStatus } from "./types";
+import { ROLLUP_WORDS } from "./words";
+
+export { needsYou, waitingSince } from "./needs";
 
 /** A repository name, where a server reports one (the project's folder stands in otherwise). */
 export interface AgentViewExtras {
@@ -13,23 +16,10 @@ export function extrasOf(agent: AgentView): AgentViewExtras {
   return agent as AgentView & AgentViewExtras;
 }
 
-/** Blocked until the user answers: never acknowledged away. */
-const BLOCKED = new Set<DisplayStatus>(["needs-approval", "needs-input", "needs-auth"]);
-
-/** A failure or a stall the user can acknowledge; a stuck start is stopped or sent to instead. */
+/** A failure or a stall the user can acknowledge (as of, while its machine is away); a stuck start is stopped or sent to instead. */
 export function acknowledgeable(agent: AgentView): boolean {
   if (agent.acknowledged) return false;
-  return agent.lastKnownStatus === "failed" || (agent.stalled && agent.lastKnownStatus === "running");
-}
-
-/** Needs the user: an approval, a question, a provider login, or a failure, stuck start or stall not acknowledged (last known while offline). */
-export function needsYou(agent: AgentView): boolean {
-  // An agent whose machine is away keeps what it last needed (shown "as of" then): the count does
-  // not flicker with a flapping host, and nothing waiting for the user is hidden by an outage.
-  const status = agent.status === "unknown" ? agent.lastKnownStatus : agent.status;
-  if (BLOCKED.has(status)) return true;
-  if (agent.acknowledged) return false;
-  return needsUser(status) || (agent.stalled && status === "running");
+  return asOfStatus(agent) === "failed" || needClass(agent) === "stall";
 }
 
 /** Working: a run is starting, queued, running or finishing. */
@@ -47,9 +37,9 @@ export function byTriage(rank: (agent: AgentView) => number = triageRank): (a: A
   return (a, b) => rank(a) - rank(b) || b.lastActivityAt.localeCompare(a.lastActivityAt) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key);
 }
 
-/** Every agent that needs the user, in triage order: the header's count and what `n` visits. */
-export function needYouOrder(agents: Iterable<AgentView>): AgentView[] {
-  return [...agents].filter(needsYou).sort(byTriage());
+/** Every agent that needs the user now (snoozed ones apart), most urgent first: the count and what `n` visits. */
+export function needYouOrder(agents: Iterable<AgentView>, snoozedNow?: SnoozedNow): AgentView[] {
+  return tallyNeeds(agents, snoozedNow).needYou;
 }
 
 /** Idle or ended with nothing for longer than `olderThanMs`: folded under "N older". */
@@ -60,37 +50,43 @@ export function isOlder(agent: AgentView, now: number, olderThanMs: number): boo
 }
 
 export interface FleetGlance extends FleetCounts {
-  /** Failures not acknowledged: what turns the tray and the tab red. */
+  /** Failures needing you (not acknowledged, not snoozed): what turns the tray and the tab red. */
   failedNeedingYou: number;
+  /** Would need you but snoozed: counted apart from `needsYou`. */
+  snoozed: number;
+  /** Failures and stalls the user acknowledged: counted apart from `needsYou`. */
+  acknowledged: number;
 }
 
-export function fleetCounts(environments: Iterable<EnvironmentView>, agents: Iterable<AgentView>): FleetGlance {
+/** The fleet at a glance; `needsYou` is the one count (shared/fleet/needs.ts), over the whole fleet. */
+export function fleetCounts(environments: Iterable<EnvironmentView>, agents: Iterable<AgentView>, snoozedNow?: SnoozedNow): FleetGlance {
+  const agentList = [...agents];
   const byStatus: Partial<Record<DisplayStatus, number>> = {};
-  let needs = 0;
-  let failedNeedingYou = 0;
-  let total = 0;
-  for (const agent of agents) {
-    byStatus[agent.status] = (byStatus[agent.status] ?? 0) + 1;
-    if (needsYou(agent)) {
-      needs++;
-      if (agent.status === "failed") failedNeedingYou++;
-    }
-    total++;
-  }
+  for (const agent of agentList) byStatus[agent.status] = (byStatus[agent.status] ?? 0) + 1;
+  const needs = tallyNeeds(agentList, snoozedNow);
   let hostsDown = 0;
   let environmentCount = 0;
   for (const env of environments) {
     environmentCount++;
     if (env.connection.phase !== "online") hostsDown++;
   }
-  return { byStatus, needsYou: needs, failedNeedingYou, hostsDown, environments: environmentCount, agents: total };
+  return {
+    byStatus,
+    needsYou: needs.needYou.length,
+    failedNeedingYou: needs.failed,
+    snoozed: needs.snoozed.length,
+    acknowledged: needs.acknowledged,
+    hostsDown,
+    environments: environmentCount,
+    agents: agentList.length,
+  };
 }
 
-/** Counts as words in severity order ("1 needs approval", "2 running"), for rows, menus and tooltips. */
-export function countWords(counts: Partial<Record<DisplayStatus, number>>): { status: DisplayStatus; count: number; words: string }[] {
-  return (Object.keys(STATUS_WORDS) as DisplayStatus[]).flatMap((status) => {
+/** Counts as words in severity order ("1 needs approval", "1 stalled", "2 running"), for rows, menus and tooltips. */
+export function countWords(counts: Partial<Record<RollupStatus, number>>): { status: RollupStatus; count: number; words: string }[] {
+  return (Object.keys(ROLLUP_WORDS) as RollupStatus[]).flatMap((status) => {
     const count = counts[status] ?? 0;
-    return count > 0 ? [{ status, count, words: `${count} ${STATUS_WORDS[status]}` }] : [];
+    return count > 0 ? [{ status, count, words: `${count} ${ROLLUP_WORDS[status]}` }] : [];
   });
 }
 
@@ -145,19 +141,15 @@ export function serverWords(server: { serverVersion: string | null; protocol?: n
   return server.protocol ? `${version} · protocol ${server.protocol}` : version;
 }
 
-/** What an agent needs from the user, as one string: a snooze "until it changes" ends when this does. */
+/**
+ * What an agent needs from the user, as one string: a snooze "until it changes" ends when this does.
+ * Judged as of (shared/fleet/needs.ts): a machine dropping off and coming back changes nothing.
+ */
 export function needFingerprint(agent: AgentView): string {
-  return [agent.status, agent.stalled ? "stalled" : "", agent.reason ?? "", ...agent.pending.map((request) => request.requestId)].join("|");
+  return [asOfStatus(agent), agent.stalled ? "stalled" : "", agent.reason ?? "", ...agent.pending.map((request) => request.requestId)].join("|");
 }
 
-/** Since when the agent has waited for the user: its oldest open request, else its last activity. */
-export function waitingSince(agent: AgentView): string {
-  return agent.pending.reduce((oldest, request) => (request.createdAt < oldest ? request.createdAt : oldest), agent.lastActivityAt);
-}
-
-/** The inbox's order: what has waited longest first, across machines. */
+/** The inbox's order: by urgency (decisions, failures, stalls), then what has waited longest, across machines. */
 export function inboxOrder(agents: Iterable<AgentView>): AgentView[] {
-  return [...agents]
-    .filter(needsYou)
-    .sort((a, b) => waitingSince(a).localeCompare(waitingSince(b)) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key));
+  return [...agents].filter(needsYou).sort(byUrgency);
 }

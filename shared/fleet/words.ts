@@ -1,5 +1,5 @@
 import type { Delivery } from "./delivery";
-import type { DisplayStatus } from "./types";
+import type { AgentView, DisplayStatus, RollupStatus } from "./types";
 
 /** Status words for people, shared by every shell (window, tray, notifications). */
 export const STATUS_WORDS: Record<DisplayStatus, string> = {
@@ -18,6 +18,32 @@ export const STATUS_WORDS: Record<DisplayStatus, string> = {
   deleted: "deleted",
   unknown: "unknown",
 };
+
+/** Roll-up words, in severity order: stalled and held-up runs are counted as themselves. */
+export const ROLLUP_WORDS: Record<RollupStatus, string> = {
+  "needs-approval": STATUS_WORDS["needs-approval"],
+  "needs-input": STATUS_WORDS["needs-input"],
+  "needs-auth": STATUS_WORDS["needs-auth"],
+  failed: STATUS_WORDS.failed,
+  stuck: STATUS_WORDS.stuck,
+  stalled: "stalled",
+  "held-up": "held up",
+  starting: STATUS_WORDS.starting,
+  queued: STATUS_WORDS.queued,
+  running: STATUS_WORDS.running,
+  waiting: STATUS_WORDS.waiting,
+  interrupted: STATUS_WORDS.interrupted,
+  idle: STATUS_WORDS.idle,
+  ended: STATUS_WORDS.ended,
+  deleted: STATUS_WORDS.deleted,
+  unknown: STATUS_WORDS.unknown,
+};
+
+/** What an agent was doing when its machine was last confirmed: "held up", not "running", for a held-up run. */
+export function lastKnownWords(agent: Pick<AgentView, "lastKnownStatus" | "stalled" | "heldUp">): string {
+  if (agent.lastKnownStatus === "running" && agent.stalled) return agent.heldUp ? "held up" : "stalled";
+  return STATUS_WORDS[agent.lastKnownStatus];
+}
 
 /**
  * What was observed of a sent message, in words that claim no more than that. A steer is only ever

@@ -2,7 +2,7 @@ import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
-import { STATUS_WORDS } from "../../../shared/fleet/words";
+import { lastKnownWords } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
 import { dispatch } from "../state/dispatch";
 import { focusTargets } from "../state/focus";
@@ -83,7 +83,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       {offline ? (
         <p className="offline-banner" role="status" data-testid="offline-banner">
           <strong>{machine} is not online</strong> (last confirmed {relativeTime(asOf, now)}
-          {asOf ? `, ${new Date(asOf).toLocaleTimeString()}` : ""}). {agent.status === "unknown" ? `Last known: ${STATUS_WORDS[agent.lastKnownStatus]}. ` : ""}
+          {asOf ? `, ${new Date(asOf).toLocaleTimeString()}` : ""}). {agent.status === "unknown" ? `Last known: ${lastKnownWords(agent)}. ` : ""}
           Below is what it last confirmed; nothing can be sent or answered until it is back.
         </p>
       ) : null}

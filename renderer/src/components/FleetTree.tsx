@@ -1,9 +1,9 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
-import type { DisplayStatus, SubagentView } from "../../../shared/fleet/types";
+import { type DisplayStatus, type RollupStatus, rollupStatus, type SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
-import { STATUS_WORDS } from "../../../shared/fleet/words";
+import { lastKnownWords } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import type { Row } from "../state/selectors";
@@ -337,7 +337,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} heldUp={agent.heldUp} acknowledged={agent.acknowledged} />
       {agent.status === "unknown" ? (
         <span className="as-of" data-testid="as-of">
-          was {STATUS_WORDS[agent.lastKnownStatus]} · as of {relativeTime(agent.asOf, now)}
+          was {lastKnownWords(agent)} · as of {relativeTime(agent.asOf, now)}
         </span>
       ) : null}
       <button type="button" tabIndex={-1} className="agent-title" title={agent.title} onClick={() => void commands.openAgent(agent.key)}>
@@ -349,9 +349,9 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
           orphaned
         </span>
       ) : null}
-      {row.rollup && row.rollup !== agent.status ? (
+      {row.rollup && row.rollup !== rollupStatus(agent) ? (
         <span className="rollup" data-testid="rollup" data-rollup={row.rollup}>
-          children: <StatusChip status={row.rollup} />
+          children: <RollupChip rollup={row.rollup} />
         </span>
       ) : null}
       {agent.reason ? <Clipped className="reason" text={agent.reason} /> : null}
@@ -366,6 +366,12 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       <span className="time">{relativeTime(agent.lastActivityAt, now)}</span>
     </div>
   );
+}
+
+/** A roll-up's chip: a stalled or held-up run keeps its own look and word. */
+function RollupChip({ rollup }: { rollup: RollupStatus }) {
+  if (rollup === "stalled" || rollup === "held-up") return <StatusChip status="running" stalled heldUp={rollup === "held-up"} />;
+  return <StatusChip status={rollup} />;
 }
 
 const SUBAGENT_CHIP: Partial<Record<SubagentView["status"], DisplayStatus>> = {

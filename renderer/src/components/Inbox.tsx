@@ -1,27 +1,44 @@
-// The inbox: only what needs the user, across machines, waiting longest first. One Tab stop (a
+// The inbox: only what needs the user, across machines, most urgent first (shared/fleet/needs.ts). One Tab stop (a
 // listbox with aria-activedescendant); ↑/↓ move, Enter opens, and after an answer the next item
 // opens (renderer/src/state/inbox.ts advanceInbox).
 import { useEffect, useRef } from "react";
 import type { AgentView } from "../../../shared/fleet/types";
 import { waitingSince } from "../../../shared/fleet/views";
+import { lastKnownWords } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
 import { Clipped, Highlighted, rowDomId, StatusChip, useNow } from "./common";
 
-/** What the agent needs from the user, in a few words. */
+/** What the agent needs from the user, in a few words; while its machine is away, as of when it was last confirmed. */
 export function needWords(agent: AgentView): string {
+  if (agent.status !== "unknown") return currentNeedWords(agent);
+  const when = agent.asOf ? new Date(agent.asOf).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "its last contact";
+  return `as of ${when} (its machine is not online): ${currentNeedWords(agent)}`;
+}
+
+function currentNeedWords(agent: AgentView): string {
   const request = agent.pending[0];
-  if (agent.status === "unknown") return `was ${agent.lastKnownStatus}: its machine is offline`;
   if (request?.kind === "approval") return `approve ${request.requestKind ?? "a request"}: ${request.detail}`;
   if (request?.kind === "input") return `answer: ${request.questions[0]?.question ?? request.detail}`;
   if (request?.kind === "auth-refresh") return "the provider must log in again";
   if (agent.heldUp) return `held up: ${agent.reason ?? "the provider is waiting"}`;
   if (agent.stalled) return `stalled${agent.reason ? `: ${agent.reason}` : ": no activity for a while"}`;
-  return agent.reason ?? agent.status;
+  return agent.reason ?? lastKnownWords(agent);
 }
 
-export function InboxList({ items, snoozed, paneRef }: { items: AgentView[]; snoozed: number; paneRef: React.RefObject<HTMLDivElement | null> }) {
+export function InboxList({
+  items,
+  snoozed,
+  hidden,
+  paneRef,
+}: {
+  items: AgentView[];
+  snoozed: number;
+  /** What needs the user but the machine, provider or search filters hide (still counted). */
+  hidden: number;
+  paneRef: React.RefObject<HTMLDivElement | null>;
+}) {
   const selectedKey = useFleet((s) => s.selectedKey);
   const openKey = useFleet((s) => s.openKey);
   const search = useFleet((s) => s.search);
@@ -36,16 +53,33 @@ export function InboxList({ items, snoozed, paneRef }: { items: AgentView[]; sno
     <section className="inbox" aria-label="Inbox" data-testid="inbox">
       <header className="inbox-header">
         <strong data-testid="inbox-position">
-          {items.length === 0 ? "Nothing needs you" : current >= 0 ? `${current + 1} of ${items.length}` : `${items.length} need you`}
+          {items.length === 0
+            ? hidden
+              ? `${hidden} hidden by the filters`
+              : "Nothing needs you"
+            : current >= 0
+              ? `${current + 1} of ${items.length}`
+              : hidden
+                ? `${items.length} of ${items.length + hidden} shown`
+                : `${items.length} need you`}
         </strong>
-        <span className="hint">waiting longest first{snoozed ? ` · ${snoozed} snoozed` : ""}</span>
+        <span className="hint" data-testid="inbox-hint">
+          most urgent first{hidden ? ` · ${hidden} hidden by the filters` : ""}
+          {snoozed ? ` · ${snoozed} snoozed` : ""}
+        </span>
       </header>
       {items.length === 0 ? (
         <div className="empty" data-testid="inbox-empty">
-          <p>{search ? `Nothing that needs you matches “${search}”.` : "You are all caught up: no agent waits for you."}</p>
-          {search ? (
+          <p>
+            {search
+              ? `Nothing that needs you matches “${search}”.`
+              : hidden
+                ? `Nothing that needs you matches these filters; ${hidden} more ${hidden === 1 ? "needs" : "need"} you elsewhere.`
+                : "You are all caught up: no agent waits for you."}
+          </p>
+          {search || hidden ? (
             <button type="button" onClick={() => useFleet.getState().clearFilters()}>
-              Clear the search
+              {search ? "Clear the search" : "Clear the filters"}
             </button>
           ) : (
             <button type="button" onClick={() => commands.setView("fleet")}>
@@ -61,7 +95,7 @@ export function InboxList({ items, snoozed, paneRef }: { items: AgentView[]; sno
           }}
           className="inbox-list"
           role="listbox"
-          aria-label="Agents that need you, waiting longest first"
+          aria-label="Agents that need you, most urgent first"
           tabIndex={0}
           aria-activedescendant={current >= 0 ? rowDomId(items[current]!.key) : undefined}
           onFocus={(event) => {

@@ -8,6 +8,8 @@ const TOGGLES: [keyof FleetSettingsView["notifications"], string][] = [
   ["needsApproval", "An agent needs an approval"],
   ["needsInput", "An agent asks a question"],
   ["failed", "An agent failed"],
+  ["stalled", "An agent stalls (no activity for the stall time below)"],
+  ["heldUp", "An agent is held up by its provider (e.g. waiting for capacity)"],
   ["hostOffline", "A machine goes offline or needs pairing again"],
 ];
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { DisplayStatus } from "../../../shared/fleet/types";
+import type { DisplayStatus, RollupStatus } from "../../../shared/fleet/types";
 import { countWords } from "../../../shared/fleet/views";
 import { STATUS_WORDS } from "../../../shared/fleet/words";
 import { matchParts } from "../state/selectors";
@@ -72,7 +72,7 @@ export function Clipped({ text, className, testId }: { text: string; className?:
 }
 
 /** Counts as coloured words: "1 needs approval", "2 running". */
-export function CountWords({ counts, seenFailures = 0 }: { counts: Partial<Record<DisplayStatus, number>>; seenFailures?: number }) {
+export function CountWords({ counts, seenFailures = 0 }: { counts: Partial<Record<RollupStatus, number>>; seenFailures?: number }) {
   // Acknowledged failures are counted apart, in a quiet colour: handled looks handled.
   const entries = countWords({ ...counts, failed: Math.max(0, (counts.failed ?? 0) - seenFailures) });
   const seen = seenFailures > 0 ? `${seenFailures} failed, seen` : null;

@@ -43,7 +43,7 @@ export function commandContext(): CommandContext {
     environment,
     agentPanelOpen: state.openKey !== null,
     machines: state.environments.size,
-    needYou: glance(displayFacts(state.agents, state.bridgeLostAt), state.environments).needYou.length,
+    needYou: glance(displayFacts(state.agents, state.bridgeLostAt), state.environments, state.snoozed).needYou.length,
     notificationsPaused: state.settings?.notificationsPaused ?? false,
     grouping: state.grouping,
   };
@@ -222,6 +222,32 @@ const HANDLERS: Record<CommandId, HandlerName> = {
   "app.quit": "shellOnly",
 };
 
+/** Commands that must reach the agent's T3 server. */
+const NEEDS_T3: Partial<Record<CommandId, string>> = {
+  "agent.accept": "A decision",
+  "agent.accept-session": "A decision",
+  "agent.decline": "A decision",
+  "agent.answer": "An answer",
+  "agent.interrupt": "An interrupt",
+  "agent.stop": "Stopping the session",
+};
+
+/** A command that cannot reach T3 says why where the user acted, instead of doing nothing. */
+function sayWhyUnreachable(id: CommandId): void {
+  const what = NEEDS_T3[id];
+  const agent = currentAgent();
+  if (!what || !agent) return;
+  const state = useFleet.getState();
+  const env = state.environments.get(agent.environmentId);
+  if (!state.bridgeLostAt && env?.connection.phase === "online") return;
+  const machine = env?.label ?? agent.environmentId;
+  const why = state.bridgeLostAt ? "T3 Fleet's service is not reachable" : `${machine} is not online`;
+  state.commandFailed(
+    `agent:${agent.key}`,
+    `${why}: ${what.toLowerCase()} cannot reach T3 now. It shows as of when it was last confirmed; try again once it is back.`,
+  );
+}
+
 /**
  * Runs a registry command when the registry enables it now. A decision key (a, A, d) pressed on the
  * list opens the selected agent instead, so a key decides only what is on screen; the palette and
@@ -235,7 +261,10 @@ export function dispatch(id: CommandId, source: CommandSource): void {
       : command(id).enabled(commandContext())
         ? HANDLERS[id]
         : null;
-  if (!handler) return;
+  if (!handler) {
+    sayWhyUnreachable(id);
+    return;
+  }
   if (typeof window !== "undefined") window.dispatchEvent(new CustomEvent<CommandRun>(COMMAND_RUN_EVENT, { detail: { id, source, handler } }));
   handlers[handler](id, currentAgent());
 }

@@ -55,6 +55,17 @@ describe("fleet tree rows", () => {
     expect(rows.find((row) => row.kind === "agent" && row.agent.threadId === "plan")).toMatchObject({ rollup: "failed", childCount: 2 });
   });
 
+  it("a parent's roll-up and a project's counts show stalled and held-up children as themselves, not as running", () => {
+    const stalledChild = { ...running, stalled: true };
+    expect(buildRows(input([env], [parent, stalledChild])).find((row) => row.id === parent.key)).toMatchObject({ rollup: "stalled" });
+    const heldChild = { ...running, stalled: true, heldUp: true };
+    expect(buildRows(input([env], [parent, heldChild])).find((row) => row.id === parent.key)).toMatchObject({ rollup: "held-up" });
+    const quietRoot = agentView("q", "running", { stalled: true });
+    const heldRoot = agentView("h", "running", { stalled: true, heldUp: true });
+    const rows = buildRows(input([env], [quietRoot, heldRoot, solo], { grouping: "project" }));
+    expect(rows[0]).toMatchObject({ kind: "project", counts: { idle: 1, stalled: 1, "held-up": 1 } });
+  });
+
   it("collapsing hides descendants; filters keep a match's parents for context", () => {
     expect(buildRows(input([env], [parent, failing, running, solo], { collapsed: new Set([parent.key]) })).filter((row) => row.kind === "agent")).toHaveLength(
       2,
@@ -137,15 +148,52 @@ describe("search and the inbox", () => {
     ]);
   });
 
-  it("lists only what needs the user, waiting longest first, within the machine filter, without snoozed agents", () => {
+  it("lists only what needs the user, most urgent first, within the machine filter, without snoozed agents", () => {
     const older = agentView("q", "needs-input", { title: "Question", lastActivityAt: ago(60_000) });
     const newer = agentView("w", "failed", { key: "f/w", environmentId: "f", title: "Broken", lastActivityAt: ago(1_000) });
     const offlineAsk = agentView("o", "needs-approval", { title: "Asked before the outage", status: "unknown", lastActivityAt: ago(120_000) });
     const agents = new Map([older, newer, offlineAsk, solo].map((a) => [a.key, a]));
     expect(inbox(agents, NO_FILTERS, "", new Map(), NOW).items.map((a) => a.title)).toEqual(["Asked before the outage", "Question", "Broken"]);
-    expect(inbox(agents, { ...NO_FILTERS, environmentId: "f" }, "", new Map(), NOW).items.map((a) => a.title)).toEqual(["Broken"]);
+    expect(inbox(agents, { ...NO_FILTERS, environmentId: "f" }, "", new Map(), NOW)).toMatchObject({ total: 3, items: [{ title: "Broken" }] });
     const snoozed = new Map([[older.key, { until: null, fingerprint: needFingerprint(older) }]]);
     expect(inbox(agents, NO_FILTERS, "", snoozed, NOW)).toMatchObject({ snoozed: 1, items: [{ title: "Asked before the outage" }, { title: "Broken" }] });
+  });
+
+  it("an approval comes before older stalled agents and failures", () => {
+    const stalledOld = agentView("s1", "running", { title: "Quiet for an hour", stalled: true, lastActivityAt: ago(3_600_000) });
+    const heldOld = agentView("s2", "running", { title: "Held up for an hour", stalled: true, heldUp: true, lastActivityAt: ago(3_000_000) });
+    const failedOld = agentView("f", "failed", { title: "Broke", lastActivityAt: ago(600_000) });
+    const approval = agentView("a", "needs-approval", { title: "New approval", lastActivityAt: ago(1_000) });
+    const agents = new Map([stalledOld, heldOld, failedOld, approval].map((a) => [a.key, a]));
+    const order = ["New approval", "Broke", "Quiet for an hour", "Held up for an hour"];
+    expect(inbox(agents, NO_FILTERS, "", new Map(), NOW).items.map((a) => a.title)).toEqual(order);
+    expect(glance(agents, new Map([[env.environmentId, env]])).needYou.map((a) => a.title)).toEqual(order);
+  });
+
+  it("the top bar, the badge and the tab count the same: the whole fleet, filters aside, snoozed and acknowledged apart", () => {
+    const asking = agentView("q", "needs-input", { title: "Question" });
+    const away = agentView("o", "needs-approval", { key: "f/o", environmentId: "f", status: "unknown", asOf: ago(60_000) });
+    const snoozedOne = agentView("z", "failed", { title: "Snoozed" });
+    const seen = agentView("x", "failed", { acknowledged: true });
+    const agents = new Map([asking, away, snoozedOne, seen, solo].map((a) => [a.key, a]));
+    const snoozed = new Map([[snoozedOne.key, { until: null, fingerprint: needFingerprint(snoozedOne) }]]);
+    const { counts, needYou } = glance(agents, new Map([[env.environmentId, env]]), snoozed, NOW);
+    expect(counts).toMatchObject({ needsYou: 2, snoozed: 1, acknowledged: 1 });
+    expect(needYou).toHaveLength(2);
+    for (const filters of [NO_FILTERS, { ...NO_FILTERS, environmentId: "f" }, { ...NO_FILTERS, provider: "nobody" }]) {
+      expect(inbox(agents, filters, "", snoozed, NOW).total).toBe(counts.needsYou);
+    }
+  });
+
+  it("a machine going offline and coming back with the same needs changes neither the count nor a snooze until it changes", () => {
+    const asking = agentView("q", "needs-input", { title: "Question" });
+    const stalled = agentView("s", "running", { stalled: true, title: "Quiet" });
+    const snoozed = new Map([[stalled.key, { until: null, fingerprint: needFingerprint(stalled) }]]);
+    const online = new Map([asking, stalled].map((a) => [a.key, a]));
+    const away = new Map([...online].map(([key, a]) => [key, { ...a, status: "unknown" as const, asOf: ago(0) }]));
+    for (const agents of [online, away, online]) {
+      expect(glance(agents, new Map(), snoozed, NOW).counts).toMatchObject({ needsYou: 1, snoozed: 1 });
+    }
   });
 
   it("a snooze holds until its time or until what the agent needs changes", () => {

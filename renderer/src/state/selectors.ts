@@ -1,8 +1,9 @@
 // Derived views of the store's facts, computed once per change: the visible fleet tree (by
 // machine or by project, in triage order, with old idle agents folded), what `n` visits, counts.
 // The rules themselves (who needs you, triage, counts) are shared with the tray: shared/fleet/views.ts.
-import { type AgentView, type DisplayStatus, type EnvironmentView, type SubagentView, worstOf } from "../../../shared/fleet/types";
-import { byTriage, fleetCounts, type FleetGlance, inboxOrder, isOlder, needsYou, needYouOrder, projectOf, triageRank } from "../../../shared/fleet/views";
+import { type AgentView, type EnvironmentView, type RollupStatus, rollupStatus, type SubagentView, worstOf } from "../../../shared/fleet/types";
+import { byTriage, fleetCounts, type FleetGlance, isOlder, needsYou, projectOf, triageRank } from "../../../shared/fleet/views";
+import { tallyNeeds } from "../../../shared/fleet/needs";
 import { activeSnooze } from "../../../shared/fleet/snooze";
 import type { PaneView, Snooze, UiSlice } from "./slices/ui";
 import type { Filters } from "./store";
@@ -25,7 +26,7 @@ export type Row =
       branch: string | null;
       /** The machines the project's agents run on: one project by name across machines. */
       machines: string[];
-      counts: Partial<Record<DisplayStatus, number>>;
+      counts: Partial<Record<RollupStatus, number>>;
       shown: number;
     }
   | {
@@ -35,7 +36,8 @@ export type Row =
       depth: number;
       childCount: number;
       collapsed: boolean;
-      rollup: DisplayStatus | null;
+      /** The worst of its descendants, stalled and held-up runs as themselves. */
+      rollup: RollupStatus | null;
       /** The agent itself matches the search and filters (false: shown only as context for a matching descendant). */
       match: boolean;
     }
@@ -124,17 +126,17 @@ export function buildRows(input: TreeInput): Row[] {
     if (agent.status === "failed" && agent.acknowledged) seenFailures.set(agent.environmentId, (seenFailures.get(agent.environmentId) ?? 0) + 1);
 
   // Bottom-up: worst status of descendants, best triage rank of the subtree, whether it has a match.
-  const rollups = new Map<string, DisplayStatus | null>();
+  const rollups = new Map<string, RollupStatus | null>();
   const ranks = new Map<string, number>();
   const visible = new Map<string, boolean>();
   const visit = (agent: AgentView): void => {
     const children = childrenOf.get(agent.key) ?? [];
-    const statuses: DisplayStatus[] = [];
+    const statuses: RollupStatus[] = [];
     let anyVisible = matches(agent, filters, search);
     let rank: number = triageRank(agent);
     for (const child of children) {
       visit(child);
-      statuses.push(child.status);
+      statuses.push(rollupStatus(child));
       const childRollup = rollups.get(child.key);
       if (childRollup) statuses.push(childRollup);
       anyVisible ||= visible.get(child.key) ?? false;
@@ -212,8 +214,8 @@ export function buildRows(input: TreeInput): Row[] {
     const projectShown = members.filter((agent) => visible.get(agent.key)).length;
     if (filtering && projectShown === 0) continue;
     const groupId = `project:${name}`;
-    const counts: Partial<Record<DisplayStatus, number>> = {};
-    for (const agent of members) counts[agent.status] = (counts[agent.status] ?? 0) + 1;
+    const counts: Partial<Record<RollupStatus, number>> = {};
+    for (const agent of members) counts[rollupStatus(agent)] = (counts[rollupStatus(agent)] ?? 0) + 1;
     rows.push({
       kind: "project",
       id: groupId,
@@ -234,13 +236,21 @@ export function providers(agents: Map<string, AgentView>): string[] {
 }
 
 export interface Glance {
+  /** The fleet's counts; `needsYou` is the one "needs you" count (shared/fleet/needs.ts), over the whole fleet. */
   counts: FleetGlance;
-  /** Every agent that needs the user, in triage order: the header's count and what `n` visits. */
+  /** Every agent that needs the user now, most urgent first (snoozed ones apart): the count and what `n` visits. */
   needYou: AgentView[];
 }
 
-export function glance(agents: Map<string, AgentView>, environments: Map<string, EnvironmentView>): Glance {
-  return { counts: fleetCounts(environments.values(), agents.values()), needYou: needYouOrder(agents.values()) };
+/** The one "needs you" count of this window: the top bar, the Inbox badge, the tab's title and icon. Never filtered. */
+export function glance(
+  agents: Map<string, AgentView>,
+  environments: Map<string, EnvironmentView>,
+  snoozed: Map<string, Snooze> = new Map(),
+  now = Date.now(),
+): Glance {
+  const snoozedNow = (agent: AgentView) => snoozeHolds(snoozed.get(agent.key), agent, now);
+  return { counts: fleetCounts(environments.values(), agents.values(), snoozedNow), needYou: tallyNeeds(agents.values(), snoozedNow).needYou };
 }
 
 /** The agent `n` opens after `fromKey`: the next in the need-you list, wrapping around. */
@@ -282,22 +292,22 @@ export function snoozeHolds(snooze: Snooze | undefined, agent: AgentView, now: n
 }
 
 export interface Inbox {
-  /** What needs the user and is not snoozed, within the machine, provider and search filters, waiting longest first. */
+  /** What needs the user now, within the machine, provider and search filters, most urgent first. */
   items: AgentView[];
-  /** Needs the user but snoozed (still counted in the header). */
+  /** Everything that needs the user now, filters aside: the count the top bar and the badge show. */
+  total: number;
+  /** Needs the user but snoozed (counted apart, never in the count). */
   snoozed: number;
 }
 
+/**
+ * The inbox: what needs you (shared/fleet/needs.ts), in urgency order. The machine, provider and
+ * search filters narrow the list, never the count: `total - items.length` are hidden by them.
+ */
 export function inbox(agents: Map<string, AgentView>, filters: Filters, search: string, snoozed: Map<string, Snooze>, now: number): Inbox {
   const scope: Filters = { ...filters, needsMe: false, failed: false, running: false, offline: false };
-  const items: AgentView[] = [];
-  let asleep = 0;
-  for (const agent of inboxOrder(agents.values())) {
-    if (!matches(agent, scope, search)) continue;
-    if (snoozeHolds(snoozed.get(agent.key), agent, now)) asleep++;
-    else items.push(agent);
-  }
-  return { items, snoozed: asleep };
+  const tally = tallyNeeds(agents.values(), (agent) => snoozeHolds(snoozed.get(agent.key), agent, now));
+  return { items: tally.needYou.filter((agent) => matches(agent, scope, search)), total: tally.needYou.length, snoozed: tally.snoozed.length };
 }
 
 /** The pane shown: the user's choice, else the inbox while anything needs them. */

@@ -1,5 +1,7 @@
-// The browser tab's title and icon say what the tray says: the fleet's headline and how many need you.
-import { fleetHeadline, trayVariant, type TrayVariant } from "../../../shared/fleet/tray";
+// The browser tab's title and icon say how many need you: the one count (shared/fleet/needs.ts) the
+// top bar and the Inbox badge show. The title names nothing that flaps with a machine's connection,
+// so it changes only when what needs you does.
+import { tabTitle, trayVariant, type TrayVariant } from "../../../shared/fleet/tray";
 import { displayFacts, glance } from "./selectors";
 import { useFleet } from "./store";
 
@@ -15,19 +17,15 @@ const VARIANT_COLOURS: Record<TrayVariant, string> = {
 let lastTab = "";
 
 function updateTab(): void {
-  const { agents, environments, bridgeLostAt, loaded } = useFleet.getState();
+  const { agents, environments, bridgeLostAt, loaded, snoozed } = useFleet.getState();
   if (!loaded) return;
-  const { counts } = glance(displayFacts(agents, bridgeLostAt), environments);
+  const { counts } = glance(displayFacts(agents, bridgeLostAt), environments, snoozed, Date.now());
   const variant = bridgeLostAt ? "host-offline" : trayVariant(counts);
-  const title = bridgeLostAt
-    ? "T3 Fleet — service not reachable"
-    : counts.needsYou
-      ? `(${counts.needsYou}) ${fleetHeadline(counts)} — T3 Fleet`
-      : `T3 Fleet — ${fleetHeadline(counts)}`;
+  const title = tabTitle(counts.needsYou, bridgeLostAt === null);
   const key = `${title}|${variant}|${counts.needsYou}`;
   if (key === lastTab) return;
   lastTab = key;
-  document.title = title;
+  if (document.title !== title) document.title = title;
   const label = counts.needsYou > 99 ? "99+" : counts.needsYou > 0 ? String(counts.needsYou) : "";
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="15" fill="${VARIANT_COLOURS[variant]}"/>${label ? `<text x="16" y="21.5" font-family="sans-serif" font-size="${label.length > 2 ? 11 : 15}" font-weight="700" text-anchor="middle" fill="#fff">${label}</text>` : ""}</svg>`;
   let link = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
@@ -42,9 +40,23 @@ function updateTab(): void {
   link.dataset.count = String(counts.needsYou);
 }
 
-/** Keeps the tab up to date with every change of the facts. */
+/** Snoozes that run out count again on the minute, as in the window (App.tsx). */
+const SNOOZE_CLOCK_MS = 60_000;
+
+/** Keeps the tab up to date with every change of the facts and of the snoozes. */
 export function keepTabUpToDate(): () => void {
-  return useFleet.subscribe((state, previous) => {
-    if (state.version !== previous.version || state.loaded !== previous.loaded) updateTab();
+  const unsubscribe = useFleet.subscribe((state, previous) => {
+    if (
+      state.version !== previous.version ||
+      state.loaded !== previous.loaded ||
+      state.snoozed !== previous.snoozed ||
+      state.bridgeLostAt !== previous.bridgeLostAt
+    )
+      updateTab();
   });
+  const clock = setInterval(updateTab, SNOOZE_CLOCK_MS);
+  return () => {
+    unsubscribe();
+    clearInterval(clock);
+  };
 }

@@ -1,0 +1,99 @@
+// "Needs you", defined once (docs/architecture.md, "Needs you"). The top bar, the Inbox badge, the
+// tab's title and icon, the tray and `n` all count and order with these rules, so they always agree.
+// Pure.
+import type { AgentStatus, AgentView } from "./types";
+
+/**
+ * What an agent needs from the user, most urgent first:
+ * - "decision": an approval, a question or a provider login blocks it until the user answers;
+ * - "failure": its turn failed, or its start is stuck (stop it or send anyway);
+ * - "stall": it runs but nothing happened for the stall time, or the provider holds it up.
+ */
+export type NeedClass = "decision" | "failure" | "stall";
+
+export const NEED_CLASSES: readonly NeedClass[] = ["decision", "failure", "stall"];
+
+/** The status to judge a need by: while its machine is away, what was last confirmed (shown "as of" then). */
+export function asOfStatus(agent: Pick<AgentView, "status" | "lastKnownStatus">): AgentStatus {
+  return agent.status === "unknown" ? agent.lastKnownStatus : agent.status;
+}
+
+/** The class of what the agent needs from the user, or null when it needs nothing. Acknowledgements and snoozes are not applied here. */
+export function needClass(agent: Pick<AgentView, "status" | "lastKnownStatus" | "stalled">): NeedClass | null {
+  switch (asOfStatus(agent)) {
+    case "needs-approval":
+    case "needs-input":
+    case "needs-auth":
+      return "decision";
+    case "failed":
+    case "stuck":
+      return "failure";
+    case "running":
+      return agent.stalled ? "stall" : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Needs the user, snoozes aside: a decision always (it is answered, never acknowledged away); a
+ * failure, stuck start or stall until the user acknowledges that condition. An agent whose machine
+ * is away keeps what it last needed, so the count holds through an outage and nothing waiting for
+ * the user hides behind it.
+ */
+export function needsYou(agent: Pick<AgentView, "status" | "lastKnownStatus" | "stalled" | "acknowledged">): boolean {
+  const need = needClass(agent);
+  return need === "decision" || (need !== null && !agent.acknowledged);
+}
+
+/** Since when the agent has waited for the user: its oldest open request, else its last activity. */
+export function waitingSince(agent: Pick<AgentView, "pending" | "lastActivityAt">): string {
+  return agent.pending.reduce((oldest, request) => (request.createdAt < oldest ? request.createdAt : oldest), agent.lastActivityAt);
+}
+
+/** The order of what needs you: by class (decisions, failures, stalls), then what has waited longest. */
+export function byUrgency(a: AgentView, b: AgentView): number {
+  return urgencyRank(a) - urgencyRank(b) || waitingSince(a).localeCompare(waitingSince(b)) || a.title.localeCompare(b.title) || a.key.localeCompare(b.key);
+}
+
+function urgencyRank(agent: AgentView): number {
+  const need = needClass(agent);
+  return need === null ? NEED_CLASSES.length : NEED_CLASSES.indexOf(need);
+}
+
+/** Whether a snooze holds for an agent now (the window's and T3's: shared/fleet/snooze.ts). */
+export type SnoozedNow = (agent: AgentView) => boolean;
+
+export interface NeedsTally {
+  /** What needs you now, most urgent first: the one count every surface shows. */
+  needYou: AgentView[];
+  /** Would need you but snoozed: counted apart, never in the count. */
+  snoozed: AgentView[];
+  /** Failures and stalls the user acknowledged and that did not change since: counted apart. */
+  acknowledged: number;
+  /** Of `needYou`, those whose machine is not online: counted as of when it was last confirmed. */
+  asOf: number;
+  /** Of `needYou`, failed turns: what turns the tray and the tab red. */
+  failed: number;
+}
+
+/** Who needs you across the whole fleet, never filtered: the window's filters narrow what a list shows, not the count. */
+export function tallyNeeds(agents: Iterable<AgentView>, snoozedNow: SnoozedNow = () => false): NeedsTally {
+  const tally: NeedsTally = { needYou: [], snoozed: [], acknowledged: 0, asOf: 0, failed: 0 };
+  for (const agent of agents) {
+    if (!needsYou(agent)) {
+      if (agent.acknowledged && needClass(agent) !== null) tally.acknowledged++;
+      continue;
+    }
+    if (snoozedNow(agent)) {
+      tally.snoozed.push(agent);
+      continue;
+    }
+    tally.needYou.push(agent);
+    if (agent.status === "unknown") tally.asOf++;
+    if (asOfStatus(agent) === "failed") tally.failed++;
+  }
+  tally.needYou.sort(byUrgency);
+  tally.snoozed.sort(byUrgency);
+  return tally;
+}
