@@ -7,6 +7,7 @@ import { waitingSince } from "../../../shared/fleet/views";
 import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
+import { CommandButton } from "./CommandButton";
 import { Clipped, Highlighted, rowDomId, StatusChip, useNow } from "./common";
 
 /** What the agent needs from the user, in a few words. */
@@ -38,7 +39,25 @@ export function InboxList({ items, snoozed, paneRef }: { items: AgentView[]; sno
         <strong data-testid="inbox-position">
           {items.length === 0 ? "Nothing needs you" : current >= 0 ? `${current + 1} of ${items.length}` : `${items.length} need you`}
         </strong>
-        <span className="hint">waiting longest first{snoozed ? ` · ${snoozed} snoozed` : ""}</span>
+        <span className="hint">waiting longest first</span>
+        <span className="inbox-lists">
+          {snoozed ? (
+            <CommandButton
+              id="inbox.snoozed"
+              testId="open-snoozed"
+              label={`${snoozed} snoozed`}
+              className="link-button"
+              title="Show the snoozed agents, when each wakes, and wake them"
+            />
+          ) : null}
+          <CommandButton
+            id="inbox.handled"
+            testId="open-handled"
+            label="Handled today"
+            className="link-button"
+            title="What you approved, answered, acknowledged, snoozed or stopped since midnight"
+          />
+        </span>
       </header>
       {items.length === 0 ? (
         <div className="empty" data-testid="inbox-empty">
