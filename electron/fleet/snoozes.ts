@@ -18,6 +18,9 @@ type SnoozeResult = BridgeResults["agent.snooze"];
 type UnsnoozeResult = BridgeResults["agent.unsnooze"];
 
 export class Snoozes {
+  /** Wake times T3 took from this fleet, by agent: an undo may come before T3's row says so. */
+  private readonly taken = new Map<string, number>();
+
   constructor(
     private readonly model: FleetModel,
     private readonly environments: Environments,
@@ -35,14 +38,18 @@ export class Snoozes {
       command: ({ commandId, threadId }) => ({ type: "snooze", commandId, threadId, until }),
       timeoutMs: SNOOZE_TIMEOUT_MS,
     });
+    if (outcome.onServer) this.taken.set(key, Date.parse(until));
     return outcome.onServer ? { key, onServer: "snoozed", until, note: null } : { key, onServer: "local", until, note: outcome.reason };
   }
 
   async unsnooze(key: string): Promise<UnsnoozeResult> {
     const agent = this.model.agent(key);
     if (!agent) throw new BridgeError("not-found", "This agent is no longer on its environment.");
-    // Only a snooze T3 still holds is T3's to end; a passed wake time already stopped counting.
-    const heldByT3 = agent.snoozedUntil != null && Date.parse(agent.snoozedUntil) > this.now();
+    // Only a snooze T3 still holds is T3's to end (a passed wake time already stopped counting): one
+    // its row shows, or one T3 took from this fleet whose row has not come back yet.
+    const now = this.now();
+    const heldByT3 = (agent.snoozedUntil != null && Date.parse(agent.snoozedUntil) > now) || (this.taken.get(key) ?? 0) > now;
+    this.taken.delete(key);
     if (!heldByT3) return { key, onServer: "local", note: null };
     const outcome = await mirrorOnServer(this.model, this.environments, {
       key,
