@@ -73,11 +73,8 @@ describe("undo and the handled log", () => {
     const approval = sims.createThread(sim, { title: "Deploy", text: "deploy #approval" });
     const failing = sims.createThread(sim, { title: "Nightly", text: "build #fail" });
     await pairAll(service, sims);
-    await until(
-      service,
-      () => agent(service, sim, approval)?.status === "needs-approval" && agent(service, sim, failing)?.status === "failed",
-      "both need you",
-    );
+    // The approval's request (its command) comes with the thread, a moment after the row says it waits.
+    await until(service, () => agent(service, sim, approval)?.pending.length === 1 && agent(service, sim, failing)?.status === "failed", "both need you");
     const published: BridgeEvent[] = [];
     service.on("event", (event: BridgeEvent) => {
       if (event.type === "handled") published.push(event);

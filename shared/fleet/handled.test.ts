@@ -41,6 +41,9 @@ describe("handled actions", () => {
     expect(startOfLocalDay(midnight)).toBe(midnight);
     const entries = [entry({ kind: "answered" }, midnight - 1), entry({ kind: "acknowledged" }, midnight), entry({ kind: "stopped" }, now)];
     expect(handledSince(entries, startOfLocalDay(now)).map((handled) => handled.action.kind)).toEqual(["stopped", "acknowledged"]);
+    // Two in the same millisecond: the later one is newer.
+    const together = [entry({ kind: "acknowledged" }, now), entry({ kind: "unacknowledged" }, now)];
+    expect(handledSince(together, midnight).map((handled) => handled.action.kind)).toEqual(["unacknowledged", "acknowledged"]);
   });
 
   it("only a decision that stops work asks once more before it is sent", () => {

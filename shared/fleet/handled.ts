@@ -83,9 +83,12 @@ export function startOfLocalDay(now: number): number {
   return day.getTime();
 }
 
-/** What was handled since `since`, newest first. */
+/** What was handled since `since`, newest first (`entries` in the order they happened: of two in the same millisecond, the later first). */
 export function handledSince(entries: readonly HandledEntry[], since: number): HandledEntry[] {
-  return entries.filter((entry) => entry.at >= since).sort((a, b) => b.at - a.at);
+  return entries
+    .filter((entry) => entry.at >= since)
+    .reverse()
+    .sort((a, b) => b.at - a.at);
 }
 
 /** A decision T3 carries out for good and that ends work: asked once more before it is sent. */
