@@ -29,7 +29,8 @@ test("a plain approval goes at once with a confirmation naming the agent; deny-a
   const panel = page.getByTestId("agent-panel");
   await expect(panel.locator("h2")).toHaveText("Deploy");
   // Said before anything is sent: a decision cannot be taken back.
-  await expect(page.getByTestId("decision-final")).toHaveText("A decision goes to T3 at once and cannot be taken back.");
+  await expect(page.getByTestId("decision-final")).toHaveText("Final once sent");
+  await expect(page.getByTestId("decision-final")).toHaveAttribute("title", "A decision goes to T3 at once and T3 cannot take it back.");
   await page.keyboard.press("a");
   await expect(confirmation).toHaveText(`Approved \`npm test\` for Deploy on ${sim.label}`);
   expect(decisionsSent(tap)).toEqual(["accept"]);

@@ -1,6 +1,6 @@
 // The cards for what an agent asks of the user: an approval with its decisions, or questions to answer.
 import { INPUT_LIMITS } from "../../../shared/bridge/contract";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { projectOf } from "../../../shared/fleet/views";
 import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
@@ -13,6 +13,7 @@ import { ConfirmAction } from "./ConfirmAction";
 export function PendingCard({ agent, request, offline }: { agent: AgentView; request: PendingRequest; offline: boolean }) {
   const place = `request:${request.requestId}`;
   const confirming = useFleet((s) => s.confirming);
+  const finalId = useId();
   if (request.kind === "approval") {
     // A decision that stops work waits here for its one-key confirm (agentCommands.respondApproval).
     const confirmDecision = confirming?.action === "decide" && confirming.requestId === request.requestId ? confirming : null;
@@ -20,8 +21,14 @@ export function PendingCard({ agent, request, offline }: { agent: AgentView; req
     const keyOf: Partial<Record<ApprovalDecision, string>> = { accept: "a", acceptForSession: "Shift+A", decline: "d" };
     const project = projectOf(agent);
     return (
-      <div className="card pending" data-testid="approval-card" role="group" aria-label="Approval requested">
-        <strong>Approve {request.requestKind ? `this ${request.requestKind}` : "this request"}?</strong>
+      <div className="card pending" data-testid="approval-card" role="group" aria-label="Approval requested" aria-describedby={finalId}>
+        <div className="approval-heading">
+          <strong>Approve {request.requestKind ? `this ${request.requestKind}` : "this request"}?</strong>
+          {/* Said before anything is sent; short enough to share the heading's line on a phone. */}
+          <span className="hint" id={finalId} data-testid="decision-final" title="A decision goes to T3 at once and T3 cannot take it back.">
+            Final once sent
+          </span>
+        </div>
         <dl className="approval-facts">
           <dt>{request.requestKind === "command" ? "Command" : "What"}</dt>
           <dd>
@@ -36,9 +43,6 @@ export function PendingCard({ agent, request, offline }: { agent: AgentView; req
             </>
           ) : null}
         </dl>
-        <p className="hint" data-testid="decision-final">
-          A decision goes to T3 at once and cannot be taken back.
-        </p>
         <div className="card-actions">
           {confirmDecision ? (
             <ConfirmAction
