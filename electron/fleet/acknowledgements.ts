@@ -15,6 +15,7 @@ const SETTLE_TIMEOUT_MS = 5_000;
 
 /** "settled": T3 marked the thread settled too; "local": kept by the fleet only (with why in `note`). */
 type AcknowledgeResult = BridgeResults["agent.acknowledge"];
+type UnacknowledgeResult = BridgeResults["agent.unacknowledge"];
 
 export class Acknowledgements {
   constructor(
@@ -32,6 +33,22 @@ export class Acknowledgements {
     this.model.setAcknowledgement(key, fingerprint);
     await this.registry.setAcknowledgement(key, fingerprint);
     return { key, ...(await this.settleOnServer(key)) };
+  }
+
+  /** The undo of `acknowledge`: the agent needs the user again, in T3 too where T3 settled it. */
+  async unacknowledge(key: string): Promise<UnacknowledgeResult> {
+    if (!this.model.agent(key)) throw new BridgeError("not-found", "This agent is no longer on its environment.");
+    if (!this.registry.acknowledgements.has(key)) throw new BridgeError("invalid", "This agent is not acknowledged: what it needed has changed since.");
+    this.model.setAcknowledgement(key, null);
+    await this.registry.setAcknowledgement(key, null);
+    const outcome = await mirrorOnServer(this.model, this.environments, {
+      key,
+      supported: this.model.agent(key)?.capabilities.settle === true,
+      command: ({ commandId, threadId }) => ({ type: "unsettle", commandId, threadId }),
+      timeoutMs: SETTLE_TIMEOUT_MS,
+    });
+    if (outcome.onServer) return { key, onServer: "unsettled", note: null };
+    return { key, onServer: "local", note: outcome.reason && `T3 still shows it settled (${outcome.reason}).` };
   }
 
   /** An agent's view changed: an acknowledgement whose condition is gone is forgotten. */

@@ -1,7 +1,10 @@
 // The bridge edge of the fleet service: decodes untrusted request params with the contract's
 // schemas, maps each method to the module that owns it, and turns bad input into clear errors.
 import { type BridgeMethod, type BridgeParamsOut, BridgeRequests, type BridgeResults, isBridgeMethod, safeExternalUrl } from "../../shared/bridge/contract";
+import type { Delivery } from "../../shared/fleet/delivery";
+import type { HandledAction } from "../../shared/fleet/handled";
 import type { Acknowledgements } from "./acknowledgements";
+import type { HandledLog } from "./handled-log";
 import type { Snoozes } from "./snoozes";
 import type { AgentDetails } from "./agent-details";
 import { BridgeError } from "./bridge-error";
@@ -21,6 +24,7 @@ export interface BridgeHandlerDeps {
   deliveries: Deliveries;
   acknowledgements: Acknowledgements;
   snoozes: Snoozes;
+  handled: HandledLog;
   settings: FleetSettingsControl;
   discovery: Discovery;
   openExternal: ((url: string) => Promise<void>) | undefined;
@@ -41,7 +45,16 @@ export function decodeBridgeRequest(method: string, params: unknown): { method: 
 
 /** One handler per bridge method; params are already decoded. */
 export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
-  const { model, environments, pairing, details, deliveries, acknowledgements, settings } = deps;
+  const { model, environments, pairing, details, deliveries, acknowledgements, settings, handled } = deps;
+  /** Records what the user did once the fleet carried it out (a refused command did nothing). */
+  const recorded = async <T>(key: string, action: HandledAction, result: Promise<T>, happened: (value: T) => boolean = () => true): Promise<T> => {
+    const value = await result;
+    if (happened(value)) handled.record(key, action);
+    return value;
+  };
+  const sent = (delivery: Delivery) => delivery.state !== "refused";
+  /** The request's command or subject, read before the answer takes it off the pending list. */
+  const requestDetail = (key: string, requestId: string) => model.agent(key)?.pending.find((request) => request.requestId === requestId)?.detail ?? null;
   return {
     "pair.inspect": (p) => pairing.inspect(p.input),
     "pair.confirm": (p) => pairing.confirm(p.input, p.token, p.label, p.moved),
@@ -60,18 +73,28 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
     },
     "agent.send": (p) => deliveries.send(p.key, p.text, p.expectedIntent),
     "agent.respondApproval": (p) =>
-      deliveries.command(
+      recorded(
         p.key,
-        "approval",
-        (threadId, commandId) => ({ type: "respond-approval", commandId, threadId, requestId: p.requestId, decision: p.decision }),
-        p.requestId,
+        { kind: "decided", decision: p.decision, detail: requestDetail(p.key, p.requestId) },
+        deliveries.command(
+          p.key,
+          "approval",
+          (threadId, commandId) => ({ type: "respond-approval", commandId, threadId, requestId: p.requestId, decision: p.decision }),
+          p.requestId,
+        ),
+        sent,
       ),
     "agent.respondInput": (p) =>
-      deliveries.command(
+      recorded(
         p.key,
-        "input",
-        (threadId, commandId) => ({ type: "respond-input", commandId, threadId, requestId: p.requestId, answers: p.answers }),
-        p.requestId,
+        { kind: "answered" },
+        deliveries.command(
+          p.key,
+          "input",
+          (threadId, commandId) => ({ type: "respond-input", commandId, threadId, requestId: p.requestId, answers: p.answers }),
+          p.requestId,
+        ),
+        sent,
       ),
     "agent.interrupt": (p) =>
       p.holdQueued
@@ -82,9 +105,18 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
             threadId,
             runId: model.agent(p.key)?.activeRunId ?? null,
           })),
-    "agent.stop": (p) => deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
-    "agent.acknowledge": (p) => acknowledgements.acknowledge(p.key),
-    "agent.snooze": (p) => deps.snoozes.snooze(p.key, p.until),
+    "agent.stop": (p) =>
+      recorded(
+        p.key,
+        { kind: "stopped" },
+        deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
+        sent,
+      ),
+    "agent.acknowledge": (p) => recorded(p.key, { kind: "acknowledged" }, acknowledgements.acknowledge(p.key)),
+    "agent.unacknowledge": (p) => recorded(p.key, { kind: "unacknowledged" }, acknowledgements.unacknowledge(p.key)),
+    "agent.snooze": (p) => recorded(p.key, { kind: "snoozed", until: p.until === null ? null : Date.parse(p.until) }, deps.snoozes.snooze(p.key, p.until)),
+    "agent.unsnooze": (p) => recorded(p.key, { kind: "unsnoozed" }, deps.snoozes.unsnooze(p.key)),
+    "handled.list": (p) => ({ entries: handled.since(p.since) }),
     "delivery.recheck": (p) => deliveries.recheck(p.commandId),
     "delivery.cancelQueued": (p) => deliveries.cancelQueued(p.commandId),
     "delivery.release": (p) => deliveries.release(p.commandId),

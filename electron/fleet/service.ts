@@ -12,6 +12,7 @@ import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts"
 import { agentKey } from "../../shared/fleet/types";
 import { Acknowledgements } from "./acknowledgements";
 import { Snoozes } from "./snoozes";
+import { HandledLog } from "./handled-log";
 import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
 import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
@@ -142,6 +143,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       deliveries: this.deliveries,
       acknowledgements: this.acknowledgements,
       snoozes: new Snoozes(this.model, this.environments, this.now),
+      handled: new HandledLog(this.model, (entry) => publish({ type: "handled", entry }), this.now),
       settings: this.settings,
       discovery: new Discovery(
         {

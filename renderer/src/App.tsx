@@ -1,14 +1,17 @@
 import { useEffect, useMemo, useRef } from "react";
 import { command, keyHint } from "../../shared/fleet/command-registry";
+import { ActionConfirmation } from "./components/ActionConfirmation";
 import { AgentPanel } from "./components/AgentPanel";
 import { CommandButton } from "./components/CommandButton";
 import { CommandPalette } from "./components/CommandPalette";
 import { FindMachines } from "./components/FindMachines";
 import { FleetTree } from "./components/FleetTree";
+import { HandledToday } from "./components/HandledToday";
 import { InboxList } from "./components/Inbox";
 import { Notices } from "./components/Notices";
 import { PairingDialog } from "./components/PairingDialog";
 import { SettingsDialog } from "./components/SettingsDialog";
+import { SnoozedList } from "./components/SnoozedList";
 import { useNow } from "./components/common";
 import { useFleetFacts } from "./state/fleet-facts";
 import { commands } from "./state/commands";
@@ -44,6 +47,7 @@ export function App() {
   const view = useFleet((s) => s.view);
   const snoozed = useFleet((s) => s.snoozed);
   const findMachinesOpen = useDiscovery((s) => s.open);
+  const listOpen = useFleet((s) => s.listOpen);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLDivElement>(null);
   const now = useNow(FOLD_CLOCK_MS);
@@ -289,6 +293,9 @@ export function App() {
       {settingsOpen ? <SettingsDialog /> : null}
       {paletteOpen ? <CommandPalette /> : null}
       {findMachinesOpen ? <FindMachines /> : null}
+      {listOpen === "handled" ? <HandledToday /> : null}
+      {listOpen === "snoozed" ? <SnoozedList /> : null}
+      <ActionConfirmation />
     </div>
   );
 }

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { COMMAND_IDS, type CommandId } from "../fleet/command-registry";
 import type { Delivery } from "../fleet/delivery";
+import type { HandledEntry } from "../fleet/handled";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
 import type { TranscriptItem } from "../fleet/facts";
 import type { AgentView, EnvironmentView } from "../fleet/types";
@@ -156,8 +157,17 @@ export const BridgeRequests = {
   "agent.stop": z.object({ key: Key }),
   /** The user has seen this failure or stall: it leaves "need you", the tray and `n` until it changes. */
   "agent.acknowledge": z.object({ key: Key }),
-  /** Puts the agent aside until `until` in T3 itself where the server has snooze (else the window keeps it). */
-  "agent.snooze": z.object({ key: Key, until: z.iso.datetime({ offset: true }) }),
+  /** Brings an acknowledged agent back into "need you" (the undo of `agent.acknowledge`; unsettled in T3 too where it can). */
+  "agent.unacknowledge": z.object({ key: Key }),
+  /**
+   * Puts the agent aside until `until` in T3 itself where the server has snooze (else the window keeps it);
+   * null: until what it needs changes, which only the window can keep (T3's snooze is time-based).
+   */
+  "agent.snooze": z.object({ key: Key, until: z.iso.datetime({ offset: true }).nullable() }),
+  /** Wakes a snoozed agent: in T3 where T3 holds its snooze (the window drops its own). */
+  "agent.unsnooze": z.object({ key: Key }),
+  /** What the user did to agents since `since` (ms since epoch; the window asks from its local midnight), newest first. */
+  "handled.list": z.object({ since: z.number().int().nonnegative() }),
   "delivery.recheck": z.object({ commandId: Id }),
   /** Withdraws a sent message that still waits in the queue behind a running turn. */
   "delivery.cancelQueued": z.object({ commandId: Id }),
@@ -326,8 +336,13 @@ export interface BridgeResults {
   "agent.interrupt": Delivery;
   "agent.stop": Delivery;
   "agent.acknowledge": { key: string; onServer: "settled" | "local"; note: string | null };
+  /** "unsettled": T3 took it back too; "local": the fleet's acknowledgement is gone, `note` says why T3 did not follow when it was asked. */
+  "agent.unacknowledge": { key: string; onServer: "unsettled" | "local"; note: string | null };
   /** "snoozed": T3 took the snooze (every client sees it); "local": only the window keeps it, `note` says why when T3 was asked and did not take it. */
-  "agent.snooze": { key: string; onServer: "snoozed" | "local"; until: string; note: string | null };
+  "agent.snooze": { key: string; onServer: "snoozed" | "local"; until: string | null; note: string | null };
+  /** "unsnoozed": T3 woke the thread it held snoozed; "local": T3 held no snooze (or could not be asked, `note` says why). */
+  "agent.unsnooze": { key: string; onServer: "unsnoozed" | "local"; note: string | null };
+  "handled.list": { entries: HandledEntry[] };
   "delivery.recheck": Delivery;
   "delivery.cancelQueued": Delivery;
   "delivery.release": Delivery;
@@ -357,6 +372,8 @@ export type BridgeEvent =
   | { type: "delivery"; delivery: Delivery }
   | { type: "notification"; notification: NotificationIntent }
   | { type: "settings"; settings: FleetSettingsView }
+  /** The user did something to an agent (the fleet carried it out): for the window's "handled today" list. */
+  | { type: "handled"; entry: HandledEntry }
   /** The shell asks the UI to open an agent (a notification or tray item was clicked). */
   | { type: "ui.openAgent"; key: string }
   /** The shell asks the window to run a registry command (a tray menu item), through the window's one dispatcher. */

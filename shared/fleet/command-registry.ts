@@ -15,6 +15,10 @@ export interface CommandContext {
   needYou: number;
   notificationsPaused: boolean;
   grouping: "machine" | "project";
+  /** The window's last action can still be undone (its confirmation is on screen with Undo). */
+  undoable?: boolean;
+  /** The agent is snoozed (by this window or in T3) and can be woken. */
+  agentSnoozed?: boolean;
 }
 
 export type CommandSurface = "palette" | "keys" | "tray";
@@ -57,6 +61,10 @@ const SPECS = [
   },
   { id: "agent.snooze", label: "Snooze until it changes", keys: ["s"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
   { id: "agent.snooze-hour", label: "Snooze for an hour", keys: ["S"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
+  { id: "agent.unsnooze", label: "Wake the snoozed agent", keys: [], surfaces: ["palette"], enabled: (c) => c.agentSnoozed === true },
+  { id: "action.undo", label: "Undo the last action", keys: ["z"], surfaces: ["palette", "keys"], enabled: (c) => c.undoable === true },
+  { id: "inbox.handled", label: "Handled today", keys: ["h"], surfaces: ["palette", "keys"], enabled: always },
+  { id: "inbox.snoozed", label: "Snoozed agents", keys: ["Z"], surfaces: ["palette", "keys"], enabled: always },
   {
     id: "agent.interrupt",
     label: "Interrupt the run",

@@ -1,7 +1,7 @@
 // The inbox's snooze rule: T3's own snooze from the facts, this window's snooze "until it changes"
 // or for a while, and which one the UI names.
 import { describe, expect, it } from "vitest";
-import { activeSnooze, snoozeWords } from "./snooze";
+import { activeSnooze, snoozedAgents, snoozeWords, wakeDescription } from "./snooze";
 import { agentView } from "./views.testkit";
 import { needFingerprint } from "./views";
 
@@ -41,5 +41,25 @@ describe("snooze", () => {
     expect(activeSnooze({ ...failed, snoozedUntil }, own, NOW)).toMatchObject({ where: "server" });
     const blocked = agentView("a", "needs-approval", { snoozedUntil });
     expect(activeSnooze(blocked, own, NOW)).toBeNull();
+  });
+
+  it("the snoozed list: agents that need the user and are snoozed, soonest to wake first, each with why", () => {
+    const asking = agentView("q", "needs-input", { title: "Asking" });
+    const serverSnoozed = { ...failed, key: "e/s", title: "Server", snoozedUntil: new Date(NOW + 2 * HOUR).toISOString() };
+    const soon = agentView("w", "failed", { title: "Soon" });
+    const idle = agentView("i", "idle", { title: "Idle", snoozedUntil: new Date(NOW + HOUR).toISOString() });
+    const awake = agentView("x", "failed", { title: "Awake" });
+    const own = new Map([
+      [asking.key, { until: null, fingerprint: needFingerprint(asking) }],
+      [soon.key, { until: NOW + HOUR, fingerprint: needFingerprint(soon) }],
+    ]);
+    const list = snoozedAgents([asking, serverSnoozed, soon, idle, awake], own, NOW);
+    expect(list.map((entry) => entry.agent.title)).toEqual(["Soon", "Server", "Asking"]);
+    expect(list.map((entry) => wakeDescription(entry.snooze, time))).toEqual([
+      "wakes at 16:00 (kept by this window)",
+      "wakes at 17:00 (kept by T3)",
+      "until what it needs changes (kept by this window)",
+    ]);
+    expect(snoozedAgents([soon], own, NOW + HOUR)).toEqual([]);
   });
 });

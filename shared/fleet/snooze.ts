@@ -6,7 +6,7 @@
 // A snooze this window made ends as soon as what the agent needs changes, even while T3's wake time
 // has not come. Pure.
 import type { AgentView } from "./types";
-import { needFingerprint } from "./views";
+import { needFingerprint, needsYou } from "./views";
 
 /** A snooze this window made. */
 export interface WindowSnooze {
@@ -37,4 +37,30 @@ export function activeSnooze(
 export function snoozeWords(snooze: SnoozeState, time: (ms: number) => string): string {
   if (snooze.where === "server") return `Snoozed on the server until ${time(snooze.until)}`;
   return `Snoozed in this window ${snooze.until === null ? "until it changes" : `until ${time(snooze.until)}`}`;
+}
+
+export interface SnoozedAgent {
+  agent: AgentView;
+  snooze: SnoozeState;
+}
+
+/**
+ * The agents that need the user but are snoozed, across the fleet: the soonest to wake first, those
+ * snoozed until what they need changes last (each group by title).
+ */
+export function snoozedAgents(agents: Iterable<AgentView>, own: ReadonlyMap<string, WindowSnooze>, now: number): SnoozedAgent[] {
+  const list: SnoozedAgent[] = [];
+  for (const agent of agents) {
+    if (!needsYou(agent)) continue;
+    const snooze = activeSnooze(agent, own.get(agent.key), now);
+    if (snooze) list.push({ agent, snooze });
+  }
+  const wake = (entry: SnoozedAgent) => entry.snooze.until ?? Number.POSITIVE_INFINITY;
+  return list.sort((a, b) => wake(a) - wake(b) || a.agent.title.localeCompare(b.agent.title));
+}
+
+/** Why and until when, for the snoozed list: "wakes at 16:05 (in T3)", "until what it needs changes (this window)". */
+export function wakeDescription(snooze: SnoozeState, time: (ms: number) => string): string {
+  if (snooze.until === null) return "until what it needs changes (kept by this window)";
+  return `wakes at ${time(snooze.until)} (${snooze.where === "server" ? "kept by T3" : "kept by this window"})`;
 }

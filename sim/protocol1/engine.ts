@@ -223,6 +223,13 @@ export class Engine extends EventEmitter<EngineEvents> {
         const snoozedAt = thread.snoozedUntil === command.snoozedUntil && thread.snoozedAt ? thread.snoozedAt : at;
         return ["thread.snoozed", { snoozedUntil: command.snoozedUntil, snoozedAt, updatedAt: at }];
       }
+      case "thread.unsettle":
+        if (this.generation === "fork") throw new CommandInvariantError(command.type, "Unknown command type 'thread.unsettle'.");
+        return ["thread.unsettled", { reason: command.reason, updatedAt: at }];
+      case "thread.unsnooze":
+        // Upstream's decider takes it whether or not the thread is snoozed (an awake thread stays awake).
+        if (this.generation === "fork") throw new CommandInvariantError(command.type, "Unknown command type 'thread.unsnooze'.");
+        return ["thread.unsnoozed", { threadId: thread.id, reason: command.reason, updatedAt: at }];
     }
   }
 

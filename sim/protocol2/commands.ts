@@ -115,6 +115,16 @@ export class CommandDecider {
         this.engine.putThread(state, "thread.snoozed");
         return;
       }
+      case "thread.unsnooze": {
+        // The real engine: an archived thread refuses; an awake thread stays awake (no event).
+        const state = this.engine.requireThread(command.threadId, command.type, command.commandId);
+        if (state.thread.archivedAt !== null) fail(`Thread ${command.threadId} is archived.`);
+        if (state.thread.snoozedUntil === null) return;
+        state.thread.snoozedUntil = null;
+        state.thread.snoozedAt = null;
+        this.engine.putThread(state, "thread.unsnoozed");
+        return;
+      }
       case "queued-run.cancel": {
         const state = this.engine.requireThread(command.threadId, command.type, command.commandId);
         const run = state.runs.find((entry) => entry.id === command.runId);

@@ -103,7 +103,10 @@ export type AgentCommand =
   /** Marks the thread settled in T3's own UI; only where `capabilities.settle` says the server has it. */
   | { type: "settle"; commandId: string; threadId: string }
   /** Puts the thread aside in T3 until `until` (ISO); only where `capabilities.snooze` says the server has it. */
-  | { type: "snooze"; commandId: string; threadId: string; until: string };
+  | { type: "snooze"; commandId: string; threadId: string; until: string }
+  /** The reverse of `settle` and `snooze` (the user brought the thread back), on the same servers. */
+  | { type: "unsettle"; commandId: string; threadId: string }
+  | { type: "unsnooze"; commandId: string; threadId: string };
 
 /** The server accepted a command; `sequence` is comparable with `ThreadDetail.appliedSequence`. */
 export interface CommandReceipt {

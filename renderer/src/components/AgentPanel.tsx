@@ -1,10 +1,10 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
+import { ConfirmAction } from "./ConfirmAction";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
 import { lastKnownWords } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
-import { dispatch } from "../state/dispatch";
 import { focusTargets } from "../state/focus";
 import { currentInbox } from "../state/inbox";
 import { relativeTime } from "../state/format";
@@ -168,9 +168,10 @@ function useInboxPosition(agentKey: string): string | null {
   return index >= 0 ? `${index + 1} of ${items.length}` : null;
 }
 
-/** The agent's actions, each saying what it will do; stopping the session asks first. */
+/** The agent's actions, each saying what it will do; stopping the session asks first (agentCommands.stop). */
 function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }) {
-  const [confirmStop, setConfirmStop] = useState(false);
+  const confirming = useFleet((s) => s.confirming);
+  const confirmStop = confirming?.action === "stop" && confirming.key === agent.key ? confirming : null;
   const snoozable = needsYou(agent);
   return (
     <div className="panel-actions">
@@ -194,17 +195,14 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
       <InterruptAction agent={agent} />
       {agent.capabilities.stop ? (
         confirmStop ? (
-          <span className="confirm" role="group" aria-label="Stop the session?">
-            <span className="confirm-text">Stop the session? The agent's process ends; a new message starts it again.</span>
-            <button type="button" className="danger" data-testid="stop-confirm" onClick={() => (setConfirmStop(false), dispatch("agent.stop", "button"))}>
-              Stop session
-            </button>
-            <button type="button" onClick={() => setConfirmStop(false)}>
-              Keep it
-            </button>
-          </span>
+          <ConfirmAction
+            pending={confirmStop}
+            question="Stop the session? The agent's process ends and T3 cannot undo it; a new message starts it again."
+            confirmLabel="Stop session"
+            testId="stop-confirm"
+          />
         ) : (
-          <CommandButton id="agent.stop" testId="stop" label="Stop session…" onRun={() => setConfirmStop(true)} />
+          <CommandButton id="agent.stop" testId="stop" label="Stop session…" />
         )
       ) : null}
       <CommandButton

@@ -8,6 +8,7 @@ import { lastKnownWords } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
+import { CommandButton } from "./CommandButton";
 import { Clipped, Highlighted, rowDomId, StatusChip, useNow } from "./common";
 
 /** What the agent needs from the user, in a few words; while its machine is away, as of when it was last confirmed. */
@@ -65,7 +66,24 @@ export function InboxList({
         </strong>
         <span className="hint" data-testid="inbox-hint">
           most urgent first{hidden ? ` · ${hidden} hidden by the filters` : ""}
-          {snoozed ? ` · ${snoozed} snoozed` : ""}
+        </span>
+        <span className="inbox-lists">
+          {snoozed ? (
+            <CommandButton
+              id="inbox.snoozed"
+              testId="open-snoozed"
+              label={`${snoozed} snoozed`}
+              className="link-button"
+              title="Show the snoozed agents, when each wakes, and wake them"
+            />
+          ) : null}
+          <CommandButton
+            id="inbox.handled"
+            testId="open-handled"
+            label="Handled today"
+            className="link-button"
+            title="What you approved, answered, acknowledged, snoozed or stopped since midnight"
+          />
         </span>
       </header>
       {items.length === 0 ? (

@@ -1,21 +1,34 @@
 // The cards for what an agent asks of the user: an approval with its decisions, or questions to answer.
 import { INPUT_LIMITS } from "../../../shared/bridge/contract";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { projectOf } from "../../../shared/fleet/views";
 import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
 import { commands } from "../state/commands";
 import { focusTargets } from "../state/focus";
+import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
+import { ConfirmAction } from "./ConfirmAction";
 
 export function PendingCard({ agent, request, offline }: { agent: AgentView; request: PendingRequest; offline: boolean }) {
   const place = `request:${request.requestId}`;
+  const confirming = useFleet((s) => s.confirming);
+  const finalId = useId();
   if (request.kind === "approval") {
+    // A decision that stops work waits here for its one-key confirm (agentCommands.respondApproval).
+    const confirmDecision = confirming?.action === "decide" && confirming.requestId === request.requestId ? confirming : null;
+    const confirmOption = confirmDecision && request.decisions.find((option) => option.decision === confirmDecision.decision);
     const keyOf: Partial<Record<ApprovalDecision, string>> = { accept: "a", acceptForSession: "Shift+A", decline: "d" };
     const project = projectOf(agent);
     return (
-      <div className="card pending" data-testid="approval-card" role="group" aria-label="Approval requested">
-        <strong>Approve {request.requestKind ? `this ${request.requestKind}` : "this request"}?</strong>
+      <div className="card pending" data-testid="approval-card" role="group" aria-label="Approval requested" aria-describedby={finalId}>
+        <div className="approval-heading">
+          <strong>Approve {request.requestKind ? `this ${request.requestKind}` : "this request"}?</strong>
+          {/* Said before anything is sent; short enough to share the heading's line on a phone. */}
+          <span className="hint" id={finalId} data-testid="decision-final" title="A decision goes to T3 at once and T3 cannot take it back.">
+            Final once sent
+          </span>
+        </div>
         <dl className="approval-facts">
           <dt>{request.requestKind === "command" ? "Command" : "What"}</dt>
           <dd>
@@ -31,22 +44,32 @@ export function PendingCard({ agent, request, offline }: { agent: AgentView; req
           ) : null}
         </dl>
         <div className="card-actions">
+          {confirmDecision ? (
+            <ConfirmAction
+              pending={confirmDecision}
+              question={`${confirmOption?.label ?? "Deny and stop"}? The command is not run and the agent's turn ends.`}
+              confirmLabel={confirmOption?.label ?? "Deny and stop"}
+              testId="decision-confirm"
+            />
+          ) : null}
           {/* Every decision the request offers, in the server's order; the keys work while this card is on screen. */}
-          {request.decisions.map((option, index) => (
-            <button
-              key={option.decision}
-              type="button"
-              className={index === 0 ? "primary" : undefined}
-              data-decision={option.decision}
-              title={offline ? "Its machine is not online: this can be answered once it is back" : (option.warning ?? undefined)}
-              disabled={offline}
-              aria-keyshortcuts={keyOf[option.decision]}
-              onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
-            >
-              {option.label}
-              {keyOf[option.decision] ? <kbd aria-hidden="true">{keyOf[option.decision]}</kbd> : null}
-            </button>
-          ))}
+          {confirmDecision
+            ? null
+            : request.decisions.map((option, index) => (
+                <button
+                  key={option.decision}
+                  type="button"
+                  className={index === 0 ? "primary" : undefined}
+                  data-decision={option.decision}
+                  title={offline ? "Its machine is not online: this can be answered once it is back" : (option.warning ?? undefined)}
+                  disabled={offline}
+                  aria-keyshortcuts={keyOf[option.decision]}
+                  onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
+                >
+                  {option.label}
+                  {keyOf[option.decision] ? <kbd aria-hidden="true">{keyOf[option.decision]}</kbd> : null}
+                </button>
+              ))}
           <PlaceError place={place} />
         </div>
       </div>

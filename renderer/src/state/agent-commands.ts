@@ -1,12 +1,34 @@
 // What the user does to an agent: messages, answers, snoozes, interrupts, stops, and the held and
 // queued messages. Requests that the service answers with a delivery keep its receipt (runForReceipt);
-// those handled from the inbox move it on to its next item.
+// those handled from the inbox move it on to its next item. Each triage action leaves a brief
+// confirmation naming the agent and machine, with Undo where T3 allows it (issue 25 point 2); a
+// decision that stops work and stopping the session are asked once more first (nothing sent to T3
+// can be taken back).
 import type { BridgeParams } from "../../../shared/bridge/contract";
 import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/facts";
+import { destructiveDecision, type HandledAction, handledWords } from "../../../shared/fleet/handled";
 import { needFingerprint } from "../../../shared/fleet/views";
+import { focusTargets } from "./focus";
+import { clockTime } from "./format";
 import { advanceInbox, inboxKeys } from "./inbox";
+import { navigation } from "./navigation";
 import { errorMessage, requireBridge, run, runForReceipt } from "./requests";
+import type { Undo } from "./slices/actions";
 import { useFleet } from "./store";
+
+/** The agent and its machine as the window names them now. */
+function named(key: string): { agent: string; machine: string } {
+  const state = useFleet.getState();
+  const agent = state.agents.get(key);
+  const environmentId = agent?.environmentId ?? key.slice(0, key.indexOf("/"));
+  return { agent: agent?.title || agent?.threadId || key, machine: state.environments.get(environmentId)?.label ?? environmentId };
+}
+
+/** Shows the brief confirmation of what was done (`names`: taken before the action changed anything). */
+function confirmDone(names: { agent: string; machine: string }, action: HandledAction, undo: Undo | null, note?: string | null): void {
+  const words = handledWords({ ...names, action }, clockTime);
+  useFleet.getState().confirmDone(note ? `${words} (${note})` : words, undo);
+}
 
 export const agentCommands = {
   /** Sends a message with the intent the composer showed (steer, queue or a new turn); true when the service took it (its delivery then reports what happened). */
@@ -15,15 +37,29 @@ export const agentCommands = {
     return delivery !== undefined;
   },
 
-  async respondApproval(key: string, requestId: string, decision: ApprovalDecision): Promise<void> {
+  /** Sends a decision at once, except one that stops work: that waits for its confirm (`confirmed`). */
+  async respondApproval(key: string, requestId: string, decision: ApprovalDecision, confirmed = false): Promise<void> {
+    if (destructiveDecision(decision) && !confirmed) {
+      useFleet.getState().askConfirm({ action: "decide", key, requestId, decision });
+      return;
+    }
+    const names = named(key);
+    const detail =
+      useFleet
+        .getState()
+        .agents.get(key)
+        ?.pending.find((request) => request.requestId === requestId)?.detail ?? null;
     const before = inboxKeys();
     const delivery = await runForReceipt(`request:${requestId}`, () => requireBridge().request("agent.respondApproval", { key, requestId, decision }));
+    if (delivery && delivery.state !== "refused") confirmDone(names, { kind: "decided", decision, detail }, null);
     if (delivery) advanceInbox(key, before);
   },
 
   async respondInput(key: string, requestId: string, answers: QuestionAnswers): Promise<void> {
+    const names = named(key);
     const before = inboxKeys();
     const delivery = await runForReceipt(`request:${requestId}`, () => requireBridge().request("agent.respondInput", { key, requestId, answers }));
+    if (delivery && delivery.state !== "refused") confirmDone(names, { kind: "answered" }, null);
     if (delivery) advanceInbox(key, before);
   },
 
@@ -38,9 +74,10 @@ export const agentCommands = {
     const before = inboxKeys();
     const snooze = { until: ms === null ? null : Date.now() + ms, fingerprint: needFingerprint(agent) };
     useFleet.getState().snooze(key, snooze);
+    confirmDone(named(key), { kind: "snoozed", until: snooze.until }, { kind: "unsnooze", key });
     advanceInbox(key, before);
-    if (snooze.until === null) return;
-    const until = new Date(snooze.until).toISOString();
+    // "Until it changes" is the window's alone; the service is told so that it is listed as handled.
+    const until = snooze.until === null ? null : new Date(snooze.until).toISOString();
     void requireBridge()
       .request("agent.snooze", { key, until })
       .then(
@@ -67,15 +104,61 @@ export const agentCommands = {
     await runForReceipt(`delivery:${commandId}`, () => requireBridge().request("delivery.discard", { commandId }));
   },
 
-  async stop(key: string): Promise<void> {
-    await runForReceipt(`agent:${key}`, () => requireBridge().request("agent.stop", { key }));
+  /** Stops the agent's session once the user confirmed (`confirmed`); until then it asks. */
+  async stop(key: string, confirmed = false): Promise<void> {
+    if (!confirmed) {
+      useFleet.getState().askConfirm({ action: "stop", key });
+      return;
+    }
+    const names = named(key);
+    const delivery = await runForReceipt(`agent:${key}`, () => requireBridge().request("agent.stop", { key }));
+    if (delivery && delivery.state !== "refused") confirmDone(names, { kind: "stopped" }, null);
+  },
+
+  /** Runs the command waiting for its confirm. */
+  async confirmPending(): Promise<void> {
+    const pending = useFleet.getState().confirming;
+    if (!pending) return;
+    useFleet.getState().askConfirm(null);
+    if (pending.action === "stop") await agentCommands.stop(pending.key, true);
+    else await agentCommands.respondApproval(pending.key, pending.requestId, pending.decision, true);
   },
 
   /** Removes a failure or stall from "need you" until it changes (settled in T3 too where the server can). */
   async acknowledge(key: string): Promise<void> {
+    const names = named(key);
     const before = inboxKeys();
     const done = await run(`agent:${key}`, () => requireBridge().request("agent.acknowledge", { key }));
+    if (done) confirmDone(names, { kind: "acknowledged" }, { kind: "unacknowledge", key });
     if (done) advanceInbox(key, before);
+  },
+
+  /** Brings an acknowledged agent back into "need you" (unsettled in T3 too where T3 settled it). */
+  async unacknowledge(key: string, place = `agent:${key}`): Promise<boolean> {
+    const names = named(key);
+    const done = await run(place, () => requireBridge().request("agent.unacknowledge", { key }));
+    if (done) confirmDone(names, { kind: "unacknowledged" }, null, done.note);
+    return done !== undefined;
+  },
+
+  /** Wakes a snoozed agent: the window drops its own snooze, and T3 ends the one it holds. */
+  async unsnooze(key: string, place = `agent:${key}`): Promise<boolean> {
+    const names = named(key);
+    useFleet.getState().snooze(key, null);
+    const done = await run(place, () => requireBridge().request("agent.unsnooze", { key }));
+    if (done?.note) useFleet.getState().commandFailed(place, `T3 still holds its snooze: ${done.note}`);
+    else if (done) confirmDone(names, { kind: "unsnoozed" }, null);
+    return done !== undefined && !done.note;
+  },
+
+  /** Takes back the last action where it can be (its confirmation offers Undo), and shows the agent again. */
+  async undoLast(): Promise<void> {
+    const { confirmation } = useFleet.getState();
+    const undo = confirmation?.undo;
+    if (!confirmation || !undo) return;
+    useFleet.getState().clearConfirmation(confirmation.id);
+    const undone = undo.kind === "unsnooze" ? await agentCommands.unsnooze(undo.key, "undo") : await agentCommands.unacknowledge(undo.key, "undo");
+    if (undone) void navigation.openAgent(undo.key).then(() => focusTargets.panel?.());
   },
 
   async recheck(commandId: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { Bridge } from "../bridge/client";
 import { flushDetailDeltas, receiveDetail, receiveDetailDelta } from "./detail-deltas";
 import { dispatch } from "./dispatch";
 import { currentInbox } from "./inbox";
+import { handledList } from "./handled-list";
 import { navigation } from "./navigation";
 import { showNotice, withdrawClearedNotices } from "./notices";
 import { run, setRequestBridge } from "./requests";
@@ -51,6 +52,7 @@ export function startEffects(instance: Bridge): () => void {
         // The first view: the pane chosen earlier in this window, else the inbox when anything needs the user.
         if (store().view === null) store().setView(savedPane() ?? (currentInbox().items.length > 0 ? "inbox" : "fleet"));
         withdrawClearedNotices();
+        handledList.resync();
         if (store().openKey) void navigation.openAgent(store().openKey!);
         break;
       case "fleet.delta":
@@ -74,6 +76,9 @@ export function startEffects(instance: Bridge): () => void {
         break;
       case "settings":
         store().receiveSettings(event.settings);
+        break;
+      case "handled":
+        handledList.received(event.entry);
         break;
       case "ui.openAgent":
         void navigation.openAgent(event.key);

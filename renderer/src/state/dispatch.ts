@@ -3,9 +3,11 @@
 // command by its id here, so a command does one thing whichever way the user asked for it.
 import { command, type CommandContext, type CommandId } from "../../../shared/fleet/command-registry";
 import type { ApprovalDecision } from "../../../shared/fleet/facts";
+import { activeSnooze } from "../../../shared/fleet/snooze";
 import type { AgentView } from "../../../shared/fleet/types";
 import { agentCommands } from "./agent-commands";
 import { focusTargets, paneShown } from "./focus";
+import { handledList } from "./handled-list";
 import { currentInbox } from "./inbox";
 import { links } from "./links";
 import { machineCommands } from "./machine-commands";
@@ -25,18 +27,18 @@ export interface CommandRun {
   handler: string;
 }
 
-/** The agent the user is on: the open one, else the selected one. */
-export function currentAgent(): AgentView | null {
+/** The agent the user is on: the open one, else the selected one (or `target`, a row's own command such as a list's Unsnooze). */
+export function currentAgent(target?: string): AgentView | null {
   const { openKey, selectedKey, agents, bridgeLostAt } = useFleet.getState();
-  const key = openKey ?? selectedKey;
+  const key = target ?? openKey ?? selectedKey;
   const agent = key ? agents.get(key) : undefined;
   return agent ? displayAgent(agent, bridgeLostAt) : null;
 }
 
 /** What the registry's `enabled` rules read, from the window's state now. */
-export function commandContext(): CommandContext {
+export function commandContext(target?: string): CommandContext {
   const state = useFleet.getState();
-  const agent = currentAgent();
+  const agent = currentAgent(target);
   const environment = agent && !state.bridgeLostAt ? (state.environments.get(agent.environmentId) ?? null) : null;
   return {
     agent,
@@ -46,6 +48,8 @@ export function commandContext(): CommandContext {
     needYou: glance(displayFacts(state.agents, state.bridgeLostAt), state.environments, state.snoozed).needYou.length,
     notificationsPaused: state.settings?.notificationsPaused ?? false,
     grouping: state.grouping,
+    undoable: state.confirmation?.undo != null,
+    agentSnoozed: agent !== null && activeSnooze(agent, state.snoozed.get(agent.key), Date.now()) !== null,
   };
 }
 
@@ -138,8 +142,25 @@ function interrupt(_id: CommandId, agent: AgentView | null): void {
   if (agent && !focusTargets.interrupt?.(agent.key)) void agentCommands.interrupt(agent.key);
 }
 
+/** Asks first: stopping cannot be taken back (agentCommands.stop). */
 function stop(_id: CommandId, agent: AgentView | null): void {
   if (agent) void agentCommands.stop(agent.key);
+}
+
+function unsnooze(_id: CommandId, agent: AgentView | null): void {
+  if (agent) void agentCommands.unsnooze(agent.key);
+}
+
+function undoLast(): void {
+  void agentCommands.undoLast();
+}
+
+function showHandled(): void {
+  handledList.open();
+}
+
+function showSnoozed(): void {
+  useFleet.getState().showList("snoozed");
 }
 
 function openInT3(_id: CommandId, agent: AgentView | null): void {
@@ -188,6 +209,10 @@ const handlers = {
   openSettings,
   pauseOrResumeNotifications,
   openSelectedFirst,
+  unsnooze,
+  undoLast,
+  showHandled,
+  showSnoozed,
 } satisfies Record<string, Handler>;
 
 type HandlerName = keyof typeof handlers;
@@ -210,6 +235,10 @@ const HANDLERS: Record<CommandId, HandlerName> = {
   "agent.acknowledge": "acknowledge",
   "agent.snooze": "snooze",
   "agent.snooze-hour": "snooze",
+  "agent.unsnooze": "unsnooze",
+  "action.undo": "undoLast",
+  "inbox.handled": "showHandled",
+  "inbox.snoozed": "showSnoozed",
   "agent.interrupt": "interrupt",
   "agent.stop": "stop",
   "agent.open-in-t3": "openInT3",
@@ -253,12 +282,12 @@ function sayWhyUnreachable(id: CommandId): void {
  * list opens the selected agent instead, so a key decides only what is on screen; the palette and
  * the buttons name the decision themselves.
  */
-export function dispatch(id: CommandId, source: CommandSource): void {
+export function dispatch(id: CommandId, source: CommandSource, target?: string): void {
   const { openKey, selectedKey } = useFleet.getState();
   const handler: HandlerName | null =
     source === "keys" && DECISIONS[id] && selectedKey && openKey !== selectedKey
       ? "openSelectedFirst"
-      : command(id).enabled(commandContext())
+      : command(id).enabled(commandContext(target))
         ? HANDLERS[id]
         : null;
   if (!handler) {
@@ -266,5 +295,5 @@ export function dispatch(id: CommandId, source: CommandSource): void {
     return;
   }
   if (typeof window !== "undefined") window.dispatchEvent(new CustomEvent<CommandRun>(COMMAND_RUN_EVENT, { detail: { id, source, handler } }));
-  handlers[handler](id, currentAgent());
+  handlers[handler](id, currentAgent(target));
 }

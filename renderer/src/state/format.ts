@@ -52,3 +52,8 @@ export function relativeTime(iso: string | null, now: number): string {
   if (hours < 48) return `${hours}h ago`;
   return `${Math.round(hours / 24)}d ago`;
 }
+
+/** A time of day in the user's locale, to the minute: "16:05" or "4:05 PM". */
+export function clockTime(ms: number): string {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}

@@ -1,18 +1,20 @@
-// The renderer's store in three slices: facts from the fleet service, the window's own UI state,
-// and the pairing dialog. Each slice changes only through its named actions; views are derived
+// The renderer's store in four slices: facts from the fleet service, the window's own UI state,
+// the pairing dialog, and what the user's actions left on screen. Each slice changes only through its named actions; views are derived
 // in selectors.ts (with the rules in shared/fleet/views.ts) and read through fleet-facts.ts; side effects
 // start in bridge-events.ts, and every registry command runs through dispatch.ts (docs/architecture.md, "The window").
 import { create } from "zustand";
+import { type ActionsSlice, createActionsSlice } from "./slices/actions";
 import { createFactsSlice, type FactsSlice } from "./slices/facts";
 import { createPairingSlice, type PairingSlice } from "./slices/pairing";
 import { createUiSlice, type UiSlice } from "./slices/ui";
 
-export type FleetState = FactsSlice & UiSlice & PairingSlice;
+export type FleetState = FactsSlice & UiSlice & PairingSlice & ActionsSlice;
 
 export const useFleet = create<FleetState>()((...args) => ({
   ...createFactsSlice(...args),
   ...createUiSlice(...args),
   ...createPairingSlice(...args),
+  ...createActionsSlice(...args),
 }));
 
 export { EMPTY_PAIRING, type PairingState } from "./slices/pairing";

@@ -108,6 +108,9 @@ export type ThreadSettleCommand = z.input<typeof ThreadSettleCommand>;
 /** Upstream servers advertising `capabilities.threadSnooze`: puts a thread aside in T3's own UI until a time in the future. */
 export const ThreadSnoozeCommand = z.object({ type: z.literal("thread.snooze"), ...base, threadId: Id, snoozedUntil: IsoTime });
 export type ThreadSnoozeCommand = z.input<typeof ThreadSnoozeCommand>;
+/** The reverse of the two above, on the same servers: a thread the user brings back (T3's `reason` from a client is always "user"). */
+export const ThreadUnsettleCommand = z.object({ type: z.literal("thread.unsettle"), ...base, threadId: Id, reason: z.literal("user") });
+export const ThreadUnsnoozeCommand = z.object({ type: z.literal("thread.unsnooze"), ...base, threadId: Id, reason: z.literal("user") });
 
 export const ClientCommand = z.discriminatedUnion("type", [
   ThreadCreateCommand,
@@ -122,6 +125,8 @@ export const ClientCommand = z.discriminatedUnion("type", [
   ThreadDeleteCommand,
   ThreadSettleCommand,
   ThreadSnoozeCommand,
+  ThreadUnsettleCommand,
+  ThreadUnsnoozeCommand,
 ]);
 /** What a client sends (defaults may be omitted). */
 export type ClientCommand = z.input<typeof ClientCommand>;

@@ -71,6 +71,10 @@ export const ThreadSnoozeCommandV2 = z.object({
   snoozedUntil: z.iso.datetime({ offset: true }),
 });
 
+/** The reverse of the two above: T3's `reason` from a client is always "user" (activity wakes are the server's own). */
+export const ThreadUnsettleCommandV2 = z.object({ type: z.literal("thread.unsettle"), commandId: Id, threadId: Id, reason: z.literal("user") });
+export const ThreadUnsnoozeCommandV2 = z.object({ type: z.literal("thread.unsnooze"), commandId: Id, threadId: Id, reason: z.literal("user") });
+
 export const ThreadCreateCommandV2 = z.object({
   type: z.literal("thread.create"),
   ...creation,
@@ -104,6 +108,8 @@ export const ClientCommandV2 = z.discriminatedUnion("type", [
   ThreadDeleteCommand,
   ThreadSettleCommandV2,
   ThreadSnoozeCommandV2,
+  ThreadUnsettleCommandV2,
+  ThreadUnsnoozeCommandV2,
   ThreadCreateCommandV2,
   ThreadMetadataUpdateCommand,
 ]);

@@ -525,6 +525,10 @@ class Protocol1Session implements AdapterSession {
       case "snooze":
         // Likewise for servers that advertise threadSnooze; T3 wakes the thread itself at that time or on new activity.
         return { type: "thread.snooze", commandId, threadId, snoozedUntil: command.until };
+      case "unsettle":
+        return { type: "thread.unsettle", commandId, threadId, reason: "user" };
+      case "unsnooze":
+        return { type: "thread.unsnooze", commandId, threadId, reason: "user" };
     }
   }
 }

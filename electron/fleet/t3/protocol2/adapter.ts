@@ -580,6 +580,10 @@ class Protocol2Session implements AdapterSession {
         return { type: "thread.settle", commandId: command.commandId, threadId: command.threadId };
       case "snooze":
         return { type: "thread.snooze", commandId: command.commandId, threadId: command.threadId, snoozedUntil: command.until };
+      case "unsettle":
+        return { type: "thread.unsettle", commandId: command.commandId, threadId: command.threadId, reason: "user" };
+      case "unsnooze":
+        return { type: "thread.unsnooze", commandId: command.commandId, threadId: command.threadId, reason: "user" };
       case "stop":
         return refuse("Protocol 2 has no session stop; interrupt the run instead.");
     }

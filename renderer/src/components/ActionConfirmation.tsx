@@ -1,0 +1,48 @@
+// The brief confirmation of the last action (issue 25 point 2): what was done, to which agent, on
+// which machine, with Undo where T3 allows it. Its live region is always rendered, so each
+// confirmation is announced once, politely; it stays long enough to read and to undo, longer while
+// the pointer or focus is on it.
+import { useEffect, useState } from "react";
+import { useFleet } from "../state/store";
+import { CommandButton } from "./CommandButton";
+import { PlaceError } from "./common";
+
+/** How long a confirmation stays when the user leaves it alone. */
+export const CONFIRMATION_SHOWN_MS = 10_000;
+
+export function ActionConfirmation() {
+  const confirmation = useFleet((s) => s.confirmation);
+  const [held, setHeld] = useState(false);
+  useEffect(() => {
+    if (!confirmation || held) return;
+    const timer = setTimeout(() => useFleet.getState().clearConfirmation(confirmation.id), CONFIRMATION_SHOWN_MS);
+    return () => clearTimeout(timer);
+  }, [confirmation, held]);
+  return (
+    <div
+      className="action-confirmation"
+      data-testid="action-confirmation"
+      data-shown={confirmation ? "true" : "false"}
+      onMouseEnter={() => setHeld(true)}
+      onMouseLeave={() => setHeld(false)}
+      onFocus={() => setHeld(true)}
+      onBlur={() => setHeld(false)}
+    >
+      <p role="status" aria-live="polite" aria-atomic="true" data-testid="action-confirmation-text">
+        {confirmation?.text ?? ""}
+      </p>
+      {confirmation?.undo ? <CommandButton id="action.undo" testId="undo" label="Undo" title="Take this back" /> : null}
+      {confirmation ? (
+        <button
+          type="button"
+          className="action-confirmation-dismiss"
+          aria-label="Dismiss"
+          onClick={() => useFleet.getState().clearConfirmation(confirmation.id)}
+        >
+          ×
+        </button>
+      ) : null}
+      <PlaceError place="undo" />
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+// What the user's actions left on screen (issue 25 point 2): the confirmation of the last one (with
+// its undo where T3 allows it), a destructive command waiting for its one-key confirm, the
+// "handled today" list as the service keeps it, and which list is open. Named actions only.
+import type { StateCreator } from "zustand";
+import type { ApprovalDecision } from "../../../../shared/fleet/facts";
+import type { HandledEntry } from "../../../../shared/fleet/handled";
+import type { FleetState } from "../store";
+
+/** How an action is taken back: only what T3 (or the window) can reverse. */
+export interface Undo {
+  kind: "unsnooze" | "unacknowledge";
+  key: string;
+}
+
+/** The brief confirmation of the last action: "Approved `npm test` for worker-2 on build-box-2". */
+export interface Confirmation {
+  /** Each confirmation is new, even with the same words (announced once, timed on its own). */
+  id: number;
+  text: string;
+  undo: Undo | null;
+}
+
+/** A command that cannot be taken back once T3 has it, asked once more before it is sent. */
+export type PendingConfirm = { action: "stop"; key: string } | { action: "decide"; key: string; requestId: string; decision: ApprovalDecision };
+
+export type ActionList = "handled" | "snoozed";
+
+export interface ActionsSlice {
+  confirmation: Confirmation | null;
+  confirming: PendingConfirm | null;
+  /** Today's handled list, newest first; null until the window first asked the service for it. */
+  handled: HandledEntry[] | null;
+  listOpen: ActionList | null;
+
+  confirmDone(text: string, undo: Undo | null): void;
+  clearConfirmation(id?: number): void;
+  askConfirm(pending: PendingConfirm | null): void;
+  setHandled(entries: HandledEntry[] | null): void;
+  addHandled(entry: HandledEntry): void;
+  showList(list: ActionList | null): void;
+}
+
+let nextConfirmation = 0;
+
+export const createActionsSlice: StateCreator<FleetState, [], [], ActionsSlice> = (set) => ({
+  confirmation: null,
+  confirming: null,
+  handled: null,
+  listOpen: null,
+
+  confirmDone: (text, undo) => set({ confirmation: { id: ++nextConfirmation, text, undo } }),
+  clearConfirmation: (id) => set((state) => (id === undefined || state.confirmation?.id === id ? { confirmation: null } : {})),
+  askConfirm: (confirming) => set({ confirming }),
+  setHandled: (handled) => set({ handled }),
+  // Only once the list was read: a later read brings everything anyway.
+  addHandled: (entry) => set((state) => (state.handled && !state.handled.some((known) => known.id === entry.id) ? { handled: [entry, ...state.handled] } : {})),
+  showList: (listOpen) => set({ listOpen }),
+});

@@ -1,0 +1,97 @@
+// What the user did to agents (issue 25 point 2): every approval, answer, acknowledgement, snooze,
+// stop and their undoing, named by agent and machine. The fleet service keeps the log
+// (electron/fleet/handled-log.ts) so it survives a reload of the window; the window shows a brief
+// confirmation of each and lists what was handled since local midnight. Pure.
+import type { ApprovalDecision } from "./facts";
+
+export type HandledAction =
+  | { kind: "decided"; decision: ApprovalDecision; detail: string | null }
+  | { kind: "answered" }
+  | { kind: "acknowledged" }
+  | { kind: "unacknowledged" }
+  /** `until`: when it wakes (ms since epoch); null: until what it needs changes. */
+  | { kind: "snoozed"; until: number | null }
+  | { kind: "unsnoozed" }
+  | { kind: "stopped" };
+
+export interface HandledEntry {
+  /** Unique within the log. */
+  id: string;
+  /** When the fleet carried it out (ms since epoch). */
+  at: number;
+  key: string;
+  /** The agent's title and its machine's label when it was done (both may change later). */
+  agent: string;
+  machine: string;
+  action: HandledAction;
+}
+
+/** Longest command text a confirmation quotes. */
+const DETAIL_LIMIT = 60;
+
+function quoted(detail: string | null): string {
+  if (!detail) return "the request";
+  const line = detail.split("\n")[0]!.trim();
+  return `\`${line.length > DETAIL_LIMIT ? `${line.slice(0, DETAIL_LIMIT - 1)}…` : line}\``;
+}
+
+/** "Approved `npm test` for worker-2 on build-box-2": what was done, to which agent, on which machine. */
+export function handledWords(entry: Pick<HandledEntry, "agent" | "machine" | "action">, time: (ms: number) => string): string {
+  const who = `${entry.agent} on ${entry.machine}`;
+  const action = entry.action;
+  switch (action.kind) {
+    case "decided": {
+      const what = quoted(action.detail);
+      switch (action.decision) {
+        case "accept":
+          return `Approved ${what} for ${who}`;
+        case "acceptForSession":
+          return `Approved ${what} for the session of ${who}`;
+        case "acceptAlways":
+          return `Approved ${what} always for ${who}`;
+        case "decline":
+          return `Denied ${what} for ${who}`;
+        case "cancel":
+          return `Denied ${what} and stopped the turn of ${who}`;
+      }
+      break;
+    }
+    case "answered":
+      return `Answered ${who}`;
+    case "acknowledged":
+      return `Acknowledged ${who}`;
+    case "unacknowledged":
+      return `Brought back ${who}: no longer acknowledged`;
+    case "snoozed":
+      return `Snoozed ${who} ${wakeWords(action.until, time)}`;
+    case "unsnoozed":
+      return `Woke ${who}`;
+    case "stopped":
+      return `Stopped the session of ${who}`;
+  }
+}
+
+/** When a snooze ends: "until 16:05", or "until it changes" (what the agent needs changes). */
+export function wakeWords(until: number | null, time: (ms: number) => string): string {
+  return until === null ? "until it changes" : `until ${time(until)}`;
+}
+
+/** Local midnight at the start of the day `now` falls in. */
+export function startOfLocalDay(now: number): number {
+  const day = new Date(now);
+  day.setHours(0, 0, 0, 0);
+  return day.getTime();
+}
+
+/** What was handled since `since`, newest first (`entries` in the order they happened: of two in the same millisecond, the later first). */
+export function handledSince(entries: readonly HandledEntry[], since: number): HandledEntry[] {
+  return entries
+    .filter((entry) => entry.at >= since)
+    .reverse()
+    .sort((a, b) => b.at - a.at);
+}
+
+/** A decision T3 carries out for good and that ends work: asked once more before it is sent. */
+export function destructiveDecision(decision: ApprovalDecision): boolean {
+  return decision === "cancel";
+}
