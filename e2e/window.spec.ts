@@ -279,8 +279,8 @@ test("command palette and keys: one registry; search keeps its query on Esc, ↓
   await page.keyboard.press("Control+k");
   const palette = page.getByTestId("command-palette");
   await expect(palette).toBeVisible();
-  await palette.getByLabel("Command").fill("accept");
-  await expect(palette.getByRole("option")).toHaveText(["Accept the approvala", "Accept for the sessionShift+A"]);
+  await palette.getByLabel("Command").fill("allow");
+  await expect(palette.getByRole("option")).toHaveText(["Allow oncea", "Allow for this sessionShift+A"]);
   await palette.screenshot({ path: join(SCREENSHOTS, "command-palette.png") });
   await page.keyboard.press("Enter");
   await expect(palette).toHaveCount(0);

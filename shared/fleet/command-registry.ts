@@ -44,9 +44,9 @@ const SPECS = [
   { id: "view.toggle", label: "Switch between the inbox and the fleet", keys: ["v"], surfaces: ["palette", "keys"], enabled: always },
   { id: "fleet.group-toggle", label: "Group by project / by machine", keys: ["g"], surfaces: ["palette", "keys"], enabled: always },
   { id: "agent.open", label: "Open agent", keys: ["Enter"], surfaces: ["keys"], enabled: (c) => c.agent !== null },
-  { id: "agent.accept", label: "Accept the approval", keys: ["a"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
-  { id: "agent.accept-session", label: "Accept for the session", keys: ["A"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
-  { id: "agent.decline", label: "Decline the approval", keys: ["d"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
+  { id: "agent.accept", label: "Allow once", keys: ["a"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
+  { id: "agent.accept-session", label: "Allow for this session", keys: ["A"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
+  { id: "agent.decline", label: "Deny", keys: ["d"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
   { id: "agent.answer", label: "Answer the question", keys: ["r"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "input") },
   {
     id: "agent.acknowledge",
