@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef } from "react";
 import { command, keyHint } from "../../shared/fleet/command-registry";
+import { driverName } from "../../shared/fleet/provider-name";
 import { AgentPanel } from "./components/AgentPanel";
 import { CommandButton } from "./components/CommandButton";
 import { CommandPalette } from "./components/CommandPalette";
@@ -237,7 +238,9 @@ export function App() {
         <select aria-label="Provider" value={filters.provider ?? ""} onChange={(event) => state.setFilters({ provider: event.target.value || null })}>
           <option value="">All providers</option>
           {providerList.map((provider) => (
-            <option key={provider}>{provider}</option>
+            <option key={provider} value={provider}>
+              {driverName(provider)}
+            </option>
           ))}
         </select>
         {filtersActive(filters, search) ? (

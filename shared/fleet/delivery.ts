@@ -2,6 +2,7 @@
 // the states a send goes through. What a running agent does with a message is a capability fact of
 // its adapter (shared/fleet/facts.ts), never guessed here.
 import type { RunningMessageMode } from "./facts";
+import { driverName } from "./provider-name";
 import type { AgentView, EnvironmentView } from "./types";
 
 /**
@@ -37,19 +38,12 @@ function offlineReason(env: EnvironmentView): string | null {
   }
 }
 
-/** Harness names as users know them, for T3's driver ids. */
-const HARNESS_NAMES: Record<string, string> = { codex: "Codex", claudeAgent: "Claude", opencode: "OpenCode", grok: "Grok", cursor: "Cursor" };
-
-export function harnessName(agent: Pick<AgentView, "providerDriver" | "providerInstanceId">): string {
-  const driver = agent.providerDriver ?? agent.providerInstanceId;
-  return HARNESS_NAMES[driver] ?? driver;
-}
-
 /** What the message will do while the turn runs, as this harness was seen to do it (shared/t3/protocol1/harnesses.ts). */
 function runningNote(agent: AgentView, mode: RunningMessageMode): string | null {
   // A finishing turn takes no steer: a message starts the next turn.
   if (agent.status === "waiting") return "The turn is finishing: T3 starts a new turn with it after this one.";
-  const name = harnessName(agent);
+  // What a harness does is the driver's behaviour, whatever the instance is called.
+  const name = driverName(agent.providerDriver ?? agent.providerInstanceId);
   switch (agent.capabilities.runningMessage) {
     case "interrupts-reply":
       return `${name} stops the reply it is writing and continues this turn with your message.`;

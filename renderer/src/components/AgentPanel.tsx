@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
+import { providerName } from "../../../shared/fleet/provider-name";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
@@ -101,8 +102,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           </dd>
           <dt>Provider</dt>
           <dd>
-            {agent.providerInstanceId}
-            {agent.providerDriver && agent.providerDriver !== agent.providerInstanceId ? ` (${agent.providerDriver})` : ""} · {agent.model}
+            {providerName(agent)} · {agent.model}
             {agent.effort ? ` · effort ${agent.effort}` : ""} · {agent.runtimeMode}
           </dd>
           <dt>Thread</dt>

@@ -1,6 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
+import { providerName } from "../../../shared/fleet/provider-name";
 import type { DisplayStatus, SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
 import { STATUS_WORDS } from "../../../shared/fleet/words";
@@ -360,7 +361,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       ) : null}
       {machine ? <Clipped className="machine-tag" text={machine} testId="agent-machine" /> : null}
       <span className="meta">
-        {agent.providerInstanceId} · {agent.model}
+        {providerName(agent)} · {agent.model}
         {agent.effort ? ` · ${agent.effort}` : ""}
       </span>
       <span className="time">{relativeTime(agent.lastActivityAt, now)}</span>
