@@ -154,8 +154,15 @@ export interface Delivery {
   agentKey: string;
   kind: DeliveryKind;
   state: DeliveryState;
+  /** A message's text; for `cancel-queued`, the text of the message it withdraws. */
   text: string | null;
+  /** A message's id in the thread; for `cancel-queued`, the id of the message it withdraws. */
   messageId: string | null;
+  /**
+   * A held message (and the send it becomes when released): the id of the queued message it was
+   * held from, so the fleet shows one receipt per message (shared/fleet/receipts.ts).
+   */
+  heldFrom?: string;
   requestId: string | null;
   intent: IntentKind | null;
   /**
