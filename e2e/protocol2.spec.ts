@@ -266,6 +266,16 @@ test("an approval on protocol 2 offers every decision and is accepted for the se
   await openAgent(page, v2.environmentId, threadId);
   const card = page.getByTestId("approval-card");
   await expect(card).toContainText("npm test");
+  // The command the card asks about has not run: the transcript says it awaits approval, not "running".
+  const command = page.getByTestId("transcript").getByTestId("activity-command").filter({ hasText: "npm test" });
+  await expect(command).toHaveAttribute("data-status", "awaiting-approval");
+  await expect(command).toContainText("awaiting your approval");
+  await expect(command).not.toContainText("running");
+  // The composer says what to do first, calmly, not as an error; the message can be written meanwhile.
+  await expect(page.getByTestId("intent")).toHaveText("Answer the approval above first; your message can be sent after.");
+  await expect(page.getByTestId("intent")).toHaveAttribute("data-wait", "true");
+  await expect(page.getByTestId("composer").getByRole("textbox")).toBeEnabled();
+  await expect(page.getByTestId("send")).toBeDisabled();
   await expect(card.locator("button[data-decision]")).toHaveCount(4);
   expect(await card.locator("button[data-decision]").evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.decision))).toEqual([
     "accept",

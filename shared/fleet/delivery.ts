@@ -18,7 +18,11 @@ export type Intent =
   | { kind: "queue"; runId: string; note: string | null; choices: RunningMessageMode[]; unobserved?: true }
   /** `insteadOffer`: the safer way out to offer beside sending (a stuck start: stop the session). */
   | { kind: "new-turn"; note: string | null; insteadOffer?: "stop" }
-  | { kind: "refused"; reason: string };
+  /**
+   * `wait`: not a fault, only something to do or wait for first (answer the approval, let the turn
+   * start); said calmly, and the message can be written meanwhile.
+   */
+  | { kind: "refused"; reason: string; wait?: true };
 
 export type IntentKind = Intent["kind"];
 
@@ -63,7 +67,7 @@ function runningNote(agent: AgentView, mode: RunningMessageMode): string | null 
 export function intentHeadline(intent: Intent): string {
   switch (intent.kind) {
     case "refused":
-      return `Cannot send: ${intent.reason}`;
+      return intent.wait ? intent.reason : `Cannot send: ${intent.reason}`;
     case "new-turn":
       return "Start a new turn";
     case "queue":
@@ -85,15 +89,15 @@ export function messageIntent(agent: AgentView | undefined, env: EnvironmentView
   if (!agent) return { kind: "refused", reason: "This agent is no longer on its environment." };
   switch (agent.status) {
     case "needs-approval":
-      return { kind: "refused", reason: "Answer the pending approval first." };
+      return { kind: "refused", reason: "Answer the approval above first; your message can be sent after.", wait: true };
     case "needs-input":
-      return { kind: "refused", reason: "Answer the pending question first." };
+      return { kind: "refused", reason: "Answer the question above first; your message can be sent after.", wait: true };
     case "needs-auth":
       return { kind: "refused", reason: `The provider's login on ${env.label} must be refreshed first.` };
     case "deleted":
       return { kind: "refused", reason: "This thread was deleted." };
     case "starting":
-      return { kind: "refused", reason: "The turn is starting: a message now can start a second turn. Send it once the agent runs." };
+      return { kind: "refused", reason: "The turn is starting: a message now can start a second turn. Send it once the agent runs.", wait: true };
     case "stuck":
       return {
         kind: "new-turn",
@@ -108,7 +112,7 @@ export function messageIntent(agent: AgentView | undefined, env: EnvironmentView
       const runId = agent.activeRunId;
       if (!runId) {
         if (agent.status === "waiting") return { kind: "new-turn", note: "The last answer is final; background work is still finishing." };
-        return { kind: "refused", reason: "The agent's turn is changing; try again in a moment." };
+        return { kind: "refused", reason: "The agent's turn is changing; send it in a moment.", wait: true };
       }
       const choices = agent.capabilities.whileRunning;
       const mode = preferred && choices.includes(preferred) ? preferred : choices[0];

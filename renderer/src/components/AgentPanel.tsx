@@ -136,7 +136,13 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         </div>
       ) : null}
       <div className="panel-body">
-        <AgentTranscript key={agent.key} agentKey={agent.key} offline={offline} after={receipts} />
+        <AgentTranscript
+          key={agent.key}
+          agentKey={agent.key}
+          offline={offline}
+          awaitingApproval={agent.pending.flatMap((request) => (request.kind === "approval" ? [request.detail] : [])).join("\n")}
+          after={receipts}
+        />
       </div>
       <Composer agent={agent} />
     </section>
@@ -253,7 +259,7 @@ function CopyButton({ text, what }: { text: string; what: string }) {
  * The transcript subscribes to the agent's detail on its own: a streamed token renders the
  * transcript, not the panel's header, actions and composer around it.
  */
-function AgentTranscript({ agentKey, offline, after }: { agentKey: string; offline: boolean; after: ReactNode }) {
+function AgentTranscript({ agentKey, offline, awaitingApproval, after }: { agentKey: string; offline: boolean; awaitingApproval: string; after: ReactNode }) {
   const detail = useFleet((s) => s.details.get(agentKey));
-  return <Transcript detail={detail} offline={offline} after={after} />;
+  return <Transcript detail={detail} offline={offline} awaitingApproval={awaitingApproval} after={after} />;
 }

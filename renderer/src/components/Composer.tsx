@@ -37,13 +37,15 @@ export function Composer({ agent }: { agent: AgentView }) {
   const intent = messageIntent(agent, env, choice);
   const canChoose = (intent.kind === "steer" || intent.kind === "queue") && intent.choices.includes("steer") && intent.choices.includes("queue");
   const label = intentHeadline(intent);
-  const refused = intent.kind === "refused";
+  // Waiting for something first (an approval to answer) is no fault: the message can be written meanwhile.
+  const waiting = intent.kind === "refused" && intent.wait === true;
+  const closed = intent.kind === "refused" && !waiting;
   useEffect(() => {
     const wantedFrom = focusWanted.current;
-    if (refused || wantedFrom === null) return;
+    if (closed || wantedFrom === null) return;
     focusWanted.current = null;
     if (document.activeElement === wantedFrom) textRef.current?.focus();
-  }, [refused]);
+  }, [closed]);
   const tooLong = text.length > MESSAGE_MAX_CHARS;
   const machine = env?.label ?? agent.environmentId;
 
@@ -66,7 +68,7 @@ export function Composer({ agent }: { agent: AgentView }) {
         void send();
       }}
     >
-      <div className={`intent intent-${intent.kind}`} data-testid="intent" data-intent={intent.kind}>
+      <div className={`intent intent-${waiting ? "wait" : intent.kind}`} data-testid="intent" data-intent={intent.kind} data-wait={waiting}>
         {label}
         {intent.kind !== "refused" && intent.note ? <span className="intent-note"> — {intent.note}</span> : null}
       </div>
@@ -84,8 +86,8 @@ export function Composer({ agent }: { agent: AgentView }) {
         ref={textRef}
         aria-label={`Message to ${agent.title} on ${machine}`}
         value={text}
-        placeholder={intent.kind === "refused" ? "" : "Message this agent (Enter sends, Shift+Enter for a new line)"}
-        disabled={intent.kind === "refused"}
+        placeholder={waiting ? "Write it now; it can be sent once that is done" : closed ? "" : "Message this agent (Enter sends, Shift+Enter for a new line)"}
+        disabled={closed}
         aria-invalid={tooLong}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {

@@ -46,8 +46,18 @@ export function sameEntry(a: Entry, b: Entry): boolean {
   return a.changes.length === b.changes.length && a.changes.every((change, index) => change === b.changes[index]);
 }
 
+/**
+ * Whether a command the transcript shows as running is the one an approval card asks about: it has
+ * not started, it waits for the user, and must not read as running under that card.
+ */
+export function awaitsApproval(entry: Entry, approvalDetails: readonly string[]): boolean {
+  if (entry.type !== "command" || (entry.status !== "running" && entry.status !== "pending")) return false;
+  const command = entry.command.trim();
+  return command !== "" && approvalDetails.some((detail) => detail.includes(command));
+}
+
 const EntryLine = memo(
-  function EntryLine({ entry }: { entry: Entry }) {
+  function EntryLine({ entry, awaiting }: { entry: Entry; awaiting: boolean }) {
     const time = <RelativeTime iso={entry.createdAt} />;
     switch (entry.type) {
       case "message":
@@ -71,10 +81,14 @@ const EntryLine = memo(
       case "command": {
         const failed = entry.status === "failed" || (entry.exitCode !== null && entry.exitCode !== 0);
         return (
-          <div className={`activity activity-command ${failed ? "tone-error" : ""}`} data-testid="activity-command" data-status={entry.status}>
+          <div
+            className={`activity activity-command ${failed ? "tone-error" : ""}`}
+            data-testid="activity-command"
+            data-status={awaiting ? "awaiting-approval" : entry.status}
+          >
             <code className="command-line">$ {entry.command}</code>{" "}
             <span className="command-status">
-              {entry.status}
+              {awaiting ? "awaiting your approval" : entry.status}
               {entry.exitCode !== null ? ` · exit ${entry.exitCode}` : ""}
             </span>{" "}
             {time}
@@ -117,7 +131,7 @@ const EntryLine = memo(
       }
     }
   },
-  (previous, next) => sameEntry(previous.entry, next.entry),
+  (previous, next) => previous.awaiting === next.awaiting && sameEntry(previous.entry, next.entry),
 );
 
 /** How close to the bottom (px) still counts as "reading the newest": new items then keep it in view. */
@@ -130,7 +144,7 @@ const ESTIMATED_ENTRY_PX = 72;
  * new items and a growing streaming message while the reader is at the bottom; once they scroll up
  * to read, new items no longer move the view.
  */
-function TranscriptEntries({ entries, after }: { entries: Entry[]; after?: ReactNode }) {
+function TranscriptEntries({ entries, approvalDetails, after }: { entries: Entry[]; approvalDetails: readonly string[]; after?: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const virtualizer = useVirtualizer({
@@ -158,7 +172,7 @@ function TranscriptEntries({ entries, after }: { entries: Entry[]; after?: React
       <div style={{ height: spaceAbove }} aria-hidden="true" />
       {items.map((item) => (
         <div key={item.key} className="transcript-entry" style={{ display: "flow-root" }} data-index={item.index} ref={virtualizer.measureElement}>
-          <EntryLine entry={entries[item.index]!} />
+          <EntryLine entry={entries[item.index]!} awaiting={awaitsApproval(entries[item.index]!, approvalDetails)} />
         </div>
       ))}
       <div style={{ height: Math.max(0, spaceBelow) }} aria-hidden="true" />
@@ -172,9 +186,21 @@ function TranscriptEntries({ entries, after }: { entries: Entry[]; after?: React
  * what follows it changes. `after`: what follows the entries in the same scroll (the message
  * receipts, AgentPanel.tsx).
  */
-export const Transcript = memo(function Transcript({ detail, offline, after }: { detail: AgentDetail | undefined; offline: boolean; after?: ReactNode }) {
+export const Transcript = memo(function Transcript({
+  detail,
+  offline,
+  awaitingApproval = "",
+  after,
+}: {
+  detail: AgentDetail | undefined;
+  offline: boolean;
+  /** What the agent's pending approvals ask about, one per line (a string, so an unchanged value does not render again). */
+  awaitingApproval?: string;
+  after?: ReactNode;
+}) {
   const items = detail?.loaded ? detail.items : undefined;
   const entries = useMemo(() => (items ? transcriptEntries(items) : []), [items]);
+  const approvalDetails = useMemo(() => (awaitingApproval ? awaitingApproval.split("\n") : []), [awaitingApproval]);
   if (!items) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
     return (
@@ -184,5 +210,5 @@ export const Transcript = memo(function Transcript({ detail, offline, after }: {
       </div>
     );
   }
-  return <TranscriptEntries entries={entries} after={after} />;
+  return <TranscriptEntries entries={entries} approvalDetails={approvalDetails} after={after} />;
 });
