@@ -83,8 +83,14 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       <SnoozeLine agent={agent} now={now} />
       {offline ? (
         <p className="offline-banner" role="status" data-testid="offline-banner">
-          <strong>{machine} is not online</strong> (last confirmed {relativeTime(asOf, now)}
-          {asOf ? `, ${new Date(asOf).toLocaleTimeString()}` : ""}). {agent.status === "unknown" ? `Last known: ${STATUS_WORDS[agent.lastKnownStatus]}. ` : ""}
+          {/* A status is read when it changes: the ticking "Nm ago" is for the eye, the clock time for everyone. */}
+          <strong>{machine} is not online</strong> (last confirmed{" "}
+          <span aria-hidden="true">
+            {relativeTime(asOf, now)}
+            {asOf ? ", " : ""}
+          </span>
+          {asOf ? new Date(asOf).toLocaleTimeString() : <span className="sr-only">never</span>}).{" "}
+          {agent.status === "unknown" ? `Last known: ${STATUS_WORDS[agent.lastKnownStatus]}. ` : ""}
           Below is what it last confirmed; nothing can be sent or answered until it is back.
         </p>
       ) : null}

@@ -11,6 +11,16 @@ import { PlaceError } from "./common";
 /** The longest message the bridge accepts: the contract's own limit, so the counter and the bridge agree. */
 export const MESSAGE_MAX_CHARS = INPUT_LIMITS.messageText;
 
+/** From this share of the limit on, the composer says the message is near it. */
+const NEAR_LIMIT = 0.9;
+
+/** What a screen reader hears of the length: nothing until near the limit, then one sentence per stage. */
+export function limitWords(length: number): string {
+  if (length > MESSAGE_MAX_CHARS) return `Too long to send: the limit is ${MESSAGE_MAX_CHARS.toLocaleString("en")} characters.`;
+  if (length >= MESSAGE_MAX_CHARS * NEAR_LIMIT) return `Near the limit of ${MESSAGE_MAX_CHARS.toLocaleString("en")} characters.`;
+  return "";
+}
+
 /** Shows what a message would do before it is sent, and updates it live. */
 export function Composer({ agent }: { agent: AgentView }) {
   const env = useFleet((s) => s.environments.get(agent.environmentId));
@@ -89,6 +99,7 @@ export function Composer({ agent }: { agent: AgentView }) {
         placeholder={waiting ? "Write it now; it can be sent once that is done" : closed ? "" : "Message this agent (Enter sends, Shift+Enter for a new line)"}
         disabled={closed}
         aria-invalid={tooLong}
+        aria-describedby={`counter-${agent.key}`}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {
           if (event.key === "Escape") {
@@ -101,9 +112,13 @@ export function Composer({ agent }: { agent: AgentView }) {
         }}
       />
       <div className="composer-footer">
-        <span className={`counter ${tooLong ? "counter-over" : ""}`} data-testid="message-counter" aria-live="polite">
+        <span className={`counter ${tooLong ? "counter-over" : ""}`} data-testid="message-counter" id={`counter-${agent.key}`}>
           {text.length.toLocaleString("en")} / {MESSAGE_MAX_CHARS.toLocaleString("en")}
           {tooLong ? " — too long to send" : ""}
+        </span>
+        {/* Announced once when the message nears the limit and once when it passes it, never per keystroke. */}
+        <span className="sr-only" aria-live="polite" data-testid="message-limit-announcer">
+          {limitWords(text.length)}
         </span>
         <PlaceError place={`composer:${agent.key}`} />
         {/* The target, restated beside Send: a message never goes to an agent the user did not mean. */}

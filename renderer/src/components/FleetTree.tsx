@@ -338,7 +338,8 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} heldUp={agent.heldUp} acknowledged={agent.acknowledged} />
       {agent.status === "unknown" ? (
         <span className="as-of" data-testid="as-of">
-          was {STATUS_WORDS[agent.lastKnownStatus]} · as of {relativeTime(agent.asOf, now)}
+          was {STATUS_WORDS[agent.lastKnownStatus]}
+          <span className="as-of-time"> · as of {relativeTime(agent.asOf, now)}</span>
         </span>
       ) : null}
       <button type="button" tabIndex={-1} className="agent-title" title={agent.title} onClick={() => void commands.openAgent(agent.key)}>

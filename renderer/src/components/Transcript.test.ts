@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
-import { awaitsApproval } from "./Transcript";
+import { awaitsApproval, newMessageWords } from "./Transcript";
 
 const command = (text: string, status: "running" | "pending" | "completed"): TranscriptItem => ({
   type: "command",
@@ -24,5 +24,34 @@ describe("a command under an approval card", () => {
     expect(awaitsApproval(command("npm test", "running"), [])).toBe(false);
     expect(awaitsApproval(command("npm test", "completed"), ["npm test"])).toBe(false);
     expect(awaitsApproval(command("  ", "running"), ["npm test"])).toBe(false);
+  });
+});
+
+describe("what a screen reader hears of the transcript", () => {
+  const message = (id: string, role: "user" | "assistant", text: string, streaming = false): TranscriptItem => ({
+    type: "message",
+    id,
+    runId: "r1",
+    createdAt: "t",
+    updatedAt: "t",
+    role,
+    text,
+    streaming,
+  });
+
+  it("announces an agent message once, when it is complete, and never one seen before", () => {
+    const seen = new Set(["m1"]);
+    expect(newMessageWords(seen, [message("m1", "assistant", "old")])).toBeNull();
+    expect(newMessageWords(seen, [message("m1", "assistant", "old"), message("m2", "assistant", "half", true)])).toBeNull();
+    expect(newMessageWords(seen, [message("m1", "assistant", "old"), message("m2", "assistant", "done")])).toBe("The agent wrote: done");
+    expect(newMessageWords(seen, [message("m1", "assistant", "old"), message("m2", "assistant", "done")])).toBeNull();
+  });
+
+  it("does not read the user's own messages back, and reads a long message's beginning only", () => {
+    const seen = new Set<string>();
+    expect(newMessageWords(seen, [message("u1", "user", "hello")])).toBeNull();
+    const words = newMessageWords(seen, [message("a1", "assistant", "x".repeat(1_000))])!;
+    expect(words.length).toBeLessThan(230);
+    expect(words.endsWith("…")).toBe(true);
   });
 });

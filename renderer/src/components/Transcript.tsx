@@ -4,7 +4,7 @@
 // one message again), only the entries in view are mounted (virtualized like the fleet tree), and
 // relative times tick on their own (RelativeTime), not through the transcript.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, type ReactNode, useLayoutEffect, useMemo, useRef } from "react";
+import { memo, type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { Folded, Markdown, StreamingMarkdown } from "./Markdown";
@@ -168,7 +168,9 @@ function TranscriptEntries({ entries, approvalDetails, after }: { entries: Entry
   const spaceAbove = items[0]?.start ?? 0;
   const spaceBelow = items.length > 0 ? totalSize - items[items.length - 1]!.end : 0;
   return (
-    <div className="transcript" data-testid="transcript" aria-live="polite" ref={ref} onScroll={onScroll}>
+    // Not a live region: it would read the whole transcript again on every agent switch; new messages
+    // are announced by NewMessageAnnouncer. Focusable, so the keyboard can scroll it.
+    <div className="transcript" data-testid="transcript" role="region" aria-label="Transcript" tabIndex={0} ref={ref} onScroll={onScroll}>
       <div style={{ height: spaceAbove }} aria-hidden="true" />
       {items.map((item) => (
         <div key={item.key} className="transcript-entry" style={{ display: "flow-root" }} data-index={item.index} ref={virtualizer.measureElement}>
@@ -177,6 +179,47 @@ function TranscriptEntries({ entries, approvalDetails, after }: { entries: Entry
       ))}
       <div style={{ height: Math.max(0, spaceBelow) }} aria-hidden="true" />
       {after}
+    </div>
+  );
+}
+
+/** Longest part of a new message read out; the transcript holds the rest. */
+const ANNOUNCED_CHARS = 200;
+
+/**
+ * What a screen reader hears of the transcript: each agent message that arrives while the agent is
+ * open, once it is complete, and nothing for what was there when it opened (the transcript is keyed by
+ * agent, AgentPanel.tsx, so a switch starts afresh). The region is rendered empty from the start,
+ * so its first message is announced.
+ */
+export function newMessageWords(seen: Set<string>, items: readonly TranscriptItem[]): string | null {
+  let words: string | null = null;
+  for (const item of items) {
+    // The user's own messages are not news to them (their receipts say what became of them).
+    if (item.type !== "message" || item.role !== "assistant" || item.streaming || seen.has(item.id)) continue;
+    seen.add(item.id);
+    const text = item.text.length > ANNOUNCED_CHARS ? `${item.text.slice(0, ANNOUNCED_CHARS - 1)}…` : item.text;
+    words = `The agent wrote: ${text}`;
+  }
+  return words;
+}
+
+function NewMessageAnnouncer({ items }: { items: readonly TranscriptItem[] | undefined }) {
+  const seen = useRef<Set<string> | null>(null);
+  const [words, setWords] = useState("");
+  useEffect(() => {
+    if (!items) return;
+    if (seen.current === null) {
+      // What the transcript held when it opened is not news.
+      seen.current = new Set(items.flatMap((item) => (item.type === "message" && !item.streaming ? [item.id] : [])));
+      return;
+    }
+    const next = newMessageWords(seen.current, items);
+    if (next) setWords(next);
+  }, [items]);
+  return (
+    <div className="sr-only" aria-live="polite" data-testid="transcript-announcer">
+      {words}
     </div>
   );
 }
@@ -204,11 +247,19 @@ export const Transcript = memo(function Transcript({
   if (!items) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
     return (
-      <div className="transcript" data-testid="transcript">
-        {text}
-        {after}
-      </div>
+      <>
+        <NewMessageAnnouncer items={undefined} />
+        <div className="transcript" data-testid="transcript" role="region" aria-label="Transcript" tabIndex={0}>
+          {text}
+          {after}
+        </div>
+      </>
     );
   }
-  return <TranscriptEntries entries={entries} approvalDetails={approvalDetails} after={after} />;
+  return (
+    <>
+      <NewMessageAnnouncer items={items} />
+      <TranscriptEntries entries={entries} approvalDetails={approvalDetails} after={after} />
+    </>
+  );
 });
