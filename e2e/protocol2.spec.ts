@@ -200,6 +200,7 @@ for (const size of SIZES) {
     await expect(page.getByTestId("deliveries")).not.toContainText("Withdrawing");
     await expect(page.getByTestId("deliveries")).not.toContainText("Release");
     for (const box of await receipts.evaluateAll((lines) => lines.map((line) => line.getBoundingClientRect().height))) expect(box).toBeLessThanOrEqual(32);
+    await page.getByTestId("deliveries").screenshot({ path: join(SCREENSHOTS, `receipts-held-${size.name}.png`) });
     // T3's transcript keeps the cancelled messages, saying they never ran.
     await expect(page.getByTestId("transcript").locator('[data-testid="message-user"][data-queue="cancelled"]')).toHaveCount(2);
     expect(v2.engine.threads.get(threadId)!.runs.map((run) => run.status)).toEqual(["interrupted", "cancelled", "cancelled"]);
