@@ -95,6 +95,12 @@ test.describe("assistive technology", () => {
     fleet.sims.sendMessage(sim, first, "and add a changelog");
     await expect(page.getByTestId("transcript")).toContainText("reply to: and add a changelog");
     await expect.poll(async () => (await heard(page)).slice(before).filter((words) => words.startsWith("The agent wrote")).length).toBe(1);
+
+    // The first notice is heard: its region was there, empty, from the start.
+    before = (await heard(page)).length;
+    await fleet.sims.servers[1]!.kill();
+    await expect(page.getByTestId("notice").filter({ hasText: "is offline" })).toHaveCount(1);
+    await expect.poll(async () => (await heard(page)).slice(before).some((words) => words.includes("is offline"))).toBe(true);
   });
 });
 
