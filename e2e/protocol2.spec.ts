@@ -191,7 +191,16 @@ for (const size of SIZES) {
     const held = page.locator('[data-testid="delivery"][data-state="held"]');
     await expect(held).toHaveCount(2);
     await expect(held.first()).toContainText("Then update the docs");
-    await expect(held.first()).toContainText("held: not sent until you release it");
+    await expect(held.first()).toContainText("held, not sent");
+    // One receipt per message, showing where it is now, in the buttons' words; each on one line.
+    const receipts = page.getByTestId("delivery");
+    await expect(receipts).toHaveCount(3);
+    await expect(receipts.filter({ hasText: "Then update the docs" })).toHaveCount(1);
+    await expect(receipts.filter({ hasText: "the run was interrupted" })).toHaveCount(1);
+    await expect(page.getByTestId("deliveries")).not.toContainText("Withdrawing");
+    await expect(page.getByTestId("deliveries")).not.toContainText("Release");
+    for (const box of await receipts.evaluateAll((lines) => lines.map((line) => line.getBoundingClientRect().height))) expect(box).toBeLessThanOrEqual(32);
+    await page.getByTestId("deliveries").screenshot({ path: join(SCREENSHOTS, `receipts-held-${size.name}.png`) });
     // T3's transcript keeps the cancelled messages, saying they never ran.
     await expect(page.getByTestId("transcript").locator('[data-testid="message-user"][data-queue="cancelled"]')).toHaveCount(2);
     expect(v2.engine.threads.get(threadId)!.runs.map((run) => run.status)).toEqual(["interrupted", "cancelled", "cancelled"]);
@@ -200,6 +209,7 @@ for (const size of SIZES) {
     await held.filter({ hasText: "Then update the docs" }).getByTestId("release-held").click();
     const released = page.locator('[data-testid="delivery"]').filter({ hasText: "Then update the docs" });
     await expect(released).toHaveAttribute("data-state", "answered");
+    await expect(released).toHaveCount(1);
     await held.filter({ hasText: "And cut a release" }).getByTestId("discard-held").click();
     await expect(page.locator('[data-testid="delivery"]').filter({ hasText: "And cut a release" })).toHaveAttribute("data-state", "discarded");
     await expect(held).toHaveCount(0);
@@ -235,9 +245,10 @@ test("on protocol 2 a message waiting in the queue can be withdrawn before its t
 
   await queued.getByTestId("cancel-queued").click();
   await expect(queued).toHaveAttribute("data-outcome", "cancelled");
+  await expect(queued).toContainText("withdrawn from the queue");
   await expect(queued.getByTestId("cancel-queued")).toHaveCount(0);
-  const cancel = page.locator('[data-testid="delivery"]').filter({ hasText: "Withdrawing the queued message" });
-  await expect(cancel).toHaveAttribute("data-state", /delivered|answered/);
+  // The withdrawal is part of the message's one receipt, not a line of its own.
+  await expect(page.getByTestId("delivery")).toHaveCount(1);
 
   // The running turn ends; the withdrawn message never starts one.
   expect(v2.engine.release(threadId)).toBe(true);
@@ -256,6 +267,16 @@ test("an approval on protocol 2 offers every decision and is accepted for the se
   await openAgent(page, v2.environmentId, threadId);
   const card = page.getByTestId("approval-card");
   await expect(card).toContainText("npm test");
+  // The command the card asks about has not run: the transcript says it awaits approval, not "running".
+  const command = page.getByTestId("transcript").getByTestId("activity-command").filter({ hasText: "npm test" });
+  await expect(command).toHaveAttribute("data-status", "awaiting-approval");
+  await expect(command).toContainText("awaiting your approval");
+  await expect(command).not.toContainText("running");
+  // The composer says what to do first, calmly, not as an error; the message can be written meanwhile.
+  await expect(page.getByTestId("intent")).toHaveText("Answer the approval above first; your message can be sent after.");
+  await expect(page.getByTestId("intent")).toHaveAttribute("data-wait", "true");
+  await expect(page.getByTestId("composer").getByRole("textbox")).toBeEnabled();
+  await expect(page.getByTestId("send")).toBeDisabled();
   await expect(card.locator("button[data-decision]")).toHaveCount(4);
   expect(await card.locator("button[data-decision]").evaluateAll((buttons) => buttons.map((button) => (button as HTMLElement).dataset.decision))).toEqual([
     "accept",

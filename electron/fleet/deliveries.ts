@@ -156,7 +156,7 @@ export class Deliveries {
   }
 
   /** `commandId`: the one a held message was given when it was held (a release sends with it). */
-  async send(key: string, text: string, expected: IntentKind, commandId: string = randomUUID()): Promise<Delivery> {
+  async send(key: string, text: string, expected: IntentKind, commandId: string = randomUUID(), heldFrom?: string): Promise<Delivery> {
     const [environmentId, threadId] = splitKey(key);
     // Judged on confirmed facts: right after a start the environment is connecting and its agents unknown.
     await this.connectingSettled(environmentId);
@@ -167,7 +167,13 @@ export class Deliveries {
     // user saw before sending; the delivery keeps it.
     const warning = this.deps.model.agent(key)?.status === "stuck" && intent.kind === "new-turn" ? (intent.note ?? undefined) : undefined;
     const messageId = `msg-${randomUUID()}`;
-    const base = this.newDelivery(commandId, key, "message", { text, messageId, intent: intent.kind, ...(warning && { warning }) });
+    const base = this.newDelivery(commandId, key, "message", {
+      text,
+      messageId,
+      intent: intent.kind,
+      ...(warning && { warning }),
+      ...(heldFrom && { heldFrom }),
+    });
     if (intent.kind === "refused") return this.finishRefused(base, intent.reason);
     if (intent.kind !== expected) {
       // Never guess: the state changed under the user.
@@ -181,11 +187,21 @@ export class Deliveries {
     return this.dispatch({ delivery: base, command, environmentId, threadId, turnBefore: runId, expectSteer, acceptedSequence: null });
   }
 
-  async command(key: string, kind: DeliveryKind, build: (threadId: string, commandId: string) => AgentCommand, requestId?: string): Promise<Delivery> {
+  /** `withdraws`: for `cancel-queued`, the queued message it withdraws (its receipt names it). */
+  async command(
+    key: string,
+    kind: DeliveryKind,
+    build: (threadId: string, commandId: string) => AgentCommand,
+    requestId?: string,
+    withdraws?: { messageId: string; text: string },
+  ): Promise<Delivery> {
     const [environmentId, threadId] = splitKey(key);
     await this.connectingSettled(environmentId);
     const commandId = randomUUID();
-    const base = this.newDelivery(commandId, key, kind, { requestId: requestId ?? null });
+    const base = this.newDelivery(commandId, key, kind, {
+      requestId: requestId ?? null,
+      ...(withdraws && { messageId: withdraws.messageId, text: withdraws.text }),
+    });
     const env = this.deps.model.environment(environmentId);
     const agent = this.deps.model.agent(key);
     const blocked = !env
@@ -401,7 +417,8 @@ export class Deliveries {
             ? { outcome: "queued", turnId: reported.runId, queuePosition: reported.queuePosition }
             : { outcome: "cancelled", turnId: reported.runId };
     if (reported.how === "cancelled") {
-      this.settle(tracked, { state: "delivered", observed, reason: "Its queued turn was cancelled before it started." });
+      // The outcome says it was withdrawn from the queue (shared/fleet/words.ts); no reason repeats it.
+      this.settle(tracked, { state: "delivered", observed, reason: null });
       return;
     }
     const index = messages.findIndex((message) => message.id === delivery.messageId);
@@ -472,12 +489,19 @@ export class Deliveries {
     if (!queued) throw new BridgeError("not-found", "This send is no longer tracked.");
     const runId = queued.observed?.outcome === "queued" ? queued.observed.turnId : null;
     if (!runId) throw new BridgeError("invalid", "This message is no longer waiting in the queue.");
-    return this.command(queued.agentKey, "cancel-queued", (threadId, cancelId) => ({ type: "cancel-queued", commandId: cancelId, threadId, runId }));
+    const withdraws = queued.messageId ? { messageId: queued.messageId, text: queued.text ?? "" } : undefined;
+    return this.command(
+      queued.agentKey,
+      "cancel-queued",
+      (threadId, cancelId) => ({ type: "cancel-queued", commandId: cancelId, threadId, runId }),
+      undefined,
+      withdraws,
+    );
   }
 
-  /** Keeps a message in the fleet, unsent, until the user releases or discards it. */
-  hold(key: string, text: string, reason: string): Delivery {
-    const held = this.newDelivery(randomUUID(), key, "message", { state: "held", text, reason });
+  /** Keeps a message in the fleet, unsent, until the user releases or discards it. `heldFrom`: the queued message's id. */
+  hold(key: string, text: string, reason: string, heldFrom?: string): Delivery {
+    const held = this.newDelivery(randomUUID(), key, "message", { state: "held", text, reason, ...(heldFrom && { heldFrom }) });
     this.held.set(held.commandId, held);
     this.deps.publish(held);
     this.recordLater();
@@ -497,17 +521,17 @@ export class Deliveries {
     if (!held) throw new BridgeError("not-found", "This message is no longer held (it was sent or discarded).");
     const intent = this.deps.intent(held.agentKey);
     if (intent.kind === "refused") {
-      const kept = { ...held, reason: `Still held: ${intent.reason}`, updatedAt: this.iso() };
+      const kept = { ...held, reason: `Not sent yet: ${intent.reason}`, updatedAt: this.iso() };
       this.held.set(commandId, kept);
       this.deps.publish(kept);
       this.recordLater();
       return kept;
     }
     this.held.delete(commandId);
-    const sent = await this.send(held.agentKey, held.text ?? "", intent.kind, commandId);
+    const sent = await this.send(held.agentKey, held.text ?? "", intent.kind, commandId, held.heldFrom);
     if (sent.state !== "refused" || this.deliveries.has(commandId)) return sent;
     // Refused before it was dispatched (the agent changed, the disk refused the record): still held.
-    const kept = { ...held, reason: `Still held: ${sent.reason ?? "it could not be sent."}`, updatedAt: this.iso() };
+    const kept = { ...held, reason: `Not sent yet: ${sent.reason ?? "it could not be sent."}`, updatedAt: this.iso() };
     this.held.set(commandId, kept);
     this.deps.publish(kept);
     this.recordLater();

@@ -33,7 +33,7 @@ async function runningWithTwoQueued() {
 
 describe("interrupt and hold queued", () => {
   it("cancels the queued runs before interrupting, so none starts; their messages are held in order", async () => {
-    const { service, key, runs, held } = await runningWithTwoQueued();
+    const { service, key, runs, held, v2, threadId } = await runningWithTwoQueued();
     const interrupt = (await service.request("agent.interrupt", { key, holdQueued: true })) as Delivery;
     expect(interrupt.kind).toBe("interrupt");
     await until(service, () => service.model.agent(key)?.status === "interrupted", "interrupted").catch((error: Error) => {
@@ -44,7 +44,11 @@ describe("interrupt and hold queued", () => {
     expect(runs().map((run) => run.status)).toEqual(["interrupted", "cancelled", "cancelled"]);
     expect(runs().filter((run) => run.startedAt !== null)).toHaveLength(1);
     expect(held().map((delivery) => delivery.text)).toEqual(["Then update the docs", "And cut a release"]);
-    expect(held()[0]!.reason).toContain("cancelled before it started");
+    expect(held()[0]!.reason).toContain("taken out of T3's queue when you interrupted");
+    // Each held message's receipt continues the queued message it was held from.
+    const messages = v2.engine.threads.get(threadId)!.messages;
+    const idOf = (text: string) => messages.find((message) => message.role === "user" && message.text === text)?.id;
+    expect(held().map((delivery) => delivery.heldFrom)).toEqual([idOf("Then update the docs"), idOf("And cut a release")]);
   });
 
   it("a released message is sent once (a second release finds nothing); a discarded one is never sent", async () => {
@@ -65,7 +69,7 @@ describe("interrupt and hold queued", () => {
     const [first, second] = held() as [Delivery, Delivery];
 
     const released = (await service.request("delivery.release", { commandId: first.commandId })) as Delivery;
-    expect(released).toMatchObject({ commandId: first.commandId, kind: "message", text: "Then update the docs", intent: "new-turn" });
+    expect(released).toMatchObject({ commandId: first.commandId, kind: "message", text: "Then update the docs", intent: "new-turn", heldFrom: first.heldFrom });
     await expect(service.request("delivery.release", { commandId: first.commandId })).rejects.toThrow(/no longer held/);
     await until(service, () => service.delivery(first.commandId)?.state === "answered", "released message answered");
     const sentAgain = v2.engine.threads.get(threadId)!.messages.filter((message) => message.role === "user" && message.text === "Then update the docs");

@@ -9,7 +9,8 @@ import type { Delivery } from "../../shared/fleet/delivery";
 import type { FleetModel } from "../../shared/fleet/model";
 import type { Deliveries } from "./deliveries";
 
-export const HELD_REASON = "Held when you interrupted: its queued turn in T3 was cancelled before it started. Release sends it again; Discard drops it.";
+/** Why a message is held, beside its Send now and Discard buttons (the buttons say what they do). */
+export const HELD_REASON = "taken out of T3's queue when you interrupted";
 
 /** The messages T3 holds in its queue behind the running turn, next first. */
 export function queuedMessages(deliveries: Deliveries, key: string): { messageId: string; runId: string; text: string; position: number | null }[] {
@@ -37,14 +38,15 @@ export async function interruptHoldingQueue(deliveries: Deliveries, model: Fleet
   // thread's runs, and the row may name another run while they settle.
   const runId = deliveries.threadDetail(key)?.facts.activeRunId ?? model.agent(key)?.activeRunId ?? null;
   for (const queued of queuedMessages(deliveries, key)) {
-    const cancel = await deliveries.command(key, "cancel-queued", (threadId, commandId) => ({
-      type: "cancel-queued",
-      commandId,
-      threadId,
-      runId: queued.runId,
-    }));
+    const cancel = await deliveries.command(
+      key,
+      "cancel-queued",
+      (threadId, commandId) => ({ type: "cancel-queued", commandId, threadId, runId: queued.runId }),
+      undefined,
+      { messageId: queued.messageId, text: queued.text },
+    );
     if (cancel.state !== "accepted" && cancel.state !== "delivered") return cancel;
-    deliveries.hold(key, queued.text, HELD_REASON);
+    deliveries.hold(key, queued.text, HELD_REASON, queued.messageId);
   }
   return deliveries.command(key, "interrupt", (threadId, commandId) => ({ type: "interrupt", commandId, threadId, runId }));
 }

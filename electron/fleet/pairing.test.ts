@@ -118,6 +118,37 @@ describe("pairing", () => {
   });
 });
 
+describe("a second machine named like one already paired", () => {
+  it("is shown as such with a name that tells them apart; unnamed, it gets that name; named on purpose, it keeps it", async () => {
+    const { sims, service } = await setup(["upstream"]);
+    const first = sims.servers[0]!;
+    await pairAll(service, sims);
+    const twin = await startSim({ generation: "upstream", label: first.label });
+    const preview = (await service.request("pair.inspect", { input: twin.pairingUrl() })) as PairPreview;
+    expect(preview.sameName).toEqual({ label: first.label, baseUrl: first.baseUrl });
+    expect(preview.suggestedLabel).toBe(`${first.label} (2)`);
+    expect(preview.pairedElsewhere).toBeNull();
+
+    // Paired without the dialog (no name given): the two stay apart.
+    const paired = (await service.request("pair.confirm", { input: twin.pairingUrl() })) as BridgeResults["pair.confirm"];
+    expect(paired.label).toBe(`${first.label} (2)`);
+
+    // A third, named like the first on purpose (the dialog asked), keeps the name it was given.
+    const third = await startSim({ generation: "upstream", label: first.label });
+    expect(((await service.request("pair.inspect", { input: third.pairingUrl() })) as PairPreview).suggestedLabel).toBe(`${first.label} (3)`);
+    const kept = (await service.request("pair.confirm", { input: third.pairingUrl(), label: first.label })) as BridgeResults["pair.confirm"];
+    expect(kept.label).toBe(first.label);
+  });
+
+  it("re-pairing the same machine is not a second one", async () => {
+    const { sims, service } = await setup(["upstream"]);
+    await pairAll(service, sims);
+    const preview = (await service.request("pair.inspect", { input: sims.servers[0]!.pairingUrl() })) as PairPreview;
+    expect(preview.sameName).toBeNull();
+    expect(preview.suggestedLabel).toBe(sims.servers[0]!.label);
+  });
+});
+
 describe("a server that claims a paired machine's identity (impostor)", () => {
   async function pairedWithImpostor() {
     const { sims, service, secrets, dataDir } = await setup(["upstream"]);

@@ -3,6 +3,7 @@
 // exchanges it, stores the token, and hands the record to the environment lifecycle.
 import type { BridgeResults, PairPreview, PairedElsewhere } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
+import { distinctName, nameTaken } from "../../shared/fleet/machine-names";
 import { T3Error } from "../../shared/t3/errors";
 import { type PairingTarget, parsePairingInput } from "../../shared/t3/pairing";
 import type { EnvironmentDescriptor } from "../../shared/t3/schemas";
@@ -60,7 +61,24 @@ export class Pairing {
       hasToken: target.pairingToken !== undefined,
       alreadyPaired: this.options.environments.has(checked.environment.environmentId),
       pairedElsewhere: this.pairedElsewhere(checked.environment.environmentId, target.baseUrl),
+      sameName: this.namedAlike(checked.environment.environmentId, checked.label),
+      suggestedLabel: distinctName(checked.label, this.otherNames(checked.environment.environmentId)),
     };
+  }
+
+  /** The names the other paired machines show under. */
+  private otherNames(environmentId: string): string[] {
+    return this.options.registry.environments
+      .filter((record) => record.environmentId !== environmentId)
+      .map((record) => record.customLabel ?? record.serverLabel);
+  }
+
+  /** Another paired machine already shown under `label`, if any. */
+  private namedAlike(environmentId: string, label: string): PairedElsewhere | null {
+    const record = this.options.registry.environments.find(
+      (other) => other.environmentId !== environmentId && nameTaken(label, [other.customLabel ?? other.serverLabel]),
+    );
+    return record ? { label: record.customLabel ?? record.serverLabel, baseUrl: record.baseUrl } : null;
   }
 
   /** The machine paired under `environmentId` at another origin, if any. */
@@ -112,7 +130,11 @@ export class Pairing {
     const record: EnvironmentRecord = {
       environmentId,
       serverLabel: checked.label,
-      customLabel: label?.trim() || (target.label && saneLabel(target.label, target.baseUrl)) || existing?.record.customLabel || null,
+      customLabel:
+        label?.trim() ||
+        (target.label && saneLabel(target.label, target.baseUrl)) ||
+        existing?.record.customLabel ||
+        unlike(checked.label, this.otherNames(environmentId)),
       baseUrl: target.baseUrl,
       generation: paired.generation,
       readOnly: paired.readOnly,
@@ -179,6 +201,11 @@ export class Pairing {
     }
     return { environment, generation, label: saneLabel(environment.label, target.baseUrl) };
   }
+}
+
+/** A name for a machine whose server name another machine already shows under; null when it is free. */
+function unlike(label: string, taken: string[]): string | null {
+  return nameTaken(label, taken) ? distinctName(label, taken) : null;
 }
 
 function parseTarget(input: string): PairingTarget {

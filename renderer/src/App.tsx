@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useRef } from "react";
+import { type MouseEvent, useEffect, useMemo, useRef, useState } from "react";
 import { command, keyHint } from "../../shared/fleet/command-registry";
 import { ActionConfirmation } from "./components/ActionConfirmation";
+import { driverName } from "../../shared/fleet/provider-name";
 import { AgentPanel } from "./components/AgentPanel";
 import { CommandButton } from "./components/CommandButton";
 import { CommandPalette } from "./components/CommandPalette";
@@ -23,6 +24,13 @@ import { useFleet } from "./state/store";
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** A small window's menus close once one of their buttons was used. */
+function closeOnButton(close: () => void) {
+  return (event: MouseEvent<HTMLElement>) => {
+    if ((event.target as HTMLElement).closest("button")) close();
+  };
 }
 
 /** The clock that folds old idle agents moves by the minute; the tree need not rebuild faster. */
@@ -48,6 +56,9 @@ export function App() {
   const snoozed = useFleet((s) => s.snoozed);
   const findMachinesOpen = useDiscovery((s) => s.open);
   const listOpen = useFleet((s) => s.listOpen);
+  // Small windows fold the window's actions and the filters into two menus (styles.css, max-width 600px).
+  const [actionsOpen, setActionsOpen] = useState(false);
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLDivElement>(null);
   const now = useNow(FOLD_CLOCK_MS);
@@ -183,20 +194,32 @@ export function App() {
               }
             }}
           />
-          <span className="segmented" role="group" aria-label="Group by">
-            <button type="button" aria-pressed={grouping === "machine"} data-testid="group-machine" onClick={() => state.setGrouping("machine")}>
-              By machine
-            </button>
-            <button type="button" aria-pressed={grouping === "project"} data-testid="group-project" onClick={() => state.setGrouping("project")}>
-              By project
-            </button>
-          </span>
-          <CommandButton id="palette.open" testId="open-palette" label="Commands" />
-          <CommandButton id="settings.open" testId="open-settings" label="Settings" />
-          <button type="button" data-testid="open-find-machines" onClick={() => useDiscovery.getState().show(true)}>
-            Find machines
+          <button
+            type="button"
+            className="small-menu-toggle"
+            aria-expanded={actionsOpen}
+            aria-controls="topbar-menu"
+            data-testid="topbar-menu-toggle"
+            onClick={() => setActionsOpen(!actionsOpen)}
+          >
+            Menu
           </button>
-          <CommandButton id="pairing.open" testId="open-pairing" label="Pair machine" className="primary" />
+          <div id="topbar-menu" className={`small-menu ${actionsOpen ? "open" : ""}`} onClick={closeOnButton(() => setActionsOpen(false))}>
+            <span className="segmented" role="group" aria-label="Group by">
+              <button type="button" aria-pressed={grouping === "machine"} data-testid="group-machine" onClick={() => state.setGrouping("machine")}>
+                By machine
+              </button>
+              <button type="button" aria-pressed={grouping === "project"} data-testid="group-project" onClick={() => state.setGrouping("project")}>
+                By project
+              </button>
+            </span>
+            <CommandButton id="palette.open" testId="open-palette" label="Commands" />
+            <CommandButton id="settings.open" testId="open-settings" label="Settings" />
+            <button type="button" data-testid="open-find-machines" onClick={() => useDiscovery.getState().show(true)}>
+              Find machines
+            </button>
+            <CommandButton id="pairing.open" testId="open-pairing" label="Pair machine" className="primary" />
+          </div>
         </div>
       </header>
       <nav className="filters" aria-label="Filters">
@@ -223,40 +246,58 @@ export function App() {
             Fleet
           </button>
         </span>
-        {pane === "fleet" &&
-          (
-            [
-              ["needsMe", "Needs me"],
-              ["failed", "Failed"],
-              ["running", "Running"],
-              ["offline", "Offline"],
-            ] as const
-          ).map(([key, label]) => (
-            <button
-              key={key}
-              type="button"
-              aria-pressed={filters[key]}
-              className={filters[key] ? "on" : ""}
-              data-testid={`filter-${key}`}
-              onClick={() => state.setFilters({ [key]: !filters[key] })}
-            >
-              {label}
-            </button>
-          ))}
-        <select aria-label="Machine" value={filters.environmentId ?? ""} onChange={(event) => state.setFilters({ environmentId: event.target.value || null })}>
-          <option value="">All machines</option>
-          {[...environments.values()].map((env) => (
-            <option key={env.environmentId} value={env.environmentId}>
-              {env.label}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Provider" value={filters.provider ?? ""} onChange={(event) => state.setFilters({ provider: event.target.value || null })}>
-          <option value="">All providers</option>
-          {providerList.map((provider) => (
-            <option key={provider}>{provider}</option>
-          ))}
-        </select>
+        <button
+          type="button"
+          className="small-menu-toggle"
+          aria-expanded={filtersOpen}
+          aria-controls="filters-menu"
+          data-testid="filters-menu-toggle"
+          onClick={() => setFiltersOpen(!filtersOpen)}
+        >
+          Filters{filtersActive(filters, "") ? " (on)" : ""}
+        </button>
+        <div id="filters-menu" className={`small-menu ${filtersOpen ? "open" : ""}`}>
+          {pane === "fleet" &&
+            (
+              [
+                ["needsMe", "Needs me"],
+                ["failed", "Failed"],
+                ["running", "Running"],
+                ["offline", "Offline"],
+              ] as const
+            ).map(([key, label]) => (
+              <button
+                key={key}
+                type="button"
+                aria-pressed={filters[key]}
+                className={filters[key] ? "on" : ""}
+                data-testid={`filter-${key}`}
+                onClick={() => state.setFilters({ [key]: !filters[key] })}
+              >
+                {label}
+              </button>
+            ))}
+          <select
+            aria-label="Machine"
+            value={filters.environmentId ?? ""}
+            onChange={(event) => state.setFilters({ environmentId: event.target.value || null })}
+          >
+            <option value="">All machines</option>
+            {[...environments.values()].map((env) => (
+              <option key={env.environmentId} value={env.environmentId}>
+                {env.label}
+              </option>
+            ))}
+          </select>
+          <select aria-label="Provider" value={filters.provider ?? ""} onChange={(event) => state.setFilters({ provider: event.target.value || null })}>
+            <option value="">All providers</option>
+            {providerList.map((provider) => (
+              <option key={provider} value={provider}>
+                {driverName(provider)}
+              </option>
+            ))}
+          </select>
+        </div>
         {filtersActive(filters, search) ? (
           <button type="button" onClick={() => state.clearFilters()}>
             Clear

@@ -213,6 +213,12 @@ export interface PairPreview {
    * impostor that copied its id. Pairing needs the user's answer (`pair.confirm` with `moved`).
    */
   pairedElsewhere: PairedElsewhere | null;
+  /**
+   * Another paired machine (another environmentId) already shows under this server's name: pairing
+   * asks first, and offers `suggestedLabel` ("studio-mac (2)") so the two can be told apart.
+   */
+  sameName: PairedElsewhere | null;
+  suggestedLabel: string;
 }
 
 /** The machine a server claims to be, as the user paired it. */

@@ -30,6 +30,8 @@ export interface CommandSpec {
   keys: readonly string[];
   surfaces: readonly CommandSurface[];
   enabled(context: CommandContext): boolean;
+  /** Other words the palette finds it by (the approval decisions' older names: accept, decline). */
+  keywords?: string;
 }
 
 const online = (context: CommandContext) => context.environment?.connection.phase === "online";
@@ -48,9 +50,30 @@ const SPECS = [
   { id: "view.toggle", label: "Switch between the inbox and the fleet", keys: ["v"], surfaces: ["palette", "keys"], enabled: always },
   { id: "fleet.group-toggle", label: "Group by project / by machine", keys: ["g"], surfaces: ["palette", "keys"], enabled: always },
   { id: "agent.open", label: "Open agent", keys: ["Enter"], surfaces: ["keys"], enabled: (c) => c.agent !== null },
-  { id: "agent.accept", label: "Accept the approval", keys: ["a"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
-  { id: "agent.accept-session", label: "Accept for the session", keys: ["A"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
-  { id: "agent.decline", label: "Decline the approval", keys: ["d"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "approval") },
+  {
+    id: "agent.accept",
+    label: "Allow once",
+    keywords: "approve accept approval",
+    keys: ["a"],
+    surfaces: ["palette", "keys"],
+    enabled: (c) => pendingOf(c, "approval"),
+  },
+  {
+    id: "agent.accept-session",
+    label: "Allow for this session",
+    keywords: "approve accept approval",
+    keys: ["A"],
+    surfaces: ["palette", "keys"],
+    enabled: (c) => pendingOf(c, "approval"),
+  },
+  {
+    id: "agent.decline",
+    label: "Deny",
+    keywords: "decline reject approval",
+    keys: ["d"],
+    surfaces: ["palette", "keys"],
+    enabled: (c) => pendingOf(c, "approval"),
+  },
   { id: "agent.answer", label: "Answer the question", keys: ["r"], surfaces: ["palette", "keys"], enabled: (c) => pendingOf(c, "input") },
   {
     id: "agent.acknowledge",
@@ -130,5 +153,8 @@ export function keyHint(spec: CommandSpec): string {
 /** Commands the palette lists for a query: enabled ones first, by label match. */
 export function paletteCommands(context: CommandContext, query: string): CommandSpec[] {
   const needle = query.trim().toLowerCase();
-  return COMMANDS.filter((spec) => spec.surfaces.includes("palette") && spec.enabled(context) && spec.label.toLowerCase().includes(needle));
+  return COMMANDS.filter(
+    (spec) =>
+      spec.surfaces.includes("palette") && spec.enabled(context) && (spec.label.toLowerCase().includes(needle) || (spec.keywords?.includes(needle) ?? false)),
+  );
 }

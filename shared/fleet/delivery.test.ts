@@ -26,6 +26,15 @@ describe("message intent", () => {
     expect(messageIntent(agent(status), env()).kind).toBe(kind);
   });
 
+  it("while an approval or a question waits, says calmly what to do first rather than an error", () => {
+    const approval = messageIntent(agent("needs-approval"), env());
+    expect(approval).toEqual({ kind: "refused", reason: "Answer the approval above first; your message can be sent after.", wait: true });
+    expect(intentHeadline(approval)).toBe("Answer the approval above first; your message can be sent after.");
+    expect(intentHeadline(messageIntent(agent("needs-input"), env()))).toBe("Answer the question above first; your message can be sent after.");
+    // A real obstacle still says it cannot send.
+    expect(intentHeadline(messageIntent(agent("deleted"), env()))).toBe("Cannot send: This thread was deleted.");
+  });
+
   it("refuses on an offline, unauthorized or read-only environment", () => {
     expect(
       messageIntent(agent("idle"), env({ connection: { phase: "offline", since: "t", lastConfirmedAt: null, nextAttemptAt: "t", attempt: 1, error: "x" } })),

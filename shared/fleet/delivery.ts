@@ -2,6 +2,7 @@
 // the states a send goes through. What a running agent does with a message is a capability fact of
 // its adapter (shared/fleet/facts.ts), never guessed here.
 import type { RunningMessageMode } from "./facts";
+import { driverName } from "./provider-name";
 import type { AgentView, EnvironmentView } from "./types";
 
 /**
@@ -17,7 +18,11 @@ export type Intent =
   | { kind: "queue"; runId: string; note: string | null; choices: RunningMessageMode[]; unobserved?: true }
   /** `insteadOffer`: the safer way out to offer beside sending (a stuck start: stop the session). */
   | { kind: "new-turn"; note: string | null; insteadOffer?: "stop" }
-  | { kind: "refused"; reason: string };
+  /**
+   * `wait`: not a fault, only something to do or wait for first (answer the approval, let the turn
+   * start); said calmly, and the message can be written meanwhile.
+   */
+  | { kind: "refused"; reason: string; wait?: true };
 
 export type IntentKind = Intent["kind"];
 
@@ -42,19 +47,12 @@ function offlineReason(env: EnvironmentView): string | null {
   }
 }
 
-/** Harness names as users know them, for T3's driver ids. */
-const HARNESS_NAMES: Record<string, string> = { codex: "Codex", claudeAgent: "Claude", opencode: "OpenCode", grok: "Grok", cursor: "Cursor" };
-
-export function harnessName(agent: Pick<AgentView, "providerDriver" | "providerInstanceId">): string {
-  const driver = agent.providerDriver ?? agent.providerInstanceId;
-  return HARNESS_NAMES[driver] ?? driver;
-}
-
 /** What the message will do while the turn runs, as this harness was seen to do it (shared/t3/protocol1/harnesses.ts). */
 function runningNote(agent: AgentView, mode: RunningMessageMode): string | null {
   // A finishing turn takes no steer: a message starts the next turn.
   if (agent.status === "waiting") return "The turn is finishing: T3 starts a new turn with it after this one.";
-  const name = harnessName(agent);
+  // What a harness does is the driver's behaviour, whatever the instance is called.
+  const name = driverName(agent.providerDriver ?? agent.providerInstanceId);
   switch (agent.capabilities.runningMessage) {
     case "interrupts-reply":
       return `${name} stops the reply it is writing and continues this turn with your message.`;
@@ -74,7 +72,7 @@ function runningNote(agent: AgentView, mode: RunningMessageMode): string | null 
 export function intentHeadline(intent: Intent): string {
   switch (intent.kind) {
     case "refused":
-      return `Cannot send: ${intent.reason}`;
+      return intent.wait ? intent.reason : `Cannot send: ${intent.reason}`;
     case "new-turn":
       return "Start a new turn";
     case "queue":
@@ -96,15 +94,15 @@ export function messageIntent(agent: AgentView | undefined, env: EnvironmentView
   if (!agent) return { kind: "refused", reason: "This agent is no longer on its environment." };
   switch (agent.status) {
     case "needs-approval":
-      return { kind: "refused", reason: "Answer the pending approval first." };
+      return { kind: "refused", reason: "Answer the approval above first; your message can be sent after.", wait: true };
     case "needs-input":
-      return { kind: "refused", reason: "Answer the pending question first." };
+      return { kind: "refused", reason: "Answer the question above first; your message can be sent after.", wait: true };
     case "needs-auth":
       return { kind: "refused", reason: `The provider's login on ${env.label} must be refreshed first.` };
     case "deleted":
       return { kind: "refused", reason: "This thread was deleted." };
     case "starting":
-      return { kind: "refused", reason: "The turn is starting: a message now can start a second turn. Send it once the agent runs." };
+      return { kind: "refused", reason: "The turn is starting: a message now can start a second turn. Send it once the agent runs.", wait: true };
     case "stuck":
       return {
         kind: "new-turn",
@@ -119,7 +117,7 @@ export function messageIntent(agent: AgentView | undefined, env: EnvironmentView
       const runId = agent.activeRunId;
       if (!runId) {
         if (agent.status === "waiting") return { kind: "new-turn", note: "The last answer is final; background work is still finishing." };
-        return { kind: "refused", reason: "The agent's turn is changing; try again in a moment." };
+        return { kind: "refused", reason: "The agent's turn is changing; send it in a moment.", wait: true };
       }
       const choices = agent.capabilities.whileRunning;
       const mode = preferred && choices.includes(preferred) ? preferred : choices[0];
@@ -165,8 +163,15 @@ export interface Delivery {
   agentKey: string;
   kind: DeliveryKind;
   state: DeliveryState;
+  /** A message's text; for `cancel-queued`, the text of the message it withdraws. */
   text: string | null;
+  /** A message's id in the thread; for `cancel-queued`, the id of the message it withdraws. */
   messageId: string | null;
+  /**
+   * A held message (and the send it becomes when released): the id of the queued message it was
+   * held from, so the fleet shows one receipt per message (shared/fleet/receipts.ts).
+   */
+  heldFrom?: string;
   requestId: string | null;
   intent: IntentKind | null;
   /**

@@ -99,6 +99,9 @@ describe("command registry", () => {
     });
     const onWaiting = { ...context, agent: waiting, environment: environmentView() };
     expect(paletteCommands(onWaiting, "accept").map((spec) => spec.id)).toEqual(["agent.accept", "agent.accept-session"]);
+    // Named as the approval cards name them on both protocols; found by the older words too.
+    expect(paletteCommands(onWaiting, "allow").map((spec) => spec.label)).toEqual(["Allow once", "Allow for this session"]);
+    expect(paletteCommands(onWaiting, "approval").map((spec) => spec.label)).toEqual(["Allow once", "Allow for this session", "Deny"]);
     expect(paletteCommands(context, "accept")).toEqual([]);
     expect(paletteCommands({ ...context, agent: agentView("f", "failed"), environment: environmentView() }, "ack").map((spec) => spec.id)).toEqual([
       "agent.acknowledge",

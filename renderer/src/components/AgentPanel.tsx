@@ -1,5 +1,6 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { ConfirmAction } from "./ConfirmAction";
+import { providerName } from "../../../shared/fleet/provider-name";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
@@ -82,8 +83,14 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
       <SnoozeLine agent={agent} now={now} />
       {offline ? (
         <p className="offline-banner" role="status" data-testid="offline-banner">
-          <strong>{machine} is not online</strong> (last confirmed {relativeTime(asOf, now)}
-          {asOf ? `, ${new Date(asOf).toLocaleTimeString()}` : ""}). {agent.status === "unknown" ? `Last known: ${lastKnownWords(agent)}. ` : ""}
+          {/* A status is read when it changes: the ticking "Nm ago" is for the eye, the clock time for everyone. */}
+          <strong>{machine} is not online</strong> (last confirmed{" "}
+          <span aria-hidden="true">
+            {relativeTime(asOf, now)}
+            {asOf ? ", " : ""}
+          </span>
+          {asOf ? new Date(asOf).toLocaleTimeString() : <span className="sr-only">never</span>}).{" "}
+          {agent.status === "unknown" ? `Last known: ${lastKnownWords(agent)}. ` : ""}
           Below is what it last confirmed; nothing can be sent or answered until it is back.
         </p>
       ) : null}
@@ -101,8 +108,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           </dd>
           <dt>Provider</dt>
           <dd>
-            {agent.providerInstanceId}
-            {agent.providerDriver && agent.providerDriver !== agent.providerInstanceId ? ` (${agent.providerDriver})` : ""} · {agent.model}
+            {providerName(agent)} · {agent.model}
             {agent.effort ? ` · effort ${agent.effort}` : ""} · {agent.runtimeMode}
           </dd>
           <dt>Thread</dt>
@@ -136,7 +142,13 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         </div>
       ) : null}
       <div className="panel-body">
-        <AgentTranscript key={agent.key} agentKey={agent.key} offline={offline} after={receipts} />
+        <AgentTranscript
+          key={agent.key}
+          agentKey={agent.key}
+          offline={offline}
+          awaitingApproval={agent.pending.flatMap((request) => (request.kind === "approval" ? [request.detail] : [])).join("\n")}
+          after={receipts}
+        />
       </div>
       <Composer agent={agent} />
     </section>
@@ -251,7 +263,7 @@ function CopyButton({ text, what }: { text: string; what: string }) {
  * The transcript subscribes to the agent's detail on its own: a streamed token renders the
  * transcript, not the panel's header, actions and composer around it.
  */
-function AgentTranscript({ agentKey, offline, after }: { agentKey: string; offline: boolean; after: ReactNode }) {
+function AgentTranscript({ agentKey, offline, awaitingApproval, after }: { agentKey: string; offline: boolean; awaitingApproval: string; after: ReactNode }) {
   const detail = useFleet((s) => s.details.get(agentKey));
-  return <Transcript detail={detail} offline={offline} after={after} />;
+  return <Transcript detail={detail} offline={offline} awaitingApproval={awaitingApproval} after={after} />;
 }

@@ -11,6 +11,16 @@ import { PlaceError } from "./common";
 /** The longest message the bridge accepts: the contract's own limit, so the counter and the bridge agree. */
 export const MESSAGE_MAX_CHARS = INPUT_LIMITS.messageText;
 
+/** From this share of the limit on, the composer says the message is near it. */
+const NEAR_LIMIT = 0.9;
+
+/** What a screen reader hears of the length: nothing until near the limit, then one sentence per stage. */
+export function limitWords(length: number): string {
+  if (length > MESSAGE_MAX_CHARS) return `Too long to send: the limit is ${MESSAGE_MAX_CHARS.toLocaleString("en")} characters.`;
+  if (length >= MESSAGE_MAX_CHARS * NEAR_LIMIT) return `Near the limit of ${MESSAGE_MAX_CHARS.toLocaleString("en")} characters.`;
+  return "";
+}
+
 /** Shows what a message would do before it is sent, and updates it live. */
 export function Composer({ agent }: { agent: AgentView }) {
   const env = useFleet((s) => s.environments.get(agent.environmentId));
@@ -37,13 +47,15 @@ export function Composer({ agent }: { agent: AgentView }) {
   const intent = messageIntent(agent, env, choice);
   const canChoose = (intent.kind === "steer" || intent.kind === "queue") && intent.choices.includes("steer") && intent.choices.includes("queue");
   const label = intentHeadline(intent);
-  const refused = intent.kind === "refused";
+  // Waiting for something first (an approval to answer) is no fault: the message can be written meanwhile.
+  const waiting = intent.kind === "refused" && intent.wait === true;
+  const closed = intent.kind === "refused" && !waiting;
   useEffect(() => {
     const wantedFrom = focusWanted.current;
-    if (refused || wantedFrom === null) return;
+    if (closed || wantedFrom === null) return;
     focusWanted.current = null;
     if (document.activeElement === wantedFrom) textRef.current?.focus();
-  }, [refused]);
+  }, [closed]);
   const tooLong = text.length > MESSAGE_MAX_CHARS;
   const machine = env?.label ?? agent.environmentId;
 
@@ -66,7 +78,7 @@ export function Composer({ agent }: { agent: AgentView }) {
         void send();
       }}
     >
-      <div className={`intent intent-${intent.kind}`} data-testid="intent" data-intent={intent.kind}>
+      <div className={`intent intent-${waiting ? "wait" : intent.kind}`} data-testid="intent" data-intent={intent.kind} data-wait={waiting}>
         {label}
         {intent.kind !== "refused" && intent.note ? <span className="intent-note"> — {intent.note}</span> : null}
       </div>
@@ -84,9 +96,10 @@ export function Composer({ agent }: { agent: AgentView }) {
         ref={textRef}
         aria-label={`Message to ${agent.title} on ${machine}`}
         value={text}
-        placeholder={intent.kind === "refused" ? "" : "Message this agent (Enter sends, Shift+Enter for a new line)"}
-        disabled={intent.kind === "refused"}
+        placeholder={waiting ? "Write it now; it can be sent once that is done" : closed ? "" : "Message this agent (Enter sends, Shift+Enter for a new line)"}
+        disabled={closed}
         aria-invalid={tooLong}
+        aria-describedby={`counter-${agent.key}`}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {
           if (event.key === "Escape") {
@@ -99,9 +112,13 @@ export function Composer({ agent }: { agent: AgentView }) {
         }}
       />
       <div className="composer-footer">
-        <span className={`counter ${tooLong ? "counter-over" : ""}`} data-testid="message-counter" aria-live="polite">
+        <span className={`counter ${tooLong ? "counter-over" : ""}`} data-testid="message-counter" id={`counter-${agent.key}`}>
           {text.length.toLocaleString("en")} / {MESSAGE_MAX_CHARS.toLocaleString("en")}
           {tooLong ? " — too long to send" : ""}
+        </span>
+        {/* Announced once when the message nears the limit and once when it passes it, never per keystroke. */}
+        <span className="sr-only" aria-live="polite" data-testid="message-limit-announcer">
+          {limitWords(text.length)}
         </span>
         <PlaceError place={`composer:${agent.key}`} />
         {/* The target, restated beside Send: a message never goes to an agent the user did not mean. */}

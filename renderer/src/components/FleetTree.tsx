@@ -1,6 +1,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
+import { providerName } from "../../../shared/fleet/provider-name";
 import { type DisplayStatus, type RollupStatus, rollupStatus, type SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
 import { lastKnownWords } from "../../../shared/fleet/words";
@@ -337,7 +338,8 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} heldUp={agent.heldUp} acknowledged={agent.acknowledged} />
       {agent.status === "unknown" ? (
         <span className="as-of" data-testid="as-of">
-          was {lastKnownWords(agent)} · as of {relativeTime(agent.asOf, now)}
+          was {lastKnownWords(agent)}
+          <span className="as-of-time"> · as of {relativeTime(agent.asOf, now)}</span>
         </span>
       ) : null}
       <button type="button" tabIndex={-1} className="agent-title" title={agent.title} onClick={() => void commands.openAgent(agent.key)}>
@@ -360,7 +362,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       ) : null}
       {machine ? <Clipped className="machine-tag" text={machine} testId="agent-machine" /> : null}
       <span className="meta">
-        {agent.providerInstanceId} · {agent.model}
+        {providerName(agent)} · {agent.model}
         {agent.effort ? ` · ${agent.effort}` : ""}
       </span>
       <span className="time">{relativeTime(agent.lastActivityAt, now)}</span>

@@ -1,7 +1,7 @@
 // Interrupt, saying what happens to the messages T3 queued behind the running turn: they start
 // next, unless the user interrupts and holds them (their queued runs are cancelled in T3 and the
 // fleet keeps their text, to send or discard later: electron/fleet/interrupt-hold.ts).
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
 import { commands } from "../state/commands";
@@ -26,6 +26,11 @@ export function InterruptAction({ agent }: { agent: AgentView }) {
   const queued = queuedTexts(items);
   const [confirming, setConfirming] = useState(false);
   const hasQueue = queued.length > 0;
+  // The question opens on its safe answer: Enter or Space keeps the turn running.
+  const keepRunning = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirming) keepRunning.current?.focus();
+  }, [confirming]);
   useEffect(() => {
     // The `i` key asks first too when messages wait behind the turn.
     focusTargets.interrupt = (key) => {
@@ -52,7 +57,7 @@ export function InterruptAction({ agent }: { agent: AgentView }) {
         <button type="button" className="danger" data-testid="interrupt-hold" onClick={() => (setConfirming(false), void commands.interrupt(agent.key, true))}>
           Interrupt and hold queued
         </button>
-        <button type="button" onClick={() => setConfirming(false)}>
+        <button type="button" ref={keepRunning} data-testid="interrupt-keep-running" onClick={() => setConfirming(false)}>
           Keep running
         </button>
       </span>

@@ -9,9 +9,10 @@ import { useFleet } from "../state/store";
 export function Notices() {
   const notices = useFleet((s) => s.notices);
   const serviceNotices = useFleet((s) => s.serviceNotices);
-  if (notices.size === 0 && serviceNotices.length === 0) return null;
+  // Rendered empty from page load: a live region that appears with its first notice is not heard.
+  const empty = notices.size === 0 && serviceNotices.length === 0;
   return (
-    <section className="notices" aria-live="polite" aria-label="Notices">
+    <section className={`notices ${empty ? "notices-empty" : ""}`} aria-live="polite" aria-label="Notices" data-testid="notices">
       {serviceNotices.map((notice) => (
         <p key={notice} className="notice notice-service" role="status">
           {notice}

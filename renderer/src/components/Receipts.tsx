@@ -1,67 +1,58 @@
-// The agent's delivery receipts: each message and command the user sent and what became of it,
-// with what can still be done (cancel a queued message, send or discard a held one, check again, or
-// send again once a message T3 Fleet was sending when it restarted, which T3 does not show).
-import type { Delivery } from "../../../shared/fleet/delivery";
-import { deliveryOutcomeWords, deliveryStateWords } from "../../../shared/fleet/words";
+// The agent's delivery receipts: one line per message and per command, showing what became of it now
+// and what can still be done (cancel a queued message, send or discard a held one, check again, or send
+// again once a message T3 Fleet was sending when it restarted, which T3's thread does not show).
+// The lines and their words: shared/fleet/receipts.ts.
+import { useMemo } from "react";
+import { agentReceipts, type Receipt, type ReceiptActionKind } from "../../../shared/fleet/receipts";
 import { commands } from "../state/commands";
-import { DELIVERY_WHAT, MESSAGE_WORDS, receiptWords } from "../state/format";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 
 export function Deliveries({ agentKey }: { agentKey: string }) {
   const deliveries = useFleet((s) => s.deliveries);
-  const all = [...deliveries.values()].filter((delivery) => delivery.agentKey === agentKey);
-  // Held messages always show (they wait for the user); of the rest, the latest few.
-  const held = all.filter((delivery) => delivery.state === "held");
-  const mine = [...held, ...all.filter((delivery) => delivery.state !== "held").slice(-6)];
-  if (mine.length === 0) return null;
+  const receipts = useMemo(() => agentReceipts(deliveries.values(), agentKey), [deliveries, agentKey]);
+  if (receipts.length === 0) return null;
   return (
-    <ul className="deliveries" data-testid="deliveries">
-      {mine.map((delivery) => (
-        <DeliveryLine key={delivery.commandId} delivery={delivery} />
+    <ul className="deliveries" data-testid="deliveries" aria-label="What became of what you sent">
+      {receipts.map((receipt) => (
+        <DeliveryLine key={receipt.delivery.commandId} receipt={receipt} />
       ))}
     </ul>
   );
 }
 
-function DeliveryLine({ delivery }: { delivery: Delivery }) {
-  const what = delivery.kind === "message" ? `“${delivery.text ?? ""}”` : DELIVERY_WHAT[delivery.kind];
-  const outcome = deliveryOutcomeWords(delivery);
-  const observed = outcome ? ` · ${outcome}` : "";
+const ACTIONS: Record<ReceiptActionKind, { label: string; testId: string; run: (commandId: string) => Promise<unknown> }> = {
+  "cancel-queued": { label: "Cancel", testId: "cancel-queued", run: (commandId) => commands.cancelQueued(commandId) },
+  "send-now": { label: "Send now", testId: "release-held", run: (commandId) => commands.releaseHeld(commandId) },
+  discard: { label: "Discard", testId: "discard-held", run: (commandId) => commands.discardHeld(commandId) },
+  "check-again": { label: "Check again", testId: "recheck", run: (commandId) => commands.recheck(commandId) },
+  // Sent again once, with the same commandId; only the service's recheck decides whether it may.
+  "send-again": { label: "Send again", testId: "send-again", run: (commandId) => commands.recheck(commandId) },
+};
+
+function DeliveryLine({ receipt }: { receipt: Receipt }) {
+  const { delivery, what, state, detail, actions } = receipt;
+  const words = [what, state, detail].filter(Boolean).join(" · ");
   return (
     <li className={`delivery delivery-${delivery.state}`} data-testid="delivery" data-state={delivery.state} data-outcome={delivery.observed?.outcome ?? ""}>
-      <span className="delivery-what clipped" title={what}>
-        {what}
-      </span>{" "}
-      <span className="delivery-state">{delivery.kind === "message" ? deliveryStateWords(delivery, MESSAGE_WORDS) : receiptWords(delivery)}</span>
-      {observed}
-      {delivery.reason ? <span className="delivery-reason"> · {delivery.reason}</span> : null}
-      {delivery.observed?.outcome === "queued" && delivery.state !== "answered" ? (
-        <button type="button" data-testid="cancel-queued" onClick={() => void commands.cancelQueued(delivery.commandId)}>
-          Cancel
+      {/* One line: the text clips, its whole shows on hover and to screen readers. */}
+      <span className="delivery-words clipped" title={words}>
+        <span className="delivery-what">{what}</span> <span className="delivery-state">{state}</span>
+        {detail ? <span className="delivery-reason"> · {detail}</span> : null}
+      </span>
+      {actions.map((action) => (
+        <button
+          key={`${action.kind}:${action.commandId}`}
+          type="button"
+          data-testid={ACTIONS[action.kind].testId}
+          onClick={() => void ACTIONS[action.kind].run(action.commandId)}
+        >
+          {ACTIONS[action.kind].label}
         </button>
-      ) : null}
-      {delivery.state === "held" ? (
-        <>
-          <button type="button" data-testid="release-held" onClick={() => void commands.releaseHeld(delivery.commandId)}>
-            Send now
-          </button>
-          <button type="button" data-testid="discard-held" onClick={() => void commands.discardHeld(delivery.commandId)}>
-            Discard
-          </button>
-        </>
-      ) : null}
-      {delivery.state === "uncertain" && delivery.sendAgain === true ? (
-        // After a restart, a message T3's thread does not show: sent again once, with the same commandId.
-        <button type="button" data-testid="send-again" onClick={() => void commands.recheck(delivery.commandId)}>
-          Send again
-        </button>
-      ) : delivery.state === "uncertain" ? (
-        <button type="button" onClick={() => void commands.recheck(delivery.commandId)}>
-          Check again
-        </button>
-      ) : null}
-      <PlaceError place={`delivery:${delivery.commandId}`} />
+      ))}
+      {[...new Set([delivery.commandId, ...actions.map((action) => action.commandId)])].map((commandId) => (
+        <PlaceError key={commandId} place={`delivery:${commandId}`} />
+      ))}
     </li>
   );
 }

@@ -4,7 +4,7 @@
 // one message again), only the entries in view are mounted (virtualized like the fleet tree), and
 // relative times tick on their own (RelativeTime), not through the transcript.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, type ReactNode, useLayoutEffect, useMemo, useRef } from "react";
+import { memo, type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { Folded, Markdown, StreamingMarkdown } from "./Markdown";
@@ -46,8 +46,18 @@ export function sameEntry(a: Entry, b: Entry): boolean {
   return a.changes.length === b.changes.length && a.changes.every((change, index) => change === b.changes[index]);
 }
 
+/**
+ * Whether a command the transcript shows as running is the one an approval card asks about: it has
+ * not started, it waits for the user, and must not read as running under that card.
+ */
+export function awaitsApproval(entry: Entry, approvalDetails: readonly string[]): boolean {
+  if (entry.type !== "command" || (entry.status !== "running" && entry.status !== "pending")) return false;
+  const command = entry.command.trim();
+  return command !== "" && approvalDetails.some((detail) => detail.includes(command));
+}
+
 const EntryLine = memo(
-  function EntryLine({ entry }: { entry: Entry }) {
+  function EntryLine({ entry, awaiting }: { entry: Entry; awaiting: boolean }) {
     const time = <RelativeTime iso={entry.createdAt} />;
     switch (entry.type) {
       case "message":
@@ -71,10 +81,14 @@ const EntryLine = memo(
       case "command": {
         const failed = entry.status === "failed" || (entry.exitCode !== null && entry.exitCode !== 0);
         return (
-          <div className={`activity activity-command ${failed ? "tone-error" : ""}`} data-testid="activity-command" data-status={entry.status}>
+          <div
+            className={`activity activity-command ${failed ? "tone-error" : ""}`}
+            data-testid="activity-command"
+            data-status={awaiting ? "awaiting-approval" : entry.status}
+          >
             <code className="command-line">$ {entry.command}</code>{" "}
             <span className="command-status">
-              {entry.status}
+              {awaiting ? "awaiting your approval" : entry.status}
               {entry.exitCode !== null ? ` · exit ${entry.exitCode}` : ""}
             </span>{" "}
             {time}
@@ -117,7 +131,7 @@ const EntryLine = memo(
       }
     }
   },
-  (previous, next) => sameEntry(previous.entry, next.entry),
+  (previous, next) => previous.awaiting === next.awaiting && sameEntry(previous.entry, next.entry),
 );
 
 /** How close to the bottom (px) still counts as "reading the newest": new items then keep it in view. */
@@ -130,7 +144,7 @@ const ESTIMATED_ENTRY_PX = 72;
  * new items and a growing streaming message while the reader is at the bottom; once they scroll up
  * to read, new items no longer move the view.
  */
-function TranscriptEntries({ entries, after }: { entries: Entry[]; after?: ReactNode }) {
+function TranscriptEntries({ entries, approvalDetails, after }: { entries: Entry[]; approvalDetails: readonly string[]; after?: ReactNode }) {
   const ref = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const virtualizer = useVirtualizer({
@@ -154,15 +168,58 @@ function TranscriptEntries({ entries, after }: { entries: Entry[]; after?: React
   const spaceAbove = items[0]?.start ?? 0;
   const spaceBelow = items.length > 0 ? totalSize - items[items.length - 1]!.end : 0;
   return (
-    <div className="transcript" data-testid="transcript" aria-live="polite" ref={ref} onScroll={onScroll}>
+    // Not a live region: it would read the whole transcript again on every agent switch; new messages
+    // are announced by NewMessageAnnouncer. Focusable, so the keyboard can scroll it.
+    <div className="transcript" data-testid="transcript" role="region" aria-label="Transcript" tabIndex={0} ref={ref} onScroll={onScroll}>
       <div style={{ height: spaceAbove }} aria-hidden="true" />
       {items.map((item) => (
         <div key={item.key} className="transcript-entry" style={{ display: "flow-root" }} data-index={item.index} ref={virtualizer.measureElement}>
-          <EntryLine entry={entries[item.index]!} />
+          <EntryLine entry={entries[item.index]!} awaiting={awaitsApproval(entries[item.index]!, approvalDetails)} />
         </div>
       ))}
       <div style={{ height: Math.max(0, spaceBelow) }} aria-hidden="true" />
       {after}
+    </div>
+  );
+}
+
+/** Longest part of a new message read out; the transcript holds the rest. */
+const ANNOUNCED_CHARS = 200;
+
+/**
+ * What a screen reader hears of the transcript: each agent message that arrives while the agent is
+ * open, once it is complete, and nothing for what was there when it opened (the transcript is keyed by
+ * agent, AgentPanel.tsx, so a switch starts afresh). The region is rendered empty from the start,
+ * so its first message is announced.
+ */
+export function newMessageWords(seen: Set<string>, items: readonly TranscriptItem[]): string | null {
+  let words: string | null = null;
+  for (const item of items) {
+    // The user's own messages are not news to them (their receipts say what became of them).
+    if (item.type !== "message" || item.role !== "assistant" || item.streaming || seen.has(item.id)) continue;
+    seen.add(item.id);
+    const text = item.text.length > ANNOUNCED_CHARS ? `${item.text.slice(0, ANNOUNCED_CHARS - 1)}…` : item.text;
+    words = `The agent wrote: ${text}`;
+  }
+  return words;
+}
+
+function NewMessageAnnouncer({ items }: { items: readonly TranscriptItem[] | undefined }) {
+  const seen = useRef<Set<string> | null>(null);
+  const [words, setWords] = useState("");
+  useEffect(() => {
+    if (!items) return;
+    if (seen.current === null) {
+      // What the transcript held when it opened is not news.
+      seen.current = new Set(items.flatMap((item) => (item.type === "message" && !item.streaming ? [item.id] : [])));
+      return;
+    }
+    const next = newMessageWords(seen.current, items);
+    if (next) setWords(next);
+  }, [items]);
+  return (
+    <div className="sr-only" aria-live="polite" data-testid="transcript-announcer">
+      {words}
     </div>
   );
 }
@@ -172,17 +229,37 @@ function TranscriptEntries({ entries, after }: { entries: Entry[]; after?: React
  * what follows it changes. `after`: what follows the entries in the same scroll (the message
  * receipts, AgentPanel.tsx).
  */
-export const Transcript = memo(function Transcript({ detail, offline, after }: { detail: AgentDetail | undefined; offline: boolean; after?: ReactNode }) {
+export const Transcript = memo(function Transcript({
+  detail,
+  offline,
+  awaitingApproval = "",
+  after,
+}: {
+  detail: AgentDetail | undefined;
+  offline: boolean;
+  /** What the agent's pending approvals ask about, one per line (a string, so an unchanged value does not render again). */
+  awaitingApproval?: string;
+  after?: ReactNode;
+}) {
   const items = detail?.loaded ? detail.items : undefined;
   const entries = useMemo(() => (items ? transcriptEntries(items) : []), [items]);
+  const approvalDetails = useMemo(() => (awaitingApproval ? awaitingApproval.split("\n") : []), [awaitingApproval]);
   if (!items) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
     return (
-      <div className="transcript" data-testid="transcript">
-        {text}
-        {after}
-      </div>
+      <>
+        <NewMessageAnnouncer items={undefined} />
+        <div className="transcript" data-testid="transcript" role="region" aria-label="Transcript" tabIndex={0}>
+          {text}
+          {after}
+        </div>
+      </>
     );
   }
-  return <TranscriptEntries entries={entries} after={after} />;
+  return (
+    <>
+      <NewMessageAnnouncer items={items} />
+      <TranscriptEntries entries={entries} approvalDetails={approvalDetails} after={after} />
+    </>
+  );
 });

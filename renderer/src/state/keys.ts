@@ -8,6 +8,12 @@ function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName));
 }
 
+/** Enter and Space on a focused button, link or disclosure press it, as everywhere else. */
+function pressesControl(event: KeyboardEvent): boolean {
+  const target = event.target;
+  return (event.key === "Enter" || event.key === " ") && target instanceof HTMLElement && ["BUTTON", "A", "SUMMARY"].includes(target.tagName);
+}
+
 export function listenForKeys(): () => void {
   const onKey = (event: KeyboardEvent) => {
     const spec = commandForKey(event);
@@ -19,7 +25,7 @@ export function listenForKeys(): () => void {
       return;
     }
     const state = useFleet.getState();
-    if (isTyping(event.target) || state.pairing.open || state.settingsOpen || state.paletteOpen || state.listOpen) return;
+    if (isTyping(event.target) || pressesControl(event) || state.pairing.open || state.settingsOpen || state.paletteOpen || state.listOpen) return;
     event.preventDefault();
     dispatch(spec.id, "keys");
   };

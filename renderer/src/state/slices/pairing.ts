@@ -15,6 +15,8 @@ export interface PairingState {
   environmentId: string | null;
   /** The user's answer when the server claims a machine paired at another address: it moved there. */
   moved: boolean;
+  /** The user's answer when this machine would show under another paired machine's name: keep both alike. */
+  sameNameOk: boolean;
 }
 
 export const EMPTY_PAIRING: PairingState = {
@@ -27,6 +29,7 @@ export const EMPTY_PAIRING: PairingState = {
   error: null,
   environmentId: null,
   moved: false,
+  sameNameOk: false,
 };
 
 export interface PairingSlice {
@@ -37,6 +40,7 @@ export interface PairingSlice {
   editPairing(patch: Partial<Pick<PairingState, "input" | "token">>): void;
   nameMachine(label: string): void;
   answerMoved(moved: boolean): void;
+  answerSameName(ok: boolean): void;
   pairingBusy(): void;
   pairingPreviewed(preview: PairPreview): void;
   pairingFailed(error: string): void;
@@ -46,10 +50,15 @@ export const createPairingSlice: StateCreator<FleetState, [], [], PairingSlice> 
   pairing: EMPTY_PAIRING,
   openPairing: (environmentId, input) => set({ pairing: { ...EMPTY_PAIRING, open: true, environmentId, input } }),
   closePairing: () => set({ pairing: EMPTY_PAIRING }),
-  editPairing: (patch) => set((state) => ({ pairing: { ...state.pairing, ...patch, preview: null, error: null, moved: false } })),
+  editPairing: (patch) => set((state) => ({ pairing: { ...state.pairing, ...patch, preview: null, error: null, moved: false, sameNameOk: false } })),
   nameMachine: (label) => set((state) => ({ pairing: { ...state.pairing, label } })),
   answerMoved: (moved) => set((state) => ({ pairing: { ...state.pairing, moved } })),
+  answerSameName: (sameNameOk) => set((state) => ({ pairing: { ...state.pairing, sameNameOk } })),
   pairingBusy: () => set((state) => ({ pairing: { ...state.pairing, busy: true, error: null } })),
-  pairingPreviewed: (preview) => set((state) => ({ pairing: { ...state.pairing, busy: false, preview } })),
+  // Named like a machine already paired: the name field starts with a name that tells them apart.
+  pairingPreviewed: (preview) =>
+    set((state) => ({
+      pairing: { ...state.pairing, busy: false, preview, label: preview.sameName && !state.pairing.label ? preview.suggestedLabel : state.pairing.label },
+    })),
   pairingFailed: (error) => set((state) => ({ pairing: { ...state.pairing, busy: false, error } })),
 });

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import type { TranscriptItem } from "../../../shared/fleet/facts";
+import { awaitsApproval, newMessageWords } from "./Transcript";
+
+const command = (text: string, status: "running" | "pending" | "completed"): TranscriptItem => ({
+  type: "command",
+  id: "i1",
+  runId: "r1",
+  createdAt: "t",
+  updatedAt: "t",
+  command: text,
+  exitCode: null,
+  status,
+});
+
+describe("a command under an approval card", () => {
+  it("awaits approval, not runs, while an approval asks about it", () => {
+    expect(awaitsApproval(command("npm test", "running"), ["Run `npm test`?"])).toBe(true);
+    expect(awaitsApproval(command("npm test", "pending"), ["npm test"])).toBe(true);
+  });
+
+  it("runs when no approval asks about it, and a finished command stays finished", () => {
+    expect(awaitsApproval(command("npm run build", "running"), ["Run `npm test`?"])).toBe(false);
+    expect(awaitsApproval(command("npm test", "running"), [])).toBe(false);
+    expect(awaitsApproval(command("npm test", "completed"), ["npm test"])).toBe(false);
+    expect(awaitsApproval(command("  ", "running"), ["npm test"])).toBe(false);
+  });
+});
+
+describe("what a screen reader hears of the transcript", () => {
+  const message = (id: string, role: "user" | "assistant", text: string, streaming = false): TranscriptItem => ({
+    type: "message",
+    id,
+    runId: "r1",
+    createdAt: "t",
+    updatedAt: "t",
+    role,
+    text,
+    streaming,
+  });
+
+  it("announces an agent message once, when it is complete, and never one seen before", () => {
+    const seen = new Set(["m1"]);
+    expect(newMessageWords(seen, [message("m1", "assistant", "old")])).toBeNull();
+    expect(newMessageWords(seen, [message("m1", "assistant", "old"), message("m2", "assistant", "half", true)])).toBeNull();
+    expect(newMessageWords(seen, [message("m1", "assistant", "old"), message("m2", "assistant", "done")])).toBe("The agent wrote: done");
+    expect(newMessageWords(seen, [message("m1", "assistant", "old"), message("m2", "assistant", "done")])).toBeNull();
+  });
+
+  it("does not read the user's own messages back, and reads a long message's beginning only", () => {
+    const seen = new Set<string>();
+    expect(newMessageWords(seen, [message("u1", "user", "hello")])).toBeNull();
+    const words = newMessageWords(seen, [message("a1", "assistant", "x".repeat(1_000))])!;
+    expect(words.length).toBeLessThan(230);
+    expect(words.endsWith("…")).toBe(true);
+  });
+});
