@@ -6,6 +6,7 @@ import type { Snoozes } from "./snoozes";
 import type { AgentDetails } from "./agent-details";
 import { BridgeError } from "./bridge-error";
 import type { Deliveries } from "./deliveries";
+import type { AgentDiffs } from "./diffs";
 import type { Discovery } from "./discovery/coordinator";
 import type { Environments } from "./environments";
 import { interruptHoldingQueue } from "./interrupt-hold";
@@ -24,6 +25,7 @@ export interface BridgeHandlerDeps {
   settings: FleetSettingsControl;
   discovery: Discovery;
   openExternal: ((url: string) => Promise<void>) | undefined;
+  diffs: AgentDiffs;
 }
 
 export type BridgeHandlers = { [M in BridgeMethod]: (params: BridgeParamsOut<M>) => Promise<BridgeResults[M]> | BridgeResults[M] };
@@ -85,6 +87,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
     "agent.stop": (p) => deliveries.command(p.key, "stop", (threadId, commandId) => ({ type: "stop", commandId, threadId })),
     "agent.acknowledge": (p) => acknowledgements.acknowledge(p.key),
     "agent.snooze": (p) => deps.snoozes.snooze(p.key, p.until),
+    "agent.diff": (p) => deps.diffs.read(p.key, p.scope),
     "delivery.recheck": (p) => deliveries.recheck(p.commandId),
     "delivery.cancelQueued": (p) => deliveries.cancelQueued(p.commandId),
     "delivery.release": (p) => deliveries.release(p.commandId),

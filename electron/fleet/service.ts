@@ -16,6 +16,7 @@ import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
 import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
 import { Deliveries } from "./deliveries";
+import { AgentDiffs } from "./diffs";
 import { Discovery, type DiscoveryOptions } from "./discovery/coordinator";
 import { Environments } from "./environments";
 import { HeapRelease } from "./heap-release";
@@ -135,6 +136,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
         options.discovery,
       ),
       openExternal: options.openExternal,
+      diffs: new AgentDiffs({ model: this.model, session: (environmentId) => this.environments.get(environmentId)?.supervisor.activeConnection }),
     });
     this.published = new PublishedViews((change) => this.emit("event", { type: "fleet.delta", ...change }));
     this.model.subscribe((change) => this.onModelChange(change));
@@ -156,6 +158,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     clearTimeout(this.stallTimer);
     this.heapRelease.stop();
     this.published.stop();
+    this.following.stop();
     this.details.stop();
     this.environments.stopAll();
   }

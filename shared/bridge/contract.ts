@@ -4,7 +4,7 @@ import { z } from "zod";
 import { COMMAND_IDS, type CommandId } from "../fleet/command-registry";
 import type { Delivery } from "../fleet/delivery";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
-import type { TranscriptItem } from "../fleet/facts";
+import type { ChangedFile, TranscriptItem } from "../fleet/facts";
 import type { AgentView, EnvironmentView } from "../fleet/types";
 
 /** Input limits the bridge schemas enforce and the UI shows as counters (issue 9: sane lengths). */
@@ -147,6 +147,14 @@ export const BridgeRequests = {
   "agent.acknowledge": z.object({ key: Key }),
   /** Puts the agent aside until `until` in T3 itself where the server has snooze (else the window keeps it). */
   "agent.snooze": z.object({ key: Key, until: z.iso.datetime({ offset: true }) }),
+  /** A turn's diff (by its turn count) or the whole thread's, read from T3 when shown; bounded (AgentDiff). */
+  "agent.diff": z.object({
+    key: Key,
+    scope: z.discriminatedUnion("kind", [
+      z.object({ kind: z.literal("turn"), turnCount: z.number().int().min(1).max(1_000_000) }),
+      z.object({ kind: z.literal("thread") }),
+    ]),
+  }),
   "delivery.recheck": z.object({ commandId: Id }),
   /** Withdraws a sent message that still waits in the queue behind a running turn. */
   "delivery.cancelQueued": z.object({ commandId: Id }),
@@ -211,6 +219,21 @@ export interface AgentDetail {
   loaded: boolean;
   error: string | null;
 }
+
+/** The largest diff the fleet reads into a view, in characters; a larger one is described by its file list instead. */
+export const DIFF_TEXT_LIMIT = 8_000_000;
+
+/**
+ * A diff as the UI shows it: the unified text, or, when it cannot be shown, why, with the files the
+ * checkpoint lists. `toTurnCount` is the last turn it covers (the thread's newest for `thread`).
+ */
+export type AgentDiff = { key: string; scope: "turn" | "thread"; fromTurnCount: number; toTurnCount: number; files: ChangedFile[] } & (
+  | { state: "ready"; text: string }
+  /** Larger than DIFF_TEXT_LIMIT: not shown; `size` is its length in characters. */
+  | { state: "too-large"; size: number }
+  /** The checkpoint is missing or failed, or T3 could not give the diff: `reason` says which, in words. */
+  | { state: "unavailable"; reason: string }
+);
 
 /** What changed in an open agent's detail since the last detail or delta sent for it. */
 export interface AgentDetailDelta {
@@ -314,6 +337,7 @@ export interface BridgeResults {
   "agent.acknowledge": { key: string; onServer: "settled" | "local"; note: string | null };
   /** "snoozed": T3 took the snooze (every client sees it); "local": only the window keeps it, `note` says why when T3 was asked and did not take it. */
   "agent.snooze": { key: string; onServer: "snoozed" | "local"; until: string; note: string | null };
+  "agent.diff": AgentDiff;
   "delivery.recheck": Delivery;
   "delivery.cancelQueued": Delivery;
   "delivery.release": Delivery;
