@@ -12,6 +12,8 @@ export const SETTLE_FOLLOW_MS = 30_000;
 
 export class ThreadFollowing {
   private readonly settling = new Map<string, NodeJS.Timeout>();
+  /** Each agent's row time when last seen, to tell a row that moved from one sent again. */
+  private readonly seenUpdates = new Map<string, string>();
 
   constructor(
     private readonly environments: Environments,
@@ -21,14 +23,20 @@ export class ThreadFollowing {
   /** An agent's view changed: follow or unfollow its thread. */
   agentChanged(agent: AgentView): void {
     const runtime = this.environments.get(agent.environmentId);
-    if (!runtime || agent.status === "unknown") return;
+    if (!runtime) return;
+    const previousUpdate = this.seenUpdates.get(agent.key);
+    this.seenUpdates.set(agent.key, agent.updatedAt);
+    // Rows of a machine not online (its snapshot before the synchronized mark included) are only remembered.
+    if (agent.status === "unknown") return;
     if (needsFollowing(agent.lastKnownStatus)) {
       runtime.followers.follow(agent.threadId, "active");
       this.endSettling(agent.key);
       runtime.followers.unfollow(agent.threadId, "settling");
       return;
     }
-    if (runtime.followers.isFollowing(agent.threadId, "active") && !this.settling.has(agent.key)) {
+    // A turn ended: the thread was followed while it ran, or its row is new or moved while the machine was online (a turn too quick to catch running).
+    const moved = previousUpdate !== agent.updatedAt;
+    if ((runtime.followers.isFollowing(agent.threadId, "active") || moved) && !this.settling.has(agent.key)) {
       runtime.followers.follow(agent.threadId, "settling");
       const timer = setTimeout(() => {
         this.settling.delete(agent.key);
@@ -43,6 +51,12 @@ export class ThreadFollowing {
   stop(): void {
     for (const timer of this.settling.values()) clearTimeout(timer);
     this.settling.clear();
+    this.seenUpdates.clear();
+  }
+
+  /** An agent left the fleet. */
+  agentRemoved(key: string): void {
+    this.seenUpdates.delete(key);
   }
 
   private endSettling(key: string): void {

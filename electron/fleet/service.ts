@@ -216,6 +216,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     for (const key of change.removed) {
       this.policy.forget(key);
       this.acknowledgements.removed(key);
+      this.following.agentRemoved(key);
     }
     if (change.agents.length > 0) this.scheduleStallCheck();
   }
