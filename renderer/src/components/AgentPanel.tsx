@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
+import { ChangesAndUsage } from "./ChangesAndUsage";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
@@ -135,6 +136,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           ))}
         </div>
       ) : null}
+      <ChangesAndUsage agent={agent} />
       <div className="panel-body">
         <AgentTranscript key={agent.key} agentKey={agent.key} offline={offline} after={receipts} />
       </div>

@@ -4,6 +4,9 @@
 import { useEffect, useRef } from "react";
 import type { AgentView } from "../../../shared/fleet/types";
 import { waitingSince } from "../../../shared/fleet/views";
+import { needsUser } from "../../../shared/fleet/types";
+import { finishedWords, latestChanges } from "../../../shared/fleet/changes-usage";
+import { ChangesTag } from "./ChangesTag";
 import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
@@ -18,6 +21,8 @@ export function needWords(agent: AgentView): string {
   if (request?.kind === "auth-refresh") return "the provider must log in again";
   if (agent.heldUp) return `held up: ${agent.reason ?? "the provider is waiting"}`;
   if (agent.stalled) return `stalled${agent.reason ? `: ${agent.reason}` : ": no activity for a while"}`;
+  // Listed only for its changes (the optional "finished with changes" item, shared/fleet/changes-usage.ts).
+  if (!needsUser(agent.status) && latestChanges(agent)) return finishedWords(agent);
   return agent.reason ?? agent.status;
 }
 
@@ -94,6 +99,7 @@ export function InboxList({ items, snoozed, paneRef }: { items: AgentView[]; sno
                 <div className="inbox-line inbox-second">
                   <Clipped className="inbox-need" text={needWords(agent)} />
                   <Clipped className="inbox-where" text={`${env?.label ?? agent.environmentId} · ${agent.projectTitle || agent.projectId}`} />
+                  <ChangesTag agent={agent} />
                 </div>
               </div>
             );

@@ -4,8 +4,11 @@
 import { command, type CommandContext, type CommandId } from "../../../shared/fleet/command-registry";
 import type { ApprovalDecision } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
+import { finishedWithChanges } from "../../../shared/fleet/changes-usage";
+import { acknowledgeable } from "../../../shared/fleet/views";
 import { agentCommands } from "./agent-commands";
 import { focusTargets, paneShown } from "./focus";
+import { diffView } from "./diff-view";
 import { currentInbox } from "./inbox";
 import { links } from "./links";
 import { machineCommands } from "./machine-commands";
@@ -46,6 +49,7 @@ export function commandContext(): CommandContext {
     needYou: glance(displayFacts(state.agents, state.bridgeLostAt), state.environments).needYou.length,
     notificationsPaused: state.settings?.notificationsPaused ?? false,
     grouping: state.grouping,
+    changesUnseen: Boolean(agent && state.finishedWithChangesInInbox && finishedWithChanges(agent, state.changesSeen.get(agent.key))),
   };
 }
 
@@ -126,7 +130,14 @@ function focusAnswer(_id: CommandId, agent: AgentView | null): void {
 }
 
 function acknowledge(_id: CommandId, agent: AgentView | null): void {
-  if (agent) void agentCommands.acknowledge(agent.key);
+  if (!agent) return;
+  // A "finished with changes" item is acknowledged by marking its latest turn seen, in this window.
+  if (!acknowledgeable(agent)) {
+    const latest = agent.changes?.at(-1);
+    if (latest) useFleet.getState().markChangesSeen(agent.key, latest.turnCount);
+    return;
+  }
+  void agentCommands.acknowledge(agent.key);
 }
 
 function snooze(id: CommandId, agent: AgentView | null): void {
@@ -140,6 +151,12 @@ function interrupt(_id: CommandId, agent: AgentView | null): void {
 
 function stop(_id: CommandId, agent: AgentView | null): void {
   if (agent) void agentCommands.stop(agent.key);
+}
+
+/** The diff of the agent's latest turn (diff-view.ts reads it from T3 when shown). */
+function showDiff(_id: CommandId, agent: AgentView | null): void {
+  const latest = agent?.changes?.at(-1);
+  if (agent && latest) void diffView.show(agent.key, { kind: "turn", turnCount: latest.turnCount });
 }
 
 function openInT3(_id: CommandId, agent: AgentView | null): void {
@@ -182,6 +199,7 @@ const handlers = {
   interrupt,
   stop,
   openInT3,
+  showDiff,
   focusComposer,
   shellOnly,
   openPairing,
@@ -213,6 +231,7 @@ const HANDLERS: Record<CommandId, HandlerName> = {
   "agent.interrupt": "interrupt",
   "agent.stop": "stop",
   "agent.open-in-t3": "openInT3",
+  "agent.diff": "showDiff",
   "agent.message": "focusComposer",
   "app.open": "shellOnly",
   "pairing.open": "openPairing",

@@ -19,7 +19,7 @@ export function listenForKeys(): () => void {
       return;
     }
     const state = useFleet.getState();
-    if (isTyping(event.target) || state.pairing.open || state.settingsOpen || state.paletteOpen) return;
+    if (isTyping(event.target) || state.pairing.open || state.settingsOpen || state.paletteOpen || state.diff !== null) return;
     event.preventDefault();
     dispatch(spec.id, "keys");
   };

@@ -3,16 +3,18 @@
 // in selectors.ts (with the rules in shared/fleet/views.ts) and read through fleet-facts.ts; side effects
 // start in bridge-events.ts, and every registry command runs through dispatch.ts (docs/architecture.md, "The window").
 import { create } from "zustand";
+import { createDiffSlice, type DiffSlice } from "./slices/diff";
 import { createFactsSlice, type FactsSlice } from "./slices/facts";
 import { createPairingSlice, type PairingSlice } from "./slices/pairing";
 import { createUiSlice, type UiSlice } from "./slices/ui";
 
-export type FleetState = FactsSlice & UiSlice & PairingSlice;
+export type FleetState = FactsSlice & UiSlice & PairingSlice & DiffSlice;
 
 export const useFleet = create<FleetState>()((...args) => ({
   ...createFactsSlice(...args),
   ...createUiSlice(...args),
   ...createPairingSlice(...args),
+  ...createDiffSlice(...args),
 }));
 
 export { EMPTY_PAIRING, type PairingState } from "./slices/pairing";
