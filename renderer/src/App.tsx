@@ -258,7 +258,7 @@ export function App() {
         <span className="shortcuts">↑↓ move · Enter open · n next · v inbox/fleet · / search · Ctrl+K commands · Esc back</span>
       </nav>
       <Notices />
-      <UsageTotals />
+      {pane === "fleet" ? <UsageTotals /> : null}
       <main className={openKey ? "split" : ""}>
         {!loaded ? (
           <p className="empty">Connecting to T3 Fleet…</p>

@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
-import { ChangesAndUsage } from "./ChangesAndUsage";
+import { ChangesAndUsage, UsageRows } from "./ChangesAndUsage";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
@@ -113,6 +113,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
             </code>{" "}
             <CopyButton text={agent.threadId} what="thread id" />
           </dd>
+          <UsageRows agent={agent} />
         </dl>
       </details>
       {agent.reason && agent.pending.length === 0 ? (

@@ -1,7 +1,8 @@
 // The agent's changes per turn and its token use (issue 24): each turn's files (path, kind, +/−)
 // with its diff one click (or the `c` key, the registry's "agent.diff") away, the whole thread's
 // diff, and the context fill, last-turn and thread tokens as T3 reported them ("not reported" where
-// it did not). A missing or failed checkpoint says so.
+// it did not), in the agent's Details. A missing or failed checkpoint says so. Folded by default:
+// the transcript keeps its room on a phone.
 import { changesWords, contextWords, nearContextLimit, tokenWords } from "../../../shared/fleet/changes-usage";
 import type { TurnChanges } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
@@ -18,32 +19,38 @@ function turnWords(turn: TurnChanges): string {
   return changesWords({ status: turn.status, files: turn.files.length, additions, deletions });
 }
 
+/** The agent's token use as rows of its Details list: context fill, last turn, thread ("not reported" where T3 gave none). */
+export function UsageRows({ agent }: { agent: AgentView }) {
+  return (
+    <>
+      <dt>Context</dt>
+      <dd data-testid="context-fill">{contextWords(agent.usage)}</dd>
+      <dt>Last turn tokens</dt>
+      <dd data-testid="last-turn-tokens">{agent.usage ? tokenWords(agent.usage.lastTurn) : "not reported"}</dd>
+      <dt>Thread tokens</dt>
+      <dd data-testid="thread-tokens">{agent.usage ? tokenWords(agent.usage.thread) : "not reported"}</dd>
+    </>
+  );
+}
+
+/** Each turn's changes with their diffs, and the near-limit warning; nothing when there is neither (the usage is in Details). */
 export function ChangesAndUsage({ agent }: { agent: AgentView }) {
   const warningPercent = useFleet((s) => s.contextWarningPercent);
   const turns = agent.changes ?? [];
   const near = nearContextLimit(agent, warningPercent);
+  if (turns.length === 0 && !near) return null;
   return (
-    <details className="panel-changes" data-testid="changes-usage" open={turns.length > 0 || near}>
+    <details className="panel-changes" data-testid="changes-usage">
       <summary>
-        Changes and usage
-        {turns.length ? ` · latest turn: ${turnWords(turns.at(-1)!)}` : ""}
+        {turns.length ? `Changes · latest turn: ${turnWords(turns.at(-1)!)}` : "Context"}
+        {near ? (
+          <span className="context-near-limit" data-testid="context-warning">
+            {" "}
+            · context {contextWords(agent.usage)}: near its limit, start a new thread or compact it in T3
+          </span>
+        ) : null}
       </summary>
-      <dl className="usage" data-testid="usage">
-        <dt>Context</dt>
-        <dd className={near ? "context-near-limit" : undefined} data-testid="context-fill">
-          {contextWords(agent.usage)}
-          {near ? " — near its limit: start a new thread or compact it in T3" : ""}
-        </dd>
-        <dt>Last turn</dt>
-        <dd data-testid="last-turn-tokens">{agent.usage ? tokenWords(agent.usage.lastTurn) : "not reported"}</dd>
-        <dt>Thread</dt>
-        <dd data-testid="thread-tokens">{agent.usage ? tokenWords(agent.usage.thread) : "not reported"}</dd>
-      </dl>
-      {turns.length === 0 ? (
-        <p className="hint" data-testid="no-changes">
-          T3 has reported no file changes for this agent (it reports them per turn in a git workspace).
-        </p>
-      ) : (
+      {turns.length ? (
         <>
           <div className="panel-actions">
             <CommandButton id="agent.diff" testId="show-diff" label="Latest turn's diff" />
@@ -67,7 +74,7 @@ export function ChangesAndUsage({ agent }: { agent: AgentView }) {
             ))}
           </ol>
         </>
-      )}
+      ) : null}
     </details>
   );
 }

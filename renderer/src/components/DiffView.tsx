@@ -58,7 +58,7 @@ function DiffLines({ text }: { text: string }) {
   const items = virtualizer.getVirtualItems();
   if (lines.length === 0) return <p className="diff-empty">T3 reports no changed lines for this range.</p>;
   return (
-    <div className="diff-lines" ref={ref} data-testid="diff-lines" tabIndex={0} aria-label="Diff">
+    <div className="diff-lines" ref={ref} data-testid="diff-lines" tabIndex={0} role="region" aria-label="Diff">
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {items.map((item) => {
           const line = lines[item.index]!;

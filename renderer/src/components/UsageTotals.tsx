@@ -3,7 +3,7 @@
 // Only what T3 reported is summed; agents without figures are counted as "not reported".
 import { useMemo } from "react";
 import { totalWords, type UsageTotal, usageTotals } from "../../../shared/fleet/changes-usage";
-import { useFleet } from "../state/store";
+import { useFleetFacts } from "../state/fleet-facts";
 
 function span(total: UsageTotal): string {
   if (!total.from || !total.to) return "";
@@ -21,9 +21,10 @@ function TotalLine({ total }: { total: UsageTotal }) {
 }
 
 export function UsageTotals() {
-  const agents = useFleet((s) => s.agents);
-  const environments = useFleet((s) => s.environments);
-  const totals = useMemo(() => usageTotals(agents.values(), (id) => environments.get(id)?.label ?? id), [agents, environments]);
+  // One object per facts version: the maps change in place (renderer/src/state/fleet-facts.ts).
+  const facts = useFleetFacts();
+  const totals = useMemo(() => usageTotals(facts.agents.values(), (id) => facts.environments.get(id)?.label ?? id), [facts]);
+  const agents = facts.agents;
   if (agents.size === 0) return null;
   return (
     <details className="usage-totals" data-testid="usage-totals">
@@ -32,7 +33,7 @@ export function UsageTotals() {
         {span(totals.fleet)}
       </summary>
       <div className="usage-columns">
-        <section aria-label="Per machine">
+        <section>
           <h3>Per machine</h3>
           <ul>
             {totals.machines.map((total) => (
@@ -40,7 +41,7 @@ export function UsageTotals() {
             ))}
           </ul>
         </section>
-        <section aria-label="Per project">
+        <section>
           <h3>Per project</h3>
           <ul>
             {totals.projects.map((total) => (

@@ -7,6 +7,7 @@ import { flushDetailDeltas, receiveDetail, receiveDetailDelta } from "./detail-d
 import { dispatch } from "./dispatch";
 import { currentInbox } from "./inbox";
 import { navigation } from "./navigation";
+import { noticeContextLimits } from "./context-limits";
 import { showNotice, withdrawClearedNotices } from "./notices";
 import { run, setRequestBridge } from "./requests";
 import { useFleet } from "./store";
@@ -22,6 +23,7 @@ export function startEffects(instance: Bridge): () => void {
     const deltas = pendingDeltas;
     pendingDeltas = [];
     if (deltas.length) store().applyDeltas(deltas);
+    for (const delta of deltas) noticeContextLimits(delta.agents);
     withdrawClearedNotices();
     // A machine filter for a machine that is gone would leave an empty, unexplained list.
     const { filters, environments } = store();
