@@ -28,18 +28,31 @@ function renderHast(nodes: ElementContent[]): ReactNode[] {
   });
 }
 
+/** Each line's coloured code, kept while the diff is shown: a line scrolled back into view is not highlighted again. */
+const colouredLines = new WeakMap<DiffLine, ReactNode[]>();
+
+function colouredCode(line: DiffLine, grammar: string | null): ReactNode[] | null {
+  const cached = colouredLines.get(line);
+  if (cached) return cached;
+  const nodes = grammar ? highlightLine(grammar, line.text) : null;
+  if (!nodes) return null;
+  const rendered = renderHast(nodes);
+  colouredLines.set(line, rendered);
+  return rendered;
+}
+
 const CodeLine = memo(function CodeLine({ line, grammar, ready }: { line: DiffLine; grammar: string | null; ready: number }) {
   void ready; // a new grammar version re-renders the line coloured
   if (line.kind === "file") return <div className="diff-line diff-file">{line.text}</div>;
   if (line.kind === "hunk" || line.kind === "meta") return <div className={`diff-line diff-${line.kind}`}>{line.text}</div>;
-  const coloured = grammar ? highlightLine(grammar, line.text) : null;
+  const coloured = colouredCode(line, grammar);
   const marker = line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
   return (
     <div className={`diff-line diff-${line.kind}`}>
       <span className="diff-number">{line.oldNumber ?? ""}</span>
       <span className="diff-number">{line.newNumber ?? ""}</span>
       <span className="diff-marker">{marker}</span>
-      <code className="diff-code">{coloured ? renderHast(coloured) : line.text}</code>
+      <code className="diff-code">{coloured ?? line.text}</code>
     </div>
   );
 });
@@ -54,7 +67,14 @@ function DiffLines({ text }: { text: string }) {
   }, [lines]);
   const ready = useGrammars(grammars);
   const ref = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: lines.length, getScrollElement: () => ref.current, estimateSize: () => LINE_PX, overscan: 20 });
+  // Fixed-height lines; a scroll renders in React's own batch, not synchronously per scroll event.
+  const virtualizer = useVirtualizer({
+    count: lines.length,
+    getScrollElement: () => ref.current,
+    estimateSize: () => LINE_PX,
+    overscan: 12,
+    useFlushSync: false,
+  });
   const items = virtualizer.getVirtualItems();
   if (lines.length === 0) return <p className="diff-empty">T3 reports no changed lines for this range.</p>;
   return (
