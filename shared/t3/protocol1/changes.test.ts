@@ -8,9 +8,11 @@ import { OrchestrationEventSchema, ThreadStreamItemSchema } from "./schemas";
 import { ThreadProjection } from "./thread-projection";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
+/** Recorded in this project by integration/realt3/changes.real.test.ts (T3_RECORD_CHANGES=1). */
+const projectFixtures = resolve(dirname(fileURLToPath(import.meta.url)), "../../../fixtures");
 
-function recorded(name: string): ThreadProjection {
-  const decoded = decodeWith(ThreadStreamItemSchema, JSON.parse(readFileSync(resolve(fixtures, name), "utf8")), name);
+function recorded(name: string, folder = fixtures): ThreadProjection {
+  const decoded = decodeWith(ThreadStreamItemSchema, JSON.parse(readFileSync(resolve(folder, name), "utf8")), name);
   if (!decoded.ok || decoded.value.kind !== "snapshot") throw new Error(`${name}: not a thread snapshot`);
   const projection = new ThreadProjection();
   projection.applySnapshot(decoded.value.snapshot);
@@ -131,5 +133,31 @@ describe("protocol 1: changes from checkpoints", () => {
     apply(projection, "thread.turn-diff-completed", checkpoint(2, "ready", []));
     apply(projection, "thread.reverted", { turnCount: 1 });
     expect(projection.facts().changes!.map((turn) => turn.turnCount)).toEqual([1]);
+  });
+});
+
+describe("protocol 1: a turn that changed a file in a git workspace, as real 0.0.42 with Claude Code sent it", () => {
+  const projection = recorded("t3-0.0.42-changes/thread-with-checkpoint.json", projectFixtures);
+
+  it("has the turn's checkpoint with its file (a new file reads 'modified', as T3 says)", () => {
+    expect(projection.facts().changes).toEqual([
+      {
+        turnCount: 1,
+        runId: "9fe1acd9-5f9b-44b7-8a68-dd4af1027b64",
+        status: "ready",
+        files: [{ path: "scripted-change.txt", kind: "modified", additions: 1, deletions: 0 }],
+        completedAt: "2026-12-02T07:56:55.336Z",
+      },
+    ]);
+  });
+
+  it("reads Claude's context-window report: the context alone in usedTokens, the thread's processed total, no compaction figure", () => {
+    expect(projection.facts().usage).toMatchObject({
+      contextUsed: 1336,
+      contextMax: 200000,
+      compactsAutomatically: null,
+      lastTurn: { total: 1336, input: null, cachedInput: null, output: null, reasoning: null },
+      thread: { total: 2699, input: 1335, cachedInput: null, output: 1, reasoning: null },
+    });
   });
 });

@@ -50,6 +50,8 @@ const ContextWindowPayload = z.object({
   lastCachedInputTokens: Count,
   lastOutputTokens: Count,
   lastReasoningOutputTokens: Count,
+  /** Claude's threads under 0.0.42: the thread's processed tokens, where `usedTokens` is the context alone. */
+  totalProcessedTokens: Count,
   compactsAutomatically: z.boolean().nullable().optional().catch(null),
 });
 
@@ -76,7 +78,7 @@ export function usageOfActivities(activities: readonly ThreadActivity[]): UsageF
     contextMax: p.maxTokens ?? null,
     compactsAutomatically: p.compactsAutomatically ?? null,
     lastTurn: counts(p.lastUsedTokens, p.lastInputTokens, p.lastCachedInputTokens, p.lastOutputTokens, p.lastReasoningOutputTokens),
-    thread: counts(p.usedTokens, p.inputTokens, p.cachedInputTokens, p.outputTokens, p.reasoningOutputTokens),
+    thread: counts(p.totalProcessedTokens ?? p.usedTokens, p.inputTokens, p.cachedInputTokens, p.outputTokens, p.reasoningOutputTokens),
     reportedAt: activity.createdAt,
   };
 }
