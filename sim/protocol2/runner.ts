@@ -3,7 +3,7 @@
 // approvals and questions, subagents, failures, holds and background work) one tick apart, takes
 // steers, and ends runs completed, failed, interrupted or cancelled, in the real engine's order.
 // Assistant text is buffered until the provider turn ends unless `enableLegacyTokenStreaming` is on.
-import { providerTurnUsage, runCheckpoint } from "./turn-changes";
+import { baselineCheckpoint, providerTurnUsage, runCheckpoint } from "./turn-changes";
 import { randomUUID } from "node:crypto";
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import type { AgentStep, EngineCore, PendingReply, Runner, StoredEvent, ThreadState } from "./engine-types";
@@ -468,7 +468,7 @@ export class ScriptedAgent {
         ordinalWithinScope: ordinal,
         appRunOrdinal: ordinal === 0 ? null : runner.run.ordinal,
         ref: `refs/t3/orchestration-v2/checkpoints/${Buffer.from(state.thread.id).toString("base64url")}/ordinal/${ordinal}`,
-        ...(ordinal === 0 ? { status: "missing" as const, files: [] } : runCheckpoint(state, runner.text ?? "", runner.run.ordinal)),
+        ...(ordinal === 0 ? baselineCheckpoint(runner.text ?? "") : runCheckpoint(state, runner.text ?? "", runner.run.ordinal)),
         capturedAt: now,
       };
       this.engine.upsert(state.checkpoints, checkpoint);

@@ -16,6 +16,11 @@ export function runCheckpoint(state: ThreadState, text: string, turnCount: numbe
   return { status: "ready", files: changes?.files ?? [] };
 }
 
+/** The baseline a thread's first run captures: `ready` with no files in a repository (the real engine in a git workspace), else `missing`. */
+export function baselineCheckpoint(text: string): Pick<Checkpoint, "status" | "files"> {
+  return { status: simTurnChanges(text, 1) ? "ready" : "missing", files: [] };
+}
+
 /** The provider turn's token figures when it ends. */
 export function providerTurnUsage(state: ThreadState, text: string, turnCount: number): Pick<ProviderTurn, "tokenUsage" | "turnTokenUsage"> {
   const turn = simTurnUsage(text, turnCount, simTurnChanges(text, turnCount));

@@ -1,7 +1,11 @@
 // Protocol 2: checkpoints and provider turns → the neutral changes and usage facts.
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { decodeWith } from "../decode";
 import type { CheckpointV2, ProviderTurn } from "./schemas";
-import { CheckpointV2 as CheckpointSchema, ProviderTurn as ProviderTurnSchema } from "./schemas";
+import { CheckpointV2 as CheckpointSchema, ProviderTurn as ProviderTurnSchema, ThreadProjection } from "./schemas";
 import { turnChangesOfProjection, usageOfProjection } from "./changes";
 
 const checkpoint = (fields: Partial<Record<keyof CheckpointV2, unknown>>): CheckpointV2 =>
@@ -97,5 +101,29 @@ describe("protocol 2: usage from provider turns", () => {
     const turn = providerTurn({ tokenUsage: { usedTokens: -5 }, status: "running" });
     expect(turn.status).toBe("running");
     expect(usageOfProjection({ providerTurns: [turn] })).toBeNull();
+  });
+});
+
+describe("protocol 2: a run that changed a file in a git workspace, as T3's real V2 engine with Codex sent it", () => {
+  // Recorded in this project by integration/realt3/changes.v2.real.test.ts (T3_RECORD_CHANGES=1).
+  const file = resolve(dirname(fileURLToPath(import.meta.url)), "../../../fixtures/t3-v2dev-changes/projection-with-checkpoint.json");
+  const decoded = decodeWith(ThreadProjection, JSON.parse(readFileSync(file, "utf8")), "projection");
+  if (!decoded.ok) throw new Error(decoded.error.message);
+  const projection = decoded.value;
+
+  it("has the run's checkpoint with its file; the baseline (ready, no run) is not a turn's", () => {
+    expect(turnChangesOfProjection(projection)).toEqual([
+      {
+        turnCount: 1,
+        runId: "run:thread:thread-de051b07-085f-4f02-8b19-9e0dbf222f5e:ordinal:1",
+        status: "ready",
+        files: [{ path: "scripted-change.txt", kind: "modified", additions: 1, deletions: 0 }],
+        completedAt: "2026-12-02T07:58:23.484Z",
+      },
+    ]);
+  });
+
+  it("reports no token figures (the engine predates them): not reported", () => {
+    expect(usageOfProjection(projection)).toBeNull();
   });
 });
