@@ -42,6 +42,11 @@ function scenario() {
   sims.spawnChild(workstation, dispatcher, "bump", "Bump versions #hang");
   sims.createThread(buildBox, { title: "Nightly build watcher", provider: "grok", text: "Watch the build #hang" });
   sims.createThread(buildBox, { title: "Flaky test hunt", provider: "opencode", text: "Find the flaky test #capacity" });
+  // Changes and usage (issue 24): finished turns with files and a diff on both protocols, a diff of
+  // 10,000 lines, and a context nearly full that will not compact.
+  sims.createThread(studio, { title: "Refactor the session store", provider: "codex", text: "Refactor the session store #edit:4", project: SHARED_PROJECT });
+  sims.createThread(workstation, { title: "Generate the lookup table", provider: "codex", text: "Generate the table #bigdiff" });
+  sims.createThread(buildBox, { title: "Summarise the build logs", provider: "claudeAgent", text: "Summarise the logs #edit:1 #nearfull" });
   // Protocol 2: a run to steer or queue behind (one message already waits), an approval that can be
   // accepted for the session, several questions, background work after a final answer, a failure
   // with its class, and app-owned and provider-native subagents.
@@ -52,6 +57,8 @@ function scenario() {
   createV2Thread(nightlyBox, { title: "Watch the test suite", provider: "codex", text: "Watch the tests #background" });
   createV2Thread(nightlyBox, { title: "Fetch the vendored crates", provider: "codex", text: "Fetch them #fail:transport_error" });
   createV2Thread(nightlyBox, { title: "Coordinate the sweep", provider: "claudeAgent", text: "Sweep the repo #subagent #delegate" });
+  createV2Thread(nightlyBox, { title: "Tidy the config loader", provider: "codex", text: "Tidy the config loader #edit:3" });
+  createV2Thread(nightlyBox, { title: "Condense the design notes", provider: "claudeAgent", text: "Condense the notes #edit:2 #nearfull" });
 }
 scenario();
 

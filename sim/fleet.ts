@@ -118,6 +118,8 @@ export class SimFleet {
           ...(options.tickMs !== undefined && { tickMs: options.tickMs }),
           ...(override?.environmentId !== undefined && { environmentId: override.environmentId }),
           ...(override?.port !== undefined && { port: override.port }),
+          // The fleet's V2 machines run a build that reports token figures (upstream #8144).
+          reportsTokenUsage: true,
         });
         if (options.seedThreads) seedV2Environment(v2, { threads: options.seedThreads });
         v2Servers.push(await v2.start());

@@ -9,6 +9,7 @@ import type { Snoozes } from "./snoozes";
 import type { AgentDetails } from "./agent-details";
 import { BridgeError } from "./bridge-error";
 import type { Deliveries } from "./deliveries";
+import type { AgentDiffs } from "./diffs";
 import type { Discovery } from "./discovery/coordinator";
 import type { Environments } from "./environments";
 import { interruptHoldingQueue } from "./interrupt-hold";
@@ -28,6 +29,7 @@ export interface BridgeHandlerDeps {
   settings: FleetSettingsControl;
   discovery: Discovery;
   openExternal: ((url: string) => Promise<void>) | undefined;
+  diffs: AgentDiffs;
 }
 
 export type BridgeHandlers = { [M in BridgeMethod]: (params: BridgeParamsOut<M>) => Promise<BridgeResults[M]> | BridgeResults[M] };
@@ -117,6 +119,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
     "agent.snooze": (p) => recorded(p.key, { kind: "snoozed", until: p.until === null ? null : Date.parse(p.until) }, deps.snoozes.snooze(p.key, p.until)),
     "agent.unsnooze": (p) => recorded(p.key, { kind: "unsnoozed" }, deps.snoozes.unsnooze(p.key)),
     "handled.list": (p) => ({ entries: handled.since(p.since) }),
+    "agent.diff": (p) => deps.diffs.read(p.key, p.scope),
     "delivery.recheck": (p) => deliveries.recheck(p.commandId),
     "delivery.cancelQueued": (p) => deliveries.cancelQueued(p.commandId),
     "delivery.release": (p) => deliveries.release(p.commandId),

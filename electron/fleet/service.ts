@@ -18,6 +18,7 @@ import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./brid
 import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
 import { Deliveries } from "./deliveries";
 import { DeliveryJournal } from "./delivery-journal";
+import { AgentDiffs } from "./diffs";
 import { Discovery, type DiscoveryOptions } from "./discovery/coordinator";
 import { Environments } from "./environments";
 import { HeapRelease } from "./heap-release";
@@ -154,6 +155,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
         options.discovery,
       ),
       openExternal: options.openExternal,
+      diffs: new AgentDiffs({ model: this.model, session: (environmentId) => this.environments.get(environmentId)?.supervisor.activeConnection }),
     });
     this.published = new PublishedViews((change) => this.emit("event", { type: "fleet.delta", ...change }));
     // The clocks say the fleet could not watch for a while: every connection is re-verified. The
@@ -186,6 +188,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.wakeWatch.stop();
     this.heapRelease.stop();
     this.published.stop();
+    this.following.stop();
     this.details.stop();
     this.environments.stopAll();
     await this.deliveries.flush();
@@ -246,6 +249,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     for (const key of change.removed) {
       this.policy.forget(key);
       this.acknowledgements.removed(key);
+      this.following.agentRemoved(key);
     }
     if (change.agents.length > 0) {
       // A run that stalls sooner than the armed check (armed, say, for a stuck start two minutes

@@ -13,6 +13,10 @@ import { Notices } from "./components/Notices";
 import { PairingDialog } from "./components/PairingDialog";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { SnoozedList } from "./components/SnoozedList";
+import { DiffView } from "./components/DiffView";
+import { UsageTotals } from "./components/UsageTotals";
+import { withFinishedChanges } from "../../shared/fleet/changes-usage";
+import { diffView } from "./state/diff-view";
 import { useNow } from "./components/common";
 import { useFleetFacts } from "./state/fleet-facts";
 import { commands } from "./state/commands";
@@ -85,7 +89,12 @@ export function App() {
   // One "needs you" count (shared/fleet/needs.ts) for the top bar, the Inbox badge and the tab (state/tab.ts).
   const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments, snoozed, now), [facts, snoozed, now]);
   const providerList = useMemo(() => providers(facts.agents), [facts]);
-  const inboxNow = useMemo(() => inbox(facts.agents, filters, search, snoozed, now), [facts, filters, search, snoozed, now]);
+  const changesSeen = useFleet((s) => s.changesSeen);
+  const finishedInInbox = useFleet((s) => s.finishedWithChangesInInbox);
+  const inboxNow = useMemo(
+    () => withFinishedChanges(inbox(facts.agents, filters, search, snoozed, now), facts.agents.values(), changesSeen, finishedInInbox),
+    [facts, filters, search, snoozed, now, changesSeen, finishedInInbox],
+  );
   const pane = paneView(view, inboxNow.items.length);
   // What ↑/↓ move through and what search chooses from: the inbox's items, or the tree's matching agents.
   const selectable = useMemo(
@@ -115,6 +124,7 @@ export function App() {
       if (event.key !== "Escape") return;
       const state = useFleet.getState();
       if (state.paletteOpen) state.showPalette(false);
+      else if (state.diff) diffView.close();
       else if (state.settingsOpen) state.showSettings(false);
       else if (state.pairing.open) commands.closePairing();
       else if (document.activeElement === searchRef.current) searchRef.current?.blur();
@@ -306,6 +316,7 @@ export function App() {
         <span className="shortcuts">↑↓ move · Enter open · n next · v inbox/fleet · / search · Ctrl+K commands · Esc back</span>
       </nav>
       <Notices />
+      {pane === "fleet" ? <UsageTotals /> : null}
       <main className={openKey ? "split" : ""}>
         {!loaded ? (
           <p className="empty">Connecting to T3 Fleet…</p>
@@ -333,6 +344,7 @@ export function App() {
       {pairingOpen ? <PairingDialog /> : null}
       {settingsOpen ? <SettingsDialog /> : null}
       {paletteOpen ? <CommandPalette /> : null}
+      <DiffView />
       {findMachinesOpen ? <FindMachines /> : null}
       {listOpen === "handled" ? <HandledToday /> : null}
       {listOpen === "snoozed" ? <SnoozedList /> : null}

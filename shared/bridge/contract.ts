@@ -5,7 +5,7 @@ import { COMMAND_IDS, type CommandId } from "../fleet/command-registry";
 import type { Delivery } from "../fleet/delivery";
 import type { HandledEntry } from "../fleet/handled";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
-import type { TranscriptItem } from "../fleet/facts";
+import type { ChangedFile, TranscriptItem } from "../fleet/facts";
 import type { AgentView, EnvironmentView } from "../fleet/types";
 
 /** Input limits the bridge schemas enforce and the UI shows as counters (issue 9: sane lengths). */
@@ -168,6 +168,14 @@ export const BridgeRequests = {
   "agent.unsnooze": z.object({ key: Key }),
   /** What the user did to agents since `since` (ms since epoch; the window asks from its local midnight), newest first. */
   "handled.list": z.object({ since: z.number().int().nonnegative() }),
+  /** A turn's diff (by its turn count) or the whole thread's, read from T3 when shown; bounded (AgentDiff). */
+  "agent.diff": z.object({
+    key: Key,
+    scope: z.discriminatedUnion("kind", [
+      z.object({ kind: z.literal("turn"), turnCount: z.number().int().min(1).max(1_000_000) }),
+      z.object({ kind: z.literal("thread") }),
+    ]),
+  }),
   "delivery.recheck": z.object({ commandId: Id }),
   /** Withdraws a sent message that still waits in the queue behind a running turn. */
   "delivery.cancelQueued": z.object({ commandId: Id }),
@@ -241,6 +249,21 @@ export interface AgentDetail {
   loaded: boolean;
   error: string | null;
 }
+
+/** The largest diff the fleet reads into a view, in characters; a larger one is described by its file list instead. */
+export const DIFF_TEXT_LIMIT = 8_000_000;
+
+/**
+ * A diff as the UI shows it: the unified text, or, when it cannot be shown, why, with the files the
+ * checkpoint lists. `toTurnCount` is the last turn it covers (the thread's newest for `thread`).
+ */
+export type AgentDiff = { key: string; scope: "turn" | "thread"; fromTurnCount: number; toTurnCount: number; files: ChangedFile[] } & (
+  | { state: "ready"; text: string }
+  /** Larger than DIFF_TEXT_LIMIT: not shown; `size` is its length in characters. */
+  | { state: "too-large"; size: number }
+  /** The checkpoint is missing or failed, or T3 could not give the diff: `reason` says which, in words. */
+  | { state: "unavailable"; reason: string }
+);
 
 /** What changed in an open agent's detail since the last detail or delta sent for it. */
 export interface AgentDetailDelta {
@@ -349,6 +372,7 @@ export interface BridgeResults {
   /** "unsnoozed": T3 woke the thread it held snoozed; "local": T3 held no snooze (or could not be asked, `note` says why). */
   "agent.unsnooze": { key: string; onServer: "unsnoozed" | "local"; note: string | null };
   "handled.list": { entries: HandledEntry[] };
+  "agent.diff": AgentDiff;
   "delivery.recheck": Delivery;
   "delivery.cancelQueued": Delivery;
   "delivery.release": Delivery;

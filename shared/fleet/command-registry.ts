@@ -19,6 +19,8 @@ export interface CommandContext {
   undoable?: boolean;
   /** The agent is snoozed (by this window or in T3) and can be woken. */
   agentSnoozed?: boolean;
+  /** The agent is in the inbox as "finished with changes" the user has not looked at (shared/fleet/changes-usage.ts). */
+  changesUnseen?: boolean;
 }
 
 export type CommandSurface = "palette" | "keys" | "tray";
@@ -80,7 +82,7 @@ const SPECS = [
     label: "Acknowledge the failure",
     keys: ["x"],
     surfaces: ["palette", "keys"],
-    enabled: (c) => Boolean(c.agent && acknowledgeable(c.agent)),
+    enabled: (c) => Boolean(c.agent && (acknowledgeable(c.agent) || c.changesUnseen)),
   },
   { id: "agent.snooze", label: "Snooze until it changes", keys: ["s"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
   { id: "agent.snooze-hour", label: "Snooze for an hour", keys: ["S"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
@@ -102,6 +104,13 @@ const SPECS = [
     surfaces: ["palette"],
     // Offered only where the protocol has a session stop (protocol 2 has none).
     enabled: (c) => online(c) && c.agent !== null && c.agent.capabilities.stop && c.agent.status !== "ended",
+  },
+  {
+    id: "agent.diff",
+    label: "Show the changes (diff)",
+    keys: ["c"],
+    surfaces: ["palette", "keys"],
+    enabled: (c) => Boolean(c.agent?.changes?.length),
   },
   { id: "agent.open-in-t3", label: "Open in T3", keys: ["o"], surfaces: ["palette", "keys"], enabled: (c) => c.agent !== null && c.environment !== null },
   { id: "agent.message", label: "Write a message", keys: ["m"], surfaces: ["palette", "keys"], enabled: (c) => c.agentPanelOpen },

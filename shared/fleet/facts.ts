@@ -247,6 +247,60 @@ export interface ThreadDetailFacts {
    * result of a send). Absent on protocol 1, whose transcript alone tells delivery.
    */
   messageOutcomes?: Record<string, MessageOutcome>;
+  /** The files each turn changed, oldest first, as T3's checkpoints report them; absent or empty when none was reported. */
+  changes?: TurnChanges[];
+  /** The thread's token use and context fill as T3 last reported it; null or absent: not reported (never zero). */
+  usage?: UsageFacts | null;
+}
+
+/**
+ * What T3 made of a turn's checkpoint: `ready` (files and diff readable), `missing` (no checkpoint
+ * was captured, e.g. the turn was interrupted or the workspace is not a git repository) or `error`
+ * (capturing it failed).
+ */
+export type CheckpointStatus = "ready" | "missing" | "error";
+
+export interface ChangedFile {
+  path: string;
+  /** added, modified, deleted, renamed… as T3 names it. */
+  kind: string;
+  additions: number;
+  deletions: number;
+}
+
+/** One turn's changes (protocol 1 thread `checkpoints[]`, protocol 2 `checkpoint` entities of app runs). */
+export interface TurnChanges {
+  /** The turn's number in the thread (1 is the first): what a diff is read by (`fromTurnCount` = turnCount − 1). */
+  turnCount: number;
+  /** The turn or run it belongs to, when known. */
+  runId: string | null;
+  status: CheckpointStatus;
+  files: ChangedFile[];
+  completedAt: string | null;
+}
+
+/** Token counts as a server reports them; a count it does not report is null, never zero. */
+export interface TokenCounts {
+  total: number | null;
+  input: number | null;
+  cachedInput: number | null;
+  output: number | null;
+  reasoning: number | null;
+}
+
+/** A thread's token use and context window, from what T3 reports (protocol 1 `context-window.updated`, protocol 2 provider turns). */
+export interface UsageFacts {
+  /** Tokens in the context window now and its size, when reported: the context fill. */
+  contextUsed: number | null;
+  contextMax: number | null;
+  /** Whether the provider compacts the context by itself when it fills; null when the server does not say. */
+  compactsAutomatically: boolean | null;
+  /** The latest turn's tokens, when reported. */
+  lastTurn: TokenCounts | null;
+  /** The thread's tokens so far, when reported. */
+  thread: TokenCounts | null;
+  /** Server time of the report. */
+  reportedAt: string;
 }
 
 /** What a thread's stream says before it said anything (not loaded, or no thread). */

@@ -438,6 +438,8 @@ export class FleetModel {
       branch: facts.branch ?? null,
       worktreePath: facts.worktreePath ?? null,
       snoozedUntil: facts.snoozedUntil ?? null,
+      ...(detail?.changes?.length && { changes: detail.changes }),
+      ...(detail?.usage && { usage: detail.usage }),
     };
     const acknowledged = this.acknowledgements.get(key);
     view.acknowledged = acknowledged !== undefined && acknowledged === attentionFingerprint(view, facts);

@@ -24,7 +24,8 @@ export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
   hostOffline: true,
 };
 
-export type NotificationReason = "needs-approval" | "needs-input" | "failed" | "stalled" | "held-up" | "offline" | "unauthorized" | "summary";
+/** `context-full`: an agent near its context limit that will not compact (the window's own notice, renderer/src/state/context-limits.ts). */
+export type NotificationReason = "needs-approval" | "needs-input" | "failed" | "stalled" | "held-up" | "offline" | "unauthorized" | "summary" | "context-full";
 
 export interface NotificationIntent {
   /** The dedupe key: environment, thread, reason, request id. */
@@ -249,6 +250,7 @@ export function noticeStillHolds(intent: NotificationIntent, agent: AgentView | 
     case "unauthorized":
       return env.connection.phase === "unauthorized";
     case "summary":
+    case "context-full":
       return true;
   }
 }

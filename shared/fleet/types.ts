@@ -1,7 +1,7 @@
 // The fleet's view types: what the fleet service computes and every UI renders (docs/architecture.md, "The fleet model and its rules").
 // Plain data only: they cross the bridge as JSON.
 
-import type { AgentCapabilities, AgentLifecycle, ParentRelationship, PendingRequest, SubagentFacts } from "./facts";
+import type { AgentCapabilities, AgentLifecycle, ParentRelationship, PendingRequest, SubagentFacts, TurnChanges, UsageFacts } from "./facts";
 
 /**
  * Statuses in precedence order (rules in shared/fleet/status.ts): the first that applies
@@ -135,6 +135,10 @@ export interface AgentView {
   worktreePath: string | null;
   /** Snoozed in T3 (on the server, by any client) until this time; null or absent when not. */
   snoozedUntil?: string | null;
+  /** Each turn's changed files as T3's checkpoints report them, oldest first; absent when none was reported (or the thread was never followed). */
+  changes?: TurnChanges[];
+  /** Token use and context fill as T3 last reported them; absent: not reported. */
+  usage?: UsageFacts;
 }
 
 export interface FleetCounts {

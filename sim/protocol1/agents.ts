@@ -4,6 +4,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Engine, ORPHANED_PROVIDER_SESSION_ERROR } from "./engine";
 import type { ThreadState, WireEvent, WireSession } from "./model";
+import { simTurnChanges } from "../changes";
+import { contextWindowPayload, turnCheckpoint } from "./turn-changes";
 
 export type AgentStep =
   | { kind: "reply"; text: string }
@@ -251,6 +253,7 @@ export class Agents {
       // 0.0.24 reports the started session as ready before the turn runs (recorded shell rows).
       if (this.engine.generation === "fork") this.setSession(thread, { status: "ready" }, provider);
       turn.turnId = randomUUID();
+      const turnCount = (thread.turnCount = (thread.turnCount ?? 0) + 1);
       this.setSession(thread, { status: "running", activeTurnId: turn.turnId, lastError: null }, provider);
       for (const step of script.steps) {
         const ended = await this.step(thread, turn, step);
@@ -261,8 +264,12 @@ export class Agents {
         const steer = turn.steers.shift()!;
         await this.reply(thread, turn, `${PROVIDERS[provider].label} (steered) noted: ${steer}`);
       }
-      this.activity(thread, "info", "context-window.updated", "Context window updated", { usedTokens: 10, maxTokens: 258400 }, null);
+      const changes = simTurnChanges(text, turnCount);
+      this.activity(thread, "info", "context-window.updated", "Context window updated", contextWindowPayload(thread, text, turnCount, changes), null);
       this.setSession(thread, { status: "ready", activeTurnId: null, lastError: null });
+      // T3 captures the checkpoint after the provider's turn ended (a git workspace only).
+      const checkpoint = turn.turnId ? turnCheckpoint(thread, text, turn.turnId, turnCount, this.engine.now()) : undefined;
+      if (checkpoint) this.providerEvent(thread, "thread.turn-diff-completed", { threadId: thread.id, ...checkpoint });
     } catch (error) {
       if (!(error instanceof Interrupted)) throw error;
       return;

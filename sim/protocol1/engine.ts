@@ -9,6 +9,7 @@ import {
   type ServerQuirks,
   type ThreadState,
   type WireActivity,
+  type WireCheckpoint,
   type WireEvent,
   type WireMessage,
   type WireModelSelection,
@@ -377,6 +378,14 @@ export class Engine extends EventEmitter<EngineEvents> {
         }
         break;
       }
+      case "thread.turn-diff-completed": {
+        // T3's projector: upsert by turn; the turn ends completed with a ready checkpoint.
+        const { threadId: _threadId, ...checkpoint } = p as unknown as WireCheckpoint & { threadId: string };
+        thread.checkpoints = [...(thread.checkpoints ?? []).filter((existing) => existing.turnId !== checkpoint.turnId), checkpoint];
+        if (thread.latestTurn?.turnId === checkpoint.turnId)
+          thread.latestTurn = { ...thread.latestTurn, state: "completed", completedAt: checkpoint.completedAt };
+        break;
+      }
       case "thread.approval-response-requested":
         thread.pendingApprovals.delete(String(p.requestId));
         break;
@@ -500,7 +509,7 @@ export class Engine extends EventEmitter<EngineEvents> {
       messages: thread.messages,
       proposedPlans: [],
       activities: thread.activities,
-      checkpoints: [],
+      checkpoints: thread.checkpoints ?? [],
       session: thread.session,
     });
     return detail;

@@ -69,6 +69,17 @@ export interface WireMessage {
   updatedAt: string;
 }
 
+/** One turn's checkpoint as a thread and `thread.turn-diff-completed` carry it. */
+export interface WireCheckpoint {
+  turnId: string;
+  checkpointTurnCount: number;
+  checkpointRef: string;
+  status: "ready" | "missing" | "error";
+  files: { path: string; kind: string; additions: number; deletions: number }[];
+  assistantMessageId: string | null;
+  completedAt: string;
+}
+
 export interface WireActivity {
   id: string;
   tone: "info" | "tool" | "approval" | "error";
@@ -115,6 +126,12 @@ export interface ThreadState {
   /** Upstream's thread snooze (thread.snooze); absent until the thread was first snoozed. */
   snoozedUntil?: string | null;
   snoozedAt?: string | null;
+  /** Checkpoints per turn (thread.turn-diff-completed), once the workspace is a git repository (sim/protocol1/turn-changes.ts). */
+  checkpoints?: WireCheckpoint[];
+  /** Each checkpointed turn's diff, by turn count, for getTurnDiff / getFullThreadDiff. */
+  diffs?: Map<number, string>;
+  /** Turns started so far: the next turn's count. */
+  turnCount?: number;
 }
 
 export interface WireEvent {

@@ -1,5 +1,6 @@
 // One simulated T3 server on 127.0.0.1: HTTP routes and the /ws endpoint of the chosen auth
 // generation, over an Engine and scripted Agents. Faults (restart, kill, blackhole, revoke) included.
+import { diffRpc } from "../changes";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
@@ -428,6 +429,11 @@ export class SimServer extends SimHost {
           if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
           return { ok: true, value: this.serverConfig() };
         }
+        const diff = diffRpc(tag, payload, (threadId) => {
+          const thread = this.engine.threads.get(threadId);
+          return thread && { diffs: thread.diffs ?? new Map(), turnCount: thread.checkpoints?.at(-1)?.checkpointTurnCount ?? 0 };
+        });
+        if (diff) return diff;
         if (tag === "orchestration.replayEvents" && this.generation === "fork") {
           const from = Number((payload as { fromSequenceExclusive?: unknown })?.fromSequenceExclusive ?? 0);
           return { ok: true, value: this.engine.eventsAfter(from) };

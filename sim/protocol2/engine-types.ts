@@ -101,6 +101,8 @@ export interface Runner {
   openCommand?: Extract<TurnItem, { type: "command_execution" }>;
   /** Releases that arrived before the hold they end (see release). */
   releases: number;
+  /** The message that started the run: its scenario words decide the run's changes and tokens (sim/changes.ts). */
+  text?: string;
 }
 
 export interface ThreadState {
@@ -122,6 +124,8 @@ export interface ThreadState {
   runner?: Runner;
   nextScript?: AgentStep[];
   pendingBackgroundTasks: { taskId: string; description: string }[];
+  /** Each checkpointed run's diff by its ordinal, for getTurnDiff / getFullThreadDiff. */
+  diffs?: Map<number, string>;
 }
 
 /** What a new thread starts with; everything but its project and title has a default. */
@@ -145,6 +149,8 @@ export interface EngineCore extends Pick<EventEmitter, "emit" | "on" | "off"> {
   readonly projects: Map<string, ProjectShell>;
   readonly threads: Map<string, ThreadState>;
   readonly settings: V2Settings;
+  /** Provider turns carry token figures (builds since upstream #8144); the recorded engine predates them. */
+  readonly reportsTokenUsage: boolean;
   readonly responses: Map<string, { decision?: Decision; answers?: Record<string, unknown> }>;
   sequence: number;
   readonly tickMs: number;

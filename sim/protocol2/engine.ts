@@ -77,13 +77,17 @@ export class V2Engine extends EventEmitter implements EngineCore {
   private readonly commands: CommandDecider;
   private log: StoredEvent[] = [];
 
-  constructor(private readonly options: { tickMs: number; firstSequence?: number; settings?: Partial<V2Settings> }) {
+  constructor(private readonly options: { tickMs: number; firstSequence?: number; settings?: Partial<V2Settings>; reportsTokenUsage?: boolean }) {
     super();
     this.setMaxListeners(0);
     this.sequence = options.firstSequence ?? 0;
     this.settings = { enableLegacyTokenStreaming: false, ...options.settings };
     this.agent = new ScriptedAgent(this);
     this.commands = new CommandDecider(this, this.agent);
+  }
+
+  get reportsTokenUsage(): boolean {
+    return this.options.reportsTokenUsage === true;
   }
 
   /** How long the agent takes per step. */

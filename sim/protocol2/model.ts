@@ -364,6 +364,26 @@ export interface ProviderTurn {
   status: "running" | "completed" | "failed" | "interrupted";
   startedAt: string;
   completedAt: string | null;
+  /** Live context usage (contract `OrchestrationV2ProviderTurnTokenUsage`, upstream #8144). */
+  tokenUsage?: {
+    usedTokens: number;
+    maxTokens?: number | null;
+    inputTokens?: number;
+    cachedInputTokens?: number;
+    outputTokens?: number;
+    reasoningOutputTokens?: number;
+    updatedAt: string;
+  };
+  /** The turn's main-agent tokens (contract `TurnTokenUsage`). */
+  turnTokenUsage?: {
+    usageScope: "main_agent";
+    usageStatus: "complete" | "partial" | "unavailable";
+    inputTokens?: number;
+    outputTokens?: number;
+    cachedInputTokens?: number;
+    reasoningTokens?: number;
+    hasSubagents: boolean;
+  };
 }
 
 export interface CheckpointScope {
@@ -390,7 +410,7 @@ export interface Checkpoint {
   ordinalWithinScope: number;
   appRunOrdinal: number | null;
   ref: string;
-  status: "missing";
-  files: unknown[];
+  status: "ready" | "missing";
+  files: { path: string; kind: string; additions: number; deletions: number }[];
   capturedAt: string;
 }

@@ -3,6 +3,7 @@
 // approvals and questions, subagents, failures, holds and background work) one tick apart, takes
 // steers, and ends runs completed, failed, interrupted or cancelled, in the real engine's order.
 // Assistant text is buffered until the provider turn ends unless `enableLegacyTokenStreaming` is on.
+import { baselineCheckpoint, providerTurnUsage, runCheckpoint } from "./turn-changes";
 import { randomUUID } from "node:crypto";
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import type { AgentStep, EngineCore, PendingReply, Runner, StoredEvent, ThreadState } from "./engine-types";
@@ -53,6 +54,7 @@ export class ScriptedAgent {
       releases: 0,
       replies: [],
       steered: [],
+      ...(pending && { text: pending.text }),
     };
     state.runner = runner;
     this.schedule(state, () => this.attachProvider(state, runner));
@@ -434,6 +436,8 @@ export class ScriptedAgent {
 
   private endProviderTurn(state: ThreadState, runner: Runner): void {
     this.flushReply(state, runner);
+    if (runner.providerTurn && this.engine.reportsTokenUsage)
+      runner.providerTurn = { ...runner.providerTurn, ...providerTurnUsage(state, runner.text ?? "", runner.run.ordinal) };
     this.engine.putProviderTurn(state, runner, "completed");
     this.engine.setAttempt(state, runner.run, "completed");
     runner.phase = "waiting";
@@ -464,15 +468,14 @@ export class ScriptedAgent {
         ordinalWithinScope: ordinal,
         appRunOrdinal: ordinal === 0 ? null : runner.run.ordinal,
         ref: `refs/t3/orchestration-v2/checkpoints/${Buffer.from(state.thread.id).toString("base64url")}/ordinal/${ordinal}`,
-        status: "missing",
-        files: [],
+        ...(ordinal === 0 ? baselineCheckpoint(runner.text ?? "") : runCheckpoint(state, runner.text ?? "", runner.run.ordinal)),
         capturedAt: now,
       };
       this.engine.upsert(state.checkpoints, checkpoint);
       this.engine.emitEvent(state, "checkpoint.captured", checkpoint, { ...(ordinal > 0 && { runId: runner.run.id }), nodeId, driver: true });
     }
     const base = this.engine.newItem(state, runner.run, "completed", null, { id: ids.checkpointItemId(state.provider, checkpointId) });
-    this.engine.putItem(state, { ...base, type: "checkpoint", checkpointId, scopeId: scope, files: [] });
+    this.engine.putItem(state, { ...base, type: "checkpoint", checkpointId, scopeId: scope, files: state.checkpoints.at(-1)?.files ?? [] });
     this.endRun(state, runner, "completed", undefined, checkpointId);
   }
 

@@ -3,6 +3,7 @@
 // (400 without it), the V2 shell and thread streams with the real engine's resume and metadata
 // snapshots and a slow-consumer cutoff, the V2 commands, `projects.mutate` and `server.getConfig`.
 // It can take over a protocol-1 simulator's port, identity and threads: an in-place upgrade.
+import { diffRpc } from "../changes";
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
@@ -46,6 +47,8 @@ export interface V2SimServerOptions {
   firstSequence?: number;
   /** Server settings, as `<base-dir>/userdata/settings.json` would hold them. */
   settings?: Partial<V2Settings>;
+  /** Provider turns carry token figures, as builds since upstream #8144 do (the recorded engine predates them). */
+  reportsTokenUsage?: boolean;
 }
 
 const traceId = () => randomUUID().replace(/-/g, "");
@@ -65,6 +68,7 @@ export class V2SimServer extends SimHost {
       tickMs: options.tickMs ?? 20,
       ...(options.firstSequence !== undefined && { firstSequence: options.firstSequence }),
       ...(options.settings && { settings: options.settings }),
+      ...(options.reportsTokenUsage && { reportsTokenUsage: true }),
     });
     this.auth = options.auth ?? new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
     this.auth.onRevoke = (session) => this.closeSocketsOf(session);
@@ -383,6 +387,11 @@ export class V2SimServer extends SimHost {
             };
           return { ok: true, value: this.engine.projection(state) };
         }
+        const diff = diffRpc(tag, payload, (threadId) => {
+          const state = this.engine.threads.get(threadId);
+          return state && { diffs: state.diffs ?? new Map(), turnCount: state.checkpoints.at(-1)?.appRunOrdinal ?? 0 };
+        });
+        if (diff) return denied ? { ok: false, cause: [{ _tag: "Fail", error: denied }] } : diff;
         if (tag === "orchestration.getArchivedShellSnapshot") {
           if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
           return { ok: true, value: this.engine.archivedShellSnapshot() };

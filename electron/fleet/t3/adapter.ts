@@ -3,6 +3,7 @@
 // orchestration protocol, chosen by negotiation (./adapters.ts) from the environment descriptor on
 // every connect; it turns its wire into the neutral facts of shared/fleet/facts.ts, so nothing above
 // it knows which protocol a machine speaks.
+import type { DiffScope } from "../../../shared/t3/diff";
 import type {
   AgentFacts,
   AgentLifecycle,
@@ -137,4 +138,6 @@ export interface AdapterSession {
   /** Follows one thread, resuming from what `thread` already holds. */
   followThread(thread: FollowedThread, listener: ThreadStreamListener): Subscription;
   execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt>;
+  /** A turn's or the whole thread's unified diff, as T3 computes it from its checkpoints (shared/t3/diff.ts). */
+  readDiff(threadId: string, scope: DiffScope, timeoutMs?: number): Promise<string>;
 }

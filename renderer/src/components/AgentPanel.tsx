@@ -1,6 +1,7 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { ConfirmAction } from "./ConfirmAction";
 import { providerName } from "../../../shared/fleet/provider-name";
+import { ChangesAndUsage, UsageRows } from "./ChangesAndUsage";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
@@ -118,6 +119,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
             </code>{" "}
             <CopyButton text={agent.threadId} what="thread id" />
           </dd>
+          <UsageRows agent={agent} />
         </dl>
       </details>
       {agent.reason && agent.pending.length === 0 ? (
@@ -141,6 +143,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           ))}
         </div>
       ) : null}
+      <ChangesAndUsage agent={agent} />
       <div className="panel-body">
         <AgentTranscript
           key={agent.key}

@@ -1,4 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { ChangesTag } from "./ChangesTag";
 import { useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import { providerName } from "../../../shared/fleet/provider-name";
@@ -357,6 +358,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
         </span>
       ) : null}
       {agent.reason ? <Clipped className="reason" text={agent.reason} /> : null}
+      <ChangesTag agent={agent} />
       {grouping === "machine" && row.depth === 1 && (project.branch || project.repository) ? (
         <Clipped className="meta where" text={project.branch ?? project.repository ?? ""} />
       ) : null}

@@ -5,6 +5,9 @@ import { useEffect, useRef } from "react";
 import type { AgentView } from "../../../shared/fleet/types";
 import { waitingSince } from "../../../shared/fleet/views";
 import { lastKnownWords } from "../../../shared/fleet/words";
+import { needsUser } from "../../../shared/fleet/types";
+import { finishedWords, latestChanges } from "../../../shared/fleet/changes-usage";
+import { ChangesTag } from "./ChangesTag";
 import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
@@ -25,6 +28,8 @@ function currentNeedWords(agent: AgentView): string {
   if (request?.kind === "auth-refresh") return "the provider must log in again";
   if (agent.heldUp) return `held up: ${agent.reason ?? "the provider is waiting"}`;
   if (agent.stalled) return `stalled${agent.reason ? `: ${agent.reason}` : ": no activity for a while"}`;
+  // Listed only for its changes (the optional "finished with changes" item, shared/fleet/changes-usage.ts).
+  if (!needsUser(agent.status) && latestChanges(agent)) return finishedWords(agent);
   return agent.reason ?? lastKnownWords(agent);
 }
 
@@ -146,6 +151,7 @@ export function InboxList({
                 <div className="inbox-line inbox-second">
                   <Clipped className="inbox-need" text={needWords(agent)} />
                   <Clipped className="inbox-where" text={`${env?.label ?? agent.environmentId} · ${agent.projectTitle || agent.projectId}`} />
+                  <ChangesTag agent={agent} />
                 </div>
               </div>
             );

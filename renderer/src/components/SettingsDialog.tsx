@@ -97,6 +97,7 @@ export function SettingsDialog() {
             }}
           />
         </label>
+        <ChangesSettings />
         <PlaceError place="settings" />
         <div className="dialog-actions">
           <button type="button" className="primary" onClick={() => useFleet.getState().showSettings(false)}>
@@ -105,5 +106,39 @@ export function SettingsDialog() {
         </div>
       </div>
     </div>
+  );
+}
+
+/** This window's changes and usage settings (issue 24). */
+function ChangesSettings() {
+  const warningPercent = useFleet((s) => s.contextWarningPercent);
+  const finishedInInbox = useFleet((s) => s.finishedWithChangesInInbox);
+  return (
+    <fieldset className="settings-group">
+      <legend>Changes and usage</legend>
+      <label className="check">
+        <input
+          type="checkbox"
+          data-testid="finished-with-changes"
+          checked={finishedInInbox}
+          onChange={(event) => useFleet.getState().setFinishedWithChangesInInbox(event.target.checked)}
+        />
+        List agents that finished with changes I have not looked at in the inbox
+      </label>
+      <label>
+        Flag an agent that will not compact when its context is this full (percent)
+        <input
+          type="number"
+          data-testid="context-warning-percent"
+          min={1}
+          max={100}
+          defaultValue={warningPercent}
+          onChange={(event) => {
+            const percent = Number(event.target.value);
+            if (Number.isFinite(percent) && percent >= 1 && percent <= 100) useFleet.getState().setContextWarningPercent(percent);
+          }}
+        />
+      </label>
+    </fieldset>
   );
 }

@@ -184,3 +184,12 @@ function textContent(node: Element | ElementContent): string {
   if (node.type === "element") return node.children.map(textContent).join("");
   return "";
 }
+
+/**
+ * One line of code coloured by `grammar` (a diff line, renderer/src/components/DiffView.tsx), or null
+ * while the grammar is not loaded yet (useGrammars loads it and re-renders).
+ */
+export function highlightLine(grammar: string, line: string): ElementContent[] | null {
+  if (!lowlight || !lowlight.registered(grammar)) return null;
+  return lowlight.highlight(grammar, line).children as ElementContent[];
+}

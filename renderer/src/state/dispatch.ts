@@ -5,9 +5,12 @@ import { command, type CommandContext, type CommandId } from "../../../shared/fl
 import type { ApprovalDecision } from "../../../shared/fleet/facts";
 import { activeSnooze } from "../../../shared/fleet/snooze";
 import type { AgentView } from "../../../shared/fleet/types";
+import { finishedWithChanges } from "../../../shared/fleet/changes-usage";
+import { acknowledgeable } from "../../../shared/fleet/views";
 import { agentCommands } from "./agent-commands";
 import { focusTargets, paneShown } from "./focus";
 import { handledList } from "./handled-list";
+import { diffView } from "./diff-view";
 import { currentInbox } from "./inbox";
 import { links } from "./links";
 import { machineCommands } from "./machine-commands";
@@ -50,6 +53,7 @@ export function commandContext(target?: string): CommandContext {
     grouping: state.grouping,
     undoable: state.confirmation?.undo != null,
     agentSnoozed: agent !== null && activeSnooze(agent, state.snoozed.get(agent.key), Date.now()) !== null,
+    changesUnseen: Boolean(agent && state.finishedWithChangesInInbox && finishedWithChanges(agent, state.changesSeen.get(agent.key))),
   };
 }
 
@@ -130,7 +134,14 @@ function focusAnswer(_id: CommandId, agent: AgentView | null): void {
 }
 
 function acknowledge(_id: CommandId, agent: AgentView | null): void {
-  if (agent) void agentCommands.acknowledge(agent.key);
+  if (!agent) return;
+  // A "finished with changes" item is acknowledged by marking its latest turn seen, in this window.
+  if (!acknowledgeable(agent)) {
+    const latest = agent.changes?.at(-1);
+    if (latest) useFleet.getState().markChangesSeen(agent.key, latest.turnCount);
+    return;
+  }
+  void agentCommands.acknowledge(agent.key);
 }
 
 function snooze(id: CommandId, agent: AgentView | null): void {
@@ -161,6 +172,12 @@ function showHandled(): void {
 
 function showSnoozed(): void {
   useFleet.getState().showList("snoozed");
+}
+
+/** The diff of the agent's latest turn (diff-view.ts reads it from T3 when shown). */
+function showDiff(_id: CommandId, agent: AgentView | null): void {
+  const latest = agent?.changes?.at(-1);
+  if (agent && latest) void diffView.show(agent.key, { kind: "turn", turnCount: latest.turnCount });
 }
 
 function openInT3(_id: CommandId, agent: AgentView | null): void {
@@ -203,6 +220,7 @@ const handlers = {
   interrupt,
   stop,
   openInT3,
+  showDiff,
   focusComposer,
   shellOnly,
   openPairing,
@@ -242,6 +260,7 @@ const HANDLERS: Record<CommandId, HandlerName> = {
   "agent.interrupt": "interrupt",
   "agent.stop": "stop",
   "agent.open-in-t3": "openInT3",
+  "agent.diff": "showDiff",
   "agent.message": "focusComposer",
   "app.open": "shellOnly",
   "pairing.open": "openPairing",

@@ -1,5 +1,6 @@
 // The inbox as the window shows it, and Linear's triage: after an item is handled from the inbox,
 // its next item opens.
+import { withFinishedChanges } from "../../../shared/fleet/changes-usage";
 import { displayFacts, inbox } from "./selectors";
 import { focusTargets } from "./focus";
 import { navigation } from "./navigation";
@@ -8,7 +9,13 @@ import { useFleet } from "./store";
 /** The inbox as the window shows it now (the pane's filters and snoozes). */
 export function currentInbox(): ReturnType<typeof inbox> {
   const state = useFleet.getState();
-  return inbox(displayFacts(state.agents, state.bridgeLostAt), state.filters, state.search, state.snoozed, Date.now());
+  const agents = displayFacts(state.agents, state.bridgeLostAt);
+  return withFinishedChanges(
+    inbox(agents, state.filters, state.search, state.snoozed, Date.now()),
+    agents.values(),
+    state.changesSeen,
+    state.finishedWithChangesInInbox,
+  );
 }
 
 export const inboxKeys = (): string[] => currentInbox().items.map((agent) => agent.key);

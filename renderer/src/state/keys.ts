@@ -25,7 +25,16 @@ export function listenForKeys(): () => void {
       return;
     }
     const state = useFleet.getState();
-    if (isTyping(event.target) || pressesControl(event) || state.pairing.open || state.settingsOpen || state.paletteOpen || state.listOpen) return;
+    if (
+      isTyping(event.target) ||
+      pressesControl(event) ||
+      state.pairing.open ||
+      state.settingsOpen ||
+      state.paletteOpen ||
+      state.listOpen ||
+      state.diff !== null
+    )
+      return;
     event.preventDefault();
     dispatch(spec.id, "keys");
   };

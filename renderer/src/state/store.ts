@@ -4,17 +4,19 @@
 // start in bridge-events.ts, and every registry command runs through dispatch.ts (docs/architecture.md, "The window").
 import { create } from "zustand";
 import { type ActionsSlice, createActionsSlice } from "./slices/actions";
+import { createDiffSlice, type DiffSlice } from "./slices/diff";
 import { createFactsSlice, type FactsSlice } from "./slices/facts";
 import { createPairingSlice, type PairingSlice } from "./slices/pairing";
 import { createUiSlice, type UiSlice } from "./slices/ui";
 
-export type FleetState = FactsSlice & UiSlice & PairingSlice & ActionsSlice;
+export type FleetState = FactsSlice & UiSlice & PairingSlice & ActionsSlice & DiffSlice;
 
 export const useFleet = create<FleetState>()((...args) => ({
   ...createFactsSlice(...args),
   ...createUiSlice(...args),
   ...createPairingSlice(...args),
   ...createActionsSlice(...args),
+  ...createDiffSlice(...args),
 }));
 
 export { EMPTY_PAIRING, type PairingState } from "./slices/pairing";

@@ -14,10 +14,13 @@ import {
   type SubagentStatus,
   type ThreadDetailFacts,
   type TranscriptItem,
+  type TurnChanges,
+  type UsageFacts,
 } from "../../fleet/facts";
 import type { LatestTurn, OrchestrationEvent, OrchestrationThread, ThreadActivity, ThreadDetailSnapshot, ThreadMessage, ThreadSession } from "./schemas";
 import { cleanText, TEXT_LIMITS } from "../text";
 import { runStateOfRow } from "./facts";
+import { revertCheckpoints, turnChangesOf, upsertCheckpoint, usageOfActivities } from "./changes";
 import { observedHarness } from "./harnesses";
 
 function record(value: unknown): Record<string, unknown> {
@@ -71,6 +74,9 @@ export class ThreadProjection {
   private orderedItems: TranscriptItem[] | undefined;
   private readonly itemPosition = new Map<string, number>();
   private activityFacts: { facts: ActivityFacts; activeTurnId: string | null; driver: string | null } | undefined;
+  /** Changes and usage as facts, rebuilt only after a checkpoint or activity changed (undefined: rebuild). */
+  private changes: TurnChanges[] | undefined;
+  private usage: UsageFacts | null | undefined;
 
   applySnapshot(snapshot: ThreadDetailSnapshot): void {
     this.thread = structuredClone(snapshot.thread);
@@ -81,6 +87,8 @@ export class ThreadProjection {
     this.thread.activities.sort(byActivityOrder);
     this.orderedItems = undefined;
     this.activityFacts = undefined;
+    this.changes = undefined;
+    this.usage = undefined;
   }
 
   /** Applies one event newer than the last applied; older or duplicate ones are ignored. Returns whether it changed anything. */
@@ -103,9 +111,15 @@ export class ThreadProjection {
       case "thread.turn-diff-completed": {
         const state = event.payload.status === "error" ? "error" : event.payload.status === "missing" ? "interrupted" : "completed";
         if (thread.latestTurn?.turnId === event.payload.turnId) thread.latestTurn = { ...thread.latestTurn, state, completedAt: event.payload.completedAt };
+        const { threadId: _threadId, ...checkpoint } = event.payload;
+        thread.checkpoints = upsertCheckpoint(thread.checkpoints, checkpoint);
+        this.changes = undefined;
         return true;
       }
       case "thread.reverted":
+        thread.checkpoints = revertCheckpoints(thread.checkpoints, event.payload.turnCount);
+        this.changes = undefined;
+        return true;
       case "thread.proposed-plan-upserted":
         return false;
     }
@@ -123,6 +137,7 @@ export class ThreadProjection {
     const activities = thread.activities;
     const last = activities.at(-1);
     const existing = last?.id === activity.id ? activities.length - 1 : activities.findIndex((candidate) => candidate.id === activity.id);
+    if (activity.kind === "context-window.updated" || (existing !== -1 && activities[existing]!.kind === "context-window.updated")) this.usage = undefined;
     if (existing >= 0) {
       const previous = activities[existing]!;
       activities[existing] = activity;
@@ -258,6 +273,8 @@ export class ThreadProjection {
       activeRunId: activeTurnId,
       run: runStateOfRow({ ...thread, latestUserMessageAt: latestUser?.createdAt ?? null, hasPendingApprovals: false, hasPendingUserInput: false }, null),
       lastEventAt: this.lastEventAt,
+      changes: (this.changes ??= turnChangesOf(thread.checkpoints)),
+      usage: this.usage === undefined ? (this.usage = usageOfActivities(thread.activities)) : this.usage,
     };
   }
 

@@ -1,5 +1,6 @@
 // Protocol 2 wire → neutral facts (docs/t3-protocols.md, "Protocol 2 → neutral facts"). Pure: the
 // adapter feeds it shell rows and thread projections; nothing here knows about sockets.
+import { turnChangesOfProjection, usageOfProjection } from "./changes";
 import type {
   AgentCapabilities,
   AgentFacts,
@@ -453,5 +454,7 @@ export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySe
     run: runStateOfProjection(projection),
     lastEventAt,
     messageOutcomes: messageOutcomesOf(projection),
+    changes: turnChangesOfProjection(projection),
+    usage: usageOfProjection(projection),
   };
 }

@@ -30,6 +30,8 @@ export function applyThreadEvent(projection: ThreadProjection, event: DomainEven
       return { ...projection, providerTurns: upsert(projection.providerTurns, event.payload) };
     case "subagent.updated":
       return { ...projection, subagents: upsert(projection.subagents, event.payload) };
+    case "checkpoint.captured":
+      return { ...projection, checkpoints: upsert(projection.checkpoints, event.payload) };
     case "message.updated":
       return { ...projection, messages: upsert(projection.messages, event.payload) };
     case "other":

@@ -99,7 +99,7 @@ describe("protocol-2 decoders", () => {
   it("keep unknown turn items and event types with their common fields, and both thread snapshot forms", () => {
     const plan = decodeWith(TurnItemSchema, { ...itemBase, type: "proposed_plan", planId: "x", markdown: "# Plan", streaming: false }, "item");
     expect(plan.ok && plan.value.type).toBe("other");
-    const event = decodeWith(DomainEventSchema, { id: "e", type: "checkpoint.captured", threadId: "t1", occurredAt: at, payload: { anything: true } }, "event");
+    const event = decodeWith(DomainEventSchema, { id: "e", type: "plan.updated", threadId: "t1", occurredAt: at, payload: { anything: true } }, "event");
     expect(event.ok && event.value.type).toBe("other");
     const later = decodeWith(
       ThreadStreamItemV2Schema,

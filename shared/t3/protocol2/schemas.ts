@@ -106,11 +106,40 @@ export const Run = z.object({
 });
 export type Run = z.infer<typeof Run>;
 
+const TokenCount = z.number().int().nonnegative();
+
+/** The provider's live context usage (contract `OrchestrationV2ProviderTurnTokenUsage`). */
+export const ProviderTurnTokenUsage = z.object({
+  usedTokens: TokenCount,
+  maxTokens: TokenCount.nullable().optional(),
+  inputTokens: TokenCount.optional(),
+  cachedInputTokens: TokenCount.optional(),
+  outputTokens: TokenCount.optional(),
+  reasoningOutputTokens: TokenCount.optional(),
+  updatedAt: IsoTime,
+});
+export type ProviderTurnTokenUsage = z.infer<typeof ProviderTurnTokenUsage>;
+
+/** One turn's main-agent tokens (contract `TurnTokenUsage`): input includes cache reads, output includes reasoning. */
+export const TurnTokenUsage = z.object({
+  usageStatus: openEnum(["complete", "partial", "unavailable"]),
+  inputTokens: TokenCount.optional(),
+  outputTokens: TokenCount.optional(),
+  cachedInputTokens: TokenCount.optional(),
+  reasoningTokens: TokenCount.optional(),
+});
+export type TurnTokenUsage = z.infer<typeof TurnTokenUsage>;
+
 /** A provider's own turn inside a run attempt; a run takes a steer only while its attempt's turn is running. */
 export const ProviderTurn = z.object({
   id: Id,
   runAttemptId: NullableId.optional(),
   status: openEnum(["pending", "running", "completed", "failed", "interrupted", "cancelled"]),
+  startedAt: IsoTime.nullable().optional(),
+  completedAt: IsoTime.nullable().optional(),
+  /** Token figures exist on builds since upstream #8144; a figure that does not decode reads as not reported. */
+  tokenUsage: ProviderTurnTokenUsage.optional().catch(undefined),
+  turnTokenUsage: TurnTokenUsage.optional().catch(undefined),
 });
 export type ProviderTurn = z.infer<typeof ProviderTurn>;
 
@@ -294,6 +323,17 @@ export const TurnItemSchema = byField<TurnItem>("type", itemByType, OtherTurnIte
 
 const lenientArray = <S extends z.ZodType>(schema: S) => z.array(schema).default([]);
 
+/** A captured checkpoint (contract `OrchestrationV2Checkpoint`); `appRunOrdinal` is the app run (turn) it closes, null for a scope's baseline. */
+export const CheckpointV2 = z.object({
+  id: Id,
+  runId: NullableId,
+  appRunOrdinal: z.number().int().positive().nullable(),
+  status: openEnum(["ready", "missing", "error", "stale"]),
+  files: z.array(z.object({ path: ServerText.path, kind: ServerText.label, additions: TokenCount, deletions: TokenCount })),
+  capturedAt: IsoTime,
+});
+export type CheckpointV2 = z.infer<typeof CheckpointV2>;
+
 export const ThreadProjection = z.object({
   thread: AppThread,
   runs: lenientArray(Run),
@@ -303,6 +343,7 @@ export const ThreadProjection = z.object({
   runtimeRequests: lenientArray(RuntimeRequest),
   messages: lenientArray(ConversationMessage),
   turnItems: lenientArray(TurnItemSchema),
+  checkpoints: lenientArray(CheckpointV2),
   updatedAt: IsoTime,
 });
 export type ThreadProjection = z.infer<typeof ThreadProjection>;
@@ -336,6 +377,7 @@ const payloadByType: Record<string, z.ZodType> = {
   "provider-session.attached": ProviderSession,
   "provider-session.updated": ProviderSession,
   "provider-turn.updated": ProviderTurn,
+  "checkpoint.captured": CheckpointV2,
   "subagent.updated": Subagent,
   "message.updated": ConversationMessage,
   ...Object.fromEntries(THREAD_EVENT_TYPES.map((type) => [type, AppThread])),
@@ -360,6 +402,7 @@ export type DomainEvent = Envelope &
     | { type: "runtime-request.updated"; payload: RuntimeRequest }
     | { type: "provider-session.attached" | "provider-session.updated"; payload: ProviderSession }
     | { type: "provider-turn.updated"; payload: ProviderTurn }
+    | { type: "checkpoint.captured"; payload: CheckpointV2 }
     | { type: "subagent.updated"; payload: Subagent }
     | { type: "message.updated"; payload: ConversationMessage }
     | { type: (typeof THREAD_EVENT_TYPES)[number]; payload: AppThread }

@@ -8,6 +8,7 @@
 // - a thread that leaves the shell is looked up once to tell archived from deleted; where its thread
 //   read says "not found" (T3 0.0.42 says so for archived threads too) the full read model decides.
 // It retries nothing on failure: errors end the stream and the connection supervisor decides.
+import type { DiffScope } from "../../../../shared/t3/diff";
 import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
 import { Protocol1Rows } from "../../../../shared/t3/protocol1/facts";
 import { ThreadProjection } from "../../../../shared/t3/protocol1/thread-projection";
@@ -479,6 +480,10 @@ class Protocol1Session implements AdapterSession {
   }
 
   // ------------------------------------------------------------------ commands
+
+  readDiff(threadId: string, scope: DiffScope, timeoutMs?: number): Promise<string> {
+    return this.connection.readDiff(threadId, scope, timeoutMs);
+  }
 
   execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
     let wire: ClientCommand | ThreadSettleCommand;

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { SkippedItem } from "../../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
 import { decodeWith } from "../../../../shared/t3/decode";
+import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
 import type { ShellSnapshot, ThreadDetailSnapshot } from "../../../../shared/t3/protocol1/schemas";
 import {
@@ -148,6 +149,16 @@ export class T3Connection {
       const decoded = decodeWith(ServerConfigSummary, value, "server config");
       if (!decoded.ok) throw T3Error.decode(decoded.error);
       return decoded.value;
+    });
+  }
+
+  /** A turn's or the whole thread's diff (orchestration.getTurnDiff / getFullThreadDiff). */
+  readDiff(threadId: string, scope: DiffScope, timeoutMs?: number): Promise<string> {
+    const { method, payload } = diffCall(threadId, scope);
+    return this.socket.call(method, payload, timeoutMs).then((value) => {
+      const decoded = decodeWith(ThreadDiffResult, value, "thread diff");
+      if (!decoded.ok) throw T3Error.decode(decoded.error);
+      return decoded.value.diff;
     });
   }
 

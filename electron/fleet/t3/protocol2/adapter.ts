@@ -7,6 +7,7 @@
 import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
 import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith } from "../../../../shared/t3/decode";
+import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
 import type { ClientCommandV2 } from "../../../../shared/t3/protocol2/commands";
@@ -516,6 +517,19 @@ class Protocol2Session implements AdapterSession {
         }
       },
     };
+  }
+
+  async readDiff(threadId: string, scope: DiffScope, timeoutMs?: number): Promise<string> {
+    const { method, payload } = diffCall(threadId, scope);
+    let value: unknown;
+    try {
+      value = await this.socket.call(method, payload, timeoutMs);
+    } catch (error) {
+      throw error instanceof T3Error ? error : new T3Error("server", String(error));
+    }
+    const decoded = decodeWith(ThreadDiffResult, value, "thread diff");
+    if (!decoded.ok) throw T3Error.decode(decoded.error);
+    return decoded.value.diff;
   }
 
   async execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {

@@ -18,6 +18,7 @@ import {
 import { deliveryOutcomeWords, deliveryStateWords } from "../../../../shared/fleet/words";
 import { REPLY_WITHHELD_NOTE, agentFactsOfRow, messageOutcomesOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
 import { readV2Recording, recordedExchanges, v2RecordingFiles } from "./replay.testkit";
+import { turnChangesOfProjection, usageOfProjection } from "../../../../shared/t3/protocol2/changes";
 
 function decoded<T>(schema: Parameters<typeof decodeWith>[0], value: unknown, what: string): T {
   const result = decodeWith(schema, value, what);
@@ -157,5 +158,13 @@ describe("facts from the real engine's recordings", () => {
     const done = states.at(-1)!;
     expect(transcriptOf(done, false).some((item) => item.type === "activity" && item.kind === "reply-withheld")).toBe(false);
     expect(transcriptOf(done, false).some((item) => item.type === "message" && item.role === "assistant")).toBe(true);
+  });
+});
+
+describe("changes and usage as the real engine reported them", () => {
+  it("a turn in a folder that is not a git repository: its checkpoint is missing with no files; no token figures (not reported)", () => {
+    const final = projectionsOf("02-turn-plain.json").at(-1)!;
+    expect(turnChangesOfProjection(final)).toEqual([expect.objectContaining({ turnCount: 1, status: "missing", files: [] })]);
+    expect(usageOfProjection(final)).toBeNull();
   });
 });

@@ -1,0 +1,72 @@
+// What an agent changed and what it uses (issue 24), on both protocols: the latest turn's files on
+// its row, the diff one key away (c, the registry's "agent.diff"), virtualized for a large change,
+// each turn's files and the context fill in the agent view, and the token totals.
+import { join } from "node:path";
+import type { Page } from "@playwright/test";
+import { createV2Thread } from "../sim/protocol2/fleet-hooks";
+import { SCREENSHOTS, agentRow, envRow, expect, test, type Fleet } from "./fixtures";
+
+test.use({ generations: ["upstream", "v2"] });
+
+async function online(page: Page, fleet: Fleet): Promise<void> {
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  for (const sim of [...fleet.sims.servers, ...fleet.sims.v2Servers]) await expect(envRow(page, sim.environmentId)).toHaveAttribute("data-phase", "online");
+}
+
+test("protocol 1: the row shows the turn's files, c opens its diff, Esc closes it", async ({ page, fleet }) => {
+  await online(page, fleet);
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Refactor the store", provider: "codex", text: "Refactor #edit:3" });
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row.getByTestId("changes-tag")).toHaveText(/^3 files \+\d+ −\d+$/);
+  await expect(page.getByTestId("usage-totals").locator("summary")).toHaveText(/^Tokens: [\d.]+k tokens over 1 agent · reported /);
+  await row.click();
+  await page.keyboard.press("c");
+  const diff = page.getByTestId("diff-view");
+  await expect(diff).toBeVisible();
+  await expect(diff.getByTestId("diff-lines")).toContainText("README.md");
+  await expect(diff.locator(".diff-add").first()).toBeVisible();
+  await page.screenshot({ path: join(SCREENSHOTS, "diff-view.png") });
+  await page.keyboard.press("Escape");
+  await expect(diff).toBeHidden();
+});
+
+test("protocol 2: the agent view lists each turn's files and the context fill; the whole thread's diff opens", async ({ page, fleet }) => {
+  await online(page, fleet);
+  const v2 = fleet.sims.v2Servers[0]!;
+  const threadId = createV2Thread(v2, { title: "Tidy the loader", provider: "codex", text: "Tidy #edit:2" });
+  const row = agentRow(page, v2.environmentId, threadId);
+  await expect(row.getByTestId("changes-tag")).toHaveText(/^2 files /);
+  await row.locator(".agent-title").click();
+  const panel = page.getByTestId("agent-panel");
+  // Usage is in the agent's Details; each turn's changes in their own fold (the transcript keeps its room).
+  await panel.getByTestId("agent-details").locator("summary").click();
+  await expect(panel.getByTestId("context-fill")).toHaveText(/^\d+ % of 258k; compaction not reported$/);
+  await expect(panel.getByTestId("last-turn-tokens")).toContainText("tokens (input");
+  const changes = panel.getByTestId("changes-usage");
+  await expect(changes.locator("summary")).toHaveText(/^Changes · latest turn: 2 files /);
+  await changes.locator("summary").click();
+  await expect(changes.getByTestId("turn-changes")).toHaveCount(1);
+  await expect(changes.getByTestId("changed-files").locator("li")).toHaveCount(2);
+  await changes.getByTestId("thread-diff").click();
+  await expect(page.getByTestId("diff-view").getByTestId("diff-lines")).toContainText("README.md");
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("diff-view")).toBeHidden();
+  await expect(page.getByTestId("usage-totals")).toContainText("Tokens:");
+});
+
+test("a diff of 10,000 lines mounts only the lines in view", async ({ page, fleet }) => {
+  await online(page, fleet);
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Generate the table", provider: "codex", text: "Generate #bigdiff" });
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row.getByTestId("changes-tag")).toHaveText("1 file +10000 −0");
+  await row.click();
+  await page.keyboard.press("c");
+  const lines = page.getByTestId("diff-lines");
+  await expect(lines).toContainText("table-1.ts");
+  expect(await lines.locator(".diff-line").count()).toBeLessThan(200);
+  await lines.evaluate((element) => (element.scrollTop = element.scrollHeight));
+  await expect(lines).toContainText("step 10000");
+});

@@ -1,0 +1,176 @@
+// The diff of an agent's turn or whole thread (issue 24): unified, each line coloured by its file's
+// language with the transcript's highlighter (./highlighter.ts), and virtualized (only the lines in
+// view are mounted, @tanstack/react-virtual), so a diff of 10,000 lines opens without freezing the
+// page (bench/diff.bench.ts). A diff over the service's limit, a missing or failed checkpoint, or a
+// read that failed says so, with the files the checkpoint lists.
+import { useVirtualizer } from "@tanstack/react-virtual";
+import type { ElementContent } from "hast";
+import { memo, type ReactNode, useEffect, useMemo, useRef } from "react";
+import type { ChangedFile } from "../../../shared/fleet/facts";
+import { changesWords } from "../../../shared/fleet/changes-usage";
+import { type DiffLine, extensionOf, parseDiff } from "../../../shared/fleet/diff-lines";
+import { diffView } from "../state/diff-view";
+import { useFleet } from "../state/store";
+import { grammarOf, highlightLine, useGrammars } from "./highlighter";
+
+const LINE_PX = 18;
+
+function renderHast(nodes: ElementContent[]): ReactNode[] {
+  return nodes.map((node, index) => {
+    if (node.type === "text") return node.value;
+    if (node.type !== "element") return null;
+    const className = Array.isArray(node.properties.className) ? node.properties.className.join(" ") : undefined;
+    return (
+      <span key={index} className={className}>
+        {renderHast(node.children)}
+      </span>
+    );
+  });
+}
+
+/** Each line's coloured code, kept while the diff is shown: a line scrolled back into view is not highlighted again. */
+const colouredLines = new WeakMap<DiffLine, ReactNode[]>();
+
+function colouredCode(line: DiffLine, grammar: string | null): ReactNode[] | null {
+  const cached = colouredLines.get(line);
+  if (cached) return cached;
+  const nodes = grammar ? highlightLine(grammar, line.text) : null;
+  if (!nodes) return null;
+  const rendered = renderHast(nodes);
+  colouredLines.set(line, rendered);
+  return rendered;
+}
+
+const CodeLine = memo(function CodeLine({ line, grammar, ready }: { line: DiffLine; grammar: string | null; ready: number }) {
+  void ready; // a new grammar version re-renders the line coloured
+  if (line.kind === "file") return <div className="diff-line diff-file">{line.text}</div>;
+  if (line.kind === "hunk" || line.kind === "meta") return <div className={`diff-line diff-${line.kind}`}>{line.text}</div>;
+  const coloured = colouredCode(line, grammar);
+  const marker = line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
+  return (
+    <div className={`diff-line diff-${line.kind}`}>
+      <span className="diff-number">{line.oldNumber ?? ""}</span>
+      <span className="diff-number">{line.newNumber ?? ""}</span>
+      <span className="diff-marker">{marker}</span>
+      <code className="diff-code">{coloured ?? line.text}</code>
+    </div>
+  );
+});
+
+function DiffLines({ text }: { text: string }) {
+  const lines = useMemo(() => parseDiff(text), [text]);
+  const grammars = useMemo(() => {
+    const found = new Set<string>();
+    for (const line of lines) if (line.kind === "file") found.add(grammarOf(extensionOf(line.path)) ?? "");
+    found.delete("");
+    return [...found];
+  }, [lines]);
+  const ready = useGrammars(grammars);
+  const ref = useRef<HTMLDivElement>(null);
+  // Fixed-height lines; a scroll renders in React's own batch, not synchronously per scroll event.
+  const virtualizer = useVirtualizer({
+    count: lines.length,
+    getScrollElement: () => ref.current,
+    estimateSize: () => LINE_PX,
+    overscan: 12,
+    useFlushSync: false,
+  });
+  const items = virtualizer.getVirtualItems();
+  if (lines.length === 0) return <p className="diff-empty">T3 reports no changed lines for this range.</p>;
+  return (
+    <div className="diff-lines" ref={ref} data-testid="diff-lines" tabIndex={0} role="region" aria-label="Diff">
+      <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+        {items.map((item) => {
+          const line = lines[item.index]!;
+          return (
+            <div key={item.key} style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)`, height: LINE_PX }}>
+              <CodeLine line={line} grammar={line.kind === "file" ? null : grammarOf(extensionOf(line.path))} ready={ready} />
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+export function FileList({ files }: { files: ChangedFile[] }) {
+  if (files.length === 0) return null;
+  return (
+    <ul className="changed-files" data-testid="changed-files">
+      {files.map((file) => (
+        <li key={file.path}>
+          <span className="file-kind">{file.kind}</span> <span className="file-path">{file.path}</span> <span className="additions">+{file.additions}</span>{" "}
+          <span className="deletions">−{file.deletions}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The diff overlay: shown while the diff slice holds one; Esc or Close ends it. */
+export function DiffView() {
+  const shown = useFleet((state) => state.diff);
+  const agent = useFleet((state) => (shown ? state.agents.get(shown.key) : undefined));
+  const closeRef = useRef<HTMLButtonElement>(null);
+  // Focus moves into the diff; Esc closes it (App.tsx closes what is on top).
+  useEffect(() => {
+    if (shown) closeRef.current?.focus();
+  }, [shown?.key, shown?.scope]); // eslint-disable-line react-hooks/exhaustive-deps
+  if (!shown) return null;
+  const turns = agent?.changes ?? [];
+  const title = shown.scope.kind === "turn" ? `Turn ${shown.scope.turnCount}` : "The whole thread";
+  const result = shown.result;
+  let body: ReactNode;
+  if (shown.error) body = <p className="diff-problem">The diff could not be read: {shown.error}</p>;
+  else if (!result) body = <p className="diff-loading">Reading the diff from T3…</p>;
+  else if (result.state === "ready") body = <DiffLines text={result.text} />;
+  else
+    body = (
+      <>
+        <p className="diff-problem" data-testid="diff-problem">
+          {result.state === "too-large"
+            ? `This diff is too large to show here (${result.size.toLocaleString("en")} characters). The files it changes:`
+            : result.reason}
+        </p>
+        <FileList files={result.files} />
+      </>
+    );
+  return (
+    <div className="dialog-backdrop">
+      <div className="dialog diff-dialog" role="dialog" aria-modal="true" aria-labelledby="diff-title" data-testid="diff-view">
+        <header className="diff-header">
+          <h2 id="diff-title">
+            {agent?.title ?? "Agent"} · {title}
+          </h2>
+          <nav className="diff-scopes" aria-label="Which changes">
+            {turns.map((turn) => (
+              <button
+                key={turn.turnCount}
+                type="button"
+                aria-pressed={shown.scope.kind === "turn" && shown.scope.turnCount === turn.turnCount}
+                onClick={() => void diffView.show(shown.key, { kind: "turn", turnCount: turn.turnCount })}
+                title={changesWords({ status: turn.status, files: turn.files.length, ...sums(turn.files) })}
+              >
+                Turn {turn.turnCount}
+              </button>
+            ))}
+            <button type="button" aria-pressed={shown.scope.kind === "thread"} onClick={() => void diffView.show(shown.key, { kind: "thread" })}>
+              Whole thread
+            </button>
+          </nav>
+          <button type="button" ref={closeRef} onClick={() => diffView.close()}>
+            Close
+          </button>
+        </header>
+        {body}
+      </div>
+    </div>
+  );
+}
+
+function sums(files: ChangedFile[]): { additions: number; deletions: number } {
+  return files.reduce((total, file) => ({ additions: total.additions + file.additions, deletions: total.deletions + file.deletions }), {
+    additions: 0,
+    deletions: 0,
+  });
+}

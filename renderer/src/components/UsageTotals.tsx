@@ -1,0 +1,56 @@
+// Token totals over the agents the fleet has seen (issue 24): for the fleet, per machine and per
+// project (across machines, as "By project" groups them), with the span of the reports they sum.
+// Only what T3 reported is summed; agents without figures are counted as "not reported".
+import { useMemo } from "react";
+import { totalWords, type UsageTotal, usageTotals } from "../../../shared/fleet/changes-usage";
+import { useFleetFacts } from "../state/fleet-facts";
+
+function span(total: UsageTotal): string {
+  if (!total.from || !total.to) return "";
+  const when = (iso: string) => new Date(iso).toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  return total.from === total.to ? ` · reported ${when(total.to)}` : ` · reports from ${when(total.from)} to ${when(total.to)}`;
+}
+
+function TotalLine({ total }: { total: UsageTotal }) {
+  return (
+    <li data-testid="usage-total" data-id={total.id}>
+      <strong>{total.label}</strong>: {totalWords(total)}
+      {span(total)}
+    </li>
+  );
+}
+
+export function UsageTotals() {
+  // One object per facts version: the maps change in place (renderer/src/state/fleet-facts.ts).
+  const facts = useFleetFacts();
+  const totals = useMemo(() => usageTotals(facts.agents.values(), (id) => facts.environments.get(id)?.label ?? id), [facts]);
+  const agents = facts.agents;
+  if (agents.size === 0) return null;
+  return (
+    <details className="usage-totals" data-testid="usage-totals">
+      <summary>
+        Tokens: {totalWords(totals.fleet)}
+        {span(totals.fleet)}
+      </summary>
+      <div className="usage-columns">
+        <section>
+          <h3>Per machine</h3>
+          <ul>
+            {totals.machines.map((total) => (
+              <TotalLine key={total.id} total={total} />
+            ))}
+          </ul>
+        </section>
+        <section>
+          <h3>Per project</h3>
+          <ul>
+            {totals.projects.map((total) => (
+              <TotalLine key={total.id} total={total} />
+            ))}
+          </ul>
+        </section>
+      </div>
+      <p className="hint">Over the threads this window has seen, from what T3 reported; a thread the fleet never followed has no figures.</p>
+    </details>
+  );
+}

@@ -1,0 +1,84 @@
+// Protocol 1: a thread's changes per turn and its token use, as neutral facts (shared/fleet/facts.ts).
+// Changes come from the thread's `checkpoints[]` and `thread.turn-diff-completed` events; usage from
+// the newest `context-window.updated` activity (docs/t3-protocols.md, "Changes and usage").
+import { z } from "zod";
+import type { CheckpointStatus, TokenCounts, TurnChanges, UsageFacts } from "../../fleet/facts";
+import type { Checkpoint, ThreadActivity } from "./schemas";
+
+/** A checkpoint upserted by turn, as T3's projector does: a `missing` placeholder never replaces a real checkpoint. */
+export function upsertCheckpoint(checkpoints: Checkpoint[], checkpoint: Checkpoint): Checkpoint[] {
+  const index = checkpoints.findIndex((existing) => existing.turnId === checkpoint.turnId);
+  if (index === -1) return [...checkpoints, checkpoint].sort((a, b) => a.checkpointTurnCount - b.checkpointTurnCount);
+  if (checkpoint.status === "missing" && checkpoints[index]!.status !== "missing") return checkpoints;
+  const next = checkpoints.slice();
+  next[index] = checkpoint;
+  return next;
+}
+
+/** `thread.reverted {turnCount}`: the checkpoints of later turns are gone. */
+export function revertCheckpoints(checkpoints: Checkpoint[], turnCount: number): Checkpoint[] {
+  return checkpoints.filter((checkpoint) => checkpoint.checkpointTurnCount <= turnCount);
+}
+
+function checkpointStatus(status: Checkpoint["status"]): CheckpointStatus {
+  // A status this fleet does not know cannot promise a readable diff.
+  return status === "unknown" ? "error" : status;
+}
+
+export function turnChangesOf(checkpoints: readonly Checkpoint[]): TurnChanges[] {
+  return checkpoints.map((checkpoint) => ({
+    turnCount: checkpoint.checkpointTurnCount,
+    runId: checkpoint.turnId,
+    status: checkpointStatus(checkpoint.status),
+    files: checkpoint.files.map((file) => ({ path: file.path, kind: file.kind, additions: file.additions, deletions: file.deletions })),
+    completedAt: checkpoint.completedAt,
+  }));
+}
+
+const Count = z.number().int().nonnegative().nullable().optional().catch(null);
+
+/** The payload of a `context-window.updated` activity; every field optional, a bad field reads as not reported. */
+const ContextWindowPayload = z.object({
+  usedTokens: Count,
+  maxTokens: Count,
+  inputTokens: Count,
+  cachedInputTokens: Count,
+  outputTokens: Count,
+  reasoningOutputTokens: Count,
+  lastUsedTokens: Count,
+  lastInputTokens: Count,
+  lastCachedInputTokens: Count,
+  lastOutputTokens: Count,
+  lastReasoningOutputTokens: Count,
+  /** Claude's threads under 0.0.42: the thread's processed tokens, where `usedTokens` is the context alone. */
+  totalProcessedTokens: Count,
+  compactsAutomatically: z.boolean().nullable().optional().catch(null),
+});
+
+function counts(
+  total: number | null | undefined,
+  input: number | null | undefined,
+  cached: number | null | undefined,
+  output: number | null | undefined,
+  reasoning: number | null | undefined,
+): TokenCounts | null {
+  const result = { total: total ?? null, input: input ?? null, cachedInput: cached ?? null, output: output ?? null, reasoning: reasoning ?? null };
+  return Object.values(result).every((value) => value === null) ? null : result;
+}
+
+/** Usage from the newest `context-window.updated` activity, or null when the thread has none (not reported). */
+export function usageOfActivities(activities: readonly ThreadActivity[]): UsageFacts | null {
+  const activity = activities.findLast((candidate) => candidate.kind === "context-window.updated");
+  if (!activity) return null;
+  const decoded = ContextWindowPayload.safeParse(activity.payload);
+  if (!decoded.success) return null;
+  const p = decoded.data;
+  return {
+    contextUsed: p.usedTokens ?? null,
+    contextMax: p.maxTokens ?? null,
+    compactsAutomatically: p.compactsAutomatically ?? null,
+    lastTurn: counts(p.lastUsedTokens, p.lastInputTokens, p.lastCachedInputTokens, p.lastOutputTokens, p.lastReasoningOutputTokens),
+    thread: counts(p.totalProcessedTokens ?? p.usedTokens, p.inputTokens, p.cachedInputTokens, p.outputTokens, p.reasoningOutputTokens),
+    reportedAt: activity.createdAt,
+  };
+}
