@@ -10,7 +10,6 @@ import { decodeWith } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
-import type { ClientCommandV2 } from "../../../../shared/t3/protocol2/commands";
 import {
   type ShellState,
   activeRun,
@@ -52,6 +51,7 @@ import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
 import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
 import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
+import { wireCommand } from "./wire-commands";
 
 export interface Protocol2Options {
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
@@ -533,7 +533,11 @@ class Protocol2Session implements AdapterSession {
   }
 
   async execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
-    const wire = this.toWire(command);
+    const wire = wireCommand(command, (threadId) => {
+      // The thread stream is usually ahead of the (coalesced) shell row.
+      const followed = this.adapter.followed(threadId).projection;
+      return (followed && activeRun(followed)?.id) ?? this.adapter.shell?.threads.get(threadId)?.activeRunId ?? null;
+    });
     let value: unknown;
     try {
       value = await this.socket.call("orchestration.dispatchCommand", wire, timeoutMs);
@@ -543,64 +547,6 @@ class Protocol2Session implements AdapterSession {
     const decoded = decodeWith(DispatchResultV2, value, `${wire.type} result`);
     if (!decoded.ok) throw T3Error.decode(decoded.error);
     return decoded.value;
-  }
-
-  private toWire(command: AgentCommand): ClientCommandV2 {
-    const refuse = (message: string): never => {
-      throw new T3Error("rejected", message, { reason: "unsupported_command" });
-    };
-    switch (command.type) {
-      case "send": {
-        if (command.mode === "steer" && !command.runId) refuse("Steering needs the id of the active run.");
-        return {
-          type: "message.dispatch",
-          createdBy: "user",
-          creationSource: "web",
-          commandId: command.commandId,
-          threadId: command.threadId,
-          messageId: command.messageId,
-          text: command.text,
-          attachments: [],
-          // "start" also uses queue_after_active: if a run began meanwhile, the message queues instead of failing.
-          dispatchMode: command.mode === "steer" ? { type: "steer_active", targetRunId: command.runId! } : { type: "queue_after_active" },
-        };
-      }
-      case "respond-approval":
-        return {
-          type: "runtime-request.respond",
-          commandId: command.commandId,
-          threadId: command.threadId,
-          requestId: command.requestId,
-          decision: command.decision,
-        };
-      case "respond-input":
-        return {
-          type: "runtime-request.respond",
-          commandId: command.commandId,
-          threadId: command.threadId,
-          requestId: command.requestId,
-          answers: command.answers,
-        };
-      case "interrupt": {
-        // The thread stream is usually ahead of the (coalesced) shell row.
-        const followed = this.adapter.followed(command.threadId).projection;
-        const runId = command.runId ?? (followed && activeRun(followed)?.id) ?? this.adapter.shell?.threads.get(command.threadId)?.activeRunId ?? null;
-        if (!runId) refuse("No run is active on this thread.");
-        return { type: "run.interrupt", commandId: command.commandId, threadId: command.threadId, runId: runId! };
-      }
-      case "cancel-queued":
-        return { type: "queued-run.cancel", commandId: command.commandId, threadId: command.threadId, runId: command.runId };
-      case "settle":
-        return { type: "thread.settle", commandId: command.commandId, threadId: command.threadId };
-      case "snooze":
-        return { type: "thread.snooze", commandId: command.commandId, threadId: command.threadId, snoozedUntil: command.until };
-      case "unsettle":
-        return { type: "thread.unsettle", commandId: command.commandId, threadId: command.threadId, reason: "user" };
-      case "unsnooze":
-        return { type: "thread.unsnooze", commandId: command.commandId, threadId: command.threadId, reason: "user" };
-      case "stop":
-        return refuse("Protocol 2 has no session stop; interrupt the run instead.");
-    }
   }
 }
 

@@ -1,0 +1,62 @@
+// The neutral agent commands (electron/fleet/t3/adapter.ts) as protocol 2's client commands
+// (shared/t3/protocol2/commands.ts), or a refusal saying why protocol 2 cannot carry one out.
+import { T3Error } from "../../../../shared/t3/errors";
+import type { ClientCommandV2 } from "../../../../shared/t3/protocol2/commands";
+import type { AgentCommand } from "../adapter";
+
+/** `activeRunOf`: the thread's active run, for an interrupt that does not name one. */
+export function wireCommand(command: AgentCommand, activeRunOf: (threadId: string) => string | null): ClientCommandV2 {
+  const refuse = (message: string): never => {
+    throw new T3Error("rejected", message, { reason: "unsupported_command" });
+  };
+  switch (command.type) {
+    case "send": {
+      if (command.mode === "steer" && !command.runId) refuse("Steering needs the id of the active run.");
+      return {
+        type: "message.dispatch",
+        createdBy: "user",
+        creationSource: "web",
+        commandId: command.commandId,
+        threadId: command.threadId,
+        messageId: command.messageId,
+        text: command.text,
+        attachments: [],
+        // "start" also uses queue_after_active: if a run began meanwhile, the message queues instead of failing.
+        dispatchMode: command.mode === "steer" ? { type: "steer_active", targetRunId: command.runId! } : { type: "queue_after_active" },
+      };
+    }
+    case "respond-approval":
+      return {
+        type: "runtime-request.respond",
+        commandId: command.commandId,
+        threadId: command.threadId,
+        requestId: command.requestId,
+        decision: command.decision,
+      };
+    case "respond-input":
+      return {
+        type: "runtime-request.respond",
+        commandId: command.commandId,
+        threadId: command.threadId,
+        requestId: command.requestId,
+        answers: command.answers,
+      };
+    case "interrupt": {
+      const runId = command.runId ?? activeRunOf(command.threadId);
+      if (!runId) refuse("No run is active on this thread.");
+      return { type: "run.interrupt", commandId: command.commandId, threadId: command.threadId, runId: runId! };
+    }
+    case "cancel-queued":
+      return { type: "queued-run.cancel", commandId: command.commandId, threadId: command.threadId, runId: command.runId };
+    case "settle":
+      return { type: "thread.settle", commandId: command.commandId, threadId: command.threadId };
+    case "snooze":
+      return { type: "thread.snooze", commandId: command.commandId, threadId: command.threadId, snoozedUntil: command.until };
+    case "unsettle":
+      return { type: "thread.unsettle", commandId: command.commandId, threadId: command.threadId, reason: "user" };
+    case "unsnooze":
+      return { type: "thread.unsnooze", commandId: command.commandId, threadId: command.threadId, reason: "user" };
+    case "stop":
+      return refuse("Protocol 2 has no session stop; interrupt the run instead.");
+  }
+}
