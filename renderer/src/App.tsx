@@ -60,7 +60,7 @@ export function App() {
   const snoozed = useFleet((s) => s.snoozed);
   const findMachinesOpen = useDiscovery((s) => s.open);
   const listOpen = useFleet((s) => s.listOpen);
-  // Small windows fold the window's actions and the filters into two menus (styles.css, max-width 600px).
+  // Small windows fold the window's actions and the filters into two menus (styles/layout.css and styles/panes.css, max-width 600px).
   const [actionsOpen, setActionsOpen] = useState(false);
   const [filtersOpen, setFiltersOpen] = useState(false);
   const searchRef = useRef<HTMLInputElement>(null);

@@ -4,7 +4,12 @@ import { App } from "./App";
 import { createBridge } from "./bridge/client";
 import { startEffects } from "./state/bridge-events";
 import { listenForKeys } from "./state/keys";
-import "./styles.css";
+import "./styles/base.css";
+import "./styles/layout.css";
+import "./styles/panes.css";
+import "./styles/find-machines.css";
+import "./styles/actions.css";
+import "./styles/changes.css";
 
 startEffects(createBridge());
 listenForKeys();
