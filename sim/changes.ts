@@ -47,7 +47,7 @@ function fileChanges(files: SimChangedFile[]): SimTurnChanges {
 
 function codeLine(path: string, index: number): string {
   if (path.endsWith(".md")) return index === 0 ? "# Project notes" : `- item ${index}: keep the build green`;
-  return `export const value${index} = compute(${index}, "${path.slice(-12)}"); // step ${index}`;
+  return `export const value${index} = compute(${index}, "${path.split("/").pop()}"); // step ${index}`;
 }
 
 function fileDiff(file: SimChangedFile): string {
