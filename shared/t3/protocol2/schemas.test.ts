@@ -61,6 +61,39 @@ const projection = {
   updatedAt: at,
 };
 
+describe("protocol-2 subagent items as T3's V2 engine sends them", () => {
+  it("decodes a delegated task's turn item whose progress is null (the engine sends null; its contract says optional string)", () => {
+    // Recorded from T3's V2 engine (integration/realt3/fleet.v2.real.test.ts, the delegated-task scenario).
+    const item = {
+      id: "turn-item:delegated-task:cmd-1",
+      threadId: "thread-1",
+      runId: "run:thread:thread-1:ordinal:1",
+      nodeId: "node:delegated-task:cmd-1",
+      providerThreadId: "provider-thread:provider:codex:native-thread:pending",
+      providerTurnId: null,
+      nativeItemRef: null,
+      parentItemId: null,
+      ordinal: 1000002,
+      status: "running",
+      title: "Summary",
+      startedAt: "2026-12-02T08:32:13.877Z",
+      completedAt: null,
+      updatedAt: "2026-12-02T08:32:13.877Z",
+      type: "subagent",
+      subagentId: "node:delegated-task:cmd-1",
+      origin: "app_owned",
+      driver: "codex",
+      providerInstanceId: "codex",
+      childThreadId: "thread:delegated-task:cmd-1",
+      prompt: "Write the summary",
+      progress: null,
+      result: null,
+    };
+    const decoded = decodeWith(TurnItemSchema, item, "turn item");
+    expect(decoded.ok, decoded.ok ? "" : JSON.stringify(decoded.error)).toBe(true);
+  });
+});
+
 describe("protocol-2 decoders", () => {
   it("drop unknown fields and turn unknown enum values into 'unknown'", () => {
     const decoded = decodeWith(
