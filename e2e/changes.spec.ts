@@ -70,3 +70,38 @@ test("a diff of 10,000 lines mounts only the lines in view", async ({ page, flee
   await lines.evaluate((element) => (element.scrollTop = element.scrollHeight));
   await expect(lines).toContainText("step 10000");
 });
+
+test("the changes and usage settings are the service's, kept across a reload; an agent near its limit that will not compact notifies once", async ({
+  page,
+  fleet,
+}) => {
+  await online(page, fleet);
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Refactor the store", provider: "codex", text: "Refactor #edit:3" });
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row.getByTestId("changes-tag")).toHaveText(/^3 files /);
+  // Off by default: the finished agent is not an inbox item.
+  await page.getByTestId("view-inbox").click();
+  await expect(page.getByTestId("inbox-empty")).toBeVisible();
+  await page.getByTestId("open-settings").click();
+  await page.getByTestId("finished-with-changes").check();
+  const percent = page.getByTestId("context-warning-percent");
+  await percent.fill("80");
+  await percent.blur();
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("inbox")).toContainText("finished: 3 files changed");
+  await expect.poll(() => fleet.service.request("settings.update", {})).toMatchObject({ finishedWithChangesInInbox: true, contextWarningPercent: 80 });
+  // A reload asks the service again: the settings stay.
+  await page.reload();
+  await page.getByTestId("view-inbox").click();
+  await expect(page.getByTestId("inbox")).toContainText("finished: 3 files changed");
+  await page.getByTestId("open-settings").click();
+  await expect(page.getByTestId("finished-with-changes")).toBeChecked();
+  await expect(page.getByTestId("context-warning-percent")).toHaveValue("80");
+  await page.keyboard.press("Escape");
+  // The service notifies when the agent reaches its limit, once; the window shows it as a notice.
+  await page.getByTestId("view-fleet").click();
+  fleet.sims.sendMessage(sim, threadId, "Keep going #nearfull");
+  await expect(row.getByTestId("context-near-limit")).toBeVisible();
+  await expect(page.getByTestId("notice").filter({ hasText: "Refactor the store is near its context limit" })).toHaveCount(1);
+});

@@ -38,6 +38,46 @@ describe("environment registry", () => {
     expect(text).not.toMatch(/token/i);
   });
 
+  it("keeps the changes and usage settings and the context notice's toggle across a restart", async () => {
+    const dir = await tempDir();
+    const { registry } = await Registry.open(dir);
+    await registry.updateSettings({ contextWarningPercent: 80, finishedWithChangesInInbox: true });
+    await registry.updateSettings({ notifications: { ...registry.settings.notifications, contextFull: false } });
+    const reopened = (await Registry.open(dir)).registry;
+    expect(reopened.settings).toMatchObject({
+      contextWarningPercent: 80,
+      finishedWithChangesInInbox: true,
+      notifications: { contextFull: false, failed: true },
+    });
+  });
+
+  it("a registry written before the changes and usage settings loads them with their defaults", async () => {
+    const dir = await tempDir();
+    const notifications = { needsApproval: false, needsInput: true, failed: true, stalled: true, heldUp: true, hostOffline: true };
+    await writeFile(
+      join(dir, REGISTRY_FILE),
+      JSON.stringify({ version: 1, environments: [record("a")], settings: { notifications, notificationsPaused: false, stalledAfterMs: 60_000 } }),
+    );
+    const { registry, problems } = await Registry.open(dir);
+    expect(problems).toEqual([]);
+    expect(registry.settings).toEqual({
+      notifications: { ...notifications, contextFull: true },
+      notificationsPaused: false,
+      stalledAfterMs: 60_000,
+      contextWarningPercent: 90,
+      finishedWithChangesInInbox: false,
+    });
+  });
+
+  it("a context limit outside 1-100 % is not read: the settings are reported and the original kept", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, REGISTRY_FILE), JSON.stringify({ version: 1, environments: [record("a")], settings: { contextWarningPercent: 250 } }));
+    const { registry, problems } = await Registry.open(dir);
+    expect(problems).toEqual([expect.stringMatching(/^The settings in the fleet registry could not be read.*kept as .*corrupt/)]);
+    expect(registry.settings.contextWarningPercent).toBe(90);
+    expect(registry.environments).toEqual([record("a")]);
+  });
+
   it("writes atomically: concurrent updates all land and no temporary file is left", async () => {
     const dir = await tempDir();
     const { registry } = await Registry.open(dir);

@@ -4,6 +4,7 @@
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { DEFAULT_CONTEXT_WARNING_PERCENT } from "../../shared/fleet/changes-usage";
 import { DEFAULT_NOTIFICATION_SETTINGS } from "../../shared/fleet/notifications";
 import { parseJson } from "../../shared/t3/decode";
 import { writePrivateFile } from "./private-files";
@@ -38,11 +39,16 @@ export const FleetSettings = z.object({
       // Added later (issue 25): a registry written before them turns them on.
       stalled: z.boolean().default(DEFAULT_NOTIFICATION_SETTINGS.stalled),
       heldUp: z.boolean().default(DEFAULT_NOTIFICATION_SETTINGS.heldUp),
+      // Added later (issue 24), likewise.
+      contextFull: z.boolean().default(DEFAULT_NOTIFICATION_SETTINGS.contextFull),
       hostOffline: z.boolean(),
     })
     .default(DEFAULT_NOTIFICATION_SETTINGS),
   notificationsPaused: z.boolean().default(false),
   stalledAfterMs: z.number().int().positive().default(DEFAULT_STALLED_AFTER_MS),
+  // Issue 24's changes and usage settings; a registry written before them gets the defaults.
+  contextWarningPercent: z.number().int().min(1).max(100).default(DEFAULT_CONTEXT_WARNING_PERCENT),
+  finishedWithChangesInInbox: z.boolean().default(false),
 });
 export type FleetSettings = z.infer<typeof FleetSettings>;
 
@@ -212,6 +218,8 @@ function describePatch(patch: Partial<EnvironmentRecord>): string {
 function describeSettingsPatch(patch: Partial<FleetSettings>): string {
   if (patch.notificationsPaused !== undefined) return patch.notificationsPaused ? "pausing notifications" : "resuming notifications";
   if (patch.stalledAfterMs !== undefined) return "the stalled time";
+  if (patch.contextWarningPercent !== undefined) return "the context limit setting";
+  if (patch.finishedWithChangesInInbox !== undefined) return "the finished-with-changes setting";
   if (patch.notifications !== undefined) return "the notification settings";
   return "the settings change";
 }

@@ -102,7 +102,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       ...(options.stuckAfterMs !== undefined && { stuckAfterMs: options.stuckAfterMs }),
       now: this.now,
     });
-    this.policy = new NotificationPolicy(registry.settings.notifications);
+    this.policy = new NotificationPolicy(registry.settings.notifications, registry.settings.contextWarningPercent);
     const secrets = new OriginBoundSecrets(options.secrets, (environmentId) => registry.get(environmentId)?.baseUrl);
     this.environments = new Environments({
       model: this.model,

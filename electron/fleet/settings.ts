@@ -1,5 +1,6 @@
-// The user's fleet settings (notification toggles, pause, stalled quiet time): stored in the
-// registry, applied to the notification policy and the fleet model, announced to every UI.
+// The user's fleet settings (notification toggles, pause, stalled quiet time, the context limit
+// and the finished-with-changes inbox item): stored in the registry, applied to the notification
+// policy and the fleet model, announced to every UI.
 import type { BridgeEvent, BridgeParamsOut, FleetSettingsView } from "../../shared/bridge/contract";
 import type { FleetModel } from "../../shared/fleet/model";
 import type { NotificationPolicy } from "../../shared/fleet/notifications";
@@ -20,8 +21,8 @@ export class FleetSettingsControl {
   }
 
   view(): FleetSettingsView {
-    const { notifications, notificationsPaused, stalledAfterMs } = this.registry.settings;
-    return { notifications, notificationsPaused, stalledAfterMs };
+    const { notifications, notificationsPaused, stalledAfterMs, contextWarningPercent, finishedWithChangesInInbox } = this.registry.settings;
+    return { notifications, notificationsPaused, stalledAfterMs, contextWarningPercent, finishedWithChangesInInbox };
   }
 
   async update(patch: BridgeParamsOut<"settings.update">): Promise<FleetSettingsView> {
@@ -30,8 +31,10 @@ export class FleetSettingsControl {
       ...(patch.notifications && { notifications: { ...current.notifications, ...patch.notifications } }),
       ...(patch.notificationsPaused !== undefined && { notificationsPaused: patch.notificationsPaused }),
       ...(patch.stalledAfterMs !== undefined && { stalledAfterMs: patch.stalledAfterMs }),
+      ...(patch.contextWarningPercent !== undefined && { contextWarningPercent: patch.contextWarningPercent }),
+      ...(patch.finishedWithChangesInInbox !== undefined && { finishedWithChangesInInbox: patch.finishedWithChangesInInbox }),
     });
-    this.policy.updateSettings(next.notifications);
+    this.policy.updateSettings(next.notifications, next.contextWarningPercent);
     this.model.setStalledAfter(next.stalledAfterMs);
     this.stalledAfterChanged();
     const view = this.view();

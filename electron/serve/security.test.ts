@@ -177,6 +177,8 @@ describe("hostile frames", () => {
         "notifications",
         "notificationsPaused",
         "stalledAfterMs",
+        "contextWarningPercent",
+        "finishedWithChangesInInbox",
         "url",
         "__proto__",
         "constructor",

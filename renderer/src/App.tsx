@@ -22,7 +22,7 @@ import { useFleetFacts } from "./state/fleet-facts";
 import { commands } from "./state/commands";
 import { dispatch } from "./state/dispatch";
 import { focusTargets, paneShown } from "./state/focus";
-import { buildRows, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
+import { buildRows, filtersActive, finishedWithChangesInInbox, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
 import { useDiscovery } from "./state/discovery";
 import { useFleet } from "./state/store";
 
@@ -90,7 +90,7 @@ export function App() {
   const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments, snoozed, now), [facts, snoozed, now]);
   const providerList = useMemo(() => providers(facts.agents), [facts]);
   const changesSeen = useFleet((s) => s.changesSeen);
-  const finishedInInbox = useFleet((s) => s.finishedWithChangesInInbox);
+  const finishedInInbox = useFleet(finishedWithChangesInInbox);
   const inboxNow = useMemo(
     () => withFinishedChanges(inbox(facts.agents, filters, search, snoozed, now), facts.agents.values(), changesSeen, finishedInInbox),
     [facts, filters, search, snoozed, now, changesSeen, finishedInInbox],

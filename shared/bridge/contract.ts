@@ -185,7 +185,15 @@ export const BridgeRequests = {
   "delivery.discard": z.object({ commandId: Id }),
   "settings.update": z.object({
     notifications: z
-      .object({ needsApproval: z.boolean(), needsInput: z.boolean(), failed: z.boolean(), stalled: z.boolean(), heldUp: z.boolean(), hostOffline: z.boolean() })
+      .object({
+        needsApproval: z.boolean(),
+        needsInput: z.boolean(),
+        failed: z.boolean(),
+        stalled: z.boolean(),
+        heldUp: z.boolean(),
+        contextFull: z.boolean(),
+        hostOffline: z.boolean(),
+      })
       .partial()
       .optional(),
     notificationsPaused: z.boolean().optional(),
@@ -195,6 +203,10 @@ export const BridgeRequests = {
       .min(10_000)
       .max(24 * 3_600_000)
       .optional(),
+    /** Context fill (percent) at which an agent that will not compact is flagged and notifies. */
+    contextWarningPercent: z.number().int().min(1).max(100).optional(),
+    /** The inbox also lists agents whose turn ended with changes the user has not looked at. */
+    finishedWithChangesInInbox: z.boolean().optional(),
   }),
   /** Opens a link from thread content in the system browser: only parsed http(s) URLs. */
   "link.open": z.object({ url: z.string().max(INPUT_LIMITS.linkUrl) }),
@@ -239,6 +251,10 @@ export interface FleetSettingsView {
   notifications: NotificationSettings;
   notificationsPaused: boolean;
   stalledAfterMs: number;
+  /** Context fill (percent) at which an agent that will not compact is flagged and notifies (default 90). */
+  contextWarningPercent: number;
+  /** The inbox also lists agents whose turn ended with changes the user has not looked at (off by default). */
+  finishedWithChangesInInbox: boolean;
 }
 
 export interface AgentDetail {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NotificationPolicy, noticeCondition, noticeIsCritical, noticeStillHolds } from "./notifications";
+import { DEFAULT_NOTIFICATION_SETTINGS, NotificationPolicy, noticeCondition, noticeIsCritical, noticeStillHolds } from "./notifications";
+import type { UsageFacts } from "./facts";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
 import { environmentView, agentView } from "./views.testkit";
 
@@ -12,6 +13,10 @@ function env(connection: ConnectionPhase, muted = false): EnvironmentView {
 function agent(threadId: string, status: AgentStatus, requestId?: string): AgentView {
   const pending = requestId ? [{ requestId, kind: "approval" as const, detail: "npm test", requestKind: "command", decisions: [], createdAt: "t" }] : [];
   return agentView(threadId, status, { pending, activeRunId: null });
+}
+
+function usage(percent: number, compactsAutomatically: boolean | null): UsageFacts {
+  return { contextUsed: percent * 1_000, contextMax: 100_000, compactsAutomatically, lastTurn: null, thread: null, reportedAt: "t" };
 }
 
 describe("notification policy", () => {
@@ -79,7 +84,15 @@ describe("notification policy", () => {
   });
 
   it("stalls and hold-ups have toggles of their own", () => {
-    const quiet = new NotificationPolicy({ needsApproval: true, needsInput: true, failed: true, stalled: false, heldUp: false, hostOffline: true });
+    const quiet = new NotificationPolicy({
+      needsApproval: true,
+      needsInput: true,
+      failed: true,
+      stalled: false,
+      heldUp: false,
+      contextFull: true,
+      hostOffline: true,
+    });
     quiet.environmentChanged(env(online));
     const running = agentView("s", "running", { activeRunId: "turn-1" });
     quiet.agentChanged(running);
@@ -98,11 +111,79 @@ describe("notification policy", () => {
     muted.agentChanged(agent("a", "running"));
     expect(muted.agentChanged(agent("a", "failed"))).toEqual([]);
 
-    const noFailures = new NotificationPolicy({ needsApproval: true, needsInput: true, failed: false, stalled: true, heldUp: true, hostOffline: true });
+    const noFailures = new NotificationPolicy({
+      needsApproval: true,
+      needsInput: true,
+      failed: false,
+      stalled: true,
+      heldUp: true,
+      contextFull: true,
+      hostOffline: true,
+    });
     noFailures.environmentChanged(env(online));
     noFailures.agentChanged(agent("a", "running"));
     expect(noFailures.agentChanged(agent("a", "failed"))).toEqual([]);
     expect(noFailures.agentChanged(agent("a", "needs-approval", "r"))).toHaveLength(1);
+  });
+
+  it("an agent that will not compact notifies once at the context limit, again only after it fell below and came back", () => {
+    const policy = new NotificationPolicy();
+    policy.environmentChanged(env(online));
+    const at = (percent: number, compactsAutomatically: boolean | null = false) => agentView("c", "running", { usage: usage(percent, compactsAutomatically) });
+    expect(policy.agentChanged(at(40))).toEqual([]);
+    expect(policy.agentChanged(at(89))).toEqual([]);
+    expect(policy.agentChanged(at(90))).toEqual([
+      expect.objectContaining({
+        reason: "context-full",
+        agentKey: "e/c",
+        title: "Agent c is near its context limit",
+        body: "studio: its context is 90 % full and its provider will not compact it. Start a new thread, or compact it in T3.",
+      }),
+    ]);
+    // Still full, fuller, or its machine drops off and comes back: the same condition, not news.
+    expect(policy.agentChanged(at(95))).toEqual([]);
+    policy.environmentChanged(env(offline));
+    expect(policy.agentChanged({ ...at(96), status: "unknown", asOf: "t1" })).toEqual([]);
+    policy.environmentChanged(env({ phase: "online", since: "t9" }));
+    expect(policy.agentChanged(at(97))).toEqual([]);
+    // Compacted (or a new thread) and full again: it recurs, and says so once more.
+    expect(policy.agentChanged(at(20))).toEqual([]);
+    expect(policy.agentChanged(at(92))).toEqual([expect.objectContaining({ reason: "context-full" })]);
+    expect(policy.agentChanged(at(93))).toEqual([]);
+  });
+
+  it("an agent that compacts, or whose compaction is not reported, never notifies about its context", () => {
+    const policy = new NotificationPolicy();
+    policy.environmentChanged(env(online));
+    for (const compacts of [true, null]) {
+      const key = `k${String(compacts)}`;
+      expect(policy.agentChanged(agentView(key, "running", { usage: usage(10, compacts) }))).toEqual([]);
+      expect(policy.agentChanged(agentView(key, "running", { usage: usage(99, compacts) }))).toEqual([]);
+    }
+  });
+
+  it("the context limit follows the setting, and the notice has its own toggle", () => {
+    const policy = new NotificationPolicy(DEFAULT_NOTIFICATION_SETTINGS, 75);
+    policy.environmentChanged(env(online));
+    policy.agentChanged(agentView("c", "running", { usage: usage(50, false) }));
+    expect(policy.agentChanged(agentView("c", "running", { usage: usage(80, false) }))).toEqual([expect.objectContaining({ reason: "context-full" })]);
+
+    const quiet = new NotificationPolicy({ ...DEFAULT_NOTIFICATION_SETTINGS, contextFull: false });
+    quiet.environmentChanged(env(online));
+    quiet.agentChanged(agentView("c", "running", { usage: usage(50, false) }));
+    expect(quiet.agentChanged(agentView("c", "running", { usage: usage(95, false) }))).toEqual([]);
+    // Turned on later: the next time it gets there, it says so.
+    quiet.updateSettings(DEFAULT_NOTIFICATION_SETTINGS);
+    quiet.agentChanged(agentView("c", "running", { usage: usage(50, false) }));
+    expect(quiet.agentChanged(agentView("c", "running", { usage: usage(95, false) }))).toEqual([expect.objectContaining({ reason: "context-full" })]);
+  });
+
+  it("an agent already near its limit when found (start-up, reconnect) is not news", () => {
+    const policy = new NotificationPolicy();
+    policy.environmentChanged(env({ phase: "connecting", since: "t0", lastConfirmedAt: null }));
+    expect(policy.agentChanged(agentView("c", "idle", { usage: usage(95, false) }))).toEqual([]);
+    expect(policy.environmentChanged(env(online))).toEqual([]);
+    expect(policy.agentChanged(agentView("c", "idle", { usage: usage(96, false) }))).toEqual([]);
   });
 
   it("a machine revoked while it was offline, or before start-up, still asks to be paired again, once", () => {

@@ -2,6 +2,7 @@
 // (environment, thread, reason, request id); states present at start-up or found on reconnect are
 // summarized once instead of replayed as a burst; mutes and per-event toggles apply.
 import { notificationText } from "../t3/text";
+import { contextPercent, DEFAULT_CONTEXT_WARNING_PERCENT, nearContextLimit } from "./changes-usage";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
 
 export interface NotificationSettings {
@@ -12,6 +13,8 @@ export interface NotificationSettings {
   stalled: boolean;
   /** The provider holds a running agent up (e.g. waiting for capacity). */
   heldUp: boolean;
+  /** An agent that will not compact reaches the near-limit context fill (Settings). */
+  contextFull: boolean;
   hostOffline: boolean;
 }
 
@@ -21,10 +24,11 @@ export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
   failed: true,
   stalled: true,
   heldUp: true,
+  contextFull: true,
   hostOffline: true,
 };
 
-/** `context-full`: an agent near its context limit that will not compact (the window's own notice, renderer/src/state/context-limits.ts). */
+/** `context-full`: an agent near its context limit (the near-limit setting) that will not compact. */
 export type NotificationReason = "needs-approval" | "needs-input" | "failed" | "stalled" | "held-up" | "offline" | "unauthorized" | "summary" | "context-full";
 
 export interface NotificationIntent {
@@ -77,11 +81,20 @@ export class NotificationPolicy {
   private readonly sent = new Set<string>();
   private readonly envs = new Map<string, EnvMemory>();
   private readonly lastKnown = new Map<string, AgentCondition>();
+  /**
+   * Per agent: how often it has reached its context limit, and whether it is there now. Its own
+   * condition beside the status: notified once each time it comes back after falling below.
+   */
+  private readonly contextFull = new Map<string, { near: boolean; occurrence: number }>();
 
-  constructor(private settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS) {}
+  constructor(
+    private settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
+    private contextWarningPercent = DEFAULT_CONTEXT_WARNING_PERCENT,
+  ) {}
 
-  updateSettings(settings: NotificationSettings): void {
+  updateSettings(settings: NotificationSettings, contextWarningPercent = this.contextWarningPercent): void {
     this.settings = settings;
+    this.contextWarningPercent = contextWarningPercent;
   }
 
   /** Feed every environment change; returns what to show. */
@@ -131,6 +144,10 @@ export class NotificationPolicy {
 
   /** Feed every changed agent view (after its environment's change). */
   agentChanged(agent: AgentView): NotificationIntent[] {
+    return [...this.statusChanged(agent), ...this.contextChanged(agent)];
+  }
+
+  private statusChanged(agent: AgentView): NotificationIntent[] {
     const memory = this.envs.get(agent.environmentId);
     const condition = agentCondition(agent);
     const previous = this.lastKnown.get(agent.key);
@@ -155,6 +172,32 @@ export class NotificationPolicy {
     return this.filter([intent], memory);
   }
 
+  /** Near the context limit without compaction: once when it gets there, again only after it fell below and came back. */
+  private contextChanged(agent: AgentView): NotificationIntent[] {
+    const memory = this.envs.get(agent.environmentId);
+    const near = nearContextLimit(agent, this.contextWarningPercent);
+    const previous = this.contextFull.get(agent.key);
+    const occurrence = (previous?.occurrence ?? 0) + (near && !previous?.near ? 1 : 0);
+    this.contextFull.set(agent.key, { near, occurrence });
+    if (!memory || !near || previous?.near) return [];
+    const id = `${agent.environmentId}/${agent.threadId}/context-full/${occurrence}`;
+    // Found at start-up or on reconnect: the agent's own look says it; not news.
+    if (memory.baseline || previous === undefined) {
+      this.sent.add(id);
+      return [];
+    }
+    if (!this.settings.contextFull) return [];
+    const intent: NotificationIntent = {
+      id,
+      reason: "context-full",
+      environmentId: agent.environmentId,
+      agentKey: agent.key,
+      title: `${agent.title} is near its context limit`,
+      body: `${memory.label}: its context is ${contextPercent(agent.usage)} % full and its provider will not compact it. Start a new thread, or compact it in T3.`,
+    };
+    return this.filter([intent], memory);
+  }
+
   /** Another outage soon after the last one notified: the host flaps; the row says it, a notification does not. */
   private flapping(memory: EnvMemory, since: string): boolean {
     const at = Date.parse(since);
@@ -167,6 +210,7 @@ export class NotificationPolicy {
 
   forget(agentKey: string): void {
     this.lastKnown.delete(agentKey);
+    this.contextFull.delete(agentKey);
   }
 
   private keyFor(agent: AgentView, reason: NotificationReason): string {

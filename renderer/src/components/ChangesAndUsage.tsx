@@ -7,6 +7,7 @@ import { changesWords, contextWords, nearContextLimit, tokenWords } from "../../
 import type { TurnChanges } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
 import { diffView } from "../state/diff-view";
+import { contextWarningPercent } from "../state/selectors";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
 import { FileList } from "./DiffView";
@@ -35,7 +36,7 @@ export function UsageRows({ agent }: { agent: AgentView }) {
 
 /** Each turn's changes with their diffs, and the near-limit warning; nothing when there is neither (the usage is in Details). */
 export function ChangesAndUsage({ agent }: { agent: AgentView }) {
-  const warningPercent = useFleet((s) => s.contextWarningPercent);
+  const warningPercent = useFleet(contextWarningPercent);
   const turns = agent.changes ?? [];
   const near = nearContextLimit(agent, warningPercent);
   if (turns.length === 0 && !near) return null;

@@ -2,10 +2,11 @@
 // is near its context limit and will not compact (the share is a setting, default 90 %).
 import { changesWords, contextPercent, latestChanges, nearContextLimit } from "../../../shared/fleet/changes-usage";
 import type { AgentView } from "../../../shared/fleet/types";
+import { contextWarningPercent } from "../state/selectors";
 import { useFleet } from "../state/store";
 
 export function ChangesTag({ agent }: { agent: AgentView }) {
-  const warningPercent = useFleet((s) => s.contextWarningPercent);
+  const warningPercent = useFleet(contextWarningPercent);
   const latest = latestChanges(agent);
   const near = nearContextLimit(agent, warningPercent);
   if (!latest && !near) return null;

@@ -10,6 +10,7 @@ const TOGGLES: [keyof FleetSettingsView["notifications"], string][] = [
   ["failed", "An agent failed"],
   ["stalled", "An agent stalls (no activity for the stall time below)"],
   ["heldUp", "An agent is held up by its provider (e.g. waiting for capacity)"],
+  ["contextFull", "An agent that will not compact nears its context limit (the share below)"],
   ["hostOffline", "A machine goes offline or needs pairing again"],
 ];
 
@@ -97,7 +98,7 @@ export function SettingsDialog() {
             }}
           />
         </label>
-        <ChangesSettings />
+        <ChangesSettings settings={settings} />
         <PlaceError place="settings" />
         <div className="dialog-actions">
           <button type="button" className="primary" onClick={() => useFleet.getState().showSettings(false)}>
@@ -109,10 +110,8 @@ export function SettingsDialog() {
   );
 }
 
-/** This window's changes and usage settings (issue 24). */
-function ChangesSettings() {
-  const warningPercent = useFleet((s) => s.contextWarningPercent);
-  const finishedInInbox = useFleet((s) => s.finishedWithChangesInInbox);
+/** The changes and usage settings (issue 24): the service's, like the rest, so every window and the tray agree. */
+function ChangesSettings({ settings }: { settings: FleetSettingsView }) {
   return (
     <fieldset className="settings-group">
       <legend>Changes and usage</legend>
@@ -120,8 +119,8 @@ function ChangesSettings() {
         <input
           type="checkbox"
           data-testid="finished-with-changes"
-          checked={finishedInInbox}
-          onChange={(event) => useFleet.getState().setFinishedWithChangesInInbox(event.target.checked)}
+          checked={settings.finishedWithChangesInInbox}
+          onChange={(event) => void commands.updateSettings({ finishedWithChangesInInbox: event.target.checked })}
         />
         List agents that finished with changes I have not looked at in the inbox
       </label>
@@ -132,10 +131,10 @@ function ChangesSettings() {
           data-testid="context-warning-percent"
           min={1}
           max={100}
-          defaultValue={warningPercent}
-          onChange={(event) => {
-            const percent = Number(event.target.value);
-            if (Number.isFinite(percent) && percent >= 1 && percent <= 100) useFleet.getState().setContextWarningPercent(percent);
+          defaultValue={settings.contextWarningPercent}
+          onBlur={(event) => {
+            const percent = Math.round(Number(event.target.value));
+            if (Number.isFinite(percent) && percent >= 1 && percent <= 100) void commands.updateSettings({ contextWarningPercent: percent });
           }}
         />
       </label>

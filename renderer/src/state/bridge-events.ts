@@ -8,7 +8,6 @@ import { dispatch } from "./dispatch";
 import { currentInbox } from "./inbox";
 import { handledList } from "./handled-list";
 import { navigation } from "./navigation";
-import { noticeContextLimits } from "./context-limits";
 import { showNotice, withdrawClearedNotices } from "./notices";
 import { run, setRequestBridge } from "./requests";
 import { useFleet } from "./store";
@@ -24,7 +23,6 @@ export function startEffects(instance: Bridge): () => void {
     const deltas = pendingDeltas;
     pendingDeltas = [];
     if (deltas.length) store().applyDeltas(deltas);
-    for (const delta of deltas) noticeContextLimits(delta.agents);
     withdrawClearedNotices();
     // A machine filter for a machine that is gone would leave an empty, unexplained list.
     const { filters, environments } = store();

@@ -15,7 +15,7 @@ import { currentInbox } from "./inbox";
 import { links } from "./links";
 import { machineCommands } from "./machine-commands";
 import { navigation } from "./navigation";
-import { displayAgent, displayFacts, glance, nextNeedingYou, paneView } from "./selectors";
+import { displayAgent, displayFacts, finishedWithChangesInInbox, glance, nextNeedingYou, paneView } from "./selectors";
 import { settingsCommands } from "./settings-commands";
 import { useFleet } from "./store";
 
@@ -53,7 +53,7 @@ export function commandContext(target?: string): CommandContext {
     grouping: state.grouping,
     undoable: state.confirmation?.undo != null,
     agentSnoozed: agent !== null && activeSnooze(agent, state.snoozed.get(agent.key), Date.now()) !== null,
-    changesUnseen: Boolean(agent && state.finishedWithChangesInInbox && finishedWithChanges(agent, state.changesSeen.get(agent.key))),
+    changesUnseen: Boolean(agent && finishedWithChangesInInbox(state) && finishedWithChanges(agent, state.changesSeen.get(agent.key))),
   };
 }
 

@@ -1,7 +1,7 @@
 // The inbox as the window shows it, and Linear's triage: after an item is handled from the inbox,
 // its next item opens.
 import { withFinishedChanges } from "../../../shared/fleet/changes-usage";
-import { displayFacts, inbox } from "./selectors";
+import { displayFacts, finishedWithChangesInInbox, inbox } from "./selectors";
 import { focusTargets } from "./focus";
 import { navigation } from "./navigation";
 import { useFleet } from "./store";
@@ -14,7 +14,7 @@ export function currentInbox(): ReturnType<typeof inbox> {
     inbox(agents, state.filters, state.search, state.snoozed, Date.now()),
     agents.values(),
     state.changesSeen,
-    state.finishedWithChangesInInbox,
+    finishedWithChangesInInbox(state),
   );
 }
 

@@ -5,6 +5,8 @@ import { type AgentView, type EnvironmentView, type RollupStatus, rollupStatus, 
 import { byTriage, fleetCounts, type FleetGlance, isOlder, needsYou, projectOf, triageRank } from "../../../shared/fleet/views";
 import { tallyNeeds } from "../../../shared/fleet/needs";
 import { activeSnooze } from "../../../shared/fleet/snooze";
+import { DEFAULT_CONTEXT_WARNING_PERCENT } from "../../../shared/fleet/changes-usage";
+import type { FactsSlice } from "./slices/facts";
 import type { PaneView, Snooze, UiSlice } from "./slices/ui";
 import type { Filters } from "./store";
 
@@ -314,3 +316,11 @@ export function inbox(agents: Map<string, AgentView>, filters: Filters, search: 
 export function paneView(choice: PaneView | null, needYou: number): PaneView {
   return choice ?? (needYou > 0 ? "inbox" : "fleet");
 }
+
+// The changes and usage settings are the service's (Settings); until it has said, its defaults.
+
+/** Context fill (percent) at which an agent that will not compact is flagged. */
+export const contextWarningPercent = (state: Pick<FactsSlice, "settings">): number => state.settings?.contextWarningPercent ?? DEFAULT_CONTEXT_WARNING_PERCENT;
+
+/** Whether the inbox also lists agents that finished with changes the user has not looked at. */
+export const finishedWithChangesInInbox = (state: Pick<FactsSlice, "settings">): boolean => state.settings?.finishedWithChangesInInbox ?? false;
