@@ -154,11 +154,11 @@ test("the snoozed list says when each agent wakes and why, and Unsnooze brings i
   const list = page.getByTestId("snoozed-list");
   const entries = list.getByTestId("snoozed-entry");
   await expect(entries).toHaveCount(2);
-  // The soonest to wake first: a time kept by T3, then "until it changes" kept by the window.
+  // The soonest to wake first: a time kept by T3, then "until it changes" kept by T3 Fleet.
   await expect(entries.nth(0)).toContainText(`Nightly on ${sim.label}`);
   await expect(entries.nth(0).getByTestId("snoozed-wake")).toHaveText(/wakes at \d\d:\d\d( [AP]M)? \(kept by T3\)$/);
   await expect(entries.nth(1)).toContainText(`Reviewer on ${sim.label}`);
-  await expect(entries.nth(1).getByTestId("snoozed-wake")).toHaveText(/until what it needs changes \(kept by this window\)$/);
+  await expect(entries.nth(1).getByTestId("snoozed-wake")).toHaveText(/until what it needs changes \(kept by T3 Fleet\)$/);
 
   await entries.nth(0).getByTestId("unsnooze").click();
   await expect.poll(() => sim.engine.threads.get(nightly)?.snoozedUntil ?? null).toBeNull();
