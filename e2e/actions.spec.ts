@@ -168,3 +168,35 @@ test("the snoozed list says when each agent wakes and why, and Unsnooze brings i
   await page.keyboard.press("Escape");
   await expect(items).toHaveCount(2);
 });
+
+test("a snooze T3 does not hold is kept by T3 Fleet: it survives a reload, is in the snoozed list, and Unsnooze ends it", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const reviewer = fleet.sims.createThread(sim, { title: "Reviewer", text: "#approval" });
+  await expect.poll(() => sim.engine.threads.get(reviewer)?.pendingApprovals.size).toBe(1);
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const items = page.getByTestId("inbox-row");
+  await expect(items).toHaveCount(1);
+  await page.keyboard.press("n");
+  await page.keyboard.press("s"); // until it changes: T3 has no such snooze
+  await expect(items).toHaveCount(0);
+  await expect(page.getByTestId("needs-you-count")).toHaveText("0 need you");
+
+  await page.reload();
+  await expect(page.getByTestId("needs-you-count")).toHaveText("0 need you");
+  await page.getByTestId("view-inbox").click();
+  await expect(page.getByTestId("open-snoozed")).toContainText("1 snoozed");
+  expect(sim.engine.threads.get(reviewer)?.snoozedUntil ?? null).toBeNull();
+  await page.getByTestId("open-snoozed").click();
+  const entries = page.getByTestId("snoozed-list").getByTestId("snoozed-entry");
+  await expect(entries).toHaveCount(1);
+  await expect(entries.nth(0)).toContainText(`Reviewer on ${sim.label}`);
+  await expect(entries.nth(0).getByTestId("snoozed-wake")).toHaveText(/until what it needs changes \(kept by T3 Fleet\)$/);
+  await entries.nth(0).getByTestId("unsnooze").click();
+  await expect(page.getByTestId("snoozed-list").getByTestId("snoozed-empty")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(items).toHaveCount(1);
+
+  await page.reload();
+  await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
+});
