@@ -140,7 +140,8 @@ describe("snoozes T3 does not hold, kept by T3 Fleet", () => {
     const sim = sims.servers[0]!;
     const key = `${sim.environmentId}/${sims.createThread(sim, { title: "Deploy", text: "deploy #approval" })}`;
     await pair(service, [sim]);
-    await until(service, () => agentOf(service, key)?.status === "needs-approval", "blocked");
+    // Snoozed as the user would, with the approval in view: what it needs includes the request itself.
+    await until(service, () => agentOf(service, key)?.status === "needs-approval" && agentOf(service, key)!.pending.length === 1, "blocked on its approval");
 
     const wake = inAnHour();
     const result = (await service.request("agent.snooze", { key, until: wake })) as Snoozed;
