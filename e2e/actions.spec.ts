@@ -154,11 +154,11 @@ test("the snoozed list says when each agent wakes and why, and Unsnooze brings i
   const list = page.getByTestId("snoozed-list");
   const entries = list.getByTestId("snoozed-entry");
   await expect(entries).toHaveCount(2);
-  // The soonest to wake first: a time kept by T3, then "until it changes" kept by the window.
+  // The soonest to wake first: a time kept by T3, then "until it changes" kept by T3 Fleet.
   await expect(entries.nth(0)).toContainText(`Nightly on ${sim.label}`);
   await expect(entries.nth(0).getByTestId("snoozed-wake")).toHaveText(/wakes at \d\d:\d\d( [AP]M)? \(kept by T3\)$/);
   await expect(entries.nth(1)).toContainText(`Reviewer on ${sim.label}`);
-  await expect(entries.nth(1).getByTestId("snoozed-wake")).toHaveText(/until what it needs changes \(kept by this window\)$/);
+  await expect(entries.nth(1).getByTestId("snoozed-wake")).toHaveText(/until what it needs changes \(kept by T3 Fleet\)$/);
 
   await entries.nth(0).getByTestId("unsnooze").click();
   await expect.poll(() => sim.engine.threads.get(nightly)?.snoozedUntil ?? null).toBeNull();
@@ -167,4 +167,36 @@ test("the snoozed list says when each agent wakes and why, and Unsnooze brings i
   await expect(list.getByTestId("snoozed-empty")).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(items).toHaveCount(2);
+});
+
+test("a snooze T3 does not hold is kept by T3 Fleet: it survives a reload, is in the snoozed list, and Unsnooze ends it", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const reviewer = fleet.sims.createThread(sim, { title: "Reviewer", text: "#approval" });
+  await expect.poll(() => sim.engine.threads.get(reviewer)?.pendingApprovals.size).toBe(1);
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const items = page.getByTestId("inbox-row");
+  await expect(items).toHaveCount(1);
+  await page.keyboard.press("n");
+  await page.keyboard.press("s"); // until it changes: T3 has no such snooze
+  await expect(items).toHaveCount(0);
+  await expect(page.getByTestId("needs-you-count")).toHaveText("0 need you");
+
+  await page.reload();
+  await expect(page.getByTestId("needs-you-count")).toHaveText("0 need you");
+  await page.getByTestId("view-inbox").click();
+  await expect(page.getByTestId("open-snoozed")).toContainText("1 snoozed");
+  expect(sim.engine.threads.get(reviewer)?.snoozedUntil ?? null).toBeNull();
+  await page.getByTestId("open-snoozed").click();
+  const entries = page.getByTestId("snoozed-list").getByTestId("snoozed-entry");
+  await expect(entries).toHaveCount(1);
+  await expect(entries.nth(0)).toContainText(`Reviewer on ${sim.label}`);
+  await expect(entries.nth(0).getByTestId("snoozed-wake")).toHaveText(/until what it needs changes \(kept by T3 Fleet\)$/);
+  await entries.nth(0).getByTestId("unsnooze").click();
+  await expect(page.getByTestId("snoozed-list").getByTestId("snoozed-empty")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(items).toHaveCount(1);
+
+  await page.reload();
+  await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
 });

@@ -169,7 +169,7 @@ test.describe("the inbox", () => {
     await agentRow(page, sim.environmentId, nightly).locator(".agent-title").click();
     await expect(page.getByTestId("snoozed")).toHaveText(/^Snoozed on the server until \d\d:\d\d/);
     await agentRow(page, sim.environmentId, reviewer).locator(".agent-title").click();
-    await expect(page.getByTestId("snoozed")).toHaveText(/^Snoozed in this window until \d\d:\d\d( [AP]M)? \(T3 refused it: .*pending approval/);
+    await expect(page.getByTestId("snoozed")).toHaveText(/^Snoozed by T3 Fleet until \d\d:\d\d( [AP]M)? \(T3 refused it: .*pending approval/);
     await agentRow(page, sim.environmentId, elsewhere).locator(".agent-title").click();
     await expect(page.getByTestId("snoozed")).toHaveText(/^Snoozed on the server until/);
   });

@@ -57,15 +57,24 @@ const RegistryFileSchema = z.object({
   environments: z.array(z.unknown()),
   settings: z.unknown().optional(),
   acknowledgements: z.unknown().optional(),
+  snoozes: z.unknown().optional(),
 });
 
 /** agent key → fingerprint of the failure or stall the user acknowledged (shared/fleet/acknowledge.ts). */
 const Acknowledgements = z.record(z.string().max(2_000), z.string().max(4_000));
 
+/** agent key → the snooze T3 Fleet keeps where T3 does not (shared/fleet/snooze.ts; electron/fleet/snoozes.ts). */
+const Snoozes = z.record(
+  z.string().max(2_000),
+  z.object({ until: z.number().int().nonnegative().nullable(), fingerprint: z.string().max(4_000), note: z.string().max(2_000).nullable().optional() }),
+);
+type KeptSnooze = z.infer<typeof Snoozes>[string];
+
 export class Registry {
   private records = new Map<string, EnvironmentRecord>();
   private settingsValue: FleetSettings = FleetSettings.parse({});
   private acknowledgementValues = new Map<string, string>();
+  private snoozeValues = new Map<string, KeptSnooze>();
   private writes: Promise<void> = Promise.resolve();
   /** Set when the file exists but cannot be read: never overwrite what we could not read. */
   private frozen = false;
@@ -112,6 +121,9 @@ export class Registry {
     // Acknowledgements are a convenience: unreadable ones are dropped (the agents simply count again).
     const acknowledgements = Acknowledgements.safeParse(file.data.acknowledgements ?? {});
     if (acknowledgements.success) this.acknowledgementValues = new Map(Object.entries(acknowledgements.data));
+    // So are snoozes: an unreadable one is dropped and the agent simply counts again.
+    const snoozes = Snoozes.safeParse(file.data.snoozes ?? {});
+    if (snoozes.success) this.snoozeValues = new Map(Object.entries(snoozes.data));
     if (skipped > 0 || !settings.success) {
       const target = await backup();
       problems.push(
@@ -153,6 +165,7 @@ export class Registry {
     await this.commit("removing the machine", (draft) => {
       draft.records.delete(environmentId);
       for (const agentKey of [...draft.acknowledgements.keys()]) if (agentKey.startsWith(`${environmentId}/`)) draft.acknowledgements.delete(agentKey);
+      for (const agentKey of [...draft.snoozes.keys()]) if (agentKey.startsWith(`${environmentId}/`)) draft.snoozes.delete(agentKey);
     });
   }
 
@@ -166,6 +179,18 @@ export class Registry {
       if (fingerprint === null) return draft.acknowledgements.delete(agentKey);
       if (draft.acknowledgements.get(agentKey) === fingerprint) return false;
       draft.acknowledgements.set(agentKey, fingerprint);
+    });
+  }
+
+  get snoozes(): ReadonlyMap<string, KeptSnooze> {
+    return this.snoozeValues;
+  }
+
+  /** Records (or with null forgets) the snooze T3 Fleet keeps for an agent. */
+  async setSnooze(agentKey: string, snooze: KeptSnooze | null): Promise<void> {
+    await this.commit("the snooze", (draft) => {
+      if (snooze === null) return draft.snoozes.delete(agentKey);
+      draft.snoozes.set(agentKey, snooze);
     });
   }
 
@@ -183,18 +208,25 @@ export class Registry {
   private commit(what: string, change: (draft: RegistryState) => boolean | void): Promise<void> {
     const run = async () => {
       if (this.frozen) throw new Error(`The fleet registry ${this.path} could not be read earlier; not overwriting it, so ${what} was not saved.`);
-      const draft: RegistryState = { records: new Map(this.records), settings: this.settingsValue, acknowledgements: new Map(this.acknowledgementValues) };
+      const draft: RegistryState = {
+        records: new Map(this.records),
+        settings: this.settingsValue,
+        acknowledgements: new Map(this.acknowledgementValues),
+        snoozes: new Map(this.snoozeValues),
+      };
       if (change(draft) === false) return;
       const file = {
         version: 1,
         environments: [...draft.records.values()],
         settings: draft.settings,
         acknowledgements: Object.fromEntries(draft.acknowledgements),
+        snoozes: Object.fromEntries(draft.snoozes),
       };
       await writePrivateFile(this.path, `${JSON.stringify(file, null, 2)}\n`, what);
       this.records = draft.records;
       this.settingsValue = draft.settings;
       this.acknowledgementValues = draft.acknowledgements;
+      this.snoozeValues = draft.snoozes;
     };
     const next = this.writes.then(run, run);
     this.writes = next.catch(() => {});
@@ -206,6 +238,7 @@ interface RegistryState {
   records: Map<string, EnvironmentRecord>;
   settings: FleetSettings;
   acknowledgements: Map<string, string>;
+  snoozes: Map<string, KeptSnooze>;
 }
 
 /** A change to a machine, named as the user made it (for "…: the rename was not saved"). */

@@ -73,6 +73,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly deliveries: Deliveries;
   private readonly following: ThreadFollowing;
   private readonly acknowledgements: Acknowledgements;
+  private readonly snoozes: Snoozes;
   private readonly settings: FleetSettingsControl;
   private readonly handlers: BridgeHandlers;
   private readonly published: PublishedViews;
@@ -121,6 +122,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.details = new AgentDetails(this.environments, publish);
     this.following = new ThreadFollowing(this.environments);
     this.acknowledgements = new Acknowledgements(this.model, registry, this.environments);
+    this.snoozes = new Snoozes(this.model, this.environments, registry, this.now);
     this.settings = new FleetSettingsControl(registry, this.policy, this.model, publish, () => {
       // A shorter quiet time takes effect at once: the pending check may be later than the new deadline.
       clearTimeout(this.stallTimer);
@@ -143,7 +145,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       details: this.details,
       deliveries: this.deliveries,
       acknowledgements: this.acknowledgements,
-      snoozes: new Snoozes(this.model, this.environments, this.now),
+      snoozes: this.snoozes,
       handled: new HandledLog(this.model, (entry) => publish({ type: "handled", entry }), this.now),
       settings: this.settings,
       discovery: new Discovery(
@@ -243,12 +245,14 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     for (const agent of change.agents) {
       this.following.agentChanged(agent);
       this.acknowledgements.agentChanged(agent);
+      this.snoozes.agentChanged(agent);
       for (const notification of this.policy.agentChanged(agent)) if (!paused) this.emit("event", { type: "notification", notification });
       this.details.changed(agent.key);
     }
     for (const key of change.removed) {
       this.policy.forget(key);
       this.acknowledgements.removed(key);
+      this.snoozes.removed(key);
       this.following.agentRemoved(key);
     }
     if (change.agents.length > 0) {

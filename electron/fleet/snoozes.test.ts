@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import type { BridgeResults } from "../../shared/bridge/contract";
 import type { AgentView } from "../../shared/fleet/types";
 import { createV2Thread, sendV2Message } from "../../sim/protocol2/fleet-hooks";
-import { FAST, setup, until } from "./service.testkit";
-import type { FleetService } from "./service";
+import { trayModel } from "../../shared/fleet/tray";
+import { FAST, cleanups, setup, until } from "./service.testkit";
+import { FleetService } from "./service";
 
 type Snoozed = BridgeResults["agent.snooze"];
 
@@ -92,5 +93,66 @@ describe("snoozing an agent through T3", () => {
     await expect(service.request("agent.snooze", { key, until: new Date(Date.now() - 1_000).toISOString() })).rejects.toThrow(/in the future/);
     await expect(service.request("agent.snooze", { key: `${upstream.environmentId}/nope`, until: inAnHour() })).rejects.toThrow(/no longer on its environment/);
     await expect(service.request("agent.snooze", { key, until: "tomorrow" })).rejects.toThrow(/Invalid agent.snooze request/);
+  });
+});
+
+describe("snoozes T3 does not hold, kept by T3 Fleet", () => {
+  const trayAgents = (service: FleetService) =>
+    trayModel(service.model.environments(), service.model.agents(), false).items.flatMap((item) => (item.kind === "agent" ? [item.agentKey] : []));
+
+  it("counts a snooze until it changes apart in the model and the tray, keeps it through a restart, and wakes it when the need changes", async () => {
+    const { sims, service, secrets, dataDir } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Flaky", text: "build #fail" });
+    const key = `${sim.environmentId}/${threadId}`;
+    await pair(service, [sim]);
+    await until(service, () => agentOf(service, key)?.status === "failed", "failed");
+    expect(trayAgents(service)).toEqual([key]);
+
+    expect(await service.request("agent.snooze", { key, until: null })).toEqual({ key, onServer: "local", until: null, note: null });
+    expect(agentOf(service, key)!.fleetSnooze).toMatchObject({ until: null });
+    expect(agentOf(service, key)!.snoozedUntil).toBeNull(); // nothing went to T3
+    expect(service.model.counts()).toMatchObject({ needsYou: 0, snoozed: 1 });
+    expect(trayAgents(service)).toEqual([]);
+    expect(service.snapshot().agents.find((agent) => agent.key === key)!.fleetSnooze).toMatchObject({ until: null });
+
+    await service.stop();
+    const reopened = await FleetService.start({ dataDir, secrets, ...FAST });
+    cleanups.push(() => reopened.stop());
+    await until(
+      reopened,
+      () => reopened.model.agent(key)?.status === "failed" && reopened.model.environment(sim.environmentId)?.connection.phase === "online",
+      "failed again after restart",
+    );
+    expect(reopened.model.agent(key)!.fleetSnooze).toMatchObject({ until: null });
+    expect(reopened.model.counts()).toMatchObject({ needsYou: 0, snoozed: 1 });
+    expect(trayAgents(reopened)).toEqual([]);
+
+    sims.sendMessage(sim, threadId, "deploy #approval");
+    await until(reopened, () => reopened.model.agent(key)?.status === "needs-approval", "it now needs a decision");
+    expect(reopened.model.agent(key)!.fleetSnooze).toBeUndefined();
+    expect(reopened.model.counts()).toMatchObject({ needsYou: 1, snoozed: 0 });
+    expect(trayAgents(reopened)).toEqual([key]);
+  });
+
+  it("keeps a timed snooze T3 refused, with why, until unsnoozed", async () => {
+    const { sims, service } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const key = `${sim.environmentId}/${sims.createThread(sim, { title: "Deploy", text: "deploy #approval" })}`;
+    await pair(service, [sim]);
+    // Snoozed as the user would, with the approval in view: what it needs includes the request itself.
+    await until(service, () => agentOf(service, key)?.status === "needs-approval" && agentOf(service, key)!.pending.length === 1, "blocked on its approval");
+
+    const wake = inAnHour();
+    const result = (await service.request("agent.snooze", { key, until: wake })) as Snoozed;
+    expect(result).toMatchObject({ onServer: "local", note: expect.stringMatching(/^T3 refused it: /) });
+    expect(agentOf(service, key)!.fleetSnooze).toEqual({ until: Date.parse(wake), fingerprint: expect.any(String), note: result.note });
+    expect(service.model.counts()).toMatchObject({ needsYou: 0, snoozed: 1 });
+    expect(trayAgents(service)).toEqual([]);
+
+    expect(await service.request("agent.unsnooze", { key })).toEqual({ key, onServer: "local", note: null });
+    expect(agentOf(service, key)!.fleetSnooze).toBeUndefined();
+    expect(service.model.counts()).toMatchObject({ needsYou: 1, snoozed: 0 });
+    expect(trayAgents(service)).toEqual([key]);
   });
 });

@@ -160,11 +160,12 @@ export const BridgeRequests = {
   /** Brings an acknowledged agent back into "need you" (the undo of `agent.acknowledge`; unsettled in T3 too where it can). */
   "agent.unacknowledge": z.object({ key: Key }),
   /**
-   * Puts the agent aside until `until` in T3 itself where the server has snooze (else the window keeps it);
-   * null: until what it needs changes, which only the window can keep (T3's snooze is time-based).
+   * Puts the agent aside until `until` in T3 itself where the server has snooze (else T3 Fleet keeps it);
+   * null: until what it needs changes, which only T3 Fleet can keep (T3's snooze is time-based). What
+   * T3 Fleet keeps is persisted by the service and carried by the agent's view (`fleetSnooze`).
    */
   "agent.snooze": z.object({ key: Key, until: z.iso.datetime({ offset: true }).nullable() }),
-  /** Wakes a snoozed agent: in T3 where T3 holds its snooze (the window drops its own). */
+  /** Wakes a snoozed agent: in T3 where T3 holds its snooze (T3 Fleet drops its own). */
   "agent.unsnooze": z.object({ key: Key }),
   /** What the user did to agents since `since` (ms since epoch; the window asks from its local midnight), newest first. */
   "handled.list": z.object({ since: z.number().int().nonnegative() }),
@@ -383,7 +384,7 @@ export interface BridgeResults {
   "agent.acknowledge": { key: string; onServer: "settled" | "local"; note: string | null };
   /** "unsettled": T3 took it back too; "local": the fleet's acknowledgement is gone, `note` says why T3 did not follow when it was asked. */
   "agent.unacknowledge": { key: string; onServer: "unsettled" | "local"; note: string | null };
-  /** "snoozed": T3 took the snooze (every client sees it); "local": only the window keeps it, `note` says why when T3 was asked and did not take it. */
+  /** "snoozed": T3 took the snooze (every client sees it); "local": T3 Fleet keeps it (the agent's `fleetSnooze`), `note` says why when T3 was asked and did not take it. */
   "agent.snooze": { key: string; onServer: "snoozed" | "local"; until: string | null; note: string | null };
   /** "unsnoozed": T3 woke the thread it held snoozed; "local": T3 held no snooze (or could not be asked, `note` says why). */
   "agent.unsnooze": { key: string; onServer: "unsnoozed" | "local"; note: string | null };

@@ -5,7 +5,18 @@
 import { attentionFingerprint } from "./acknowledge";
 import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
 import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
-import { type AgentView, type ConnectionPhase, type EnvironmentMeta, type EnvironmentView, type RollupStatus, agentKey, rollupStatus, worstOf } from "./types";
+import { activeSnooze } from "./snooze";
+import {
+  type AgentView,
+  type ConnectionPhase,
+  type EnvironmentMeta,
+  type EnvironmentView,
+  type FleetSnooze,
+  type RollupStatus,
+  agentKey,
+  rollupStatus,
+  worstOf,
+} from "./types";
 import { type FleetGlance, fleetCounts } from "./views";
 
 /** Most agents have no pending request and no subagent: they share one frozen empty list. */
@@ -71,6 +82,8 @@ export class FleetModel {
   private readonly timed = new Set<string>();
   /** agent key → fingerprint of the condition the user acknowledged (see acknowledge.ts). */
   private readonly acknowledgements = new Map<string, string>();
+  /** agent key → the snooze T3 Fleet keeps where T3 does not (shared/fleet/snooze.ts). */
+  private readonly snoozes = new Map<string, FleetSnooze>();
 
   private readonly options: FleetModelOptions;
 
@@ -292,10 +305,10 @@ export class FleetModel {
     return worstOf(statuses);
   }
 
-  /** The fleet at a glance, by the one "needs you" rule (shared/fleet/needs.ts); T3's snoozes apply, a window's are the window's. O(agents). */
+  /** The fleet at a glance, by the one "needs you" rule (shared/fleet/needs.ts); T3's snoozes and T3 Fleet's own apply. O(agents). */
   counts(): FleetGlance {
     const now = this.options.now();
-    return fleetCounts(this.environments(), this.agents(), (agent) => Boolean(agent.snoozedUntil && Date.parse(agent.snoozedUntil) > now));
+    return fleetCounts(this.environments(), this.agents(), (agent) => activeSnooze(agent, undefined, now) !== null);
   }
 
   // ------------------------------------------------------------------ acknowledgements
@@ -317,6 +330,17 @@ export class FleetModel {
     if (!env || !entry) return;
     const acknowledged = fingerprint !== null && fingerprint === attentionFingerprint(entry.view, entry.facts);
     if (acknowledged !== entry.view.acknowledged) this.batch(() => this.refresh(env, threadId));
+  }
+
+  // ------------------------------------------------------------------ snoozes T3 Fleet keeps
+
+  /** Sets (or with null clears) the snooze T3 Fleet keeps for an agent and refreshes its view. */
+  setSnooze(key: string, snooze: FleetSnooze | null): void {
+    if (snooze === null) this.snoozes.delete(key);
+    else this.snoozes.set(key, snooze);
+    const [environmentId, threadId] = splitKey(key);
+    const env = this.envs.get(environmentId);
+    if (env?.entries.has(threadId)) this.batch(() => this.refresh(env, threadId));
   }
 
   // ------------------------------------------------------------------ internals
@@ -443,6 +467,8 @@ export class FleetModel {
     };
     const acknowledged = this.acknowledgements.get(key);
     view.acknowledged = acknowledged !== undefined && acknowledged === attentionFingerprint(view, facts);
+    const snooze = this.snoozes.get(key);
+    if (snooze) view.fleetSnooze = snooze;
     entry.view = view;
     if (shown.status === "running" || shown.status === "starting") this.timed.add(key);
     else this.timed.delete(key);

@@ -22,14 +22,14 @@ describe("snooze", () => {
 
   it("this window's snooze holds until its time, or until what the agent needs changes", () => {
     const fingerprint = needFingerprint(failed);
-    expect(activeSnooze(failed, { until: null, fingerprint }, NOW)).toEqual({ where: "window", until: null, note: null });
-    expect(snoozeWords(activeSnooze(failed, { until: null, fingerprint }, NOW)!, time)).toBe("Snoozed in this window until it changes");
+    expect(activeSnooze(failed, { until: null, fingerprint }, NOW)).toEqual({ where: "fleet", until: null, note: null });
+    expect(snoozeWords(activeSnooze(failed, { until: null, fingerprint }, NOW)!, time)).toBe("Snoozed by T3 Fleet until it changes");
     expect(activeSnooze(failed, { until: NOW + HOUR, fingerprint, note: "T3 refused it: pending approval" }, NOW)).toEqual({
-      where: "window",
+      where: "fleet",
       until: NOW + HOUR,
       note: "T3 refused it: pending approval",
     });
-    expect(snoozeWords(activeSnooze(failed, { until: NOW + HOUR, fingerprint }, NOW)!, time)).toBe("Snoozed in this window until 16:00");
+    expect(snoozeWords(activeSnooze(failed, { until: NOW + HOUR, fingerprint }, NOW)!, time)).toBe("Snoozed by T3 Fleet until 16:00");
     expect(activeSnooze(failed, { until: NOW + HOUR, fingerprint }, NOW + HOUR)).toBeNull();
     expect(activeSnooze({ ...failed, reason: "another failure" }, { until: null, fingerprint }, NOW)).toBeNull();
   });
@@ -56,9 +56,9 @@ describe("snooze", () => {
     const list = snoozedAgents([asking, serverSnoozed, soon, idle, awake], own, NOW);
     expect(list.map((entry) => entry.agent.title)).toEqual(["Soon", "Server", "Asking"]);
     expect(list.map((entry) => wakeDescription(entry.snooze, time))).toEqual([
-      "wakes at 16:00 (kept by this window)",
+      "wakes at 16:00 (kept by T3 Fleet only)",
       "wakes at 17:00 (kept by T3)",
-      "until what it needs changes (kept by this window)",
+      "until what it needs changes (kept by T3 Fleet)",
     ]);
     expect(snoozedAgents([soon], own, NOW + HOUR)).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TRAY_AGENT_LIMIT, tabTitle, trayModel, trayVariant } from "./tray";
 import type { FleetCounts } from "./types";
+import { needFingerprint } from "./views";
 import { agentView, environmentView } from "./views.testkit";
 
 const counts = (patch: Partial<FleetCounts>): FleetCounts => ({ byStatus: {}, needsYou: 0, hostsDown: 0, environments: 1, agents: 0, ...patch });
@@ -81,6 +82,23 @@ describe("tray", () => {
       expect.stringMatching(/^Capacity run \(studio\) — held up, as of \d\d:\d\d$/),
     ]);
     expect(trayModel([offline], [snoozed], false, NOW + 60_000).tooltip).toContain("1 needs you");
+  });
+
+  it("counts the snoozes T3 Fleet keeps apart, as every window does: until it changes, and a time T3 refused until it passes", () => {
+    const failed = agentView("u", "failed", { title: "Flaky" });
+    const untilChanged = { ...failed, fleetSnooze: { until: null, fingerprint: needFingerprint(failed) } };
+    const question = agentView("q", "needs-input", { title: "Question" });
+    const refused = { ...question, fleetSnooze: { until: NOW + 60_000, fingerprint: needFingerprint(question), note: "T3 refused it: pending request" } };
+    const agentKeys = (model: ReturnType<typeof trayModel>) => model.items.flatMap((item) => (item.kind === "agent" ? [item.agentKey] : []));
+    const snoozedNow = trayModel([environmentView()], [untilChanged, refused], false, NOW);
+    expect(snoozedNow.variant).not.toBe("failed");
+    expect(snoozedNow.tooltip).not.toContain("need");
+    expect(agentKeys(snoozedNow)).toEqual([]);
+    // The time passed for one; what the other needs changed (its snooze was for another need).
+    const retried = { ...untilChanged, reason: "a new error" };
+    const later = trayModel([environmentView()], [retried, refused], false, NOW + 60_000);
+    expect(later.tooltip).toContain("2 need you");
+    expect(agentKeys(later).sort()).toEqual([question.key, failed.key].sort());
   });
 
   it("the tab's title says the count first and nothing that flaps with a connection; (N) stays while the service is away", () => {

@@ -65,7 +65,7 @@ function countsText(env: EnvironmentView): string {
 
 export function trayModel(environments: EnvironmentView[], agents: Iterable<AgentView>, notificationsPaused: boolean, now: number = Date.now()): TrayModel {
   const agentList = [...agents];
-  // The service knows T3's snoozes; a snooze only a window keeps is that window's (docs/architecture.md, "Needs you").
+  // T3's snoozes and T3 Fleet's own (carried by the agents' views) count apart, as in every window (docs/architecture.md, "Needs you").
   const snoozedNow = (agent: AgentView) => activeSnooze(agent, undefined, now) !== null;
   const counts = fleetCounts(environments, agentList, snoozedNow);
   const variant = trayVariant(counts);

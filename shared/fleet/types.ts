@@ -135,6 +135,8 @@ export interface AgentView {
   worktreePath: string | null;
   /** Snoozed in T3 (on the server, by any client) until this time; null or absent when not. */
   snoozedUntil?: string | null;
+  /** A snooze T3 Fleet keeps where T3 does not hold it ("until it changes", or a time T3 refused or cannot hold); absent when none. */
+  fleetSnooze?: FleetSnooze;
   /** Each turn's changed files as T3's checkpoints report them, oldest first; absent when none was reported (or the thread was never followed). */
   changes?: TurnChanges[];
   /** Token use and context fill as T3 last reported them; absent: not reported. */
@@ -160,6 +162,16 @@ const NEEDS_USER = new Set<DisplayStatus>(["needs-approval", "needs-input", "nee
 
 export function needsUser(status: DisplayStatus): boolean {
   return NEEDS_USER.has(status);
+}
+
+/** A snooze kept by T3 Fleet itself (persisted by the service, the same in every window; shared/fleet/snooze.ts). */
+export interface FleetSnooze {
+  /** When it ends (ms since epoch); null: until what the agent needs changes. */
+  until: number | null;
+  /** What the agent needed when snoozed (needFingerprint in ./views.ts). */
+  fingerprint: string;
+  /** Why T3 did not take it, when it was asked to and did not. */
+  note?: string | null;
 }
 
 /** Whether an agent needs the user now: its status does and the user has not acknowledged it. */

@@ -167,7 +167,7 @@ function SnoozeLine({ agent, now }: { agent: AgentView; now: number }) {
   return (
     <p className="panel-snoozed" role="status" data-testid="snoozed">
       {snoozeWords(snooze, time)}
-      {snooze.where === "window" && snooze.note ? ` (${snooze.note})` : ""}
+      {snooze.where === "fleet" && snooze.note ? ` (${snooze.note})` : ""}
     </p>
   );
 }

@@ -12,7 +12,7 @@ import { focusTargets } from "./focus";
 import { clockTime } from "./format";
 import { advanceInbox, inboxKeys } from "./inbox";
 import { navigation } from "./navigation";
-import { errorMessage, requireBridge, run, runForReceipt } from "./requests";
+import { requireBridge, run, runForReceipt } from "./requests";
 import type { Undo } from "./slices/actions";
 import { useFleet } from "./store";
 
@@ -65,8 +65,8 @@ export const agentCommands = {
 
   /**
    * Puts an agent aside from the inbox for `ms`, or (null) until what it needs changes; the next item
-   * opens. The window keeps it at once; a snooze for a while also goes to T3 where the server has
-   * snooze (T3's wake time then comes back in the agent's facts), and T3's refusal is kept to be said.
+   * opens. The window shows it snoozed at once; the service keeps it (in T3 itself where the server
+   * has snooze, else T3 Fleet keeps it, with why) and every window then reads it from the agent's view.
    */
   snooze(key: string, ms: number | null): void {
     const agent = useFleet.getState().agents.get(key);
@@ -76,18 +76,14 @@ export const agentCommands = {
     useFleet.getState().snooze(key, snooze);
     confirmDone(named(key), { kind: "snoozed", until: snooze.until }, { kind: "unsnooze", key });
     advanceInbox(key, before);
-    // "Until it changes" is the window's alone; the service is told so that it is listed as handled.
     const until = snooze.until === null ? null : new Date(snooze.until).toISOString();
-    void requireBridge()
-      .request("agent.snooze", { key, until })
-      .then(
-        (result) => result.note,
-        (error: unknown) => `T3 Fleet could not ask T3: ${errorMessage(error)}`,
-      )
-      .then((note) => {
-        // Only the snooze this call made: the user may have snoozed it again meanwhile.
-        if (note && useFleet.getState().snoozed.get(key) === snooze) useFleet.getState().snooze(key, { ...snooze, note });
+    void run(`agent:${key}`, () => requireBridge().request("agent.snooze", { key, until })).then(() => {
+      // The service's view of the agent was sent before its answer and is applied on the next frame:
+      // the window's own copy goes after it (only the snooze this call made; the user may have acted since).
+      requestAnimationFrame(() => {
+        if (useFleet.getState().snoozed.get(key) === snooze) useFleet.getState().snooze(key, null);
       });
+    });
   },
 
   /** `holdQueued`: keep the messages T3 queued behind the turn from starting (held in the fleet). */
@@ -141,7 +137,7 @@ export const agentCommands = {
     return done !== undefined;
   },
 
-  /** Wakes a snoozed agent: the window drops its own snooze, and T3 ends the one it holds. */
+  /** Wakes a snoozed agent: the service drops the snooze T3 Fleet keeps, and T3 ends the one it holds. */
   async unsnooze(key: string, place = `agent:${key}`): Promise<boolean> {
     const names = named(key);
     useFleet.getState().snooze(key, null);

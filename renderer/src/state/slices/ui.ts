@@ -21,7 +21,10 @@ export type Grouping = "machine" | "project";
 /** The left pane: the inbox (only what needs the user) or the whole fleet tree; null follows the fleet (inbox while anything needs you). */
 export type PaneView = "inbox" | "fleet";
 
-/** An agent put aside from the inbox by this window: until a time, or until what it needs from the user changes (shared/fleet/snooze.ts). */
+/**
+ * A snooze this window just made, shown at once until the service's view of the agent carries it
+ * (`fleetSnooze`, or T3's `snoozedUntil`); the service keeps it after that (electron/fleet/snoozes.ts).
+ */
 export type Snooze = WindowSnooze;
 
 /** Idle agents quiet for longer than this are folded under "N older" (changeable in Settings). */
