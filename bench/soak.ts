@@ -69,13 +69,31 @@ for (const { atMs, action } of plan.actions) console.log(`  ${(atMs / 1000).toFi
 await service.start();
 await service.openPage();
 for (const machine of machines) await service.bridge.request("pair.confirm", { input: await pairingUrl(machine) });
-await waitFor(() => [...service.bridge.state.environments.values()].filter((environment) => environment.connection.phase === "online").length === machines.length, 60_000);
+await waitFor(
+  () => [...service.bridge.state.environments.values()].filter((environment) => environment.connection.phase === "online").length === machines.length,
+  60_000,
+);
 startedAt = Date.now();
 log(`paired ${machines.length} machines; ${service.bridge.state.agents.size} agents in the fleet`);
 
 const messages: SentMessage[] = [];
+/** When churn created each thread (ms into the run), to tell when a lost agent was born. */
+const createdAt = new Map<string, number>();
+const deletedAt = new Map<string, number>();
 const samples: ResourceSample[] = [];
-const counters = { approvals: 0, answers: 0, snoozes: 0, acknowledgements: 0, created: 0, archived: 0, deleted: 0, faults: 0, serviceKills: 0, reloads: 0, stalls: 0 };
+const counters = {
+  approvals: 0,
+  answers: 0,
+  snoozes: 0,
+  acknowledgements: 0,
+  created: 0,
+  archived: 0,
+  deleted: 0,
+  faults: 0,
+  serviceKills: 0,
+  reloads: 0,
+  stalls: 0,
+};
 let serviceDown = false;
 let stopping = false;
 let messageNumber = 0;
@@ -105,7 +123,7 @@ function sendOne(inFlightAtKill = false): void {
     machine: machine.label,
     threadId: agent.threadId,
     mode,
-    sentAt: Date.now(),
+    sentAt: Date.now() - startedAt,
     answer: { kind: "pending" },
     inFlightAtKill,
   };
@@ -113,7 +131,10 @@ function sendOne(inFlightAtKill = false): void {
   service.bridge.request("agent.send", { key: agent.key, text: message.text, expectedIntent: mode }).then(
     (delivery) => (message.answer = { kind: "delivery", commandId: (delivery as { commandId: string }).commandId }),
     (error: unknown) =>
-      (message.answer = error instanceof BridgeRequestError && error.kind === "disconnected" ? { kind: "unanswered" } : { kind: "refused", message: String((error as Error).message) }),
+      (message.answer =
+        error instanceof BridgeRequestError && error.kind === "disconnected"
+          ? { kind: "unanswered" }
+          : { kind: "refused", message: String((error as Error).message) }),
   );
 }
 
@@ -154,6 +175,7 @@ async function churn(machine: SoakMachine, create: number, archive: number, remo
   for (let i = 0; i < create; i++) {
     const { threadId } = (await machineControl(machine, "POST", "threads", { title: `Churn ${counters.created + 1}` })) as { threadId: string };
     machine.created.push(threadId);
+    createdAt.set(`${machine.label}/${threadId}`, Date.now() - startedAt);
     counters.created++;
   }
   for (let i = 0; i < archive && machine.created.length; i++) {
@@ -163,7 +185,10 @@ async function churn(machine: SoakMachine, create: number, archive: number, remo
   }
   for (let i = 0; i < remove && machine.created.length; i++) {
     const threadId = machine.created.splice(Math.floor(rng() * machine.created.length), 1)[0]!;
-    if (await changed(machine, threadId, "delete")) counters.deleted++;
+    if (await changed(machine, threadId, "delete")) {
+      counters.deleted++;
+      deletedAt.set(`${machine.label}/${threadId}`, Date.now() - startedAt);
+    }
   }
 }
 
@@ -189,6 +214,8 @@ async function run(action: SoakAction): Promise<void> {
     case "churn":
       return churn(byLabel.get(action.machine)!, action.create, action.archive, action.remove);
     case "reload":
+      // A page is reloaded by a user who sees it; not while the service is stopped.
+      while (serviceDown) await sleep(250);
       counters.reloads++;
       return service.reloadPage();
     case "service-kill": {
@@ -198,7 +225,9 @@ async function run(action: SoakAction): Promise<void> {
       serviceDown = true;
       await sleep(between(rng, 0, 12));
       await service.kill();
-      log(`service killed with ${messages.filter((message) => message.inFlightAtKill && message.answer.kind === "unanswered").length} messages unanswered so far`);
+      log(
+        `service killed with ${messages.filter((message) => message.inFlightAtKill && message.answer.kind === "unanswered").length} messages unanswered so far`,
+      );
       return restartService();
     }
     case "service-stall": {
@@ -308,7 +337,9 @@ await waitFor(() => [...service.bridge.state.environments.values()].every((envir
   failures.push("not every machine was back online at the end"),
 );
 await waitFor(
-  () => messages.every((message) => message.answer.kind !== "pending") && [...service.bridge.state.deliveries.values()].every((delivery) => delivery.state !== "sending"),
+  () =>
+    messages.every((message) => message.answer.kind !== "pending") &&
+    [...service.bridge.state.deliveries.values()].every((delivery) => delivery.state !== "sending"),
   30_000,
 ).catch(() => undefined);
 
@@ -319,6 +350,7 @@ const counts = tally(
   messages,
   (message) => (atServers.get(message.machine)?.[message.threadId] ?? []).filter((text) => text.includes(message.tag)).length,
   service.bridge.state.deliveries,
+  service.bridge.state.history,
 );
 let misdirected = 0;
 for (const message of messages) {
@@ -338,8 +370,21 @@ for (const machine of machines) {
       .filter((agent) => agent.environmentId === machine.environmentId && agent.lifecycle !== "deleted")
       .map((agent) => agent.threadId),
   );
-  for (const threadId of live) if (!rows.has(threadId)) (agentsLost++, agentExamples.push(`lost ${machine.label}/${threadId}`));
-  for (const threadId of rows) if (!live.has(threadId)) (agentsInvented++, agentExamples.push(`invented ${machine.label}/${threadId}`));
+  for (const threadId of live) {
+    if (rows.has(threadId)) continue;
+    agentsLost++;
+    const born = createdAt.get(`${machine.label}/${threadId}`);
+    agentExamples.push(`lost ${machine.label}/${threadId}${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}`);
+  }
+  for (const threadId of rows) {
+    if (live.has(threadId)) continue;
+    agentsInvented++;
+    const born = createdAt.get(`${machine.label}/${threadId}`);
+    const gone = deletedAt.get(`${machine.label}/${threadId}`);
+    agentExamples.push(
+      `invented ${machine.label}/${threadId}${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}${gone === undefined ? "" : ` (deleted at ${(gone / 1000).toFixed(1)} s)`}`,
+    );
+  }
 }
 
 const serviceSockets = procSample(service.pid).sockets;
@@ -347,7 +392,8 @@ const notifications = service.bridge.state.notifications;
 const pageErrors = service.pageErrors;
 const exitCode = await service.stop();
 await Promise.all(machines.map((machine) => stopMachine(machine)));
-const orphanChildren = childrenOf(process.pid);
+// tsx's own esbuild service is the soak's, not something the fleet left behind.
+const orphanChildren = childrenOf(process.pid).filter((child) => !/esbuild --service/.test(child.command));
 const orphanSockets = openConnections([service.port, ...machines.map((machine) => Number(new URL(machine.baseUrl).port))]);
 await rm(work, { recursive: true, force: true });
 
@@ -362,10 +408,20 @@ for (const example of counts.examples) console.log(`    ${example}`);
 console.log(
   `  user actions: approvals ${counters.approvals}, answers ${counters.answers}, snoozes ${counters.snoozes}, acknowledgements ${counters.acknowledgements}; churn: created ${counters.created}, archived ${counters.archived}, deleted ${counters.deleted}`,
 );
-console.log(`  faults: machines ${counters.faults}, service SIGKILLs ${counters.serviceKills}, service stalls ${counters.stalls}, page reloads ${counters.reloads}`);
-console.log(`  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`);
-console.log(`  agents lost ${agentsLost}, invented ${agentsInvented}${agentExamples.length ? ` (${agentExamples.slice(0, 8).join(", ")})` : ""}`);
-console.log(`  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.map((child) => child.command).join("; ")})` : ""}, open connections left ${orphanSockets}`);
+console.log(
+  `  agents in the fleet at the end: ${service.bridge.state.agents.size}; user-visible rows by machine: ${machines.map((machine) => `${machine.label} ${[...service.bridge.state.agents.values()].filter((agent) => agent.environmentId === machine.environmentId && agent.lifecycle !== "deleted").length}`).join(", ")}`,
+);
+console.log(
+  `  faults: machines ${counters.faults}, service SIGKILLs ${counters.serviceKills}, service stalls ${counters.stalls}, page reloads ${counters.reloads}`,
+);
+console.log(
+  `  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`,
+);
+console.log(`  agents lost ${agentsLost}, invented ${agentsInvented}${agentExamples.length ? ` (${agentExamples.slice(0, 16).join(", ")})` : ""}`);
+console.log(
+  `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.map((child) => child.command).join("; ")})` : ""}, open connections left ${orphanSockets}`,
+);
+for (const notice of service.bridge.state.notices) console.log(`  the service's notice: ${notice}`);
 console.log(`  page errors: ${pageErrors.length}${pageErrors.length ? ` (${pageErrors.slice(0, 3).join("; ")})` : ""}`);
 for (const failure of failures) console.log(`  problem during the run: ${failure}`);
 
@@ -395,4 +451,3 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
     await sleep(200);
   }
 }
-

@@ -24,7 +24,9 @@ export interface SoakBounds {
 }
 
 export function boundsFor(short: boolean): SoakBounds {
-  return short ? { name: "short run", growth: 0.5, p99Ratio: 2, p99SlackMs: 100, countSlack: 8 } : { name: "full run", growth: 0.1, p99Ratio: 1.2, p99SlackMs: 0, countSlack: 8 };
+  return short
+    ? { name: "short run", growth: 0.5, p99Ratio: 2, p99SlackMs: 100, countSlack: 8 }
+    : { name: "full run", growth: 0.1, p99Ratio: 1.2, p99SlackMs: 0, countSlack: 8 };
 }
 
 export interface SoakOutcome {
@@ -60,7 +62,10 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
     zero("child processes left", outcome.orphanChildren),
     zero("connections left open", outcome.orphanSockets),
     zero("uncaught errors in the page", outcome.pageErrors),
-    { ok: outcome.counts.sent > 0 && outcome.counts.delivered > 0, text: `messages sent ${outcome.counts.sent}, delivered ${outcome.counts.delivered} (some must be)` },
+    {
+      ok: outcome.counts.sent > 0 && outcome.counts.delivered > 0,
+      text: `messages sent ${outcome.counts.sent}, delivered ${outcome.counts.delivered} (some must be)`,
+    },
   ];
   const steady = outcome.samples.filter((sample) => sample.atMs >= outcome.steadyFromMs && sample.servicePid === outcome.samples.at(-1)?.servicePid);
   if (steady.length < 2) return [...verdicts, { ok: false, text: `growth: only ${steady.length} sample(s) after warm-up` }];
@@ -72,7 +77,10 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
     const end = median(last.map(read));
     const limit = start * (1 + bounds.growth) + slack;
     const percent = start > 0 ? ((end - start) / start) * 100 : 0;
-    return { ok: end <= limit, text: `${what}: ${fmt(start)}${unit} → ${fmt(end)}${unit} (${percent >= 0 ? "+" : ""}${percent.toFixed(1)} %; bound ${fmt(limit)}${unit})` };
+    return {
+      ok: end <= limit,
+      text: `${what}: ${fmt(start)}${unit} → ${fmt(end)}${unit} (${percent >= 0 ? "+" : ""}${percent.toFixed(1)} %; bound ${fmt(limit)}${unit})`,
+    };
   };
   const mb = (bytes: number) => bytes / 1024 / 1024;
   verdicts.push(

@@ -44,6 +44,10 @@ export class FleetState {
   readonly environments = new Map<string, EnvironmentView>();
   readonly deliveries = new Map<string, Delivery>();
   readonly notifications = new NotificationLedger();
+  /** Every state each receipt was seen in, across restarts (to tell where a lost message went). */
+  readonly history = new Map<string, string[]>();
+  /** The service's notices, as each snapshot gave them (a journal it could not read says so here). */
+  readonly notices = new Set<string>();
   snapshots = 0;
 
   apply(event: BridgeEvent): void {
@@ -54,7 +58,10 @@ export class FleetState {
         this.environments.clear();
         for (const agent of event.snapshot.agents) this.putAgent(agent);
         for (const environment of event.snapshot.environments) this.putEnvironment(environment);
-        for (const delivery of event.snapshot.deliveries) this.deliveries.set(delivery.commandId, delivery);
+        // As the page does (renderer/src/state/slices/facts.ts): a snapshot's receipts replace the ones before.
+        this.deliveries.clear();
+        for (const delivery of event.snapshot.deliveries) this.putDelivery(delivery, `snapshot ${this.snapshots}`);
+        for (const notice of event.snapshot.notices) this.notices.add(notice);
         return;
       case "fleet.delta":
         for (const agent of event.agents) this.putAgent(agent);
@@ -63,7 +70,7 @@ export class FleetState {
         for (const id of event.removedEnvironments) this.environments.delete(id);
         return;
       case "delivery":
-        this.deliveries.set(event.delivery.commandId, event.delivery);
+        this.putDelivery(event.delivery, "event");
         return;
       case "notification": {
         const { notification } = event;
@@ -83,6 +90,14 @@ export class FleetState {
     }
     const environment = this.environments.get(notification.environmentId);
     return environment ? environmentSignature(environment) : "unknown";
+  }
+
+  private putDelivery(delivery: Delivery, how: string): void {
+    this.deliveries.set(delivery.commandId, delivery);
+    const seen = this.history.get(delivery.commandId) ?? [];
+    const entry = `${delivery.state} (${how})`;
+    if (seen.at(-1) !== entry) seen.push(entry);
+    this.history.set(delivery.commandId, seen.slice(-12));
   }
 
   private putAgent(agent: AgentView): void {

@@ -58,7 +58,12 @@ export function verdictOf(message: SentMessage, atServer: number, delivery: Deli
   return "lost";
 }
 
-export function tally(messages: SentMessage[], serverCount: (message: SentMessage) => number, deliveries: Map<string, Delivery>): MessageTally {
+export function tally(
+  messages: SentMessage[],
+  serverCount: (message: SentMessage) => number,
+  deliveries: Map<string, Delivery>,
+  history: Map<string, string[]> = new Map(),
+): MessageTally {
   const out: MessageTally = {
     sent: messages.length,
     delivered: 0,
@@ -109,7 +114,7 @@ export function tally(messages: SentMessage[], serverCount: (message: SentMessag
     }
     if ((verdict === "lost" || verdict === "duplicated" || verdict === "delivered-but-shown-refused") && out.examples.length < 12)
       out.examples.push(
-        `${verdict}: ${message.tag} to ${message.key} (${message.mode}) — answer ${JSON.stringify(message.answer)}, fleet ${delivery ? `${delivery.state}${delivery.reason ? ` "${delivery.reason}"` : ""}` : "none"}`,
+        `${verdict}: ${message.tag} to ${message.machine}/${message.threadId} (${message.mode}, sent at ${(message.sentAt / 1000).toFixed(1)} s) — answer ${message.answer.kind}, fleet ${delivery ? `${delivery.state}${delivery.reason ? ` "${delivery.reason}"` : ""}` : "none"}; seen ${message.answer.kind === "delivery" ? (history.get(message.answer.commandId)?.join(" → ") ?? "never") : "-"}`,
       );
   }
   return out;

@@ -114,7 +114,8 @@ export function childrenOf(pid: number): { pid: number; command: string }[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) === pid && fields[0] !== "Z") out.push({ pid: Number(entry), command: readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim() });
+      if (Number(fields[1]) === pid && fields[0] !== "Z")
+        out.push({ pid: Number(entry), command: readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim() });
     } catch {
       // gone meanwhile
     }

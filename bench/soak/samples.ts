@@ -34,7 +34,11 @@ export function sampleLine(sample: ResourceSample): string {
 }
 
 /** Renames the probe's thread `count` times and times each until the page has painted the new title. */
-export async function measureEventToPixel(page: Page, rename: (title: string) => Promise<unknown>, count: number): Promise<{ latencies: number[]; p50: number; p99: number; timeouts: number }> {
+export async function measureEventToPixel(
+  page: Page,
+  rename: (title: string) => Promise<unknown>,
+  count: number,
+): Promise<{ latencies: number[]; p50: number; p99: number; timeouts: number }> {
   const latencies: number[] = [];
   let timeouts = 0;
   for (let i = 0; i < count; i++) {

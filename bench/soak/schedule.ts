@@ -52,7 +52,10 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
   // The service: killed a few times with messages in flight, and stalled once past the wake watch's
   // 30 s (electron/fleet/wake-watch.ts: a laptop waking), one at a time, all in the first part.
   const serviceKills = Math.max(2, Math.min(6, Math.round(durationMs / 600_000) + 1));
-  const serviceEvents: SoakAction[] = [{ kind: "service-stall", forMs: 35_000 }, ...Array.from({ length: serviceKills }, () => ({ kind: "service-kill" }) as const)];
+  const serviceEvents: SoakAction[] = [
+    { kind: "service-stall", forMs: 35_000 },
+    ...Array.from({ length: serviceKills }, () => ({ kind: "service-kill" }) as const),
+  ];
   const lengthOf = (action: SoakAction) => (action.kind === "service-stall" ? action.forMs + 8_000 : 12_000);
   for (let i = serviceEvents.length - 1; i > 0; i--) {
     const j = Math.floor(rng() * (i + 1));
@@ -98,7 +101,10 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
 
   // Thread churn on every machine, about every 10 s.
   for (let at = 5_000; at < quietFromMs; at += between(rng, 6_000, 14_000))
-    actions.push({ atMs: at, action: { kind: "churn", machine: pick(rng, machines).label, create: between(rng, 6, 20), archive: between(rng, 1, 4), remove: between(rng, 3, 12) } });
+    actions.push({
+      atMs: at,
+      action: { kind: "churn", machine: pick(rng, machines).label, create: between(rng, 6, 20), archive: between(rng, 1, 4), remove: between(rng, 3, 12) },
+    });
 
   actions.sort((a, b) => a.atMs - b.atMs);
   return { actions, steadyFromMs, quietFromMs };

@@ -45,10 +45,20 @@ export class SoakService {
     if (!this.browser) {
       this.browser = await chromium.launch({
         executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-        args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
       });
       this.page = await this.browser.newPage({ viewport: { width: 1400, height: 1000 } });
-      await this.page.addInitScript(() => sessionStorage.setItem("t3fleet.pane", "fleet"));
+      await this.page.addInitScript(() => {
+        if (location.protocol === "http:") sessionStorage.setItem("t3fleet.pane", "fleet");
+      });
       // tsx keeps function names with a `__name` helper that the page does not have.
       await this.page.addInitScript("globalThis.__name = (fn) => fn;");
       this.page.on("pageerror", (error) => this.pageErrors.push(error.message));

@@ -42,4 +42,3 @@ export function installResourceReport(env: NodeJS.ProcessEnv): boolean {
   });
   return true;
 }
-
