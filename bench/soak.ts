@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import type { Delivery } from "../shared/fleet/delivery";
 import { ensureRendererBuilt } from "./renderer-build";
 import { BridgeRequestError } from "./soak/bridge-client";
 import { boundsFor, checkBounds } from "./soak/bounds";
@@ -129,7 +130,10 @@ function sendOne(inFlightAtKill = false): void {
   };
   messages.push(message);
   service.bridge.request("agent.send", { key: agent.key, text: message.text, expectedIntent: mode }).then(
-    (delivery) => (message.answer = { kind: "delivery", commandId: (delivery as { commandId: string }).commandId }),
+    (answer) => {
+      const delivery = answer as Delivery;
+      message.answer = { kind: "delivery", commandId: delivery.commandId, state: delivery.state, reason: delivery.reason };
+    },
     (error: unknown) =>
       (message.answer =
         error instanceof BridgeRequestError && error.kind === "disconnected"

@@ -14,7 +14,11 @@ export interface SentMessage {
   mode: SendMode;
   sentAt: number;
   /** What the bridge answered: the delivery, a refusal in words, or nothing (the service died first). */
-  answer: { kind: "delivery"; commandId: string } | { kind: "refused"; message: string } | { kind: "unanswered" } | { kind: "pending" };
+  answer:
+    | { kind: "delivery"; commandId: string; state: Delivery["state"]; reason: string | null }
+    | { kind: "refused"; message: string }
+    | { kind: "unanswered" }
+    | { kind: "pending" };
   /** Sent within the last moments before the service was SIGKILLed. */
   inFlightAtKill: boolean;
 }
@@ -50,7 +54,10 @@ export function fleetDeliveryOf(message: SentMessage, deliveries: Map<string, De
 
 export function verdictOf(message: SentMessage, atServer: number, delivery: Delivery | undefined): Verdict {
   if (atServer > 1) return "duplicated";
-  const shownRefused = message.answer.kind === "refused" || delivery?.state === "refused";
+  // A send refused before it left is answered with a refused receipt and not tracked by the service
+  // (electron/fleet/deliveries.ts, finishRefused): the page showed that receipt; a later snapshot need not hold it.
+  const answeredRefused = message.answer.kind === "delivery" && message.answer.state === "refused";
+  const shownRefused = message.answer.kind === "refused" || answeredRefused || delivery?.state === "refused";
   if (atServer === 1) return shownRefused ? "delivered-but-shown-refused" : "delivered";
   if (shownRefused || delivery?.state === "discarded") return "refused";
   if (delivery?.state === "uncertain" || delivery?.state === "held") return "uncertain";
@@ -86,7 +93,10 @@ export function tally(
       out.inFlightAtKillTruth[verdict] = (out.inFlightAtKillTruth[verdict] ?? 0) + 1;
     }
     if (verdict === "refused") {
-      const reason = message.answer.kind === "refused" ? message.answer.message : (delivery?.reason ?? "(no reason)");
+      const reason =
+        message.answer.kind === "refused"
+          ? message.answer.message
+          : (delivery?.reason ?? (message.answer.kind === "delivery" ? message.answer.reason : null) ?? "(no reason)");
       out.refusalReasons.set(reason, (out.refusalReasons.get(reason) ?? 0) + 1);
     }
     switch (verdict) {
