@@ -365,6 +365,8 @@ for (const message of messages) {
 // Agents lost or invented: the fleet's rows against each server's own list.
 let agentsLost = 0;
 let agentsInvented = 0;
+let agentsShownEnded = 0;
+const inventedExamples: string[] = [];
 const agentExamples: string[] = [];
 for (const machine of machines) {
   const listed = await threadList(machine);
@@ -382,12 +384,17 @@ for (const machine of machines) {
   }
   for (const threadId of rows) {
     if (live.has(threadId)) continue;
-    agentsInvented++;
     const born = createdAt.get(`${machine.label}/${threadId}`);
     const gone = deletedAt.get(`${machine.label}/${threadId}`);
-    agentExamples.push(
-      `invented ${machine.label}/${threadId}${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}${gone === undefined ? "" : ` (deleted at ${(gone / 1000).toFixed(1)} s)`}`,
-    );
+    const when = `${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}${gone === undefined ? "" : ` (deleted at ${(gone / 1000).toFixed(1)} s)`}`;
+    // A thread that left the server's stream without saying whether it was archived or deleted stays
+    // for the session as "ended" (shared/fleet/model.ts, removeAgent): shown as gone, not invented.
+    if (service.bridge.state.agents.get(`${machine.environmentId}/${threadId}`)?.status === "ended" && gone !== undefined) {
+      agentsShownEnded++;
+      continue;
+    }
+    agentsInvented++;
+    inventedExamples.push(`invented ${machine.label}/${threadId}${when}`);
   }
 }
 
@@ -421,7 +428,9 @@ console.log(
 console.log(
   `  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`,
 );
-console.log(`  agents lost ${agentsLost}, invented ${agentsInvented}${agentExamples.length ? ` (${agentExamples.slice(0, 16).join(", ")})` : ""}`);
+console.log(
+  `  agents lost ${agentsLost}, invented ${agentsInvented}; deleted on the server and shown as ended for the session ${agentsShownEnded}${agentExamples.length ? `; ${agentExamples.slice(0, 8).join(", ")}` : ""}${inventedExamples.length ? `; ${inventedExamples.slice(0, 8).join(", ")}` : ""}`,
+);
 console.log(
   `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.map((child) => child.command).join("; ")})` : ""}, open connections left ${orphanSockets}`,
 );
