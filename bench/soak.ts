@@ -366,6 +366,7 @@ for (const message of messages) {
 let agentsLost = 0;
 let agentsInvented = 0;
 let agentsShownEnded = 0;
+let archivedUnseen = 0;
 const inventedExamples: string[] = [];
 const agentExamples: string[] = [];
 for (const machine of machines) {
@@ -376,8 +377,14 @@ for (const machine of machines) {
       .filter((agent) => agent.environmentId === machine.environmentId && agent.lifecycle !== "deleted")
       .map((agent) => agent.threadId),
   );
+  const archived = new Set(listed.archived);
   for (const threadId of live) {
     if (rows.has(threadId)) continue;
+    // T3 lists archived threads in its archive, not its thread list; the fleet shows one only if it saw it active.
+    if (archived.has(threadId)) {
+      archivedUnseen++;
+      continue;
+    }
     agentsLost++;
     const born = createdAt.get(`${machine.label}/${threadId}`);
     agentExamples.push(`lost ${machine.label}/${threadId}${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}`);
@@ -429,7 +436,7 @@ console.log(
   `  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`,
 );
 console.log(
-  `  agents lost ${agentsLost}, invented ${agentsInvented}; deleted on the server and shown as ended for the session ${agentsShownEnded}${agentExamples.length ? `; ${agentExamples.slice(0, 8).join(", ")}` : ""}${inventedExamples.length ? `; ${inventedExamples.slice(0, 8).join(", ")}` : ""}`,
+  `  agents lost ${agentsLost}, invented ${agentsInvented}; deleted on the server and shown as ended for the session ${agentsShownEnded}; archived before the fleet saw them (in T3's archive, not its list) ${archivedUnseen}${agentExamples.length ? `; ${agentExamples.slice(0, 8).join(", ")}` : ""}${inventedExamples.length ? `; ${inventedExamples.slice(0, 8).join(", ")}` : ""}`,
 );
 console.log(
   `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.map((child) => child.command).join("; ")})` : ""}, open connections left ${orphanSockets}`,
