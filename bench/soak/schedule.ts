@@ -99,12 +99,12 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
     actions.push({ atMs: at, action: { kind, machine: label, forMs } });
   }
 
-  // Thread churn on every machine, about every 10 s.
-  for (let at = 5_000; at < quietFromMs; at += between(rng, 6_000, 14_000))
-    actions.push({
-      atMs: at,
-      action: { kind: "churn", machine: pick(rng, machines).label, create: between(rng, 6, 20), archive: between(rng, 1, 4), remove: between(rng, 3, 12) },
-    });
+  // Thread churn on every machine, about every 10 s; it deletes about as many as it creates, so the fleet keeps its size.
+  for (let at = 5_000; at < quietFromMs; at += between(rng, 6_000, 14_000)) {
+    const create = between(rng, 6, 20);
+    const remove = Math.max(0, create + between(rng, -3, 3));
+    actions.push({ atMs: at, action: { kind: "churn", machine: pick(rng, machines).label, create, archive: between(rng, 1, 4), remove } });
+  }
 
   actions.sort((a, b) => a.atMs - b.atMs);
   return { actions, steadyFromMs, quietFromMs };
