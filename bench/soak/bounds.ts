@@ -73,8 +73,9 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
   const first = steady.slice(0, ends);
   const last = steady.slice(-ends);
   const grew = (what: string, read: (sample: ResourceSample) => number, slack: number, unit = ""): BoundVerdict => {
-    const start = median(first.map(read));
-    const end = median(last.map(read));
+    // A sample the service did not answer in time (NaN) is left out, not read as growth.
+    const start = median(first.map(read).filter(Number.isFinite));
+    const end = median(last.map(read).filter(Number.isFinite));
     const limit = start * (1 + bounds.growth) + slack;
     const percent = start > 0 ? ((end - start) / start) * 100 : 0;
     return {
