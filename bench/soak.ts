@@ -337,9 +337,19 @@ await sampler;
 stopping = true;
 
 // Settle: every machine answers again and no delivery is still on its way.
-await waitFor(() => [...service.bridge.state.environments.values()].every((environment) => environment.connection.phase === "online"), 60_000).catch(() =>
-  failures.push("not every machine was back online at the end"),
-);
+await waitFor(() => [...service.bridge.state.environments.values()].every((environment) => environment.connection.phase === "online"), 60_000).catch(() => {
+  const away = [...service.bridge.state.environments.values()].filter((environment) => environment.connection.phase !== "online");
+  const faults = (label: string) =>
+    plan.actions
+      .filter(({ action }) => "machine" in action && action.machine === label)
+      .map(({ atMs, action }) => `${(atMs / 1000).toFixed(0)} s ${action.kind}`);
+  for (const environment of away) {
+    const machine = machines.find((candidate) => candidate.environmentId === environment.environmentId);
+    failures.push(
+      `${machine?.label ?? environment.environmentId} not back online at the end: ${JSON.stringify(environment.connection)}; its faults: ${faults(machine?.label ?? "").join(", ")}`,
+    );
+  }
+});
 await waitFor(
   () =>
     messages.every((message) => message.answer.kind !== "pending") &&

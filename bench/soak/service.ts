@@ -92,7 +92,25 @@ export class SoakService {
   async restart(): Promise<void> {
     await this.start();
     this.restarts++;
-    await this.openPage();
+    // The page trades its new link for a session while it loads; a bridge opened on the session it
+    // held before (4401) is tried again on a fresh link, as a user would open the new link again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.openPage();
+        return;
+      } catch (error) {
+        if (attempt === 3) throw error;
+        this.launchUrl = await this.freshLaunchUrl();
+      }
+    }
+  }
+
+  /** The running service prints one link; a fresh one comes only with a restart, so restart it cleanly. */
+  private async freshLaunchUrl(): Promise<string> {
+    this.child!.process.kill("SIGTERM");
+    await exited(this.child!);
+    await this.start();
+    return this.launchUrl;
   }
 
   /** Stops as Ctrl-C would, then closes the page and the browser. */
