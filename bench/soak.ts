@@ -6,6 +6,7 @@
 // invented, and samples the service's memory, descriptors, sockets, handles and event-to-pixel p99.
 // Prints its figures and exits non-zero when a bound fails. `--short` (the 3-minute run of
 // `npm run test:soak`) keeps the count bounds and loosens the growth bounds: see bench/soak/bounds.ts.
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +48,8 @@ else console.log("soak: simulated machines of both protocols only (the real T3 s
 
 ensureRendererBuilt();
 const work = await mkdtemp(join(tmpdir(), "t3-fleet-soak-"));
+// Also when the soak is interrupted or fails (its children are killed then too: bench/soak/processes.ts).
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 const dataDir = join(work, "data");
 const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json") });
 
