@@ -1,5 +1,6 @@
 // `npm run sim -- --envs 3 [--threads 50] [--tick 400] [--generation fork|upstream|v2] [--control-port 4700]`
 // `--envs fork,upstream,v2` starts one machine per listed generation (a mixed fleet).
+// `--labels a,b` names the machines (one per environment, in order).
 // Starts simulated T3 servers on 127.0.0.1 and prints each one's pairing URL and the control API.
 import { parseArgs } from "node:util";
 import type { Generation } from "./protocol1/model";
@@ -12,6 +13,7 @@ const { values } = parseArgs({
     tick: { type: "string", default: "400" },
     generation: { type: "string" },
     "control-port": { type: "string", default: "0" },
+    labels: { type: "string" },
   },
 });
 
@@ -26,6 +28,7 @@ const fleet = await SimFleet.start({
   seedThreads: Number(values.threads),
   tickMs: Number(values.tick),
   ...(generations && { generations }),
+  ...(values.labels && { overrides: values.labels.split(",").map((label) => ({ label: label.trim() })) }),
 });
 const controlUrl = await fleet.listenControl(Number(values["control-port"]));
 

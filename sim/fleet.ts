@@ -8,6 +8,7 @@ import type { Generation, ThreadState, WireSession } from "./protocol1/model";
 import { SimServer, type SimServerOptions } from "./protocol1/server";
 import { handleV2Control, seedV2Environment, upgradeToV2 } from "./protocol2/fleet-hooks";
 import { V2SimServer } from "./protocol2/server";
+import { changeThread, mergeMessages, threadList, userMessages } from "./soak-hooks";
 
 const MACHINE_LABELS = ["studio-mac", "workstation", "build-box-1", "build-box-2", "laptop", "gpu-rig", "ci-runner", "nas", "pi-cluster", "spare"];
 const PROVIDER_KINDS = Object.keys(PROVIDERS) as ProviderKind[];
@@ -98,6 +99,8 @@ export interface SimFleetOptions {
 export class SimFleet {
   private control: Server | undefined;
   controlUrl = "";
+  /** User messages a machine held before its in-place upgrade (the upgrade imports threads, not messages). */
+  private readonly messagesBeforeUpgrade = new Map<string, Record<string, string[]>>();
 
   private constructor(
     readonly servers: SimServer[],
@@ -146,6 +149,7 @@ export class SimFleet {
     const server = this.byId(environmentId);
     if (!server) throw new Error(`No protocol-1 machine ${environmentId}`);
     const upgraded = await upgradeToV2(server);
+    this.messagesBeforeUpgrade.set(server.environmentId, mergeMessages(this.messagesBeforeUpgrade.get(server.environmentId), userMessages(server)));
     this.servers.splice(this.servers.indexOf(server), 1);
     this.v2Servers.push(upgraded);
     return upgraded;
@@ -267,6 +271,13 @@ export class SimFleet {
     };
     if (parts[0] !== "envs") throw new Error("unknown control route");
     if (parts.length === 1) return reply(this.describe());
+    const any = this.v2ById(parts[1]!) ?? this.byId(parts[1]!);
+    if (any && parts[2] === "user-messages") return reply(mergeMessages(this.messagesBeforeUpgrade.get(any.environmentId), userMessages(any)));
+    if (any && parts[2] === "thread-list") return reply(threadList(any));
+    if (any && parts[2] === "threads" && parts[3] && (parts[4] === "archive" || parts[4] === "delete" || parts[4] === "rename")) {
+      changeThread(any, parts[3], parts[4] === "rename" ? { title: z.object({ title: z.string() }).parse(body).title } : parts[4]);
+      return reply({ ok: true });
+    }
     const v2 = this.v2ById(parts[1]!);
     if (v2) return reply(await handleV2Control(v2, parts, body));
     const server = this.byId(parts[1]!);

@@ -15,6 +15,7 @@ import { ensurePrivateDir } from "../fleet/private-files";
 import { FileSecretStore, KeytarSecretStore, MemorySecretStore, type SecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { defaultDataDir } from "./data-dir";
+import { installResourceReport } from "./resource-report";
 import { type HeadlessShell, startHeadlessShell } from "./server";
 import { rateLimited, terminal } from "./terminal";
 
@@ -89,6 +90,9 @@ for (const source of values.pair) {
 const reportUnexpected = rateLimited((line) => terminal.err(line));
 process.on("uncaughtException", (error) => reportUnexpected(`t3-fleet serve: unexpected error: ${describeError(error)}`));
 process.on("unhandledRejection", (error) => reportUnexpected(`t3-fleet serve: unexpected error: ${describeError(error)}`));
+
+// Off unless T3_FLEET_RESOURCE_REPORT names a file (bench/soak.ts reads it).
+installResourceReport(process.env);
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = values["data-dir"] ?? defaultDataDir(process.env, homedir());

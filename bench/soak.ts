@@ -1,0 +1,486 @@
+// `npm run soak -- [--minutes N] [--seed S] [--short] [--real]`: a day at the desk, compressed
+// (issue 23). The fleet service (as `./fleet serve` runs it) and the page in Debian's Chromium
+// against simulated machines of both protocols, each in its own process, under a seeded schedule of
+// faults it prints first. It counts at the servers (every message delivered once, or shown refused
+// or uncertain; none duplicated, none lost), notifications beyond one per condition, agents lost or
+// invented, and samples the service's memory, descriptors, sockets, handles and event-to-pixel p99.
+// Prints its figures and exits non-zero when a bound fails. `--short` (the 3-minute run of
+// `npm run test:soak`) keeps the count bounds and loosens the growth bounds: see bench/soak/bounds.ts.
+import { rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import type { Delivery } from "../shared/fleet/delivery";
+import { ensureRendererBuilt } from "./renderer-build";
+import { BridgeRequestError } from "./soak/bridge-client";
+import { boundsFor, checkBounds } from "./soak/bounds";
+import { machineControl, pairingUrl, type SoakMachine, startMachine, stopMachine, threadList, userMessages } from "./soak/machines";
+import { type SendMode, type SentMessage, tally } from "./soak/messages";
+import { childrenOf, openConnections, procSample, serviceReport } from "./soak/processes";
+import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
+import { SoakService } from "./soak/service";
+import { measureEventToPixel, type ResourceSample, sampleLine } from "./soak/samples";
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: "string", default: "30" },
+    seed: { type: "string" },
+    short: { type: "boolean", default: false },
+    real: { type: "boolean", default: false },
+  },
+});
+const minutes = Number(values.minutes);
+if (!(minutes >= 1)) throw new Error(`--minutes must be 1 or more, not ${values.minutes}`);
+const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
+const durationMs = Math.round(minutes * 60_000);
+const bounds = boundsFor(values.short);
+const rng: Rng = seededRng(seed ^ 0x5eed);
+const log = (line: string) => console.log(`[${((Date.now() - (startedAt || Date.now())) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+let startedAt = 0;
+
+console.log(`soak: ${minutes} min, seed ${seed} (replay with --seed ${seed}), ${values.short ? "short-run bounds" : "full bounds"}`);
+if (values.real)
+  console.log(
+    "soak: --real: the real T3 0.0.42 and V2 engine are not driven by this soak yet (they need the private namespace of scripts/realt3.sh and a read-only message count at each); running on simulated machines of both protocols only.",
+  );
+else console.log("soak: simulated machines of both protocols only (the real T3 servers need `--real` inside scripts/realt3.sh's namespace).");
+
+ensureRendererBuilt();
+const work = await mkdtemp(join(tmpdir(), "t3-fleet-soak-"));
+// Also when the soak is interrupted or fails (its children are killed then too: bench/soak/processes.ts).
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
+const dataDir = join(work, "data");
+const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json") });
+
+// The probe machine sorts first and takes no faults or messages: the page's event-to-pixel figure is read on it.
+const machineSpecs: { label: string; generation: SoakMachine["generation"]; threads: number }[] = [
+  { label: "a-probe", generation: "fork", threads: 3 },
+  { label: "soak-fork", generation: "fork", threads: 40 },
+  { label: "soak-upstream", generation: "upstream", threads: 40 },
+  { label: "soak-v2", generation: "v2", threads: 40 },
+  { label: "soak-upstream-2", generation: "upstream", threads: 40 },
+];
+const machines = await Promise.all(machineSpecs.map((spec) => startMachine(spec.label, spec.generation, spec.threads, 150)));
+const [probe, ...targets] = machines as [SoakMachine, ...SoakMachine[]];
+const byLabel = new Map(machines.map((machine) => [machine.label, machine]));
+
+const plan = planSoak({ seed, durationMs, machines: targets.map((machine) => ({ label: machine.label, protocol: machine.protocol })) });
+console.log(`soak: machines ${machines.map((machine) => `${machine.label} (${machine.generation})`).join(", ")}`);
+console.log(`soak: schedule (${plan.actions.length} actions; growth measured from ${plan.steadyFromMs / 1000} s; quiet from ${plan.quietFromMs / 1000} s):`);
+for (const { atMs, action } of plan.actions) console.log(`  ${(atMs / 1000).toFixed(1).padStart(7)} s  ${describeAction(action)}`);
+
+await service.start();
+await service.openPage();
+for (const machine of machines) await service.bridge.request("pair.confirm", { input: await pairingUrl(machine) });
+await waitFor(
+  () => [...service.bridge.state.environments.values()].filter((environment) => environment.connection.phase === "online").length === machines.length,
+  60_000,
+);
+startedAt = Date.now();
+log(`paired ${machines.length} machines; ${service.bridge.state.agents.size} agents in the fleet`);
+
+const messages: SentMessage[] = [];
+/** When churn created each thread (ms into the run), to tell when a lost agent was born. */
+const createdAt = new Map<string, number>();
+const deletedAt = new Map<string, number>();
+const samples: ResourceSample[] = [];
+const counters = {
+  approvals: 0,
+  answers: 0,
+  snoozes: 0,
+  acknowledgements: 0,
+  created: 0,
+  archived: 0,
+  deleted: 0,
+  faults: 0,
+  serviceKills: 0,
+  reloads: 0,
+  stalls: 0,
+};
+let serviceDown = false;
+let stopping = false;
+let messageNumber = 0;
+const failures: string[] = [];
+
+function machineOf(key: string): SoakMachine | undefined {
+  const environmentId = key.slice(0, key.indexOf("/"));
+  return targets.find((machine) => machine.environmentId === environmentId);
+}
+
+/** Sends one message to a random live agent, in the mode its status suggests (and sometimes another). */
+function sendOne(inFlightAtKill = false): void {
+  const agents = [...service.bridge.state.agents.values()].filter((agent) => agent.lifecycle === "active" && machineOf(agent.key));
+  if (!agents.length || !service.bridge.open) return;
+  const agent = pick(rng, agents);
+  const machine = machineOf(agent.key)!;
+  const busy = agent.status === "running" || agent.status === "queued" || agent.status === "starting";
+  const mode: SendMode = rng() < 0.1 ? pick(rng, ["new-turn", "steer", "queue"] as const) : busy ? pick(rng, ["steer", "queue"] as const) : "new-turn";
+  const n = ++messageNumber;
+  const tag = `[soak-${seed}-${n}]`;
+  const words = [rng() < 0.35 ? "#slow" : "", rng() < 0.12 ? "#approval" : "", rng() < 0.08 ? "#input" : "", rng() < 0.06 ? "#fail" : ""].filter(Boolean);
+  const message: SentMessage = {
+    n,
+    tag,
+    text: `${tag} soak message ${words.join(" ")}`.trim(),
+    key: agent.key,
+    machine: machine.label,
+    threadId: agent.threadId,
+    mode,
+    sentAt: Date.now() - startedAt,
+    answer: { kind: "pending" },
+    inFlightAtKill,
+  };
+  messages.push(message);
+  service.bridge.request("agent.send", { key: agent.key, text: message.text, expectedIntent: mode }).then(
+    (answer) => {
+      const delivery = answer as Delivery;
+      message.answer = { kind: "delivery", commandId: delivery.commandId, state: delivery.state, reason: delivery.reason };
+    },
+    (error: unknown) =>
+      (message.answer =
+        error instanceof BridgeRequestError && error.kind === "disconnected"
+          ? { kind: "unanswered" }
+          : { kind: "refused", message: String((error as Error).message) }),
+  );
+}
+
+/** Answers what waits for the user, snoozes some and acknowledges failures, as a user at the desk would. */
+async function attend(): Promise<void> {
+  const agents = [...service.bridge.state.agents.values()].filter((agent) => agent.lifecycle === "active");
+  for (const agent of agents) {
+    for (const request of agent.pending) {
+      if (rng() > 0.5) continue;
+      if (request.kind === "approval") {
+        counters.approvals++;
+        await ignoreRefusal(service.bridge.request("agent.respondApproval", { key: agent.key, requestId: request.requestId, decision: "accept" }));
+      } else if (request.kind === "input") {
+        counters.answers++;
+        const answers = Object.fromEntries(request.questions.map((question) => [question.id, question.options[0]?.value ?? "the first one"]));
+        await ignoreRefusal(service.bridge.request("agent.respondInput", { key: agent.key, requestId: request.requestId, answers }));
+      }
+    }
+    if (agent.status === "failed" && !agent.acknowledged && rng() < 0.3) {
+      counters.acknowledgements++;
+      await ignoreRefusal(service.bridge.request("agent.acknowledge", { key: agent.key }));
+    }
+  }
+  const snoozable = agents.filter((agent) => agent.status === "failed" || agent.status === "needs-approval");
+  if (snoozable.length && rng() < 0.3) {
+    counters.snoozes++;
+    const until = rng() < 0.5 ? new Date(Date.now() + between(rng, 5_000, 60_000)).toISOString() : null;
+    await ignoreRefusal(service.bridge.request("agent.snooze", { key: pick(rng, snoozable).key, until }));
+  }
+}
+
+async function ignoreRefusal(request: Promise<unknown>): Promise<void> {
+  await request.catch(() => undefined);
+}
+
+async function churn(machine: SoakMachine, create: number, archive: number, remove: number): Promise<void> {
+  if (machine.fault) return;
+  for (let i = 0; i < create; i++) {
+    const { threadId } = (await machineControl(machine, "POST", "threads", { title: `Churn ${counters.created + 1}` })) as { threadId: string };
+    machine.created.push(threadId);
+    createdAt.set(`${machine.label}/${threadId}`, Date.now() - startedAt);
+    counters.created++;
+  }
+  for (let i = 0; i < archive && machine.created.length; i++) {
+    const threadId = machine.created[Math.floor(rng() * machine.created.length)]!;
+    // A thread with a run going refuses archiving, as T3 does: churn goes on.
+    if (await changed(machine, threadId, "archive")) counters.archived++;
+  }
+  for (let i = 0; i < remove && machine.created.length; i++) {
+    const threadId = machine.created.splice(Math.floor(rng() * machine.created.length), 1)[0]!;
+    if (await changed(machine, threadId, "delete")) {
+      counters.deleted++;
+      deletedAt.set(`${machine.label}/${threadId}`, Date.now() - startedAt);
+    }
+  }
+}
+
+async function changed(machine: SoakMachine, threadId: string, action: string): Promise<boolean> {
+  return machineControl(machine, "POST", `threads/${encodeURIComponent(threadId)}/${action}`, {}).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function restartService(): Promise<void> {
+  const began = Date.now();
+  try {
+    await service.restart();
+    log(`service back in ${((Date.now() - began) / 1000).toFixed(1)} s, page and bridge reconnected`);
+  } finally {
+    serviceDown = false;
+  }
+}
+
+async function run(action: SoakAction): Promise<void> {
+  switch (action.kind) {
+    case "churn":
+      return churn(byLabel.get(action.machine)!, action.create, action.archive, action.remove);
+    case "reload":
+      // A page is reloaded by a user who sees it; not while the service is stopped.
+      while (serviceDown) await sleep(250);
+      counters.reloads++;
+      return service.reloadPage();
+    case "service-kill": {
+      counters.serviceKills++;
+      // Messages in flight: a burst sent, and the service killed within milliseconds of it.
+      for (let i = 0; i < 4; i++) sendOne(true);
+      serviceDown = true;
+      await sleep(between(rng, 0, 12));
+      await service.kill();
+      log(
+        `service killed with ${messages.filter((message) => message.inFlightAtKill && message.answer.kind === "unanswered").length} messages unanswered so far`,
+      );
+      return restartService();
+    }
+    case "service-stall": {
+      counters.stalls++;
+      serviceDown = true;
+      process.kill(service.pid, "SIGSTOP");
+      await sleep(action.forMs);
+      process.kill(service.pid, "SIGCONT");
+      serviceDown = false;
+      // The page's bridge may have given up meanwhile; so may the soak's.
+      if (!service.bridge.open) await service.openPage();
+      return;
+    }
+    default:
+      return machineFault(byLabel.get(action.machine)!, action.kind, action.forMs);
+  }
+}
+
+async function machineFault(machine: SoakMachine, kind: "kill" | "freeze" | "blackhole" | "restart" | "upgrade", forMs: number): Promise<void> {
+  counters.faults++;
+  switch (kind) {
+    case "restart":
+      await machineControl(machine, "POST", "restart", {});
+      return;
+    case "upgrade":
+      await machineControl(machine, "POST", "upgrade", {});
+      machine.protocol = 2;
+      machine.generation = "v2";
+      return;
+    case "kill":
+      machine.fault = "killed";
+      await machineControl(machine, "POST", "kill", {});
+      await sleep(forMs);
+      await machineControl(machine, "POST", "start", {});
+      break;
+    case "freeze":
+      machine.fault = "frozen";
+      machine.child.process.kill("SIGSTOP");
+      await sleep(forMs);
+      machine.child.process.kill("SIGCONT");
+      break;
+    case "blackhole":
+      machine.fault = "blackholed";
+      await machineControl(machine, "POST", "blackhole", { on: true });
+      await sleep(forMs);
+      await machineControl(machine, "POST", "blackhole", { on: false });
+      break;
+  }
+  machine.fault = null;
+}
+
+async function sample(): Promise<void> {
+  const proc = procSample(service.pid);
+  const report = await serviceReport(service.pid, join(work, "resource-report.json"));
+  const latency = await measureEventToPixel(service.page!, (title) => machineControl(probe, "POST", "threads/thread-0/rename", { title }), 15);
+  const entry: ResourceSample = {
+    atMs: Date.now() - startedAt,
+    servicePid: service.pid,
+    agents: service.bridge.state.agents.size,
+    ...proc,
+    heapUsedBytes: report?.heapUsedBytes ?? NaN,
+    activeResources: report?.activeResources ?? {},
+    latenciesMs: latency.latencies,
+    p50Ms: latency.p50,
+    p99Ms: latency.p99,
+    timeouts: latency.timeouts,
+  };
+  samples.push(entry);
+  log(sampleLine(entry));
+}
+
+// The schedule, the user's sends and attention, and the minute samples run side by side.
+const scheduled = plan.actions.map(({ atMs, action }) =>
+  sleep(atMs).then(async () => {
+    log(describeAction(action));
+    await run(action).catch((error: unknown) => failures.push(`${describeAction(action)}: ${(error as Error).message}`));
+  }),
+);
+const sampleEveryMs = Math.min(60_000, Math.max(15_000, Math.round(durationMs / 10)));
+const sender = (async () => {
+  while (!stopping && Date.now() - startedAt < durationMs - 25_000) {
+    if (!serviceDown) sendOne();
+    await sleep(between(rng, 300, 1_200));
+  }
+})();
+const attention = (async () => {
+  while (!stopping && Date.now() - startedAt < durationMs - 20_000) {
+    if (!serviceDown && service.bridge.open) await attend().catch(() => undefined);
+    await sleep(2_000);
+  }
+})();
+const sampler = (async () => {
+  for (let at = 0; at <= durationMs; at += sampleEveryMs) {
+    await sleep(Math.max(0, startedAt + at - Date.now()));
+    // A sample waits out a service restart or stall rather than measuring it; slots missed meanwhile are skipped.
+    while (serviceDown) await sleep(250);
+    if (Date.now() - startedAt > at + sampleEveryMs && at + sampleEveryMs <= durationMs) continue;
+    await sample().catch((error: unknown) => failures.push(`sample: ${(error as Error).message}`));
+  }
+})();
+await Promise.all([...scheduled, sender, attention]);
+await sampler;
+stopping = true;
+
+// Settle: every machine answers again and no delivery is still on its way.
+await waitFor(() => [...service.bridge.state.environments.values()].every((environment) => environment.connection.phase === "online"), 60_000).catch(() => {
+  const away = [...service.bridge.state.environments.values()].filter((environment) => environment.connection.phase !== "online");
+  const faults = (label: string) =>
+    plan.actions
+      .filter(({ action }) => "machine" in action && action.machine === label)
+      .map(({ atMs, action }) => `${(atMs / 1000).toFixed(0)} s ${action.kind}`);
+  for (const environment of away) {
+    const machine = machines.find((candidate) => candidate.environmentId === environment.environmentId);
+    failures.push(
+      `${machine?.label ?? environment.environmentId} not back online at the end: ${JSON.stringify(environment.connection)}; its faults: ${faults(machine?.label ?? "").join(", ")}`,
+    );
+  }
+});
+await waitFor(
+  () =>
+    messages.every((message) => message.answer.kind !== "pending") &&
+    [...service.bridge.state.deliveries.values()].every((delivery) => delivery.state !== "sending"),
+  30_000,
+).catch(() => undefined);
+
+// Counted at the servers.
+const atServers = new Map<string, Record<string, string[]>>();
+for (const machine of targets) atServers.set(machine.label, await userMessages(machine));
+const counts = tally(
+  messages,
+  (message) => (atServers.get(message.machine)?.[message.threadId] ?? []).filter((text) => text.includes(message.tag)).length,
+  service.bridge.state.deliveries,
+  service.bridge.state.history,
+);
+let misdirected = 0;
+for (const message of messages) {
+  for (const [threadId, texts] of Object.entries(atServers.get(message.machine) ?? {}))
+    if (threadId !== message.threadId && texts.some((text) => text.includes(message.tag))) misdirected++;
+}
+
+// Agents lost or invented: the fleet's rows against each server's own list.
+let agentsLost = 0;
+let agentsInvented = 0;
+let agentsShownEnded = 0;
+let archivedUnseen = 0;
+const inventedExamples: string[] = [];
+const agentExamples: string[] = [];
+for (const machine of machines) {
+  const listed = await threadList(machine);
+  const live = new Set(listed.live);
+  const rows = new Set(
+    [...service.bridge.state.agents.values()]
+      .filter((agent) => agent.environmentId === machine.environmentId && agent.lifecycle !== "deleted")
+      .map((agent) => agent.threadId),
+  );
+  const archived = new Set(listed.archived);
+  for (const threadId of live) {
+    if (rows.has(threadId)) continue;
+    // T3 lists archived threads in its archive, not its thread list; the fleet shows one only if it saw it active.
+    if (archived.has(threadId)) {
+      archivedUnseen++;
+      continue;
+    }
+    agentsLost++;
+    const born = createdAt.get(`${machine.label}/${threadId}`);
+    agentExamples.push(`lost ${machine.label}/${threadId}${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}`);
+  }
+  for (const threadId of rows) {
+    if (live.has(threadId)) continue;
+    const born = createdAt.get(`${machine.label}/${threadId}`);
+    const gone = deletedAt.get(`${machine.label}/${threadId}`);
+    const when = `${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}${gone === undefined ? "" : ` (deleted at ${(gone / 1000).toFixed(1)} s)`}`;
+    // A thread that left the server's stream without saying whether it was archived or deleted stays
+    // for the session as "ended" (shared/fleet/model.ts, removeAgent): shown as gone, not invented.
+    if (service.bridge.state.agents.get(`${machine.environmentId}/${threadId}`)?.status === "ended" && gone !== undefined) {
+      agentsShownEnded++;
+      continue;
+    }
+    agentsInvented++;
+    inventedExamples.push(`invented ${machine.label}/${threadId}${when}`);
+  }
+}
+
+const serviceSockets = procSample(service.pid).sockets;
+const notifications = service.bridge.state.notifications;
+const pageErrors = service.pageErrors;
+const exitCode = await service.stop();
+await Promise.all(machines.map((machine) => stopMachine(machine)));
+// tsx's own esbuild service is the soak's, not something the fleet left behind.
+const orphanChildren = childrenOf(process.pid).filter((child) => !/esbuild --service/.test(child.command));
+const orphanSockets = openConnections([service.port, ...machines.map((machine) => Number(new URL(machine.baseUrl).port))]);
+await rm(work, { recursive: true, force: true });
+
+console.log("");
+console.log(`soak figures (seed ${seed}, ${minutes} min):`);
+console.log(
+  `  messages: sent ${counts.sent}, delivered ${counts.delivered}, refused ${counts.refused}, uncertain ${counts.uncertain}, not sent (the service died before answering; the page showed the failure) ${counts.notSent}, duplicated ${counts.duplicated}, lost ${counts.lost}, delivered but shown refused ${counts.deliveredButShownRefused}, misdirected ${misdirected}`,
+);
+console.log(`  in flight when the service was killed: ${counts.inFlightAtKill} → ${JSON.stringify(counts.inFlightAtKillTruth)}`);
+for (const [reason, count] of [...counts.refusalReasons].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`    refused ×${count}: ${reason}`);
+for (const example of counts.examples) console.log(`    ${example}`);
+console.log(
+  `  user actions: approvals ${counters.approvals}, answers ${counters.answers}, snoozes ${counters.snoozes}, acknowledgements ${counters.acknowledgements}; churn: created ${counters.created}, archived ${counters.archived}, deleted ${counters.deleted}`,
+);
+console.log(
+  `  agents in the fleet at the end: ${service.bridge.state.agents.size}; user-visible rows by machine: ${machines.map((machine) => `${machine.label} ${[...service.bridge.state.agents.values()].filter((agent) => agent.environmentId === machine.environmentId && agent.lifecycle !== "deleted").length}`).join(", ")}`,
+);
+console.log(
+  `  faults: machines ${counters.faults}, service SIGKILLs ${counters.serviceKills}, service stalls ${counters.stalls}, page reloads ${counters.reloads}`,
+);
+console.log(
+  `  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`,
+);
+console.log(
+  `  agents lost ${agentsLost}, invented ${agentsInvented}; deleted on the server and shown as ended for the session ${agentsShownEnded}; archived before the fleet saw them (in T3's archive, not its list) ${archivedUnseen}${agentExamples.length ? `; ${agentExamples.slice(0, 8).join(", ")}` : ""}${inventedExamples.length ? `; ${inventedExamples.slice(0, 8).join(", ")}` : ""}`,
+);
+console.log(
+  `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.map((child) => child.command).join("; ")})` : ""}, open connections left ${orphanSockets}`,
+);
+for (const notice of service.bridge.state.notices) console.log(`  the service's notice: ${notice}`);
+console.log(`  page errors: ${pageErrors.length}${pageErrors.length ? ` (${pageErrors.slice(0, 3).join("; ")})` : ""}`);
+for (const failure of failures) console.log(`  problem during the run: ${failure}`);
+
+const verdicts = checkBounds(bounds, {
+  counts,
+  misdirected,
+  notificationsBeyondOne: notifications.beyondOne,
+  agentsLost,
+  agentsInvented,
+  orphanChildren: orphanChildren.length,
+  orphanSockets,
+  samples,
+  steadyFromMs: plan.steadyFromMs,
+  pageErrors: pageErrors.length,
+});
+for (const verdict of verdicts) console.log(`  ${verdict.ok ? "ok  " : "FAIL"} ${verdict.text}`);
+process.exit(verdicts.every((verdict) => verdict.ok) ? 0 : 1);
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error("timed out");
+    await sleep(200);
+  }
+}

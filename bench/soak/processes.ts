@@ -1,0 +1,149 @@
+// The soak's processes: each simulated machine and the fleet service run as child processes (so
+// they can be frozen with SIGSTOP and the service SIGKILLed), and what /proc says about them.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ResourceReport } from "../../electron/serve/resource-report";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** Every child still running: killed when the soak ends in any way, so none outlives it. */
+const running = new Set<Child>();
+process.on("exit", () => {
+  for (const child of running) {
+    child.process.kill("SIGCONT");
+    child.process.kill("SIGKILL");
+  }
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
+
+export interface Child {
+  process: ChildProcess;
+  pid: number;
+  output: string[];
+}
+
+/** Starts `script` under tsx and resolves with the first match of `ready` in its output. */
+export async function startTsx(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; match: RegExpMatchArray }> {
+  const process_ = spawn(process.execPath, ["--import", "tsx", join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const child: Child = { process: process_, pid: process_.pid!, output: [] };
+  running.add(child);
+  process_.once("exit", () => running.delete(child));
+  const match = await new Promise<RegExpMatchArray>((resolveMatch, reject) => {
+    let text = "";
+    const timer = setTimeout(() => reject(new Error(`${script} did not start in 90 s:\n${text}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const found = ready.exec(text);
+      if (found) {
+        clearTimeout(timer);
+        resolveMatch(found);
+      }
+    };
+    process_.stdout!.on("data", onData);
+    process_.stderr!.on("data", onData);
+    process_.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited (${code ?? signal}) before it was ready:\n${text}`));
+    });
+  });
+  // Keep the last lines (errors the service printed) without growing for hours.
+  const keep = (chunk: Buffer) => {
+    child.output.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+    if (child.output.length > 200) child.output.splice(0, child.output.length - 200);
+  };
+  process_.stdout!.on("data", keep);
+  process_.stderr!.on("data", keep);
+  return { child, match };
+}
+
+export function exited(child: Child): Promise<void> {
+  if (child.process.exitCode !== null || child.process.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => child.process.once("exit", () => done()));
+}
+
+export interface ProcSample {
+  rssBytes: number;
+  fds: number;
+  sockets: number;
+}
+
+export function procSample(pid: number): ProcSample {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  let fds = 0;
+  let sockets = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    fds++;
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:")) sockets++;
+    } catch {
+      // closed between the listing and the read
+    }
+  }
+  return { rssBytes: rssKb * 1024, fds, sockets };
+}
+
+/** Asks the service (SIGUSR2, electron/serve/resource-report.ts) for its heap and active handles. */
+export async function serviceReport(pid: number, path: string): Promise<ResourceReport | undefined> {
+  const before = Date.now();
+  process.kill(pid, "SIGUSR2");
+  for (let tries = 0; tries < 50; tries++) {
+    try {
+      const report = JSON.parse(await readFile(path, "utf8")) as ResourceReport;
+      if (report.pid === pid && report.at >= before - 5) return report;
+    } catch {
+      // not written yet
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return undefined;
+}
+
+/** Processes whose parent is `pid` (live ones; zombies are reaped by Node). */
+export function childrenOf(pid: number): { pid: number; command: string }[] {
+  const out: { pid: number; command: string }[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === pid && fields[0] !== "Z")
+        out.push({ pid: Number(entry), command: readFileSync(`/proc/${entry}/cmdline`, "utf8").replace(/\0/g, " ").trim() });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** TCP connections on loopback that touch one of `ports` and are still open (not TIME_WAIT). */
+export function openConnections(ports: number[]): number {
+  const wanted = new Set(ports);
+  let count = 0;
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 4) continue;
+      const local = parseInt(fields[1]!.split(":")[1]!, 16);
+      const remote = parseInt(fields[2]!.split(":")[1]!, 16);
+      const state = fields[3];
+      // 01 ESTABLISHED, 08 CLOSE_WAIT, 04/05 FIN_WAIT, 0A LISTEN; 06 TIME_WAIT is the kernel's, not a leak.
+      if (state === "06" || state === "07") continue;
+      if (wanted.has(local) || wanted.has(remote)) count++;
+    }
+  }
+  return count;
+}

@@ -1,0 +1,77 @@
+// The soak's samples: the service's memory, descriptors, sockets and handles, and the page's
+// event-to-pixel time (a rename on the probe machine until the page paints the new title).
+import type { Page } from "playwright-core";
+
+export interface ResourceSample {
+  atMs: number;
+  servicePid: number;
+  agents: number;
+  rssBytes: number;
+  heapUsedBytes: number;
+  fds: number;
+  sockets: number;
+  activeResources: Record<string, number>;
+  latenciesMs: number[];
+  p50Ms: number;
+  p99Ms: number;
+  timeouts: number;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+export const handles = (sample: ResourceSample) => Object.values(sample.activeResources).reduce((sum, count) => sum + count, 0);
+
+export function sampleLine(sample: ResourceSample): string {
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  const kinds = Object.entries(sample.activeResources)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, count]) => `${kind} ${count}`)
+    .join(", ");
+  return `sample: ${sample.agents} agents; service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)}, fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
+}
+
+/** Renames the probe's thread `count` times and times each until the page has painted the new title. */
+export async function measureEventToPixel(
+  page: Page,
+  rename: (title: string) => Promise<unknown>,
+  count: number,
+): Promise<{ latencies: number[]; p50: number; p99: number; timeouts: number }> {
+  const latencies: number[] = [];
+  let timeouts = 0;
+  for (let i = 0; i < count; i++) {
+    const title = `Probe ${Date.now().toString(36)}-${i}`;
+    const painted = page.evaluate(
+      (expected) =>
+        new Promise<number | null>((done) => {
+          const timer = setTimeout(() => {
+            observer.disconnect();
+            done(null);
+          }, 5_000);
+          const check = () => {
+            if (!document.querySelector('[data-testid="fleet-tree"]')?.textContent?.includes(expected)) return false;
+            clearTimeout(timer);
+            observer.disconnect();
+            // The frame after the DOM change is when it reaches the screen.
+            requestAnimationFrame(() => done(Date.now()));
+            return true;
+          };
+          const observer = new MutationObserver(() => void check());
+          observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+          check();
+        }),
+      title,
+    );
+    // A page that is reloading rejects: that sample is a timeout, never an unhandled rejection.
+    const settled = painted.catch(() => null);
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(done))).catch(() => undefined);
+    const sentAt = Date.now();
+    await rename(title);
+    const at = await settled;
+    if (at === null) timeouts++;
+    else latencies.push(at - sentAt);
+  }
+  return { latencies, p50: percentile(latencies, 50), p99: percentile(latencies, 99), timeouts };
+}

@@ -1,0 +1,130 @@
+// The soak's seeded schedule: which fault happens when, to which machine, for how long. The same
+// seed and length give the same schedule (printed at the start), so a failing run can be replayed.
+
+export type Rng = () => number;
+
+/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
+export function seededRng(seed: number): Rng {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+export const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
+export const between = (rng: Rng, low: number, high: number): number => Math.round(low + rng() * (high - low));
+
+export type MachineFault = "kill" | "freeze" | "blackhole" | "restart" | "upgrade";
+export type SoakAction =
+  | { kind: MachineFault; machine: string; forMs: number }
+  | { kind: "churn"; machine: string; create: number; archive: number; remove: number }
+  | { kind: "service-kill" }
+  | { kind: "service-stall"; forMs: number }
+  | { kind: "reload" };
+
+export interface ScheduledAction {
+  atMs: number;
+  action: SoakAction;
+}
+
+export interface SoakPlan {
+  actions: ScheduledAction[];
+  /** From here on nothing restarts or stalls the service: memory and latency growth are measured from `steadyFromMs`. */
+  steadyFromMs: number;
+  /** Faults end here; the rest of the run lets every machine come back and every delivery settle. */
+  quietFromMs: number;
+}
+
+export interface PlanInput {
+  seed: number;
+  durationMs: number;
+  machines: { label: string; protocol: 1 | 2 }[];
+}
+
+export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
+  const rng = seededRng(seed);
+  const actions: ScheduledAction[] = [];
+  const quietFromMs = durationMs - Math.min(60_000, Math.max(30_000, durationMs * 0.15));
+  // The service: killed a few times with messages in flight, and stalled once past the wake watch's
+  // 30 s (electron/fleet/wake-watch.ts: a laptop waking), one at a time, all in the first part.
+  const serviceKills = Math.max(2, Math.min(6, Math.round(durationMs / 600_000) + 1));
+  const serviceEvents: SoakAction[] = [
+    { kind: "service-stall", forMs: 35_000 },
+    ...Array.from({ length: serviceKills }, () => ({ kind: "service-kill" }) as const),
+  ];
+  const lengthOf = (action: SoakAction) => (action.kind === "service-stall" ? action.forMs + 8_000 : 12_000);
+  for (let i = serviceEvents.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [serviceEvents[i], serviceEvents[j]] = [serviceEvents[j]!, serviceEvents[i]!];
+  }
+  const needed = serviceEvents.reduce((sum, action) => sum + lengthOf(action), 0);
+  const serviceEndMs = Math.max(Math.round(durationMs * 0.45), 15_000 + needed);
+  const slack = (serviceEndMs - 15_000 - needed) / serviceEvents.length;
+  let cursor = 15_000;
+  for (const action of serviceEvents) {
+    const at = cursor + between(rng, 0, slack);
+    actions.push({ atMs: at, action });
+    cursor = at + lengthOf(action);
+  }
+  const steadyFromMs = serviceEndMs + Math.min(60_000, Math.round(durationMs * 0.1));
+
+  // Page reloads throughout.
+  for (let at = 30_000; at < quietFromMs; at += between(rng, 40_000, 120_000)) actions.push({ atMs: at, action: { kind: "reload" } });
+
+  // In-place upgrades 1 → 2: one per protocol-1 machine in long runs, one in short ones.
+  const upgradable = machines.filter((machine) => machine.protocol === 1).map((machine) => machine.label);
+  const upgrades = durationMs >= 600_000 ? upgradable.length : Math.min(1, upgradable.length);
+  const upgradeAt = new Map<string, number>();
+  for (const label of upgradable.slice(0, upgrades)) upgradeAt.set(label, between(rng, durationMs * 0.2, durationMs * 0.6));
+
+  // Machine faults: one at a time per machine, each machine busy until its fault ends.
+  const busyUntil = new Map(machines.map((machine) => [machine.label, 0]));
+  for (const [label, at] of upgradeAt) {
+    actions.push({ atMs: at, action: { kind: "upgrade", machine: label, forMs: 0 } });
+    busyUntil.set(label, 0);
+  }
+  const faults: MachineFault[] = ["kill", "freeze", "blackhole", "restart"];
+  for (let at = 10_000; at < quietFromMs - 5_000; at += between(rng, 8_000, 25_000)) {
+    const label = pick(rng, machines).label;
+    const kind = pick(rng, faults);
+    const forMs = kind === "restart" ? 0 : between(rng, 3_000, 30_000);
+    const upgrading = upgradeAt.get(label);
+    if ((busyUntil.get(label) ?? 0) > at || at + forMs > quietFromMs) continue;
+    if (upgrading !== undefined && at <= upgrading + 2_000 && at + forMs + 2_000 >= upgrading) continue;
+    busyUntil.set(label, at + forMs + 2_000);
+    actions.push({ atMs: at, action: { kind, machine: label, forMs } });
+  }
+
+  // Thread churn on every machine, about every 10 s; it deletes about as many as it creates, so the fleet keeps its size.
+  for (let at = 5_000; at < quietFromMs; at += between(rng, 6_000, 14_000)) {
+    const create = between(rng, 6, 20);
+    const remove = Math.max(0, create + between(rng, -3, 3));
+    actions.push({ atMs: at, action: { kind: "churn", machine: pick(rng, machines).label, create, archive: between(rng, 1, 4), remove } });
+  }
+
+  actions.sort((a, b) => a.atMs - b.atMs);
+  return { actions, steadyFromMs, quietFromMs };
+}
+
+export function describeAction(action: SoakAction): string {
+  switch (action.kind) {
+    case "churn":
+      return `churn on ${action.machine}: create ${action.create}, archive ${action.archive}, delete ${action.remove}`;
+    case "service-kill":
+      return "fleet service SIGKILLed with messages in flight, then restarted";
+    case "service-stall":
+      return `fleet service stopped (SIGSTOP) for ${action.forMs / 1000} s: a laptop waking`;
+    case "reload":
+      return "page reloaded";
+    case "upgrade":
+      return `${action.machine} upgraded in place from protocol 1 to 2`;
+    case "restart":
+      return `${action.machine} restarted`;
+    default:
+      return `${action.machine} ${action.kind === "kill" ? "killed" : action.kind === "freeze" ? "frozen (SIGSTOP)" : "blackholed"} for ${(action.forMs / 1000).toFixed(1)} s`;
+  }
+}

@@ -1,0 +1,129 @@
+// The fleet service as `./fleet serve` runs it (electron/serve/cli.ts), in its own process on one
+// data folder, and the page in Debian's Chromium beside the soak's own bridge connection.
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { SoakBridge } from "./bridge-client";
+import { type Child, exited, startTsx } from "./processes";
+
+export interface ServiceOptions {
+  dataDir: string;
+  reportPath: string;
+}
+
+export class SoakService {
+  child: Child | undefined;
+  port = 0;
+  origin = "";
+  launchUrl = "";
+  restarts = 0;
+  readonly bridge = new SoakBridge();
+  private browser: Browser | undefined;
+  page: Page | undefined;
+  pageErrors: string[] = [];
+
+  constructor(private readonly options: ServiceOptions) {}
+
+  get pid(): number {
+    return this.child!.pid;
+  }
+
+  async start(): Promise<void> {
+    const { child, match } = await startTsx(
+      "electron/serve/cli.ts",
+      ["--data-dir", this.options.dataDir, "--secrets", "file", "--port", String(this.port)],
+      /(http:\/\/127\.0\.0\.1:(\d+))\/#code=\S+/,
+      { T3_FLEET_RESOURCE_REPORT: this.options.reportPath },
+    );
+    this.child = child;
+    this.launchUrl = match[0];
+    this.origin = match[1]!;
+    this.port = Number(match[2]);
+  }
+
+  /** Opens (or reopens, after a restart of the service) the page with the current launch link, then the soak's bridge. */
+  async openPage(): Promise<void> {
+    if (!this.browser) {
+      this.browser = await chromium.launch({
+        executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+      this.page = await this.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      await this.page.addInitScript(() => {
+        if (location.protocol === "http:") sessionStorage.setItem("t3fleet.pane", "fleet");
+      });
+      // tsx keeps function names with a `__name` helper that the page does not have.
+      await this.page.addInitScript("globalThis.__name = (fn) => fn;");
+      this.page.on("pageerror", (error) => this.pageErrors.push(error.message));
+    }
+    // A new link differs from the open page only in its fragment: without leaving first, going to it
+    // would be a same-document navigation and the page would keep its old, dead session.
+    await this.page!.goto("about:blank");
+    await this.page!.goto(this.launchUrl);
+    await this.waitForPage();
+    const session = await this.page!.evaluate(() => sessionStorage.getItem("t3fleet.session"));
+    if (!session) throw new Error("the page holds no session after opening the launch link");
+    await this.bridge.connect(this.origin, session);
+  }
+
+  async reloadPage(): Promise<void> {
+    await this.page!.reload();
+    await this.waitForPage();
+  }
+
+  private async waitForPage(): Promise<void> {
+    await this.page!.waitForFunction(() => document.querySelector('[data-testid="fleet-summary"]') !== null, undefined, { timeout: 60_000 });
+  }
+
+  /** SIGKILL: nothing is flushed, nothing closed; the data folder is what it was at that instant. */
+  async kill(): Promise<void> {
+    this.child!.process.kill("SIGKILL");
+    await exited(this.child!);
+    this.bridge.close();
+  }
+
+  async restart(): Promise<void> {
+    await this.start();
+    this.restarts++;
+    // The page trades its new link for a session while it loads; a bridge opened on the session it
+    // held before (4401) is tried again on a fresh link, as a user would open the new link again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.openPage();
+        return;
+      } catch (error) {
+        if (attempt === 3) throw error;
+        this.launchUrl = await this.freshLaunchUrl();
+      }
+    }
+  }
+
+  /** The running service prints one link; a fresh one comes only with a restart, so restart it cleanly. */
+  private async freshLaunchUrl(): Promise<string> {
+    this.child!.process.kill("SIGTERM");
+    await exited(this.child!);
+    await this.start();
+    return this.launchUrl;
+  }
+
+  /** Stops as Ctrl-C would, then closes the page and the browser. */
+  async stop(): Promise<number | null> {
+    this.bridge.close();
+    await this.browser?.close();
+    this.browser = undefined;
+    const child = this.child;
+    if (!child) return null;
+    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGTERM");
+    await exited(child);
+    return child.process.exitCode;
+  }
+}
+
+export const reportPathIn = (dir: string) => join(dir, "resource-report.json");

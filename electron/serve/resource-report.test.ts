@@ -1,0 +1,44 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { installResourceReport, RESOURCE_REPORT_ENV, type ResourceReport, resourceReport } from "./resource-report";
+
+describe("resource report (the soak benchmark's debug hook)", () => {
+  const listeners = process.listeners("SIGUSR2");
+  afterEach(() => {
+    for (const listener of process.listeners("SIGUSR2")) if (!listeners.includes(listener)) process.off("SIGUSR2", listener);
+  });
+
+  it("counts the process's own memory and active handles by kind", () => {
+    const timer = setInterval(() => undefined, 60_000);
+    try {
+      const report = resourceReport();
+      expect(report.pid).toBe(process.pid);
+      expect(report.heapUsedBytes).toBeGreaterThan(0);
+      expect(report.rssBytes).toBeGreaterThanOrEqual(report.heapUsedBytes);
+      expect(report.activeResources.Timeout).toBeGreaterThanOrEqual(1);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
+  it("is off unless the environment names a file", () => {
+    expect(installResourceReport({})).toBe(false);
+    expect(process.listeners("SIGUSR2")).toEqual(listeners);
+  });
+
+  it("writes the report to the named file on SIGUSR2", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "t3-fleet-resource-report-"));
+    try {
+      const path = join(dir, "report.json");
+      expect(installResourceReport({ [RESOURCE_REPORT_ENV]: path })).toBe(true);
+      process.emit("SIGUSR2", "SIGUSR2");
+      const report = JSON.parse(await readFile(path, "utf8")) as ResourceReport;
+      expect(report.pid).toBe(process.pid);
+      expect(Object.keys(report.activeResources).length).toBeGreaterThan(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

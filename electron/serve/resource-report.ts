@@ -1,0 +1,44 @@
+// A debug hook for the soak benchmark (bench/soak.ts), off unless T3_FLEET_RESOURCE_REPORT names a
+// file: on SIGUSR2 the service writes there what only it can see from inside (JS heap, the active
+// handles and timers by kind). RSS and descriptors the benchmark reads from /proc itself.
+import { renameSync, writeFileSync } from "node:fs";
+
+export const RESOURCE_REPORT_ENV = "T3_FLEET_RESOURCE_REPORT";
+
+export interface ResourceReport {
+  at: number;
+  pid: number;
+  rssBytes: number;
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
+  /** process.getActiveResourcesInfo() counted by kind (TCPSocketWrap, Timeout, FSReqCallback, …). */
+  activeResources: Record<string, number>;
+}
+
+export function resourceReport(): ResourceReport {
+  const memory = process.memoryUsage();
+  const activeResources: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) activeResources[kind] = (activeResources[kind] ?? 0) + 1;
+  return {
+    at: Date.now(),
+    pid: process.pid,
+    rssBytes: memory.rss,
+    heapUsedBytes: memory.heapUsed,
+    heapTotalBytes: memory.heapTotal,
+    externalBytes: memory.external,
+    activeResources,
+  };
+}
+
+/** Installs the SIGUSR2 report when `env` names a file; returns whether it did. */
+export function installResourceReport(env: NodeJS.ProcessEnv): boolean {
+  const path = env[RESOURCE_REPORT_ENV];
+  if (!path) return false;
+  process.on("SIGUSR2", () => {
+    // Written whole, then renamed: the reader never sees half a report.
+    writeFileSync(`${path}.tmp`, JSON.stringify(resourceReport()));
+    renameSync(`${path}.tmp`, path);
+  });
+  return true;
+}
