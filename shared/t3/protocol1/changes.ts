@@ -66,9 +66,23 @@ function counts(
   return Object.values(result).every((value) => value === null) ? null : result;
 }
 
+/**
+ * The newer of two reports by a total order (time, then sequence, then id), so the newest is the same
+ * whatever order the activities are held in (an incremental projection and a rebuilt one may differ:
+ * T3's activity order mixes sequences and times, thread-projection.ts `byActivityOrder`).
+ */
+function newerReport(a: ThreadActivity, b: ThreadActivity): ThreadActivity {
+  if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? a : b;
+  const sequenceA = a.sequence ?? -1;
+  const sequenceB = b.sequence ?? -1;
+  if (sequenceA !== sequenceB) return sequenceA > sequenceB ? a : b;
+  return a.id >= b.id ? a : b;
+}
+
 /** Usage from the newest `context-window.updated` activity, or null when the thread has none (not reported). */
 export function usageOfActivities(activities: readonly ThreadActivity[]): UsageFacts | null {
-  const activity = activities.findLast((candidate) => candidate.kind === "context-window.updated");
+  let activity: ThreadActivity | undefined;
+  for (const candidate of activities) if (candidate.kind === "context-window.updated") activity = activity ? newerReport(activity, candidate) : candidate;
   if (!activity) return null;
   const decoded = ContextWindowPayload.safeParse(activity.payload);
   if (!decoded.success) return null;
