@@ -198,5 +198,5 @@ test("a snooze T3 does not hold is kept by T3 Fleet: it survives a reload, is in
   await expect(items).toHaveCount(1);
 
   await page.reload();
-  await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
+  await expect(page.getByTestId("needs-you-count")).toHaveText("1 needs you");
 });

@@ -74,7 +74,7 @@ test("a child that fails changes its chip, its parent's roll-up and the counts",
   await expect(childRow).toHaveAttribute("data-status", "failed");
   await expect(childRow).toHaveAttribute("aria-level", "3");
   await expect(agentRow(page, sim.environmentId, parent).getByTestId("rollup")).toHaveAttribute("data-rollup", "failed");
-  await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
+  await expect(page.getByTestId("needs-you-count")).toHaveText("1 needs you");
   await expect(envRow(page, sim.environmentId).getByTestId("count-failed")).toHaveText("1 failed");
   await expect(page.getByTestId("notice")).toContainText("failed");
 });

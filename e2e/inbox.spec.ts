@@ -123,7 +123,7 @@ test.describe("the inbox", () => {
     await expect(page.getByTestId("inbox-row")).toHaveCount(1);
     await expect(page.getByTestId("inbox")).toContainText("1 snoozed");
     // Snoozed is counted apart (shared/fleet/needs.ts): the header, the badge and the tab count what needs you now.
-    await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
+    await expect(page.getByTestId("needs-you-count")).toHaveText("1 needs you");
     await expect(page.getByTestId("inbox-count")).toHaveText("1");
   });
 
@@ -338,7 +338,7 @@ test("an offline machine's agent keeps its transcript readable, as of when; Open
   await expect(page.getByTestId("open-in-t3")).toBeDisabled();
   await expect(page.getByTestId("open-in-t3-reason")).toHaveText("Open in T3 needs the machine online.");
   // Its last known need still counts, as of then.
-  await expect(page.getByTestId("needs-you-count")).toHaveText("1 need you");
+  await expect(page.getByTestId("needs-you-count")).toHaveText("1 needs you");
   await page.screenshot({ path: join(SCREENSHOTS, "offline-agent.png") });
   await docScreenshot(page, "offline-machine.png");
 });

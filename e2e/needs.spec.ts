@@ -28,7 +28,7 @@ const titlesSet = (page: Page) => page.evaluate(() => (window as unknown as { __
 
 /** The top bar, the Inbox badge, the tab's title and its icon all say `count`. */
 async function expectAgreeOn(page: Page, count: number): Promise<void> {
-  await expect(page.getByTestId("needs-you-count")).toHaveText(`${count} need you`);
+  await expect(page.getByTestId("needs-you-count")).toHaveText(`${count} ${count === 1 ? "needs" : "need"} you`);
   await expect(page.getByTestId("inbox-count")).toHaveText(String(count));
   await expect(page).toHaveTitle(count ? `(${count}) ${count} need${count === 1 ? "s" : ""} you — T3 Fleet` : "T3 Fleet — nothing needs you");
   await expect(page.locator('link[rel="icon"]')).toHaveAttribute("data-count", String(count));

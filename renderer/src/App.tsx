@@ -161,7 +161,7 @@ export function App() {
             disabled={needYou.length === 0}
             onClick={() => dispatch("fleet.next-needs-you", "button")}
           >
-            {counts.needsYou} need you
+            {counts.needsYou} {counts.needsYou === 1 ? "needs" : "need"} you
           </button>
           <span className={`hosts-down ${counts.hostsDown ? "" : "none"}`} data-testid="hosts-down" aria-hidden={counts.hostsDown === 0}>
             {" "}

@@ -67,7 +67,7 @@ export function InboxList({
               ? `${current + 1} of ${items.length}`
               : hidden
                 ? `${items.length} of ${items.length + hidden} shown`
-                : `${items.length} need you`}
+                : `${items.length} ${items.length === 1 ? "needs" : "need"} you`}
         </strong>
         <span className="hint" data-testid="inbox-hint">
           most urgent first{hidden ? ` · ${hidden} hidden by the filters` : ""}
