@@ -6,7 +6,7 @@ import { decodeWith } from "../t3/decode";
 import { Protocol1Rows } from "../t3/protocol1/facts";
 import { ThreadShell } from "../t3/protocol1/schemas";
 import type { AgentFacts, ThreadDetailFacts } from "./facts";
-import { type FleetChange, FleetModel } from "./model";
+import { type FleetChange, FleetModel, LEFT_ROWS_KEPT_MS } from "./model";
 import { NotificationPolicy } from "./notifications";
 import { STUCK_STARTING_MS } from "./status";
 import type { ConnectionPhase } from "./types";
@@ -251,6 +251,23 @@ describe("incremental application", () => {
     snapshot(row);
     model.removeAgent("env-a", row.id, "archived");
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "ended", reason: "Archived" });
+  });
+
+  it("a thread that left the stream keeps its row for LEFT_ROWS_KEPT_MS, then the row goes; one that comes back stays", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-completed.json");
+    const back = { ...row, id: "comes-back" };
+    snapshot(row, back);
+    model.removeAgent("env-a", row.id, "deleted");
+    clock += 1_000;
+    model.removeAgent("env-a", back.id, "archived-or-deleted");
+    expect(model.checkStalls()).toBe(clock - 1_000 + LEFT_ROWS_KEPT_MS);
+    upsert({ ...back, updatedAt: "2026-11-29T10:05:00.000Z" });
+    clock += LEFT_ROWS_KEPT_MS;
+    changes.length = 0;
+    expect(model.checkStalls()).toBeNull();
+    expect(model.agent(`env-a/${row.id}`)).toBeUndefined();
+    expect(changes.flatMap((change) => change.removed)).toEqual([`env-a/${row.id}`]);
+    expect(model.agent("env-a/comes-back")).toMatchObject({ lifecycle: "active" });
   });
 
   it("flags a running agent stalled after the quiet time and clears it on activity", () => {

@@ -41,14 +41,24 @@ export interface FleetModelOptions {
   stalledAfterMs: number;
   /** A starting agent is stuck after this long (default STUCK_STARTING_MS). */
   stuckAfterMs?: number;
+  /** How long a thread that left the fleet stream stays as a row (default LEFT_ROWS_KEPT_MS). */
+  leftRowsKeptMs?: number;
   now: () => number;
 }
+
+/**
+ * An archived or deleted thread stays in the tree this long, saying so, then leaves it: long
+ * enough to see what happened, and a day of churn does not pile up rows (issue 23, bench/soak.ts).
+ */
+export const LEFT_ROWS_KEPT_MS = 5 * 60_000;
 
 interface Entry {
   facts: AgentFacts;
   detail: ThreadDetailFacts | undefined;
   /** Left the fleet stream without saying whether archived or deleted: shown ended until it says. */
   removedUnsure: boolean;
+  /** When it left the fleet stream (the fleet's clock), or null while it is in it. */
+  leftAtMs: number | null;
   derived: DerivedStatus;
   /** Last real activity by the fleet's clock: a changed updatedAt or a new thread event. */
   lastActivityMs: number;
@@ -80,6 +90,8 @@ export class FleetModel {
   private pending: PendingChange | undefined;
   /** Agents whose view may flip with time alone: running (stalled) and starting (stuck). */
   private readonly timed = new Set<string>();
+  /** Agents that left the fleet stream: their rows go after `leftRowsKeptMs`. */
+  private readonly leaving = new Set<string>();
   /** agent key → fingerprint of the condition the user acknowledged (see acknowledge.ts). */
   private readonly acknowledgements = new Map<string, string>();
   /** agent key → the snooze T3 Fleet keeps where T3 does not (shared/fleet/snooze.ts). */
@@ -138,6 +150,7 @@ export class FleetModel {
       for (const threadId of env.entries.keys()) {
         const key = agentKey(environmentId, threadId);
         this.timed.delete(key);
+        this.leaving.delete(key);
         this.pending!.removed.push(key);
       }
       this.envs.delete(environmentId);
@@ -193,6 +206,8 @@ export class FleetModel {
     this.batch(() => {
       if (lifecycle === "archived-or-deleted") entry.removedUnsure = true;
       else entry.facts = { ...entry.facts, lifecycle };
+      entry.leftAtMs ??= this.options.now();
+      this.leaving.add(agentKey(environmentId, threadId));
       this.refresh(env, threadId);
     });
   }
@@ -210,13 +225,25 @@ export class FleetModel {
   }
 
   /**
-   * Re-evaluates what time alone changes (stalled runs, stuck starts); returns when the next one
-   * could flip (ms since epoch), or null.
+   * Re-evaluates what time alone changes (stalled runs, stuck starts, rows of threads that left);
+   * returns when the next one could change (ms since epoch), or null.
    */
   checkStalls(): number | null {
     const now = this.options.now();
     let next: number | null = null;
     this.batch(() => {
+      for (const key of [...this.leaving]) {
+        const [environmentId, threadId] = splitKey(key);
+        const env = this.envs.get(environmentId);
+        const leftAtMs = env?.entries.get(threadId)?.leftAtMs;
+        if (!env || leftAtMs === undefined || leftAtMs === null) {
+          this.leaving.delete(key);
+          continue;
+        }
+        const goesAt = leftAtMs + (this.options.leftRowsKeptMs ?? LEFT_ROWS_KEPT_MS);
+        if (goesAt <= now) this.deleteEntry(env, threadId);
+        else if (next === null || goesAt < next) next = goesAt;
+      }
       for (const key of [...this.timed]) {
         const [environmentId, threadId] = splitKey(key);
         const env = this.envs.get(environmentId);
@@ -356,6 +383,8 @@ export class FleetModel {
       }
       existing.facts = facts;
       existing.removedUnsure = false;
+      existing.leftAtMs = null;
+      this.leaving.delete(agentKey(env.meta.environmentId, facts.threadId));
       this.refresh(env, facts.threadId);
       return;
     }
@@ -364,6 +393,7 @@ export class FleetModel {
       facts,
       detail: undefined,
       removedUnsure: false,
+      leftAtMs: null,
       derived: { status: "idle", reason: null },
       lastActivityMs: this.options.now(),
       startingSeenMs: null,
@@ -394,6 +424,7 @@ export class FleetModel {
     env.entries.delete(threadId);
     const key = agentKey(env.meta.environmentId, threadId);
     this.timed.delete(key);
+    this.leaving.delete(key);
     this.unlinkChild(env, threadId, entry.facts.parent?.threadId);
     this.pending!.removed.push(key);
     for (const childId of env.children.get(threadId) ?? []) this.refresh(env, childId);
