@@ -34,6 +34,11 @@ export const RESTART_CHECKING =
 /** A restored message its thread does not show: the user may send it again, once. */
 export const RESTART_NOT_FOUND =
   "T3 Fleet restarted before the server confirmed this message, and the agent's thread does not show it. Send again sends it once (T3 ignores it if it arrived after all).";
+/**
+ * A message that was waiting for its machine to connect when T3 Fleet stopped: it never left, so
+ * it comes back held, for the user to send or discard (never sent on its own).
+ */
+export const RESTART_BEFORE_SENDING = "Not sent: T3 Fleet restarted while this message waited for its machine to connect. Send now sends it once.";
 /** The same, after the one "Send again" was used. */
 export const RESTART_NOT_FOUND_AFTER_RESEND =
   "T3 Fleet restarted again before the server confirmed the message you sent again, and the agent's thread does not show it. Type it again if it is still needed.";
@@ -75,6 +80,8 @@ export class Deliveries {
   private readonly deliveries = new Map<string, TrackedDelivery>();
   /** Messages held back by the user (state "held"), by the commandId they will be sent with. */
   private readonly held = new Map<string, Delivery>();
+  /** Messages waiting for their environment to connect before their intent is judged: journaled, not yet dispatched. */
+  private readonly waiting = new Map<string, Delivery>();
 
   constructor(private readonly deps: DeliveryDeps) {}
 
@@ -87,6 +94,11 @@ export class Deliveries {
       const delivery: Delivery = { ...entry.delivery };
       if (delivery.state === "held") {
         this.held.set(delivery.commandId, delivery);
+        continue;
+      }
+      if (!entry.command && delivery.state === "sending") {
+        // It waited for its machine and never left (a dispatch journals its command first).
+        this.held.set(delivery.commandId, { ...delivery, state: "held", reason: RESTART_BEFORE_SENDING, updatedAt: this.iso() });
         continue;
       }
       if (!entry.command || this.deliveries.has(delivery.commandId)) continue;
@@ -115,9 +127,9 @@ export class Deliveries {
       if (delivery.kind !== "message" || command.type !== "send") continue;
       entries.push({ delivery: { ...delivery, kind: "message" }, environmentId, threadId, command, turnBefore, expectSteer });
     }
-    for (const held of this.held.values()) {
-      const [environmentId, threadId] = splitKey(held.agentKey);
-      entries.push({ delivery: { ...held, kind: "message" }, environmentId, threadId, command: null, turnBefore: null, expectSteer: false });
+    for (const unsent of [...this.held.values(), ...this.waiting.values()]) {
+      const [environmentId, threadId] = splitKey(unsent.agentKey);
+      entries.push({ delivery: { ...unsent, kind: "message" }, environmentId, threadId, command: null, turnBefore: null, expectSteer: false });
     }
     return boundedEntries(entries, this.deps.now());
   };
@@ -158,8 +170,14 @@ export class Deliveries {
   /** `commandId`: the one a held message was given when it was held (a release sends with it). */
   async send(key: string, text: string, expected: IntentKind, commandId: string = randomUUID(), heldFrom?: string): Promise<Delivery> {
     const [environmentId, threadId] = splitKey(key);
-    // Judged on confirmed facts: right after a start the environment is connecting and its agents unknown.
-    await this.connectingSettled(environmentId);
+    // Judged on confirmed facts: right after a start the environment is connecting and its agents
+    // unknown. Meanwhile the message is on disk, so a restart in the wait does not lose it.
+    if (this.isConnecting(environmentId)) {
+      this.waiting.set(commandId, this.newDelivery(commandId, key, "message", { text, ...(heldFrom && { heldFrom }) }));
+      await this.record().catch(() => undefined);
+      // It stays journaled as waiting until it is dispatched (its command journaled) or refused.
+      await this.connectingSettled(environmentId);
+    }
     const preferred = expected === "steer" || expected === "queue" ? expected : undefined;
     const intent = this.deps.intent(key, preferred);
     const facts = this.deps.model.facts(environmentId, threadId);
@@ -250,6 +268,10 @@ export class Deliveries {
    * Resolves once an environment that was connecting is online (or failed in a way no retry mends),
    * or after the bound; at once when it is not connecting.
    */
+  private isConnecting(environmentId: string): boolean {
+    return this.deps.runtime(environmentId)?.supervisor.phase.phase === "connecting";
+  }
+
   private connectingSettled(environmentId: string): Promise<void> {
     const supervisor = this.deps.runtime(environmentId)?.supervisor;
     if (!supervisor || supervisor.phase.phase !== "connecting") return Promise.resolve();
@@ -268,6 +290,7 @@ export class Deliveries {
   }
 
   private finishRefused(delivery: Delivery, reason: string): Delivery {
+    if (this.waiting.delete(delivery.commandId)) this.recordLater();
     const refused = { ...delivery, state: "refused" as const, reason: reason.trim() || UNEXPLAINED_REFUSAL, updatedAt: this.iso() };
     this.deps.publish(refused);
     return refused;
@@ -275,6 +298,7 @@ export class Deliveries {
 
   /** Dispatches (or re-dispatches, with the same commandId) a tracked command. */
   private async dispatch(tracked: TrackedDelivery): Promise<Delivery> {
+    this.waiting.delete(tracked.delivery.commandId);
     this.deliveries.set(tracked.delivery.commandId, tracked);
     const runtime = this.deps.runtime(tracked.environmentId);
     runtime?.followers.follow(tracked.threadId, `delivery:${tracked.delivery.commandId}`);

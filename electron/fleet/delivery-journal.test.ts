@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { BridgeEvent } from "../../shared/bridge/contract";
 import type { Delivery } from "../../shared/fleet/delivery";
 import type { SimServer } from "../../sim/protocol1/server";
-import { RESTART_NOT_FOUND, type Deliveries } from "./deliveries";
+import { RESTART_BEFORE_SENDING, RESTART_NOT_FOUND, type Deliveries } from "./deliveries";
 import { JOURNAL_FILE, JOURNAL_SETTLED_LIMIT, type JournalEntry, boundedEntries } from "./delivery-journal";
 import { FleetService } from "./service";
 import { FAST, agent, cleanups, env, journalOf, kill, pairAll, setup, until } from "./service.testkit";
@@ -124,6 +124,32 @@ describe("deliveries across a restart of the fleet", () => {
     expect(released).toMatchObject({ commandId: held.commandId, text: TEXT });
     await expect(reopened.request("delivery.release", { commandId: held.commandId })).rejects.toThrow(/no longer held/);
     await until(reopened, () => reopened.delivery(held.commandId)?.state === "answered", "answered");
+    expect(arrivals(sim, threadId)).toBe(1);
+  });
+
+  it("killed while the message waited for its machine to connect: it comes back held, never sent on its own, and Send now sends it once", async () => {
+    const { sim, service, dataDir, secrets, threadId, key } = await idleThread();
+    await kill(service);
+    sim.setBlackhole(true); // the machine does not answer: after the restart it stays "connecting"
+    const { service: waiting } = await restart(dataDir, secrets);
+    expect(env(waiting, sim)?.connection.phase).toBe("connecting");
+    const journaled = new Promise<void>((resolve) =>
+      journalOf(waiting).on("written", (entries) => entries.some((entry) => entry.delivery.text === TEXT) && resolve()),
+    );
+    const sending = waiting.request("agent.send", { key, text: TEXT, expectedIntent: "new-turn" }).catch(() => undefined);
+    await journaled;
+    await kill(waiting);
+    await sending;
+    sim.setBlackhole(false);
+
+    const { service: reopened } = await restart(dataDir, secrets);
+    const [held] = reopened.snapshot().deliveries;
+    expect(held).toMatchObject({ state: "held", text: TEXT, reason: RESTART_BEFORE_SENDING });
+    await until(reopened, () => env(reopened, sim)?.connection.phase === "online" && reopened.intent(key).kind === "new-turn", "online");
+    expect(arrivals(sim, threadId)).toBe(0);
+    await reopened.request("delivery.release", { commandId: held!.commandId });
+    await until(reopened, () => reopened.delivery(held!.commandId)?.state === "answered", "answered");
+    await expect(reopened.request("delivery.release", { commandId: held!.commandId })).rejects.toThrow(/no longer held/);
     expect(arrivals(sim, threadId)).toBe(1);
   });
 
