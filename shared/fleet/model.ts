@@ -198,7 +198,7 @@ export class FleetModel {
     this.batch(() => this.upsertEntry(env, agent));
   }
 
-  /** A thread left the fleet stream: it stays visible as archived, deleted or ended for this session. */
+  /** A thread left the fleet stream: it stays visible as archived, deleted or ended for LEFT_ROWS_KEPT_MS. */
   removeAgent(environmentId: string, threadId: string, lifecycle: Exclude<AgentLifecycle, "active"> | "archived-or-deleted"): void {
     const env = this.envs.get(environmentId);
     const entry = env?.entries.get(threadId);
