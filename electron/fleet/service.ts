@@ -102,6 +102,9 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       stalledAfterMs: registry.settings.stalledAfterMs,
       ...(options.stuckAfterMs !== undefined && { stuckAfterMs: options.stuckAfterMs }),
       now: this.now,
+      // Quiet is measured on the monotonic clock, which stands still while the computer sleeps; a
+      // test that moves `now` alone moves both.
+      watchedNow: options.wakeWatch?.monotonicNow ?? (options.now ? options.now : () => performance.now()),
     });
     this.policy = new NotificationPolicy(registry.settings.notifications, registry.settings.contextWarningPercent);
     const secrets = new OriginBoundSecrets(options.secrets, (environmentId) => registry.get(environmentId)?.baseUrl);

@@ -86,4 +86,26 @@ describe("the fleet service after a clock jump", () => {
     expect(agent(service, first, asking)).toMatchObject({ status: "needs-approval" });
     expect(notifications().length).toBe(before);
   });
+
+  it("an hour asleep is not an hour of quiet: a running agent is not flagged stalled on waking, and nothing notifies", async () => {
+    let jumpMs = 0;
+    const wall = () => Date.now() + jumpMs;
+    const { sims, service, events } = await setup(["upstream"], {
+      now: wall,
+      wakeWatch: { wallNow: wall, monotonicNow: () => performance.now(), intervalMs: 50 },
+    });
+    const [machine] = sims.servers as [(typeof sims.servers)[0]];
+    const working = sims.createThread(machine, { title: "Long job", text: "migrate everything #hang" });
+    await pairAll(service, sims);
+    await until(service, () => agent(service, machine, working)?.status === "running", "running");
+    const notifiedBefore = events.filter((event) => event.type === "notification").length;
+    const jumpedAt = events.length;
+
+    jumpMs = 60 * 60_000; // the laptop slept for an hour; the run went on without a word
+    const phases = () =>
+      events.slice(jumpedAt).flatMap((event) => (event.type === "fleet.delta" ? event.environments.map((view) => view.connection.phase) : []));
+    await until(service, () => phases().some((phase) => phase !== "online") && phases().at(-1) === "online", "re-verified");
+    expect(agent(service, machine, working)).toMatchObject({ status: "running", stalled: false });
+    expect(events.filter((event) => event.type === "notification").slice(notifiedBefore)).toEqual([]);
+  });
 });

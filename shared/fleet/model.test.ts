@@ -270,6 +270,23 @@ describe("incremental application", () => {
     expect(model.agent("env-a/comes-back")).toMatchObject({ lifecycle: "active" });
   });
 
+  it("quiet is measured on the watched clock: an hour of wall clock with the watched clock still (asleep) is no stall", () => {
+    let watched = 0;
+    const asleep = new FleetModel({ stalledAfterMs: 60_000, now: () => clock, watchedNow: () => watched });
+    asleep.upsertEnvironment(
+      { environmentId: "env-b", label: "laptop", baseUrl: "http://b", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted: false },
+      ONLINE,
+    );
+    const row = recordedRow("t3-0.0.24/shell-row-running.json");
+    asleep.applyFleetSnapshot("env-b", [rows.facts(row)]);
+    clock += 60 * 60_000;
+    expect(asleep.checkStalls()).toBe(clock + 60_000);
+    expect(asleep.agent(`env-b/${row.id}`)!.stalled).toBe(false);
+    watched += 61_000;
+    asleep.checkStalls();
+    expect(asleep.agent(`env-b/${row.id}`)!.stalled).toBe(true);
+  });
+
   it("flags a running agent stalled after the quiet time and clears it on activity", () => {
     const row = recordedRow("t3-0.0.24/shell-row-running.json");
     snapshot(row);

@@ -41,6 +41,12 @@ export interface FleetModelOptions {
   stalledAfterMs: number;
   /** A starting agent is stuck after this long (default STUCK_STARTING_MS). */
   stuckAfterMs?: number;
+  /**
+   * The clock quiet and stuck starts are measured on (ms, any origin; default `now`): a monotonic
+   * one, which does not run while the computer sleeps, so an hour asleep (or the wall clock set
+   * forward) is not an hour of quiet (issue 23; electron/fleet/wake-watch.ts re-checks the connections).
+   */
+  watchedNow?: () => number;
   /** How long a thread that left the fleet stream stays as a row (default LEFT_ROWS_KEPT_MS). */
   leftRowsKeptMs?: number;
   now: () => number;
@@ -62,8 +68,10 @@ interface Entry {
   derived: DerivedStatus;
   /** Last real activity by the fleet's clock: a changed updatedAt or a new thread event. */
   lastActivityMs: number;
-  /** When the fleet first saw the current start (its own clock), or null when not starting. */
-  startingSeenMs: number | null;
+  /** The same on the watched clock (FleetModelOptions.watchedNow): what quiet is measured from. */
+  lastActivityWatched: number;
+  /** When the fleet first saw the current start (the watched clock), or null when not starting. */
+  startingSeenWatched: number | null;
   view: AgentView;
 }
 
@@ -218,7 +226,7 @@ export class FleetModel {
     const entry = env?.entries.get(threadId);
     if (!env || !entry) return;
     this.batch(() => {
-      if (detail.lastEventAt !== null && detail.lastEventAt !== entry.detail?.lastEventAt) entry.lastActivityMs = this.options.now();
+      if (detail.lastEventAt !== null && detail.lastEventAt !== entry.detail?.lastEventAt) this.active(entry);
       entry.detail = detail;
       this.refresh(env, threadId);
     });
@@ -261,9 +269,20 @@ export class FleetModel {
   /** The next time this entry's view flips by time alone, or null if it already did or never will. */
   private deadline(entry: Entry): number | null {
     const status = entry.view.lastKnownStatus;
-    if (status === "running" && !entry.view.stalled) return entry.lastActivityMs + this.options.stalledAfterMs;
-    if (status === "starting" && entry.startingSeenMs !== null) return entry.startingSeenMs + this.stuckAfterMs;
+    // Measured on the watched clock, answered on the wall clock the caller schedules with.
+    const fromNow = (watchedDeadline: number) => this.options.now() + (watchedDeadline - this.watchedNow());
+    if (status === "running" && !entry.view.stalled) return fromNow(entry.lastActivityWatched + this.options.stalledAfterMs);
+    if (status === "starting" && entry.startingSeenWatched !== null) return fromNow(entry.startingSeenWatched + this.stuckAfterMs);
     return null;
+  }
+
+  private watchedNow(): number {
+    return (this.options.watchedNow ?? this.options.now)();
+  }
+
+  private active(entry: Entry): void {
+    entry.lastActivityMs = this.options.now();
+    entry.lastActivityWatched = this.watchedNow();
   }
 
   /** When this running agent turns stalled if nothing happens (ms since epoch), or null. */
@@ -376,7 +395,7 @@ export class FleetModel {
     const existing = env.entries.get(facts.threadId);
     if (existing) {
       // Real activity only: a snapshot re-sending the same row is not news (issue 7).
-      if (existing.facts.updatedAt !== facts.updatedAt) existing.lastActivityMs = this.options.now();
+      if (existing.facts.updatedAt !== facts.updatedAt) this.active(existing);
       if (existing.facts.parent?.threadId !== facts.parent?.threadId) {
         this.unlinkChild(env, facts.threadId, existing.facts.parent?.threadId);
         this.linkChild(env, facts.threadId, facts.parent?.threadId);
@@ -396,7 +415,8 @@ export class FleetModel {
       leftAtMs: null,
       derived: { status: "idle", reason: null },
       lastActivityMs: this.options.now(),
-      startingSeenMs: null,
+      lastActivityWatched: this.watchedNow(),
+      startingSeenWatched: null,
       view: undefined as unknown as AgentView,
     };
     env.entries.set(facts.threadId, entry);
@@ -436,11 +456,11 @@ export class FleetModel {
     if (!entry) return;
     const { facts, detail } = entry;
     const previous = entry.view as AgentView | undefined;
-    const now = this.options.now();
+    const watched = this.watchedNow();
     const starting = isStarting(facts.run);
-    if (!starting) entry.startingSeenMs = null;
-    else if (entry.startingSeenMs === null) entry.startingSeenMs = now;
-    const derived = deriveStatus(facts, detail, { startingForMs: starting ? now - entry.startingSeenMs! : 0, stuckAfterMs: this.stuckAfterMs });
+    if (!starting) entry.startingSeenWatched = null;
+    else if (entry.startingSeenWatched === null) entry.startingSeenWatched = watched;
+    const derived = deriveStatus(facts, detail, { startingForMs: starting ? watched - entry.startingSeenWatched! : 0, stuckAfterMs: this.stuckAfterMs });
     entry.derived =
       entry.removedUnsure && facts.lifecycle === "active" && !derived.status.startsWith("needs-")
         ? { status: "ended", reason: "Archived or deleted" }
@@ -452,7 +472,9 @@ export class FleetModel {
     // While its machine is away a run's stall is kept as last confirmed: no news is not a new stall,
     // and a stall does not end (or a held-up run read "was running") because the machine dropped off.
     const quiet =
-      shown.status === "unknown" ? previous?.lastKnownStatus === "running" && previous.stalled : now - entry.lastActivityMs >= this.options.stalledAfterMs;
+      shown.status === "unknown"
+        ? previous?.lastKnownStatus === "running" && previous.stalled
+        : watched - entry.lastActivityWatched >= this.options.stalledAfterMs;
     const stalled = running && (heldUp || quiet);
     const parentThreadId = facts.parent?.threadId ?? null;
     const view: AgentView = {
