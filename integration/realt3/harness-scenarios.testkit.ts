@@ -35,8 +35,11 @@ export interface HarnessUnderTest {
    * accepted commands sometimes in its read-only sandbox: "Read-only file system").
    */
   acceptedCommandWrites: boolean | null;
-  /** What an interrupted turn is shown as (T3 0.0.42 sometimes also stops a Claude session on interrupt). */
-  afterInterrupt: ("interrupted" | "ended")[];
+  /**
+   * What an interrupted turn is shown as (T3 0.0.42 sometimes also stops a Claude session on
+   * interrupt, and sometimes records Claude's interrupted turn as completed).
+   */
+  afterInterrupt: ("interrupted" | "ended" | "idle")[];
   /** The harness asks a question in T3's default interaction mode. */
   asks: boolean;
   /** A capacity limit it retries through shows in T3 (and so in the fleet) as held up. */
@@ -60,6 +63,8 @@ export interface ServerSide {
   threadIds(): Promise<string[]>;
   /** How many user messages T3 stored in the thread. */
   userMessageCount(threadId: string): Promise<number>;
+  /** T3's own record of the latest turn's state ("completed", "interrupted", …), where the side reads it. */
+  latestTurnState(threadId: string): Promise<string | null>;
 }
 
 export interface ScenarioContext {
@@ -286,7 +291,10 @@ export async function interrupt(ctx: ScenarioContext, harness: HarnessUnderTest)
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "delivered", "interrupt delivered", TURN_MS);
   expect(await ctx.model.streamEnded(streaming)).toBe("aborted");
   const view = await untilSettled(ctx, threadId, "the turn ends");
-  expect(harness.afterInterrupt, `${harness.name}: after the interrupt`).toContain(view.status);
+  const stored = await ctx.side.latestTurnState(threadId);
+  expect(harness.afterInterrupt, `${harness.name}: after the interrupt (T3 recorded the turn ${stored})`).toContain(view.status);
+  // Idle only where T3 itself recorded the interrupted turn as completed: never the fleet's guess.
+  if (view.status === "idle") expect(stored).toBe("completed");
 }
 
 /** A model that refuses the request: failed, with T3's reason. */

@@ -60,7 +60,8 @@ const HARNESSES: HarnessUnderTest[] = [
     turnsAfterRunningMessage: 2,
     decisions: ["accept", "acceptForSession", "decline", "cancel"],
     acceptedCommandWrites: true,
-    afterInterrupt: ["interrupted", "ended"],
+    // Ended when T3 also stopped the session; idle when T3 recorded the turn completed (seen once in CI).
+    afterInterrupt: ["interrupted", "ended", "idle"],
     asks: true,
     showsRetries: false,
     subagents: true,
@@ -111,6 +112,9 @@ const side: ServerSide = {
   },
   async storedFailure(threadId) {
     return (await operator.thread(threadId)).session?.lastError ?? null;
+  },
+  async latestTurnState(threadId) {
+    return (await operator.thread(threadId)).latestTurn?.state ?? null;
   },
   async threadIds() {
     return (await operator.shell()).threads.map((thread) => thread.id);

@@ -67,6 +67,7 @@ const side: ServerSide = {
   },
   // The engine keeps a failure's reason in the thread's error item, not on the row.
   storedFailure: async () => null,
+  latestTurnState: async () => null,
   async threadIds() {
     return (await operator.shell()).threads.map((thread) => thread.id);
   },
