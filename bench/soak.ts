@@ -17,7 +17,8 @@ import { BridgeRequestError } from "./soak/bridge-client";
 import { boundsFor, checkBounds } from "./soak/bounds";
 import { machineControl, pairingUrl, type SoakMachine, startMachine, stopMachine, threadList, userMessages } from "./soak/machines";
 import { type SendMode, type SentMessage, tally } from "./soak/messages";
-import { childrenOf, openConnections, procSample, serviceReport } from "./soak/processes";
+import { SoakClock } from "./soak/clock";
+import { childEnvironment, childrenOf, openConnections, procSample, serviceReport } from "./soak/processes";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
 import { SoakService } from "./soak/service";
 import { measureEventToPixel, type ResourceSample, sampleLine } from "./soak/samples";
@@ -51,6 +52,10 @@ const work = await mkdtemp(join(tmpdir(), "t3-fleet-soak-"));
 // Also when the soak is interrupted or fails (its children are killed then too: bench/soak/processes.ts).
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 const dataDir = join(work, "data");
+const clock = new SoakClock(join(work, "clock-offset"));
+Object.assign(childEnvironment, clock.env());
+if (!clock.available)
+  console.log("soak: libfaketime is missing (Debian package libfaketime): the laptop's sleep will be a stall without the clock jumping an hour");
 const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json") });
 
 // The probe machine sorts first and takes no faults or messages: the page's event-to-pixel figure is read on it.
@@ -242,6 +247,9 @@ async function run(action: SoakAction): Promise<void> {
       serviceDown = true;
       process.kill(service.pid, "SIGSTOP");
       await sleep(action.forMs);
+      // The laptop slept an hour: it wakes to every wall clock an hour on (the machines ran on meanwhile).
+      const offsetS = clock.jump(action.clockJumpS);
+      if (offsetS !== null) log(`wall clocks of the service and the machines jumped ${action.clockJumpS / 60} min forward (now +${offsetS} s)`);
       process.kill(service.pid, "SIGCONT");
       serviceDown = false;
       // The page's bridge may have given up meanwhile; so may the soak's.

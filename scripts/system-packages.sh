@@ -2,7 +2,8 @@
 # Debian packages the tests need, installed only when missing:
 #   chromium (renderer end-to-end tests), gnome-keyring + dbus-x11 (real Secret Service for keytar),
 #   libsecret-1-dev (to build keytar), iproute2 (`ip`: loopback in the real-server tests' network namespace),
-#   openssh-server + openssh-client (the discovery tests' ssh hosts, scripts/discovery-netns.sh).
+#   openssh-server + openssh-client (the discovery tests' ssh hosts, scripts/discovery-netns.sh),
+#   libfaketime (the soak's laptop waking after an hour: the service's and machines' wall clocks jump, bench/soak/clock.ts).
 set -euo pipefail
 needed=()
 command -v chromium >/dev/null 2>&1 || needed+=(chromium)
@@ -12,6 +13,7 @@ dpkg -s libsecret-1-dev >/dev/null 2>&1 || needed+=(libsecret-1-dev)
 command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || needed+=(iproute2)
 [ -x /usr/sbin/sshd ] || needed+=(openssh-server)
 command -v ssh >/dev/null 2>&1 || needed+=(openssh-client)
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || needed+=(libfaketime)
 [ ${#needed[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "fleet: please install these Debian packages first: ${needed[*]}" >&2

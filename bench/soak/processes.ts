@@ -25,11 +25,14 @@ export interface Child {
   output: string[];
 }
 
+/** Added to every child's environment (the soak's clock, bench/soak/clock.ts). */
+export const childEnvironment: NodeJS.ProcessEnv = {};
+
 /** Starts `script` under tsx and resolves with the first match of `ready` in its output. */
 export async function startTsx(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; match: RegExpMatchArray }> {
   const process_ = spawn(process.execPath, ["--import", "tsx", join(ROOT, script), ...args], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...childEnvironment, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const child: Child = { process: process_, pid: process_.pid!, output: [] };

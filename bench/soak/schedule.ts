@@ -23,7 +23,8 @@ export type SoakAction =
   | { kind: MachineFault; machine: string; forMs: number }
   | { kind: "churn"; machine: string; create: number; archive: number; remove: number }
   | { kind: "service-kill" }
-  | { kind: "service-stall"; forMs: number }
+  /** The laptop sleeps: the service stands still `forMs`, and wakes to wall clocks `clockJumpS` on. */
+  | { kind: "service-stall"; forMs: number; clockJumpS: number }
   | { kind: "reload" };
 
 export interface ScheduledAction {
@@ -53,7 +54,7 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
   // 30 s (electron/fleet/wake-watch.ts: a laptop waking), one at a time, all in the first part.
   const serviceKills = Math.max(2, Math.min(6, Math.round(durationMs / 600_000) + 1));
   const serviceEvents: SoakAction[] = [
-    { kind: "service-stall", forMs: 35_000 },
+    { kind: "service-stall", forMs: 35_000, clockJumpS: 3_600 },
     ...Array.from({ length: serviceKills }, () => ({ kind: "service-kill" }) as const),
   ];
   const lengthOf = (action: SoakAction) => (action.kind === "service-stall" ? action.forMs + 8_000 : 12_000);
@@ -117,7 +118,7 @@ export function describeAction(action: SoakAction): string {
     case "service-kill":
       return "fleet service SIGKILLed with messages in flight, then restarted";
     case "service-stall":
-      return `fleet service stopped (SIGSTOP) for ${action.forMs / 1000} s: a laptop waking`;
+      return `fleet service stopped (SIGSTOP) for ${action.forMs / 1000} s and woken to wall clocks ${action.clockJumpS / 60} min on: a laptop waking after an hour`;
     case "reload":
       return "page reloaded";
     case "upgrade":
