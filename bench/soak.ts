@@ -21,7 +21,7 @@ import { SoakClock } from "./soak/clock";
 import { childEnvironment, childrenOf, openConnections, procSample, serviceReport } from "./soak/processes";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
 import { SoakService } from "./soak/service";
-import { measureEventToPixel, type ResourceSample, sampleLine } from "./soak/samples";
+import { liveAgentCount, measureEventToPixel, type ResourceSample, sampleLine } from "./soak/samples";
 
 const { values } = parseArgs({
   options: {
@@ -302,6 +302,7 @@ async function sample(): Promise<void> {
     atMs: Date.now() - startedAt,
     servicePid: service.pid,
     agents: service.bridge.state.agents.size,
+    liveAgents: liveAgentCount(service.bridge.state.agents.values()),
     ...proc,
     heapUsedBytes: report?.heapUsedBytes ?? NaN,
     activeResources: report?.activeResources ?? {},
@@ -416,7 +417,7 @@ for (const machine of machines) {
     const gone = deletedAt.get(`${machine.label}/${threadId}`);
     const when = `${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}${gone === undefined ? "" : ` (deleted at ${(gone / 1000).toFixed(1)} s)`}`;
     // A thread that left the server's stream without saying whether it was archived or deleted stays
-    // for the session as "ended" (shared/fleet/model.ts, removeAgent): shown as gone, not invented.
+    // a while as "ended" (shared/fleet/model.ts, LEFT_ROWS_KEPT_MS): shown as gone, not invented.
     if (service.bridge.state.agents.get(`${machine.environmentId}/${threadId}`)?.status === "ended" && gone !== undefined) {
       agentsShownEnded++;
       continue;
@@ -457,7 +458,7 @@ console.log(
   `  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`,
 );
 console.log(
-  `  agents lost ${agentsLost}, invented ${agentsInvented}; deleted on the server and shown as ended for the session ${agentsShownEnded}; archived before the fleet saw them (in T3's archive, not its list) ${archivedUnseen}${agentExamples.length ? `; ${agentExamples.slice(0, 8).join(", ")}` : ""}${inventedExamples.length ? `; ${inventedExamples.slice(0, 8).join(", ")}` : ""}`,
+  `  agents lost ${agentsLost}, invented ${agentsInvented}; deleted on the server and still shown as ended (rows stay 5 minutes) ${agentsShownEnded}; archived before the fleet saw them (in T3's archive, not its list) ${archivedUnseen}${agentExamples.length ? `; ${agentExamples.slice(0, 8).join(", ")}` : ""}${inventedExamples.length ? `; ${inventedExamples.slice(0, 8).join(", ")}` : ""}`,
 );
 console.log(
   `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.map((child) => child.command).join("; ")})` : ""}, open connections left ${orphanSockets}`,

@@ -104,8 +104,8 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
   const timeouts = steady.reduce((sum, sample) => sum + sample.timeouts, 0);
   verdicts.push({ ok: timeouts === 0, text: `renames not painted within 5 s after warm-up: ${timeouts} (must be 0)` });
   verdicts.push({
-    ok: Math.abs(last.at(-1)!.agents - first[0]!.agents) <= first[0]!.agents * 0.25,
-    text: `fleet size ${first[0]!.agents} → ${last.at(-1)!.agents} agents (same order: churn deletes what it creates)`,
+    ok: Math.abs(last.at(-1)!.liveAgents - first[0]!.liveAgents) <= first[0]!.liveAgents * 0.25,
+    text: `fleet size ${first[0]!.liveAgents} → ${last.at(-1)!.liveAgents} agents on their servers (same order: churn deletes what it creates); rows with those that left ${first[0]!.agents} → ${last.at(-1)!.agents}`,
   });
   return verdicts;
 }

@@ -1,11 +1,15 @@
 // The soak's samples: the service's memory, descriptors, sockets and handles, and the page's
 // event-to-pixel time (a rename on the probe machine until the page paints the new title).
 import type { Page } from "playwright-core";
+import type { AgentView } from "../../shared/fleet/types";
 
 export interface ResourceSample {
   atMs: number;
   servicePid: number;
+  /** Every row the fleet holds, including threads that left and stay a while (shared/fleet/model.ts, LEFT_ROWS_KEPT_MS). */
   agents: number;
+  /** Rows of threads still on their servers: the fleet's size, which churn keeps about constant. */
+  liveAgents: number;
   rssBytes: number;
   heapUsedBytes: number;
   fds: number;
@@ -22,6 +26,13 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
+/** Rows of threads still in their servers' streams (not archived, deleted, or gone without saying which). */
+export function liveAgentCount(agents: Iterable<AgentView>): number {
+  let live = 0;
+  for (const agent of agents) if (agent.lifecycle === "active" && !(agent.status === "ended" && agent.reason === "Archived or deleted")) live++;
+  return live;
+}
+
 export const handles = (sample: ResourceSample) => Object.values(sample.activeResources).reduce((sum, count) => sum + count, 0);
 
 export function sampleLine(sample: ResourceSample): string {
@@ -30,7 +41,7 @@ export function sampleLine(sample: ResourceSample): string {
     .sort((a, b) => b[1] - a[1])
     .map(([kind, count]) => `${kind} ${count}`)
     .join(", ");
-  return `sample: ${sample.agents} agents; service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)}, fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
+  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)}, fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
 }
 
 /** Renames the probe's thread `count` times and times each until the page has painted the new title. */
