@@ -200,14 +200,22 @@ test.describe("protocol 2", () => {
     await page.getByTestId("interrupt").click();
     await expect(page.getByTestId("interrupt-confirm")).toBeVisible();
     await expect(page.getByTestId("interrupt-keep-running")).toBeFocused();
-    // So Enter answers safely: the turn keeps running.
+    // So Enter answers safely: the turn keeps running, and focus is back on the button that asked.
     await page.keyboard.press("Enter");
     await expect(page.getByTestId("interrupt-confirm")).toHaveCount(0);
+    await expect(page.getByTestId("interrupt")).toBeFocused();
     await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
 
-    await page.getByTestId("agent-panel").locator("h2").focus();
+    // Asked by its key from the heading: Esc keeps it running and leaves the agent open, focus back on the heading.
+    const heading = page.getByTestId("agent-panel").locator("h2");
+    await heading.focus();
     await page.keyboard.press("i");
     await expect(page.getByTestId("interrupt-keep-running")).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(page.getByTestId("interrupt-confirm")).toHaveCount(0);
+    await expect(heading).toBeFocused();
+    await expect(page.getByTestId("agent-panel")).toBeVisible();
+    await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
   });
 });
 
