@@ -47,7 +47,7 @@ export default tseslint.config(
             { from: "preload", allow: ["shared", "preload"] },
             { from: "sim", allow: ["shared", "sim"] },
             { from: "bench", allow: ["shared", "fleet", "sim", "bench", "serve"] },
-            { from: "e2e", allow: ["shared", "fleet", "sim", "serve", "e2e", "integration"] },
+            { from: "e2e", allow: ["shared", "fleet", "sim", "serve", "e2e", "integration", "bench"] },
             // Harnesses against real servers and namespaces: they drive the service from outside; nothing in production imports them.
             { from: "integration", allow: ["shared", "fleet", "sim", "integration"] },
           ],

@@ -7,7 +7,11 @@ import { fileURLToPath } from "node:url";
 import { buildRenderer } from "./renderer-build";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const only = process.argv.slice(2);
+// `npm run bench -- <names…> --option value…`: names choose the benches; options go to each of them.
+const args = process.argv.slice(2);
+const firstOption = args.findIndex((arg) => arg.startsWith("--"));
+const only = firstOption < 0 ? args : args.slice(0, firstOption);
+const options = firstOption < 0 ? [] : args.slice(firstOption);
 const benches = readdirSync(here)
   .filter((name) => name.endsWith(".bench.ts"))
   .filter((name) => only.length === 0 || only.some((filter) => name.includes(filter)));
@@ -18,7 +22,7 @@ if (benches.some((bench) => readFileSync(join(here, bench), "utf8").includes('fr
 let failed = 0;
 for (const bench of benches) {
   console.log(`\n=== ${bench}`);
-  const result = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", join(here, bench)], { stdio: "inherit" });
+  const result = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", join(here, bench), ...options], { stdio: "inherit" });
   if (result.status !== 0) failed++;
 }
 process.exit(failed === 0 ? 0 : 1);

@@ -1,6 +1,6 @@
 // Actions leave a trace and snoozes can be found (issue 25 points 2-3): each triage action shows a
 // brief confirmation naming the agent and its machine, with Undo where T3 allows it; only a
-// decision that stops work asks for a one-key confirm; "handled today" lists what was done and
+// decision that stops work asks first, on its safe answer; "handled today" lists what was done and
 // survives a reload; the snoozed list says when each agent wakes and why, and wakes it.
 import { tapBridge } from "./bridge-tap";
 import { expect, test } from "./fixtures";
@@ -10,7 +10,7 @@ test.use({ startPane: "auto", generations: ["upstream"] }); // upstream protocol
 const decisionsSent = (tap: Awaited<ReturnType<typeof tapBridge>>) =>
   tap.sent.filter((request) => request.method === "agent.respondApproval").map((request) => (request.params as { decision: string }).decision);
 
-test("a plain approval goes at once with a confirmation naming the agent; deny-and-stop asks for one key first", async ({ page, fleet }) => {
+test("a plain approval goes at once with a confirmation naming the agent; deny-and-stop asks first, on its safe answer", async ({ page, fleet }) => {
   const sim = fleet.sims.servers[0]!;
   const deploy = fleet.sims.createThread(sim, { title: "Deploy", text: "#approval" });
   await expect.poll(() => sim.engine.threads.get(deploy)?.pendingApprovals.size).toBe(1);
@@ -36,19 +36,29 @@ test("a plain approval goes at once with a confirmation naming the agent; deny-a
   expect(decisionsSent(tap)).toEqual(["accept"]);
   await expect(page.getByTestId("undo")).toHaveCount(0); // T3 cannot take a decision back
 
-  // The next item opened; "Deny and stop" waits for its confirm, focused, and nothing is sent meanwhile.
+  // The next item opened; "Deny and stop" waits for its confirm, which opens on its safe answer, and nothing is sent meanwhile.
   await expect(panel.locator("h2")).toHaveText("Cleanup");
-  await page.getByTestId("approval-card").getByRole("button", { name: "Deny and stop" }).click();
+  const deny = page.getByTestId("approval-card").getByRole("button", { name: "Deny and stop" });
+  await deny.click();
   const confirm = page.getByTestId("decision-confirm");
-  await expect(confirm).toBeFocused();
+  await expect(confirm).toBeVisible();
+  await expect(page.getByTestId("confirm-keep")).toBeFocused();
   await expect(page.getByTestId("confirm-action")).toContainText("The command is not run and the agent's turn ends.");
   expect(decisionsSent(tap)).toEqual(["accept"]);
-  // Esc keeps things as they are; asking again and one key (Enter) sends it.
+  // Esc keeps things as they are, with focus back on the button that asked; Enter on the safe answer does too.
   await page.keyboard.press("Escape");
   await expect(confirm).toHaveCount(0);
+  await expect(deny).toBeFocused();
   await expect(panel.locator("h2")).toHaveText("Cleanup");
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("confirm-keep")).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(confirm).toHaveCount(0);
+  await expect(deny).toBeFocused();
   expect(decisionsSent(tap)).toEqual(["accept"]);
-  await page.getByTestId("approval-card").getByRole("button", { name: "Deny and stop" }).click();
+  // Sending it is a choice: the destructive button is one Tab away.
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Tab");
   await expect(confirm).toBeFocused();
   await page.keyboard.press("Enter");
   await expect(confirmation).toHaveText(`Denied \`npm test\` and stopped the turn of Cleanup on ${sim.label}`);

@@ -7,6 +7,7 @@ import type { Page } from "@playwright/test";
 import { SimServer } from "../sim/protocol1/server";
 import { createV2Thread, sendV2Message } from "../sim/protocol2/fleet-hooks";
 import { SCREENSHOTS, agentRow, envRow, expect, test } from "./fixtures";
+import { SIZES } from "./sizes";
 
 /**
  * Records every change a screen reader would announce: text that changes inside a live region
@@ -149,10 +150,7 @@ test("at 390×844 the top bars take at most 120 px, and their actions are one me
   await expect(page.getByTestId("pairing-dialog")).toHaveCount(0);
 });
 
-for (const size of [
-  { name: "1280x820", width: 1280, height: 820 },
-  { name: "390x844", width: 390, height: 844 },
-]) {
+for (const size of SIZES) {
   test(`at ${size.name} an offline machine's rows keep their state readable, and machine summaries are never cut`, async ({ page, fleet }) => {
     await page.setViewportSize({ width: size.width, height: size.height });
     const sim = fleet.sims.servers[0]!;
@@ -200,14 +198,22 @@ test.describe("protocol 2", () => {
     await page.getByTestId("interrupt").click();
     await expect(page.getByTestId("interrupt-confirm")).toBeVisible();
     await expect(page.getByTestId("interrupt-keep-running")).toBeFocused();
-    // So Enter answers safely: the turn keeps running.
+    // So Enter answers safely: the turn keeps running, and focus is back on the button that asked.
     await page.keyboard.press("Enter");
     await expect(page.getByTestId("interrupt-confirm")).toHaveCount(0);
+    await expect(page.getByTestId("interrupt")).toBeFocused();
     await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
 
-    await page.getByTestId("agent-panel").locator("h2").focus();
+    // Asked by its key from the heading: Esc keeps it running and leaves the agent open, focus back on the heading.
+    const heading = page.getByTestId("agent-panel").locator("h2");
+    await heading.focus();
     await page.keyboard.press("i");
     await expect(page.getByTestId("interrupt-keep-running")).toBeFocused();
+    await page.keyboard.press("Escape");
+    await expect(page.getByTestId("interrupt-confirm")).toHaveCount(0);
+    await expect(heading).toBeFocused();
+    await expect(page.getByTestId("agent-panel")).toBeVisible();
+    await expect(agentRow(page, v2.environmentId, threadId)).toHaveAttribute("data-status", "running");
   });
 });
 

@@ -245,6 +245,8 @@ test("renames, mutes and removes a machine from its row", async ({ page, fleet }
   await row.getByTestId("env-menu").click();
   await menu.getByRole("menuitem", { name: "Remove…" }).click();
   await expect(menu).toContainText("Its token is deleted from the keychain");
+  // The question opens on its safe answer.
+  await expect(menu.getByRole("menuitem", { name: "Keep" })).toBeFocused();
   await menu.getByRole("menuitem", { name: "Remove", exact: true }).click();
   await expect(envRow(page, sim.environmentId)).toHaveCount(0);
   await expect(page.getByTestId("fleet-summary")).toContainText("2 machines");

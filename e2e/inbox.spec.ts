@@ -304,9 +304,20 @@ test("actions say what they do: stop asks first, keys show on buttons, Copy conf
   await expect(page.getByTestId("interrupt")).toHaveAttribute("title", /queued behind it then start/);
   await page.getByTestId("stop").click();
   await expect(page.getByTestId("stop-confirm")).toBeVisible();
+  // A destructive question opens on its safe answer, and answering it safely puts focus back.
+  await expect(page.getByRole("button", { name: "Keep it" })).toBeFocused();
   expect(tap.sent.some((r) => r.method === "agent.stop")).toBe(false);
   await page.getByRole("button", { name: "Keep it" }).click();
   await expect(page.getByTestId("stop-confirm")).toHaveCount(0);
+  await expect(page.getByTestId("stop")).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("button", { name: "Keep it" })).toBeFocused();
+  // Esc keeps the session (and the agent open).
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("stop-confirm")).toHaveCount(0);
+  await expect(page.getByTestId("stop")).toBeFocused();
+  await expect(page.getByTestId("agent-panel")).toBeVisible();
+  expect(tap.sent.some((r) => r.method === "agent.stop")).toBe(false);
   await page.getByTestId("agent-details").locator("summary").click();
   await page.getByTestId("copy").click();
   await expect(page.getByTestId("copy")).toHaveText("Copied ✓");

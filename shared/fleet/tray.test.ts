@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { TRAY_AGENT_LIMIT, tabTitle, trayModel, trayVariant } from "./tray";
-import type { FleetCounts } from "./types";
-import { needFingerprint } from "./views";
-import { agentView, environmentView } from "./views.testkit";
+import { TRAY_AGENT_LIMIT, tabTitle, tabVariant, trayModel, trayVariant } from "./tray";
+import type { ConnectionPhase, FleetCounts } from "./types";
+import { fleetCounts, needFingerprint } from "./views";
+import { ONLINE, agentView, environmentView } from "./views.testkit";
 
 const counts = (patch: Partial<FleetCounts>): FleetCounts => ({ byStatus: {}, needsYou: 0, hostsDown: 0, environments: 1, agents: 0, ...patch });
 const NOW = Date.parse("2026-11-29T10:00:00.000Z");
@@ -106,6 +106,69 @@ describe("tray", () => {
     expect(tabTitle(1, true)).toBe("(1) 1 needs you — T3 Fleet");
     expect(tabTitle(0, true)).toBe("T3 Fleet — nothing needs you");
     expect(tabTitle(2, false)).toBe("(2) T3 Fleet — service not reachable");
+  });
+
+  describe("the tab's icon and title follow what needs you, never a machine that flaps", () => {
+    const OFFLINE: ConnectionPhase = { phase: "offline", since: "t", lastConfirmedAt: "t", nextAttemptAt: "t", attempt: 1, error: "refused" };
+    /** The fleet as the window sees it with the flapping machine "b" online or away (its agents then judged as of their last contact). */
+    const fleet = (flapping: "online" | "away", agents: { id: string; status: "running" | "idle" | "failed" | "needs-approval"; stalled?: boolean }[]) => {
+      const envs = [
+        environmentView({ environmentId: "a", label: "steady" }),
+        environmentView({ environmentId: "b", label: "flaky", connection: flapping === "online" ? ONLINE : OFFLINE }),
+      ];
+      const views = agents.map(({ id, status, stalled = false }) => {
+        const environmentId = id.startsWith("b") ? "b" : "a";
+        const away = environmentId === "b" && flapping === "away";
+        return agentView(id, status, {
+          key: `${environmentId}/${id}`,
+          environmentId,
+          stalled,
+          ...(away && { status: "unknown" as const, lastKnownStatus: status, asOf: "t" }),
+        });
+      });
+      const counts = fleetCounts(envs, views);
+      return { tab: [tabVariant(counts, true), tabTitle(counts.needsYou, true)], tray: trayVariant(counts) };
+    };
+
+    it.each([
+      [
+        "nothing needs you, the flapping machine's agents run",
+        [
+          { id: "b1", status: "running" },
+          { id: "a1", status: "idle" },
+        ],
+        ["all-clear", "T3 Fleet — nothing needs you"],
+      ],
+      ["nothing needs you, every agent idle", [{ id: "b1", status: "idle" }], ["all-clear", "T3 Fleet — nothing needs you"]],
+      ["an approval on the flapping machine", [{ id: "b1", status: "needs-approval" }], ["needs-you", "(1) 1 needs you — T3 Fleet"]],
+      ["a stall on the flapping machine", [{ id: "b1", status: "running", stalled: true }], ["needs-you", "(1) 1 needs you — T3 Fleet"]],
+      [
+        "a failure on the flapping machine",
+        [
+          { id: "b1", status: "failed" },
+          { id: "a1", status: "running" },
+        ],
+        ["failed", "(1) 1 needs you — T3 Fleet"],
+      ],
+    ] as const)("%s: the same online and away", (_, agents, expected) => {
+      const online = fleet("online", [...agents]);
+      const away = fleet("away", [...agents]);
+      expect(online.tab).toEqual(expected);
+      expect(away.tab).toEqual(expected);
+    });
+
+    it("the tray still shows the machine away (its icon has a variant for it; the tab's does not)", () => {
+      const agents = [{ id: "b1", status: "running" as const }];
+      expect([fleet("online", agents).tray, fleet("away", agents).tray]).toEqual(["working", "host-offline"]);
+    });
+
+    it("changes when a need does, and says when the service is lost", () => {
+      expect(tabVariant({ environments: 0, needsYou: 0, failedNeedingYou: 0 }, true)).toBe("nothing-paired");
+      expect(tabVariant({ environments: 2, needsYou: 0, failedNeedingYou: 0 }, true)).toBe("all-clear");
+      expect(tabVariant({ environments: 2, needsYou: 1, failedNeedingYou: 0 }, true)).toBe("needs-you");
+      expect(tabVariant({ environments: 2, needsYou: 2, failedNeedingYou: 1 }, true)).toBe("failed");
+      expect(tabVariant({ environments: 2, needsYou: 2, failedNeedingYou: 1 }, false)).toBe("service-lost");
+    });
   });
 
   it("caps the agents listed and says how many more", () => {

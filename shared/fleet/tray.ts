@@ -5,7 +5,7 @@
 import { COMMANDS, type CommandContext, type CommandId } from "./command-registry";
 import type { AgentView, EnvironmentView, FleetCounts } from "./types";
 import { activeSnooze } from "./snooze";
-import { connectionWords, countWords, fleetCounts, needYouOrder } from "./views";
+import { connectionWords, countWords, fleetCounts, type FleetGlance, needYouOrder } from "./views";
 import { lastKnownWords } from "./words";
 
 export type TrayVariant = "nothing-paired" | "failed" | "needs-you" | "host-offline" | "working" | "all-clear";
@@ -44,6 +44,22 @@ export function tabTitle(needsYou: number, serviceReachable: boolean): string {
   const count = needsYou > 0 ? `(${needsYou}) ` : "";
   if (!serviceReachable) return `${count}T3 Fleet — service not reachable`;
   return needsYou > 0 ? `${count}${needsYou} need${needsYou === 1 ? "s" : ""} you — T3 Fleet` : "T3 Fleet — nothing needs you";
+}
+
+/** The tab's icon: what needs the user, or that the service cannot say. */
+export type TabVariant = Extract<TrayVariant, "nothing-paired" | "failed" | "needs-you" | "all-clear"> | "service-lost";
+
+/**
+ * The browser tab's icon, by the one "needs you" rule (shared/fleet/needs.ts) only: a failure that
+ * needs the user, anything else that does, or nothing. Unlike the tray's variant it never shows a
+ * machine's connection or what runs: a machine that drops off and comes back (its agents judged as
+ * of their last contact meanwhile) changes no need, so it changes neither the icon nor the title.
+ */
+export function tabVariant(counts: Pick<FleetGlance, "environments" | "needsYou" | "failedNeedingYou">, serviceReachable: boolean): TabVariant {
+  if (!serviceReachable) return "service-lost";
+  if (counts.environments === 0) return "nothing-paired";
+  if (counts.failedNeedingYou > 0) return "failed";
+  return counts.needsYou > 0 ? "needs-you" : "all-clear";
 }
 
 /** The one-line state of the fleet: the tray's first line. */

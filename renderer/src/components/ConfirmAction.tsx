@@ -1,9 +1,11 @@
-// The one-key confirm of a command T3 cannot take back once it has it (deny and stop, stop the
-// session): the confirm button takes focus, so Enter sends it and Esc keeps things as they are.
-import { useEffect, useRef } from "react";
+// The confirm of a command T3 cannot take back once it has it (deny and stop, stop the session): it
+// opens on its safe answer, "Keep it" (safe-confirm.ts), so Enter or Esc keeps things as they are;
+// the destructive button is one Tab away, and must be chosen.
+import { useEffect } from "react";
 import { commands } from "../state/commands";
 import type { PendingConfirm } from "../state/slices/actions";
 import { useFleet } from "../state/store";
+import { useSafeConfirm } from "./safe-confirm";
 
 export function ConfirmAction({
   pending,
@@ -16,15 +18,15 @@ export function ConfirmAction({
   confirmLabel: string;
   testId: string;
 }) {
-  const confirmRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    confirmRef.current?.focus();
-    // Leaving the agent (or the card going away) drops the question: nothing is sent unasked.
-    return () => {
+  const { safeRef, keep } = useSafeConfirm();
+  useEffect(
+    () => () => {
+      // Leaving the agent (or the card going away) drops the question: nothing is sent unasked.
       if (useFleet.getState().confirming === pending) useFleet.getState().askConfirm(null);
-    };
-  }, [pending]);
-  const keep = () => useFleet.getState().askConfirm(null);
+    },
+    [pending],
+  );
+  const keepIt = () => keep(() => useFleet.getState().askConfirm(null));
   return (
     <span
       className="confirm"
@@ -32,22 +34,20 @@ export function ConfirmAction({
       aria-label={question}
       data-testid="confirm-action"
       onKeyDown={(event) => {
-        // The one key, here rather than the window's keys (Enter there opens the selected agent).
-        if (event.key !== "Enter" && event.key !== "Escape") return;
+        // Esc here rather than the window's (which would close the agent).
+        if (event.key !== "Escape") return;
         event.preventDefault();
         event.stopPropagation();
-        if (event.key === "Enter" && event.target === confirmRef.current) void commands.confirmPending();
-        else keep();
+        keepIt();
       }}
     >
       <span className="confirm-text">{question}</span>
-      <button ref={confirmRef} type="button" className="danger" data-testid={testId} aria-keyshortcuts="Enter" onClick={() => void commands.confirmPending()}>
-        {confirmLabel}
-        <kbd aria-hidden="true">Enter</kbd>
-      </button>
-      <button type="button" aria-keyshortcuts="Escape" onClick={keep}>
+      <button ref={safeRef} type="button" data-testid="confirm-keep" aria-keyshortcuts="Escape" onClick={keepIt}>
         Keep it
         <kbd aria-hidden="true">Esc</kbd>
+      </button>
+      <button type="button" className="danger" data-testid={testId} onClick={() => void commands.confirmPending()}>
+        {confirmLabel}
       </button>
     </span>
   );

@@ -185,7 +185,8 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
   };
   useEffect(() => {
     if (!open) return;
-    menuRef.current?.querySelector<HTMLElement>("button")?.focus();
+    // Removing asks first, on its safe answer (Keep), as every destructive question does (safe-confirm.ts).
+    menuRef.current?.querySelector<HTMLElement>(confirmingRemove ? '[data-testid="env-remove-keep"]' : "button")?.focus();
     const outside = (event: PointerEvent) => {
       if (!menuRef.current?.contains(event.target as Node) && !buttonRef.current?.contains(event.target as Node)) close(false);
     };
@@ -236,7 +237,7 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
                   <button type="button" role="menuitem" className="danger" onClick={() => (close(false), void commands.removeEnvironment(env.environmentId))}>
                     Remove
                   </button>
-                  <button type="button" role="menuitem" onClick={() => close(true)}>
+                  <button type="button" role="menuitem" data-testid="env-remove-keep" onClick={() => close(true)}>
                     Keep
                   </button>
                 </>

@@ -15,7 +15,7 @@ export function PendingCard({ agent, request, offline }: { agent: AgentView; req
   const confirming = useFleet((s) => s.confirming);
   const finalId = useId();
   if (request.kind === "approval") {
-    // A decision that stops work waits here for its one-key confirm (agentCommands.respondApproval).
+    // A decision that stops work waits here for its confirm, which opens on "Keep it" (agentCommands.respondApproval).
     const confirmDecision = confirming?.action === "decide" && confirming.requestId === request.requestId ? confirming : null;
     const confirmOption = confirmDecision && request.decisions.find((option) => option.decision === confirmDecision.decision);
     const keyOf: Partial<Record<ApprovalDecision, string>> = { accept: "a", acceptForSession: "Shift+A", decline: "d" };

@@ -1,16 +1,15 @@
 // The browser tab's title and icon say how many need you: the one count (shared/fleet/needs.ts) the
-// top bar and the Inbox badge show. The title names nothing that flaps with a machine's connection,
-// so it changes only when what needs you does.
-import { tabTitle, trayVariant, type TrayVariant } from "../../../shared/fleet/tray";
+// top bar and the Inbox badge show. Neither names anything that flaps with a machine's connection
+// (shared/fleet/tray.ts tabVariant), so they change only when what needs you does.
+import { tabTitle, tabVariant, type TabVariant } from "../../../shared/fleet/tray";
 import { displayFacts, glance } from "./selectors";
 import { useFleet } from "./store";
 
-const VARIANT_COLOURS: Record<TrayVariant, string> = {
+const VARIANT_COLOURS: Record<TabVariant, string> = {
   "nothing-paired": "#868e96",
   failed: "#e03131",
   "needs-you": "#d9480f",
-  "host-offline": "#f59f00",
-  working: "#2f9e44",
+  "service-lost": "#f59f00",
   "all-clear": "#3b5bdb",
 };
 
@@ -20,7 +19,7 @@ function updateTab(): void {
   const { agents, environments, bridgeLostAt, loaded, snoozed } = useFleet.getState();
   if (!loaded) return;
   const { counts } = glance(displayFacts(agents, bridgeLostAt), environments, snoozed, Date.now());
-  const variant = bridgeLostAt ? "host-offline" : trayVariant(counts);
+  const variant = tabVariant(counts, bridgeLostAt === null);
   const title = tabTitle(counts.needsYou, bridgeLostAt === null);
   const key = `${title}|${variant}|${counts.needsYou}`;
   if (key === lastTab) return;

@@ -1,5 +1,5 @@
 // What the user's actions left on screen (issue 25 point 2): the confirmation of the last one (with
-// its undo where T3 allows it), a destructive command waiting for its one-key confirm, the
+// its undo where T3 allows it), a destructive command waiting for its confirm, the
 // "handled today" list as the service keeps it, and which list is open. Named actions only.
 import type { StateCreator } from "zustand";
 import type { ApprovalDecision } from "../../../../shared/fleet/facts";
