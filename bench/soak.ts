@@ -260,8 +260,13 @@ async function restartService(): Promise<void> {
 
 async function run(action: SoakAction): Promise<void> {
   switch (action.kind) {
-    case "churn":
-      return churn(byLabel.get(action.machine)!, action.create, action.archive, action.remove);
+    case "churn": {
+      const machine = byLabel.get(action.machine)!;
+      const began = Date.now();
+      await churn(machine, action.create, action.archive, action.remove);
+      if (machine.real) log(`churn on ${machine.label} took ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      return;
+    }
     case "reload":
       // A page is reloaded by a user who sees it; not while the service is stopped.
       while (serviceDown) await sleep(250);
@@ -302,7 +307,7 @@ async function machineFault(machine: SoakMachine, kind: "kill" | "freeze" | "bla
     switch (kind) {
       case "restart":
         machine.fault = "restarting";
-        await machine.restart();
+        await timedStart(machine, () => machine.restart());
         break;
       case "upgrade":
         await machine.upgrade();
@@ -311,7 +316,7 @@ async function machineFault(machine: SoakMachine, kind: "kill" | "freeze" | "bla
         machine.fault = "killed";
         await machine.kill();
         await sleep(forMs);
-        await machine.start();
+        await timedStart(machine, () => machine.start());
         break;
       case "freeze":
         machine.fault = "frozen";
@@ -329,6 +334,13 @@ async function machineFault(machine: SoakMachine, kind: "kill" | "freeze" | "bla
   } finally {
     machine.fault = null;
   }
+}
+
+/** A real server's start takes seconds (T3 0.0.42 ~5 s): the log says how long, to read the faults that follow it. */
+async function timedStart(machine: SoakMachine, start: () => Promise<void>): Promise<void> {
+  const began = Date.now();
+  await start();
+  if (machine.real) log(`${machine.label} listening again after ${((Date.now() - began) / 1000).toFixed(1)} s`);
 }
 
 async function sample(): Promise<void> {
