@@ -46,7 +46,8 @@ export default tseslint.config(
             { from: "main", allow: ["shared", "fleet", "main", "sim"] },
             { from: "preload", allow: ["shared", "preload"] },
             { from: "sim", allow: ["shared", "sim"] },
-            { from: "bench", allow: ["shared", "fleet", "sim", "bench", "serve"] },
+            // The soak's `--real` machines run on the real-server kit (integration/realt3, integration/model).
+            { from: "bench", allow: ["shared", "fleet", "sim", "bench", "serve", "integration"] },
             { from: "e2e", allow: ["shared", "fleet", "sim", "serve", "e2e", "integration", "bench"] },
             // Harnesses against real servers and namespaces: they drive the service from outside; nothing in production imports them.
             { from: "integration", allow: ["shared", "fleet", "sim", "integration"] },

@@ -1,24 +1,29 @@
 // `npm run soak -- [--minutes N] [--seed S] [--short] [--real]`: a day at the desk, compressed
 // (issue 23). The fleet service (as `./fleet serve` runs it) and the page in Debian's Chromium
-// against simulated machines of both protocols, each in its own process, under a seeded schedule of
-// faults it prints first. It counts at the servers (every message delivered once, or shown refused
-// or uncertain; none duplicated, none lost), notifications beyond one per condition, agents lost or
-// invented, and samples the service's memory, descriptors, sockets, handles and event-to-pixel p99.
-// Prints its figures and exits non-zero when a bound fails. `--short` (the 3-minute run of
-// `npm run test:soak`) keeps the count bounds and loosens the growth bounds: see bench/soak/bounds.ts.
+// against simulated machines of both protocols, each in its own process, and with `--real` (inside
+// scripts/realt3.sh's namespace) also the real T3 0.0.42 and T3's V2 engine running the real Codex
+// (bench/soak/real-machines.ts), under a seeded schedule of faults it prints first. It counts at
+// the servers (every message delivered once, or shown refused or uncertain; none duplicated, none
+// lost), notifications beyond one per condition, agents lost or invented, and samples the
+// service's memory, descriptors, sockets, handles and event-to-pixel p99. Prints its figures and
+// exits non-zero when a bound fails. `--short` (the 3-minute run of `npm run test:soak`) keeps the
+// count bounds and loosens the growth bounds: see bench/soak/bounds.ts.
 import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { Delivery } from "../shared/fleet/delivery";
+import { type Delivery, messageIntent } from "../shared/fleet/delivery";
+import type { AgentView } from "../shared/fleet/types";
 import { ensureRendererBuilt } from "./renderer-build";
 import { BridgeRequestError } from "./soak/bridge-client";
 import { boundsFor, checkBounds } from "./soak/bounds";
-import { machineControl, pairingUrl, type SoakMachine, startMachine, stopMachine, threadList, userMessages } from "./soak/machines";
+import { SimulatedMachine, type SoakMachine } from "./soak/machines";
 import { type SendMode, type SentMessage, tally } from "./soak/messages";
 import { SoakClock } from "./soak/clock";
 import { childEnvironment, childrenOf, openConnections, procSample, serviceReport } from "./soak/processes";
+import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soak/real-machines";
+import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
 import { SoakService } from "./soak/service";
 import { liveAgentCount, measureEventToPixel, type ResourceSample, sampleLine } from "./soak/samples";
@@ -41,11 +46,12 @@ const log = (line: string) => console.log(`[${((Date.now() - (startedAt || Date.
 let startedAt = 0;
 
 console.log(`soak: ${minutes} min, seed ${seed} (replay with --seed ${seed}), ${values.short ? "short-run bounds" : "full bounds"}`);
-if (values.real)
-  console.log(
-    "soak: --real: the real T3 0.0.42 and V2 engine are not driven by this soak yet (they need the private namespace of scripts/realt3.sh and a read-only message count at each); running on simulated machines of both protocols only.",
-  );
-else console.log("soak: simulated machines of both protocols only (the real T3 servers need `--real` inside scripts/realt3.sh's namespace).");
+if (values.real) {
+  await refuseOutsideNamespace();
+  console.log("soak: simulated machines of both protocols, and the real T3 0.0.42 and T3's V2 engine running the real Codex (--real).");
+} else console.log("soak: simulated machines of both protocols only (the real T3 servers need `--real` inside scripts/realt3.sh's namespace).");
+/** The share of messages that go to a real machine's agents when there are any (each is a real Codex turn). */
+const REAL_SHARE = 0.2;
 
 ensureRendererBuilt();
 const work = await mkdtemp(join(tmpdir(), "t3-fleet-soak-"));
@@ -59,25 +65,36 @@ if (!clock.available)
 const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json") });
 
 // The probe machine sorts first and takes no faults or messages: the page's event-to-pixel figure is read on it.
-const machineSpecs: { label: string; generation: SoakMachine["generation"]; threads: number }[] = [
+const machineSpecs: { label: string; generation: "fork" | "upstream" | "v2"; threads: number }[] = [
   { label: "a-probe", generation: "fork", threads: 3 },
   { label: "soak-fork", generation: "fork", threads: 40 },
   { label: "soak-upstream", generation: "upstream", threads: 40 },
   { label: "soak-v2", generation: "v2", threads: 40 },
   { label: "soak-upstream-2", generation: "upstream", threads: 40 },
 ];
-const machines = await Promise.all(machineSpecs.map((spec) => startMachine(spec.label, spec.generation, spec.threads, 150)));
-const [probe, ...targets] = machines as [SoakMachine, ...SoakMachine[]];
+// The real servers start beside the simulated ones and the service (the V2 engine's first start runs its migrations: 20-80 s).
+let real: RealFleet | undefined;
+const [simulated] = await Promise.all([
+  Promise.all(machineSpecs.map((spec) => SimulatedMachine.start(spec.label, spec.generation, spec.threads, 150))),
+  values.real ? startRealMachines().then((started) => (real = started)) : undefined,
+  service.start().then(() => service.openPage()),
+]);
+const [probe, ...simulatedTargets] = simulated as [SimulatedMachine, ...SimulatedMachine[]];
+// Real machines last: the short run's one in-place upgrade goes to the first protocol-1 machine, a simulated one.
+const targets: SoakMachine[] = [...simulatedTargets, ...(real?.machines ?? [])];
+const machines: SoakMachine[] = [probe, ...targets];
 const byLabel = new Map(machines.map((machine) => [machine.label, machine]));
 
-const plan = planSoak({ seed, durationMs, machines: targets.map((machine) => ({ label: machine.label, protocol: machine.protocol })) });
+const plan = fitPlan(planSoak({ seed, durationMs, machines: targets.map((machine) => ({ label: machine.label, protocol: machine.protocol })) }), targets, seed);
 console.log(`soak: machines ${machines.map((machine) => `${machine.label} (${machine.generation})`).join(", ")}`);
 console.log(`soak: schedule (${plan.actions.length} actions; growth measured from ${plan.steadyFromMs / 1000} s; quiet from ${plan.quietFromMs / 1000} s):`);
 for (const { atMs, action } of plan.actions) console.log(`  ${(atMs / 1000).toFixed(1).padStart(7)} s  ${describeAction(action)}`);
 
-await service.start();
-await service.openPage();
-for (const machine of machines) await service.bridge.request("pair.confirm", { input: await pairingUrl(machine) });
+for (const machine of machines) {
+  await service.bridge.request("pair.confirm", { input: await machine.pairingUrl() });
+  // A real server names itself after its host; the soak's own name reads better in its figures.
+  if (machine.real) await service.bridge.request("environment.rename", { environmentId: machine.environmentId, label: machine.label });
+}
 await waitFor(
   () => [...service.bridge.state.environments.values()].filter((environment) => environment.connection.phase === "online").length === machines.length,
   60_000,
@@ -103,6 +120,8 @@ const counters = {
   reloads: 0,
   stalls: 0,
 };
+/** Per machine: the faults it took and its churn, for the real machines' own lines in the figures. */
+const perMachine = new Map(targets.map((machine) => [machine.label, { faults: [] as string[], created: 0, archived: 0, deleted: 0 }]));
 let serviceDown = false;
 let stopping = false;
 let messageNumber = 0;
@@ -113,21 +132,33 @@ function machineOf(key: string): SoakMachine | undefined {
   return targets.find((machine) => machine.environmentId === environmentId);
 }
 
-/** Sends one message to a random live agent, in the mode its status suggests (and sometimes another). */
+/**
+ * Sends one message to a random live agent, in the mode its status suggests (and sometimes another);
+ * REAL_SHARE of them to a real machine's agents, in the mode the fleet's composer offers there.
+ */
 function sendOne(inFlightAtKill = false): void {
-  const agents = [...service.bridge.state.agents.values()].filter((agent) => agent.lifecycle === "active" && machineOf(agent.key));
+  const agents = [...service.bridge.state.agents.values()].filter(
+    (agent) => agent.lifecycle === "active" && machineOf(agent.key)?.takesMessages(agent.threadId) === true,
+  );
   if (!agents.length || !service.bridge.open) return;
-  const agent = pick(rng, agents);
+  const realAgents = agents.filter((agent) => machineOf(agent.key)!.real);
+  const toReal = realAgents.length > 0 && rng() < REAL_SHARE;
+  const agent = pick(rng, realAgents.length ? agents.filter((candidate) => machineOf(candidate.key)!.real === toReal) : agents);
   const machine = machineOf(agent.key)!;
   const busy = agent.status === "running" || agent.status === "queued" || agent.status === "starting";
-  const mode: SendMode = rng() < 0.1 ? pick(rng, ["new-turn", "steer", "queue"] as const) : busy ? pick(rng, ["steer", "queue"] as const) : "new-turn";
+  const mode: SendMode = machine.real
+    ? composerMode(agent)
+    : rng() < 0.1
+      ? pick(rng, ["new-turn", "steer", "queue"] as const)
+      : busy
+        ? pick(rng, ["steer", "queue"] as const)
+        : "new-turn";
   const n = ++messageNumber;
   const tag = `[soak-${seed}-${n}]`;
-  const words = [rng() < 0.35 ? "#slow" : "", rng() < 0.12 ? "#approval" : "", rng() < 0.08 ? "#input" : "", rng() < 0.06 ? "#fail" : ""].filter(Boolean);
   const message: SentMessage = {
     n,
     tag,
-    text: `${tag} soak message ${words.join(" ")}`.trim(),
+    text: machine.messageText(tag, rng),
     key: agent.key,
     machine: machine.label,
     threadId: agent.threadId,
@@ -148,6 +179,12 @@ function sendOne(inFlightAtKill = false): void {
           ? { kind: "unanswered" }
           : { kind: "refused", message: String((error as Error).message) }),
   );
+}
+
+/** What the fleet's composer offers for this agent now (shared/fleet/delivery.ts); steer or queue where it offers both. */
+function composerMode(agent: AgentView): SendMode {
+  const intent = messageIntent(agent, service.bridge.state.environments.get(agent.environmentId));
+  return intent.kind === "steer" || intent.kind === "queue" ? pick(rng, intent.choices) : "new-turn";
 }
 
 /** Answers what waits for the user, snoozes some and acknowledges failures, as a user at the desk would. */
@@ -185,27 +222,32 @@ async function ignoreRefusal(request: Promise<unknown>): Promise<void> {
 async function churn(machine: SoakMachine, create: number, archive: number, remove: number): Promise<void> {
   if (machine.fault) return;
   for (let i = 0; i < create; i++) {
-    const { threadId } = (await machineControl(machine, "POST", "threads", { title: `Churn ${counters.created + 1}` })) as { threadId: string };
+    const threadId = await machine.createThread(`Churn ${counters.created + 1}`);
     machine.created.push(threadId);
     createdAt.set(`${machine.label}/${threadId}`, Date.now() - startedAt);
     counters.created++;
+    perMachine.get(machine.label)!.created++;
   }
   for (let i = 0; i < archive && machine.created.length; i++) {
     const threadId = machine.created[Math.floor(rng() * machine.created.length)]!;
     // A thread with a run going refuses archiving, as T3 does: churn goes on.
-    if (await changed(machine, threadId, "archive")) counters.archived++;
+    if (await changed(machine, threadId, "archive")) {
+      counters.archived++;
+      perMachine.get(machine.label)!.archived++;
+    }
   }
   for (let i = 0; i < remove && machine.created.length; i++) {
     const threadId = machine.created.splice(Math.floor(rng() * machine.created.length), 1)[0]!;
     if (await changed(machine, threadId, "delete")) {
       counters.deleted++;
+      perMachine.get(machine.label)!.deleted++;
       deletedAt.set(`${machine.label}/${threadId}`, Date.now() - startedAt);
     }
   }
 }
 
-async function changed(machine: SoakMachine, threadId: string, action: string): Promise<boolean> {
-  return machineControl(machine, "POST", `threads/${encodeURIComponent(threadId)}/${action}`, {}).then(
+async function changed(machine: SoakMachine, threadId: string, action: "archive" | "delete"): Promise<boolean> {
+  return machine.changeThread(threadId, action).then(
     () => true,
     () => false,
   );
@@ -223,8 +265,13 @@ async function restartService(): Promise<void> {
 
 async function run(action: SoakAction): Promise<void> {
   switch (action.kind) {
-    case "churn":
-      return churn(byLabel.get(action.machine)!, action.create, action.archive, action.remove);
+    case "churn": {
+      const machine = byLabel.get(action.machine)!;
+      const began = Date.now();
+      await churn(machine, action.create, action.archive, action.remove);
+      if (machine.real) log(`churn on ${machine.label} took ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      return;
+    }
     case "reload":
       // A page is reloaded by a user who sees it; not while the service is stopped.
       while (serviceDown) await sleep(250);
@@ -263,41 +310,51 @@ async function run(action: SoakAction): Promise<void> {
 
 async function machineFault(machine: SoakMachine, kind: "kill" | "freeze" | "blackhole" | "restart" | "upgrade", forMs: number): Promise<void> {
   counters.faults++;
-  switch (kind) {
-    case "restart":
-      await machineControl(machine, "POST", "restart", {});
-      return;
-    case "upgrade":
-      await machineControl(machine, "POST", "upgrade", {});
-      machine.protocol = 2;
-      machine.generation = "v2";
-      return;
-    case "kill":
-      machine.fault = "killed";
-      await machineControl(machine, "POST", "kill", {});
-      await sleep(forMs);
-      await machineControl(machine, "POST", "start", {});
-      break;
-    case "freeze":
-      machine.fault = "frozen";
-      machine.child.process.kill("SIGSTOP");
-      await sleep(forMs);
-      machine.child.process.kill("SIGCONT");
-      break;
-    case "blackhole":
-      machine.fault = "blackholed";
-      await machineControl(machine, "POST", "blackhole", { on: true });
-      await sleep(forMs);
-      await machineControl(machine, "POST", "blackhole", { on: false });
-      break;
+  perMachine.get(machine.label)!.faults.push(kind);
+  try {
+    switch (kind) {
+      case "restart":
+        machine.fault = "restarting";
+        await timedStart(machine, () => machine.restart());
+        break;
+      case "upgrade":
+        await machine.upgrade();
+        break;
+      case "kill":
+        machine.fault = "killed";
+        await machine.kill();
+        await sleep(forMs);
+        await timedStart(machine, () => machine.start());
+        break;
+      case "freeze":
+        machine.fault = "frozen";
+        machine.freeze();
+        await sleep(forMs);
+        machine.thaw();
+        break;
+      case "blackhole":
+        machine.fault = "blackholed";
+        await machine.blackhole(true);
+        await sleep(forMs);
+        await machine.blackhole(false);
+        break;
+    }
+  } finally {
+    machine.fault = null;
   }
-  machine.fault = null;
+}
+
+/** A real server's start takes seconds (T3 0.0.42 ~5 s): the log says how long, to read the faults that follow it. */
+async function timedStart(machine: SoakMachine, start: () => Promise<void>): Promise<void> {
+  const began = Date.now();
+  await start();
+  if (machine.real) log(`${machine.label} listening again after ${((Date.now() - began) / 1000).toFixed(1)} s`);
 }
 
 async function sample(): Promise<void> {
   const proc = procSample(service.pid);
   const report = await serviceReport(service.pid, join(work, "resource-report.json"));
-  const latency = await measureEventToPixel(service.page!, (title) => machineControl(probe, "POST", "threads/thread-0/rename", { title }), 15);
+  const latency = await measureEventToPixel(service.page!, (title) => probe.control("POST", "threads/thread-0/rename", { title }), 15);
   const entry: ResourceSample = {
     atMs: Date.now() - startedAt,
     servicePid: service.pid,
@@ -371,13 +428,9 @@ await waitFor(
 
 // Counted at the servers.
 const atServers = new Map<string, Record<string, string[]>>();
-for (const machine of targets) atServers.set(machine.label, await userMessages(machine));
-const counts = tally(
-  messages,
-  (message) => (atServers.get(message.machine)?.[message.threadId] ?? []).filter((text) => text.includes(message.tag)).length,
-  service.bridge.state.deliveries,
-  service.bridge.state.history,
-);
+for (const machine of targets) atServers.set(machine.label, await machine.userMessages());
+const atServer = (message: SentMessage) => (atServers.get(message.machine)?.[message.threadId] ?? []).filter((text) => text.includes(message.tag)).length;
+const counts = tally(messages, atServer, service.bridge.state.deliveries, service.bridge.state.history);
 let misdirected = 0;
 for (const message of messages) {
   for (const [threadId, texts] of Object.entries(atServers.get(message.machine) ?? {}))
@@ -392,7 +445,7 @@ let archivedUnseen = 0;
 const inventedExamples: string[] = [];
 const agentExamples: string[] = [];
 for (const machine of machines) {
-  const listed = await threadList(machine);
+  const listed = await machine.threadList();
   const live = new Set(listed.live);
   const rows = new Set(
     [...service.bridge.state.agents.values()]
@@ -431,10 +484,16 @@ const serviceSockets = procSample(service.pid).sockets;
 const notifications = service.bridge.state.notifications;
 const pageErrors = service.pageErrors;
 const exitCode = await service.stop();
-await Promise.all(machines.map((machine) => stopMachine(machine)));
-// tsx's own esbuild service is the soak's, not something the fleet left behind.
-const orphanChildren = childrenOf(process.pid).filter((child) => !/esbuild --service/.test(child.command));
-const orphanSockets = openConnections([service.port, ...machines.map((machine) => Number(new URL(machine.baseUrl).port))]);
+await Promise.all(simulated.map((machine) => machine.stop()));
+await real?.stop();
+// tsx's own esbuild service is the soak's, not something the fleet left behind; nor may anything a real server started outlive it.
+const orphanChildren = [
+  ...childrenOf(process.pid)
+    .filter((child) => !/esbuild --service/.test(child.command))
+    .map((child) => child.command),
+  ...(real?.leftBehind() ?? []).map((pid) => `a real server's process ${pid}`),
+];
+const orphanSockets = openConnections([service.port, ...machines.flatMap((machine) => machine.ports)]);
 await rm(work, { recursive: true, force: true });
 
 console.log("");
@@ -451,6 +510,16 @@ console.log(
 console.log(
   `  agents in the fleet at the end: ${service.bridge.state.agents.size}; user-visible rows by machine: ${machines.map((machine) => `${machine.label} ${[...service.bridge.state.agents.values()].filter((agent) => agent.environmentId === machine.environmentId && agent.lifecycle !== "deleted").length}`).join(", ")}`,
 );
+for (const machine of real?.machines ?? []) {
+  const sent = messages.filter((message) => message.machine === machine.label);
+  const own = tally(sent, atServer, service.bridge.state.deliveries);
+  const modes = (["new-turn", "steer", "queue"] as const).map((mode) => `${mode} ${sent.filter((message) => message.mode === mode).length}`).join(", ");
+  const done = perMachine.get(machine.label)!;
+  console.log(
+    `  real machine ${machine.label} (${machine.generation}, protocol ${machine.protocol}, the real Codex): messages sent ${own.sent} (${modes}), delivered ${own.delivered}, refused ${own.refused}, uncertain ${own.uncertain}, not sent ${own.notSent}, duplicated ${own.duplicated}, lost ${own.lost}; faults ${done.faults.join(", ") || "none"}; churn: created ${done.created}, archived ${done.archived}, deleted ${done.deleted}`,
+  );
+}
+if (real) console.log(`  the scripted model answered the real Codex: ${JSON.stringify(real.modelAnswers())}`);
 console.log(
   `  faults: machines ${counters.faults}, service SIGKILLs ${counters.serviceKills}, service stalls ${counters.stalls}, page reloads ${counters.reloads}`,
 );
@@ -461,7 +530,7 @@ console.log(
   `  agents lost ${agentsLost}, invented ${agentsInvented}; deleted on the server and still shown as ended (rows stay 5 minutes) ${agentsShownEnded}; archived before the fleet saw them (in T3's archive, not its list) ${archivedUnseen}${agentExamples.length ? `; ${agentExamples.slice(0, 8).join(", ")}` : ""}${inventedExamples.length ? `; ${inventedExamples.slice(0, 8).join(", ")}` : ""}`,
 );
 console.log(
-  `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.map((child) => child.command).join("; ")})` : ""}, open connections left ${orphanSockets}`,
+  `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.join("; ")})` : ""}, open connections left ${orphanSockets}`,
 );
 for (const notice of service.bridge.state.notices) console.log(`  the service's notice: ${notice}`);
 console.log(`  page errors: ${pageErrors.length}${pageErrors.length ? ` (${pageErrors.slice(0, 3).join("; ")})` : ""}`);

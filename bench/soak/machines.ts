@@ -1,41 +1,155 @@
-// The simulated machines of the soak, one child process each (sim/cli.ts), driven through their
-// control API: faults, thread churn, renames, and the read-only counts the soak checks against.
+// The soak's machines behind one interface: simulated ones (here, one sim/cli.ts child process
+// each, driven through its control API) and real T3 servers (bench/soak/real-machines.ts). The soak
+// pairs each, churns its threads, faults it, sends its agents messages, and at the end asks the
+// server itself, read-only, what arrived and which threads it lists.
 import type { ServerThreadList } from "../../sim/soak-hooks";
 import { type Child, exited, startTsx } from "./processes";
+import type { MachineFault, Rng } from "./schedule";
 
 export interface SoakMachine {
   label: string;
-  generation: "fork" | "upstream" | "v2";
+  /** What runs there: a simulated generation, or a real server ("T3 0.0.42", "T3's V2 engine"). */
+  generation: string;
   protocol: 1 | 2;
-  child: Child;
-  controlUrl: string;
-  baseUrl: string;
+  /** A real T3 server (slower turns and starts; its own message words). */
+  readonly real: boolean;
+  /** Where the fleet reaches it, to count connections left open at the end. */
+  readonly ports: number[];
   environmentId: string;
   /** Why the machine is not answering now (a fault in progress), if it is not. */
   fault: string | null;
   /** Threads the soak created and has not deleted (churn deletes only its own). */
   created: string[];
+  /** The faults it takes: a real server is not upgraded in place (the simulated machines cover that). */
+  readonly faults: readonly MachineFault[];
+  /** A fresh one-time pairing link for the fleet's `pair.confirm`. */
+  pairingUrl(): Promise<string>;
+  /** A new thread, as another T3 client (the server's own UI) would create it. */
+  createThread(title: string): Promise<string>;
+  /** Archives or deletes a thread as another T3 client would; T3's refusal (a run going) is thrown. */
+  changeThread(threadId: string, change: "archive" | "delete"): Promise<void>;
+  kill(): Promise<void>;
+  /** Starts it again after `kill`, on the same port and data. */
+  start(): Promise<void>;
+  freeze(): void;
+  thaw(): void;
+  restart(): Promise<void>;
+  blackhole(on: boolean): Promise<void>;
+  upgrade(): Promise<void>;
+  /** Whether the soak sends this thread's agent messages (a real server's are few: each real turn costs seconds of CPU). */
+  takesMessages(threadId: string): boolean;
+  /** A message carrying `tag`, in words this server's agents act on (simulator scripts, or the scripted model's). */
+  messageText(tag: string, rng: Rng): string;
+  /** Every user message's text per thread id, as the server stored it (read-only). */
+  userMessages(): Promise<Record<string, string[]>>;
+  /** The threads the server lists itself (read-only). */
+  threadList(): Promise<ServerThreadList>;
+  stop(): Promise<void>;
 }
 
-export async function startMachine(label: string, generation: SoakMachine["generation"], threads: number, tickMs: number): Promise<SoakMachine> {
-  const { child, match } = await startTsx(
-    "sim/cli.ts",
-    ["--envs", generation, "--labels", label, "--threads", String(threads), "--tick", String(tickMs)],
-    /Control API: (http:\/\/127\.0\.0\.1:\d+)\/envs/,
-  );
-  const controlUrl = match[1]!;
-  const [described] = (await control(controlUrl, "GET", "/envs")) as { environmentId: string; baseUrl: string }[];
-  return {
-    label,
-    generation,
-    protocol: generation === "v2" ? 2 : 1,
-    child,
-    controlUrl,
-    baseUrl: described!.baseUrl,
-    environmentId: described!.environmentId,
-    fault: null,
-    created: [],
-  };
+/** One simulated machine (sim/cli.ts) in its own process, so SIGSTOP freezes exactly it. */
+export class SimulatedMachine implements SoakMachine {
+  readonly real = false;
+  fault: string | null = null;
+  created: string[] = [];
+  readonly faults: readonly MachineFault[] = ["kill", "freeze", "blackhole", "restart", "upgrade"];
+
+  private constructor(
+    readonly label: string,
+    public generation: "fork" | "upstream" | "v2",
+    private readonly child: Child,
+    private readonly controlUrl: string,
+    readonly baseUrl: string,
+    public environmentId: string,
+  ) {}
+
+  static async start(label: string, generation: "fork" | "upstream" | "v2", threads: number, tickMs: number): Promise<SimulatedMachine> {
+    const { child, match } = await startTsx(
+      "sim/cli.ts",
+      ["--envs", generation, "--labels", label, "--threads", String(threads), "--tick", String(tickMs)],
+      /Control API: (http:\/\/127\.0\.0\.1:\d+)\/envs/,
+    );
+    const controlUrl = match[1]!;
+    const [described] = (await control(controlUrl, "GET", "/envs")) as { environmentId: string; baseUrl: string }[];
+    return new SimulatedMachine(label, generation, child, controlUrl, described!.baseUrl, described!.environmentId);
+  }
+
+  get protocol(): 1 | 2 {
+    return this.generation === "v2" ? 2 : 1;
+  }
+
+  get ports(): number[] {
+    return [Number(new URL(this.baseUrl).port)];
+  }
+
+  control(method: "GET" | "POST", action: string, body?: unknown): Promise<unknown> {
+    return control(this.controlUrl, method, `/envs/${encodeURIComponent(this.label)}/${action}`, body);
+  }
+
+  async pairingUrl(): Promise<string> {
+    return ((await this.control("POST", "pairing", {})) as { pairingUrl: string }).pairingUrl;
+  }
+
+  async createThread(title: string): Promise<string> {
+    return ((await this.control("POST", "threads", { title })) as { threadId: string }).threadId;
+  }
+
+  async changeThread(threadId: string, change: "archive" | "delete"): Promise<void> {
+    await this.control("POST", `threads/${encodeURIComponent(threadId)}/${change}`, {});
+  }
+
+  async kill(): Promise<void> {
+    await this.control("POST", "kill", {});
+  }
+
+  async start(): Promise<void> {
+    await this.control("POST", "start", {});
+  }
+
+  freeze(): void {
+    this.child.process.kill("SIGSTOP");
+  }
+
+  thaw(): void {
+    this.child.process.kill("SIGCONT");
+  }
+
+  async restart(): Promise<void> {
+    await this.control("POST", "restart", {});
+  }
+
+  async blackhole(on: boolean): Promise<void> {
+    await this.control("POST", "blackhole", { on });
+  }
+
+  async upgrade(): Promise<void> {
+    await this.control("POST", "upgrade", {});
+    this.generation = "v2";
+  }
+
+  takesMessages(): boolean {
+    return true;
+  }
+
+  /** The simulator's scripts (sim/): a slow turn, an approval, a question, a failure. */
+  messageText(tag: string, rng: Rng): string {
+    const words = [rng() < 0.35 ? "#slow" : "", rng() < 0.12 ? "#approval" : "", rng() < 0.08 ? "#input" : "", rng() < 0.06 ? "#fail" : ""].filter(Boolean);
+    return `${tag} soak message ${words.join(" ")}`.trim();
+  }
+
+  async userMessages(): Promise<Record<string, string[]>> {
+    return (await this.control("GET", "user-messages")) as Record<string, string[]>;
+  }
+
+  async threadList(): Promise<ServerThreadList> {
+    return (await this.control("GET", "thread-list")) as ServerThreadList;
+  }
+
+  async stop(): Promise<void> {
+    if (this.fault === "frozen") this.thaw();
+    this.child.process.kill("SIGTERM");
+    await exited(this.child);
+  }
 }
 
 export async function control(controlUrl: string, method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
@@ -47,25 +161,4 @@ export async function control(controlUrl: string, method: "GET" | "POST", path: 
   const value = (await response.json()) as unknown;
   if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(value)}`);
   return value;
-}
-
-export const machineControl = (machine: SoakMachine, method: "GET" | "POST", action: string, body?: unknown) =>
-  control(machine.controlUrl, method, `/envs/${encodeURIComponent(machine.label)}/${action}`, body);
-
-export async function pairingUrl(machine: SoakMachine): Promise<string> {
-  return ((await machineControl(machine, "POST", "pairing", {})) as { pairingUrl: string }).pairingUrl;
-}
-
-export async function userMessages(machine: SoakMachine): Promise<Record<string, string[]>> {
-  return (await machineControl(machine, "GET", "user-messages")) as Record<string, string[]>;
-}
-
-export async function threadList(machine: SoakMachine): Promise<ServerThreadList> {
-  return (await machineControl(machine, "GET", "thread-list")) as ServerThreadList;
-}
-
-export async function stopMachine(machine: SoakMachine): Promise<void> {
-  if (machine.fault === "frozen") machine.child.process.kill("SIGCONT");
-  machine.child.process.kill("SIGTERM");
-  await exited(machine.child);
 }

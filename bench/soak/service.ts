@@ -40,8 +40,11 @@ export class SoakService {
     this.port = Number(match[2]);
   }
 
-  /** Opens (or reopens, after a restart of the service) the page with the current launch link, then the soak's bridge. */
-  async openPage(): Promise<void> {
+  /**
+   * Opens (or reopens) the page with the current launch link, then the soak's bridge. `afterRestart`:
+   * the service is a new one, so the session the tab held before is dead and the page must trade the link for a new one.
+   */
+  async openPage(afterRestart = false): Promise<void> {
     if (!this.browser) {
       this.browser = await chromium.launch({
         executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
@@ -63,13 +66,26 @@ export class SoakService {
       await this.page.addInitScript("globalThis.__name = (fn) => fn;");
       this.page.on("pageerror", (error) => this.pageErrors.push(error.message));
     }
+    // The tab keeps its sessionStorage across navigations on the same origin (a restarted service has
+    // its port): until the page has traded the new link's code, it holds the killed service's session,
+    // which the new service refuses (4401). So after a restart the soak waits for a session other than that one.
+    const before = afterRestart ? await this.page!.evaluate(() => sessionStorage.getItem("t3fleet.session")).catch(() => null) : null;
     // A new link differs from the open page only in its fragment: without leaving first, going to it
     // would be a same-document navigation and the page would keep its old, dead session.
     await this.page!.goto("about:blank");
     await this.page!.goto(this.launchUrl);
     await this.waitForPage();
-    const session = await this.page!.evaluate(() => sessionStorage.getItem("t3fleet.session"));
-    if (!session) throw new Error("the page holds no session after opening the launch link");
+    const session = await this.page!.waitForFunction(
+      (old) => {
+        const current = sessionStorage.getItem("t3fleet.session");
+        return current !== null && current !== old ? current : null;
+      },
+      before,
+      { timeout: 30_000 },
+    )
+      .then((handle) => handle.jsonValue())
+      .catch(() => null);
+    if (!session) throw new Error("the page holds no new session 30 s after opening the launch link");
     await this.bridge.connect(this.origin, session);
   }
 
@@ -96,7 +112,7 @@ export class SoakService {
     // held before (4401) is tried again on a fresh link, as a user would open the new link again.
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.openPage();
+        await this.openPage(true);
         return;
       } catch (error) {
         if (attempt === 3) throw error;

@@ -355,7 +355,7 @@ export class RealT3Server {
 }
 
 /** The environment variable that marks the processes of one server's folder. */
-const STRAY_MARKER = "T3_FLEET_REALT3_ROOT";
+export const STRAY_MARKER = "T3_FLEET_REALT3_ROOT";
 
 /**
  * SIGKILLs every process still carrying `root`'s marker. T3 starts each provider in a session of its
