@@ -549,6 +549,8 @@ const verdicts = checkBounds(bounds, {
   pageErrors: pageErrors.length,
 });
 for (const verdict of verdicts) console.log(`  ${verdict.ok ? "ok  " : "FAIL"} ${verdict.text}`);
+// The line each suite prints for .ci/run's total: the bounds as checks.
+console.log(`soak: ${verdicts.filter((verdict) => verdict.ok).length} passed, ${verdicts.filter((verdict) => !verdict.ok).length} failed, 0 skipped`);
 process.exit(verdicts.every((verdict) => verdict.ok) ? 0 : 1);
 
 function sleep(ms: number): Promise<void> {
