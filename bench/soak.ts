@@ -126,6 +126,11 @@ let serviceDown = false;
 let stopping = false;
 let messageNumber = 0;
 const failures: string[] = [];
+/** A problem during the run: logged when it happens, and listed again with the figures. */
+function problem(text: string): void {
+  failures.push(text);
+  log(`problem: ${text}`);
+}
 
 function machineOf(key: string): SoakMachine | undefined {
   const environmentId = key.slice(0, key.indexOf("/"));
@@ -376,7 +381,7 @@ async function sample(): Promise<void> {
 const scheduled = plan.actions.map(({ atMs, action }) =>
   sleep(atMs).then(async () => {
     log(describeAction(action));
-    await run(action).catch((error: unknown) => failures.push(`${describeAction(action)}: ${(error as Error).message}`));
+    await run(action).catch((error: unknown) => problem(`${describeAction(action)}: ${(error as Error).message}`));
   }),
 );
 const sampleEveryMs = Math.min(60_000, Math.max(15_000, Math.round(durationMs / 10)));
@@ -398,7 +403,7 @@ const sampler = (async () => {
     // A sample waits out a service restart or stall rather than measuring it; slots missed meanwhile are skipped.
     while (serviceDown) await sleep(250);
     if (Date.now() - startedAt > at + sampleEveryMs && at + sampleEveryMs <= durationMs) continue;
-    await sample().catch((error: unknown) => failures.push(`sample: ${(error as Error).message}`));
+    await sample().catch((error: unknown) => problem(`sample: ${(error as Error).message}`));
   }
 })();
 await Promise.all([...scheduled, sender, attention]);
