@@ -1,6 +1,6 @@
 // Watches the page's bridge socket (Playwright's WebSocket routing) so a spec can see which
-// requests the window sends, refuse one as a failing service would, or cut the bridge and bring
-// it back. Everything else passes through to the real headless shell unchanged.
+// requests the window sends, refuse one as a failing service would, hold one back as a slow service
+// would, or cut the bridge and bring it back. Everything else passes through to the real headless shell unchanged.
 import type { Page, WebSocketRoute } from "@playwright/test";
 
 export interface BridgeTap {
@@ -8,6 +8,9 @@ export interface BridgeTap {
   sent: { method: string; params: unknown }[];
   /** Answers requests of this method with an error instead of passing them on. */
   refuse(method: string, message: string): void;
+  /** Holds requests of this method back (a slow service) until `release`, which passes them on. */
+  hold(method: string): void;
+  release(method: string): void;
   /** Cuts the bridge and keeps it cut (the page retries) until `restore`. */
   cut(): Promise<void>;
   restore(): void;
@@ -15,11 +18,18 @@ export interface BridgeTap {
 
 export async function tapBridge(page: Page): Promise<BridgeTap> {
   const refusals = new Map<string, string>();
+  const held = new Map<string, (() => void)[]>();
   let cut = false;
   let current: WebSocketRoute | undefined;
   const tap: BridgeTap = {
     sent: [],
     refuse: (method, message) => void refusals.set(method, message),
+    hold: (method) => void held.set(method, held.get(method) ?? []),
+    release: (method) => {
+      const waiting = held.get(method) ?? [];
+      held.delete(method);
+      for (const pass of waiting) pass();
+    },
     cut: async () => {
       cut = true;
       await current?.close();
@@ -40,6 +50,7 @@ export async function tapBridge(page: Page): Promise<BridgeTap> {
       tap.sent.push({ method: request.method, params: request.params });
       const refusal = refusals.get(request.method);
       if (refusal) ws.send(JSON.stringify({ type: "response", id: request.id, ok: false, error: { kind: "refused", message: refusal } }));
+      else if (held.has(request.method)) held.get(request.method)!.push(() => server.send(message));
       else server.send(message);
     });
     server.onMessage((message) => ws.send(message));

@@ -324,6 +324,43 @@ test("command palette and keys: one registry; search keeps its query on Esc, ↓
   await expect(page.getByTestId("agent-panel").locator("h2")).toHaveText("Reviewer");
 });
 
+test("keys pressed while an agent opens go where they were meant: focus moves later only if the user has not moved it", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[1]!;
+  fleet.sims.createThread(sim, { title: "Reviewer", text: "review the patch" });
+  fleet.sims.createThread(sim, { title: "Builder" });
+  await fleet.pairAll();
+  const tap = await tapBridge(page);
+  await page.goto(fleet.shell.url);
+  await expect(rows(page)).toHaveCount(2);
+  const search = page.getByLabel("Search");
+  const composer = page.getByTestId("composer").getByRole("textbox");
+
+  // The service is slow to open the agent: m, pressed before it answers, writes to the agent, not into the search.
+  tap.hold("agent.open");
+  await page.keyboard.press("/");
+  await page.keyboard.type("review");
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("agent-panel").locator("h2")).toHaveText("Reviewer");
+  await page.keyboard.press("m");
+  await expect(composer).toBeFocused();
+  await expect(search).toHaveValue("review");
+  // Its answer arrives: the composer keeps focus (before: the agent's heading took it).
+  tap.release("agent.open");
+  await expect(page.getByTestId("transcript").getByTestId("message-user")).toBeVisible();
+  await page.keyboard.type("hello");
+  await expect(composer).toHaveValue("hello");
+
+  // Esc back to the list, then straight into the search: the frame that returns focus to the list does not take it.
+  await page.getByTestId("agent-panel").locator("h2").focus();
+  await page.keyboard.press("Escape");
+  await search.focus();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.press("Backspace");
+  await page.keyboard.type("build");
+  await expect(search).toHaveValue("build");
+  await expect(search).toBeFocused();
+});
+
 test("a machine row says what its connection does, with the one action that helps", async ({ page, fleet }) => {
   const sim = fleet.sims.servers[2]!;
   fleet.sims.createThread(sim, { title: "Night build" });

@@ -21,7 +21,7 @@ import { useNow } from "./components/common";
 import { useFleetFacts } from "./state/fleet-facts";
 import { commands } from "./state/commands";
 import { dispatch } from "./state/dispatch";
-import { focusTargets, paneShown } from "./state/focus";
+import { focusTargets, focusWhenStill, paneShown } from "./state/focus";
 import { buildRows, filtersActive, finishedWithChangesInInbox, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
 import { useDiscovery } from "./state/discovery";
 import { useFleet } from "./state/store";
@@ -131,7 +131,7 @@ export function App() {
       else if (state.openKey) {
         // Back to the list, on the agent just left.
         commands.closeAgent();
-        requestAnimationFrame(() => paneRef.current?.focus());
+        requestAnimationFrame(focusWhenStill("pane"));
       }
     };
     window.addEventListener("keydown", onEscape);
@@ -200,7 +200,9 @@ export function App() {
                 paneRef.current?.focus();
               } else if (event.key === "Enter" && selected) {
                 event.preventDefault();
-                void commands.openAgent(selected).then(() => focusTargets.panel?.());
+                // Out of the search at once: keys pressed while the agent opens are commands, not search text.
+                event.currentTarget.blur();
+                void commands.openAgent(selected).then(focusWhenStill("panel"));
               }
             }}
           />

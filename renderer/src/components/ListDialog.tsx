@@ -1,7 +1,7 @@
 // A dialog that shows a list the user opened from the inbox (handled today, snoozed): Esc or Close
 // shuts it and focus goes back to the list it came from.
 import { type ReactNode, useEffect, useRef } from "react";
-import { focusTargets } from "../state/focus";
+import { focusWhenStill } from "../state/focus";
 import { useFleet } from "../state/store";
 
 export function ListDialog({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
@@ -9,7 +9,7 @@ export function ListDialog({ title, testId, children }: { title: string; testId:
   useEffect(() => closeRef.current?.focus(), []);
   const close = () => {
     useFleet.getState().showList(null);
-    requestAnimationFrame(() => focusTargets.pane?.());
+    requestAnimationFrame(focusWhenStill("pane"));
   };
   const titleId = `${testId}-title`;
   return (

@@ -8,7 +8,7 @@ import type { BridgeParams } from "../../../shared/bridge/contract";
 import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/facts";
 import { destructiveDecision, type HandledAction, handledWords } from "../../../shared/fleet/handled";
 import { needFingerprint } from "../../../shared/fleet/views";
-import { focusTargets } from "./focus";
+import { focusWhenStill } from "./focus";
 import { clockTime } from "./format";
 import { advanceInbox, inboxKeys } from "./inbox";
 import { navigation } from "./navigation";
@@ -154,7 +154,7 @@ export const agentCommands = {
     if (!confirmation || !undo) return;
     useFleet.getState().clearConfirmation(confirmation.id);
     const undone = undo.kind === "unsnooze" ? await agentCommands.unsnooze(undo.key, "undo") : await agentCommands.unacknowledge(undo.key, "undo");
-    if (undone) void navigation.openAgent(undo.key).then(() => focusTargets.panel?.());
+    if (undone) void navigation.openAgent(undo.key).then(focusWhenStill("panel"));
   },
 
   async recheck(commandId: string): Promise<void> {

@@ -8,7 +8,7 @@ import type { AgentView } from "../../../shared/fleet/types";
 import { finishedWithChanges } from "../../../shared/fleet/changes-usage";
 import { acknowledgeable } from "../../../shared/fleet/views";
 import { agentCommands } from "./agent-commands";
-import { focusTargets, paneShown } from "./focus";
+import { focusTargets, focusWhenStill, paneShown } from "./focus";
 import { handledList } from "./handled-list";
 import { diffView } from "./diff-view";
 import { currentInbox } from "./inbox";
@@ -69,7 +69,7 @@ function openNextNeedingYou(): void {
   const { openKey, selectedKey } = useFleet.getState();
   // The inbox as shown (its filters, without snoozed items), so `n` and "3 of 7" agree.
   const next = nextNeedingYou(currentInbox().items, openKey ?? selectedKey);
-  if (next) void navigation.openAgent(next).then(() => focusTargets.panel?.());
+  if (next) void navigation.openAgent(next).then(focusWhenStill("panel"));
 }
 
 function focusSearch(): void {
@@ -104,7 +104,7 @@ function toggleGrouping(): void {
 function openCurrentAgent(_id: CommandId, agent: AgentView | null): void {
   if (!agent) return;
   void navigation.openAgent(agent.key);
-  requestAnimationFrame(() => focusTargets.panel?.());
+  requestAnimationFrame(focusWhenStill("panel"));
 }
 
 const DECISIONS: Partial<Record<CommandId, ApprovalDecision>> = {
@@ -125,11 +125,11 @@ function decideApproval(id: CommandId, agent: AgentView | null): void {
 /** A decision key pressed on the list shows the agent first: its approval card says the command, folder and reason. */
 function openSelectedFirst(): void {
   const { selectedKey } = useFleet.getState();
-  if (selectedKey) void navigation.openAgent(selectedKey).then(() => focusTargets.panel?.());
+  if (selectedKey) void navigation.openAgent(selectedKey).then(focusWhenStill("panel"));
 }
 
 function focusAnswer(_id: CommandId, agent: AgentView | null): void {
-  if (agent && useFleet.getState().openKey !== agent.key) void navigation.openAgent(agent.key).then(() => focusTargets.answer?.());
+  if (agent && useFleet.getState().openKey !== agent.key) void navigation.openAgent(agent.key).then(focusWhenStill("answer"));
   else focusTargets.answer?.();
 }
 

@@ -17,3 +17,15 @@ export const focusTargets: {
 export const paneShown: { current: () => { selectable: string[]; rows: Row[] } } = {
   current: () => ({ selectable: [], rows: [] }),
 };
+
+/**
+ * A focus move made later (after a frame or a request): made only if the user has not moved focus
+ * meanwhile, so a key pressed while an agent opens keeps where it went (e2e/axe.spec.ts types that fast).
+ */
+export function focusWhenStill(target: "panel" | "pane" | "answer"): () => void {
+  const from = document.activeElement;
+  return () => {
+    const now = document.activeElement;
+    if (now === from || now === null || now === document.body) focusTargets[target]?.();
+  };
+}

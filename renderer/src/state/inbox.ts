@@ -2,7 +2,7 @@
 // its next item opens.
 import { withFinishedChanges } from "../../../shared/fleet/changes-usage";
 import { displayFacts, finishedWithChangesInInbox, inbox } from "./selectors";
-import { focusTargets } from "./focus";
+import { focusTargets, focusWhenStill } from "./focus";
 import { navigation } from "./navigation";
 import { useFleet } from "./store";
 
@@ -28,7 +28,7 @@ export function advanceInbox(handledKey: string, before: string[]): void {
   const left = new Set(inboxKeys());
   left.delete(handledKey);
   const target = before.slice(before.indexOf(handledKey) + 1).find((key) => left.has(key)) ?? [...left][0];
-  if (target) void navigation.openAgent(target).then(() => focusTargets.panel?.());
+  if (target) void navigation.openAgent(target).then(focusWhenStill("panel"));
   else {
     navigation.closeAgent();
     focusTargets.pane?.();
