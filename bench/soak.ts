@@ -247,6 +247,9 @@ async function churn(machine: SoakMachine, create: number, archive: number, remo
       counters.deleted++;
       perMachine.get(machine.label)!.deleted++;
       deletedAt.set(`${machine.label}/${threadId}`, Date.now() - startedAt);
+    } else {
+      // Refused (a run going, the machine away): a later churn deletes it, so the fleet keeps its size.
+      machine.created.push(threadId);
     }
   }
 }
@@ -367,6 +370,7 @@ async function sample(): Promise<void> {
     liveAgents: liveAgentCount(service.bridge.state.agents.values()),
     ...proc,
     heapUsedBytes: report?.heapUsedBytes ?? NaN,
+    heapLiveBytes: report?.heapLiveBytes ?? NaN,
     activeResources: report?.activeResources ?? {},
     latenciesMs: latency.latencies,
     p50Ms: latency.p50,
@@ -481,7 +485,8 @@ for (const machine of machines) {
       continue;
     }
     agentsInvented++;
-    inventedExamples.push(`invented ${machine.label}/${threadId}${when}`);
+    const shown = service.bridge.state.agents.get(`${machine.environmentId}/${threadId}`);
+    inventedExamples.push(`invented ${machine.label}/${threadId}${when}, shown ${shown?.status} (${shown?.lifecycle})`);
   }
 }
 

@@ -52,7 +52,19 @@ export function fleetDeliveryOf(message: SentMessage, deliveries: Map<string, De
   return undefined;
 }
 
-export function verdictOf(message: SentMessage, atServer: number, delivery: Delivery | undefined): Verdict {
+/** The last state the fleet showed a receipt in ("refused (event)" → "refused"), from the history the soak keeps. */
+export function lastShownState(message: SentMessage, history: Map<string, string[]>): Delivery["state"] | undefined {
+  if (message.answer.kind !== "delivery") return undefined;
+  return history.get(message.answer.commandId)?.at(-1)?.split(" ")[0] as Delivery["state"] | undefined;
+}
+
+/**
+ * `delivery` is the receipt the fleet holds at the end; one that settled long ago may have left its
+ * bounded list (electron/fleet/delivery-journal.ts keeps the newest settled ones), and then the
+ * state it was last shown in is the fleet's word.
+ */
+export function verdictOf(message: SentMessage, atServer: number, held: Delivery | undefined, lastShown?: Delivery["state"]): Verdict {
+  const delivery = held ?? (lastShown && { state: lastShown });
   if (atServer > 1) return "duplicated";
   // A send refused before it left is answered with a refused receipt and not tracked by the service
   // (electron/fleet/deliveries.ts, finishRefused): the page showed that receipt; a later snapshot need not hold it.
@@ -87,7 +99,7 @@ export function tally(
   };
   for (const message of messages) {
     const delivery = fleetDeliveryOf(message, deliveries);
-    const verdict = verdictOf(message, serverCount(message), delivery);
+    const verdict = verdictOf(message, serverCount(message), delivery, lastShownState(message, history));
     if (message.inFlightAtKill) {
       out.inFlightAtKill++;
       out.inFlightAtKillTruth[verdict] = (out.inFlightAtKillTruth[verdict] ?? 0) + 1;

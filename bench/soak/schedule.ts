@@ -18,6 +18,9 @@ export function seededRng(seed: number): Rng {
 export const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
 export const between = (rng: Rng, low: number, high: number): number => Math.round(low + rng() * (high - low));
 
+/** At most this many of a machine's churned threads are alive at once (churn deletes the rest). */
+export const CHURN_KEPT_MAX = 6;
+
 export type MachineFault = "kill" | "freeze" | "blackhole" | "restart" | "upgrade";
 export type SoakAction =
   | { kind: MachineFault; machine: string; forMs: number }
@@ -100,11 +103,15 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
     actions.push({ atMs: at, action: { kind, machine: label, forMs } });
   }
 
-  // Thread churn on every machine, about every 10 s; it deletes about as many as it creates, so the fleet keeps its size.
+  // Thread churn on every machine, about every 10 s. Per machine it deletes what it created, give or
+  // take a few threads kept at a time, so the fleet keeps its size (growth is measured on the same fleet).
+  const kept = new Map(machines.map((machine) => [machine.label, 0]));
   for (let at = 5_000; at < quietFromMs; at += between(rng, 6_000, 14_000)) {
+    const machine = pick(rng, machines).label;
     const create = between(rng, 6, 20);
-    const remove = Math.max(0, create + between(rng, -3, 3));
-    actions.push({ atMs: at, action: { kind: "churn", machine: pick(rng, machines).label, create, archive: between(rng, 1, 4), remove } });
+    const remove = Math.min(kept.get(machine)! + create, Math.max(0, kept.get(machine)! + create - CHURN_KEPT_MAX, create + between(rng, -3, 3)));
+    kept.set(machine, kept.get(machine)! + create - remove);
+    actions.push({ atMs: at, action: { kind: "churn", machine, create, archive: between(rng, 1, 4), remove } });
   }
 
   actions.sort((a, b) => a.atMs - b.atMs);

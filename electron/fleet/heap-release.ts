@@ -18,19 +18,20 @@ export const HEAP_RELEASE_MAX_WAIT_MS = 30_000;
 
 export type MemoryReducingCollection = () => void;
 
-type GcFunction = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
+type GcFunction = (options: { type: "major"; execution: "sync"; flavor?: "last-resort" }) => void;
 
 /**
  * V8's own memory-reducing full collection ("last resort": it also gives back pooled pages and
- * shrinks the young generation). Node only exposes `gc` behind a flag; the flag is set for the one
- * context that fetches it and cleared again, so no other code sees a `gc` global. Null where the
- * runtime refuses (the burst is then simply left to V8's own heuristics).
+ * shrinks the young generation), or with `flavor: "regular"` a plain full collection. Node only
+ * exposes `gc` behind a flag; the flag is set for the one context that fetches it and cleared
+ * again, so no other code sees a `gc` global. Null where the runtime refuses (the burst is then
+ * simply left to V8's own heuristics).
  */
-function v8Collection(): MemoryReducingCollection | null {
+export function v8Collection(flavor: "last-resort" | "regular" = "last-resort"): MemoryReducingCollection | null {
   try {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as GcFunction;
-    return () => gc({ type: "major", execution: "sync", flavor: "last-resort" });
+    return () => gc({ type: "major", execution: "sync", ...(flavor === "last-resort" && { flavor }) });
   } catch {
     return null;
   } finally {

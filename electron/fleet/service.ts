@@ -259,10 +259,10 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       this.following.agentRemoved(key);
     }
     if (change.agents.length > 0) {
-      // A run that stalls sooner than the armed check (armed, say, for a stuck start two minutes
-      // away) re-arms it, so a stall shows and notifies after the stall time, not at the later check.
+      // Something due sooner than the armed check (a run that stalls, a row that goes, while the check
+      // waits, say, for a stuck start two minutes away) re-arms it, so it happens on time.
       let soonest = Number.POSITIVE_INFINITY;
-      for (const agent of change.agents) soonest = Math.min(soonest, this.model.stallDeadline(agent) ?? soonest);
+      for (const agent of change.agents) soonest = Math.min(soonest, this.model.deadlineOf(agent.key) ?? soonest);
       if (this.stallTimer && soonest < this.stallDueAt) {
         clearTimeout(this.stallTimer);
         this.stallTimer = undefined;

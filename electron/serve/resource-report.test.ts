@@ -37,6 +37,9 @@ describe("resource report (the soak benchmark's debug hook)", () => {
       const report = JSON.parse(await readFile(path, "utf8")) as ResourceReport;
       expect(report.pid).toBe(process.pid);
       expect(Object.keys(report.activeResources).length).toBeGreaterThan(0);
+      // After a full collection: garbage is not counted as what the service holds.
+      expect(report.heapLiveBytes).toBeGreaterThan(0);
+      expect(report.heapLiveBytes).toBeLessThanOrEqual(report.heapUsedBytes);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

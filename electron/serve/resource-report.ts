@@ -2,6 +2,7 @@
 // file: on SIGUSR2 the service writes there what only it can see from inside (JS heap, the active
 // handles and timers by kind). RSS and descriptors the benchmark reads from /proc itself.
 import { renameSync, writeFileSync } from "node:fs";
+import { v8Collection } from "../fleet/heap-release";
 
 export const RESOURCE_REPORT_ENV = "T3_FLEET_RESOURCE_REPORT";
 
@@ -10,14 +11,17 @@ export interface ResourceReport {
   pid: number;
   rssBytes: number;
   heapUsedBytes: number;
+  /** The heap still in use after a full collection: what the service holds, without garbage V8 has not collected yet. */
+  heapLiveBytes: number | null;
   heapTotalBytes: number;
   externalBytes: number;
   /** process.getActiveResourcesInfo() counted by kind (TCPSocketWrap, Timeout, FSReqCallback, …). */
   activeResources: Record<string, number>;
 }
 
-export function resourceReport(): ResourceReport {
+export function resourceReport(collect: (() => void) | null = null): ResourceReport {
   const memory = process.memoryUsage();
+  collect?.();
   const activeResources: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) activeResources[kind] = (activeResources[kind] ?? 0) + 1;
   return {
@@ -25,6 +29,7 @@ export function resourceReport(): ResourceReport {
     pid: process.pid,
     rssBytes: memory.rss,
     heapUsedBytes: memory.heapUsed,
+    heapLiveBytes: collect ? process.memoryUsage().heapUsed : null,
     heapTotalBytes: memory.heapTotal,
     externalBytes: memory.external,
     activeResources,
@@ -35,9 +40,10 @@ export function resourceReport(): ResourceReport {
 export function installResourceReport(env: NodeJS.ProcessEnv): boolean {
   const path = env[RESOURCE_REPORT_ENV];
   if (!path) return false;
+  const collect = v8Collection("regular");
   process.on("SIGUSR2", () => {
     // Written whole, then renamed: the reader never sees half a report.
-    writeFileSync(`${path}.tmp`, JSON.stringify(resourceReport()));
+    writeFileSync(`${path}.tmp`, JSON.stringify(resourceReport(collect)));
     renameSync(`${path}.tmp`, path);
   });
   return true;

@@ -253,6 +253,17 @@ describe("incremental application", () => {
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "ended", reason: "Archived" });
   });
 
+  it("a thread that left the stream while blocked waits on nobody: ended, or deleted once known, not needs-approval", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-approval-pending.json");
+    snapshot(row);
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "needs-approval" });
+    model.removeAgent("env-a", row.id, "archived-or-deleted");
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "ended", reason: "Archived or deleted" });
+    model.removeAgent("env-a", row.id, "deleted");
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "deleted", lifecycle: "deleted" });
+    expect(model.counts().needsYou).toBe(0);
+  });
+
   it("a thread that left the stream keeps its row for LEFT_ROWS_KEPT_MS, then the row goes; one that comes back stays", () => {
     const row = recordedRow("t3-0.0.24/shell-row-completed.json");
     const back = { ...row, id: "comes-back" };
@@ -268,6 +279,21 @@ describe("incremental application", () => {
     expect(model.agent(`env-a/${row.id}`)).toBeUndefined();
     expect(changes.flatMap((change) => change.removed)).toEqual([`env-a/${row.id}`]);
     expect(model.agent("env-a/comes-back")).toMatchObject({ lifecycle: "active" });
+  });
+
+  it("a row that left is due when it goes, sooner than a stall armed further out (the service re-arms on the soonest)", () => {
+    const running = recordedRow("t3-0.0.24/shell-row-running.json");
+    const gone = { ...recordedRow("t3-0.0.24/shell-row-completed.json"), id: "gone" };
+    const slow = new FleetModel({ stalledAfterMs: 2 * LEFT_ROWS_KEPT_MS, now: () => clock });
+    slow.upsertEnvironment(
+      { environmentId: "env-a", label: "laptop", baseUrl: "http://a", serverVersion: "0.0.33", generation: "upstream", readOnly: false, muted: false },
+      ONLINE,
+    );
+    slow.applyFleetSnapshot("env-a", [rows.facts(running), rows.facts(gone)]);
+    expect(slow.deadlineOf(`env-a/${running.id}`)).toBe(clock + 2 * LEFT_ROWS_KEPT_MS);
+    expect(slow.deadlineOf("env-a/gone")).toBeNull();
+    slow.removeAgent("env-a", "gone", "deleted");
+    expect(slow.deadlineOf("env-a/gone")).toBe(clock + LEFT_ROWS_KEPT_MS);
   });
 
   it("quiet is measured on the watched clock: an hour of wall clock with the watched clock still (asleep) is no stall", () => {

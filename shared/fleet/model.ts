@@ -285,10 +285,18 @@ export class FleetModel {
     entry.lastActivityWatched = this.watchedNow();
   }
 
-  /** When this running agent turns stalled if nothing happens (ms since epoch), or null. */
-  stallDeadline(view: AgentView): number | null {
-    if (view.status !== "running" || view.stalled) return null;
-    return Date.parse(view.lastActivityAt) + this.options.stalledAfterMs;
+  /**
+   * When this agent's view next changes by time alone (ms since epoch): a run turning stalled, a
+   * start turning stuck, or the row of a thread that left going; null if none is due.
+   */
+  deadlineOf(key: string): number | null {
+    const [environmentId, threadId] = splitKey(key);
+    const entry = this.envs.get(environmentId)?.entries.get(threadId);
+    if (!entry) return null;
+    const flips = this.deadline(entry);
+    if (entry.leftAtMs === null) return flips;
+    const goes = entry.leftAtMs + (this.options.leftRowsKeptMs ?? LEFT_ROWS_KEPT_MS);
+    return flips === null ? goes : Math.min(flips, goes);
   }
 
   private get stuckAfterMs(): number {
@@ -461,10 +469,9 @@ export class FleetModel {
     if (!starting) entry.startingSeenWatched = null;
     else if (entry.startingSeenWatched === null) entry.startingSeenWatched = watched;
     const derived = deriveStatus(facts, detail, { startingForMs: starting ? watched - entry.startingSeenWatched! : 0, stuckAfterMs: this.stuckAfterMs });
-    entry.derived =
-      entry.removedUnsure && facts.lifecycle === "active" && !derived.status.startsWith("needs-")
-        ? { status: "ended", reason: "Archived or deleted" }
-        : derived;
+    // A thread that left its server's stream waits on nobody: archiving or deleting a thread stops
+    // its provider session in T3, so a request it had can no longer be answered (docs/t3-protocols.md).
+    entry.derived = entry.removedUnsure && facts.lifecycle === "active" ? { status: "ended", reason: "Archived or deleted" } : derived;
     const shown = displayStatus(entry.derived.status, env.phase);
     const key = agentKey(env.meta.environmentId, threadId);
     const running = entry.derived.status === "running";

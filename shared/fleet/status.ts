@@ -43,10 +43,12 @@ export interface StartingClock {
 }
 
 /**
- * Precedence: blocked on the user (approval, question, provider login), deleted or archived,
- * failed, held up (running, waiting on the provider), stuck starting, then the run's phase.
+ * Precedence: deleted (nothing on it can be answered any more), blocked on the user (approval,
+ * question, provider login), archived, failed, held up (running, waiting on the provider), stuck
+ * starting, then the run's phase.
  */
 export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | undefined, clock: StartingClock = { startingForMs: 0 }): DerivedStatus {
+  if (agent.lifecycle === "deleted") return { status: "deleted", reason: null };
   const blocked = agent.blockedBy;
   if (blocked) {
     const request = detail?.pending.find((candidate) => candidate.kind === blocked.kind);
@@ -59,7 +61,6 @@ export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | unde
         return { status: "needs-auth", reason: request?.detail ?? "The provider's login on this machine must be refreshed" };
     }
   }
-  if (agent.lifecycle === "deleted") return { status: "deleted", reason: null };
   if (agent.lifecycle === "archived") return { status: "ended", reason: "Archived" };
   const run = agent.run;
   if (run.phase === "failed") return { status: "failed", reason: run.reason ?? detail?.lastErrorText ?? "Turn failed" };
