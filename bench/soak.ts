@@ -1,7 +1,8 @@
-// `npm run soak -- [--minutes N] [--seed S] [--short] [--real]`: a day at the desk, compressed
-// (issue 23). The fleet service (as `./fleet serve` runs it) and the page in Debian's Chromium
-// against simulated machines of both protocols, each in its own process, and with `--real` (inside
-// scripts/realt3.sh's namespace) also the real T3 0.0.42 and T3's V2 engine running the real Codex
+// `npm run soak -- [--minutes N] [--seed S] [--short]`: a day at the desk, compressed (issue 23).
+// The fleet service (as `./fleet serve` runs it) and the page in Debian's Chromium against
+// simulated machines of both protocols, each in its own process, and with `--real` (which
+// `npm run soak` passes, inside scripts/realt3.sh's namespace; `npm run soak:simulated` does not)
+// also the real T3 0.0.42 and T3's V2 engine running the real Codex
 // (bench/soak/real-machines.ts), under a seeded schedule of faults it prints first. It counts at
 // the servers (every message delivered once, or shown refused or uncertain; none duplicated, none
 // lost), notifications beyond one per condition, agents lost or invented, and samples the
