@@ -154,6 +154,15 @@ export abstract class SimHost {
     }
   }
 
+  /** The thread of every thread stream open now, over all connections: what clients keep subscribed, counted here. */
+  openThreadStreams(): string[] {
+    const threads: string[] = [];
+    for (const peer of this.peers)
+      for (const stream of peer.rpc.streams.values())
+        if (stream.tag === "orchestration.subscribeThread") threads.push(String((stream.payload as { threadId?: unknown } | null)?.threadId));
+    return threads;
+  }
+
   /** Closes the open sockets of a revoked session. */
   protected closeSocketsOf(session: BearerSession): void {
     for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");

@@ -35,6 +35,9 @@ class ServerStream implements StreamSink {
   constructor(
     private readonly peer: RpcPeer,
     readonly requestId: string,
+    /** What the client asked for: tests count at the server what a client left subscribed. */
+    readonly tag: string,
+    readonly payload: unknown,
   ) {}
 
   push(...values: unknown[]): void {
@@ -150,7 +153,7 @@ export class RpcPeer {
   }
 
   private request(id: string, tag: string, payload: unknown): void {
-    const stream = new ServerStream(this, id);
+    const stream = new ServerStream(this, id, tag, payload);
     this.streams.set(id, stream);
     const dispose = this.handlers.stream(tag, payload, stream);
     if (dispose) {

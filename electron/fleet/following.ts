@@ -3,6 +3,7 @@
 // A thread whose turn just ended is followed a little longer: T3 reports the turn's checkpoint
 // (its changed files) and its last token figures just after the turn ends (protocol 1
 // `thread.turn-diff-completed`), which the fleet row does not carry.
+import { splitKey } from "../../shared/fleet/model";
 import { needsFollowing } from "../../shared/fleet/status";
 import type { AgentView } from "../../shared/fleet/types";
 import type { Environments } from "./environments";
@@ -54,9 +55,14 @@ export class ThreadFollowing {
     this.seenUpdates.clear();
   }
 
-  /** An agent left the fleet. */
+  /** An agent left the fleet: its thread is no longer followed for it (a stream on a thread that is gone would stay open). */
   agentRemoved(key: string): void {
     this.seenUpdates.delete(key);
+    this.endSettling(key);
+    const [environmentId, threadId] = splitKey(key);
+    const followers = this.environments.get(environmentId)?.followers;
+    followers?.unfollow(threadId, "active");
+    followers?.unfollow(threadId, "settling");
   }
 
   private endSettling(key: string): void {

@@ -13,6 +13,7 @@ import type { Environments } from "./environments";
 import { MemorySecretStore } from "./secrets";
 import { FleetService, type FleetServiceOptions } from "./service";
 import type { ConnectionSupervisor } from "./supervisor";
+import type { ThreadFollowers } from "./threads";
 import type { T3EnvironmentClient } from "./t3/client";
 
 export const cleanups: (() => unknown)[] = [];
@@ -93,4 +94,10 @@ export function journalOf(service: FleetService): DeliveryJournal {
 export async function kill(service: FleetService): Promise<void> {
   journalOf(service).halt();
   await service.stop();
+}
+
+/** The thread streams an environment follows (electron/fleet/threads.ts). */
+export function followersOf(service: FleetService, environmentId: string): ThreadFollowers {
+  const environments = (service as unknown as { environments: Environments }).environments;
+  return environments.require(environmentId).followers;
 }

@@ -93,6 +93,11 @@ const UNREACHABLE = new Set<T3Error["kind"]>(["network", "timeout"]);
 export class ConnectionSupervisor extends EventEmitter<SupervisorEvents> {
   private phaseValue: ConnectionPhase;
   private connection: AdapterSession | undefined;
+
+  /** The connection held now, if any: the one thread streams ride on while online. */
+  get currentConnection(): AdapterSession | undefined {
+    return this.connection;
+  }
   private adapterValue: ProtocolAdapter | undefined;
   private shell: Subscription | undefined;
   /** The snapshot slot this connection holds until its fleet stream is synchronized. */

@@ -29,6 +29,8 @@ export class ThreadFollowers {
     supervisor.on("connected", (connection) => this.attach(connection));
     supervisor.on("phase", (phase) => {
       if (phase.phase !== "online") this.detach();
+      // Back online on the same connection (re-verified after a wake: no new "connected"): follow again.
+      else if (!this.connection && supervisor.currentConnection) this.attach(supervisor.currentConnection);
     });
   }
 
@@ -85,8 +87,10 @@ export class ThreadFollowers {
   }
 
   private attach(connection: AdapterSession): void {
+    if (this.connection === connection) return;
+    this.detach();
     this.connection = connection;
-    for (const [threadId, entry] of this.followed) this.subscribe(threadId, entry, connection);
+    for (const [threadId, entry] of this.followed) if (!entry.subscription) this.subscribe(threadId, entry, connection);
   }
 
   private detach(): void {
@@ -114,6 +118,12 @@ export class ThreadFollowers {
         if (error && error.kind !== "interrupted") this.supervisor.reportFailure(error);
       },
     });
+    // Opening the stream may already have changed what is followed (a row it re-sent moved the
+    // following rules): a stream nobody follows any more is closed at once, never left open.
+    if (this.followed.get(threadId) !== entry || this.connection !== connection || entry.subscription) {
+      subscription.close();
+      return;
+    }
     entry.subscription = subscription;
   }
 }

@@ -87,6 +87,35 @@ describe("the fleet service after a clock jump", () => {
     expect(notifications().length).toBe(before);
   });
 
+  it("an agent open before the sleep streams again after its connection was re-verified", async () => {
+    let jumpMs = 0;
+    const wall = () => Date.now() + jumpMs;
+    const { sims, service, events } = await setup(["upstream"], {
+      socket: { pingIntervalMs: 60_000, openTimeoutMs: 1_000 },
+      now: wall,
+      wakeWatch: { wallNow: wall, monotonicNow: () => performance.now(), intervalMs: 50 },
+    });
+    const [machine] = sims.servers as [(typeof sims.servers)[0]];
+    const threadId = sims.createThread(machine, { title: "Reviewer", text: "review the patch" });
+    await pairAll(service, sims);
+    const key = `${machine.environmentId}/${threadId}`;
+    await service.request("agent.open", { key });
+    await until(service, () => service.detail(key).loaded, "transcript loaded");
+    const jumpedAt = events.length;
+
+    jumpMs = 60 * 60_000;
+    const phases = () =>
+      events.slice(jumpedAt).flatMap((event) => (event.type === "fleet.delta" ? event.environments.map((view) => view.connection.phase) : []));
+    await until(service, () => phases().some((phase) => phase !== "online") && phases().at(-1) === "online", "re-verified");
+    // Before: the re-check closed the open agent's stream and nothing opened it again.
+    sims.sendMessage(machine, threadId, "after waking");
+    await until(
+      service,
+      () => service.detail(key).items.some((item) => item.type === "message" && item.text.includes("after waking")),
+      "the message after waking shown",
+    );
+  });
+
   it("an hour asleep is not an hour of quiet: a running agent is not flagged stalled on waking, and nothing notifies", async () => {
     let jumpMs = 0;
     const wall = () => Date.now() + jumpMs;

@@ -20,9 +20,11 @@ import type { AuthGeneration, T3Credentials, T3EnvironmentClient } from "./clien
 
 /**
  * One environment's adapter for one protocol. It lives as long as the environment keeps speaking
- * that protocol and holds the resume cursors (fleet stream, followed threads), so a reconnect
- * resumes where the last connection stopped. A machine upgraded to another protocol gets a new
- * adapter: cursors of one protocol are never used with another.
+ * that protocol and holds the fleet stream's resume cursor; a followed thread's cursor lives in the
+ * `FollowedThread` it makes, which electron/fleet/threads.ts keeps while it follows the thread. So a
+ * reconnect resumes where the last connection stopped, and nothing is kept for threads that are
+ * gone. A machine upgraded to another protocol gets a new adapter: cursors of one protocol are
+ * never used with another.
  */
 export interface ProtocolAdapter {
   readonly protocol: OrchestrationProtocol;

@@ -172,7 +172,8 @@ class Protocol1Session implements AdapterSession {
     let current: Subscription | undefined;
     const subscribe = (repairsLeft: number) => {
       let snapshotSequence: number | undefined;
-      const latestDelta = new Map<string, number>();
+      /** Until the synchronized mark is checked (a fork's lost tail), each thread's latest delta; then no longer kept. */
+      let latestDelta: Map<string, number> | undefined = new Map<string, number>();
       const active = () => !closed && current === subscription;
       const subscription: Subscription = this.connection.subscribeShell(
         {
@@ -190,12 +191,12 @@ class Protocol1Session implements AdapterSession {
             this.adapter.shellSequence = delta.sequence;
             switch (delta.kind) {
               case "thread-upserted":
-                latestDelta.set(delta.thread.id, delta.sequence);
+                latestDelta?.set(delta.thread.id, delta.sequence);
                 listener.upsert(this.adapter.factsOf(delta.thread));
                 this.checkLag(delta.thread);
                 return;
               case "thread-removed":
-                latestDelta.set(delta.threadId, delta.sequence);
+                latestDelta?.set(delta.threadId, delta.sequence);
                 this.adapter.rows.forget(delta.threadId);
                 this.adapter.lastRows.delete(delta.threadId);
                 listener.remove(delta.threadId, "archived-or-deleted");
@@ -211,10 +212,11 @@ class Protocol1Session implements AdapterSession {
           },
           synchronized: () => {
             if (!active()) return;
-            if (this.fork && snapshotSequence !== undefined && repairsLeft > 0) {
+            if (this.fork && snapshotSequence !== undefined && repairsLeft > 0 && latestDelta) {
               void this.repairShellTail(snapshotSequence, latestDelta).then(
                 (stale) => {
                   if (!active()) return;
+                  latestDelta = undefined;
                   if (!stale) return listener.synchronized();
                   current = undefined; // the replaced stream's end is not the fleet stream's end
                   subscription.close();
@@ -230,6 +232,7 @@ class Protocol1Session implements AdapterSession {
               );
               return;
             }
+            latestDelta = undefined;
             listener.synchronized();
           },
           end: (error) => {

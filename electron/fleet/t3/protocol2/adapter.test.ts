@@ -40,9 +40,10 @@ function send(session: AdapterSession, threadId: string, text: string, mode: "st
   return { messageId, command, receipt: session.execute(command) };
 }
 
-function follow(session: AdapterSession, adapter: { thread(id: string): FollowedThread }, threadId: string) {
+/** Follows a thread (by id: a fresh follow; by its FollowedThread: resuming it, as electron/fleet/threads.ts does). */
+function follow(session: AdapterSession, adapter: { thread(id: string): FollowedThread }, thread: string | FollowedThread) {
   const recorder = new ThreadDetailRecorder();
-  const subscription = session.followThread(adapter.thread(threadId), recorder);
+  const subscription = session.followThread(typeof thread === "string" ? adapter.thread(thread) : thread, recorder);
   cleanups.push(() => subscription.close());
   return recorder;
 }
@@ -377,7 +378,9 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
       adapter: { socket: { onFrame: (direction, frame) => direction === "recv" && frames.push(frame) } },
     });
     const threadId = newThread(sim);
-    const first = follow(session, adapter, threadId);
+    // The followed thread's state (its cursor) is kept across connections, as the thread followers keep it.
+    const thread = adapter.thread(threadId);
+    const first = follow(session, adapter, thread);
     await first.untilDetail((d) => d.loaded, "loaded");
     session.close();
     await first.untilEnded();
@@ -386,7 +389,7 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
       frames.length = 0;
       const next = await adapter.connect(credentials);
       cleanups.push(() => next.close());
-      return { next, recorder: follow(next, adapter, threadId) };
+      return { next, recorder: follow(next, adapter, thread) };
     };
 
     // A small gap: the server replays it as events, and the run's result shows.
@@ -440,10 +443,11 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
 
   it("ends a thread stream with a typed error for a thread the server does not know", async () => {
     const { adapter, session } = await setup();
-    const recorder = follow(session, adapter, "no-such-thread");
+    const thread = adapter.thread("no-such-thread");
+    const recorder = follow(session, adapter, thread);
     const error = await recorder.untilEnded();
     expect(error?.details.tag).toBe("OrchestrationV2GetThreadProjectionError");
-    expect(adapter.thread("no-such-thread").detail().error).toMatch(/not found/);
+    expect(thread.detail().error).toMatch(/not found/);
   });
 
   it("reads the shell over HTTP with the protocol header", async () => {

@@ -111,14 +111,16 @@ class V2Thread implements FollowedThread {
 }
 
 /**
- * The adapter for one protocol-2 environment. It holds the shell cursor and the followed threads,
- * so a reconnect resumes where the last connection stopped; a new adapter (a machine that changed
- * protocol) starts from nothing.
+ * The adapter for one protocol-2 environment. It holds the shell cursor, so a reconnect resumes
+ * where the last connection stopped (a followed thread's own cursor is in its V2Thread, which
+ * electron/fleet/threads.ts keeps while it follows it); a new adapter (a machine that changed
+ * protocol) starts from nothing. What it learns per thread goes when the thread leaves the shell.
  */
 export class Protocol2Adapter implements ProtocolAdapter {
   readonly protocol = 2 as const;
   shell: ShellState | undefined;
-  private readonly threads = new Map<string, V2Thread>();
+  /** Threads with a stream open now: a command reads the active run from their projection. */
+  private readonly streaming = new Map<string, V2Thread>();
   readonly features: ServerFeatures;
 
   constructor(
@@ -204,12 +206,24 @@ export class Protocol2Adapter implements ProtocolAdapter {
   }
 
   thread(threadId: string): FollowedThread {
-    let thread = this.threads.get(threadId);
-    if (!thread) {
-      thread = new V2Thread(threadId, () => this.replyStreams);
-      this.threads.set(threadId, thread);
-    }
-    return thread;
+    return new V2Thread(threadId, () => this.replyStreams);
+  }
+
+  /** The projection of a thread whose stream is open now, if any. */
+  streamedProjection(threadId: string): ThreadProjection | undefined {
+    return this.streaming.get(threadId)?.projection;
+  }
+
+  /** A stream on this thread opened (`open`) or ended; a later stream of the same thread stays registered. */
+  streamed(thread: V2Thread, open: boolean): void {
+    if (open) this.streaming.set(thread.threadId, thread);
+    else if (this.streaming.get(thread.threadId) === thread) this.streaming.delete(thread.threadId);
+  }
+
+  /** The thread left the shell (deleted, or gone from a new snapshot): what was learned about it goes too. */
+  forgetThread(threadId: string): void {
+    this.steering.delete(threadId);
+    this.failures?.forget(threadId);
   }
 
   async connect(credentials: T3Credentials): Promise<AdapterSession> {
@@ -261,10 +275,6 @@ export class Protocol2Adapter implements ProtocolAdapter {
     const shell = this.shell;
     if (!shell) return [];
     return [...shell.threads.values()].map((row) => agentFactsOfRow(row, shell, this.features));
-  }
-
-  followed(threadId: string): V2Thread {
-    return this.thread(threadId) as V2Thread;
   }
 }
 
@@ -403,7 +413,9 @@ class Protocol2Session implements AdapterSession {
               if (changed.size > 0) for (const [threadId, row] of shell.threads) if (changed.has(row.projectId)) upsertRow(threadId);
               return;
             }
+            const before = adapter.shell;
             adapter.shell = shellFromSnapshot(item.snapshot);
+            for (const threadId of before?.threads.keys() ?? []) if (!adapter.shell.threads.has(threadId)) adapter.forgetThread(threadId);
             snapshotSeen = true;
             listener.snapshot(adapter.agentFacts());
             explainSnapshot(adapter.shell);
@@ -420,8 +432,10 @@ class Protocol2Session implements AdapterSession {
             if (!shell || item.sequence <= shell.sequence) return;
             applyShellDelta(shell, item);
             if (item.kind === "thread.updated") upsertRow(item.thread.id);
-            else if (item.kind === "thread.removed") listener.remove(item.threadId, "archived-or-deleted");
-            else if (item.kind === "project.updated") {
+            else if (item.kind === "thread.removed") {
+              adapter.forgetThread(item.threadId);
+              listener.remove(item.threadId, "archived-or-deleted");
+            } else if (item.kind === "project.updated") {
               for (const [threadId, row] of shell.threads) if (row.projectId === item.project.id) upsertRow(threadId);
             }
           }
@@ -439,7 +453,9 @@ class Protocol2Session implements AdapterSession {
   }
 
   followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
-    const thread = this.adapter.followed(followed.threadId);
+    if (!(followed instanceof V2Thread)) throw new T3Error("incompatible", "This thread was followed on another protocol.");
+    const thread = followed;
+    this.adapter.streamed(thread, true);
     thread.synced = false;
     // Until this follow shows the run, the row offers no steer: the thread, not the row, tells whether T3 takes one.
     this.adapter.learnRunPhase(thread.threadId, "loading");
@@ -482,6 +498,7 @@ class Protocol2Session implements AdapterSession {
         },
         end: (error) => {
           if (error && error.details.tag === "OrchestrationV2GetThreadProjectionError") thread.error = error.message;
+          this.adapter.streamed(thread, false);
           this.adapter.learnRunPhase(thread.threadId, undefined);
           listener.end(error);
         },
@@ -512,6 +529,7 @@ class Protocol2Session implements AdapterSession {
         closed = true;
         if (inner) inner.close();
         else {
+          this.adapter.streamed(thread, false);
           this.adapter.learnRunPhase(thread.threadId, undefined);
           listener.end();
         }
@@ -535,7 +553,7 @@ class Protocol2Session implements AdapterSession {
   async execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
     const wire = wireCommand(command, (threadId) => {
       // The thread stream is usually ahead of the (coalesced) shell row.
-      const followed = this.adapter.followed(threadId).projection;
+      const followed = this.adapter.streamedProjection(threadId);
       return (followed && activeRun(followed)?.id) ?? this.adapter.shell?.threads.get(threadId)?.activeRunId ?? null;
     });
     let value: unknown;

@@ -23,9 +23,11 @@ export const DEFAULT_FAILURE_REASON_LIMITS: FailureReasonLimits = { concurrency:
 const key = (threadId: string, runId: string | null) => `${threadId}\n${runId ?? ""}`;
 
 export class FailureReasons {
-  /** By thread and run: the reason, or null when the thread was read and shows none. */
-  private readonly known = new Map<string, string | null>();
+  /** By thread, then run: the reason, or null when the thread was read and shows none. */
+  private readonly known = new Map<string, Map<string | null, string | null>>();
   private readonly jobs = new Map<string, Job>();
+  /** Threads forgotten while a read for them was in flight: what it finds is dropped. */
+  private readonly forgotten = new Map<string, number>();
   private readonly queue: Job[] = [];
   private inFlight = 0;
 
@@ -36,7 +38,7 @@ export class FailureReasons {
 
   /** The reason of a failed run: a string, null when none was found, undefined when not read (yet). */
   reason(threadId: string, runId: string | null): string | null | undefined {
-    return this.known.get(key(threadId, runId));
+    return this.known.get(threadId)?.get(runId);
   }
 
   /** Takes the reasons of every failed run a projection holds; returns whether anything new was learned. */
@@ -45,9 +47,8 @@ export class FailureReasons {
     for (const run of projection.runs) {
       if (run.status !== "failed") continue;
       const reason = runFailure(projection, run)?.message ?? null;
-      const runKey = key(projection.thread.id, run.id);
-      if (reason === null || this.known.get(runKey) === reason) continue;
-      this.known.set(runKey, reason);
+      if (reason === null || this.reason(projection.thread.id, run.id) === reason) continue;
+      this.remember(projection.thread.id, run.id, reason);
       learned = true;
     }
     return learned;
@@ -59,7 +60,7 @@ export class FailureReasons {
    */
   request(threadId: string, runId: string | null, urgent: boolean, done: () => void): void {
     const runKey = key(threadId, runId);
-    if (this.known.has(runKey)) return done();
+    if (this.reason(threadId, runId) !== undefined) return done();
     const existing = this.jobs.get(runKey);
     if (existing) {
       existing.done.push(done);
@@ -95,18 +96,42 @@ export class FailureReasons {
     }
   }
 
-  private async run(job: Job): Promise<void> {
-    const runKey = key(job.threadId, job.runId);
-    try {
-      const projection = await this.readThread(job.threadId);
-      this.learn(projection);
-      if (!this.known.has(runKey)) {
-        const run: Run | undefined = projection.runs.find((entry) => entry.id === job.runId);
-        this.known.set(runKey, run ? (runFailure(projection, run)?.message ?? null) : null);
+  /** The thread is gone: its reasons go too (a read still in flight for it is dropped when it lands). */
+  forget(threadId: string): void {
+    this.known.delete(threadId);
+    for (const job of [...this.jobs.values()]) {
+      if (job.threadId !== threadId) continue;
+      const waiting = this.queue.indexOf(job);
+      if (waiting < 0) this.forgotten.set(threadId, (this.forgotten.get(threadId) ?? 0) + 1);
+      else {
+        this.queue.splice(waiting, 1);
+        this.jobs.delete(key(job.threadId, job.runId));
       }
+    }
+  }
+
+  private remember(threadId: string, runId: string | null, reason: string | null): void {
+    let runs = this.known.get(threadId);
+    if (!runs) this.known.set(threadId, (runs = new Map()));
+    runs.set(runId, reason);
+  }
+
+  private async run(job: Job): Promise<void> {
+    let projection: ThreadProjection | undefined;
+    try {
+      projection = await this.readThread(job.threadId);
     } catch {
       // No retry here (the supervisor owns retries): the row keeps what it had, "Turn failed".
-      this.known.set(runKey, null);
     }
+    const forgotten = this.forgotten.get(job.threadId);
+    if (forgotten !== undefined) {
+      if (forgotten > 1) this.forgotten.set(job.threadId, forgotten - 1);
+      else this.forgotten.delete(job.threadId);
+      return;
+    }
+    if (projection) this.learn(projection);
+    if (this.reason(job.threadId, job.runId) !== undefined) return;
+    const run: Run | undefined = projection?.runs.find((entry) => entry.id === job.runId);
+    this.remember(job.threadId, job.runId, projection && run ? (runFailure(projection, run)?.message ?? null) : null);
   }
 }
