@@ -6,13 +6,15 @@
 // dispatched, so after a restart each one T3 had not confirmed is checked against its thread.
 import { randomUUID } from "node:crypto";
 import { type Delivery, type DeliveryKind, type Intent, type IntentKind, connectingReason, isSettled } from "../../shared/fleet/delivery";
-import type { MessageOutcome, RunningMessageMode, ThreadDetail, TranscriptItem } from "../../shared/fleet/facts";
+import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
 import type { ConnectionPhase } from "../../shared/fleet/types";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
+import { RESTART_BEFORE_SENDING, RESTART_CHECKING, RESTART_NOT_FOUND, RESTART_NOT_FOUND_AFTER_RESEND, UNEXPLAINED_REFUSAL } from "./delivery-reasons";
+import { closedPatch, commandDone, messageStep } from "./delivery-outcomes";
 import { type DeliveryJournal, type JournalEntry, awaitsConfirmation, boundedEntries } from "./delivery-journal";
 import type { AgentCommand } from "./t3/adapter";
 
@@ -25,24 +27,6 @@ export const SETTLED_HISTORY = 500;
  * long for its first synchronized snapshot before its intent is judged: a restart's reconnect fits.
  */
 export const CONNECTING_WAIT_MS = 10_000;
-/** What a refusal says when the refusing side gave no words: never a refusal without a reason. */
-const UNEXPLAINED_REFUSAL = "The server refused it without saying why. Check the agent in T3, then send again.";
-
-/** A message restored after a restart, before its thread could be checked. */
-export const RESTART_CHECKING =
-  "T3 Fleet restarted before the server confirmed this message. It checks the agent's thread once the machine is back online; it never sends it again on its own.";
-/** A restored message its thread does not show: the user may send it again, once. */
-export const RESTART_NOT_FOUND =
-  "T3 Fleet restarted before the server confirmed this message, and the agent's thread does not show it. Send again sends it once (T3 ignores it if it arrived after all).";
-/**
- * A message that was waiting for its machine to connect when T3 Fleet stopped: it never left, so
- * it comes back held, for the user to send or discard (never sent on its own).
- */
-export const RESTART_BEFORE_SENDING = "Not sent: T3 Fleet restarted while this message waited for its machine to connect. Send now sends it once.";
-/** The same, after the one "Send again" was used. */
-export const RESTART_NOT_FOUND_AFTER_RESEND =
-  "T3 Fleet restarted again before the server confirmed the message you sent again, and the agent's thread does not show it. Type it again if it is still needed.";
-
 interface TrackedDelivery {
   delivery: Delivery;
   command: AgentCommand;
@@ -62,6 +46,8 @@ interface TrackedDelivery {
    * message is never dispatched again on its own.
    */
   restored?: "checking" | "offered";
+  /** Its thread left its environment (archived or deleted): nothing more can be seen of it, and it is never sent again. */
+  closed?: true;
 }
 
 export interface DeliveryDeps {
@@ -123,8 +109,8 @@ export class Deliveries {
   /** What the journal keeps: messages and held messages, bounded (delivery-journal.ts). */
   private readonly journalEntries = (): JournalEntry[] => {
     const entries: JournalEntry[] = [];
-    for (const { delivery, command, environmentId, threadId, turnBefore, expectSteer } of this.deliveries.values()) {
-      if (delivery.kind !== "message" || command.type !== "send") continue;
+    for (const { delivery, command, environmentId, threadId, turnBefore, expectSteer, closed } of this.deliveries.values()) {
+      if (delivery.kind !== "message" || command.type !== "send" || closed) continue;
       entries.push({ delivery: { ...delivery, kind: "message" }, environmentId, threadId, command, turnBefore, expectSteer });
     }
     for (const unsent of [...this.held.values(), ...this.waiting.values()]) {
@@ -160,6 +146,20 @@ export class Deliveries {
   threadChanged(environmentId: string, threadId: string, detail: ThreadDetail): void {
     for (const tracked of this.deliveries.values()) {
       if (tracked.environmentId === environmentId && tracked.threadId === threadId) this.observe(tracked, detail);
+    }
+  }
+
+  /**
+   * The agent left its environment (archived or deleted, or its machine unpaired): its open sends
+   * can no longer be checked, so they keep what was seen, say why it ends there, and are no longer followed.
+   */
+  agentRemoved(environmentId: string, threadId: string): void {
+    for (const tracked of this.deliveries.values()) {
+      if (tracked.environmentId !== environmentId || tracked.threadId !== threadId || tracked.closed || isSettled(tracked.delivery)) continue;
+      tracked.closed = true;
+      this.deps.runtime(environmentId)?.followers.unfollow(threadId, `delivery:${tracked.delivery.commandId}`);
+      // A dispatch in flight closes itself when T3 answers it.
+      if (tracked.delivery.state !== "sending") this.update(tracked, closedPatch(tracked.delivery.state));
     }
   }
 
@@ -326,6 +326,10 @@ export class Deliveries {
     try {
       const result = await connection.execute(tracked.command, DISPATCH_TIMEOUT_MS);
       tracked.acceptedSequence = result.sequence;
+      if (tracked.closed) {
+        this.update(tracked, closedPatch("accepted"));
+        return tracked.delivery;
+      }
       if (tracked.delivery.state === "sending" || tracked.delivery.state === "uncertain") this.update(tracked, { state: "accepted" });
       const followed = runtime?.followers.get(tracked.threadId);
       // T3 resolves an answered request at once; so does the fleet, before the provider confirms.
@@ -338,7 +342,9 @@ export class Deliveries {
       // late or lost answer changes nothing about what was seen.
       if (tracked.delivery.state === "delivered" || tracked.delivery.state === "answered") return tracked.delivery;
       const failure = T3Error.from(error);
-      if (failure.kind === "timeout") {
+      if (tracked.closed && (failure.kind === "timeout" || failure.kind === "network" || failure.kind === "interrupted")) {
+        this.update(tracked, closedPatch("uncertain"));
+      } else if (failure.kind === "timeout") {
         this.update(tracked, {
           state: "uncertain",
           reason: `The server did not answer within ${DISPATCH_TIMEOUT_MS / 1000} s. Checking again; it will never be sent twice.`,
@@ -358,7 +364,7 @@ export class Deliveries {
   /** Reads the thread to move a delivery forward: delivered, answered, or reconciled after a drop. */
   private observe(tracked: TrackedDelivery, detail: ThreadDetail): void {
     const { delivery } = tracked;
-    if (delivery.state === "refused" || delivery.state === "answered") return;
+    if (delivery.state === "refused" || delivery.state === "answered" || tracked.closed) return;
     if (!detail.loaded) return;
     const synced = detail.synced;
     const resendable = () => delivery.state === "uncertain" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection !== undefined;
@@ -376,87 +382,16 @@ export class Deliveries {
         return;
       }
       tracked.restored = undefined;
-      const later = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId);
-      const activeRun = detail.facts.activeRunId;
-      // Protocol 2 says which run the message started, waits in, or joined (a steer): no inference needed.
-      const reported = detail.facts.messageOutcomes?.[delivery.messageId!];
-      if (reported) {
-        this.observeReported(tracked, reported, messages, activeRun);
-        return;
-      }
-      // A run other than the one active at send time means T3 started a new turn for the message.
-      const otherRun =
-        later.find((message) => message.runId !== tracked.turnBefore)?.runId ?? (activeRun && activeRun !== tracked.turnBefore ? activeRun : null);
-      let observed = delivery.observed;
-      let reply: (typeof later)[number] | undefined;
-      if (otherRun) {
-        observed = { outcome: "new-turn", turnId: otherRun };
-        reply = later.filter((message) => message.runId === otherRun).at(-1);
-      } else if (tracked.turnBefore && tracked.expectSteer && activeRun !== tracked.turnBefore) {
-        // The running turn ended with no new one: the message was folded into it.
-        observed = { outcome: "steered", turnId: tracked.turnBefore };
-        reply = later.at(-1);
-      }
-      const answered = reply !== undefined && !reply.streaming && activeRun !== observed?.turnId;
-      const state = answered ? "answered" : "delivered";
-      const sameOutcome = observed?.outcome === delivery.observed?.outcome && observed?.turnId === delivery.observed?.turnId;
-      if (state !== delivery.state || !sameOutcome) {
-        if (answered) this.settle(tracked, { state, observed });
-        else this.update(tracked, { state, observed });
-      }
+      const step = messageStep(delivery, tracked, messages, index, detail.facts);
+      if (step?.settle) this.settle(tracked, step.patch);
+      else if (step) this.update(tracked, step.patch);
       return;
     }
     if (tracked.acceptedSequence === null || detail.appliedSequence < tracked.acceptedSequence) {
       if (resendable()) void this.dispatch(tracked);
       return;
     }
-    const facts = detail.facts;
-    const phase = facts.run?.phase;
-    const done =
-      delivery.kind === "approval" || delivery.kind === "input"
-        ? !facts.pending.some((request) => request.requestId === delivery.requestId)
-        : delivery.kind === "interrupt"
-          ? // A turn orphaned by a restart keeps no active run; its state says it was interrupted.
-            facts.activeRunId !== tracked.turnBefore || tracked.turnBefore === null || phase === "interrupted" || phase === "cancelled"
-          : delivery.kind === "cancel-queued"
-            ? phase !== "queued"
-            : phase === "stopped";
-    if (done) this.settle(tracked, { state: "delivered" });
-  }
-
-  /** Where the adapter reports what became of the message (protocol 2), that report is the outcome. */
-  private observeReported(
-    tracked: TrackedDelivery,
-    reported: MessageOutcome,
-    messages: Extract<TranscriptItem, { type: "message" }>[],
-    activeRun: string | null,
-  ): void {
-    const { delivery } = tracked;
-    const observed: NonNullable<Delivery["observed"]> =
-      reported.how === "started"
-        ? { outcome: "new-turn", turnId: reported.runId }
-        : reported.how === "joined"
-          ? { outcome: "steered", turnId: reported.runId }
-          : reported.how === "queued"
-            ? { outcome: "queued", turnId: reported.runId, queuePosition: reported.queuePosition }
-            : { outcome: "cancelled", turnId: reported.runId };
-    if (reported.how === "cancelled") {
-      // The outcome says it was withdrawn from the queue (shared/fleet/words.ts); no reason repeats it.
-      this.settle(tracked, { state: "delivered", observed, reason: null });
-      return;
-    }
-    const index = messages.findIndex((message) => message.id === delivery.messageId);
-    const reply = messages
-      .slice(index + 1)
-      .filter((message) => message.role === "assistant" && message.runId === reported.runId)
-      .at(-1);
-    const answered = reported.how !== "queued" && reply !== undefined && !reply.streaming && activeRun !== reported.runId;
-    const same =
-      delivery.observed?.outcome === observed.outcome &&
-      delivery.observed.turnId === observed.turnId &&
-      delivery.observed.queuePosition === observed.queuePosition;
-    if (answered) this.settle(tracked, { state: "answered", observed });
-    else if (delivery.state !== "delivered" || !same) this.update(tracked, { state: "delivered", observed });
+    if (commandDone(delivery, tracked.turnBefore, detail.facts)) this.settle(tracked, { state: "delivered" });
   }
 
   /** A restored message its thread does not show: "Send again" is offered, unless it was already used once. */
@@ -474,7 +409,7 @@ export class Deliveries {
   async recheck(commandId: string): Promise<Delivery> {
     const tracked = this.deliveries.get(commandId);
     if (!tracked) throw new BridgeError("not-found", "This send is no longer tracked.");
-    if (tracked.delivery.state !== "uncertain") return tracked.delivery;
+    if (tracked.delivery.state !== "uncertain" || tracked.closed) return tracked.delivery;
     const runtime = this.deps.runtime(tracked.environmentId);
     if (!runtime?.supervisor.activeConnection) return tracked.delivery;
     const followed = runtime.followers.get(tracked.threadId);
@@ -588,7 +523,7 @@ export class Deliveries {
     let excess = this.deliveries.size - SETTLED_HISTORY;
     for (const [commandId, tracked] of this.deliveries) {
       if (excess <= 0) return;
-      if (isSettled(tracked.delivery)) {
+      if (isSettled(tracked.delivery) || tracked.closed) {
         this.deliveries.delete(commandId);
         excess--;
       }

@@ -47,6 +47,8 @@ export interface FleetServiceOptions {
   streamLagMs?: number;
   /** A starting agent counts as stuck after this long (tests shorten it). */
   stuckAfterMs?: number;
+  /** How long the row of an agent that left its server stays, shown ended (shared/fleet/model.ts; tests shorten it). */
+  leftRowsKeptMs?: number;
   /** How long a send waits for a connecting environment's first synchronized snapshot (deliveries.ts); tests shorten it. */
   connectingWaitMs?: number;
   /** What one machine may hold in the fleet (budget.ts); tests lower it. */
@@ -101,6 +103,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.model = new FleetModel({
       stalledAfterMs: registry.settings.stalledAfterMs,
       ...(options.stuckAfterMs !== undefined && { stuckAfterMs: options.stuckAfterMs }),
+      ...(options.leftRowsKeptMs !== undefined && { leftRowsKeptMs: options.leftRowsKeptMs }),
       now: this.now,
       // Quiet is measured on the monotonic clock, which stands still while the computer sleeps; a
       // test that moves `now` alone moves both.
@@ -257,6 +260,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       this.acknowledgements.removed(key);
       this.snoozes.removed(key);
       this.following.agentRemoved(key);
+      this.deliveries.agentRemoved(...splitKey(key));
     }
     if (change.agents.length > 0) {
       // Something due sooner than the armed check (a run that stalls, a row that goes, while the check

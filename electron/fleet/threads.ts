@@ -26,11 +26,10 @@ export class ThreadFollowers {
     private readonly onChange: FollowChange,
   ) {
     supervisor.on("adapter", (adapter) => this.replaceAdapter(adapter));
-    supervisor.on("connected", (connection) => this.attach(connection));
     supervisor.on("phase", (phase) => {
       if (phase.phase !== "online") this.detach();
-      // Back online on the same connection (re-verified after a wake: no new "connected"): follow again.
-      else if (!this.connection && supervisor.currentConnection) this.attach(supervisor.currentConnection);
+      // Online on a new connection, or on the same one re-verified after a wake: follow on it.
+      else if (supervisor.currentConnection) this.attach(supervisor.currentConnection);
     });
   }
 
@@ -90,6 +89,7 @@ export class ThreadFollowers {
     if (this.connection === connection) return;
     this.detach();
     this.connection = connection;
+    // Opening one stream can follow another thread at once (a row it re-sends): that one is open already.
     for (const [threadId, entry] of this.followed) if (!entry.subscription) this.subscribe(threadId, entry, connection);
   }
 

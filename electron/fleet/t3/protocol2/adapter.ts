@@ -497,9 +497,16 @@ class Protocol2Session implements AdapterSession {
           listener.changed(thread.detail());
         },
         end: (error) => {
-          if (error && error.details.tag === "OrchestrationV2GetThreadProjectionError") thread.error = error.message;
           this.adapter.streamed(thread, false);
           this.adapter.learnRunPhase(thread.threadId, undefined);
+          if (error?.details.tag === "OrchestrationV2GetThreadProjectionError") {
+            // T3 could not read this one thread (it is gone, or failed to load): the thread's fault,
+            // not the connection's. It ends this follow, with the reason shown; a reconnect tries again.
+            thread.synced = false;
+            thread.error = error.message;
+            listener.end();
+            return;
+          }
           listener.end(error);
         },
       });
