@@ -1,7 +1,8 @@
 // Agent details: the transcript and activities of the agents a UI has open. Opening follows the
 // thread's stream and answers with the whole detail once; after that only what changed (new or
 // updated transcript items, and the text a streaming reply gained) is sent, so a streaming reply
-// re-sends neither the transcript nor itself.
+// re-sends neither the transcript nor itself. A view belongs to its viewer (a window, a page's
+// socket): one that leaves (a reload, a closed tab) closes what it had open, so nothing is followed for nobody.
 import type { AgentDetail, AgentDetailDelta, BridgeEvent, MessageAppend } from "../../shared/bridge/contract";
 import { splitKey } from "../../shared/fleet/model";
 import type { TranscriptItem } from "../../shared/fleet/facts";
@@ -20,6 +21,8 @@ interface SentDetail {
 
 export class AgentDetails {
   private readonly open = new Map<string, SentDetail | undefined>();
+  /** Who has each open agent open: its thread is followed while anyone has. */
+  private readonly viewers = new Map<string, Set<string>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(
@@ -28,21 +31,33 @@ export class AgentDetails {
   ) {}
 
   /** Follows the thread while the view is open and answers with the whole detail. */
-  openAgent(key: string): AgentDetail {
+  openAgent(key: string, viewer: string): AgentDetail {
     const [environmentId, threadId] = splitKey(key);
     const runtime = this.environments.require(environmentId);
     runtime.followers.follow(threadId, "open");
     const detail = this.detail(key);
     this.open.set(key, remember(detail));
+    const viewers = this.viewers.get(key) ?? new Set();
+    viewers.add(viewer);
+    this.viewers.set(key, viewers);
     return detail;
   }
 
-  closeAgent(key: string): void {
+  closeAgent(key: string, viewer: string): void {
+    const viewers = this.viewers.get(key);
+    viewers?.delete(viewer);
+    if (viewers && viewers.size > 0) return;
     const [environmentId, threadId] = splitKey(key);
+    this.viewers.delete(key);
     this.open.delete(key);
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
     this.environments.get(environmentId)?.followers.unfollow(threadId, "open");
+  }
+
+  /** A viewer left (its page reloaded, its tab or window closed): what it had open is closed for it. */
+  viewerLeft(viewer: string): void {
+    for (const [key, viewers] of [...this.viewers]) if (viewers.has(viewer)) this.closeAgent(key, viewer);
   }
 
   detail(key: string): AgentDetail {
@@ -66,6 +81,7 @@ export class AgentDetails {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.open.clear();
+    this.viewers.clear();
   }
 
   private flush(key: string): void {

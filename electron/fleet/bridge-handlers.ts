@@ -32,7 +32,8 @@ export interface BridgeHandlerDeps {
   diffs: AgentDiffs;
 }
 
-export type BridgeHandlers = { [M in BridgeMethod]: (params: BridgeParamsOut<M>) => Promise<BridgeResults[M]> | BridgeResults[M] };
+/** `viewer`: who asked (a window, a page's socket), for what is kept per viewer (open agents). */
+export type BridgeHandlers = { [M in BridgeMethod]: (params: BridgeParamsOut<M>, viewer: string) => Promise<BridgeResults[M]> | BridgeResults[M] };
 
 /** Decodes a request at the edge; unknown methods and malformed params are refused with a clear message. */
 export function decodeBridgeRequest(method: string, params: unknown): { method: BridgeMethod; params: unknown } {
@@ -68,9 +69,9 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
       environments.retry(p.environmentId);
       return null;
     },
-    "agent.open": (p) => details.openAgent(p.key),
-    "agent.close": (p) => {
-      details.closeAgent(p.key);
+    "agent.open": (p, viewer) => details.openAgent(p.key, viewer),
+    "agent.close": (p, viewer) => {
+      details.closeAgent(p.key, viewer);
       return null;
     },
     "agent.send": (p) => deliveries.send(p.key, p.text, p.expectedIntent),

@@ -34,6 +34,9 @@ import { WakeWatch, type WakeWatchOptions } from "./wake-watch";
 
 export { LOCAL_T3_URL } from "./pairing";
 
+/** The viewer of requests that name none (tests, scripts): one UI. */
+export const DEFAULT_VIEWER = "default";
+
 export interface FleetServiceOptions {
   dataDir: string;
   secrets: SecretStore;
@@ -220,10 +223,15 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   }
 
   /** The bridge edge: decodes untrusted params, runs the request, maps failures to clear errors. */
-  async request(method: string, params: unknown): Promise<unknown> {
+  async request(method: string, params: unknown, viewer: string = DEFAULT_VIEWER): Promise<unknown> {
     const request = decodeBridgeRequest(method, params);
-    const handler = this.handlers[request.method] as (params: unknown) => Promise<unknown> | unknown;
-    return handler(request.params);
+    const handler = this.handlers[request.method] as (params: unknown, viewer: string) => Promise<unknown> | unknown;
+    return handler(request.params, viewer);
+  }
+
+  /** A UI left (a page reloaded, a tab or window closed): what it had open is no longer followed for it. */
+  viewerLeft(viewer: string): void {
+    this.details.viewerLeft(viewer);
   }
 
   intent(key: string, preferred?: RunningMessageMode): Intent {

@@ -14,6 +14,9 @@ export interface IpcMainLike {
   removeHandler(channel: string): void;
 }
 
+/** The one window's page, as a viewer of agents (electron/fleet/agent-details.ts); it leaves when the page navigates or the window closes. */
+export const WINDOW_VIEWER = "window";
+
 export type BridgeAnswer = { ok: true; result: unknown } | { ok: false; error: { kind: string; message: string } };
 
 /** What the shell does with the window's reports. */
@@ -38,7 +41,7 @@ export function registerBridge(
       return { ok: true, result: null };
     }
     try {
-      return { ok: true, result: (await service.request(method, params)) ?? null };
+      return { ok: true, result: (await service.request(method, params, WINDOW_VIEWER)) ?? null };
     } catch (error) {
       // Error texts may quote a pairing link: its code never reaches the page.
       return { ok: false, error: { kind: error instanceof BridgeError ? error.kind : "internal", message: describeError(error) } };

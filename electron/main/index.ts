@@ -12,7 +12,7 @@ import { KeytarSecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, serveAppRequest } from "./app-protocol";
 import { EVENT_CHANNEL } from "../../shared/bridge/ipc-channels";
-import { registerBridge } from "./bridge-ipc";
+import { WINDOW_VIEWER, registerBridge } from "./bridge-ipc";
 import { hardenWindow } from "./guards";
 import { NativeNotifier } from "./notifications";
 import { type SafeStorageLike, UNPROTECTED_WARNING, type UnprotectedChoice, openDesktopSecrets } from "./safe-storage-secrets";
@@ -30,8 +30,8 @@ protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHE
 let window: BrowserWindow | undefined;
 /** Set once the fleet service runs: every window that loads (again) gets the whole fleet first. */
 let sendSnapshot: (() => void) | undefined;
-/** Set once the notifier runs: a page that loads (again) has not said which agent it shows. */
-let onWindowLoad: (() => void) | undefined;
+/** Set once the service runs: a page that navigated away (a reload) or closed shows no agent and has none open. */
+let onPageLeft: (() => void) | undefined;
 const appUrl = () => rendererUrl(app, process.env);
 /** Events for the window's page (the tray's commands, a clicked agent), held while it loads. */
 const mailbox = new WindowMailbox((event) => send(event));
@@ -85,13 +85,16 @@ function showWindow(): BrowserWindow {
   // A page that navigates (a reload) starts showing no agent, before its scripts can say otherwise.
   window.webContents.on("did-navigate", () => {
     mailbox.pageLeft();
-    onWindowLoad?.();
+    onPageLeft?.();
   });
   window.webContents.on("did-finish-load", () => {
     sendSnapshot?.();
     mailbox.pageLoaded();
   });
-  window.on("closed", () => mailbox.windowClosed());
+  window.on("closed", () => {
+    mailbox.windowClosed();
+    onPageLeft?.();
+  });
   void window.loadURL(appUrl());
   return window;
 }
@@ -123,7 +126,11 @@ async function main(): Promise<void> {
     send: (event) => mailbox.deliver(event),
   });
   registerBridge(ipcMain, service, appUrl, send, notifier);
-  onWindowLoad = () => notifier.showing(null);
+  // A reloaded or closed page no longer shows the agents it had open: they are closed for it.
+  onPageLeft = () => {
+    notifier.showing(null);
+    service.viewerLeft(WINDOW_VIEWER);
+  };
   service.on("event", (event) => {
     if (event.type === "notification") notifier.notify(event.notification);
   });

@@ -1,7 +1,9 @@
 import { connect, type Socket } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { BridgeEvent, FleetSnapshot } from "../../shared/bridge/contract";
 import type { AgentView } from "../../shared/fleet/types";
+import { SimFleet } from "../../sim/fleet";
+import { followersOf } from "../fleet/service.testkit";
 import { DEFAULT_BRIDGE_LIMITS, snapshotMessages } from "./bridge-socket";
 import { MAX_UNAUTHENTICATED_CONNECTIONS } from "./server";
 import { cleanups, exchangeLaunchCode, httpRequest, openBridge, startShell } from "./shell.testkit";
@@ -73,6 +75,40 @@ describe("bridge transport", () => {
     // And the page can still ask for things.
     bridge.ws.send(JSON.stringify({ type: "request", id: 7, method: "settings.update", params: { notificationsPaused: true } }));
     expect(await bridge.next((message) => message.type === "response" && message.id === 7)).toMatchObject({ ok: true });
+  });
+});
+
+describe("open agents belong to the page that opened them", () => {
+  it("a page that goes (a reload, a closed tab) closes what it had open; another page's view of the same agent stays", { timeout: 30_000 }, async () => {
+    const sims = await SimFleet.start({ envs: 1, generations: ["upstream"], tickMs: 5 });
+    cleanups.push(() => sims.stop());
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Worker" });
+    const key = `${sim.environmentId}/${threadId}`;
+    const { shell, service } = await startShell();
+    await service.request("pair.confirm", { input: sim.pairingUrl() });
+    const following = () => followersOf(service, sim.environmentId).isFollowing(threadId, "open");
+    const session = await exchangeLaunchCode(shell.origin, shell.url);
+    const pages = await Promise.all([1, 2].map(() => openBridge(shell.origin, session)));
+    for (const [i, page] of pages.entries()) {
+      page.ws.send(JSON.stringify({ type: "request", id: i, method: "agent.open", params: { key } }));
+      expect(await page.next((message) => message.type === "response" && message.id === i)).toMatchObject({ ok: true });
+    }
+    expect(following()).toBe(true);
+
+    pages[0]!.ws.close();
+    await pages[0]!.closed;
+    // The other page still shows it: still followed, and its stream still open at the server.
+    pages[1]!.ws.send(JSON.stringify({ type: "request", id: 9, method: "settings.update", params: { notificationsPaused: false } }));
+    await pages[1]!.next((message) => message.type === "response" && message.id === 9);
+    expect(following()).toBe(true);
+
+    // Gone without a goodbye (a tab killed): the same.
+    pages[1]!.ws.terminate();
+    await pages[1]!.closed;
+    // The server side of the socket closes a moment after the client's: wait for what that changes.
+    await vi.waitFor(() => expect(following()).toBe(false), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(sim.openThreadStreams()).toEqual([]), { timeout: 5_000, interval: 20 });
   });
 });
 

@@ -70,6 +70,9 @@ export interface BridgeStats {
   resyncs: number;
 }
 
+/** Each page's socket is its own viewer (electron/fleet/agent-details.ts): a reload or a closed tab closes its views. */
+let sockets = 0;
+
 /** One UI connection: a snapshot first (in pieces), then every event; requests are decoded by the service. */
 export function attachBridge(
   ws: WebSocket,
@@ -78,6 +81,7 @@ export function attachBridge(
   limits: BridgeLimits = DEFAULT_BRIDGE_LIMITS,
 ): BridgeStats {
   const stats: BridgeStats = { bytesSent: 0, resyncs: 0 };
+  const viewer = `socket:${++sockets}`;
   let pieces: Generator<string> | undefined = snapshotMessages(service.snapshot(), limits.snapshotPieceBytes);
   let queued: string[] = [];
   let queuedBytes = 0;
@@ -169,6 +173,7 @@ export function attachBridge(
   service.on("event", onEvent);
   ws.on("close", () => {
     service.off("event", onEvent);
+    service.viewerLeft(viewer);
     queued = [];
     responses.length = 0;
     pieces = undefined;
@@ -185,7 +190,7 @@ export function attachBridge(
     const { id, method, params } = message.data;
     let answer: Promise<unknown>;
     try {
-      answer = service.request(method, params);
+      answer = service.request(method, params, viewer);
     } catch (error) {
       answer = Promise.reject(error);
     }
