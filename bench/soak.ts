@@ -236,7 +236,8 @@ async function churn(machine: SoakMachine, create: number, archive: number, remo
   }
   for (let i = 0; i < archive && machine.created.length; i++) {
     const threadId = machine.created[Math.floor(rng() * machine.created.length)]!;
-    // A thread with a run going refuses archiving, as T3 does: churn goes on.
+    // A refused archive (the simulated protocol-2 machine refuses one with a run going, where T3's V2
+    // engine archives it and cancels its queued runs) leaves the thread to the deletes: churn goes on.
     if (await changed(machine, threadId, "archive")) {
       counters.archived++;
       perMachine.get(machine.label)!.archived++;

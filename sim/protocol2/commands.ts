@@ -69,6 +69,8 @@ export class CommandDecider {
       case "thread.unarchive": {
         const state = this.engine.requireThread(command.threadId, command.type, command.commandId);
         const archive = command.type === "thread.archive";
+        // T3's V2 decider archives it (cancelling queued runs, then detaching the provider session); what
+        // that does to the running run is not modelled here, so the simulator refuses instead.
         if (archive && state.runner) fail("Cannot archive a thread with an active run.");
         state.location = archive ? "archive" : "active";
         state.thread.archivedAt = archive ? this.engine.now() : null;
