@@ -9,6 +9,7 @@ import { type Delivery, type DeliveryKind, type Intent, type IntentKind, connect
 import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
 import type { ConnectionPhase } from "../../shared/fleet/types";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
+import { agentKey } from "../../shared/fleet/types";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
 import type { ConnectionSupervisor } from "./supervisor";
@@ -161,6 +162,19 @@ export class Deliveries {
       // A dispatch in flight closes itself when T3 answers it.
       if (tracked.delivery.state !== "sending") this.update(tracked, closedPatch(tracked.delivery.state));
     }
+  }
+
+  /**
+   * The environment is online and its rows confirmed: a message restored after a restart to an agent
+   * it no longer has (its thread archived or deleted while T3 Fleet was stopped) ends as above.
+   */
+  environmentConfirmed(environmentId: string): void {
+    const gone = new Set<string>();
+    for (const tracked of this.deliveries.values()) {
+      if (tracked.environmentId !== environmentId || !tracked.restored || tracked.closed || isSettled(tracked.delivery)) continue;
+      if (!this.deps.model.agent(agentKey(environmentId, tracked.threadId))) gone.add(tracked.threadId);
+    }
+    for (const threadId of gone) this.agentRemoved(environmentId, threadId);
   }
 
   private iso(): string {

@@ -254,6 +254,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.published.changed(change);
     const paused = this.settings.notificationsPaused;
     for (const env of change.environments) {
+      if (env.connection.phase === "online") this.deliveries.environmentConfirmed(env.environmentId);
       for (const notification of this.policy.environmentChanged(env)) if (!paused) this.emit("event", { type: "notification", notification });
     }
     for (const agent of change.agents) {

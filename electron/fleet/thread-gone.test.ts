@@ -7,9 +7,9 @@ import type { Delivery } from "../../shared/fleet/delivery";
 import type { ConnectionPhase } from "../../shared/fleet/types";
 import { createV2Thread } from "../../sim/protocol2/fleet-hooks";
 import { changeThread } from "../../sim/soak-hooks";
-import { THREAD_LEFT_AFTER_DELIVERY } from "./delivery-reasons";
-import type { FleetService } from "./service";
-import { followersOf, setup, supervisorOf, until } from "./service.testkit";
+import { THREAD_LEFT_AFTER_DELIVERY, THREAD_LEFT_UNCONFIRMED } from "./delivery-reasons";
+import { FleetService } from "./service";
+import { FAST, cleanups, followersOf, journalOf, kill, setup, supervisorOf, until } from "./service.testkit";
 
 /** Sends a message whose turn never ends, and waits until the thread shows it: delivered, never answered. */
 async function deliveredForever(service: FleetService, key: string, text: string): Promise<Delivery> {
@@ -68,5 +68,28 @@ describe("a message whose thread leaves its machine", () => {
     expect(followersOf(service, p1.environmentId).isFollowing(threadId)).toBe(false);
     const sinceOnline = phases.slice(phases.indexOf("online"));
     expect(sinceOnline, `phases since the upgrade: ${phases.join(" → ")}`).toEqual(["online"]);
+  });
+
+  it("a message in flight when T3 Fleet was killed, whose thread was deleted before it restarted, says the thread left", async () => {
+    const { sims, service, dataDir, secrets } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Worker" });
+    const key = `${sim.environmentId}/${threadId}`;
+    await service.request("pair.confirm", { input: sim.pairingUrl() });
+    await until(service, () => service.model.agent(key)?.status === "idle", "idle");
+    // Killed once the message is on disk, before T3 has it.
+    journalOf(service).on("written", (entries) => {
+      if (entries.some((entry) => entry.delivery.text === "before the kill")) void kill(service);
+    });
+    const sent = (await service.request("agent.send", { key, text: "before the kill", expectedIntent: "new-turn" })) as Delivery;
+    changeThread(sim, threadId, "delete");
+
+    const reopened = await FleetService.start({ dataDir, secrets, ...FAST });
+    cleanups.push(() => reopened.stop());
+    await until(reopened, () => reopened.delivery(sent.commandId)?.reason === THREAD_LEFT_UNCONFIRMED, "the thread left");
+    expect(reopened.delivery(sent.commandId)).toMatchObject({ state: "uncertain", sendAgain: false });
+    expect(followersOf(reopened, sim.environmentId).isFollowing(threadId)).toBe(false);
+    // Never resent: the server holds no copy.
+    expect(sim.engine.threads.get(threadId)!.messages.filter((message) => message.text === "before the kill")).toEqual([]);
   });
 });
