@@ -7,9 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { type Delivery, type DeliveryKind, type Intent, type IntentKind, connectingReason, isSettled } from "../../shared/fleet/delivery";
 import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
-import type { ConnectionPhase } from "../../shared/fleet/types";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
-import { agentKey } from "../../shared/fleet/types";
+import { type ConnectionPhase, agentKey } from "../../shared/fleet/types";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
 import type { ConnectionSupervisor } from "./supervisor";
