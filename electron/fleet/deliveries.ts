@@ -46,7 +46,11 @@ interface TrackedDelivery {
    * message is never dispatched again on its own.
    */
   restored?: "checking" | "offered";
-  /** Its thread left its environment (archived or deleted): nothing more can be seen of it, and it is never sent again. */
+  /**
+   * Nothing more will happen to this message, though it was not answered: its thread left its
+   * environment (archived or deleted), or its turn ended with no answer. Never followed or sent
+   * again, and dropped with the settled ones from the history.
+   */
   closed?: true;
 }
 
@@ -396,6 +400,7 @@ export class Deliveries {
       }
       tracked.restored = undefined;
       const step = messageStep(delivery, tracked, messages, index, detail.facts);
+      if (step?.settle && step.patch.state !== "answered") tracked.closed = true;
       if (step?.settle) this.settle(tracked, step.patch);
       else if (step) this.update(tracked, step.patch);
       return;

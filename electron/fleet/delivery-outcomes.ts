@@ -6,6 +6,14 @@ import { THREAD_LEFT_AFTER_ACCEPT, THREAD_LEFT_AFTER_DELIVERY, THREAD_LEFT_UNCON
 
 type Message = Extract<TranscriptItem, { type: "message" }>;
 
+/** How a turn ends with no answer to come: failed, interrupted, cancelled, rolled back, or its session stopped. */
+const ENDED_UNANSWERED = new Set(["failed", "interrupted", "cancelled", "rolled-back", "stopped"]);
+
+/** The message's turn is over and gave no answer: no longer the active run, and the thread's run ended so. */
+function endedUnanswered(turnId: string | undefined, facts: ThreadDetailFacts): boolean {
+  return turnId !== undefined && facts.activeRunId !== turnId && ENDED_UNANSWERED.has(facts.run?.phase ?? "");
+}
+
 /** A delivery's next state: `settle` when nothing more will happen to it. Null: nothing changed. */
 export type DeliveryStep = { settle: boolean; patch: Partial<Delivery> } | null;
 
@@ -20,7 +28,7 @@ export function messageStep(delivery: Delivery, sent: SentInto, messages: Messag
   const activeRun = facts.activeRunId;
   // Protocol 2 says which run the message started, waits in, or joined (a steer): no inference needed.
   const reported = facts.messageOutcomes?.[delivery.messageId!];
-  if (reported) return reportedStep(delivery, reported, messages, index, activeRun);
+  if (reported) return reportedStep(delivery, reported, messages, index, facts);
   const later = messages.slice(index + 1).filter((message) => message.role === "assistant" && message.runId);
   // A run other than the one active at send time means T3 started a new turn for the message.
   const otherRun = later.find((message) => message.runId !== sent.turnBefore)?.runId ?? (activeRun && activeRun !== sent.turnBefore ? activeRun : null);
@@ -36,13 +44,16 @@ export function messageStep(delivery: Delivery, sent: SentInto, messages: Messag
   }
   const answered = reply !== undefined && !reply.streaming && activeRun !== observed?.turnId;
   const state = answered ? "answered" : "delivered";
+  // Nothing more will happen to it: settled as delivered, no longer followed.
+  if (!answered && endedUnanswered(observed?.turnId, facts)) return { settle: true, patch: { state, observed } };
   const sameOutcome = observed?.outcome === delivery.observed?.outcome && observed?.turnId === delivery.observed?.turnId;
   if (state === delivery.state && sameOutcome) return null;
   return { settle: answered, patch: { state, observed } };
 }
 
 /** Where the adapter reports what became of the message (protocol 2), that report is the outcome. */
-function reportedStep(delivery: Delivery, reported: MessageOutcome, messages: Message[], index: number, activeRun: string | null): DeliveryStep {
+function reportedStep(delivery: Delivery, reported: MessageOutcome, messages: Message[], index: number, facts: ThreadDetailFacts): DeliveryStep {
+  const activeRun = facts.activeRunId;
   const observed: NonNullable<Delivery["observed"]> =
     reported.how === "started"
       ? { outcome: "new-turn", turnId: reported.runId }
@@ -59,6 +70,7 @@ function reportedStep(delivery: Delivery, reported: MessageOutcome, messages: Me
     .at(-1);
   const answered = reported.how !== "queued" && reply !== undefined && !reply.streaming && activeRun !== reported.runId;
   if (answered) return { settle: true, patch: { state: "answered", observed } };
+  if (reported.how !== "queued" && endedUnanswered(reported.runId, facts)) return { settle: true, patch: { state: "delivered", observed } };
   const same =
     delivery.observed?.outcome === observed.outcome &&
     delivery.observed.turnId === observed.turnId &&

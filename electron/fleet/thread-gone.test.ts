@@ -38,7 +38,10 @@ describe("a message whose thread leaves its machine", () => {
     changeThread(sim, threadId, "delete");
 
     await until(service, () => service.model.agent(key) === undefined, "the row goes");
-    expect(service.delivery(sent.commandId)).toMatchObject({ state: "delivered", reason: THREAD_LEFT_AFTER_DELIVERY });
+    // Deleting a thread on protocol 2 cancels its run (T3's V2 decider), which may settle the message first.
+    const reasons = v2 ? [THREAD_LEFT_AFTER_DELIVERY, null] : [THREAD_LEFT_AFTER_DELIVERY];
+    expect(service.delivery(sent.commandId)?.state).toBe("delivered");
+    expect(reasons).toContain(service.delivery(sent.commandId)?.reason);
     expect(followersOf(service, environmentId).isFollowing(threadId)).toBe(false);
     expect(service.model.environment(environmentId)?.connection.phase).toBe("online");
   });
