@@ -20,9 +20,8 @@ interface SentDetail {
 }
 
 export class AgentDetails {
-  private readonly open = new Map<string, SentDetail | undefined>();
-  /** Who has each open agent open: its thread is followed while anyone has. */
-  private readonly viewers = new Map<string, Set<string>>();
+  /** Each open agent: what its views were last sent, and who has it open (its thread is followed while anyone has). */
+  private readonly open = new Map<string, { sent: SentDetail; viewers: Set<string> }>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
   constructor(
@@ -36,19 +35,16 @@ export class AgentDetails {
     const runtime = this.environments.require(environmentId);
     runtime.followers.follow(threadId, "open");
     const detail = this.detail(key);
-    this.open.set(key, remember(detail));
-    const viewers = this.viewers.get(key) ?? new Set();
-    viewers.add(viewer);
-    this.viewers.set(key, viewers);
+    const viewers = this.open.get(key)?.viewers ?? new Set();
+    this.open.set(key, { sent: remember(detail), viewers: viewers.add(viewer) });
     return detail;
   }
 
   closeAgent(key: string, viewer: string): void {
-    const viewers = this.viewers.get(key);
+    const viewers = this.open.get(key)?.viewers;
     viewers?.delete(viewer);
     if (viewers && viewers.size > 0) return;
     const [environmentId, threadId] = splitKey(key);
-    this.viewers.delete(key);
     this.open.delete(key);
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
@@ -57,7 +53,7 @@ export class AgentDetails {
 
   /** A viewer left (its page reloaded, its tab or window closed): what it had open is closed for it. */
   viewerLeft(viewer: string): void {
-    for (const [key, viewers] of [...this.viewers]) if (viewers.has(viewer)) this.closeAgent(key, viewer);
+    for (const [key, { viewers }] of [...this.open]) if (viewers.has(viewer)) this.closeAgent(key, viewer);
   }
 
   detail(key: string): AgentDetail {
@@ -81,14 +77,14 @@ export class AgentDetails {
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.open.clear();
-    this.viewers.clear();
   }
 
   private flush(key: string): void {
+    const view = this.open.get(key);
+    if (!view) return;
     const detail = this.detail(key);
-    const sent = this.open.get(key);
-    const delta = sent && deltaOf(sent, detail);
-    this.open.set(key, remember(detail));
+    const delta = deltaOf(view.sent, detail);
+    view.sent = remember(detail);
     if (delta === null) return; // nothing changed
     if (delta === undefined) this.publish({ type: "agent.detail", detail });
     else this.publish({ type: "agent.detailDelta", delta });
