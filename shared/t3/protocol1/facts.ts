@@ -2,7 +2,7 @@
 // of a protocol-1 server (both auth generations) becomes an agent's facts. Pure; the stateful parts
 // of the protocol-1 adapter live in electron/fleet/t3/protocol1/adapter.ts.
 import type { AgentCapabilities, AgentFacts, RunState } from "../../fleet/facts";
-import { StringPool } from "../../fleet/string-pool";
+import { StringPool, TIMESTAMP_POOL_LIMIT } from "../../fleet/string-pool";
 import { observedHarness, runningModeOf } from "./harnesses";
 import type { ThreadShell } from "./schemas";
 
@@ -97,8 +97,9 @@ export class Protocol1Rows {
    * under a fork-era server (0.0.24), so there every harness is unobserved.
    */
   harnessesObserved = true;
-  /** Strings rows repeat, shared across this environment's facts. */
-  private readonly strings = new StringPool();
+  /** Names rows repeat, shared across this environment's facts; timestamps apart, so they cannot evict the names. */
+  private readonly names = new StringPool();
+  private readonly times = new StringPool(TIMESTAMP_POOL_LIMIT);
 
   setProject(projectId: string, title: string | null, workspaceRoot?: string): void {
     if (title === null) this.projectTitles.delete(projectId);
@@ -113,7 +114,8 @@ export class Protocol1Rows {
     if (waitsForTurn(run) && row.latestUserMessageAt) this.requested.set(row.id, row.latestUserMessageAt);
     else this.requested.delete(row.id);
     const session = row.session;
-    const intern = <T extends string | null | undefined>(value: T) => this.strings.intern(value);
+    const intern = <T extends string | null | undefined>(value: T) => this.names.intern(value);
+    const time = <T extends string | null | undefined>(value: T) => this.times.intern(value);
     const instanceId = intern(session?.providerInstanceId ?? row.modelSelection.instanceId);
     const driver = intern(session?.providerName ?? null);
     const parentId = parentThreadIdOf(row.id);
@@ -130,13 +132,13 @@ export class Protocol1Rows {
       interactionMode: intern(row.interactionMode),
       parent: parentId ? { threadId: intern(parentId), relationship: "child-id" } : null,
       lifecycle: row.deletedAt ? "deleted" : row.archivedAt ? "archived" : "active",
-      run: internRun(run, intern),
+      run: internRun(run, time),
       activeRunId: session?.activeTurnId ?? null,
       blockedBy: row.hasPendingApprovals ? BLOCKED_BY_APPROVAL : row.hasPendingUserInput ? BLOCKED_BY_INPUT : null,
-      updatedAt: intern(row.updatedAt),
-      latestUserMessageAt: intern(row.latestUserMessageAt ?? null),
+      updatedAt: time(row.updatedAt),
+      latestUserMessageAt: time(row.latestUserMessageAt ?? null),
       capabilities: protocol1Capabilities(driver ?? instanceId, this.settleSupported, this.snoozeSupported, this.harnessesObserved),
-      snoozedUntil: intern(row.snoozedUntil ?? null),
+      snoozedUntil: time(row.snoozedUntil ?? null),
     };
   }
 

@@ -3,7 +3,7 @@
 // shape, with the strings that thousands of rows repeat shared. A decoded row carries ~30 fields and
 // its own copy of every string; 10 environments × 5,000 rows of those were the protocol-2 adapter's memory.
 import { z } from "zod";
-import { StringPool } from "../../fleet/string-pool";
+import { StringPool, TIMESTAMP_POOL_LIMIT } from "../../fleet/string-pool";
 import { ModelSelection, openEnum } from "../schemas";
 import { ServerText } from "../text";
 import { INTERACTION_MODES, PARENT_RELATIONSHIPS, RUNTIME_MODES, RUNTIME_REQUEST_KINDS, SHELL_THREAD_STATUSES } from "./enums";
@@ -86,7 +86,7 @@ export interface ShellRow {
  * unique timestamps filling theirs never evict the names. Bounded (./string-pool.ts).
  */
 const names = new StringPool();
-const times = new StringPool();
+const times = new StringPool(TIMESTAMP_POOL_LIMIT);
 
 function effortOf(options: ThreadShellV2["modelSelection"]["options"]): string | null {
   const effort = options.find((option) => option.id === "effort" || option.id === "reasoningEffort");
