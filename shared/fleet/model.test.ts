@@ -1,11 +1,13 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { decodeWith } from "../t3/decode";
 import { Protocol1Rows } from "../t3/protocol1/facts";
 import { ThreadShell } from "../t3/protocol1/schemas";
-import type { AgentFacts, ThreadDetailFacts } from "./facts";
+import type { AgentFacts, MessageOutcome, ThreadDetailFacts } from "./facts";
 import { type FleetChange, FleetModel, LEFT_ROWS_KEPT_MS } from "./model";
 import { NotificationPolicy } from "./notifications";
 import { STUCK_STARTING_MS } from "./status";
@@ -399,5 +401,32 @@ describe("activity, stuck starts and lineage (issue 7, issue 8)", () => {
     model.upsertAgent("env-a", { ...base, threadId: "child-1", parent: { threadId: "root", relationship: "subagent" } });
     expect(model.agent("env-a/root")!.subagents.map((s) => s.id)).toEqual(["sa-2"]);
     expect(model.childrenOf("env-a", "root").map((agent) => agent.threadId)).toEqual(["child-1"]);
+  });
+});
+
+/** Whether what `make` returns is garbage once it has run: a full collection after the current job. */
+async function collectedAfter(make: () => object): Promise<boolean> {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const ref = new WeakRef(make());
+  // A WeakRef keeps its target alive until the job that made it ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  return ref.deref() === undefined;
+}
+
+describe("memory", () => {
+  it("a row keeps no thread's outcome of every message (the followed thread has them, for its deliveries)", async () => {
+    const row = recordedRow("t3-0.0.24/shell-row-completed.json", { session: null, latestTurn: null });
+    snapshot(row);
+    const collected = await collectedAfter(() => {
+      const outcomes: Record<string, MessageOutcome> = { "message-1": { runId: "run-1", how: "started", queuePosition: null } };
+      const hiddenFailure = { reason: "spawn codex ENOENT", runId: null };
+      model.setThreadDetail("env-a", row.id, { ...noDetail, hiddenFailure, messageOutcomes: outcomes });
+      return outcomes;
+    });
+    expect(collected).toBe(true);
+    // The row took the rest of the detail.
+    expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "spawn codex ENOENT" });
   });
 });

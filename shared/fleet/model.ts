@@ -227,7 +227,7 @@ export class FleetModel {
     if (!env || !entry) return;
     this.batch(() => {
       if (detail.lastEventAt !== null && detail.lastEventAt !== entry.detail?.lastEventAt) this.active(entry);
-      entry.detail = detail;
+      entry.detail = withoutMessageOutcomes(detail);
       this.refresh(env, threadId);
     });
   }
@@ -583,4 +583,15 @@ export class FleetModel {
 export function splitKey(key: string): [string, string] {
   const slash = key.indexOf("/");
   return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+/**
+ * The row keeps what its view reads. A protocol-2 thread's outcome of every message it ever took is
+ * read from the followed thread itself (electron/fleet/deliveries.ts); kept here it would stay with
+ * the row after the thread is no longer followed, growing with every message (the hour-long soak's heap).
+ */
+function withoutMessageOutcomes(detail: ThreadDetailFacts): ThreadDetailFacts {
+  if (detail.messageOutcomes === undefined) return detail;
+  const { messageOutcomes: _outcomes, ...kept } = detail;
+  return kept;
 }
