@@ -14,6 +14,8 @@ export interface ResourceSample {
   heapUsedBytes: number;
   /** The service's heap after a full collection (electron/serve/resource-report.ts): the bound reads this. */
   heapLiveBytes: number;
+  /** Of the live heap, V8's compiled code of the service's own functions (electron/serve/resource-report.ts). */
+  heapCodeBytes: number;
   fds: number;
   sockets: number;
   activeResources: Record<string, number>;
@@ -43,7 +45,7 @@ export function sampleLine(sample: ResourceSample): string {
     .sort((a, b) => b[1] - a[1])
     .map(([kind, count]) => `${kind} ${count}`)
     .join(", ");
-  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)} (${mb(sample.heapLiveBytes)} live after a full collection), fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
+  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)} (${mb(sample.heapLiveBytes)} live after a full collection, of which compiled code ${mb(sample.heapCodeBytes)}), fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
 }
 
 /** Renames the probe's thread `count` times and times each until the page has painted the new title. */

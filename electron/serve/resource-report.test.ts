@@ -40,6 +40,9 @@ describe("resource report (the soak benchmark's debug hook)", () => {
       // After a full collection: garbage is not counted as what the service holds.
       expect(report.heapLiveBytes).toBeGreaterThan(0);
       expect(report.heapLiveBytes).toBeLessThanOrEqual(report.heapUsedBytes);
+      // V8's compiled code is part of the live heap, and this test's own functions are some of it.
+      expect(report.heapCodeBytes).toBeGreaterThan(0);
+      expect(report.heapCodeBytes).toBeLessThan(report.heapLiveBytes!);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

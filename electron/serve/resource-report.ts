@@ -2,6 +2,7 @@
 // file: on SIGUSR2 the service writes there what only it can see from inside (JS heap, the active
 // handles and timers by kind). RSS and descriptors the benchmark reads from /proc itself.
 import { renameSync, writeFileSync } from "node:fs";
+import { getHeapSpaceStatistics } from "node:v8";
 import { v8Collection } from "../fleet/heap-release";
 
 export const RESOURCE_REPORT_ENV = "T3_FLEET_RESOURCE_REPORT";
@@ -13,6 +14,12 @@ export interface ResourceReport {
   heapUsedBytes: number;
   /** The heap still in use after a full collection: what the service holds, without garbage V8 has not collected yet. */
   heapLiveBytes: number | null;
+  /**
+   * Of the live heap, V8's compiled code of the service's own functions (bytecode, baseline and
+   * optimized code, their metadata: the code and trusted spaces). It grows while V8 tiers up more of
+   * the program as new code paths get hot, and is bounded by the program, not by what the fleet holds.
+   */
+  heapCodeBytes: number | null;
   heapTotalBytes: number;
   externalBytes: number;
   /** process.getActiveResourcesInfo() counted by kind (TCPSocketWrap, Timeout, FSReqCallback, …). */
@@ -30,10 +37,19 @@ export function resourceReport(collect: (() => void) | null = null): ResourceRep
     rssBytes: memory.rss,
     heapUsedBytes: memory.heapUsed,
     heapLiveBytes: collect ? process.memoryUsage().heapUsed : null,
+    heapCodeBytes: collect ? compiledCodeBytes() : null,
     heapTotalBytes: memory.heapTotal,
     externalBytes: memory.external,
     activeResources,
   };
+}
+
+const CODE_SPACES = new Set(["code_space", "code_large_object_space", "trusted_space", "trusted_large_object_space"]);
+
+function compiledCodeBytes(): number {
+  let bytes = 0;
+  for (const space of getHeapSpaceStatistics()) if (CODE_SPACES.has(space.space_name)) bytes += space.space_used_size;
+  return bytes;
 }
 
 /** Installs the SIGUSR2 report when `env` names a file; returns whether it did. */
