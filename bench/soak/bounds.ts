@@ -12,7 +12,7 @@
 //
 // The JS heap bound reads the live heap without V8's compiled code (the code and trusted spaces):
 // that part grows while V8 tiers up more of the service's own functions as new code paths get hot
-// (in a 9-minute run of one service process it was two thirds of the heap's rise while the count of
+// (one service process of the hour-long run: 5.4 → 7.0 MB over 33 minutes while its count of
 // functions stayed flat), which is bounded by the program, not by the hours or the fleet. Both are
 // printed, the whole live heap and its compiled code, as information beside the bound.
 //
