@@ -304,6 +304,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   }
 
   private onThreadChange(environmentId: string, threadId: string, detail: ThreadDetail): void {
+    // First: a settling thread let go is no longer followed when the change below is published.
+    this.following.threadChanged(environmentId, threadId, detail);
     this.model.setThreadDetail(environmentId, threadId, detail.facts);
     this.deliveries.threadChanged(environmentId, threadId, detail);
     this.details.changed(agentKey(environmentId, threadId));

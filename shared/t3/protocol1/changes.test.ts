@@ -161,3 +161,47 @@ describe("protocol 1: a turn that changed a file in a git workspace, as real 0.0
     });
   });
 });
+
+describe("protocol 1: whether the last turn is fully reported (its stream can be let go after the turn)", () => {
+  it("is, in real 0.0.42's git workspace with Claude Code: the turn's checkpoint and its token report are in", () => {
+    expect(recorded("t3-0.0.42-changes/thread-with-checkpoint.json", projectFixtures).facts().lastTurnReported).toBe(true);
+  });
+
+  it("is not while a checkpointed workspace's newest turn has no checkpoint yet", () => {
+    const projection = recorded("t3-0.0.42-changes/thread-with-checkpoint.json", projectFixtures);
+    apply(projection, "thread.session-set", {
+      session: { ...projection.thread!.session!, status: "running", activeTurnId: "turn-2", updatedAt: "2026-12-02T08:00:00.000Z" },
+    });
+    expect(projection.facts().lastTurnReported).toBe(false);
+    apply(projection, "thread.message-sent", {
+      messageId: "answer-2",
+      role: "assistant",
+      text: "Done",
+      turnId: "turn-2",
+      streaming: false,
+      createdAt: "2026-12-02T08:00:01.000Z",
+      updatedAt: "2026-12-02T08:00:01.000Z",
+    });
+    apply(projection, "thread.session-set", {
+      session: { ...projection.thread!.session!, status: "ready", activeTurnId: null, updatedAt: "2026-12-02T08:00:01.000Z" },
+    });
+    apply(projection, "thread.activity-appended", {
+      activity: {
+        id: "usage-2",
+        tone: "info",
+        kind: "context-window.updated",
+        summary: "Context window updated",
+        payload: { usedTokens: 9 },
+        turnId: null,
+        createdAt: "2026-12-02T08:00:01.000Z",
+      },
+    });
+    expect(projection.facts().lastTurnReported).toBe(false);
+    apply(projection, "thread.turn-diff-completed", { ...checkpoint(2, "ready", []), turnId: "turn-2" });
+    expect(projection.facts().lastTurnReported).toBe(true);
+  });
+
+  it("is not after the first turn of a workspace with no checkpoint (real 0.0.42, not a git repository): one may still come", () => {
+    expect(recorded("t3-0.0.42/thread-completed.json").facts().lastTurnReported).toBe(false);
+  });
+});

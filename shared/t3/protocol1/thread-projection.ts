@@ -275,6 +275,7 @@ export class ThreadProjection {
       lastEventAt: this.lastEventAt,
       changes: (this.changes ??= turnChangesOf(thread.checkpoints)),
       usage: this.usage === undefined ? (this.usage = usageOfActivities(thread.activities)) : this.usage,
+      lastTurnReported: lastTurnReported(thread),
     };
   }
 
@@ -458,4 +459,22 @@ function questionSummary(kind: string, payload: Record<string, unknown>): string
     return answers.length ? `Answered: ${answers.join(" · ")}` : null;
   }
   return null;
+}
+
+/**
+ * What T3 0.0.42 reports after a turn is in (see ThreadDetailFacts.lastTurnReported): a token report
+ * made since the turn started (its `turnId` may be null, as recorded in
+ * ../shared/fixtures/t3-0.0.42/thread-completed.json) and the turn's checkpoint, at the same
+ * millisecond in fixtures/t3-0.0.42-changes/thread-with-checkpoint.json. A workspace that is not a
+ * git repository gets no checkpoint (as recorded): a thread whose earlier turns got none waits only
+ * for the token report. A harness that reports no tokens waits for the settling window.
+ */
+function lastTurnReported(thread: OrchestrationThread): boolean {
+  const turn = thread.latestTurn;
+  if (!turn) return true;
+  if (turn.state === "running" || (thread.session?.activeTurnId ?? null) !== null) return false;
+  const usage = thread.activities.findLast((activity) => activity.kind === "context-window.updated");
+  if (!usage || usage.createdAt < (turn.startedAt ?? turn.requestedAt)) return false;
+  if (thread.checkpoints.length > 0) return thread.checkpoints.findLast((checkpoint) => checkpoint.turnId === turn.turnId) !== undefined;
+  return thread.messages.findLast((message) => message.role === "assistant" && message.turnId !== null && message.turnId !== turn.turnId) !== undefined;
 }

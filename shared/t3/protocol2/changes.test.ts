@@ -7,6 +7,7 @@ import { decodeWith } from "../decode";
 import type { CheckpointV2, ProviderTurn } from "./schemas";
 import { CheckpointV2 as CheckpointSchema, ProviderTurn as ProviderTurnSchema, ThreadProjection } from "./schemas";
 import { turnChangesOfProjection, usageOfProjection } from "./changes";
+import { detailFactsOf } from "./facts";
 
 const checkpoint = (fields: Partial<Record<keyof CheckpointV2, unknown>>): CheckpointV2 =>
   CheckpointSchema.parse({
@@ -125,5 +126,11 @@ describe("protocol 2: a run that changed a file in a git workspace, as T3's real
 
   it("reports no token figures (the engine predates them): not reported", () => {
     expect(usageOfProjection(projection)).toBeNull();
+  });
+
+  it("has its last turn fully reported once its run completed (a run leaves waiting after its checkpoint), and not while it waits", () => {
+    expect(detailFactsOf(projection, new Set(), null).lastTurnReported).toBe(true);
+    const waiting = { ...projection, runs: projection.runs.map((run) => ({ ...run, status: "waiting" as const })) };
+    expect(detailFactsOf(waiting, new Set(), null).lastTurnReported).toBe(false);
   });
 });

@@ -456,5 +456,7 @@ export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySe
     messageOutcomes: messageOutcomesOf(projection),
     changes: turnChangesOfProjection(projection),
     usage: usageOfProjection(projection),
+    // A run leaves `waiting` once its checkpoint is taken (docs/t3-protocols.md, "Protocol 2").
+    lastTurnReported: active === undefined && queuedRuns(projection).length === 0,
   };
 }
