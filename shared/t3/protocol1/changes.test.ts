@@ -40,6 +40,13 @@ function apply(projection: ThreadProjection, type: string, payload: object): voi
   projection.applyEvent(decoded.value);
 }
 
+/** A `context-window.updated` activity with no turn id, as real 0.0.42 sends it. */
+function reportUsage(projection: ThreadProjection, payload: object, createdAt: string): void {
+  apply(projection, "thread.activity-appended", {
+    activity: { id: "usage-2", tone: "info", kind: "context-window.updated", summary: "Context window updated", payload, turnId: null, createdAt },
+  });
+}
+
 const checkpoint = (turnCount: number, status: string, files: object[]) => ({
   turnId: `turn-${turnCount}`,
   checkpointTurnCount: turnCount,
@@ -65,17 +72,7 @@ describe("protocol 1: usage from context-window activities", () => {
 
   it("takes the newest report, and a figure the server leaves out stays not reported", () => {
     const projection = recorded("t3-0.0.42/thread-completed.json");
-    apply(projection, "thread.activity-appended", {
-      activity: {
-        id: "usage-2",
-        tone: "info",
-        kind: "context-window.updated",
-        summary: "Context window updated",
-        payload: { usedTokens: 5000, maxTokens: 200000, inputTokens: 4000, outputTokens: "lots" },
-        turnId: null,
-        createdAt: "2026-11-30T00:40:00.000Z",
-      },
-    });
+    reportUsage(projection, { usedTokens: 5000, maxTokens: 200000, inputTokens: 4000, outputTokens: "lots" }, "2026-11-30T00:40:00.000Z");
     const usage = projection.facts().usage!;
     expect(usage.contextUsed).toBe(5000);
     expect(usage.compactsAutomatically).toBeNull();
@@ -185,17 +182,7 @@ describe("protocol 1: whether the last turn is fully reported (its stream can be
     apply(projection, "thread.session-set", {
       session: { ...projection.thread!.session!, status: "ready", activeTurnId: null, updatedAt: "2026-12-02T08:00:01.000Z" },
     });
-    apply(projection, "thread.activity-appended", {
-      activity: {
-        id: "usage-2",
-        tone: "info",
-        kind: "context-window.updated",
-        summary: "Context window updated",
-        payload: { usedTokens: 9 },
-        turnId: null,
-        createdAt: "2026-12-02T08:00:01.000Z",
-      },
-    });
+    reportUsage(projection, { usedTokens: 9 }, "2026-12-02T08:00:01.000Z");
     expect(projection.facts().lastTurnReported).toBe(false);
     apply(projection, "thread.turn-diff-completed", { ...checkpoint(2, "ready", []), turnId: "turn-2" });
     expect(projection.facts().lastTurnReported).toBe(true);
