@@ -252,10 +252,10 @@ export interface ThreadDetailFacts {
   /** The thread's token use and context fill as T3 last reported it; null or absent: not reported (never zero). */
   usage?: UsageFacts | null;
   /**
-   * The thread's last turn ended and T3 reported what it reports after a turn: protocol 1 the
-   * turn's checkpoint (\`thread.turn-diff-completed\`, after its token figures); protocol 2 no run is
-   * left \`waiting\` (checkpointing) or queued. Absent or false: more may come (a workspace that is
-   * not a git repository never gets a protocol 1 checkpoint).
+   * The thread's last turn ended and T3 reported what it reports after a turn: protocol 1 a token
+   * report and the turn's checkpoint (`thread.turn-diff-completed`); protocol 2 no run is left
+   * `waiting` (checkpointing) or queued. Absent or false: more may come (a workspace that is not a
+   * git repository never gets a protocol 1 checkpoint).
    */
   lastTurnReported?: boolean;
 }

@@ -275,7 +275,7 @@ export class ThreadProjection {
       lastEventAt: this.lastEventAt,
       changes: (this.changes ??= turnChangesOf(thread.checkpoints)),
       usage: this.usage === undefined ? (this.usage = usageOfActivities(thread.activities)) : this.usage,
-      lastTurnReported: lastTurnReported(thread),
+      lastTurnReported: lastTurnReported(thread, this.usage),
     };
   }
 
@@ -469,12 +469,11 @@ function questionSummary(kind: string, payload: Record<string, unknown>): string
  * git repository gets no checkpoint (as recorded): a thread whose earlier turns got none waits only
  * for the token report. A harness that reports no tokens waits for the settling window.
  */
-function lastTurnReported(thread: OrchestrationThread): boolean {
+function lastTurnReported(thread: OrchestrationThread, usage: UsageFacts | null): boolean {
   const turn = thread.latestTurn;
   if (!turn) return true;
   if (turn.state === "running" || (thread.session?.activeTurnId ?? null) !== null) return false;
-  const usage = thread.activities.findLast((activity) => activity.kind === "context-window.updated");
-  if (!usage || usage.createdAt < (turn.startedAt ?? turn.requestedAt)) return false;
+  if (!usage || usage.reportedAt < (turn.startedAt ?? turn.requestedAt)) return false;
   if (thread.checkpoints.length > 0) return thread.checkpoints.findLast((checkpoint) => checkpoint.turnId === turn.turnId) !== undefined;
   return thread.messages.findLast((message) => message.role === "assistant" && message.turnId !== null && message.turnId !== turn.turnId) !== undefined;
 }
