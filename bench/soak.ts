@@ -14,6 +14,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import pLimit from "p-limit";
 import { type Delivery, messageIntent } from "../shared/fleet/delivery";
 import type { AgentView } from "../shared/fleet/types";
 import { ensureRendererBuilt } from "./renderer-build";
@@ -27,7 +28,7 @@ import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soa
 import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
 import { SoakService } from "./soak/service";
-import { liveAgentCount, measureEventToPixel, type ResourceSample, sampleLine } from "./soak/samples";
+import { liveAgentCount, measureEventToPixel, percentile, type ResourceSample, sampleLine } from "./soak/samples";
 
 const { values } = parseArgs({
   options: {
@@ -124,6 +125,15 @@ const counters = {
 /** Per machine: the faults it took and its churn, for the real machines' own lines in the figures. */
 const perMachine = new Map(targets.map((machine) => [machine.label, { faults: [] as string[], created: 0, archived: 0, deleted: 0 }]));
 let serviceDown = false;
+/** How long each reload took until the page's tree was painted, ms, and when it began (ms into the run). */
+const reloadPaints: { atMs: number; ms: number }[] = [];
+/**
+ * One thing happens to the page at a time: a sample, a reload, or the service killed or stalled under it.
+ * A sample that overlapped a reload counted the probe's page context, destroyed mid-rename, as a rename
+ * not painted (the hour's run with seed 1844689845, 3422 s): that measured the reload, not the event to
+ * pixel; a reload's own first paint is timed by itself.
+ */
+const pageTurnFor = pLimit(1);
 let stopping = false;
 let messageNumber = 0;
 const failures: string[] = [];
@@ -283,39 +293,53 @@ async function run(action: SoakAction): Promise<void> {
       return;
     }
     case "reload":
-      // A page is reloaded by a user who sees it; not while the service is stopped.
-      while (serviceDown) await sleep(250);
-      counters.reloads++;
-      return service.reloadPage();
-    case "service-kill": {
-      counters.serviceKills++;
-      // Messages in flight: a burst sent, and the service killed within milliseconds of it.
-      for (let i = 0; i < 4; i++) sendOne(true);
-      serviceDown = true;
-      await sleep(between(rng, 0, 12));
-      await service.kill();
-      log(
-        `service killed with ${messages.filter((message) => message.inFlightAtKill && message.answer.kind === "unanswered").length} messages unanswered so far`,
-      );
-      return restartService();
-    }
-    case "service-stall": {
-      counters.stalls++;
-      serviceDown = true;
-      process.kill(service.pid, "SIGSTOP");
-      await sleep(action.forMs);
-      // The laptop slept an hour: it wakes to every wall clock an hour on (the machines ran on meanwhile).
-      const offsetS = clock.jump(action.clockJumpS);
-      if (offsetS !== null) log(`wall clocks of the service and the machines jumped ${action.clockJumpS / 60} min forward (now +${offsetS} s)`);
-      process.kill(service.pid, "SIGCONT");
-      serviceDown = false;
-      // The page's bridge may have given up meanwhile; so may the soak's.
-      if (!service.bridge.open) await service.openPage();
-      return;
-    }
+      return pageTurnFor(async () => {
+        // A page is reloaded by a user who sees it; never while the service is stopped (that holds the page's turn).
+        counters.reloads++;
+        const atMs = Date.now() - startedAt;
+        const ms = await service.reloadPage(probeTitle());
+        reloadPaints.push({ atMs, ms });
+        log(`page reloaded; its tree painted in ${ms} ms`);
+      });
+    case "service-kill":
+      return pageTurnFor(() => killService());
+    case "service-stall":
+      return pageTurnFor(() => stallService(action.forMs, action.clockJumpS));
     default:
       return machineFault(byLabel.get(action.machine)!, action.kind, action.forMs);
   }
+}
+
+/** The probe's row as the service holds it: the text a reloaded page shows first. */
+function probeTitle(): string {
+  const title = service.bridge.state.agents.get(`${probe.environmentId}/thread-0`)?.title;
+  if (!title) throw new Error("the probe's thread is not in the fleet: a reload's paint cannot be timed");
+  return title;
+}
+
+async function killService(): Promise<void> {
+  counters.serviceKills++;
+  // Messages in flight: a burst sent, and the service killed within milliseconds of it.
+  for (let i = 0; i < 4; i++) sendOne(true);
+  serviceDown = true;
+  await sleep(between(rng, 0, 12));
+  await service.kill();
+  log(`service killed with ${messages.filter((message) => message.inFlightAtKill && message.answer.kind === "unanswered").length} messages unanswered so far`);
+  return restartService();
+}
+
+async function stallService(forMs: number, clockJumpS: number): Promise<void> {
+  counters.stalls++;
+  serviceDown = true;
+  process.kill(service.pid, "SIGSTOP");
+  await sleep(forMs);
+  // The laptop slept an hour: it wakes to every wall clock an hour on (the machines ran on meanwhile).
+  const offsetS = clock.jump(clockJumpS);
+  if (offsetS !== null) log(`wall clocks of the service and the machines jumped ${clockJumpS / 60} min forward (now +${offsetS} s)`);
+  process.kill(service.pid, "SIGCONT");
+  serviceDown = false;
+  // The page's bridge may have given up meanwhile; so may the soak's.
+  if (!service.bridge.open) await service.openPage();
 }
 
 async function machineFault(machine: SoakMachine, kind: "kill" | "freeze" | "blackhole" | "restart" | "upgrade", forMs: number): Promise<void> {
@@ -412,7 +436,7 @@ const sampler = (async () => {
     // A sample waits out a service restart or stall rather than measuring it; slots missed meanwhile are skipped.
     while (serviceDown) await sleep(250);
     if (Date.now() - startedAt > at + sampleEveryMs && at + sampleEveryMs <= durationMs) continue;
-    await sample().catch((error: unknown) => problem(`sample: ${(error as Error).message}`));
+    await pageTurnFor(sample).catch((error: unknown) => problem(`sample: ${(error as Error).message}`));
   }
 })();
 await Promise.all([...scheduled, sender, attention]);
@@ -538,6 +562,15 @@ if (real) console.log(`  the scripted model answered the real Codex: ${JSON.stri
 console.log(
   `  faults: machines ${counters.faults}, service SIGKILLs ${counters.serviceKills}, service stalls ${counters.stalls}, page reloads ${counters.reloads}`,
 );
+if (reloadPaints.length) {
+  const slowest = reloadPaints.reduce((worst, paint) => (paint.ms > worst.ms ? paint : worst));
+  console.log(
+    `  a reloaded page's tree painted in: p50 ${percentile(
+      reloadPaints.map((paint) => paint.ms),
+      50,
+    )} ms, slowest ${slowest.ms} ms (the reload at ${(slowest.atMs / 1000).toFixed(1)} s)`,
+  );
+}
 console.log(
   `  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`,
 );
@@ -562,6 +595,7 @@ const verdicts = checkBounds(bounds, {
   samples,
   steadyFromMs: plan.steadyFromMs,
   pageErrors: pageErrors.length,
+  reloadPaintsMs: reloadPaints.map((paint) => paint.ms),
 });
 for (const verdict of verdicts) console.log(`  ${verdict.info ? "info" : verdict.ok ? "ok  " : "FAIL"} ${verdict.text}`);
 // The line each suite prints for .ci/run's total: the bounds as checks.

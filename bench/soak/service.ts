@@ -89,9 +89,18 @@ export class SoakService {
     await this.bridge.connect(this.origin, session);
   }
 
-  async reloadPage(): Promise<void> {
+  /**
+   * Reloads the page and returns how long, in ms, until its tree showed `expected` (the probe's row,
+   * which sorts first) on screen: the wait of a user who reloads until the fleet is back.
+   */
+  async reloadPage(expected: string): Promise<number> {
+    const began = Date.now();
     await this.page!.reload();
-    await this.waitForPage();
+    await this.page!.waitForFunction((text) => document.querySelector('[data-testid="fleet-tree"]')?.textContent?.includes(text) === true, expected, {
+      timeout: 60_000,
+    });
+    await this.page!.evaluate(() => new Promise((done) => requestAnimationFrame(done)));
+    return Date.now() - began;
   }
 
   private async waitForPage(): Promise<void> {
