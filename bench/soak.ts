@@ -134,6 +134,12 @@ const reloadPaints: { atMs: number; ms: number }[] = [];
  * pixel; a reload's own first paint is timed by itself.
  */
 const pageTurnFor = pLimit(1);
+/**
+ * Per machine, churn and its faults take turns: churn checks that its machine is up only when it
+ * starts, and a restart that began during a real server's churn failed the soak's own requests to it
+ * (seed 547680406, 2569.9 s), which measured the soak, not the fleet.
+ */
+const machineTurns = new Map(targets.map((machine) => [machine.label, pLimit(1)]));
 let stopping = false;
 let messageNumber = 0;
 const failures: string[] = [];
@@ -236,7 +242,6 @@ async function ignoreRefusal(request: Promise<unknown>): Promise<void> {
 }
 
 async function churn(machine: SoakMachine, create: number, archive: number, remove: number): Promise<void> {
-  if (machine.fault) return;
   for (let i = 0; i < create; i++) {
     const threadId = await machine.createThread(`Churn ${counters.created + 1}`);
     machine.created.push(threadId);
@@ -287,10 +292,13 @@ async function run(action: SoakAction): Promise<void> {
   switch (action.kind) {
     case "churn": {
       const machine = byLabel.get(action.machine)!;
-      const began = Date.now();
-      await churn(machine, action.create, action.archive, action.remove);
-      if (machine.real) log(`churn on ${machine.label} took ${((Date.now() - began) / 1000).toFixed(1)} s`);
-      return;
+      // A machine that is away takes no churn (it would fail at its server, not in the fleet).
+      if (machine.fault) return;
+      return machineTurns.get(machine.label)!(async () => {
+        const began = Date.now();
+        await churn(machine, action.create, action.archive, action.remove);
+        if (machine.real) log(`churn on ${machine.label} took ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      });
     }
     case "reload":
       return pageTurnFor(async () => {
@@ -306,7 +314,7 @@ async function run(action: SoakAction): Promise<void> {
     case "service-stall":
       return pageTurnFor(() => stallService(action.forMs, action.clockJumpS));
     default:
-      return machineFault(byLabel.get(action.machine)!, action.kind, action.forMs);
+      return machineTurns.get(action.machine)!(() => machineFault(byLabel.get(action.machine)!, action.kind, action.forMs));
   }
 }
 
