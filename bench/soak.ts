@@ -2,7 +2,7 @@
 // The fleet service (as `./fleet serve` runs it) and the page in Debian's Chromium against
 // simulated machines of both protocols, each in its own process, and with `--real` (which
 // `npm run soak` passes, inside scripts/realt3.sh's namespace; `npm run soak:simulated` does not)
-// also the real T3 0.0.42 and T3's V2 engine running the real Codex
+// also the real T3 0.0.42 running the real Codex
 // (bench/soak/real-machines.ts), under a seeded schedule of faults it prints first. It counts at
 // the servers (every message delivered once, or shown refused or uncertain; none duplicated, none
 // lost), notifications beyond one per condition, agents lost or invented, and samples the
@@ -50,7 +50,7 @@ let startedAt = 0;
 console.log(`soak: ${minutes} min, seed ${seed} (replay with --seed ${seed}), ${values.short ? "short-run bounds" : "full bounds"}`);
 if (values.real) {
   await refuseOutsideNamespace();
-  console.log("soak: simulated machines of both protocols, and the real T3 0.0.42 and T3's V2 engine running the real Codex (--real).");
+  console.log("soak: simulated machines of both protocols, and the real T3 0.0.42 running the real Codex (--real).");
 } else console.log("soak: simulated machines of both protocols only (the real T3 servers need `--real` inside scripts/realt3.sh's namespace).");
 /** The share of messages that go to a real machine's agents when there are any (each is a real Codex turn). */
 const REAL_SHARE = 0.2;
@@ -74,7 +74,7 @@ const machineSpecs: { label: string; generation: "fork" | "upstream" | "v2"; thr
   { label: "soak-v2", generation: "v2", threads: 40 },
   { label: "soak-upstream-2", generation: "upstream", threads: 40 },
 ];
-// The real servers start beside the simulated ones and the service (the V2 engine's first start runs its migrations: 20-80 s).
+// The real server starts beside the simulated ones and the service.
 let real: RealFleet | undefined;
 const [simulated] = await Promise.all([
   Promise.all(machineSpecs.map((spec) => SimulatedMachine.start(spec.label, spec.generation, spec.threads, 150))),

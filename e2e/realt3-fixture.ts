@@ -1,4 +1,4 @@
-// The fleet window in Chromium, through the headless shell, against a real T3 server of either kind
+// The fleet window in Chromium, through the headless shell, against a real T3 server
 // (integration/realt3/harness.testkit.ts): the fixture of the real-server browser specs, which
 // scripts/realt3.sh runs inside a private network namespace (playwright.realt3.config.ts).
 import { mkdtemp, rm } from "node:fs/promises";

@@ -12,7 +12,7 @@ import { expectStoredOnce, pairInWindow, realFleetTest, sendNewTurnFromWindow } 
 const REPLY = PLAIN_REPLY;
 const test = realFleetTest(RELEASED_T3);
 
-// The server starts inside the fixture, which counts toward the test's time (the V2 engine: 10-40 s on a loaded machine).
+// The server starts inside the fixture, which counts toward the test's time.
 test.describe.configure({ timeout: 120_000 });
 
 test("pairs a real T3 server by link in the window, follows a live turn and sends a message", async ({ page, real }) => {

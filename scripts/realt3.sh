@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The real-server tests: installs the pinned T3 executable and the Node 24 of T3's V2 engine (npm
-# registry, outside the namespace), then runs the given command inside a private network namespace
+# The real-server tests: installs the pinned T3 executable and the harness CLIs (npm registry,
+# outside the namespace), then runs the given command inside a private network namespace
 # with only loopback up, so neither the T3 servers nor the tests can reach any other address.
 #   bash scripts/realt3.sh npx vitest run -c vitest.realt3.config.ts
 # Needs root or unprivileged user namespaces, and `ip` (Debian package iproute2).
@@ -8,11 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export T3_FLEET_CACHE="${T3_FLEET_CACHE:-$HOME/.cache/t3-fleet}"
 npx tsx integration/realt3/install.ts
-# T3's V2 engine (protocol 2) ships in the shared tools folder; its launcher installs Node 24 into
-# $T3_FLEET_CACHE/node24 once. Inside the namespace the harness passes T3_FLEET_CACHE to it again.
-shared="${T3_SHARED_DIR:-$PWD/../shared}"
-[ -x "$shared/tools/t3-v2/t3-v2" ] || { echo "realt3: T3's V2 engine is missing at $shared/tools/t3-v2 (set T3_SHARED_DIR)" >&2; exit 1; }
-echo "realt3: Node 24 for T3's V2 engine at $("$shared/tools/t3-v2/t3-v2" setup)"
 export PATH="$PATH:/usr/sbin:/sbin"
 command -v ip >/dev/null 2>&1 || { echo "realt3: \`ip\` is missing (Debian package iproute2)" >&2; exit 1; }
 if [ "$(id -u)" -eq 0 ]; then namespace=(unshare --net --mount); else namespace=(unshare --net --mount --map-root-user); fi

@@ -8,7 +8,7 @@ import type { MachineFault, Rng } from "./schedule";
 
 export interface SoakMachine {
   label: string;
-  /** What runs there: a simulated generation, or a real server ("T3 0.0.42", "T3's V2 engine"). */
+  /** What runs there: a simulated generation, or a real server ("T3 0.0.42"). */
   generation: string;
   protocol: 1 | 2;
   /** A real T3 server (slower turns and starts; its own message words). */

@@ -1,31 +1,30 @@
-// The soak's real machines (`--real`, issue 23): the released T3 0.0.42 (protocol 1) and T3's V2
-// engine (protocol 2), each running the real Codex CLI against one scripted model server
-// (integration/model), started with the real-server kit (integration/realt3) inside the private
-// network namespace of scripts/realt3.sh. The fleet reaches each through a proxy that can blackhole
-// it; the soak's churn goes through T3's own dispatch API as T3's UI would send it, and its counts
-// are read from what T3 stored. A real server is not upgraded in place: the simulated machines cover that.
+// The soak's real machine (`--real`, issue 23): the released T3 0.0.42 (protocol 1) running the real
+// Codex CLI against a scripted model server (integration/model), started with the real-server kit
+// (integration/realt3) inside the private network namespace of scripts/realt3.sh. No released T3
+// speaks protocol 2, so the soak's protocol-2 machines are simulated (bench/soak/machines.ts). The
+// fleet reaches the real one through a proxy that can blackhole it; the soak's churn goes through
+// T3's own dispatch API as T3's UI would send it, and its counts are read from what T3 stored. A real
+// server is not upgraded in place: the simulated machines cover that.
 import { readFileSync, readdirSync, rmSync } from "node:fs";
 import { SCRIPTED_MODEL } from "../../integration/harnesses/harness-env";
 import { onlyLoopback } from "../../integration/harnesses/offline.testkit";
 import { ScriptedModelServer } from "../../integration/model/scripted-model-server";
-import { RELEASED_T3, RealT3Server, STRAY_MARKER, type ServerKind, V2_ENGINE } from "../../integration/realt3/harness.testkit";
+import { RELEASED_T3, RealT3Server, STRAY_MARKER } from "../../integration/realt3/harness.testkit";
 import { T3Operator } from "../../integration/realt3/operator.testkit";
-import { T3V2Operator } from "../../integration/realt3/operator-v2.testkit";
 import { CountingProxy } from "../../integration/realt3/proxy.testkit";
 import type { ServerThreadList } from "../../sim/soak-hooks";
 import type { SoakMachine } from "./machines";
 import type { MachineFault, Rng } from "./schedule";
 
-/** Threads seeded on each real server; the soak's messages go to these alone (see takesMessages). */
+/** Threads seeded on the real server; the soak's messages go to these alone (see takesMessages). */
 const SEEDED_THREADS = 4;
 
-/** What differs between the two real servers: T3's own API for threads and what it stored. */
+/** T3's own API for threads and what it stored. */
 interface ServerSide {
   createThread(title: string, runtimeMode: "full-access" | "approval-required"): Promise<string>;
   changeThread(threadId: string, change: "archive" | "delete"): Promise<void>;
   userMessages(threadIds: Iterable<string>): Promise<Record<string, string[]>>;
   threadList(): Promise<ServerThreadList>;
-  close(): void;
 }
 
 /** T3 0.0.42 over HTTP: the shell lists neither archived nor deleted threads, the full read model keeps both. */
@@ -62,34 +61,6 @@ async function releasedSide(server: RealT3Server): Promise<ServerSide> {
       const live = threads.filter((thread) => !thread.deletedAt);
       return { live: live.map((thread) => thread.id), archived: live.filter((thread) => thread.archivedAt).map((thread) => thread.id) };
     },
-    close: () => undefined,
-  };
-}
-
-/** T3's V2 engine over its protocol-2 socket: the shell lists live and archived threads, a deleted thread's projection stays readable. */
-async function engineSide(server: RealT3Server, deleted: () => Iterable<string>): Promise<ServerSide> {
-  const operator = await T3V2Operator.start(server);
-  const projectId = await operator.createProject("soak");
-  return {
-    createThread: (title, runtimeMode) => operator.createThread(projectId, title, runtimeMode),
-    async changeThread(threadId, change) {
-      await operator.dispatch({ type: change === "archive" ? "thread.archive" : "thread.delete", threadId });
-    },
-    async userMessages(threadIds) {
-      const out: Record<string, string[]> = {};
-      for (const threadId of new Set([...threadIds, ...deleted()])) {
-        const projection = await operator.projection(threadId).catch(() => undefined);
-        const texts = projection?.messages.filter((message) => message.role === "user").map((message) => message.text) ?? [];
-        if (texts.length) out[threadId] = texts;
-      }
-      return out;
-    },
-    async threadList() {
-      const shell = await operator.shell();
-      const archived = (shell.archivedThreads ?? []).map((thread) => thread.id);
-      return { live: [...shell.threads.map((thread) => thread.id), ...archived], archived };
-    },
-    close: () => operator.close(),
   };
 }
 
@@ -99,8 +70,6 @@ export class RealMachine implements SoakMachine {
   created: string[] = [];
   readonly faults: readonly MachineFault[] = ["kill", "freeze", "blackhole", "restart"];
   environmentId = "";
-  /** Threads the soak deleted (the V2 engine still reads their messages). */
-  private readonly deleted: string[] = [];
   private seeded = new Set<string>();
   private side: ServerSide | undefined;
   /** The proxy's, the server's and the model server's (read while they listen: they are counted after they stopped). */
@@ -115,12 +84,12 @@ export class RealMachine implements SoakMachine {
     this.ports = [proxy.port, server.port, model.port];
   }
 
-  static async start(label: string, kind: ServerKind, model: ScriptedModelServer): Promise<RealMachine> {
-    const server = await RealT3Server.start({ kind, harnesses: { names: ["codex"], modelUrl: model.url } });
+  static async start(label: string, model: ScriptedModelServer): Promise<RealMachine> {
+    const server = await RealT3Server.start({ kind: RELEASED_T3, harnesses: { names: ["codex"], modelUrl: model.url } });
     live.add(server);
     const machine = new RealMachine(label, server, await CountingProxy.start(server.port), model);
     machine.environmentId = (await server.descriptor()).environmentId;
-    machine.side = kind.protocol === 2 ? await engineSide(server, () => machine.deleted) : await releasedSide(server);
+    machine.side = await releasedSide(server);
     for (let i = 0; i < SEEDED_THREADS; i++) {
       // One asks before it runs a command, so approvals come from a real harness too.
       machine.seeded.add(await machine.side.createThread(`Soak ${i + 1}`, i === 0 ? "approval-required" : "full-access"));
@@ -132,7 +101,7 @@ export class RealMachine implements SoakMachine {
     return this.server.kind.label;
   }
 
-  get protocol(): 1 | 2 {
+  get protocol(): 1 {
     return this.server.kind.protocol;
   }
 
@@ -147,7 +116,6 @@ export class RealMachine implements SoakMachine {
 
   async changeThread(threadId: string, change: "archive" | "delete"): Promise<void> {
     await this.side!.changeThread(threadId, change);
-    if (change === "delete") this.deleted.push(threadId);
   }
 
   kill(): Promise<void> {
@@ -199,7 +167,6 @@ export class RealMachine implements SoakMachine {
   }
 
   async stop(): Promise<void> {
-    this.side?.close();
     await this.proxy.close();
     await this.server.stop();
     live.delete(this.server);
@@ -257,10 +224,10 @@ export async function refuseOutsideNamespace(): Promise<void> {
   process.exit(2);
 }
 
-/** Starts T3 0.0.42 and T3's V2 engine side by side, each seeded (inside the namespace: refuseOutsideNamespace). */
+/** Starts T3 0.0.42, seeded (inside the namespace: refuseOutsideNamespace). */
 export async function startRealMachines(): Promise<RealFleet> {
   const model = await ScriptedModelServer.start();
-  const started = await Promise.allSettled([RealMachine.start("real-t3", RELEASED_T3, model), RealMachine.start("real-v2", V2_ENGINE, model)]);
+  const started = await Promise.allSettled([RealMachine.start("real-t3", model)]);
   const machines = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const roots = [...live].map((server) => server.root);
   const stop = async () => {

@@ -46,7 +46,7 @@ export interface HarnessUnderTest {
   showsRetries: boolean;
   /** Native subagents T3 reports as task.* activities. */
   subagents: boolean;
-  /** T3 reports the thread's token use for this harness (0.0.42: none for OpenCode; the V2 engine: none for a top-level thread). */
+  /** T3 reports the thread's token use for this harness (0.0.42: none for OpenCode). */
   reportsUsage: boolean;
 }
 

