@@ -63,7 +63,7 @@ const projection = {
 
 describe("protocol-2 subagent items as T3's V2 engine sends them", () => {
   it("decodes a delegated task's turn item whose progress is null (the engine sends null; its contract says optional string)", () => {
-    // Recorded from T3's V2 engine (integration/realt3/fleet.v2.real.test.ts, the delegated-task scenario).
+    // Seen from T3's V2 engine in the withdrawn real-engine suite's delegated-task scenario (docs/t3-protocols.md).
     const item = {
       id: "turn-item:delegated-task:cmd-1",
       threadId: "thread-1",
