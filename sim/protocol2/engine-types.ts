@@ -36,6 +36,8 @@ export type AgentStep =
   | { kind: "question"; questions: Question[] }
   | { kind: "subagent"; origin: "provider_native" | "app_owned"; prompt: string; title?: string; result?: string; steps?: AgentStep[] }
   | { kind: "fail"; failureClass: FailureClass; message: string; code?: string }
+  /** The provider retries through a capacity limit `attempts` times, `retryDelayMs` apart, then goes on (sim/protocol2/retries.ts). */
+  | { kind: "retry"; failureClass: FailureClass; attempts: number; retryDelayMs: number }
   /** Stays running until released (or interrupted): what a long task looks like to a steer or a queue. */
   | { kind: "hold" }
   /** The answer is final but background work drains: the run waits until released. */

@@ -126,7 +126,11 @@ export type TurnItem = ItemBase &
     | { type: "user_input_request"; requestId: string; questions: Question[]; responseMode?: "message" }
     | { type: "checkpoint"; checkpointId: string; scopeId: string; files: { path: string; kind: string; additions: number; deletions: number }[] }
     | { type: "run_interrupt_request" | "run_interrupt_result" | "system_notice"; message: string }
-    | { type: "error"; failure: { class: FailureClass; message: string; code: string | null; retryable: boolean | null } }
+    | {
+        type: "error";
+        failure: { class: FailureClass; message: string; code: string | null; retryable: boolean | null };
+        retry?: { attempt: number; maxAttempts: number | null; retryDelayMs: number | null };
+      }
     | {
         type: "subagent";
         subagentId: string;

@@ -9,6 +9,7 @@ import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import type { AgentStep, EngineCore, PendingReply, Runner, StoredEvent, ThreadState } from "./engine-types";
 import * as ids from "./ids";
 import { openRequest } from "./requests";
+import { retryThroughLimit } from "./retries";
 import { type AppThread, type Checkpoint, type ItemStatus, type Run, type RunStatus, type Subagent, TERMINAL_RUN_STATUSES } from "./model";
 
 export class ScriptedAgent {
@@ -313,6 +314,9 @@ export class ScriptedAgent {
         this.endRun(state, runner, "failed");
         return;
       }
+      case "retry":
+        retryThroughLimit(this.engine, state, runner, step, () => this.step(state));
+        return;
       case "hold":
         if (runner.releases > 0) {
           runner.releases--;

@@ -1,4 +1,4 @@
-// The scenario words of a simulated protocol-2 message (`#approval`, `#question`, `#fail`…): the steps
+// The scenario words of a simulated protocol-2 message (`#approval`, `#question`, `#capacity`, `#fail`…): the steps
 // the scripted agent (sim/protocol2/runner.ts) plays for it.
 import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
 import type { AgentStep } from "./engine-types";
@@ -16,7 +16,10 @@ export function stepsFromText(provider: ProviderKind, text: string): AgentStep[]
     steps.push({ kind: "approval", requestKind: "command", prompt: "Run `npm test`?", ...(options && { options }) });
     steps.push({ kind: "tool", command: "npm test" });
   }
-  if (has("question")) {
+  // `#ask`: the model asks the user. The real Codex cannot in T3's default interaction mode (the only
+  // one simulated threads have; docs/t3-protocols.md, "Harnesses under T3"), so it asks nothing and
+  // answers; the others ask as `#question` (which asks on every provider, for the window's tests).
+  if (has("question") || (has("ask") && provider !== "codex")) {
     steps.push({
       kind: "question",
       questions: [
@@ -45,6 +48,9 @@ export function stepsFromText(provider: ProviderKind, text: string): AgentStep[]
       title: "Migration",
       steps: [{ kind: "reply", text: "Migration written." }],
     });
+  // `#capacity[:N]`: N retries through a capacity limit (3 by default), then the run goes on (sim/protocol2/retries.ts).
+  const capacity = /#capacity(?::(\d+))?/.exec(text);
+  if (capacity) steps.push({ kind: "retry", failureClass: "provider_error", attempts: Number(capacity[1] ?? 3), retryDelayMs: 250 });
   const fail = /#fail(?::(\w+))?/.exec(text);
   if (fail) {
     const failureClass =
