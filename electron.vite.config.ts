@@ -1,16 +1,21 @@
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import react from "@vitejs/plugin-react";
-import { defineConfig, externalizeDepsPlugin } from "electron-vite";
+import { defineConfig } from "electron-vite";
+
+// Optional dependencies (keytar) stay outside the bundle like the others, so the build never needs
+// them installed: electron/fleet/secrets.ts loads keytar at run time and says where tokens go without it.
+const optional = Object.keys(
+  (JSON.parse(readFileSync("package.json", "utf8")) as { optionalDependencies?: Record<string, string> }).optionalDependencies ?? {},
+);
 
 // Three bundles, one per runtime (docs/architecture.md, "Layers"): the Electron main process (which hosts the fleet
 // service), the sandboxed preload, and the React renderer.
 export default defineConfig({
   main: {
-    plugins: [externalizeDepsPlugin()],
-    build: { outDir: "out/main", rollupOptions: { input: resolve("electron/main/index.ts") } },
+    build: { outDir: "out/main", externalizeDeps: { include: optional }, rollupOptions: { input: resolve("electron/main/index.ts") } },
   },
   preload: {
-    plugins: [externalizeDepsPlugin()],
     build: { outDir: "out/preload", rollupOptions: { input: resolve("electron/preload/index.ts"), output: { format: "cjs" } } },
   },
   renderer: {

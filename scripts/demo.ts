@@ -46,7 +46,9 @@ if (electron) {
   const service = await FleetService.start({
     dataDir,
     secrets: new MemorySecretStore(),
-    notices: [`Demo fleet: four simulated machines (${nightlyBox.label} speaks T3's protocol 2); ${demo.flaky.label} drops off the network every minute.`],
+    notices: [
+      `Demo fleet: four simulated machines (${nightlyBox.label} speaks T3's protocol 2); ${demo.flaky.label} drops off the network every minute. Tokens are kept in memory only for this demo.`,
+    ],
   });
   for (const url of pairingUrls) await service.request("pair.confirm", { input: url });
   const shell = await startHeadlessShell({ service, rendererDir: join(repoRoot, "out/renderer"), port: Number(values.port) });
