@@ -1,6 +1,8 @@
 // Changes and usage end to end against the simulators, on both protocols: a turn that edits files
 // shows its files on the agent, its diff is read once when asked and matches the files' counts, and
-// the agent's usage is what the server reported.
+// the agent's usage is what the server reported. On protocol 2 each is also held against what the
+// simulator stored (its checkpoint's files, its diff, its provider turns' figures), as the withdrawn
+// real-engine suite held them against T3's V2 engine and git.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +10,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentDiff } from "../../shared/bridge/contract";
 import type { AgentView } from "../../shared/fleet/types";
 import { SimFleet } from "../../sim/fleet";
+import { diffBetween } from "../../sim/changes";
 import { createV2Thread, sendV2Message } from "../../sim/protocol2/fleet-hooks";
+import { V2SimServer } from "../../sim/protocol2/server";
 import { MemorySecretStore } from "./secrets";
 import { FleetService } from "./service";
 import { until } from "./service.testkit";
@@ -65,6 +69,34 @@ async function expectChangesAndDiff(service: FleetService, key: string, turnCoun
   expect(whole).toMatchObject({ state: "ready", fromTurnCount: 0, toTurnCount: view()!.changes!.at(-1)!.turnCount });
 }
 
+/**
+ * Protocol 2, against what the simulator stored: the turn's files are its run's checkpoint's, the
+ * diff the fleet shows is the simulator's (sim/protocol2/turn-changes.ts), and its usage is the
+ * newest provider turn's figures, or not reported where the provider turns carry none.
+ */
+async function expectAsStored(service: FleetService, v2: V2SimServer, threadId: string, turnCount: number): Promise<void> {
+  const key = `${v2.environmentId}/${threadId}`;
+  const stored = v2.engine.threads.get(threadId)!;
+  await until(service, () => service.model.agent(key)?.status === "idle", "the run over");
+  const checkpoint = stored.checkpoints.find((candidate) => candidate.appRunOrdinal === turnCount)!;
+  const turn = service.model.agent(key)!.changes!.find((candidate) => candidate.turnCount === turnCount)!;
+  expect(turn).toMatchObject({ status: checkpoint.status, runId: checkpoint.runId, files: checkpoint.files });
+  const diff = (await service.request("agent.diff", { key, scope: { kind: "turn", turnCount } })) as AgentDiff;
+  expect(diff.state === "ready" && diff.text).toBe(stored.diffs!.get(turnCount));
+  const whole = (await service.request("agent.diff", { key, scope: { kind: "thread" } })) as AgentDiff;
+  expect(whole.state === "ready" && whole.text).toBe(diffBetween(stored.diffs!, 0, turnCount));
+  const live = stored.providerTurns.findLast((candidate) => candidate.tokenUsage)?.tokenUsage;
+  const last = stored.providerTurns.findLast((candidate) => candidate.turnTokenUsage)?.turnTokenUsage;
+  const usage = service.model.agent(key)!.usage;
+  if (!live && !last) expect(usage, "not reported").toBeUndefined();
+  else
+    expect(usage).toMatchObject({
+      contextUsed: live!.usedTokens,
+      contextMax: live!.maxTokens,
+      lastTurn: { input: last!.inputTokens, output: last!.outputTokens, total: last!.inputTokens + last!.outputTokens },
+    });
+}
+
 function expectUsage(agent: AgentView | undefined): void {
   expect(agent?.usage).toMatchObject({ contextMax: 258_400, lastTurn: { input: expect.any(Number), output: expect.any(Number) } });
   expect(agent!.usage!.contextUsed).toBeGreaterThan(0);
@@ -91,8 +123,24 @@ describe("changes and usage through the fleet service", () => {
     await expectChangesAndDiff(service, key, 1, 2);
     expectUsage(service.model.agent(key));
     expect(service.model.agent(key)!.usage!.compactsAutomatically).toBeNull();
+    await expectAsStored(service, v2, threadId, 1);
     sendV2Message(v2, threadId, "Now the tests #edit:1");
     await expectChangesAndDiff(service, key, 2, 1);
+    await expectAsStored(service, v2, threadId, 2);
+  });
+
+  it("protocol 2 as the recorded engine (no token figures): the run's files and diff as stored, usage not reported", async () => {
+    const { service } = await setup();
+    // The recorded engine's provider turns carry no token figures (V2SimServerOptions.reportsTokenUsage off).
+    const v2 = await new V2SimServer({ label: "recorded-engine", tickMs: 5 }).start();
+    cleanups.push(() => v2.stop());
+    await service.request("pair.confirm", { input: v2.pairingUrl() });
+    // The run starts once the machine is online, as the real engine's did: a run over before then is only remembered (electron/fleet/following.ts).
+    await until(service, () => service.model.environment(v2.environmentId)?.connection.phase === "online", "online");
+    const threadId = createV2Thread(v2, { title: "Write a file", provider: "codex", text: "Write it #edit:1" });
+    await expectChangesAndDiff(service, `${v2.environmentId}/${threadId}`, 1, 1);
+    await expectAsStored(service, v2, threadId, 1);
+    expect(service.model.agent(`${v2.environmentId}/${threadId}`)!.usage).toBeUndefined();
   });
 
   it("a plain turn in a folder that is not a git repository has no changes (as recorded), and its diff is refused with why", async () => {
