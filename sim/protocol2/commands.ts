@@ -303,7 +303,8 @@ export class CommandDecider {
     });
     // The recorded engine resolves a request without saying how it was answered.
     this.engine.putRequest(state, { ...request!, status: "resolved", resolvedAt: this.engine.now() }, runner?.run.id ?? null);
-    if (runner) this.engine.providerNode(state, runner, request!.nodeId, "runtime_request", "completed");
+    if (runner)
+      this.engine.providerNode(state, runner, request!.nodeId, request!.kind === "user_input" ? "user_input_request" : "approval_request", "completed");
     if (item) this.engine.putItem(state, { ...item, status: "completed", completedAt: this.engine.now() });
     if (runner?.blockedOn?.kind === "request" && runner.blockedOn.requestId === request!.id) {
       runner.blockedOn = undefined;

@@ -150,7 +150,7 @@ export class V2Engine extends EventEmitter implements EngineCore {
     item.updatedAt = this.now();
     this.upsert(state.items, item);
     this.touch(state);
-    return this.emitEvent(state, "turn-item.updated", item, { runId: item.runId, nodeId: item.nodeId, driver: item.providerTurnId !== null });
+    return this.emitEvent(state, "turn-item.updated", item, { runId: item.runId, nodeId: item.nodeId, driver: !APP_ITEMS.has(item.type) });
   }
 
   putRequest(state: ThreadState, request: RuntimeRequest, runId: string | null): number {
@@ -169,7 +169,7 @@ export class V2Engine extends EventEmitter implements EngineCore {
   putMessage(state: ThreadState, message: ConversationMessage): number {
     message.updatedAt = this.now();
     this.upsert(state.messages, message);
-    return this.emitEvent(state, "message.updated", message, { runId: message.runId, nodeId: message.nodeId });
+    return this.emitEvent(state, "message.updated", message, { runId: message.runId, nodeId: message.nodeId, driver: message.role === "assistant" });
   }
 
   putAttempt(state: ThreadState, attempt: RunAttempt, type: "run-attempt.created" | "run-attempt.updated" = "run-attempt.updated"): void {
@@ -179,7 +179,7 @@ export class V2Engine extends EventEmitter implements EngineCore {
 
   putNode(state: ThreadState, node: RunNode): void {
     this.upsert(state.nodes, node);
-    this.emitEvent(state, "node.updated", node, { runId: node.runId, nodeId: node.id });
+    this.emitEvent(state, "node.updated", node, { runId: node.runId, nodeId: node.id, driver: node.kind !== "root_turn" });
   }
 
   putProviderThread(state: ThreadState, status: ProviderThread["status"], run: Run): void {
@@ -213,7 +213,8 @@ export class V2Engine extends EventEmitter implements EngineCore {
           updatedAt: now,
         };
     this.upsert(state.providerThreads, providerThread);
-    this.emitEvent(state, "provider-thread.updated", providerThread, { driver: status !== "idle" });
+    // The provider's own updates carry its driver; the app's (idle, and not_loaded again for a queued run) do not, as recorded.
+    this.emitEvent(state, "provider-thread.updated", providerThread, { driver: status === "active" || (status === "not_loaded" && !existing) });
   }
 
   putProviderTurn(state: ThreadState, runner: Runner, status: ProviderTurn["status"]): void {
@@ -346,8 +347,9 @@ export class V2Engine extends EventEmitter implements EngineCore {
   shellRow(state: ThreadState): Record<string, unknown> {
     const runs = [...state.runs].sort((a, b) => a.ordinal - b.ordinal);
     const active = runs.find((run) => ACTIVE_RUN_STATUSES.has(run.status));
-    // A queued run cancelled before it started never ran: the thread reads as its last run that did.
-    const latest = runs.filter((run) => run.startedAt !== null).at(-1) ?? runs.at(-1);
+    // The newest run, a queued one too (as recorded); a queued run cancelled before it started never
+    // ran, so the thread reads as the run before it (not recorded).
+    const latest = runs.filter((run) => !(run.status === "cancelled" && run.startedAt === null)).at(-1) ?? runs.at(-1);
     const queued = runs.some((run) => run.status === "queued");
     // A waiting queue outranks the active run in the row's status; the active run stays in activityRunStatus.
     const status = queued ? "queued" : (active?.status ?? latest?.status ?? "idle");
@@ -375,7 +377,8 @@ export class V2Engine extends EventEmitter implements EngineCore {
       latestRunRequestedAt: latest?.requestedAt ?? null,
       latestRunStartedAt: latest?.startedAt ?? null,
       latestRunCompletedAt: latest?.completedAt ?? null,
-      activeRunId: active?.id ?? null,
+      // A run whose answer is final (waiting) is no longer the active one; its status stays in activityRunStatus.
+      activeRunId: active && active.status !== "waiting" ? active.id : null,
       activityRunStatus: active ? (active.status as "preparing" | "starting" | "running" | "waiting") : null,
       status,
       // The provider session's error, not the turn's: a failed turn keeps it null (the reason is the error item).
@@ -542,5 +545,8 @@ export class V2Engine extends EventEmitter implements EngineCore {
     return this.commands.createProject(command);
   }
 }
+
+/** Items the app writes (the user's input, interrupt notes): their events carry no `driver`, as recorded; the provider's do. */
+const APP_ITEMS: ReadonlySet<TurnItem["type"]> = new Set(["user_message", "run_interrupt_request", "run_interrupt_result", "system_notice"]);
 
 export const TERMINAL_ITEM: ReadonlySet<ItemStatus> = new Set(["completed", "failed", "cancelled", "interrupted"]);

@@ -327,7 +327,8 @@ export interface RunNode {
   runId: string;
   parentNodeId: string | null;
   rootNodeId: string;
-  kind: "root_turn" | "provider_item" | "runtime_request";
+  /** Named after what it carries, as recorded (root_turn, tool_call, approval_request, assistant_message); a question's by analogy. */
+  kind: "root_turn" | "tool_call" | "assistant_message" | "approval_request" | "user_input_request";
   status: ItemStatus;
   countsForRun: boolean;
   providerThreadId: string | null;

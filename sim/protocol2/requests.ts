@@ -17,7 +17,7 @@ export function openRequest(engine: EngineCore, state: ThreadState, runner: Runn
   const guarded = runner.steps[runner.index];
   if (step.kind === "approval" && step.requestKind === "command" && guarded?.kind === "tool") {
     // The provider's command item opens with the request; the guarded tool step completes it.
-    const node = engine.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", { nativeItemRef: nativeRef });
+    const node = engine.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "tool_call", "running", { nativeItemRef: nativeRef });
     const base = engine.newItem(state, run, "running", null, {
       id: ids.nativeItemId(state.provider, native),
       nodeId: node.id,
@@ -29,7 +29,10 @@ export function openRequest(engine: EngineCore, state: ThreadState, runner: Runn
   }
   const requestId = ids.runtimeRequestId(state.provider, turnId, native);
   const nodeId = ids.requestNodeId(requestId);
-  engine.providerNode(state, runner, nodeId, "runtime_request", "waiting", { runtimeRequestId: requestId, nativeItemRef: nativeRef });
+  engine.providerNode(state, runner, nodeId, step.kind === "approval" ? "approval_request" : "user_input_request", "waiting", {
+    runtimeRequestId: requestId,
+    nativeItemRef: nativeRef,
+  });
   const request: RuntimeRequest = {
     id: requestId,
     nodeId,

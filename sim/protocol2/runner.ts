@@ -108,7 +108,11 @@ export class ScriptedAgent {
       createdAt: now,
       updatedAt: now,
     });
-    const base = this.engine.newItem(state, run, "completed", null, { id: ids.userMessageItemId(command.messageId) });
+    // Bound to the provider turn it steers, as recorded.
+    const base = this.engine.newItem(state, run, "completed", null, {
+      id: ids.userMessageItemId(command.messageId),
+      providerTurnId: runner.providerTurn?.id ?? null,
+    });
     this.engine.putItem(state, {
       ...base,
       type: "user_message",
@@ -179,7 +183,7 @@ export class ScriptedAgent {
     const nodeId = ids.nativeNodeId(state.provider, reply.nativeId);
     const existing = state.items.find((item) => item.id === reply.itemId);
     if (!streaming)
-      this.engine.providerNode(state, runner, nodeId, "provider_item", "completed", {
+      this.engine.providerNode(state, runner, nodeId, "assistant_message", "completed", {
         nativeItemRef: { driver: state.provider, nativeId: reply.nativeId, strength: "strong" },
       });
     this.engine.putMessage(state, {
@@ -243,7 +247,7 @@ export class ScriptedAgent {
         if (runner.openCommand) {
           const open = runner.openCommand;
           runner.openCommand = undefined;
-          this.engine.providerNode(state, runner, open.nodeId!, "provider_item", step.exitCode ? "failed" : "completed");
+          this.engine.providerNode(state, runner, open.nodeId!, "tool_call", step.exitCode ? "failed" : "completed");
           this.engine.putItem(state, {
             ...open,
             status: step.exitCode ? "failed" : "completed",
@@ -254,7 +258,7 @@ export class ScriptedAgent {
           break;
         }
         const native = `call_${randomUUID()}`;
-        const node = this.engine.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "provider_item", "running", {
+        const node = this.engine.providerNode(state, runner, ids.nativeNodeId(state.provider, native), "tool_call", "running", {
           nativeItemRef: { driver: state.provider, nativeId: native, strength: "strong" },
         });
         const base = this.engine.newItem(state, run, "running", null, {
@@ -264,7 +268,7 @@ export class ScriptedAgent {
           native,
         });
         this.engine.putItem(state, { ...base, type: "command_execution", input: step.command, output: null });
-        this.engine.providerNode(state, runner, node.id, "provider_item", step.exitCode ? "failed" : "completed");
+        this.engine.providerNode(state, runner, node.id, "tool_call", step.exitCode ? "failed" : "completed");
         this.engine.putItem(state, {
           ...base,
           status: step.exitCode ? "failed" : "completed",
@@ -458,6 +462,14 @@ export class ScriptedAgent {
     const now = this.engine.now();
     // The first run also captures the baseline the thread started from.
     const ordinals = state.checkpoints.length === 0 ? [0, 1] : [state.checkpoints.length];
+    // A run that waited in the queue first captures the scope's earlier checkpoints again, as run-less
+    // ones at its own node: the real engine did so (07-queue.json, 08-start-immediately.json).
+    const queued = state.items.some((item) => item.type === "user_message" && item.runId === runner.run.id && item.inputIntent === "queued_turn");
+    for (const earlier of queued ? [...state.checkpoints] : []) {
+      const again: Checkpoint = { ...earlier, runId: null, nodeId, appRunOrdinal: null };
+      this.engine.upsert(state.checkpoints, again);
+      this.engine.emitEvent(state, "checkpoint.captured", again, { nodeId, driver: true });
+    }
     let checkpointId = "";
     for (const ordinal of ordinals) {
       const previous = state.checkpoints.at(-1);
@@ -487,7 +499,11 @@ export class ScriptedAgent {
   interrupt(state: ThreadState, runner: Runner, reason: string | undefined): void {
     const run = runner.run;
     const requests = state.items.filter((item) => item.type === "run_interrupt_request" && item.runId === run.id).length;
-    const base = this.engine.newItem(state, run, "completed", "Interrupt requested", { id: ids.runItemId(run.id, "interrupt-request", requests + 1) });
+    // The request names the provider turn it stops, as recorded; the result does not.
+    const base = this.engine.newItem(state, run, "completed", "Interrupt requested", {
+      id: ids.runItemId(run.id, "interrupt-request", requests + 1),
+      providerTurnId: runner.providerTurn?.id ?? null,
+    });
     this.engine.putItem(state, { ...base, type: "run_interrupt_request", message: reason ?? "Interrupt requested" });
     runner.phase = "interrupting";
     runner.blockedOn = undefined;
