@@ -93,7 +93,7 @@ async function expectAsStored(service: FleetService, v2: V2SimServer, threadId: 
     expect(usage).toMatchObject({
       contextUsed: live!.usedTokens,
       contextMax: live!.maxTokens,
-      lastTurn: { input: last!.inputTokens, output: last!.outputTokens, total: last!.inputTokens + last!.outputTokens },
+      lastTurn: { input: last!.inputTokens, output: last!.outputTokens, total: last!.inputTokens! + last!.outputTokens! },
     });
 }
 
