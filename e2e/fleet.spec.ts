@@ -267,3 +267,22 @@ test("notification settings: pausing stops notices for new failures", async ({ p
   await expect(page.getByTestId("notice")).toHaveCount(0);
   expect((await fleet.service.request("settings.update", {})) as { notificationsPaused: boolean }).toMatchObject({ notificationsPaused: true });
 });
+
+test("a first load asks the shell for nothing it cannot answer and logs no error to the console", async ({ page, fleet }) => {
+  const failed: string[] = [];
+  const consoleErrors: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${new URL(response.url()).pathname}`);
+  });
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  await page.goto(fleet.shell.url);
+  await expect(page.getByTestId("empty-fleet")).toBeVisible();
+  // The tab's icon is the page's own from the first paint: the browser has no reason to ask for /favicon.ico.
+  await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", /^data:image\/svg\+xml,/);
+  await page.reload();
+  await expect(page.getByTestId("empty-fleet")).toBeVisible();
+  expect(failed, "requests the shell refused").toEqual([]);
+  expect(consoleErrors, "console errors").toEqual([]);
+});

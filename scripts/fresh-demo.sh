@@ -33,6 +33,7 @@ if [ -e node_modules/keytar ]; then
   echo "fresh-demo: keytar built in the copy, so this proves nothing about a machine without it" >&2
   exit 1
 fi
+echo "fresh-demo: ./fleet demo --web printed its link without keytar (its build found no libsecret)"
 source scripts/env.sh
 ensure_node
 npx tsx scripts/fresh-demo-check.ts "$link"
