@@ -1,6 +1,7 @@
 // The fleet window on a mixed fleet: a 0.0.24 fork-generation machine and an upstream machine on
 // protocol 1, and a protocol-2 machine (T3 since 2026-10-03, sim/protocol2). Protocol 2 must look and act
-// like protocol 1 to the user, plus what only it offers (steer or queue, accept for the session).
+// like protocol 1 to the user, plus what only it offers (steer or queue, accept for the session). It
+// also plays the window scenario of the real-engine spec withdrawn in issue 38.
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
 import { createV2Thread, sendV2Message } from "../sim/protocol2/fleet-hooks";
@@ -49,6 +50,53 @@ test("pairs a fork, an upstream and a protocol-2 machine by their links through 
   await expect(envRow(page, protocol2Machine(fleet).environmentId)).toContainText("T3 0.0.46-nightly.20261003 · protocol 2");
   await expect(page.getByTestId("fleet-summary")).toContainText("3 machines · 3 agents");
   await page.getByTestId("fleet-tree").screenshot({ path: join(SCREENSHOTS, "fleet-tree-mixed.png") });
+});
+
+// The window scenario of the real-engine spec withdrawn in issue 38, on the simulator: the same steps, checked against what it stored.
+test("pairs a protocol-2 machine by link in the window, follows a live turn, nests a fork and sends a message once", async ({ page, fleet }) => {
+  const v2 = protocol2Machine(fleet);
+  const leadId = createV2Thread(v2, { title: "Lead", provider: "codex" });
+  await page.goto(fleet.shell.url);
+  await page.getByTestId("open-pairing").click();
+  await page.getByTestId("pair-input").fill(v2.pairingUrl());
+  await page.getByTestId("pair-submit").click();
+  await expect(page.getByTestId("pair-preview")).toContainText(v2.environmentId);
+  await page.getByTestId("pair-submit").click();
+  await expect(page.getByTestId("pairing-dialog")).toBeHidden();
+  await expect(envRow(page, v2.environmentId)).toHaveAttribute("data-phase", "online");
+  const lead = agentRow(page, v2.environmentId, leadId);
+  await expect(lead).toHaveAttribute("data-status", "idle");
+  await expect(lead).toHaveAttribute("aria-level", "2");
+
+  // A live run started in T3's own UI shows running, then idle with the reply (buffered until the provider's turn ends).
+  sendV2Message(v2, leadId, "a slow task #hold");
+  await expect(lead).toHaveAttribute("data-status", "running");
+  await lead.locator(".agent-title").click();
+  expect(v2.engine.release(leadId)).toBe(true);
+  await expect(lead).toHaveAttribute("data-status", "idle");
+  await expect(page.getByTestId("transcript")).toContainText("Codex reply to: a slow task");
+
+  // A fork of the finished run is nested under it, from its lineage.
+  const forkId = v2.engine.fork(leadId, "Lead's fork").thread.id;
+  await expect(agentRow(page, v2.environmentId, forkId)).toHaveAttribute("aria-level", "3");
+
+  // A message from the window: a new run, answered, stored once by the machine.
+  const text = "now summarise it";
+  await expect(page.getByTestId("intent")).toHaveAttribute("data-intent", "new-turn");
+  await page.getByLabel("Message").fill(text);
+  await page.getByLabel("Message").press("Enter");
+  const delivery = page.locator('[data-testid="delivery"]').filter({ hasText: text });
+  await expect(delivery).toHaveAttribute("data-state", "answered");
+  await expect(delivery).toHaveAttribute("data-outcome", "new-turn");
+  await expect(page.getByTestId("message-assistant").last()).toContainText("Codex reply to: now summarise it");
+  const messages = v2.engine.threads.get(leadId)!.messages;
+  expect(messages.filter((message) => message.role === "user" && message.text === text)).toHaveLength(1);
+  expect(messages.filter((message) => message.role === "assistant").map((message) => message.text)).toEqual([
+    "Codex reply to: a slow task",
+    "Codex reply to: now summarise it",
+  ]);
+  expect(v2.engine.threads.get(leadId)!.runs.map((run) => run.status)).toEqual(["completed", "completed"]);
+  expect(v2.engine.threads.get(forkId)!.thread.lineage).toMatchObject({ parentThreadId: leadId, relationshipToParent: "fork" });
 });
 
 test("protocol-2 statuses: blocked, running, waiting, failed with its reason, interrupted, queued with its position", async ({ page, fleet }) => {

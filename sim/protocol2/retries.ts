@@ -2,7 +2,7 @@
 // Contract only, not recorded: T3's contract gives an `error` turn item an optional `retry` {attempt,
 // maxAttempts, retryDelayMs}, nullable where the provider does not say (Codex says only that it
 // will retry, its counters in the text), and the protocol note (§16.7) reads an `error` item still
-// `running` as a retry in flight. No recording of T3's V2 engine holds one (fixtures/t3-v2dev), so
+// `running` as a retry in flight. No recording of T3's V2 engine holds one (../shared/fixtures/t3-v2dev), so
 // what the item becomes once the retry gets through (`completed` here) is this simulator's reading.
 import { PROVIDERS } from "../protocol1/agents";
 import type { AgentStep, EngineCore, Runner, ThreadState } from "./engine-types";

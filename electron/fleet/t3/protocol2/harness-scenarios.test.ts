@@ -1,7 +1,7 @@
 // The real-harness scenarios (integration/realt3/harness-scenarios.testkit.ts, which harnesses.real.test.ts
 // plays with the real CLIs under T3 0.0.42), played on the protocol-2 simulator for its Codex, under the
 // same scenario names. CODEX is what the real Codex did under T3's V2 engine before it was withdrawn
-// (docs/t3-protocols.md, "Harnesses under T3"): the simulated one must do the same. What the real
+// (issue 38; docs/t3-protocols.md, "Harnesses under T3"): the simulated one must do the same. What the real
 // suites checked at the model server is checked here in what the simulator stored (its runs, turn
 // items and requests), and what the fleet shows is checked against that.
 //
@@ -25,11 +25,11 @@ import { MemorySecretStore } from "../../secrets";
 import { FleetService } from "../../service";
 import { FAST, until } from "../../service.testkit";
 
-/** What the real Codex was seen to do under T3's V2 engine (the withdrawn harnesses.v2.real.test.ts). */
+/** What the real Codex was seen to do under T3's V2 engine (its suite, withdrawn in issue 38). */
 const CODEX = {
   name: "codex",
   instanceId: "codex",
-  // The real engine's threads asked for this model (fixtures/t3-v2dev/README.md).
+  // The real engine's threads asked for this model (../shared/fixtures/t3-v2dev/README.md).
   model: "gpt-5-codex",
   // Protocol 2 offers steer and queue; steering is the default, and joins the running run.
   whileRunning: "steer",
@@ -151,7 +151,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
         await send(threadId, "run the approval command #approval");
         await until(service, () => agent(threadId)?.status === "needs-approval" && agent(threadId)!.pending.length === 1, `${decision}: needs approval`);
         const request = agent(threadId)!.pending[0]!;
-        // Codex's approvals list no decisions on the engine (fixtures/t3-v2dev/03-approval.json): the fleet offers the contract's.
+        // Codex's approvals list no decisions on the engine (../shared/fixtures/t3-v2dev/03-approval.json): the fleet offers the contract's.
         expect(request.kind === "approval" && request.decisions.map((option) => option.decision)).toEqual(CODEX.decisions);
         // The command waits for the answer: it has not run.
         expect(itemsOf(threadId, "command_execution").map((item) => item.status)).toEqual(["running"]);
