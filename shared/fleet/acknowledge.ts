@@ -1,8 +1,9 @@
-// Acknowledging a failed or stalled agent (issue 10 point 2): the user has seen it, so it leaves
+// Acknowledging a failed or stalled agent, or its failed native subagents (issue 10 point 2, issue 39): the user has seen it, so it leaves
 // "need you", the tray and `n` until it changes again. An acknowledgement names the condition it
 // covers (its fingerprint); a new failure or a status change has another fingerprint, so it counts
 // again. Pure: the fleet service stores acknowledgements, the model applies them.
 import type { AgentFacts } from "./facts";
+import { failedSubagents } from "./subagents";
 import type { AgentView } from "./types";
 
 /**
@@ -10,6 +11,17 @@ import type { AgentView } from "./types";
  * (approvals and questions are answered, not acknowledged; a stuck start is stopped or sent to).
  */
 export function attentionFingerprint(
+  view: Pick<AgentView, "lastKnownStatus" | "stalled" | "activeRunId" | "subagents">,
+  facts: Pick<AgentFacts, "latestUserMessageAt" | "updatedAt">,
+): string | null {
+  const own = ownCondition(view, facts);
+  // Failed native subagents, by id: acknowledging covers those shown, and a new one counts again.
+  const subagents = view.lastKnownStatus === "deleted" || view.lastKnownStatus === "ended" ? [] : failedSubagents(view).map((subagent) => subagent.id);
+  if (subagents.length === 0) return own;
+  return [own ?? "", `subagents-failed|${subagents.sort().join(",")}`].join("|");
+}
+
+function ownCondition(
   view: Pick<AgentView, "lastKnownStatus" | "stalled" | "activeRunId">,
   facts: Pick<AgentFacts, "latestUserMessageAt" | "updatedAt">,
 ): string | null {

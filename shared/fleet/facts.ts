@@ -220,6 +220,8 @@ export interface SubagentFacts {
   model: string | null;
   /** The child thread that carries it, when the server links one; the fleet shows it there. */
   childThreadId: string | null;
+  /** Why it failed or stopped, as the server said; absent or null when it did not. */
+  reason?: string | null;
   updatedAt: string;
 }
 

@@ -6,6 +6,7 @@ import { attentionFingerprint } from "./acknowledge";
 import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
 import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
 import { activeSnooze } from "./snooze";
+import { subagentRollup } from "./subagents";
 import {
   type AgentView,
   type ConnectionPhase,
@@ -346,16 +347,17 @@ export class FleetModel {
     });
   }
 
-  /** The worst status among a parent's descendants (the roll-up; stalled and held up as themselves). O(descendants). */
+  /** The worst status among a parent's descendants and their native subagents (the roll-up; stalled and held up as themselves). O(descendants). */
   rollup(environmentId: string, threadId: string): RollupStatus | null {
     const statuses: RollupStatus[] = [];
-    const walk = (id: string) => {
-      for (const child of this.childrenOf(environmentId, id)) {
+    const walk = (view: AgentView | undefined) => {
+      statuses.push(...(view?.subagents ?? []).flatMap((subagent) => subagentRollup(subagent) ?? []));
+      for (const child of view ? this.childrenOf(environmentId, view.threadId) : []) {
         statuses.push(rollupStatus(child));
-        walk(child.threadId);
+        walk(child);
       }
     };
-    walk(threadId);
+    walk(this.agent(agentKey(environmentId, threadId)));
     return worstOf(statuses);
   }
 

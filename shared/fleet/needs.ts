@@ -1,12 +1,13 @@
 // "Needs you", defined once (docs/architecture.md, "Needs you"). The top bar, the Inbox badge, the
 // tab's title and icon, the tray and `n` all count and order with these rules, so they always agree.
 // Pure.
+import { hasFailedSubagent } from "./subagents";
 import type { AgentStatus, AgentView } from "./types";
 
 /**
  * What an agent needs from the user, most urgent first:
  * - "decision": an approval, a question or a provider login blocks it until the user answers;
- * - "failure": its turn failed, or its start is stuck (stop it or send anyway);
+ * - "failure": its turn failed, one of its native subagents failed, or its start is stuck (stop it or send anyway);
  * - "stall": it runs but nothing happened for the stall time, or the provider holds it up.
  */
 export type NeedClass = "decision" | "failure" | "stall";
@@ -18,8 +19,11 @@ export function asOfStatus(agent: Pick<AgentView, "status" | "lastKnownStatus">)
   return agent.status === "unknown" ? agent.lastKnownStatus : agent.status;
 }
 
+/** What a need is judged by: the agent's status, its stall and its native subagents (a failed one is the agent's failure to look at). */
+export type NeedInput = Pick<AgentView, "status" | "lastKnownStatus" | "stalled" | "subagents">;
+
 /** The class of what the agent needs from the user, or null when it needs nothing. Acknowledgements and snoozes are not applied here. */
-export function needClass(agent: Pick<AgentView, "status" | "lastKnownStatus" | "stalled">): NeedClass | null {
+export function needClass(agent: NeedInput): NeedClass | null {
   switch (asOfStatus(agent)) {
     case "needs-approval":
     case "needs-input":
@@ -28,11 +32,24 @@ export function needClass(agent: Pick<AgentView, "status" | "lastKnownStatus" | 
     case "failed":
     case "stuck":
       return "failure";
-    case "running":
-      return agent.stalled ? "stall" : null;
     default:
-      return null;
+      if (subagentFailed(agent)) return "failure";
+      return asOfStatus(agent) === "running" && agent.stalled ? "stall" : null;
   }
+}
+
+/**
+ * A native subagent failed while its parent went on or rests: still a failure to look at. Not once
+ * the parent's thread was archived, deleted or its session stopped: nothing of it waits on the user.
+ */
+function subagentFailed(agent: Pick<AgentView, "status" | "lastKnownStatus" | "subagents">): boolean {
+  const status = asOfStatus(agent);
+  return status !== "deleted" && status !== "ended" && hasFailedSubagent(agent);
+}
+
+/** A failure that turns the tray and the tab red: the agent's own failed turn, or a native subagent's. */
+export function failedNow(agent: Pick<AgentView, "status" | "lastKnownStatus" | "subagents">): boolean {
+  return asOfStatus(agent) === "failed" || subagentFailed(agent);
 }
 
 /**
@@ -41,7 +58,7 @@ export function needClass(agent: Pick<AgentView, "status" | "lastKnownStatus" | 
  * is away keeps what it last needed, so the count holds through an outage and nothing waiting for
  * the user hides behind it.
  */
-export function needsYou(agent: Pick<AgentView, "status" | "lastKnownStatus" | "stalled" | "acknowledged">): boolean {
+export function needsYou(agent: NeedInput & Pick<AgentView, "acknowledged">): boolean {
   const need = needClass(agent);
   return need === "decision" || (need !== null && !agent.acknowledged);
 }
@@ -91,7 +108,7 @@ export function tallyNeeds(agents: Iterable<AgentView>, snoozedNow: SnoozedNow =
     }
     tally.needYou.push(agent);
     if (agent.status === "unknown") tally.asOf++;
-    if (asOfStatus(agent) === "failed") tally.failed++;
+    if (failedNow(agent)) tally.failed++;
   }
   tally.needYou.sort(byUrgency);
   tally.snoozed.sort(byUrgency);

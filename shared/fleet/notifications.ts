@@ -3,6 +3,7 @@
 // summarized once instead of replayed as a burst; mutes and per-event toggles apply.
 import { notificationText } from "../t3/text";
 import { contextPercent, DEFAULT_CONTEXT_WARNING_PERCENT, nearContextLimit } from "./changes-usage";
+import { failedSubagents, subagentName } from "./subagents";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
 
 export interface NotificationSettings {
@@ -28,8 +29,12 @@ export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
   hostOffline: true,
 };
 
-/** `context-full`: an agent near its context limit (the near-limit setting) that will not compact. */
-export type NotificationReason = "needs-approval" | "needs-input" | "failed" | "stalled" | "held-up" | "offline" | "unauthorized" | "summary" | "context-full";
+/**
+ * `context-full`: an agent near its context limit (the near-limit setting) that will not compact;
+ * `subagent-failed`: one of its native subagents failed (the `failed` toggle).
+ */
+export type NotificationReason =
+  "needs-approval" | "needs-input" | "failed" | "subagent-failed" | "stalled" | "held-up" | "offline" | "unauthorized" | "summary" | "context-full";
 
 export interface NotificationIntent {
   /** The dedupe key: environment, thread, reason, request id. */
@@ -74,6 +79,8 @@ interface EnvMemory {
   unauthorized: boolean;
   /** True until the first online after start-up or a reconnect: changes then are a baseline. */
   baseline: boolean;
+  /** When the current online period began (ms, the fleet's clock), or null while not online. */
+  onlineSince: number | null;
   baselineNeedsYou: Set<string>;
 }
 
@@ -86,6 +93,8 @@ export class NotificationPolicy {
    * condition beside the status: notified once each time it comes back after falling below.
    */
   private readonly contextFull = new Map<string, { near: boolean; occurrence: number }>();
+  /** Per agent: the native subagents seen so far, by id, and whether each had failed then. */
+  private readonly subagents = new Map<string, Map<string, boolean>>();
 
   constructor(
     private settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
@@ -105,6 +114,8 @@ export class NotificationPolicy {
     const wasOnline = memory.online;
     const online = env.connection.phase === "online";
     memory.online = online;
+    if (online && !wasOnline) memory.onlineSince = Date.parse(env.connection.since);
+    if (!online) memory.onlineSince = null;
     const wasUnauthorized = memory.unauthorized;
     memory.unauthorized = env.connection.phase === "unauthorized";
     const intents: NotificationIntent[] = [];
@@ -144,7 +155,43 @@ export class NotificationPolicy {
 
   /** Feed every changed agent view (after its environment's change). */
   agentChanged(agent: AgentView): NotificationIntent[] {
-    return [...this.statusChanged(agent), ...this.contextChanged(agent)];
+    return [...this.statusChanged(agent), ...this.contextChanged(agent), ...this.subagentsChanged(agent)];
+  }
+
+  /**
+   * A native subagent that failed: once per subagent, naming it; a click opens its parent. The
+   * parent's thread is read only while the fleet follows it, so a failure is news only when the
+   * fleet saw that subagent before it failed, or first sees it failed at a time (the server's)
+   * since its machine came online: one found after a restart or a reconnect is not news again.
+   */
+  private subagentsChanged(agent: AgentView): NotificationIntent[] {
+    const memory = this.envs.get(agent.environmentId);
+    const seen = this.subagents.get(agent.key) ?? new Map<string, boolean>();
+    const before = new Map(seen);
+    for (const subagent of agent.subagents) seen.set(subagent.id, subagent.status === "failed");
+    if (seen.size > 0) this.subagents.set(agent.key, seen);
+    if (!memory) return [];
+    const intents: NotificationIntent[] = [];
+    for (const subagent of failedSubagents(agent)) {
+      if (before.get(subagent.id) === true) continue;
+      const id = `${agent.environmentId}/${agent.threadId}/subagent-failed/${subagent.id}`;
+      const failedAt = Date.parse(subagent.updatedAt);
+      const watched = before.has(subagent.id) || (memory.onlineSince !== null && Number.isFinite(failedAt) && failedAt >= memory.onlineSince);
+      if (memory.baseline || !watched || agent.lastKnownStatus === "deleted" || agent.lastKnownStatus === "ended") {
+        this.sent.add(id);
+        continue;
+      }
+      if (!this.settings.failed) continue;
+      intents.push({
+        id,
+        reason: "subagent-failed",
+        environmentId: agent.environmentId,
+        agentKey: agent.key,
+        title: `${agent.title}: its subagent "${subagentName(subagent)}" failed`,
+        body: [memory.label, subagent.reason].filter(Boolean).join(" · "),
+      });
+    }
+    return this.filter(intents, memory);
   }
 
   private statusChanged(agent: AgentView): NotificationIntent[] {
@@ -211,6 +258,7 @@ export class NotificationPolicy {
   forget(agentKey: string): void {
     this.lastKnown.delete(agentKey);
     this.contextFull.delete(agentKey);
+    this.subagents.delete(agentKey);
   }
 
   private keyFor(agent: AgentView, reason: NotificationReason): string {
@@ -243,6 +291,7 @@ export class NotificationPolicy {
         online: false,
         unauthorized: false,
         baseline: true,
+        onlineSince: null,
         baselineNeedsYou: new Set(),
       };
       this.envs.set(env.environmentId, memory);
@@ -271,7 +320,7 @@ export function noticeCondition(intent: NotificationIntent): string {
 
 /** Critical notices stay until their condition clears or the user dismisses them; the rest go by themselves. */
 export function noticeIsCritical(reason: NotificationReason): boolean {
-  return reason === "needs-approval" || reason === "needs-input" || reason === "failed" || reason === "unauthorized";
+  return reason === "needs-approval" || reason === "needs-input" || reason === "failed" || reason === "subagent-failed" || reason === "unauthorized";
 }
 
 /** How long a non-critical notice stays on screen. */
@@ -286,6 +335,8 @@ export function noticeStillHolds(intent: NotificationIntent, agent: AgentView | 
       return agent?.lastKnownStatus === intent.reason;
     case "failed":
       return agent?.lastKnownStatus === "failed" && !agent.acknowledged;
+    case "subagent-failed":
+      return agent !== undefined && failedSubagents(agent).length > 0 && !agent.acknowledged;
     case "stalled":
     case "held-up":
       return agent !== undefined && agentCondition(agent) === intent.reason && !agent.acknowledged;

@@ -1,7 +1,8 @@
 // Derived fleet views shared by every UI (window, tray, browser tab): who needs the user, triage
 // order, counts, and the words for what a machine's connection is doing. Pure; computed from the
 // views the service sends, never stored.
-import { asOfStatus, byUrgency, needClass, needsYou, type SnoozedNow, tallyNeeds } from "./needs";
+import { asOfStatus, byUrgency, failedNow, needClass, needsYou, type SnoozedNow, tallyNeeds } from "./needs";
+import { failedSubagents } from "./subagents";
 import type { AgentView, ConnectionPhase, DisplayStatus, EnvironmentView, FleetCounts, RollupStatus } from "./types";
 import { ROLLUP_WORDS } from "./words";
 
@@ -16,10 +17,10 @@ export function extrasOf(agent: AgentView): AgentViewExtras {
   return agent as AgentView & AgentViewExtras;
 }
 
-/** A failure or a stall the user can acknowledge (as of, while its machine is away); a stuck start is stopped or sent to instead. */
+/** A failure (its own or a native subagent's) or a stall the user can acknowledge (as of, while its machine is away); a stuck start is stopped or sent to instead. */
 export function acknowledgeable(agent: AgentView): boolean {
   if (agent.acknowledged) return false;
-  return asOfStatus(agent) === "failed" || needClass(agent) === "stall";
+  return failedNow(agent) || needClass(agent) === "stall";
 }
 
 /** Working: a run is starting, queued, running or finishing. */
@@ -146,7 +147,8 @@ export function serverWords(server: { serverVersion: string | null; protocol?: n
  * Judged as of (shared/fleet/needs.ts): a machine dropping off and coming back changes nothing.
  */
 export function needFingerprint(agent: AgentView): string {
-  return [asOfStatus(agent), agent.stalled ? "stalled" : "", agent.reason ?? "", ...agent.pending.map((request) => request.requestId)].join("|");
+  const subagents = failedSubagents(agent).map((subagent) => `subagent:${subagent.id}`);
+  return [asOfStatus(agent), agent.stalled ? "stalled" : "", agent.reason ?? "", ...agent.pending.map((request) => request.requestId), ...subagents].join("|");
 }
 
 /** The inbox's order: by urgency (decisions, failures, stalls), then what has waited longest, across machines. */

@@ -3,6 +3,7 @@ import { ChangesTag } from "./ChangesTag";
 import { useEffect, useRef, useState } from "react";
 import { createPortal } from "react-dom";
 import { providerName } from "../../../shared/fleet/provider-name";
+import { SUBAGENT_DISPLAY } from "../../../shared/fleet/subagents";
 import { type DisplayStatus, type RollupStatus, rollupStatus, type SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
 import { lastKnownWords } from "../../../shared/fleet/words";
@@ -379,20 +380,12 @@ function RollupChip({ rollup }: { rollup: RollupStatus }) {
   return <StatusChip status={rollup} />;
 }
 
-const SUBAGENT_CHIP: Partial<Record<SubagentView["status"], DisplayStatus>> = {
-  pending: "starting",
-  running: "running",
-  waiting: "waiting",
-  failed: "failed",
-  interrupted: "interrupted",
-};
-
 /**
  * A native subagent. When the server links it to a thread of its own, clicking opens that thread;
  * otherwise nothing can open it and it reads as a plain line (no pointer, no button look).
  */
 function SubagentRow({ rowId, parentKey, subagent, depth }: { rowId: string; parentKey: string; subagent: SubagentView; depth: number }) {
-  const status: DisplayStatus = SUBAGENT_CHIP[subagent.status] ?? "ended";
+  const status: DisplayStatus = SUBAGENT_DISPLAY[subagent.status];
   const childKey = subagent.childThreadId ? `${parentKey.slice(0, parentKey.indexOf("/"))}/${subagent.childThreadId}` : null;
   const opens = useFleet((s) => (childKey && s.agents.has(childKey) ? childKey : null));
   return (
@@ -411,6 +404,7 @@ function SubagentRow({ rowId, parentKey, subagent, depth }: { rowId: string; par
       <span className="twisty-space" />
       <StatusChip status={status} label={`subagent ${subagent.status}`} />
       <Clipped className="subagent-title" text={subagent.title ?? subagent.id} />
+      {subagent.reason ? <Clipped className="reason" text={subagent.reason} /> : null}
       <span className="meta">{subagent.kind ?? "task"} · read-only</span>
     </div>
   );

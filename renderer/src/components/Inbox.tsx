@@ -7,6 +7,8 @@ import { waitingSince } from "../../../shared/fleet/views";
 import { lastKnownWords } from "../../../shared/fleet/words";
 import { needsUser } from "../../../shared/fleet/types";
 import { finishedWords, latestChanges } from "../../../shared/fleet/changes-usage";
+import { asOfStatus } from "../../../shared/fleet/needs";
+import { failedSubagentWords } from "../../../shared/fleet/subagents";
 import { ChangesTag } from "./ChangesTag";
 import { commands } from "../state/commands";
 import { relativeTime } from "../state/format";
@@ -26,6 +28,9 @@ function currentNeedWords(agent: AgentView): string {
   if (request?.kind === "approval") return `approve ${request.requestKind ?? "a request"}: ${request.detail}`;
   if (request?.kind === "input") return `answer: ${request.questions[0]?.question ?? request.detail}`;
   if (request?.kind === "auth-refresh") return "the provider must log in again";
+  // Its own failure first; else a native subagent's, named (shared/fleet/subagents.ts).
+  const subagentFailure = failedSubagentWords(agent);
+  if (subagentFailure && asOfStatus(agent) !== "failed" && asOfStatus(agent) !== "stuck") return subagentFailure;
   if (agent.heldUp) return `held up: ${agent.reason ?? "the provider is waiting"}`;
   if (agent.stalled) return `stalled${agent.reason ? `: ${agent.reason}` : ": no activity for a while"}`;
   // Listed only for its changes (the optional "finished with changes" item, shared/fleet/changes-usage.ts).

@@ -6,6 +6,7 @@ import { byTriage, fleetCounts, type FleetGlance, isOlder, needsYou, projectOf, 
 import { tallyNeeds } from "../../../shared/fleet/needs";
 import { activeSnooze } from "../../../shared/fleet/snooze";
 import { DEFAULT_CONTEXT_WARNING_PERCENT } from "../../../shared/fleet/changes-usage";
+import { subagentRollup } from "../../../shared/fleet/subagents";
 import type { FactsSlice } from "./slices/facts";
 import type { PaneView, Snooze, UiSlice } from "./slices/ui";
 import type { Filters } from "./store";
@@ -38,7 +39,7 @@ export type Row =
       depth: number;
       childCount: number;
       collapsed: boolean;
-      /** The worst of its descendants, stalled and held-up runs as themselves. */
+      /** The worst of its descendants and native subagents, stalled and held-up runs as themselves. */
       rollup: RollupStatus | null;
       /** The agent itself matches the search and filters (false: shown only as context for a matching descendant). */
       match: boolean;
@@ -136,6 +137,11 @@ export function buildRows(input: TreeInput): Row[] {
     const statuses: RollupStatus[] = [];
     let anyVisible = matches(agent, filters, search);
     let rank: number = triageRank(agent);
+    // Native subagents roll up too: a failed one is the parent's failure to look at (shared/fleet/subagents.ts).
+    for (const subagent of agent.subagents) {
+      const shown = subagentRollup(subagent);
+      if (shown) statuses.push(shown);
+    }
     for (const child of children) {
       visit(child);
       statuses.push(rollupStatus(child));

@@ -156,4 +156,30 @@ describe("protocol 1: thread stream → detail facts", () => {
       ],
     });
   });
+
+  it("a native subagent keeps the name it started with; a failed one says why (Claude Code 2.1.328's Agent tool under 0.0.42)", () => {
+    const projection = recordedProjection("t3-0.0.42/thread-completed.json");
+    const task = (id: string, kind: string, tone: string, payload: Record<string, unknown>) =>
+      projection.applyEvent(
+        event(projection, "thread.activity-appended", {
+          activity: {
+            id,
+            tone,
+            kind,
+            summary: kind === "task.started" ? "local_agent task started" : "Task failed",
+            turnId: null,
+            createdAt: "2026-11-30T00:30:00.000Z",
+            payload,
+          },
+        }),
+      );
+    task("t-1", "task.started", "info", { taskId: "a1", taskType: "local_agent", detail: "Scripted failing subtask", title: "Scripted failing subtask" });
+    expect(projection.facts().subagents).toEqual([expect.objectContaining({ id: "a1", status: "running", title: "Scripted failing subtask", reason: null })]);
+    const why = "Agent terminated early due to an API error: API Error: 400 Scripted subagent failure";
+    task("t-2", "task.updated", "error", { taskId: "a1", status: "failed", title: "Scripted failing subtask", error: why });
+    task("t-3", "task.completed", "error", { taskId: "a1", status: "failed", title: "Scripted failing subtask", summary: why, detail: why });
+    expect(projection.facts().subagents).toEqual([
+      expect.objectContaining({ id: "a1", status: "failed", title: "Scripted failing subtask", kind: "local_agent", reason: why }),
+    ]);
+  });
 });

@@ -374,18 +374,22 @@ function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: st
           ? (payload.status as "failed" | "stopped")
           : "completed"
         : "running";
+      const shown = previous && previous.status !== "running" && !finished ? previous.status : status;
+      // The task keeps the name it started with (0.0.42: `title`, the Agent call's description); a
+      // failed one's `summary` is why it failed (recorded with Claude Code 2.1.328, docs/t3-protocols.md).
       subagents.set(taskId, {
         id: taskId,
-        status: previous && previous.status !== "running" && !finished ? previous.status : status,
-        title: text(payload.summary) ?? text(payload.detail) ?? previous?.title ?? null,
+        status: shown,
+        title: text(payload.title) ?? previous?.title ?? text(payload.summary) ?? text(payload.detail) ?? null,
         kind: text(payload.taskType) ?? previous?.kind ?? null,
         model: null,
         childThreadId: null,
+        reason: shown === "failed" || shown === "stopped" ? (text(payload.error) ?? text(payload.summary) ?? previous?.reason ?? null) : null,
         updatedAt: activity.createdAt,
       });
     }
   }
-  return { pending, subagents: [...subagents.values()], lastErrorText, startFailure, capacityWarning };
+  return { pending, ends, subagents: [...subagents.values()], lastErrorText, startFailure, capacityWarning };
 }
 
 function byActivityOrder(a: ThreadActivity, b: ThreadActivity): number {
