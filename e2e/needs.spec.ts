@@ -30,7 +30,7 @@ const titlesSet = (page: Page) => page.evaluate(() => (window as unknown as { __
 async function expectAgreeOn(page: Page, count: number): Promise<void> {
   await expect(page.getByTestId("needs-you-count")).toHaveText(`${count} ${count === 1 ? "needs" : "need"} you`);
   await expect(page.getByTestId("inbox-count")).toHaveText(String(count));
-  await expect(page).toHaveTitle(count ? `(${count}) ${count} need${count === 1 ? "s" : ""} you — T3 Fleet` : "T3 Fleet — nothing needs you");
+  await expect(page).toHaveTitle(count ? `${count} need${count === 1 ? "s" : ""} you — T3 Fleet` : "T3 Fleet — nothing needs you");
   await expect(page.locator('link[rel="icon"]')).toHaveAttribute("data-count", String(count));
 }
 
@@ -65,7 +65,7 @@ test.describe("one count of what needs you", () => {
     await expect(page.getByTestId("hosts-down")).toBeHidden();
     const online = await headerBoxes(page);
     const titlesBefore = await titlesSet(page);
-    expect(titlesBefore.at(-1)).toBe("(3) 3 need you — T3 Fleet");
+    expect(titlesBefore.at(-1)).toBe("3 need you — T3 Fleet");
 
     // Open the approval, then its machine drops off: the item stays, as of then, and still counts.
     await page.setViewportSize({ width: 1400, height: 900 });
@@ -103,7 +103,7 @@ test.describe("one count of what needs you", () => {
     await item.click();
     await page.getByTestId("approval-card").getByRole("button", { name: "Allow once", exact: true }).click();
     await expectAgreeOn(page, 2);
-    expect((await titlesSet(page)).at(-1)).toBe("(2) 2 need you — T3 Fleet");
+    expect((await titlesSet(page)).at(-1)).toBe("2 need you — T3 Fleet");
   });
 
   test("the badge does not follow the machine filter: the inbox says what the filter hides", async ({ page, fleet }) => {

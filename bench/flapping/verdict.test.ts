@@ -41,7 +41,7 @@ describe("the truth: the service's needs by the one rule, an outage no news", ()
 
   it("names what each surface shows for a truth in the page's words", () => {
     expect(expected("top bar", { count: 2, variant: "failed" })).toBe("2");
-    expect(expected("tab title", { count: 1, variant: "needs-you" })).toBe("(1) 1 needs you — T3 Fleet");
+    expect(expected("tab title", { count: 1, variant: "needs-you" })).toBe("1 needs you — T3 Fleet");
     expect(expected("favicon", { count: 0, variant: "all-clear" })).toBe("all-clear 0");
   });
 });

@@ -101,9 +101,11 @@ describe("tray", () => {
     expect(agentKeys(later).sort()).toEqual([question.key, failed.key].sort());
   });
 
-  it("the tab's title says the count first and nothing that flaps with a connection; (N) stays while the service is away", () => {
-    expect(tabTitle(3, true)).toBe("(3) 3 need you — T3 Fleet");
-    expect(tabTitle(1, true)).toBe("(1) 1 needs you — T3 Fleet");
+  it("the tab's title says the count first, once, and nothing that flaps with a connection; (N) stays while the service is away", () => {
+    expect(tabTitle(7, true)).toBe("7 need you — T3 Fleet");
+    expect(tabTitle(7, true).match(/7/g), "the count is said once, not as (7) 7 need you").toHaveLength(1);
+    expect(tabTitle(3, true)).toBe("3 need you — T3 Fleet");
+    expect(tabTitle(1, true)).toBe("1 needs you — T3 Fleet");
     expect(tabTitle(0, true)).toBe("T3 Fleet — nothing needs you");
     expect(tabTitle(2, false)).toBe("(2) T3 Fleet — service not reachable");
   });
@@ -140,15 +142,15 @@ describe("tray", () => {
         ["all-clear", "T3 Fleet — nothing needs you"],
       ],
       ["nothing needs you, every agent idle", [{ id: "b1", status: "idle" }], ["all-clear", "T3 Fleet — nothing needs you"]],
-      ["an approval on the flapping machine", [{ id: "b1", status: "needs-approval" }], ["needs-you", "(1) 1 needs you — T3 Fleet"]],
-      ["a stall on the flapping machine", [{ id: "b1", status: "running", stalled: true }], ["needs-you", "(1) 1 needs you — T3 Fleet"]],
+      ["an approval on the flapping machine", [{ id: "b1", status: "needs-approval" }], ["needs-you", "1 needs you — T3 Fleet"]],
+      ["a stall on the flapping machine", [{ id: "b1", status: "running", stalled: true }], ["needs-you", "1 needs you — T3 Fleet"]],
       [
         "a failure on the flapping machine",
         [
           { id: "b1", status: "failed" },
           { id: "a1", status: "running" },
         ],
-        ["failed", "(1) 1 needs you — T3 Fleet"],
+        ["failed", "1 needs you — T3 Fleet"],
       ],
     ] as const)("%s: the same online and away", (_, agents, expected) => {
       const online = fleet("online", [...agents]);

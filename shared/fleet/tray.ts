@@ -36,14 +36,14 @@ export function trayVariant(counts: FleetCounts & { failedNeedingYou?: number })
 }
 
 /**
- * The browser tab's title: the one "needs you" count first, and nothing that flaps with a
- * machine's connection, so it changes only when what needs the user does. "(N)" stays while the
- * service is unreachable (the needs are then as of when it was lost).
+ * The browser tab's title: the one "needs you" count first, said once ("7 need you", never
+ * "(7) 7 need you"), and nothing that flaps with a machine's connection, so it changes only when
+ * what needs the user does. "(N)" stays while the service is unreachable (the needs are then as of
+ * when it was lost).
  */
 export function tabTitle(needsYou: number, serviceReachable: boolean): string {
-  const count = needsYou > 0 ? `(${needsYou}) ` : "";
-  if (!serviceReachable) return `${count}T3 Fleet — service not reachable`;
-  return needsYou > 0 ? `${count}${needsYou} need${needsYou === 1 ? "s" : ""} you — T3 Fleet` : "T3 Fleet — nothing needs you";
+  if (!serviceReachable) return `${needsYou > 0 ? `(${needsYou}) ` : ""}T3 Fleet — service not reachable`;
+  return needsYou > 0 ? `${needsYou} need${needsYou === 1 ? "s" : ""} you — T3 Fleet` : "T3 Fleet — nothing needs you";
 }
 
 /** The tab's icon: what needs the user, or that the service cannot say. */
