@@ -121,6 +121,11 @@ export class RawPeer {
     return this.exit(id)!;
   }
 
+  /** Whether the socket is open (a closed one never answers: callers bound their waits). */
+  get isOpen(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
   close(): void {
     this.ws.close();
   }

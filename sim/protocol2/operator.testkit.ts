@@ -1,15 +1,39 @@
-// The test's own client of T3's V2 engine, standing in for T3's web UI on the server's machine: it
-// creates projects and threads, starts, forks and delegates runs over the protocol-2 socket, and
-// reads back what the engine stored. Its commands are raw JSON as T3's UI sends them (the shapes
-// of the recorded sessions); it keeps no state, so it works across restarts of the engine.
+// A test's own client of any protocol-2 T3 server (the simulator's, or a real one), standing in for
+// T3's web UI on the server's machine: it creates projects and threads, starts, forks and delegates
+// runs over the protocol-2 socket, and reads back what the server stored. Its commands are raw JSON
+// as T3's UI sends them (the shapes of the recorded sessions, ../shared/fixtures/t3-v2dev); it keeps
+// no state but its bearer, so it works across restarts of the server.
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { RpcSocket } from "../../electron/fleet/t3/rpc-socket";
-import type { RealT3Server } from "./harness.testkit";
+import { type Exit, RawPeer } from "../raw-peer.testkit";
 
 const PROTOCOL_HEADER = "x-t3-orchestration-protocol";
-/** Effect RPC answers within this bound on loopback; a longer wait is a hung engine. */
+/** Effect RPC answers within this bound on loopback; a longer wait is a hung server. */
 const CALL_TIMEOUT_MS = 15_000;
+
+/** The protocol-2 server an operator works on: where it listens, where its projects go, and a bearer with both orchestration scopes. */
+export interface Protocol2Target {
+  baseUrl: string;
+  /** The folder new projects' workspaces are created in. */
+  workDir: string;
+  token: string;
+}
+
+/** An Exit's value, or its failure as an error (the server's own words). */
+function exitValue(tag: string, exit: Exit): unknown {
+  if (exit._tag === "Success") return exit.value;
+  const cause = exit.cause?.[0];
+  const message = cause?.error?.message ?? cause?.defect ?? JSON.stringify(exit);
+  throw new Error(`${tag}: ${String(message)}`);
+}
+
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${CALL_TIMEOUT_MS} ms`)), CALL_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 export interface V2Message {
   id: string;
@@ -71,35 +95,27 @@ const commandId = () => `cmd-${randomUUID()}`;
 const creation = { createdBy: "user", creationSource: "web" } as const;
 
 export class T3V2Operator {
-  private socket: RpcSocket | undefined;
+  private socket: RawPeer | undefined;
 
-  private constructor(
-    private readonly server: RealT3Server,
-    private readonly token: string,
-  ) {}
+  constructor(private readonly target: Protocol2Target) {}
 
-  static async start(server: RealT3Server): Promise<T3V2Operator> {
-    if (server.kind.protocol !== 2) throw new Error(`${server.kind.label} does not speak protocol 2`);
-    return new T3V2Operator(server, await server.issueToken());
-  }
-
-  /** The open socket, or a new one (the engine may have restarted since the last call). */
-  private async open(): Promise<RpcSocket> {
+  /** The open socket, or a new one (the server may have restarted since the last call). */
+  private async open(): Promise<RawPeer> {
     if (this.socket?.isOpen) return this.socket;
-    const answer = await fetch(`${this.server.baseUrl}/api/auth/websocket-ticket`, {
+    const answer = await fetch(`${this.target.baseUrl}/api/auth/websocket-ticket`, {
       method: "POST",
-      headers: { authorization: `Bearer ${this.token}` },
+      headers: { authorization: `Bearer ${this.target.token}` },
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
     if (!answer.ok) throw new Error(`websocket-ticket: HTTP ${answer.status} ${await answer.text()}`);
     const { ticket } = (await answer.json()) as { ticket: string };
-    const url = `ws://127.0.0.1:${this.server.port}/ws?orchestrationProtocol=2&wsTicket=${encodeURIComponent(ticket)}`;
-    this.socket = await RpcSocket.open({ url, pingIntervalMs: 60_000, openTimeoutMs: CALL_TIMEOUT_MS });
+    const url = `${this.target.baseUrl.replace(/^http/, "ws")}/ws?orchestrationProtocol=2&wsTicket=${encodeURIComponent(ticket)}`;
+    this.socket = await within(RawPeer.open(url, { autoAck: true }), "opening /ws");
     return this.socket;
   }
 
   async call(tag: string, payload: unknown): Promise<unknown> {
-    return (await this.open()).call(tag, payload, CALL_TIMEOUT_MS);
+    return exitValue(tag, await within((await this.open()).call(tag, payload), tag));
   }
 
   /** One `orchestration.dispatchCommand`; resolves with the engine's sequence. */
@@ -109,12 +125,18 @@ export class T3V2Operator {
 
   async createProject(title: string): Promise<string> {
     const projectId = `proj-${randomUUID()}`;
-    const workspaceRoot = join(this.server.workDir, title.replace(/[^a-z0-9]+/gi, "-").toLowerCase());
+    const workspaceRoot = join(this.target.workDir, title.replace(/[^a-z0-9]+/gi, "-").toLowerCase());
     await this.call("projects.mutate", { type: "project.create", commandId: commandId(), projectId, title, workspaceRoot, createWorkspaceRootIfMissing: true });
     return projectId;
   }
 
-  async createThread(projectId: string, title: string, runtimeMode: "full-access" | "approval-required" = "full-access"): Promise<string> {
+  /** A thread of `provider` (Codex's model as the recordings name it, otherwise the provider's own). */
+  async createThread(
+    projectId: string,
+    title: string,
+    runtimeMode: "full-access" | "approval-required" = "full-access",
+    provider: "codex" | "claudeAgent" = "codex",
+  ): Promise<string> {
     const threadId = `thread-${randomUUID()}`;
     await this.dispatch({
       type: "thread.create",
@@ -122,7 +144,7 @@ export class T3V2Operator {
       threadId,
       projectId,
       title,
-      modelSelection: { instanceId: "codex", model: "gpt-5-codex" },
+      modelSelection: { instanceId: provider, model: provider === "codex" ? "gpt-5-codex" : "claude-sonnet-4-6" },
       runtimeMode,
       interactionMode: "default",
       branch: null,
@@ -168,23 +190,19 @@ export class T3V2Operator {
 
   /** The shell over HTTP (with the protocol header T3's gate requires). */
   async shell(): Promise<{ threads: V2ShellRow[]; archivedThreads?: V2ShellRow[] }> {
-    const answer = await fetch(`${this.server.baseUrl}/api/orchestration/shell`, {
-      headers: { authorization: `Bearer ${this.token}`, [PROTOCOL_HEADER]: "2" },
+    const answer = await fetch(`${this.target.baseUrl}/api/orchestration/shell`, {
+      headers: { authorization: `Bearer ${this.target.token}`, [PROTOCOL_HEADER]: "2" },
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
     if (!answer.ok) throw new Error(`GET /api/orchestration/shell: HTTP ${answer.status} ${await answer.text()}`);
     return (await answer.json()) as { threads: V2ShellRow[]; archivedThreads?: V2ShellRow[] };
   }
 
-  /** Follows the engine's shell stream as T3's UI does, recording what it sends. */
+  /** Follows the server's shell stream as T3's UI does, recording what it sends. */
   async watchShell(): Promise<ShellWatch> {
-    const watch = new ShellWatch();
-    const handle = (await this.open()).stream(
-      "orchestration.subscribeShell",
-      { requestCompletionMarker: true },
-      { onValues: (values) => watch.received(values), onEnd: () => watch.ended() },
-    );
-    watch.stop = () => handle.interrupt();
+    const socket = await this.open();
+    const requestId = socket.request("orchestration.subscribeShell", { requestCompletionMarker: true });
+    const watch = new ShellWatch(socket, requestId);
     await watch.until((item) => item.kind === "synchronized", "the shell synchronized");
     return watch;
   }
@@ -196,55 +214,44 @@ export class T3V2Operator {
 }
 
 export interface ShellItem {
-  at: number;
   kind: string;
   /** For snapshots: how many threads it lists. */
   threads: number | null;
   projectId: string | null;
 }
 
-/** The items of one shell subscription, with waits that resolve as they arrive. */
+/** The items of one shell subscription (read from the socket's frames), with waits that resolve as they arrive. */
 export class ShellWatch {
-  readonly items: ShellItem[] = [];
-  private readonly waiters = new Set<() => void>();
-  stop: () => void = () => undefined;
-  open = true;
+  constructor(
+    private readonly socket: RawPeer,
+    private readonly requestId: string,
+  ) {}
 
-  received(values: readonly unknown[]): void {
-    for (const value of values as { kind?: string; snapshot?: { threads?: unknown[] }; project?: { id?: string }; projectId?: string }[]) {
-      this.items.push({
-        at: Date.now(),
-        kind: String(value.kind),
-        threads: value.snapshot?.threads?.length ?? null,
-        projectId: value.project?.id ?? value.projectId ?? null,
-      });
-    }
-    for (const waiter of this.waiters) waiter();
+  get items(): ShellItem[] {
+    return this.socket.values(this.requestId).map((value) => {
+      const item = value as { kind?: string; snapshot?: { threads?: unknown[] }; project?: { id?: string }; projectId?: string };
+      return { kind: String(item.kind), threads: item.snapshot?.threads?.length ?? null, projectId: item.project?.id ?? item.projectId ?? null };
+    });
   }
 
-  ended(): void {
-    this.open = false;
-    for (const waiter of this.waiters) waiter();
+  /** The stream ended (an Exit), or its socket closed. */
+  get open(): boolean {
+    return this.socket.isOpen && this.socket.exit(this.requestId) === undefined;
+  }
+
+  stop(): void {
+    if (this.socket.isOpen) this.socket.interrupt(this.requestId);
   }
 
   /** Resolves when an item after index `from` matches. */
-  until(check: (item: ShellItem) => boolean, what: string, from = 0, timeoutMs = 30_000): Promise<ShellItem> {
+  async until(check: (item: ShellItem) => boolean, what: string, from = 0): Promise<ShellItem> {
     const found = () => this.items.slice(from).find(check);
-    return new Promise((resolve, reject) => {
-      const finish = () => {
-        const item = found();
-        if (!item && this.open) return;
-        clearTimeout(timer);
-        this.waiters.delete(finish);
-        if (item) resolve(item);
-        else reject(new Error(`the shell stream ended before: ${what}`));
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(finish);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for: ${what} (items: ${JSON.stringify(this.items.slice(from).map((item) => item.kind))})`));
-      }, timeoutMs);
-      this.waiters.add(finish);
-      finish();
-    });
+    await within(
+      this.socket.until(() => found() !== undefined || !this.open),
+      `waiting for ${what} (items: ${JSON.stringify(this.items.slice(from).map((item) => item.kind))})`,
+    );
+    const item = found();
+    if (!item) throw new Error(`the shell stream ended before: ${what}`);
+    return item;
   }
 }
