@@ -3,7 +3,7 @@
 // shells beside 04b/06b/06c (no completion marker), 10 resumes, and a restart, which was never
 // recorded: a client reconnecting after it gets what 10's resume and 02's thread resume show.
 // T3 coalesces a thread's shell updates over 50 ms, so a recording shows some of a row's states
-// only; this simulator runs its agent slower than that (one shell update per step), and each flow's
+// only; this simulator paces its agent at that window (one shell update per step), and each flow's
 // states, kept to those its recording shows, must be the recorded ones (asCoalesced), and every
 // state it shows must be one the engine showed somewhere. The thread streams: recordings-conformance.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,8 +34,10 @@ let sim: V2SimServer;
 const peers: RawPeer[] = [];
 
 beforeAll(async () => {
-  // One agent step per shell update: every state of a row reaches the shell.
-  flows = await RecordedFlows.start({ tickMs: SHELL_COALESCE_MS + 10 });
+  // One agent step per shell update, so every state of a row reaches the shell: the agent's steps
+  // and the shell's coalescing use timers of one duration, which Node runs in the order they were
+  // set (a busy machine included), and a step's update is always set before the next step.
+  flows = await RecordedFlows.start({ tickMs: SHELL_COALESCE_MS });
   ({ sim } = flows);
 });
 
