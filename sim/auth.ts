@@ -111,6 +111,12 @@ export class SimAuth {
     return this.verify(entry.session.token);
   }
 
+  /** The id of the session a bearer token or socket ticket belongs to, revoked or expired ones too (who asked, for request logs). */
+  sessionIdOf(credential: string | undefined): string | null {
+    if (!credential) return null;
+    return (this.sessions.get(credential) ?? this.tickets.get(credential)?.session)?.sessionId ?? null;
+  }
+
   /** Revokes one session (by token) or every session; returns how many were revoked. */
   revoke(token?: string): number {
     let count = 0;

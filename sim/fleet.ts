@@ -6,6 +6,7 @@ import { z } from "zod";
 import { PROVIDERS, type ProviderKind, type TurnScript } from "./protocol1/agents";
 import type { Generation, ThreadState, WireSession } from "./protocol1/model";
 import { SimServer, type SimServerOptions } from "./protocol1/server";
+import { handleMachineControl } from "./machine-control";
 import { handleV2Control, seedV2Environment, upgradeToV2 } from "./protocol2/fleet-hooks";
 import { V2SimServer } from "./protocol2/server";
 import { changeThread, mergeMessages, threadList, userMessages } from "./soak-hooks";
@@ -274,6 +275,8 @@ export class SimFleet {
     const any = this.v2ById(parts[1]!) ?? this.byId(parts[1]!);
     if (any && parts[2] === "user-messages") return reply(mergeMessages(this.messagesBeforeUpgrade.get(any.environmentId), userMessages(any)));
     if (any && parts[2] === "thread-list") return reply(threadList(any));
+    const common = any && handleMachineControl(any, parts[2], body);
+    if (common) return reply(common.value);
     if (any && parts[2] === "threads" && parts[3] && (parts[4] === "archive" || parts[4] === "delete" || parts[4] === "rename")) {
       changeThread(any, parts[3], parts[4] === "rename" ? { title: z.object({ title: z.string() }).parse(body).title } : parts[4]);
       return reply({ ok: true });
@@ -303,8 +306,6 @@ export class SimFleet {
       case "blackhole":
         server.setBlackhole(z.object({ on: z.boolean() }).parse(body).on);
         return reply({ ok: true });
-      case "revoke":
-        return reply({ revoked: server.auth.revoke() });
       case "clock":
         server.engine.clockOffsetMs = z.object({ offsetMs: z.number() }).parse(body).offsetMs;
         return reply({ ok: true });
@@ -319,6 +320,7 @@ export class SimFleet {
           const input = ControlChild.parse(body);
           return reply({ threadId: this.spawnChild(server, threadId, input.suffix, input.text, input.provider) });
         }
+        if (parts[4] === "release") return reply({ released: server.agents.release(threadId) });
         if (parts[4] === "script") {
           server.scriptNextTurn(threadId, body as TurnScript);
           return reply({ ok: true });

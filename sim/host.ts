@@ -9,6 +9,17 @@ import type { BearerSession, SimAuth } from "./auth";
 import type { RpcPeer } from "./rpc-peer";
 
 export const MAX_REQUEST_BODY_BYTES = 16 * 1024 * 1024;
+/** How many of the latest requests a host remembers (requestLog). */
+const REQUEST_LOG_LIMIT = 1_000;
+
+/** One request a host was sent (an HTTP request or a socket upgrade), counted at the server. */
+export interface LoggedRequest {
+  at: number;
+  method: string;
+  path: string;
+  /** The session whose bearer or ticket it carried (revoked ones too), null when it carried none. */
+  sessionId: string | null;
+}
 
 export interface HostPeer {
   rpc: RpcPeer;
@@ -56,6 +67,8 @@ export abstract class SimHost {
   /** Connections accepted while starting up: never answered (see start). */
   private readonly deafSockets = new WeakSet<Socket>();
   private deafUntil = 0;
+  /** The latest requests it was sent, answered or not: what a client asked of it (a retry storm shows here). */
+  readonly requestLog: LoggedRequest[] = [];
 
   constructor(port = 0) {
     this.port = port;
@@ -181,7 +194,21 @@ export abstract class SimHost {
     return this.bearerSession(req);
   }
 
+  private logRequest(req: IncomingMessage): void {
+    let url: URL | undefined;
+    try {
+      url = new URL(req.url ?? "/", this.baseUrl);
+    } catch {
+      url = undefined;
+    }
+    const credential = bearerOf(req) ?? url?.searchParams.get("wsTicket") ?? url?.searchParams.get("wsToken") ?? undefined;
+    const path = url?.pathname ?? String(req.url);
+    this.requestLog.push({ at: Date.now(), method: req.method ?? "GET", path, sessionId: this.auth.sessionIdOf(credential) });
+    if (this.requestLog.length > REQUEST_LOG_LIMIT) this.requestLog.splice(0, this.requestLog.length - REQUEST_LOG_LIMIT);
+  }
+
   private route(req: IncomingMessage, res: ServerResponse): void {
+    this.logRequest(req);
     // Never answered; dropped when the partition lifts or the server stops.
     if (this.blackholed || this.deafSockets.has(req.socket)) return;
     this.handle(req, res, new URL(req.url ?? "/", this.baseUrl)).catch(() => {
@@ -191,6 +218,7 @@ export abstract class SimHost {
   }
 
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    this.logRequest(req);
     if (this.blackholed || this.deafSockets.has(socket)) return;
     const url = new URL(req.url ?? "/", this.baseUrl);
     const refuse: RefuseUpgrade = (status, body) => {

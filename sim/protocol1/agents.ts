@@ -16,7 +16,9 @@ export type AgentStep =
   | { kind: "subagents"; count: number }
   | { kind: "spawn"; children: { suffix: string; text: string; provider?: string }[] }
   | { kind: "delay"; ms: number }
-  | { kind: "hang" };
+  | { kind: "hang" }
+  /** Stays running until released (Agents.release) or interrupted: a long task, ended when a test says. */
+  | { kind: "hold" };
 
 export interface TurnScript {
   /** The turn cannot start at all (missing CLI, bad instance): session null, provider.turn.start.failed. */
@@ -62,6 +64,7 @@ export function scriptFromText(provider: ProviderKind, text: string): TurnScript
   if (has("slow")) steps.push({ kind: "delay", ms: 2_000 });
   if (has("capacity")) steps.push({ kind: "capacity" });
   if (has("hang")) steps.push({ kind: "hang" });
+  if (has("hold")) steps.push({ kind: "hold" });
   if (has("fail") || has("crash")) {
     steps.push({
       kind: "fail",
@@ -82,6 +85,9 @@ interface RunningTurn {
   turnId: string | null;
   /** Texts sent while this turn runs, folded into its next reply by steering providers. */
   steers: string[];
+  /** Ends the `hold` step it is in; releases that came before the hold are counted. */
+  release?: () => void;
+  releases?: number;
   waiting?: { requestId: string; kind: "approval" | "input"; resolve: (answer: unknown) => void };
 }
 
@@ -117,6 +123,15 @@ export class Agents {
     const list = this.scripted.get(threadId) ?? [];
     list.push(script);
     this.scripted.set(threadId, list);
+  }
+
+  /** Ends a `hold` step of the thread's running turn (now, or when it gets there); false when no turn runs. */
+  release(threadId: string): boolean {
+    const turn = this.runtimes.get(threadId)?.running;
+    if (!turn) return false;
+    if (turn.release) turn.release();
+    else turn.releases = (turn.releases ?? 0) + 1;
+    return true;
   }
 
   /** Stops every running turn without writing events (the process died). */
@@ -301,6 +316,9 @@ export class Agents {
         return false;
       case "hang":
         await this.wait(turn, Number.MAX_SAFE_INTEGER);
+        return false;
+      case "hold":
+        await this.hold(turn);
         return false;
       case "approval": {
         const requestId = randomUUID();
@@ -546,6 +564,23 @@ export class Agents {
           turn.waiting = undefined;
           resolve(answer);
         },
+      };
+    });
+  }
+
+  private hold(turn: RunningTurn): Promise<void> {
+    if (turn.releases) {
+      turn.releases--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(new Interrupted());
+      if (turn.abort.signal.aborted) return onAbort();
+      turn.abort.signal.addEventListener("abort", onAbort, { once: true });
+      turn.release = () => {
+        turn.abort.signal.removeEventListener("abort", onAbort);
+        turn.release = undefined;
+        resolve();
       };
     });
   }

@@ -104,8 +104,6 @@ export async function handleV2Control(server: V2SimServer, parts: string[], body
     case "blackhole":
       server.setBlackhole(z.object({ on: z.boolean() }).parse(body).on);
       return { ok: true };
-    case "revoke":
-      return { revoked: server.auth.revoke() };
     case "clock":
       server.engine.clockOffsetMs = z.object({ offsetMs: z.number() }).parse(body).offsetMs;
       return { ok: true };

@@ -49,6 +49,12 @@ export interface V2SimServerOptions {
   settings?: Partial<V2Settings>;
   /** Provider turns carry token figures, as builds since upstream #8144 do (the recorded engine predates them). */
   reportsTokenUsage?: boolean;
+  /**
+   * Close a session's open sockets when it is revoked (default false). T3's V2 engine did not: a
+   * revoked session's socket kept working, and only its periodic token re-check told the fleet
+   * (the withdrawn integration/realt3/fleet.v2.real.test.ts, commit 5f8c64f).
+   */
+  closeSocketsOnRevoke?: boolean;
 }
 
 const traceId = () => randomUUID().replace(/-/g, "");
@@ -71,7 +77,9 @@ export class V2SimServer extends SimHost {
       ...(options.reportsTokenUsage && { reportsTokenUsage: true }),
     });
     this.auth = options.auth ?? new SimAuth(() => Date.now() + this.engine.clockOffsetMs);
-    this.auth.onRevoke = (session) => this.closeSocketsOf(session);
+    this.auth.onRevoke = (session) => {
+      if (options.closeSocketsOnRevoke === true) this.closeSocketsOf(session);
+    };
   }
 
   /**
