@@ -34,7 +34,8 @@ export function threadList(server: SimServer | V2SimServer): ServerThreadList {
   const archived: string[] = [];
   if (isV2(server)) {
     for (const [threadId, state] of server.engine.threads) {
-      if (state.thread.deletedAt) continue;
+      // Deleted threads and those its shell never lists (a delegated task's child).
+      if (!server.engine.isShellVisible(state)) continue;
       live.push(threadId);
       if (state.thread.archivedAt) archived.push(threadId);
     }

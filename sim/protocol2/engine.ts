@@ -37,6 +37,7 @@ import {
   type TurnItem,
   capabilitiesFor,
 } from "./model";
+import { type LineageCommand, applyLineageCommand } from "./lineage-commands";
 import { ScriptedAgent } from "./runner";
 import { addProject, createThread, forkThread } from "./seed";
 
@@ -73,6 +74,8 @@ export class V2Engine extends EventEmitter implements EngineCore {
   readonly responses = new Map<string, { decision?: Decision; answers?: Record<string, unknown> }>();
   sequence: number;
   clockOffsetMs = 0;
+  /** Threads its shell leaves out: a delegated task's child (lineage-commands.ts). */
+  readonly outsideShell = new Set<string>();
   readonly agent: ScriptedAgent;
   private readonly commands: CommandDecider;
   private log: StoredEvent[] = [];
@@ -406,7 +409,12 @@ export class V2Engine extends EventEmitter implements EngineCore {
   }
 
   isShellVisible(state: ThreadState): boolean {
-    return state.thread.deletedAt === null;
+    return state.thread.deletedAt === null && !this.outsideShell.has(state.thread.id);
+  }
+
+  /** Whether the shell says anything of it: not of a thread it never listed. */
+  inShell(state: ThreadState): boolean {
+    return !this.outsideShell.has(state.thread.id);
   }
 
   private liveProjects(): ProjectShell[] {
@@ -538,6 +546,12 @@ export class V2Engine extends EventEmitter implements EngineCore {
 
   dispatch(command: ClientCommandV2): number {
     return this.commands.dispatch(command);
+  }
+
+  /** `thread.fork` or `delegated_task.request` (lineage-commands.ts); the result is the sequence after it. */
+  dispatchLineage(command: LineageCommand): number {
+    applyLineageCommand(this, command);
+    return this.sequence;
   }
 
   /** `projects.mutate` with `project.create`: the project row, and a shell refresh after it. */

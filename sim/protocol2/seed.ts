@@ -82,9 +82,10 @@ export function createThread(engine: EngineCore, options: ThreadSeed): ThreadSta
 }
 
 /** A fork of `sourceThreadId` (what `thread.fork` does): lineage "fork". */
-export function forkThread(engine: EngineCore, sourceThreadId: string, title: string): ThreadState {
+export function forkThread(engine: EngineCore, sourceThreadId: string, title: string, targetThreadId?: string): ThreadState {
   const source = engine.requireThread(sourceThreadId, "thread.fork", "sim");
   const state = createThread(engine, {
+    ...(targetThreadId && { threadId: targetThreadId }),
     projectId: source.thread.projectId,
     title,
     provider: source.provider,

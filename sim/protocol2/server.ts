@@ -15,6 +15,7 @@ import { type BearerSession, SimAuth } from "../auth";
 import { type RefuseUpgrade, SimHost, readBody, sendEmpty, sendJson } from "../host";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
 import { ProjectCreate, serverConfig } from "./config";
+import { LineageCommand } from "./lineage-commands";
 import type { SimServer } from "../protocol1/server";
 import {
   type AgentStep,
@@ -336,13 +337,16 @@ export class V2SimServer extends SimHost {
         if (tag === "orchestration.dispatchCommand") {
           const denied = scopeError("orchestration:operate");
           if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };
-          const command = ClientCommandV2.safeParse(payload);
+          // T3's UI and agents also send the lineage commands, which the fleet never does (lineage-commands.ts).
+          const lineage = LineageCommand.safeParse(payload);
+          const command = lineage.success ? lineage : ClientCommandV2.safeParse(payload);
           if (!command.success) {
             const issue = command.error.issues[0];
             return { ok: false, cause: [{ _tag: "Die", defect: `${issue?.message ?? "Invalid payload"}\n  at ${JSON.stringify(issue?.path ?? [])}` }] };
           }
           try {
-            return { ok: true, value: { sequence: this.engine.dispatch(command.data) } };
+            const sequence = lineage.success ? this.engine.dispatchLineage(lineage.data) : this.engine.dispatch(command.data as ClientCommandV2);
+            return { ok: true, value: { sequence } };
           } catch (error) {
             if (!(error instanceof DispatchError)) throw error;
             return {
@@ -447,7 +451,9 @@ export class V2SimServer extends SimHost {
     };
   }
 
+  /** A thread's shell item; none for a thread the shell never lists (a delegated task's child). */
   private shellItem(state: ThreadState, sequence: number): unknown {
+    if (!this.engine.inShell(state)) return undefined;
     if (!this.engine.isShellVisible(state)) return { kind: "thread.removed", sequence, location: state.location, threadId: state.thread.id };
     return { kind: "thread.updated", sequence, location: state.location, thread: this.engine.shellRow(state) };
   }
@@ -481,7 +487,8 @@ export class V2SimServer extends SimHost {
       }
       for (const [threadId, sequence] of latest) {
         const state = this.engine.threads.get(threadId);
-        if (state) push(this.shellItem(state, sequence));
+        const item = state && this.shellItem(state, sequence);
+        if (item) push(item);
       }
     } else {
       push({ kind: "snapshot", snapshot: this.engine.shellSnapshot() });
@@ -496,7 +503,8 @@ export class V2SimServer extends SimHost {
       pending.clear();
       for (const [threadId, sequence] of entries) {
         const state = this.engine.threads.get(threadId);
-        if (state) push(this.shellItem(state, sequence));
+        const item = state && this.shellItem(state, sequence);
+        if (item) push(item);
       }
     };
     const onEvent = (stored: StoredEvent) => {

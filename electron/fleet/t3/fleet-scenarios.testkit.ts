@@ -165,6 +165,33 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
     },
   },
   {
+    name: "shows a subagent delegated from a running turn on its parent; its child thread is not in the server's shell and has no row",
+    async play(context) {
+      const { server, fleet } = context;
+      if (!(server instanceof Protocol2Machine)) throw new Error("delegated tasks are protocol 2's");
+      const { threadId, key, runId } = await runningThread(context, "Delegating");
+      await fleet.service.request("agent.open", { key });
+      const run = (await server.operator.projection(threadId)).runs.find((entry) => entry.id === runId)!;
+      await server.operator.delegate(threadId, runId, run.rootNodeId, "Write the summary", "Summary");
+      const subagent = (await server.operator.projection(threadId)).subagents[0]!;
+      expect(subagent).toMatchObject({ title: "Summary", childThreadId: expect.any(String) });
+      await until(
+        fleet,
+        () => agent(fleet, threadId)!.subagents.some((entry) => entry.title === "Summary"),
+        "the subagent on its parent",
+        () => agent(fleet, threadId)?.subagents,
+      );
+      expect(agent(fleet, threadId)!.subagents.find((entry) => entry.title === "Summary")).toMatchObject({ childThreadId: subagent.childThreadId });
+      // Its child thread is not in the server's shell, so it has no row of its own.
+      expect((await server.operator.shell()).threads.map((thread) => thread.id)).not.toContain(subagent.childThreadId);
+      expect(agent(fleet, subagent.childThreadId)).toBeUndefined();
+      await server.release(threadId);
+      await until(fleet, () => agent(fleet, threadId)?.status === "idle", "the parent's turn over");
+      expect(agent(fleet, subagent.childThreadId)).toBeUndefined();
+      await fleet.service.request("agent.close", { key });
+    },
+  },
+  {
     name: "delivers a message to an idle thread exactly once: accepted → delivered → answered, one user message stored",
     async play(context) {
       const { server, fleet } = context;
@@ -487,6 +514,11 @@ export const NOT_PLAYED: { scenario: string; protocol: 1 | 2; why: string }[] = 
     scenario: "nests a fork under the thread it was forked from (lineage, not the id)",
     protocol: 1,
     why: "Protocol 1 has no forks and no lineage: a child is known only by its id, sub.<parent>.<suffix>.",
+  },
+  {
+    scenario: "shows a subagent delegated from a running turn on its parent; its child thread is not in the server's shell and has no row",
+    protocol: 1,
+    why: "Protocol 1 has no delegated tasks (delegated_task.request and subagent rows are protocol 2's, t3-protocol.md §16.9); its children are threads of their own.",
   },
   {
     scenario: "shows a child sub.<parent>.<suffix> nested under its parent",

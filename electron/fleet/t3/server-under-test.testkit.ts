@@ -315,8 +315,8 @@ export class Protocol2Machine extends SimulatedMachine {
   }
 
   /** `thread.fork` of the thread's latest run: lineage "fork". */
-  async createChild(sourceThreadId: string, title: string): Promise<string> {
-    return ((await this.control("POST", `threads/${encodeURIComponent(sourceThreadId)}/fork`, { title })) as { threadId: string }).threadId;
+  createChild(sourceThreadId: string, title: string): Promise<string> {
+    return this.operator.fork(sourceThreadId, title);
   }
 
   async send(threadId: string, text: string): Promise<void> {
