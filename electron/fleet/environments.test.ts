@@ -1,7 +1,11 @@
 // Environment lifecycle against simulators: faults (kill, restart, blackhole, revoke), wake
 // re-checks, rename, mute and remove.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { HOSTILE } from "../../shared/t3/hostile-text.testkit";
 import type { SimServer } from "../../sim/protocol1/server";
+import { REGISTRY_FILE } from "./registry";
 import { MemorySecretStore } from "./secrets";
 import { FleetService } from "./service";
 import { FAST, agent, clientOf, cleanups, env, pairAll, setup, supervisorOf, until } from "./service.testkit";
@@ -91,6 +95,21 @@ describe("environment lifecycle", () => {
     await service.request("environment.remove", { environmentId: sim.environmentId });
     expect(service.model.environments()).toEqual([]);
     expect([...service.model.agents()]).toEqual([]);
+  });
+
+  it("a label the user types is cleaned as a server's is: no escapes, controls or bidi stored or shown, and nothing visible is no name", async () => {
+    const { sims, service, dataDir } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    await pairAll(service, sims);
+    const { environmentId } = sim;
+    await service.request("environment.rename", { environmentId, label: `Build\u202E farm\x1b[2J\n\u0000 ${HOSTILE.osc52}` });
+    const shown = env(service, sim)!.label;
+    expect(shown).toBe("Build farm build done");
+    // Two control characters are not a name: refused with a reason, and the label stays.
+    await expect(service.request("environment.rename", { environmentId, label: "\u0007\u202E" })).rejects.toThrow(/at least one visible character/);
+    expect(env(service, sim)!.label).toBe(shown);
+    // What is stored is what is shown.
+    expect(JSON.parse(await readFile(join(dataDir, REGISTRY_FILE), "utf8")).environments[0].customLabel).toBe(shown);
   });
 
   it("removing a machine retires its client and forgets its token: nothing sends that token again", async () => {

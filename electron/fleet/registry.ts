@@ -7,6 +7,7 @@ import { z } from "zod";
 import { DEFAULT_CONTEXT_WARNING_PERCENT } from "../../shared/fleet/changes-usage";
 import { DEFAULT_NOTIFICATION_SETTINGS } from "../../shared/fleet/notifications";
 import { parseJson } from "../../shared/t3/decode";
+import { cleanLabel } from "../../shared/t3/text";
 import { writePrivateFile } from "./private-files";
 
 export const REGISTRY_FILE = "fleet.json";
@@ -15,10 +16,14 @@ export const DEFAULT_STALLED_AFTER_MS = 5 * 60_000;
 
 export const EnvironmentRecord = z.object({
   environmentId: z.string().min(1),
-  /** The server's own label at pairing time. */
-  serverLabel: z.string(),
-  /** A label the user chose, shown instead of the server's. */
-  customLabel: z.string().nullable().default(null),
+  /** The server's own label at pairing time (cleaned again on load: files written before labels were cleaned keep raw ones). */
+  serverLabel: z.string().transform(cleanLabel),
+  /** A label the user chose, shown instead of the server's; one with nothing visible left is no label. */
+  customLabel: z
+    .string()
+    .nullable()
+    .default(null)
+    .transform((label) => (label === null ? null : cleanLabel(label) || null)),
   baseUrl: z.string().url(),
   generation: z.enum(["fork", "upstream"]),
   readOnly: z.boolean().default(false),

@@ -7,6 +7,7 @@ import type { HandledEntry } from "../fleet/handled";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
 import type { ChangedFile, TranscriptItem } from "../fleet/facts";
 import type { AgentView, EnvironmentView } from "../fleet/types";
+import { cleanLabel } from "../t3/text";
 
 /** Input limits the bridge schemas enforce and the UI shows as counters (issue 9: sane lengths). */
 export const INPUT_LIMITS = {
@@ -49,7 +50,13 @@ export const BRIDGE_CLOSE_MALFORMED = 4400;
 const Key = z.string().min(3).max(2_000);
 const EnvironmentId = z.string().min(1).max(INPUT_LIMITS.id);
 const Id = z.string().min(1).max(INPUT_LIMITS.id);
-const Label = z.string().max(INPUT_LIMITS.label);
+/**
+ * A name the user types (a machine's label): cleaned and capped as a server's label is
+ * (shared/t3/text.ts cleanLabel), so no escape, control or bidi character is stored or shown.
+ */
+const Label = z.string().max(INPUT_LIMITS.label).transform(cleanLabel);
+/** A label that must name something: nothing visible left after cleaning is refused. */
+const VisibleLabel = Label.pipe(z.string().min(1, "A name needs at least one visible character."));
 
 // ---------------------------------------------------------------- discovery (Find machines)
 
@@ -133,7 +140,7 @@ export const BridgeRequests = {
   /** Whether a T3 server answers on this machine's default port. */
   "pair.probeLocal": z.object({}),
   "environment.remove": z.object({ environmentId: EnvironmentId }),
-  "environment.rename": z.object({ environmentId: EnvironmentId, label: Label.trim().min(1) }),
+  "environment.rename": z.object({ environmentId: EnvironmentId, label: VisibleLabel }),
   "environment.mute": z.object({ environmentId: EnvironmentId, muted: z.boolean() }),
   "environment.retry": z.object({ environmentId: EnvironmentId }),
   "agent.open": z.object({ key: Key }),
