@@ -8,6 +8,7 @@ import type { ThreadDetailFacts } from "../../fleet/facts";
 import { type ScenarioInput, type StatusSituation, runStatusScenarios } from "../../fleet/status-scenarios.testkit";
 import { decodeWith } from "../decode";
 import { ThreadShell } from "./schemas";
+import { deriveStatus } from "../../fleet/status";
 import { Protocol1Rows, parentThreadIdOf, runStateOfRow } from "./facts";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
@@ -23,6 +24,15 @@ function recordedShellRow(name: string, threadId: string): ThreadShell {
   const body = (JSON.parse(readFileSync(resolve(fixtures, name), "utf8")) as { body: { threads: { id: string }[] } }).body;
   const raw = body.threads.find((thread) => thread.id.startsWith(threadId));
   const decoded = decodeWith(ThreadShell, raw, name);
+  if (!decoded.ok) throw new Error(decoded.error.message);
+  return decoded.value;
+}
+
+/** A shell row T3 0.0.42 stored in a real-harness case (fixtures/t3-0.0.42-harness-cases/, by integration/realt3/fleet.real.test.ts). */
+function harnessCaseRow(name: string, overrides: Record<string, unknown> = {}): ThreadShell {
+  const file = resolve(dirname(fileURLToPath(import.meta.url)), "../../../fixtures/t3-0.0.42-harness-cases", `${name}.json`);
+  const { row } = JSON.parse(readFileSync(file, "utf8")) as { row: object };
+  const decoded = decodeWith(ThreadShell, { ...row, ...overrides }, name);
   if (!decoded.ok) throw new Error(decoded.error.message);
   return decoded.value;
 }
@@ -131,6 +141,30 @@ describe("protocol 1: rows → facts", () => {
       session: { ...runningRow.session, status: "ready" as const, activeTurnId: null },
     };
     expect(mapper.facts(done).run.phase).toBe("completed");
+  });
+
+  it("a Codex turn that took a steer and ended is settled, not a turn asked for; a message after it is (issue 39)", () => {
+    // Real 0.0.42 with Codex 0.169.0: the steer is newer than the turn's requestedAt, sent before it completed.
+    const steered = harnessCaseRow("steered-turn-ended");
+    expect(steered.latestUserMessageAt! > steered.latestTurn!.requestedAt).toBe(true);
+    expect(steered.latestUserMessageAt! < steered.latestTurn!.completedAt!).toBe(true);
+    const mapper = new Protocol1Rows();
+    expect(mapper.facts(steered).run).toEqual({ phase: "completed", at: steered.latestTurn!.completedAt });
+    expect(deriveStatus(mapper.facts(steered), undefined).status).toBe("idle");
+    // OpenCode takes it into the same turn too.
+    const opencode = { ...steered, session: { ...steered.session!, providerName: "opencode", providerInstanceId: "opencode" } };
+    expect(mapper.facts(opencode).run.phase).toBe("completed");
+    // A message sent after the turn ended asks for the next one, through the ready-without-turn gap.
+    const after = new Date(Date.parse(steered.latestTurn!.completedAt!) + 1_000).toISOString();
+    const next = { ...steered, latestUserMessageAt: after, updatedAt: after };
+    expect(mapper.facts(next).run).toEqual({ phase: "requested", since: next.latestUserMessageAt });
+  });
+
+  it("a message sent while a Claude turn ran still waits for its own turn; so does one to a harness no test has run", () => {
+    const steered = harnessCaseRow("steered-turn-ended");
+    const on = (driver: string) => ({ ...steered, session: { ...steered.session!, providerName: driver, providerInstanceId: driver } });
+    expect(runStateOfRow(on("claudeAgent"), null)).toEqual({ phase: "requested", since: steered.latestUserMessageAt });
+    expect(runStateOfRow(on("grok"), null).phase).toBe("requested");
   });
 
   it("a fresh reading of a settled 0.0.24 row (latestTurn back to null) is idle, not starting", () => {

@@ -60,9 +60,14 @@ export function runStateOfRow(row: ThreadShell, requestedAt: string | null): Run
   const userAt = row.latestUserMessageAt ?? null;
   if (session?.status === "error") return { phase: "failed", reason: session.lastError };
   if (session?.status === "running" && activeTurnId) return { phase: "running", since: turn?.turnId === activeTurnId ? turn.startedAt : null, note: null };
-  // A message newer than the latest turn: a turn was asked for and none started for it yet.
+  // A message newer than the latest turn: a turn was asked for and none started for it yet, unless
+  // the turn took it in while it ran (a steer; T3 keeps the turn's requestedAt).
   const requested =
-    userAt !== null && activeTurnId === null && (turn ? userAt > turn.requestedAt : session === null || userAt > session.updatedAt || requestedAt === userAt);
+    userAt !== null &&
+    activeTurnId === null &&
+    (turn
+      ? userAt > turn.requestedAt && !foldedIntoTurn(userAt, turn, session?.providerName ?? null)
+      : session === null || userAt > session.updatedAt || requestedAt === userAt);
   if (turn?.state === "error" && !requested) return { phase: "failed", reason: session?.lastError ?? null };
   if (session?.status === "starting") return { phase: "starting", since: userAt ?? session.updatedAt };
   // A turn that could not start sends the session back to ready (or stopped) with lastError (docs/t3-protocols.md).
@@ -73,6 +78,18 @@ export function runStateOfRow(row: ThreadShell, requestedAt: string | null): Run
   if (turn?.state === "interrupted" || session?.status === "interrupted") return INTERRUPTED;
   if (turn?.state === "completed") return { phase: "completed", at: turn.completedAt };
   return IDLE;
+}
+
+/**
+ * A message sent while `turn` ran, to a harness that takes such a message into the running turn
+ * (./harnesses.ts: Codex and OpenCode), ended with that turn: T3 0.0.42 then shows it newer than the
+ * turn's request with no turn to come (../../../docs/t3-protocols.md, "Harnesses under T3"). Claude's
+ * waits for a turn of its own, and a harness no test has run is not assumed to steer.
+ */
+function foldedIntoTurn(userAt: string, turn: NonNullable<ThreadShell["latestTurn"]>, driver: string | null): boolean {
+  if (turn.state === "running" || turn.completedAt === null || userAt > turn.completedAt) return false;
+  if (turn.startedAt !== null && userAt < turn.startedAt) return false;
+  return runningModeOf(observedHarness(driver).runningMessage) === "steer";
 }
 
 /** Whether a run state still waits for its turn to run, so the request is remembered. */
