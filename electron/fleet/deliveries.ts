@@ -8,13 +8,14 @@ import { randomUUID } from "node:crypto";
 import { type Delivery, type DeliveryKind, type Intent, type IntentKind, connectingReason, isSettled } from "../../shared/fleet/delivery";
 import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
+import { unanswerableWords } from "../../shared/fleet/status";
 import { type ConnectionPhase, agentKey } from "../../shared/fleet/types";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
 import { RESTART_BEFORE_SENDING, RESTART_CHECKING, RESTART_NOT_FOUND, RESTART_NOT_FOUND_AFTER_RESEND, UNEXPLAINED_REFUSAL } from "./delivery-reasons";
-import { closedPatch, commandDone, messageStep } from "./delivery-outcomes";
+import { closedPatch, commandStep, messageStep } from "./delivery-outcomes";
 import { type DeliveryJournal, type JournalEntry, awaitsConfirmation, boundedEntries } from "./delivery-journal";
 import type { AgentCommand } from "./t3/adapter";
 
@@ -251,6 +252,9 @@ export class Deliveries {
               ? "This agent is no longer on its environment."
               : null;
     if (blocked) return this.finishRefused(base, blocked);
+    // T3 still lists the request but can no longer pass an answer on: refused in T3's words, never sent.
+    const request = this.deps.model.facts(environmentId, threadId)?.blockedBy;
+    if ((kind === "approval" || kind === "input") && request?.unanswerable !== undefined) return this.finishRefused(base, unanswerableWords(request));
     return this.dispatch({
       delivery: base,
       command: build(threadId, commandId),
@@ -409,7 +413,12 @@ export class Deliveries {
       if (resendable()) void this.dispatch(tracked);
       return;
     }
-    if (commandDone(delivery, tracked.turnBefore, detail.facts)) this.settle(tracked, { state: "delivered" });
+    const decision = tracked.command.type === "respond-approval" ? tracked.command.decision : undefined;
+    const step = commandStep(delivery, tracked.turnBefore, detail.facts, decision);
+    if (!step) return;
+    // Nothing more will tell whether an answer was taken: no longer followed, never sent again.
+    if (step.state === "uncertain") tracked.closed = true;
+    this.settle(tracked, step);
   }
 
   /** A restored message its thread does not show: "Send again" is offered, unless it was already used once. */

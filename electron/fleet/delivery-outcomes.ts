@@ -2,7 +2,7 @@
 // so the delivery rules can be read in one place.
 import type { Delivery } from "../../shared/fleet/delivery";
 import type { MessageOutcome, ThreadDetailFacts, TranscriptItem } from "../../shared/fleet/facts";
-import { THREAD_LEFT_AFTER_ACCEPT, THREAD_LEFT_AFTER_DELIVERY, THREAD_LEFT_UNCONFIRMED } from "./delivery-reasons";
+import { THREAD_LEFT_AFTER_ACCEPT, THREAD_LEFT_AFTER_DELIVERY, THREAD_LEFT_UNCONFIRMED, NO_RECORD_OF_ANSWER, answeredOtherwise } from "./delivery-reasons";
 
 type Message = Extract<TranscriptItem, { type: "message" }>;
 
@@ -78,10 +78,36 @@ function reportedStep(delivery: Delivery, reported: MessageOutcome, messages: Me
   return delivery.state !== "delivered" || !same ? { settle: false, patch: { state: "delivered", observed } } : null;
 }
 
-/** Whether a command's effect shows in the thread (the answered request gone, the turn interrupted or stopped, the queued run withdrawn). */
-export function commandDone(delivery: Delivery, turnBefore: string | null, facts: ThreadDetailFacts): boolean {
+/**
+ * What the thread shows of a command: its effect (the turn interrupted or stopped, the queued run
+ * withdrawn), or for an answer how T3 recorded the request's end. Null: not yet.
+ */
+export function commandStep(delivery: Delivery, turnBefore: string | null, facts: ThreadDetailFacts, decision?: string): Partial<Delivery> | null {
+  if (delivery.kind === "approval" || delivery.kind === "input") return answerStep(delivery, turnBefore, facts, decision);
+  return commandDone(delivery, turnBefore, facts) ? { state: "delivered" } : null;
+}
+
+/**
+ * An answer reached the agent only where T3 recorded the request resolved, with this decision
+ * where it names one. A request T3 could not pass it to is refused in T3's words. No longer pending
+ * without a record (the fleet marks its own answer at once) is not an end: it waits for T3's,
+ * until the turn that asked ends with none (uncertain: nothing more will tell).
+ */
+function answerStep(delivery: Delivery, turnBefore: string | null, facts: ThreadDetailFacts, decision: string | undefined): Partial<Delivery> | null {
+  const requestId = delivery.requestId;
+  const end = requestId === null ? undefined : facts.requestEnds?.[requestId];
+  if (!end) {
+    const open = facts.pending.some((request) => request.requestId === requestId);
+    return !open && turnBefore !== null && facts.activeRunId !== turnBefore ? { state: "uncertain", reason: NO_RECORD_OF_ANSWER } : null;
+  }
+  if (end.how === "failed") return { state: "refused", reason: end.reason };
+  if (end.decision !== null && decision !== undefined && end.decision !== decision) return { state: "refused", reason: answeredOtherwise(end.decision) };
+  return { state: "delivered" };
+}
+
+/** Whether a command's effect shows in the thread (the turn interrupted or stopped, the queued run withdrawn). */
+function commandDone(delivery: Delivery, turnBefore: string | null, facts: ThreadDetailFacts): boolean {
   const phase = facts.run?.phase;
-  if (delivery.kind === "approval" || delivery.kind === "input") return !facts.pending.some((request) => request.requestId === delivery.requestId);
   // A turn orphaned by a restart keeps no active run; its state says it was interrupted.
   if (delivery.kind === "interrupt") return facts.activeRunId !== turnBefore || turnBefore === null || phase === "interrupted" || phase === "cancelled";
   if (delivery.kind === "cancel-queued") return phase !== "queued";

@@ -22,3 +22,9 @@ export const THREAD_LEFT_AFTER_DELIVERY = "The thread was archived or deleted be
 export const THREAD_LEFT_AFTER_ACCEPT = "T3 accepted it; the thread was then archived or deleted before the message showed in it.";
 /** One whose arrival was not confirmed when its thread left: nothing can check it any more. */
 export const THREAD_LEFT_UNCONFIRMED = "The thread was archived or deleted before the message was confirmed, so whether it arrived cannot be checked.";
+/** An answer to a request T3 recorded resolved with another decision (someone answered first, in T3 or another window). */
+export function answeredOtherwise(decision: string): string {
+  return `T3 recorded another answer to this request first (${decision}); yours did not reach the agent.`;
+}
+/** An answer whose request's turn ended with nothing recorded of it: no later event can tell. */
+export const NO_RECORD_OF_ANSWER = "The turn ended without T3 recording whether the agent took your answer. Check the agent in T3.";

@@ -70,6 +70,11 @@ export interface BlockedBy {
   /** Known on protocol 2 from the row; null on protocol 1 (only the thread stream names it). */
   requestId: string | null;
   since: string | null;
+  /**
+   * The server still lists the request but can no longer pass an answer on (protocol 1: its
+   * provider session ended in an error, as after a T3 restart): why, in the server's words.
+   */
+  unanswerable?: string;
 }
 
 /**
@@ -204,6 +209,13 @@ export type PendingRequest =
   /** The provider needs its login refreshed on the machine; nothing to answer from the fleet. */
   | (PendingBase & { kind: "auth-refresh" });
 
+/**
+ * How a request stopped being pending, as the server recorded it: `resolved`, the agent took an
+ * answer (`decision` where the server names it); `failed`, the server could not pass an answer on,
+ * with its `reason` in the server's words.
+ */
+export type RequestEnd = { how: "resolved"; decision: string | null } | { how: "failed"; reason: string };
+
 /** Answers to a question request: one string, or several for a multi-select question. */
 export type QuestionAnswers = Record<string, string | string[]>;
 
@@ -249,6 +261,11 @@ export interface ThreadDetailFacts {
    * result of a send). Absent on protocol 1, whose transcript alone tells delivery.
    */
   messageOutcomes?: Record<string, MessageOutcome>;
+  /**
+   * How T3 recorded each request that is no longer pending, by requestId: the only ground for
+   * saying an answer reached the agent (docs/t3-protocols.md, "What closes a request or a delivery").
+   */
+  requestEnds?: Record<string, RequestEnd>;
   /** The files each turn changed, oldest first, as T3's checkpoints report them; absent or empty when none was reported. */
   changes?: TurnChanges[];
   /** The thread's token use and context fill as T3 last reported it; null or absent: not reported (never zero). */

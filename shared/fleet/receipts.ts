@@ -56,6 +56,16 @@ const DONE_WORDS: Record<Exclude<DeliveryKind, "message">, string> = {
   "cancel-queued": "withdrawn from the queue",
 };
 
+/**
+ * An answer's state words where they differ from a message's: refused, it was sent (or could not
+ * be) and did not reach the agent; the detail gives T3's reason (docs/t3-protocols.md, "What closes
+ * a request or a delivery").
+ */
+const ANSWER_WORDS: Partial<Record<DeliveryState, string>> = {
+  refused: "did not reach the agent",
+  uncertain: "not confirmed",
+};
+
 /** A withdrawal's state words while it is not done. */
 const WITHDRAWAL_WORDS: Partial<Record<DeliveryState, string>> = {
   sending: "withdrawing from the queue…",
@@ -72,6 +82,7 @@ export function commandWords(delivery: Pick<Delivery, "kind" | "state">): string
       ? DONE_WORDS["cancel-queued"]
       : (WITHDRAWAL_WORDS[delivery.state] ?? MESSAGE_WORDS[delivery.state]);
   if (delivery.state === "delivered" || delivery.state === "answered") return DONE_WORDS[delivery.kind];
+  if (delivery.kind === "approval" || delivery.kind === "input") return ANSWER_WORDS[delivery.state] ?? MESSAGE_WORDS[delivery.state];
   return MESSAGE_WORDS[delivery.state];
 }
 

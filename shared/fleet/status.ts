@@ -1,6 +1,6 @@
 // Status rules (docs/architecture.md, "The fleet model and its rules"), pure and protocol-neutral: from an agent's facts (shared/fleet/facts.ts),
 // what its followed thread stream revealed, the time, and the environment's connection phase.
-import type { AgentFacts, RunState, ThreadDetailFacts } from "./facts";
+import type { AgentFacts, BlockedBy, RunState, ThreadDetailFacts } from "./facts";
 import type { AgentStatus, ConnectionPhase, DisplayStatus } from "./types";
 
 export interface DerivedStatus {
@@ -42,14 +42,24 @@ export interface StartingClock {
   stuckAfterMs?: number;
 }
 
+/** What a request is called in a sentence about it. */
+const REQUEST_WORDS: Record<BlockedBy["kind"], string> = { approval: "The approval", input: "The question", "auth-refresh": "The provider's login request" };
+
+/** Why a request the server still lists can take no answer, in the server's words (`unanswerable`). */
+export function unanswerableWords(blocked: Pick<BlockedBy, "kind" | "unanswerable">): string {
+  return `${REQUEST_WORDS[blocked.kind]} can no longer be answered: ${blocked.unanswerable ?? ""}`;
+}
+
 /**
- * Precedence: deleted (nothing on it can be answered any more), blocked on the user (approval,
- * question, provider login), archived, failed, held up (running, waiting on the provider), stuck
+ * Precedence: deleted (nothing on it can be answered any more), a request that can no longer be
+ * answered (failed), blocked on the user (approval, question, provider login), archived, failed, held up (running, waiting on the provider), stuck
  * starting, then the run's phase.
  */
 export function deriveStatus(agent: AgentFacts, detail: ThreadDetailFacts | undefined, clock: StartingClock = { startingForMs: 0 }): DerivedStatus {
   if (agent.lifecycle === "deleted") return { status: "deleted", reason: null };
   const blocked = agent.blockedBy;
+  // The server still lists a request it can no longer pass an answer to: a failure, in its words.
+  if (blocked?.unanswerable !== undefined) return { status: "failed", reason: unanswerableWords(blocked) };
   if (blocked) {
     const request = detail?.pending.find((candidate) => candidate.kind === blocked.kind);
     switch (blocked.kind) {

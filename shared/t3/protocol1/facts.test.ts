@@ -193,6 +193,20 @@ describe("protocol 1: rows → facts", () => {
     expect(runStateOfRow(failedStart, null)).toEqual({ phase: "failed", reason: expect.stringContaining("not configured") });
   });
 
+  it("an approval T3 still lists under a session that did not survive its restart can no longer be answered, in T3's words (issue 39)", () => {
+    const row = harnessCaseRow("approval-across-restart");
+    expect(row).toMatchObject({ hasPendingApprovals: true, session: { status: "error", activeTurnId: null } });
+    const facts = new Protocol1Rows().facts(row);
+    expect(facts.blockedBy).toEqual({ kind: "approval", requestId: null, since: null, unanswerable: row.session!.lastError });
+    expect(deriveStatus(facts, undefined)).toEqual({
+      status: "failed",
+      reason: "The approval can no longer be answered: Provider session did not survive a server restart. Send a new message to continue.",
+    });
+    // The same row while its session runs is an approval to answer.
+    const live = { ...row, session: { ...row.session!, status: "running" as const, activeTurnId: row.latestTurn!.turnId, lastError: null } };
+    expect(deriveStatus(new Protocol1Rows().facts(live), undefined).status).toBe("needs-approval");
+  });
+
   it("offers what each harness was seen to do with a message while it runs: Codex and OpenCode take it in the turn, Claude in a new turn, an unrun harness is unobserved", () => {
     const mapper = new Protocol1Rows();
     const on = (driver: string) => ({ ...running(), session: { ...running().session!, providerName: driver, providerInstanceId: driver } });

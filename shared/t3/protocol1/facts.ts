@@ -151,7 +151,7 @@ export class Protocol1Rows {
       lifecycle: row.deletedAt ? "deleted" : row.archivedAt ? "archived" : "active",
       run: internRun(run, time),
       activeRunId: session?.activeTurnId ?? null,
-      blockedBy: row.hasPendingApprovals ? BLOCKED_BY_APPROVAL : row.hasPendingUserInput ? BLOCKED_BY_INPUT : null,
+      blockedBy: blockedByOf(row),
       updatedAt: time(row.updatedAt),
       latestUserMessageAt: time(row.latestUserMessageAt ?? null),
       capabilities: protocol1Capabilities(driver ?? instanceId, this.settleSupported, this.snoozeSupported, this.harnessesObserved),
@@ -166,6 +166,24 @@ export class Protocol1Rows {
 
 const BLOCKED_BY_APPROVAL: AgentFacts["blockedBy"] = Object.freeze({ kind: "approval", requestId: null, since: null });
 const BLOCKED_BY_INPUT: AgentFacts["blockedBy"] = Object.freeze({ kind: "input", requestId: null, since: null });
+
+/**
+ * What the row says blocks the agent on the user. After a restart T3 0.0.42 sets the session `error`
+ * ("Provider session did not survive a server restart…") and keeps `hasPendingApprovals`, but an
+ * answer then fails as stale (fixtures/t3-0.0.42-harness-cases/approval-across-restart.json): a
+ * request under a session in error with no active turn can no longer be answered, and the
+ * session's error says why.
+ */
+export function blockedByOf(row: Pick<ThreadShell, "hasPendingApprovals" | "hasPendingUserInput" | "session">): AgentFacts["blockedBy"] {
+  const blocked = row.hasPendingApprovals ? BLOCKED_BY_APPROVAL : row.hasPendingUserInput ? BLOCKED_BY_INPUT : null;
+  if (!blocked || !sessionLost(row.session)) return blocked;
+  return { ...blocked, unanswerable: row.session!.lastError ?? "T3 reports the agent's session in error." };
+}
+
+/** A provider session in error with no turn running: nothing it asked for can still be answered. */
+export function sessionLost(session: ThreadShell["session"]): boolean {
+  return session?.status === "error" && session.activeTurnId === null;
+}
 
 /** A completed run's time is a timestamp many rows share after a restart. */
 function internRun(run: RunState, intern: (value: string | null) => string | null): RunState {

@@ -10,6 +10,7 @@ import {
   noThreadFacts,
   type PendingRequest,
   type Question,
+  type RequestEnd,
   type SubagentFacts,
   type SubagentStatus,
   type ThreadDetailFacts,
@@ -19,7 +20,7 @@ import {
 } from "../../fleet/facts";
 import type { LatestTurn, OrchestrationEvent, OrchestrationThread, ThreadActivity, ThreadDetailSnapshot, ThreadMessage, ThreadSession } from "./schemas";
 import { cleanText, TEXT_LIMITS } from "../text";
-import { runStateOfRow } from "./facts";
+import { runStateOfRow, sessionLost } from "./facts";
 import { revertCheckpoints, turnChangesOf, upsertCheckpoint, usageOfActivities } from "./changes";
 import { observedHarness } from "./harnesses";
 
@@ -44,17 +45,18 @@ function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? cleanText(value, { max: TEXT_LIMITS.reason }) : null;
 }
 
-/** Activities whose resolution closes a pending request. */
-const RESOLUTIONS: Record<string, PendingRequest["kind"]> = {
-  "approval.resolved": "approval",
-  "provider.approval.respond.failed": "approval",
-  "user-input.resolved": "input",
-  "provider.user-input.respond.failed": "input",
+/** Activities that close a pending request: the agent took an answer, or T3 could not pass one on. */
+const RESOLUTIONS: Record<string, RequestEnd["how"]> = {
+  "approval.resolved": "resolved",
+  "provider.approval.respond.failed": "failed",
+  "user-input.resolved": "resolved",
+  "provider.user-input.respond.failed": "failed",
 };
 
 /** What the activities say, recomputed only when they (or the active turn) change. */
 interface ActivityFacts {
   pending: Map<string, PendingRequest>;
+  ends: Record<string, RequestEnd>;
   subagents: SubagentFacts[];
   lastErrorText: string | null;
   startFailure: { detail: string; at: string } | null;
@@ -251,8 +253,9 @@ export class ThreadProjection {
     if (this.activityFacts?.activeTurnId !== activeTurnId || this.activityFacts.driver !== driver) {
       this.activityFacts = { facts: activityFactsOf(thread.activities, activeTurnId, observedHarness(driver).decisions), activeTurnId, driver };
     }
-    const { pending: pendingById, subagents, lastErrorText, startFailure, capacityWarning } = this.activityFacts.facts;
-    const pending = [...pendingById.values()].filter((request) => !this.answered.has(request.requestId));
+    const { pending: pendingById, ends, subagents, lastErrorText, startFailure, capacityWarning } = this.activityFacts.facts;
+    // A session in error with no turn can take no answer (blockedByOf in ./facts.ts): nothing is pending.
+    const pending = sessionLost(thread.session) ? [] : [...pendingById.values()].filter((request) => !this.answered.has(request.requestId));
     // A start failure counts only if no session has run a turn since it.
     const latestUser = this.latestUser;
     const startFailureText =
@@ -267,6 +270,7 @@ export class ThreadProjection {
           : null;
     return {
       pending,
+      requestEnds: ends,
       lastErrorText,
       hiddenFailure,
       subagents,
@@ -320,6 +324,7 @@ function messageItem(message: ThreadMessage): TranscriptItem {
 /** Pending requests, failures, capacity warnings and subagents, as the activities (in order) tell them. */
 function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: string | null, observedDecisions: readonly ApprovalOption[]): ActivityFacts {
   const pending = new Map<string, PendingRequest>();
+  const ends: Record<string, RequestEnd> = {};
   const subagents = new Map<string, SubagentFacts>();
   let lastErrorText: string | null = null;
   let lastErrorAt = "";
@@ -352,6 +357,11 @@ function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: st
       });
     } else if (requestId && RESOLUTIONS[activity.kind]) {
       pending.delete(requestId);
+      // The first record is what became of the request; a later failure is an answer sent after it closed.
+      ends[requestId] ??=
+        RESOLUTIONS[activity.kind] === "resolved"
+          ? { how: "resolved", decision: text(payload.decision) }
+          : { how: "failed", reason: text(payload.detail) ?? text(payload.message) ?? activity.summary };
     }
     if (activity.tone === "error" && activity.kind !== "runtime.warning") {
       const detail = text(payload.message) ?? text(payload.detail) ?? activity.summary;

@@ -8,6 +8,7 @@ import type {
   MessageOutcome,
   MessageQueueState,
   PendingRequest,
+  RequestEnd,
   RunState,
   SubagentFacts,
   SubagentStatus,
@@ -436,6 +437,23 @@ export function messageOutcomesOf(projection: ThreadProjection): Record<string, 
   return outcomes;
 }
 
+/**
+ * How T3 recorded each request that is no longer pending: `resolved` (with its decision where the
+ * engine names one; the recorded engine does not), or expired or cancelled before an answer reached the agent.
+ */
+export function requestEndsOf(projection: ThreadProjection): Record<string, RequestEnd> {
+  const ends: Record<string, RequestEnd> = {};
+  for (const request of projection.runtimeRequests) {
+    if (request.status === "resolved") {
+      const decision = typeof request.decision === "string" && request.decision !== "unknown" ? request.decision : null;
+      ends[request.id] = { how: "resolved", decision };
+    } else if (request.status === "expired" || request.status === "cancelled") {
+      ends[request.id] = { how: "failed", reason: `T3 recorded the request as ${request.status} before an answer reached the agent.` };
+    }
+  }
+  return ends;
+}
+
 export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySet<string>, lastEventAt: string | null): ThreadDetailFacts {
   const errors = projection.turnItems
     .filter((item): item is Extract<TurnItem, { type: "error" }> => item.type === "error")
@@ -454,6 +472,7 @@ export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySe
     run: runStateOfProjection(projection),
     lastEventAt,
     messageOutcomes: messageOutcomesOf(projection),
+    requestEnds: requestEndsOf(projection),
     changes: turnChangesOfProjection(projection),
     usage: usageOfProjection(projection),
     // A run leaves `waiting` once its checkpoint is taken (docs/t3-protocols.md, "Protocol 2").

@@ -16,7 +16,7 @@ import {
   TurnItemSchema,
 } from "../../../../shared/t3/protocol2/schemas";
 import { deliveryOutcomeWords, deliveryStateWords } from "../../../../shared/fleet/words";
-import { REPLY_WITHHELD_NOTE, agentFactsOfRow, messageOutcomesOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
+import { REPLY_WITHHELD_NOTE, agentFactsOfRow, messageOutcomesOf, requestEndsOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
 import { readV2Recording, recordedExchanges, v2RecordingFiles } from "./replay.testkit";
 import { turnChangesOfProjection, usageOfProjection } from "../../../../shared/t3/protocol2/changes";
 
@@ -88,6 +88,22 @@ describe("every recording of the real engine decodes", () => {
     expect(TurnItemSchema.parse({ ...item, options: [{ decision: "accept", label: "Allow" }] })).toMatchObject({ options: [{ decision: "accept" }] });
     // Composite ids of ~230 characters are ids like any other.
     expect(request.id.length).toBeGreaterThan(100);
+  });
+
+  it("a request's end as the engine recorded it (03): resolved, with no decision named; expired or cancelled is no answer taken (issue 39)", () => {
+    const last = projectionsOf("03-approval.json").at(-1)!;
+    const request = last.runtimeRequests.at(-1)!;
+    expect(requestEndsOf(last)).toEqual({ [request.id]: { how: "resolved", decision: null } });
+    expect(requestEndsOf({ ...last, runtimeRequests: [{ ...request, decision: "decline" }] })).toEqual({
+      [request.id]: { how: "resolved", decision: "decline" },
+    });
+    for (const status of ["expired", "cancelled"] as const) {
+      expect(requestEndsOf({ ...last, runtimeRequests: [{ ...request, status }] })[request.id]).toEqual({
+        how: "failed",
+        reason: `T3 recorded the request as ${status} before an answer reached the agent.`,
+      });
+    }
+    expect(requestEndsOf({ ...last, runtimeRequests: [{ ...request, status: "pending" }] })).toEqual({});
   });
 });
 
