@@ -2,8 +2,13 @@
 // against the scripted model server (integration/model), inside a private network namespace
 // (scripts/realt3.sh). One server is shared by the scenarios, in order: the ones that only read and
 // message first, then freezes, kills and restarts, revocation last.
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Delivery, DeliveryState } from "../../shared/fleet/delivery";
+import { needClass } from "../../shared/fleet/needs";
+import { agentReceipts } from "../../shared/fleet/receipts";
 import type { AgentDetail } from "../../shared/bridge/contract";
 import type { FleetServiceOptions } from "../../electron/fleet/service";
 import { DEFAULT_TIMING } from "../../electron/fleet/supervisor";
@@ -47,6 +52,26 @@ async function newThread(title: string, threadId?: string): Promise<string> {
   const id = await operator.createThread(projectId, title, threadId);
   await until(fleet, () => agent(fleet, id) !== undefined, `${title} in the fleet`);
   return id;
+}
+
+/**
+ * With T3_RECORD_HARNESS_CASES=1, keeps what T3 stored (its shell row and thread) in
+ * fixtures/t3-0.0.42-harness-cases/, for the unit tests beside the code that reads them.
+ */
+async function recordStored(name: string, threadId: string): Promise<void> {
+  if (process.env.T3_RECORD_HARNESS_CASES !== "1") return;
+  const folder = join(dirname(fileURLToPath(import.meta.url)), "../../fixtures/t3-0.0.42-harness-cases");
+  await mkdir(folder, { recursive: true });
+  const row = (await operator.shell()).threads.find((thread) => thread.id === threadId);
+  const thread = await operator.thread(threadId);
+  await writeFile(join(folder, `${name}.json`), JSON.stringify({ row, thread }, null, 2) + "\n");
+}
+
+/** The words of a delivery's receipt as the agent's panel shows them, from the last state the fleet published. */
+function receiptOf(commandId: string) {
+  const delivery = fleet.events.flatMap((event) => (event.type === "delivery" && event.delivery.commandId === commandId ? [event.delivery] : [])).at(-1)!;
+  const receipt = agentReceipts([delivery], delivery.agentKey).at(-1);
+  return receipt && { what: receipt.what, state: receipt.state, detail: receipt.detail };
 }
 
 async function userMessagesOnServer(threadId: string, text: string): Promise<number> {
@@ -145,6 +170,45 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     expect([...turns]).toEqual([runningTurn]);
   });
 
+  it("a steered Codex turn that ends settles the agent, and a second message then starts a new turn (issue 39)", async () => {
+    const threadId = await newThread("Steered, then settled");
+    const key = keyOf(fleet, threadId);
+    await operator.startTurn(threadId, "a slow held job [settles]");
+    const slowReply = await model.waitFor((request) => request.api !== null && request.text.includes("a slow held job [settles]"), "the slow reply's request");
+    await until(fleet, () => agent(fleet, threadId)?.status === "running" && fleet.service.intent(key).kind === "steer", "running, a message would steer");
+    const steeredTurn = agent(fleet, threadId)!.activeRunId!;
+    const steer = (await fleet.service.request("agent.send", { key, text: "and one more thing [settles]", expectedIntent: "steer" })) as Delivery;
+    await until(fleet, () => ["delivered", "answered"].includes(fleet.service.delivery(steer.commandId)?.state ?? ""), "the steer delivered", 60_000);
+    model.release(slowReply, MESSAGE_REACHES_HARNESS_MS);
+    await until(fleet, () => fleet.service.delivery(steer.commandId)?.state === "answered", "the steered turn ended", 60_000);
+    // What T3 stored: the one turn ended, the session ready with no active turn, the steer newer than the turn's request.
+    const stored = await operator.thread(threadId);
+    expect(stored.session).toMatchObject({ status: "ready", activeTurnId: null });
+    expect(stored.latestTurn).toMatchObject({ turnId: steeredTurn, state: "completed" });
+    await recordStored("steered-turn-ended", threadId);
+    // The fleet says the same: settled, nothing asked for, nothing needed, and a message now starts a turn.
+    const shown = () => `${agent(fleet, threadId)?.status} (${agent(fleet, threadId)?.reason}), the composer offering ${fleet.service.intent(key).kind}`;
+    await until(
+      fleet,
+      () => agent(fleet, threadId)?.status === "idle" && fleet.service.intent(key).kind === "new-turn",
+      () => `idle as T3 says, shown ${shown()}`,
+    );
+    expect(needClass(agent(fleet, threadId)!)).toBeNull();
+    const second = (await fleet.service.request("agent.send", { key, text: "say hello [settles]", expectedIntent: "new-turn" })) as Delivery;
+    expect(second.state).not.toBe("refused");
+    await until(fleet, () => fleet.service.delivery(second.commandId)?.state === "answered", "the second message answered", 60_000);
+    const observed = fleet.service.delivery(second.commandId)!.observed;
+    expect(observed?.outcome).toBe("new-turn");
+    expect(observed?.turnId).not.toBe(steeredTurn);
+    const turns = new Set((await operator.thread(threadId)).messages.filter((m) => m.role === "assistant").map((m) => m.turnId));
+    expect([...turns]).toEqual([steeredTurn, observed!.turnId]);
+    await until(
+      fleet,
+      () => agent(fleet, threadId)?.status === "idle",
+      () => `idle after the second turn, shown ${shown()}`,
+    );
+  });
+
   it("answers an approval from the fleet", async () => {
     const threadId = await operator.createThread(projectId, "Careful worker");
     await operator.setRuntimeMode(threadId, "approval-required");
@@ -160,6 +224,11 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     // The command ran and its output reached the model, which answered it.
     const replies = (await operator.thread(threadId)).messages.filter((m) => m.role === "assistant").map((m) => m.text);
     expect(replies.at(-1)).toContain(SHELL_MARKER);
+    // The receipt says it reached the agent because T3 recorded the request resolved.
+    await recordStored("approval-accepted", threadId);
+    const resolved = (await operator.thread(threadId)).activities.filter((activity) => activity.kind === "approval.resolved");
+    expect(resolved.length).toBeGreaterThan(0);
+    expect(receiptOf(delivery.commandId)).toMatchObject({ what: "Your approval decision", state: "reached the agent" });
   });
 
   it("a failing child turn shows failed, rolls up to its parent and counts", async () => {
@@ -295,6 +364,73 @@ describe("the fleet against a real T3 0.0.42 server", () => {
     expect(await userMessagesOnServer(childId, text)).toBe(1);
     const states = deliveryStates(fleet, delivery.commandId);
     expect(states.indexOf("uncertain")).toBeGreaterThanOrEqual(0);
+  });
+
+  it("a child blocked on an approval across a T3 restart: the fleet says T3 can no longer take an answer, in T3's words, offers a new message, and a decision sent anyway is never shown as reaching the agent (issue 39)", async () => {
+    const threadId = await operator.createThread(projectId, "Careful worker, restarted", `sub.${parentId}.worker3`);
+    await operator.setRuntimeMode(threadId, "approval-required");
+    await until(fleet, () => agent(fleet, threadId) !== undefined, "in the fleet");
+    await operator.startTurn(threadId, "run the approval command [restart]", "approval-required");
+    await until(fleet, () => agent(fleet, threadId)?.status === "needs-approval" && agent(fleet, threadId)!.pending.length === 1, "needs approval", 60_000);
+    const key = keyOf(fleet, threadId);
+    const requestId = agent(fleet, threadId)!.pending[0]!.requestId;
+    await server.kill();
+    await until(fleet, () => env(fleet)?.connection.phase === "offline", "offline");
+    await server.restart();
+    await until(fleet, () => env(fleet)?.connection.phase === "online", "online after the restart", 40_000);
+    // What T3 stored: the session did not survive, while its shell row still lists a pending approval.
+    const stored = await operator.thread(threadId);
+    expect(stored.session).toMatchObject({ status: "error", activeTurnId: null, lastError: expect.stringMatching(/did not survive a server restart/) });
+    const lastError = stored.session!.lastError!;
+    expect((await operator.shell()).threads.find((thread) => thread.id === threadId)).toMatchObject({ hasPendingApprovals: true });
+    await recordStored("approval-across-restart", threadId);
+    // The fleet says what T3 says: the approval can no longer be answered, and why; a new message is offered.
+    const shown = () => `${agent(fleet, threadId)?.status} (${agent(fleet, threadId)?.reason}), ${agent(fleet, threadId)?.pending.length} pending`;
+    await until(
+      fleet,
+      () => agent(fleet, threadId)?.status === "failed" && agent(fleet, threadId)!.pending.length === 0,
+      () => `failed as T3 says, shown ${shown()}`,
+    );
+    expect(agent(fleet, threadId)!.reason).toBe(`The approval can no longer be answered: ${lastError}`);
+    expect(needClass(agent(fleet, threadId)!)).toBe("failure");
+    expect(fleet.service.intent(key)).toMatchObject({ kind: "new-turn" });
+    // A decision sent anyway (a card still open, the bridge): refused with T3's words, never "reached the agent".
+    const delivery = (await fleet.service.request("agent.respondApproval", { key, requestId, decision: "accept" })) as Delivery;
+    await until(
+      fleet,
+      () => deliveryStates(fleet, delivery.commandId).at(-1) === "refused",
+      () => `refused (${deliveryStates(fleet, delivery.commandId).join(" → ")})`,
+      30_000,
+    );
+    expect(deliveryStates(fleet, delivery.commandId)).not.toContain("delivered");
+    expect(receiptOf(delivery.commandId)).toEqual({
+      what: "Your approval decision",
+      state: "did not reach the agent",
+      detail: expect.stringContaining(lastError),
+    });
+    // T3's own client answering it instead is refused by T3 as stale; no answer was taken, and the command never ran.
+    await fleet.service.request("agent.open", { key });
+    await operator.respondApproval(threadId, requestId, "accept");
+    const refusal = () =>
+      fleet.service
+        .detail(key)
+        ?.items.flatMap((item) => (item.type === "error" && item.message.startsWith("Stale pending approval request") ? [item.message] : []))[0];
+    await until(fleet, () => refusal() !== undefined, "T3's refusal of the stale answer in the transcript", 30_000);
+    const refused = refusal()!;
+    await fleet.service.request("agent.close", { key });
+    await recordStored("approval-across-restart-answered", threadId);
+    // T3 no longer lists the request; the turn stays failed, said in T3's words (its session's error, or
+    // once T3 readies the session again, its newest error: the refusal).
+    expect((await operator.shell()).threads.find((thread) => thread.id === threadId)).toMatchObject({ hasPendingApprovals: false });
+    await until(
+      fleet,
+      () => [lastError, refused].includes(agent(fleet, threadId)?.reason ?? ""),
+      () => `T3's words alone, shown ${shown()}`,
+    );
+    expect(agent(fleet, threadId)).toMatchObject({ status: "failed", pending: [] });
+    const after = await operator.thread(threadId);
+    expect(after.activities.filter((activity) => activity.kind === "approval.resolved")).toEqual([]);
+    expect(model.requests.filter((request) => request.text.includes("[restart]") && request.conversation?.endsWithToolResult)).toEqual([]);
   });
 
   it("a revoked session is unauthorized by the periodic re-check while its socket stays open, then makes no retry storm", async () => {

@@ -99,6 +99,11 @@ export class T3Operator {
     return messageId;
   }
 
+  /** An approval decision as T3's own UI sends it. */
+  respondApproval(threadId: string, requestId: string, decision: string) {
+    return this.dispatch({ type: "thread.approval.respond", threadId, requestId, decision });
+  }
+
   setRuntimeMode(threadId: string, runtimeMode: string) {
     return this.dispatch({ type: "thread.runtime-mode.set", threadId, runtimeMode });
   }
