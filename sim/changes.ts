@@ -79,12 +79,17 @@ export interface SimTurnUsage {
   reasoning: number;
 }
 
-/** One turn's tokens, from its message: a fixed cost plus a little per word and per changed line. */
+/**
+ * One turn's tokens, from its message: a fixed cost plus a little per word and per changed line. A
+ * nearly full context (`#nearfull`) was sent whole with the turn's request, so the turn processed
+ * it: no simulated server reports a fill larger than what its turn used (issue 39).
+ */
 export function simTurnUsage(text: string, turnCount: number, changes: SimTurnChanges | undefined): SimTurnUsage {
   const words = text.split(/\s+/).filter(Boolean).length;
   const changed = changes?.files.reduce((sum, file) => sum + file.additions + file.deletions, 0) ?? 0;
-  const input = 2_400 + words * 12 + Math.min(changed, 20_000) * 4;
-  return { input, cachedInput: turnCount > 1 ? Math.floor(input / 2) : 0, output: 180 + words * 3 + Math.min(changed, 20_000) * 6, reasoning: 64 };
+  const output = 180 + words * 3 + Math.min(changed, 20_000) * 6;
+  const input = simNearlyFull(text) ? Math.floor(SIM_CONTEXT_WINDOW * 0.95) - output : 2_400 + words * 12 + Math.min(changed, 20_000) * 4;
+  return { input, cachedInput: turnCount > 1 ? Math.floor(input / 2) : 0, output, reasoning: 64 };
 }
 
 /** Whether the message asks for a nearly full context that the provider will not compact. */

@@ -5,6 +5,7 @@ import type { AgentView } from "./types";
 import {
   changesWords,
   compactCount,
+  contextTotalWords,
   contextWords,
   finishedWithChanges,
   finishedWords,
@@ -114,20 +115,37 @@ describe("usage totals", () => {
       label: "Fleet",
       tokens: 1_500,
       reported: 2,
-      notReported: 1,
+      agents: 3,
+      context: 320_416,
+      contextReported: 2,
       from: "2026-12-01T09:00:00.000Z",
       to: "2026-12-01T11:00:00.000Z",
     });
-    expect(totals.machines.map((machine) => [machine.label, machine.tokens, machine.notReported])).toEqual([
-      ["machine a", 1_000, 0],
-      ["machine b", 500, 1],
+    expect(totals.machines.map((machine) => [machine.label, machine.tokens, machine.reported, machine.agents])).toEqual([
+      ["machine a", 1_000, 1, 1],
+      ["machine b", 500, 1, 2],
     ]);
     expect(totals.projects.map((project) => [project.id, project.tokens, project.reported])).toEqual([
       ["t3-fleet", 1_500, 2],
       ["docs", 0, 0],
     ]);
-    expect(totalWords(totals.fleet)).toBe("1.5k tokens over 2 agents (1 not reported)");
-    expect(totalWords(totals.projects[1]!)).toBe("not reported");
+    expect(totalWords(totals.fleet)).toBe("1.5k tokens T3 reported over 2 of 3 agents");
+    expect(contextTotalWords(totals.fleet)).toBe("context now 320k over 2 of 3 agents");
+    expect(totalWords(totals.projects[1]!)).toBe("T3 reported no tokens for the agent");
+    expect(contextTotalWords(totals.projects[1]!)).toBe("no context fill reported");
+  });
+
+  it("sums the tokens T3 reported, never a context size (issue 39: a 95 % fill was summed as 245k tokens used)", () => {
+    const nearlyFull = agent({
+      key: "a/full",
+      usage: usage({ contextUsed: 245_480, thread: { total: 2_700, input: null, cachedInput: null, output: null, reasoning: null } }),
+    });
+    const contextOnly = agent({ key: "a/ctx", usage: usage({ contextUsed: 12_000, thread: null }) });
+    const quiet = agent({ key: "a/none" });
+    const { fleet } = usageTotals([nearlyFull, contextOnly, quiet], () => "studio");
+    expect(fleet).toMatchObject({ tokens: 2_700, reported: 1, agents: 3, context: 257_480, contextReported: 2 });
+    expect(totalWords(fleet)).toBe("2.7k tokens T3 reported over 1 of 3 agents");
+    expect(totalWords(usageTotals([quiet, contextOnly], () => "studio").fleet)).toBe("T3 reported no tokens for any of 2 agents");
   });
 });
 

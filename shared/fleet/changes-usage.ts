@@ -89,26 +89,32 @@ export interface UsageTotal {
   /** Machine id, project key, or "fleet". */
   id: string;
   label: string;
-  /** Sum of the threads' reported totals. */
+  /** Sum of the thread figures T3 reported (tokens processed); a context size is never added here. */
   tokens: number;
-  /** Agents whose thread total was reported, and those whose was not. */
+  /** Agents whose thread figure T3 reported, of all the agents counted. */
   reported: number;
-  notReported: number;
-  /** The span of the reports summed (server times, ISO), null when none. */
+  agents: number;
+  /** Sum of the context fills reported now (what the windows hold), apart from use, and how many agents reported one. */
+  context: number;
+  contextReported: number;
+  /** The span of the token reports summed (server times, ISO), null when none. */
   from: string | null;
   to: string | null;
 }
 
 function emptyTotal(id: string, label: string): UsageTotal {
-  return { id, label, tokens: 0, reported: 0, notReported: 0, from: null, to: null };
+  return { id, label, tokens: 0, reported: 0, agents: 0, context: 0, contextReported: 0, from: null, to: null };
 }
 
 function add(total: UsageTotal, agent: AgentView): void {
-  const reported = agent.usage?.thread?.total;
-  if (reported === undefined || reported === null) {
-    total.notReported++;
-    return;
+  total.agents++;
+  const context = agent.usage?.contextUsed;
+  if (context !== undefined && context !== null) {
+    total.context += context;
+    total.contextReported++;
   }
+  const reported = agent.usage?.thread?.total;
+  if (reported === undefined || reported === null) return;
   total.tokens += reported;
   total.reported++;
   const at = agent.usage!.reportedAt;
@@ -140,11 +146,18 @@ export function usageTotals(
   return { fleet, machines: [...machines.values()].sort(byTokens), projects: [...projects.values()].sort(byTokens) };
 }
 
-/** "1.2M tokens over 4 agents (2 not reported)" or "not reported". */
+const agentWords = (count: number) => `${count} ${count === 1 ? "agent" : "agents"}`;
+
+/** "1.2M tokens T3 reported over 3 of 15 agents": what it adds up and for how many agents it knows a figure. */
 export function totalWords(total: UsageTotal): string {
-  if (total.reported === 0) return "not reported";
-  const agents = `${total.reported} ${total.reported === 1 ? "agent" : "agents"}`;
-  return `${compactCount(total.tokens)} tokens over ${agents}${total.notReported ? ` (${total.notReported} not reported)` : ""}`;
+  if (total.reported === 0) return `T3 reported no tokens for ${total.agents === 1 ? "the agent" : `any of ${agentWords(total.agents)}`}`;
+  return `${compactCount(total.tokens)} tokens T3 reported over ${total.reported} of ${agentWords(total.agents)}`;
+}
+
+/** "context now 245k over 2 of 15 agents": the windows' fill, summed apart from use. */
+export function contextTotalWords(total: UsageTotal): string {
+  if (total.contextReported === 0) return "no context fill reported";
+  return `context now ${compactCount(total.context)} over ${total.contextReported} of ${agentWords(total.agents)}`;
 }
 
 /** Statuses in which an agent's turn has ended (nothing runs, starts or waits for it). */

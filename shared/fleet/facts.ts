@@ -314,16 +314,22 @@ export interface TokenCounts {
   reasoning: number | null;
 }
 
-/** A thread's token use and context window, from what T3 reports (protocol 1 `context-window.updated`, protocol 2 provider turns). */
+/**
+ * A thread's token use and context window, from what T3 reports (protocol 1 `context-window.updated`,
+ * protocol 2 provider turns). Two kinds of figure, never mixed: the context fill (what the window
+ * holds now) and tokens T3 reported as processed. A context size is never use (issue 39).
+ */
 export interface UsageFacts {
-  /** Tokens in the context window now and its size, when reported: the context fill. */
+  /** Tokens in the context window now and its size, when reported: the context fill, never use. */
   contextUsed: number | null;
   contextMax: number | null;
   /** Whether the provider compacts the context by itself when it fills; null when the server does not say. */
   compactsAutomatically: boolean | null;
-  /** The latest turn's tokens, when reported. */
+  /** The tokens of the latest turn, or of the latest model request where that is all T3 reports (`lastScope`), when reported. */
   lastTurn: TokenCounts | null;
-  /** The thread's tokens so far, when reported. */
+  /** What `lastTurn` counts: one turn (absent: a turn), or one model request (protocol 1: T3 0.0.42 reports the last request's figures). */
+  lastScope?: "turn" | "request";
+  /** The tokens T3 reported for the thread so far, when it reported a thread figure. */
   thread: TokenCounts | null;
   /** Server time of the report. */
   reportedAt: string;

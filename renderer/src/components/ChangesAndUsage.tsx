@@ -20,15 +20,19 @@ function turnWords(turn: TurnChanges): string {
   return changesWords({ status: turn.status, files: turn.files.length, additions, deletions });
 }
 
-/** The agent's token use as rows of its Details list: context fill, last turn, thread ("not reported" where T3 gave none). */
+/**
+ * The agent's token figures as rows of its Details list, each saying what it is: the context fill
+ * (what the window holds, never use), the last turn's or model request's tokens, and the tokens T3
+ * reported for the thread ("not reported" where T3 gave none).
+ */
 export function UsageRows({ agent }: { agent: AgentView }) {
   return (
     <>
-      <dt>Context</dt>
+      <dt>Context fill</dt>
       <dd data-testid="context-fill">{contextWords(agent.usage)}</dd>
-      <dt>Last turn tokens</dt>
+      <dt>{agent.usage?.lastScope === "request" ? "Last model request" : "Last turn tokens"}</dt>
       <dd data-testid="last-turn-tokens">{agent.usage ? tokenWords(agent.usage.lastTurn) : "not reported"}</dd>
-      <dt>Thread tokens</dt>
+      <dt>Thread tokens T3 reported</dt>
       <dd data-testid="thread-tokens">{agent.usage ? tokenWords(agent.usage.thread) : "not reported"}</dd>
     </>
   );

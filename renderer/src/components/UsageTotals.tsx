@@ -1,8 +1,9 @@
 // Token totals over the agents the fleet has seen (issue 24): for the fleet, per machine and per
 // project (across machines, as "By project" groups them), with the span of the reports they sum.
-// Only what T3 reported is summed; agents without figures are counted as "not reported".
+// Only the thread figures T3 reported are summed, saying for how many of the agents it knows one;
+// the context fill is summed apart and never counted as use (issue 39).
 import { useMemo } from "react";
-import { totalWords, type UsageTotal, usageTotals } from "../../../shared/fleet/changes-usage";
+import { contextTotalWords, totalWords, type UsageTotal, usageTotals } from "../../../shared/fleet/changes-usage";
 import { useFleetFacts } from "../state/fleet-facts";
 
 function span(total: UsageTotal): string {
@@ -15,7 +16,7 @@ function TotalLine({ total }: { total: UsageTotal }) {
   return (
     <li data-testid="usage-total" data-id={total.id}>
       <strong>{total.label}</strong>: {totalWords(total)}
-      {span(total)}
+      {span(total)} · <span data-testid="context-total">{contextTotalWords(total)}</span>
     </li>
   );
 }
@@ -29,8 +30,8 @@ export function UsageTotals() {
   return (
     <details className="usage-totals" data-testid="usage-totals">
       <summary>
-        Tokens: {totalWords(totals.fleet)}
-        {span(totals.fleet)}
+        Tokens: <span data-testid="fleet-tokens">{totalWords(totals.fleet)}</span>
+        {span(totals.fleet)} · <span data-testid="fleet-context">{contextTotalWords(totals.fleet)}</span>
       </summary>
       <div className="usage-columns">
         <section>
@@ -50,7 +51,10 @@ export function UsageTotals() {
           </ul>
         </section>
       </div>
-      <p className="hint">Over the threads this window has seen, from what T3 reported; a thread the fleet never followed has no figures.</p>
+      <p className="hint">
+        Over the threads this window has seen, as T3 reported them, never more: a thread the fleet never followed has no figures, the context a thread holds now
+        is not use, and T3 records no cache writes for Claude, so its figures can be well below what the provider counted.
+      </p>
     </details>
   );
 }

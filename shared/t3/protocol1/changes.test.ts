@@ -58,14 +58,15 @@ const checkpoint = (turnCount: number, status: string, files: object[]) => ({
 });
 
 describe("protocol 1: usage from context-window activities", () => {
-  it("reads the recorded 0.0.42 figures: context fill, thread and last turn, compaction", () => {
+  it("reads the recorded 0.0.42 figures: context fill, the last request's tokens, compaction; no thread total where T3 sent none", () => {
     const usage = recorded("t3-0.0.42/thread-completed.json").facts().usage;
     expect(usage).toEqual({
       contextUsed: 10,
       contextMax: 258400,
       compactsAutomatically: true,
       lastTurn: { total: 10, input: 7, cachedInput: 0, output: 3, reasoning: 0 },
-      thread: { total: 10, input: 7, cachedInput: 0, output: 3, reasoning: 0 },
+      lastScope: "request",
+      thread: null,
       reportedAt: "2026-11-30T00:23:08.104Z",
     });
   });
@@ -76,8 +77,79 @@ describe("protocol 1: usage from context-window activities", () => {
     const usage = projection.facts().usage!;
     expect(usage.contextUsed).toBe(5000);
     expect(usage.compactsAutomatically).toBeNull();
-    expect(usage.lastTurn).toBeNull();
-    expect(usage.thread).toEqual({ total: 5000, input: 4000, cachedInput: null, output: null, reasoning: null });
+    expect(usage.lastTurn).toEqual({ total: null, input: 4000, cachedInput: null, output: null, reasoning: null });
+  });
+
+  it("never counts the context fill as the thread's tokens (issue 39: a 95 % fill read as 245k tokens used)", () => {
+    const projection = recorded("t3-0.0.42/thread-completed.json");
+    reportUsage(
+      projection,
+      { usedTokens: 245_480, maxTokens: 258_400, inputTokens: 2_500, outputTokens: 200, compactsAutomatically: false },
+      "2026-11-30T00:40:00.000Z",
+    );
+    expect(projection.facts().usage).toMatchObject({ contextUsed: 245_480, thread: null });
+    reportUsage(projection, { usedTokens: 245_480, maxTokens: 258_400, totalProcessedTokens: 251_000 }, "2026-11-30T00:41:00.000Z");
+    expect(projection.facts().usage!.thread).toEqual({ total: 251_000, input: null, cachedInput: null, output: null, reasoning: null });
+  });
+
+  it("sums what each turn processed where reports carry a turn (Claude's: 1312, 2710, 1352 over three turns); a turnless report is the session's so far (Codex's)", () => {
+    const claude = recorded("t3-0.0.42/thread-completed.json");
+    const report = (projection: ThreadProjection, id: string, turnId: string | null, payload: object, createdAt: string) =>
+      apply(projection, "thread.activity-appended", {
+        activity: { id, tone: "info", kind: "context-window.updated", summary: "Context window updated", payload, turnId, createdAt },
+      });
+    report(
+      claude,
+      "u-1",
+      "turn-a",
+      { usedTokens: 1_307, lastUsedTokens: 1_307, totalProcessedTokens: 1_312, inputTokens: 1_306, outputTokens: 1 },
+      "2026-11-30T00:40:00.000Z",
+    );
+    report(
+      claude,
+      "u-2",
+      "turn-b",
+      { usedTokens: 1_342, lastUsedTokens: 1_342, totalProcessedTokens: 2_710, inputTokens: 1_341, outputTokens: 1 },
+      "2026-11-30T00:40:01.000Z",
+    );
+    report(
+      claude,
+      "u-3",
+      "turn-c",
+      { usedTokens: 1_347, lastUsedTokens: 1_347, totalProcessedTokens: 1_352, inputTokens: 1_346, outputTokens: 1 },
+      "2026-11-30T00:40:02.000Z",
+    );
+    expect(claude.facts().usage).toMatchObject({
+      contextUsed: 1_347,
+      lastTurn: { total: 1_352, input: null, cachedInput: null, output: null, reasoning: null },
+      lastScope: "turn",
+      thread: { total: 1_312 + 2_710 + 1_352, input: null, cachedInput: null, output: null, reasoning: null },
+    });
+    const codex = recorded("t3-0.0.42/thread-completed.json");
+    const codexReport = (id: string, processed: number, at: string) =>
+      report(
+        codex,
+        id,
+        null,
+        {
+          usedTokens: 1_261,
+          totalProcessedTokens: processed,
+          inputTokens: 1_255,
+          outputTokens: 6,
+          lastUsedTokens: 1_261,
+          lastInputTokens: 1_255,
+          lastOutputTokens: 6,
+        },
+        at,
+      );
+    codexReport("c-1", 1_211, "2026-11-30T00:40:00.000Z");
+    codexReport("c-2", 2_429, "2026-11-30T00:40:01.000Z");
+    codexReport("c-3", 6_220, "2026-11-30T00:40:02.000Z");
+    expect(codex.facts().usage).toMatchObject({
+      lastTurn: { total: 1_261, input: 1_255, output: 6 },
+      lastScope: "request",
+      thread: { total: 6_220, input: null, cachedInput: null, output: null, reasoning: null },
+    });
   });
 
   it("is not reported where the thread has no such activity (0.0.24 sends none)", () => {
@@ -153,8 +225,10 @@ describe("protocol 1: a turn that changed a file in a git workspace, as real 0.0
       contextUsed: 1336,
       contextMax: 200000,
       compactsAutomatically: null,
-      lastTurn: { total: 1336, input: null, cachedInput: null, output: null, reasoning: null },
-      thread: { total: 2699, input: 1335, cachedInput: null, output: 1, reasoning: null },
+      // Its input and output are the newest request's (1335 + 1 = 1336): neither the turn's nor the thread's.
+      lastTurn: { total: 2699, input: null, cachedInput: null, output: null, reasoning: null },
+      lastScope: "turn",
+      thread: { total: 2699, input: null, cachedInput: null, output: null, reasoning: null },
     });
   });
 });

@@ -79,20 +79,51 @@ function newerReport(a: ThreadActivity, b: ThreadActivity): ThreadActivity {
   return a.id >= b.id ? a : b;
 }
 
-/** Usage from the newest `context-window.updated` activity, or null when the thread has none (not reported). */
+/**
+ * Usage from the `context-window.updated` activities, or null when the thread has none (not reported).
+ * Real 0.0.42 (Codex 0.169, Claude Code 2.1.328; docs/t3-protocols.md, "Changes and usage"): every
+ * report's `usedTokens` is the context fill, never use, and its `inputTokens`… are the newest model
+ * request's. `totalProcessedTokens` is what was processed so far: a report with a turn id (Claude's)
+ * counts its turn alone, one with none (Codex's) the whole provider session. So the thread's tokens
+ * are the newest turnless report's plus each turn's newest; the last turn's are its newest report's
+ * where it has a turn, else only the newest request's figures are known, and said as such.
+ */
 export function usageOfActivities(activities: readonly ThreadActivity[]): UsageFacts | null {
-  let activity: ThreadActivity | undefined;
-  for (const candidate of activities) if (candidate.kind === "context-window.updated") activity = activity ? newerReport(activity, candidate) : candidate;
-  if (!activity) return null;
-  const decoded = ContextWindowPayload.safeParse(activity.payload);
+  const newestByTurn = new Map<string | null, ThreadActivity>();
+  let newest: ThreadActivity | undefined;
+  for (const candidate of activities) {
+    if (candidate.kind !== "context-window.updated") continue;
+    newest = newest ? newerReport(newest, candidate) : candidate;
+    const known = newestByTurn.get(candidate.turnId);
+    newestByTurn.set(candidate.turnId, known ? newerReport(known, candidate) : candidate);
+  }
+  if (!newest) return null;
+  const decoded = ContextWindowPayload.safeParse(newest.payload);
   if (!decoded.success) return null;
   const p = decoded.data;
+  let threadTotal: number | null = null;
+  for (const report of newestByTurn.values()) {
+    const processed = ContextWindowPayload.safeParse(report.payload).data?.totalProcessedTokens;
+    if (processed !== undefined && processed !== null) threadTotal = (threadTotal ?? 0) + processed;
+  }
+  const turnProcessed = newest.turnId !== null ? (p.totalProcessedTokens ?? null) : null;
   return {
     contextUsed: p.usedTokens ?? null,
     contextMax: p.maxTokens ?? null,
     compactsAutomatically: p.compactsAutomatically ?? null,
-    lastTurn: counts(p.lastUsedTokens, p.lastInputTokens, p.lastCachedInputTokens, p.lastOutputTokens, p.lastReasoningOutputTokens),
-    thread: counts(p.totalProcessedTokens ?? p.usedTokens, p.inputTokens, p.cachedInputTokens, p.outputTokens, p.reasoningOutputTokens),
-    reportedAt: activity.createdAt,
+    ...(turnProcessed !== null
+      ? { lastTurn: counts(turnProcessed, null, null, null, null), lastScope: "turn" as const }
+      : {
+          lastTurn: counts(
+            p.lastUsedTokens,
+            p.lastInputTokens ?? p.inputTokens,
+            p.lastCachedInputTokens ?? p.cachedInputTokens,
+            p.lastOutputTokens ?? p.outputTokens,
+            p.lastReasoningOutputTokens ?? p.reasoningOutputTokens,
+          ),
+          lastScope: "request" as const,
+        }),
+    thread: counts(threadTotal, null, null, null, null),
+    reportedAt: newest.createdAt,
   };
 }
