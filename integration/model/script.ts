@@ -59,6 +59,11 @@ export const ENDLESS_WORDS = 600;
 export const WRITTEN_FILE = "scripted-change.txt";
 export const WRITTEN_TEXT = "written by the scripted model\n";
 export const SHELL_MARKER = "scripted-shell-ran";
+/** What a delegated subagent is asked: a hello, or (a failing subagent) a request the model refuses inside the subagent's own conversation. */
+export const SUBAGENT_PROMPT = "say hello from the subagent";
+/** A subagent whose reply streams for ~8 s (SLOW_WORDS), so its parent's turn ends before it does. */
+export const SLOW_SUBAGENT_PROMPT = "say hello slowly from the subagent";
+export const FAILING_SUBAGENT_PROMPT = "refuse this subagent request";
 /** A capacity limit's retry-after (OpenCode gave up on a 3 s one; Codex and OpenCode wait it out between tries). */
 export const CAPACITY_RETRY_AFTER_S = 1;
 
@@ -151,6 +156,11 @@ export function choosePlan(conversation: Conversation, attempt: number): Plan {
     const text = `Tool finished. Result: ${conversation.toolResult.replace(/\s+/g, " ").trim().slice(0, 400)}`;
     return { kind: "text", text, chunkDelayMs: 10, usage: usageFor(conversation, text) };
   }
+  // Only the subagent's own conversation, whose one user text is this prompt: the parent's follow-up
+  // turn after the subagent ends carries more texts and gets an ordinary reply.
+  if (latest === FAILING_SUBAGENT_PROMPT && conversation.userTexts.length === 1) {
+    return { kind: "error", status: 400, message: "Scripted subagent failure", shouldRetry: false };
+  }
   if (lower.includes("unauthorized model")) return { kind: "error", status: 401, message: "Invalid API key (scripted).", shouldRetry: false };
   // A request the model refuses outright: no harness retries a 400, so the turn fails at once.
   if (lower.includes("this will fail")) return { kind: "error", status: 400, message: "Scripted model failure", shouldRetry: false };
@@ -179,10 +189,16 @@ export function choosePlan(conversation: Conversation, attempt: number): Plan {
     const tool = pick("question");
     if (tool) return { kind: "tool", tool: tool.name, toolKind: "question", input: questionInput(tool.name), usage: usageFor(conversation, "question") };
   }
-  if (lower.includes("delegate to a subagent")) {
+  const delegate = /delegate to a (failing |lingering )?subagent/.exec(lower);
+  if (delegate) {
     const tool = pick("subagent");
     if (tool) {
-      const input = { description: "Scripted subtask", prompt: "say hello from the subagent", subagent_type: "general-purpose" };
+      const how = delegate[1]?.trim();
+      const input = {
+        description: how === "failing" ? "Scripted failing subtask" : "Scripted subtask",
+        prompt: how === "failing" ? FAILING_SUBAGENT_PROMPT : how === "lingering" ? SLOW_SUBAGENT_PROMPT : SUBAGENT_PROMPT,
+        subagent_type: "general-purpose",
+      };
       return { kind: "tool", tool: tool.name, toolKind: "subagent", input, usage: usageFor(conversation, "subagent") };
     }
   }

@@ -75,13 +75,13 @@ export interface ScenarioContext {
   workspaceOf(harness: HarnessUnderTest): string;
 }
 
-const tag = (harness: HarnessUnderTest, scenario: string) => `[${harness.name}:${scenario}]`;
-const requestsTagged = (model: ScriptedModelServer, marker: string) =>
+export const tag = (harness: HarnessUnderTest, scenario: string) => `[${harness.name}:${scenario}]`;
+export const requestsTagged = (model: ScriptedModelServer, marker: string) =>
   model.requests.filter((request) => request.api !== null && request.text.includes(marker));
 /** A harness's slowest step here is OpenCode's first turn (20-40 s on a loaded two-core machine). */
-const TURN_MS = 120_000;
+export const TURN_MS = 120_000;
 
-async function newAgent(
+export async function newAgent(
   ctx: ScenarioContext,
   harness: HarnessUnderTest,
   title: string,
@@ -93,14 +93,19 @@ async function newAgent(
 }
 
 /** Sends `text` from the fleet as a new turn and returns its delivery. */
-async function send(ctx: ScenarioContext, threadId: string, text: string, expectedIntent: "new-turn" | "steer" | "queue" = "new-turn"): Promise<Delivery> {
+export async function send(
+  ctx: ScenarioContext,
+  threadId: string,
+  text: string,
+  expectedIntent: "new-turn" | "steer" | "queue" = "new-turn",
+): Promise<Delivery> {
   return (await ctx.fleet.service.request("agent.send", { key: keyOf(ctx.fleet, threadId), text, expectedIntent })) as Delivery;
 }
 
 const settled = (view: AgentView | undefined) =>
   view !== undefined && !["running", "starting", "queued", "waiting", "needs-approval", "needs-input"].includes(view.status);
 
-async function untilSettled(ctx: ScenarioContext, threadId: string, what: string): Promise<AgentView> {
+export async function untilSettled(ctx: ScenarioContext, threadId: string, what: string): Promise<AgentView> {
   await until(
     ctx.fleet,
     () => settled(agent(ctx.fleet, threadId)),
@@ -110,7 +115,7 @@ async function untilSettled(ctx: ScenarioContext, threadId: string, what: string
   return agent(ctx.fleet, threadId)!;
 }
 
-async function transcript(ctx: ScenarioContext, threadId: string): Promise<AgentDetail> {
+export async function transcript(ctx: ScenarioContext, threadId: string): Promise<AgentDetail> {
   const key = keyOf(ctx.fleet, threadId);
   await ctx.fleet.service.request("agent.open", { key });
   await until(ctx.fleet, () => ctx.fleet.service.detail(key)?.items.length > 0, "transcript loaded");

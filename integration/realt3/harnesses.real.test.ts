@@ -29,6 +29,7 @@ import {
 } from "./harness-scenarios.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
+import { nativeSubagentCompletes, nativeSubagentFails, tokenTotals } from "./subagent-usage.testkit";
 
 const run = promisify(execFile);
 
@@ -135,6 +136,13 @@ async function reportedUsage(threadId: string) {
   return { inputTokens: payload.lastInputTokens ?? payload.inputTokens ?? 0, outputTokens: payload.lastOutputTokens ?? payload.outputTokens ?? 0 };
 }
 
+/** The context fill T3 reported for the thread: its newest context-window report's `usedTokens`. */
+async function reportedContext(threadId: string): Promise<number | null> {
+  const activity = (await operator.thread(threadId)).activities.filter((entry) => entry.kind === "context-window.updated").at(-1) as
+    { payload?: Record<string, number> } | undefined;
+  return activity?.payload?.usedTokens ?? null;
+}
+
 beforeAll(async () => {
   if (!(await onlyLoopback())) throw new Error("run the real-harness suites inside scripts/realt3.sh's network namespace (loopback only)");
   lookups = await LookupRecorder.start();
@@ -176,9 +184,30 @@ describe("real harnesses under T3 0.0.42", () => {
       nativeSubagents,
       HARNESSES.filter((harness) => harness.subagents),
     ));
+  describe("a native subagent that completes needs nothing; Claude's follow-up turn is its own", () =>
+    each(
+      nativeSubagentCompletes,
+      HARNESSES.filter((harness) => harness.subagents),
+    ));
+  describe("a native subagent that fails reaches its parent's roll-up, the inbox and one notification, named", () =>
+    each(
+      nativeSubagentFails,
+      HARNESSES.filter((harness) => harness.subagents),
+    ));
   describe("token usage as T3 reports it", () => each((context, harness) => tokenUsage(context, harness, reportedUsage)));
+  it(
+    "a thread's tokens over two turns are what its requests processed; the fleet's total is their sum over how many agents, the context fill apart",
+    () => tokenTotals(ctx(), HARNESSES, reportedContext),
+    240_000,
+  );
 
   it("SIGKILL and restart of T3: every row back, nothing sent twice", () => killAndRestart(ctx(), server, 60_000), 120_000);
+
+  it("each notification once, none again after T3's restart (the failed subagent's among them)", () => {
+    const ids = fleet.events.flatMap((event) => (event.type === "notification" ? [event.notification.id] : []));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.filter((id) => id.includes("/subagent-failed/"))).toHaveLength(1);
+  });
 
   it("nothing tried to reach an address outside the namespace (T3, the harnesses and the fleet)", async () => {
     // Counted by the kernel for this namespace: every connection or datagram to another address, DNS included.

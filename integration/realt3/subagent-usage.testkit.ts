@@ -1,0 +1,169 @@
+// Issue 39 with the real harness: Claude Code's native subagent (its `Agent` tool, run in the
+// background) that completes and one that fails inside its own conversation (the scripted model
+// refuses the subagent's request), and the token totals as T3 reports them. Each claim is read where
+// it happens: the model server (the subagent's request, Claude's follow-up turn after it), T3's store
+// (no user message for that turn) and the fleet (needs, roll-up, notifications, words).
+import { expect } from "vitest";
+import { compactCount, contextTotalWords, totalWords, usageTotals } from "../../shared/fleet/changes-usage";
+import { needsYou, tallyNeeds } from "../../shared/fleet/needs";
+import type { NotificationIntent } from "../../shared/fleet/notifications";
+import { failedSubagentWords } from "../../shared/fleet/subagents";
+import { FAILING_SUBAGENT_PROMPT, SLOW_SUBAGENT_PROMPT } from "../model/script";
+import type { RecordedRequest } from "../model/scripted-model-server";
+import { type Fleet, agent, keyOf, rows, until } from "./fleet.testkit";
+import { type HarnessUnderTest, type ScenarioContext, TURN_MS, newAgent, send, tag } from "./harness-scenarios.testkit";
+
+/** The fleet's notifications about one agent. */
+const notificationsAbout = (fleet: Fleet, key: string): NotificationIntent[] =>
+  fleet.events.flatMap((event) => (event.type === "notification" && event.notification.agentKey === key ? [event.notification] : []));
+
+const messages = (fleet: Fleet, key: string, role: "user" | "assistant") =>
+  (fleet.service.detail(key)?.items ?? []).flatMap((item) => (item.type === "message" && item.role === role ? [item] : []));
+
+/**
+ * Delegates to a subagent and waits until the subagent ended, Claude Code started its follow-up turn
+ * in the parent (the model's request after the subagent's, carrying the Agent call's result) and
+ * the fleet shows that turn's reply with the parent at rest. The agent stays open (its transcript
+ * followed) until `close`.
+ */
+async function delegate(ctx: ScenarioContext, harness: HarnessUnderTest, how: "lingering" | "failing") {
+  const threadId = await newAgent(ctx, harness, `Delegating (${how}) ${harness.name}`);
+  const key = keyOf(ctx.fleet, threadId);
+  const marker = tag(harness, `subagent-${how}`);
+  const text = `delegate to a ${how} subagent ${marker}`;
+  await ctx.fleet.service.request("agent.open", { key });
+  const delivery = await send(ctx, threadId, text);
+  const prompt = how === "failing" ? FAILING_SUBAGENT_PROMPT : SLOW_SUBAGENT_PROMPT;
+  const own = await ctx.model.waitFor((seen) => seen.conversation?.userTexts.at(-1) === prompt, "the subagent's own request", TURN_MS);
+  // Claude's follow-up turn: a request of the parent's conversation that follows the Agent call's result, not a tool result itself.
+  const followUp: RecordedRequest = await ctx.model.waitFor(
+    (seen) =>
+      seen.index > own.index && seen.text.includes(marker) && (seen.conversation?.toolResults ?? 0) > 0 && seen.conversation?.endsWithToolResult === false,
+    "Claude's follow-up turn in the parent after its subagent ended",
+    TURN_MS,
+  );
+  await until(
+    ctx.fleet,
+    () => {
+      const runs = new Set(messages(ctx.fleet, key, "assistant").map((message) => message.runId));
+      return agent(ctx.fleet, threadId)?.status === "idle" && runs.size >= 2 && ctx.fleet.service.delivery(delivery.commandId)?.state === "answered";
+    },
+    () =>
+      `the follow-up turn's reply with the parent at rest (${agent(ctx.fleet, threadId)?.status}, ${JSON.stringify(agent(ctx.fleet, threadId)?.subagents)})`,
+    TURN_MS,
+  );
+  return { threadId, key, text, followUp, close: () => ctx.fleet.service.request("agent.close", { key }) };
+}
+
+/** The follow-up turn Claude starts after its subagent is the agent's own: T3 stores no user message for it, and neither does the fleet show one. */
+async function followUpIsTheAgentsOwn(ctx: ScenarioContext, parent: Awaited<ReturnType<typeof delegate>>): Promise<void> {
+  expect(await ctx.side.userMessageCount(parent.threadId), "user messages T3 stored").toBe(1);
+  expect(messages(ctx.fleet, parent.key, "user").map((message) => message.text)).toEqual([parent.text]);
+  const replies = messages(ctx.fleet, parent.key, "assistant");
+  expect(new Set(replies.map((message) => message.runId)).size, "the subagent's turn and Claude's follow-up turn").toBeGreaterThanOrEqual(2);
+  expect(replies.at(-1)!.createdAt > messages(ctx.fleet, parent.key, "user")[0]!.createdAt).toBe(true);
+}
+
+/** A native subagent that completes: a row under its parent, and nothing that needs the user. */
+export async function nativeSubagentCompletes(ctx: ScenarioContext, harness: HarnessUnderTest): Promise<void> {
+  const parent = await delegate(ctx, harness, "lingering");
+  try {
+    const view = agent(ctx.fleet, parent.threadId)!;
+    expect(view.subagents).toEqual([expect.objectContaining({ status: "completed", title: "Scripted subtask", kind: "local_agent", reason: null })]);
+    expect(needsYou(view)).toBe(false);
+    expect(tallyNeeds(ctx.fleet.service.model.agents()).needYou.map((shown) => shown.key)).not.toContain(parent.key);
+    expect(ctx.fleet.service.model.rollup(ctx.fleet.environmentId, parent.threadId)).toBeNull();
+    expect(notificationsAbout(ctx.fleet, parent.key)).toEqual([]);
+    await followUpIsTheAgentsOwn(ctx, parent);
+  } finally {
+    await parent.close();
+  }
+}
+
+/** A native subagent that fails: its parent's roll-up, the inbox naming it, every count, one notification opening the parent. */
+export async function nativeSubagentFails(ctx: ScenarioContext, harness: HarnessUnderTest): Promise<void> {
+  const parent = await delegate(ctx, harness, "failing");
+  try {
+    expect(ctx.model.requests.filter((seen) => seen.conversation?.userTexts.at(-1) === FAILING_SUBAGENT_PROMPT).every((seen) => seen.answer === "400")).toBe(
+      true,
+    );
+    const view = agent(ctx.fleet, parent.threadId)!;
+    expect(view.subagents).toEqual([
+      expect.objectContaining({ status: "failed", title: "Scripted failing subtask", reason: expect.stringContaining("Scripted subagent failure") }),
+    ]);
+    // The parent itself went on and rests; its subagent's failure is what needs the user.
+    expect(view.status).toBe("idle");
+    expect(ctx.fleet.service.model.rollup(ctx.fleet.environmentId, parent.threadId)).toBe("failed");
+    expect(needsYou(view)).toBe(true);
+    expect(tallyNeeds(ctx.fleet.service.model.agents()).needYou.map((shown) => shown.key)).toContain(parent.key);
+    const counts = ctx.fleet.service.model.counts();
+    expect(counts.needsYou).toBe(tallyNeeds(ctx.fleet.service.model.agents()).needYou.length);
+    expect(counts.failedNeedingYou).toBeGreaterThanOrEqual(1);
+    expect(failedSubagentWords(view)).toMatch(/^subagent "Scripted failing subtask" failed: .*Scripted subagent failure/);
+    const notified = notificationsAbout(ctx.fleet, parent.key);
+    expect(notified).toEqual([
+      expect.objectContaining({ reason: "subagent-failed", agentKey: parent.key, title: expect.stringContaining('"Scripted failing subtask" failed') }),
+    ]);
+    await followUpIsTheAgentsOwn(ctx, parent);
+    // Acknowledged, it leaves the count; the notification stays the only one.
+    await ctx.fleet.service.request("agent.acknowledge", { key: parent.key });
+    await until(ctx.fleet, () => agent(ctx.fleet, parent.threadId)?.acknowledged === true, "acknowledged");
+    expect(needsYou(agent(ctx.fleet, parent.threadId)!)).toBe(false);
+    expect(notificationsAbout(ctx.fleet, parent.key)).toHaveLength(1);
+  } finally {
+    await parent.close();
+  }
+}
+
+/** What the model server reported for a thread's requests (those carrying `marker`): input + output, the tokens processed. */
+function modelProcessed(ctx: ScenarioContext, marker: string): number {
+  return ctx.model.modelRequestsContaining(marker).reduce((sum, seen) => sum + (seen.usage ? seen.usage.inputTokens + seen.usage.outputTokens : 0), 0);
+}
+
+/**
+ * The token figures over turns and over the fleet, against what the model itself reported: the
+ * token-usage scenario's threads (one per harness) take a second turn; each thread's figure is then
+ * what its model requests processed (T3's per-turn reports for Claude, its running session total
+ * for Codex), never a context size; the fleet's total over those threads is their sum and says over
+ * how many of them T3 reported one, with the context fill (T3's newest `usedTokens`, read by
+ * `contextOf`) summed apart.
+ */
+export async function tokenTotals(ctx: ScenarioContext, harnesses: HarnessUnderTest[], contextOf: (threadId: string) => Promise<number | null>): Promise<void> {
+  const threads = rows(ctx.fleet).filter((view) => harnesses.some((harness) => view.title === `Usage ${harness.name}`));
+  expect(threads).toHaveLength(harnesses.length);
+  let tokens = 0;
+  let withTokens = 0;
+  let context = 0;
+  let withContext = 0;
+  for (const harness of harnesses) {
+    const threadId = threads.find((view) => view.title === `Usage ${harness.name}`)!.threadId;
+    const delivery = await send(ctx, threadId, `say hello again ${tag(harness, "usage-again")}`);
+    await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", "the second turn answered", TURN_MS);
+    if (!harness.reportsUsage) continue;
+    // Both turns' requests carry the first turn's words.
+    const processed = modelProcessed(ctx, `[${harness.name}:usage`);
+    await until(
+      ctx.fleet,
+      () => agent(ctx.fleet, threadId)?.usage?.thread?.total === processed,
+      () => `${harness.name}: the thread's tokens ${agent(ctx.fleet, threadId)?.usage?.thread?.total} are what its requests processed, ${processed}`,
+      TURN_MS,
+    );
+    // T3's input and output figures are its newest model request's: never shown as the thread's.
+    expect(agent(ctx.fleet, threadId)!.usage!.thread).toMatchObject({ input: null, cachedInput: null, output: null, reasoning: null });
+    tokens += processed;
+    withTokens++;
+  }
+  const shown = rows(ctx.fleet).filter((view) => threads.some((thread) => thread.key === view.key));
+  for (const view of shown) {
+    const fill = await contextOf(view.threadId);
+    expect(view.usage?.contextUsed ?? null, `${view.title}: the context fill as T3 reported it`).toBe(fill);
+    if (fill !== null) {
+      context += fill;
+      withContext++;
+    }
+  }
+  const { fleet } = usageTotals(shown, () => "T3");
+  expect(fleet).toMatchObject({ tokens, reported: withTokens, agents: shown.length, context, contextReported: withContext });
+  expect(totalWords(fleet)).toBe(`${compactCount(tokens)} tokens T3 reported over ${withTokens} of ${shown.length} agents`);
+  expect(contextTotalWords(fleet)).toBe(`context now ${compactCount(context)} over ${withContext} of ${shown.length} agents`);
+}
