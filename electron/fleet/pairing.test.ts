@@ -2,12 +2,13 @@
 // one-time code is spent, sane labels from hostile servers, and what re-pairing does to the
 // previous session (against a small server that speaks T3's session-management endpoints).
 import { mkdir, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:http";
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BridgeResults, PairPreview } from "../../shared/bridge/contract";
+import { sendEmpty, sendJson } from "../../sim/host";
 import { SimServer } from "../../sim/protocol1/server";
 import { MAX_SERVER_LABEL } from "./pairing";
 import { REGISTRY_FILE } from "./registry";
@@ -39,6 +40,22 @@ describe("pairing", () => {
     await expect(service.request("pair.confirm", { input: link })).rejects.toThrow(/protocol 7/);
     const code = new URL(link).hash.replace("#token=", "");
     expect(sim.auth.exchange(code, undefined, "check").ok).toBe(true); // still unused
+  });
+
+  it.each([
+    ["an empty body", undefined],
+    ["a body naming the credential", { _tag: "EnvironmentAuthInvalidError", code: "auth_invalid", reason: "invalid_credential" }],
+  ])("a T3 that fails (HTTP 500, %s) while exchanging the code is said to have failed, not to have refused a used code", async (_, body) => {
+    const { service } = await setup([]);
+    const sim = await startSim({ generation: "upstream" });
+    // The server fails inside its token endpoint, as T3 does on an internal error.
+    Object.assign(sim, {
+      oauthToken: (_req: IncomingMessage, res: ServerResponse) => (body ? sendJson(res, 500, body) : sendEmpty(res, 500)),
+    });
+    const failure = service.request("pair.confirm", { input: sim.pairingUrl() });
+    await expect(failure).rejects.toThrow(`T3 at ${sim.baseUrl} failed while pairing (HTTP 500`);
+    await expect(failure).rejects.toThrow(/may or may not be used up: try again/);
+    await expect(failure).rejects.not.toThrow(/already used or has expired/);
   });
 
   it("says the pairing was accepted but not saved when the token cannot be stored, and saves nothing", async () => {

@@ -106,7 +106,7 @@ export class Pairing {
     try {
       paired = await client.pair(isPairingCode ? { pairingToken: secret } : { bearerToken: secret });
     } catch (error) {
-      throw pairingError(error, target.baseUrl);
+      throw pairingError(error, target.baseUrl, true);
     }
     const { environmentId } = paired.environment;
     if (environmentId !== checked.environment.environmentId) {
@@ -241,8 +241,8 @@ function notSavedError(baseUrl: string, what: string, error: unknown): BridgeErr
   );
 }
 
-/** Pairing failures in words a user can act on (issue: clear messages for each case). */
-export function pairingError(error: unknown, baseUrl: string): BridgeError {
+/** Pairing failures in words a user can act on; `codeSent`: the server may have spent the code before it failed. */
+export function pairingError(error: unknown, baseUrl: string, codeSent = false): BridgeError {
   if (error instanceof BridgeError) return error;
   if (!(error instanceof T3Error)) return new BridgeError("server", `Pairing with ${baseUrl} failed: ${String(error)}`);
   switch (error.kind) {
@@ -266,6 +266,16 @@ export function pairingError(error: unknown, baseUrl: string): BridgeError {
       );
     case "decode":
       return new BridgeError("not-t3", `The server at ${baseUrl} did not answer like a T3 server.`);
+    case "server":
+      // After the code was sent, whether T3 spent it before failing cannot be known from here.
+      return new BridgeError(
+        "server",
+        `T3 at ${baseUrl} failed while pairing (${error.message.replace(/^pairing: /, "")}). ${
+          codeSent
+            ? "The pairing code may or may not be used up: try again, and if T3 then says it was used, create a new pairing link."
+            : "The pairing code was not sent and can still be used: try again."
+        }`,
+      );
     default:
       return new BridgeError(error.kind, error.message);
   }

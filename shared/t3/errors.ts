@@ -63,6 +63,8 @@ function kindForStatus(status: number): T3ErrorKind {
 }
 
 function kindForTagged(body: TaggedErrorBody, status: number): T3ErrorKind {
+  // A 5xx is the server failing, whatever its body names: never read as a verdict on the credential.
+  if (status >= 500) return "server";
   switch (body.code) {
     case "auth_invalid":
       return "unauthorized";
@@ -102,7 +104,8 @@ export function httpFailure(status: number, contentType: string, bodyText: strin
     const value = body.data;
     if ("_tag" in value) {
       const reason = value.reason ?? value.code;
-      const text = (reason && reasonText[reason]) ?? value.message ?? value._tag;
+      // A server error's body says what failed inside T3, not what is wrong with the request.
+      const text = status >= 500 ? `HTTP ${status} (${value._tag})` : ((reason && reasonText[reason]) ?? value.message ?? value._tag);
       return new T3Error(kindForTagged(value, status), `${context}: ${text}`, {
         status,
         tag: value._tag,
