@@ -24,7 +24,9 @@ import {
   payloadWords,
   recordedChunks,
   recordedThreadIds,
+  rowState,
   shapeDifferences,
+  type ShellRowLike,
   shellStates,
 } from "./recordings.testkit";
 import { SHELL_COALESCE_MS, type V2SimServer } from "./server";
@@ -217,6 +219,15 @@ describe("the protocol-2 simulator against the real V2 engine's recordings: the 
       const recordedThread = recordedThreadIds(readV2Recording(name))[0]!;
       expectStatesLike(shellStates(peer.values(shell), threads[index]!), shellStates(recorded, recordedThread), name);
     });
+    // A row in each state the engine showed has the shape of the engine's row in that state (a
+    // pending request's, a failed row's, a queued one's…).
+    const rowsByState = (list: unknown[]) =>
+      new Map(list.flatMap((value) => ((value as { thread?: ShellRowLike }).thread ? [[rowState((value as { thread: ShellRowLike }).thread), value]] : [])));
+    const recordedRows = rowsByState(recorded);
+    const simulatedRows = rowsByState(peer.values(shell).filter((value) => threads.includes((value as { thread?: { id: string } }).thread?.id ?? "")));
+    const compared = [...simulatedRows].filter(([state]) => recordedRows.has(state));
+    expect(compared.length).toBeGreaterThanOrEqual(8);
+    for (const [state, row] of compared) expect(shapeDifferences(row, recordedRows.get(state), state)).toEqual([]);
   });
 
   it("04b, 06b, 06c: a shell without the completion marker beside a running turn: the snapshot, no synchronized, and the row's states as recorded", async () => {

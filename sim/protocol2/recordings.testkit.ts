@@ -220,7 +220,7 @@ export function labelAt(values: Json[], sequence: unknown): string | undefined {
   return found === undefined ? undefined : label(found);
 }
 
-interface ShellRowLike {
+export interface ShellRowLike {
   id: string;
   status: string;
   activityRunStatus: string | null;
