@@ -283,6 +283,14 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
   const observed = ctx.fleet.service.delivery(delivery.commandId)!.observed;
   expect(observed?.outcome, `${harness.name}: what the fleet observed`).toBe(harness.turnsAfterRunningMessage === 1 ? "steered" : "new-turn");
   expect(await ctx.side.userMessages(threadId, text)).toBe(1);
+  // T3 says the turn ended, and so does the fleet: settled, and a message now starts a new turn (issue 39:
+  // a steer newer than its turn's request was shown as a turn asked for, "starting" for ever).
+  expect(await ctx.side.latestTurnState(threadId)).toBe("completed");
+  await until(
+    ctx.fleet,
+    () => agent(ctx.fleet, threadId)?.status === "idle" && ctx.fleet.service.intent(key).kind === "new-turn",
+    () => `${harness.name}: idle as T3 says (shown ${agent(ctx.fleet, threadId)?.status}: ${agent(ctx.fleet, threadId)?.reason})`,
+  );
 }
 
 /** Interrupt from the fleet: the harness closes its model stream and the agent is no longer running. */
