@@ -20,7 +20,7 @@ test("protocol 1: the row shows the turn's files, c opens its diff, Esc closes i
   const threadId = fleet.sims.createThread(sim, { title: "Refactor the store", provider: "codex", text: "Refactor #edit:3" });
   const row = agentRow(page, sim.environmentId, threadId);
   await expect(row.getByTestId("changes-tag")).toHaveText(/^3 files \+\d+ −\d+$/);
-  await expect(page.getByTestId("usage-totals").locator("summary")).toHaveText(/^Tokens: [\d.]+k tokens over 1 agent · reported /);
+  await expect(page.getByTestId("usage-totals").locator("summary")).toHaveText(/^Tokens: [\d.]+k tokens T3 reported over 1 of 1 agent · reported /);
   await row.click();
   await page.keyboard.press("c");
   const diff = page.getByTestId("diff-view");
@@ -54,6 +54,26 @@ test("protocol 2: the agent view lists each turn's files and the context fill; t
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("diff-view")).toBeHidden();
   await expect(page.getByTestId("usage-totals")).toContainText("Tokens:");
+});
+
+test("tokens T3 reported and the context fill are shown and summed apart, saying for how many agents (issue 39)", async ({ page, fleet }) => {
+  await online(page, fleet);
+  const sim = fleet.sims.servers[0]!;
+  fleet.sims.createThread(sim, { title: "Refactor the store", provider: "codex", text: "Refactor #edit:1" });
+  const full = fleet.sims.createThread(sim, { title: "Summarise the build logs", provider: "claudeAgent", text: "Summarise the logs #nearfull" });
+  const summary = page.getByTestId("usage-totals").locator("summary");
+  await expect(summary).toHaveText(/^Tokens: [\d.]+k tokens T3 reported over 2 of 2 agents · report(s from|ed) .* · context now [\d.]+k over 2 of 2 agents$/);
+  await agentRow(page, sim.environmentId, full).locator(".agent-title").click();
+  const panel = page.getByTestId("agent-panel");
+  await panel.getByTestId("agent-details").locator("summary").click();
+  const details = panel.getByTestId("agent-details");
+  await expect(details).toContainText("Context fill");
+  await expect(panel.getByTestId("context-fill")).toHaveText("95 % of 258k; will not compact");
+  // T3 0.0.42's input and output figures are its last model request's: said so, and never shown as the thread's.
+  await expect(details).toContainText("Last model request");
+  await expect(panel.getByTestId("last-turn-tokens")).toContainText("tokens (input");
+  await expect(details).toContainText("Thread tokens T3 reported");
+  await expect(panel.getByTestId("thread-tokens")).toHaveText(/^[\d.]+k tokens$/);
 });
 
 test("a diff of 10,000 lines mounts only the lines in view", async ({ page, fleet }) => {
