@@ -1,6 +1,7 @@
 // The control API's actions that are the same on both protocols' simulated machines (sim/fleet.ts):
 // the sessions a machine holds and revoking one of them, the requests it was sent, and a project
-// created as another T3 client would. Tests use them to check what the server saw, not what a client says.
+// created as another T3 client would. Tests use them to check what the server saw, not what a client
+// says. Also the control API's one client call, for whoever drives a machine in another process.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { SimServer } from "./protocol1/server";
@@ -37,4 +38,16 @@ function createProject(server: SimServer | V2SimServer, title: string): string {
   if (server.generation === "v2") server.engine.createProject({ commandId, projectId, title, workspaceRoot });
   else server.engine.dispatch({ type: "project.create", commandId, projectId, title, workspaceRoot, createdAt: server.engine.now() });
   return projectId;
+}
+
+/** One call of a control API (`sim/cli.ts` prints its URL); a refusal is thrown with the API's words. */
+export async function controlRequest(controlUrl: string, method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${controlUrl}${path}`, {
+    method,
+    ...(body !== undefined && { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const value = (await response.json()) as unknown;
+  if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(value)}`);
+  return value;
 }

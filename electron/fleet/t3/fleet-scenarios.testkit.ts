@@ -4,13 +4,25 @@
 // (server-under-test.testkit.ts). Each scenario asserts what the fleet shows afterwards against what
 // the server stored. The scenarios share one server and one paired fleet, in order, as the real suites
 // did; a scenario a protocol does not have is named in NOT_PLAYED with the reason (no skips).
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
 import { DEFAULT_TIMING } from "../supervisor";
 import { defaultClientLabel } from "./client";
-import { type Fleet, FAST, agent, env, keyOf, phases, removals, rows, startFleet, statusHistory, until } from "./scenario-fleet.testkit";
-import { deliveryStates } from "./scenario-fleet.testkit";
+import {
+  type Fleet,
+  SCENARIO_TIMING,
+  agent,
+  deliveryStates,
+  env,
+  keyOf,
+  phases,
+  removals,
+  rows,
+  startFleet,
+  statusHistory,
+  until,
+} from "./scenario-fleet.testkit";
 import { Protocol2Machine, type Provider, type ServerUnderTest, type StoredThread } from "./server-under-test.testkit";
 
 export interface ScenarioContext {
@@ -31,10 +43,10 @@ const THREADS_ON_SERVER = 30;
 /** Statuses of a thread whose turn is over. */
 const ENDED: string[] = ["idle", "failed", "interrupted"];
 /**
- * "No retry storm" is the absence of requests, so it is watched for a bounded window: four of FAST's
+ * "No retry storm" is the absence of requests, so it is watched for a bounded window: four of the
  * longest backoffs, in which any retry loop would have sent several.
  */
-const NO_RETRY_WINDOW_MS = 4 * FAST.timing.maxBackoffMs;
+const NO_RETRY_WINDOW_MS = 4 * SCENARIO_TIMING.timing.maxBackoffMs;
 
 const userMessages = (stored: StoredThread, text: string) => stored.messages.filter((message) => message.role === "user" && message.text === text);
 const assistantTexts = (stored: StoredThread) => stored.messages.filter((message) => message.role === "assistant").map((message) => message.text);
@@ -56,6 +68,17 @@ async function runningThread(context: ScenarioContext, title: string, provider: 
   await server.send(threadId, "#hold a slow job, take your time");
   await until(fleet, () => agent(fleet, threadId)?.status === "running" && agent(fleet, threadId)?.activeRunId != null, `${title} running`);
   return { threadId, key: keyOf(fleet, threadId), runId: agent(fleet, threadId)!.activeRunId! };
+}
+
+/** A thread with one answered turn (what a fork is taken from), sent through the fleet. */
+async function threadWithATurn(context: ScenarioContext, title: string): Promise<string> {
+  const { fleet } = context;
+  const threadId = await newThread(context, title);
+  const key = keyOf(fleet, threadId);
+  await until(fleet, () => fleet.service.intent(key).kind === "new-turn", `a new turn offered to ${title}`);
+  const delivery = await send(fleet, key, "say hello", "new-turn");
+  await until(fleet, () => reached(fleet, delivery, ["answered"]) && agent(fleet, threadId)?.status === "idle", `${title} answered`);
+  return threadId;
 }
 
 /** Resolves once the fleet has handled what the server sent so far: a thread created now reaches it after all of that. */
@@ -85,6 +108,15 @@ async function everyRowShown(context: ScenarioContext, fleet: Fleet): Promise<st
     }),
   );
   return listed;
+}
+
+/** After `what`: the fleet is online and shows every row it showed `before` (none removed, none unknown), and a thread created now. */
+async function everyRowBack(context: ScenarioContext, fleet: Fleet, before: string[], removed: () => string[], what: string): Promise<void> {
+  await until(fleet, () => env(fleet)?.connection.phase === "online", `online after ${what}`);
+  const sentinel = await caughtUp(context, fleet, what);
+  expect(removed()).toEqual([]);
+  expect(listedRowsOf(context, fleet)).toEqual([...before, sentinel].sort());
+  expect(rows(fleet).filter((view) => view.status === "unknown")).toEqual([]);
 }
 
 async function send(fleet: Fleet, key: string, text: string, expectedIntent: string): Promise<Delivery> {
@@ -153,9 +185,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
     name: "nests a fork under the thread it was forked from (lineage, not the id)",
     async play(context) {
       const { server, fleet } = context;
-      const parentId = await newThread(context, "Planner");
-      await server.send(parentId, "say hello");
-      await until(fleet, () => agent(fleet, parentId)?.status === "idle" && agent(fleet, parentId)?.activeRunId === null, "the parent's run over");
+      const parentId = await threadWithATurn(context, "Planner");
       const forkId = await server.createChild(parentId, "Planner's fork");
       await until(fleet, () => agent(fleet, forkId) !== undefined, "the fork in the fleet");
       expect(agent(fleet, forkId)).toMatchObject({ parentThreadId: parentId, relationship: "fork", orphaned: false, title: "Planner's fork" });
@@ -304,9 +334,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
     name: "a failing child turn shows failed with the server's reason, rolls up to its parent and counts",
     async play(context) {
       const { server, fleet } = context;
-      const parentId = await newThread(context, "Planner of a failure");
-      await server.send(parentId, "say hello");
-      await until(fleet, () => agent(fleet, parentId)?.status === "idle" && agent(fleet, parentId)?.activeRunId === null, "the parent's run over");
+      const parentId = await threadWithATurn(context, "Planner of a failure");
       const childId = await server.createChild(parentId, "Failing worker");
       await until(fleet, () => agent(fleet, childId)?.status === "idle", "the child idle");
       const before = fleet.service.model.counts();
@@ -401,9 +429,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
       } else {
         await server.createProject("Watched project");
       }
-      const sentinel = await caughtUp(context, fleet, "the project");
-      expect(removed()).toEqual([]);
-      expect(listedRowsOf(context, fleet)).toEqual([...before, sentinel].sort());
+      await everyRowBack(context, fleet, before, removed, "the project");
     },
   },
   {
@@ -412,7 +438,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
       const { server, fleet } = context;
       await until(fleet, () => env(fleet)?.connection.phase === "online", "online");
       // Production retry timing beside the fast one: only quick re-probing of a recently seen host keeps the restart quick.
-      const production = await startFleet(server, { socket: FAST.socket });
+      const production = await startFleet(server, { socket: SCENARIO_TIMING.socket });
       const before = await everyRowShown(context, fleet);
       await everyRowShown(context, production);
       const removed = removals(fleet);
@@ -438,12 +464,8 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
       // Every retry was a quick probe (the jittered quickProbeMs), never a growing backoff.
       expect(retries.length).toBeGreaterThan(0);
       expect(Math.max(...retries)).toBeLessThanOrEqual(1.2 * DEFAULT_TIMING.quickProbeMs);
-      await until(fleet, () => env(fleet)?.connection.phase === "online", "online after the restart");
+      await everyRowBack(context, fleet, before, removed, "the restart");
       expect(env(fleet)!.environmentId).toBe(server.environmentId);
-      const sentinel = await caughtUp(context, fleet, "the restart");
-      expect(removed()).toEqual([]);
-      expect(listedRowsOf(context, fleet)).toEqual([...before, sentinel].sort());
-      expect(rows(fleet).filter((view) => view.status === "unknown")).toEqual([]);
     },
   },
   {
@@ -459,11 +481,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
       expect(env(frozen)!.connection).toMatchObject({ phase: "offline", error: "The server stopped answering pings." });
       expect(rows(frozen).every((view) => view.status === "unknown")).toBe(true);
       server.thaw();
-      await until(frozen, () => env(frozen)?.connection.phase === "online", "online after SIGCONT");
-      const sentinel = await caughtUp(context, frozen, "the thaw");
-      expect(removed()).toEqual([]);
-      expect(listedRowsOf(context, frozen)).toEqual([...before, sentinel].sort());
-      expect(rows(frozen).filter((view) => view.status === "unknown")).toEqual([]);
+      await everyRowBack(context, frozen, before, removed, "SIGCONT");
     },
   },
   {
@@ -488,7 +506,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
     async play(context) {
       const { server, fleet } = context;
       // A fleet of its own, re-checking its token often (30 s in production).
-      const revoked = await startFleet(server, { ...FAST, timing: { ...FAST.timing, tokenRecheckMs: 200 } });
+      const revoked = await startFleet(server, { ...SCENARIO_TIMING, timing: { ...SCENARIO_TIMING.timing, tokenRecheckMs: 200 } });
       const mine = (await server.sessions()).filter((session) => session.label === defaultClientLabel()).at(-1)!;
       const shown = phases(revoked);
       const since = Date.now();
@@ -532,8 +550,32 @@ export function scenariosFor(protocol: 1 | 2): FleetScenario[] {
   return FLEET_SCENARIOS.filter((scenario) => !NOT_PLAYED.some((entry) => entry.protocol === protocol && entry.scenario === scenario.name));
 }
 
-/** After each scenario: a failed one must not leave the shared server frozen or down for the next. */
-export async function recoverServer(server: ServerUnderTest): Promise<void> {
-  if (server.frozen) server.thaw();
-  if (!server.running) await server.restart();
+/**
+ * Registers the scenarios `protocol` plays, in order, on one server from `start` and one fleet paired
+ * with it before the first; after each, a scenario that failed leaves the server neither frozen nor down.
+ */
+export function playScenarios(protocol: 1 | 2, start: () => Promise<ServerUnderTest>): void {
+  const stops: (() => unknown)[] = [];
+  let context: ScenarioContext;
+  beforeAll(async () => {
+    const server = await start();
+    stops.push(() => server.stop());
+    context = { server, fleet: await startFleet(server, SCENARIO_TIMING, stops), left: new Set() };
+  }, 60_000);
+  afterAll(async () => {
+    while (stops.length) await stops.pop()!();
+  });
+  afterEach(async () => {
+    if (context.server.frozen) context.server.thaw();
+    if (!context.server.running) await context.server.restart();
+  });
+  for (const scenario of scenariosFor(protocol)) it(scenario.name, () => scenario.play(context), 30_000);
+  it("names every scenario it does not play, with why", () => {
+    const names = FLEET_SCENARIOS.map((scenario) => scenario.name);
+    for (const entry of NOT_PLAYED.filter((skipped) => skipped.protocol === protocol)) {
+      expect(names).toContain(entry.scenario);
+      expect(entry.why).not.toBe("");
+    }
+    expect(scenariosFor(protocol).length + NOT_PLAYED.filter((skipped) => skipped.protocol === protocol).length).toBe(FLEET_SCENARIOS.length);
+  });
 }

@@ -12,7 +12,14 @@ import { FleetService, type FleetServiceOptions } from "../service";
 import { FAST, cleanups, until as untilEvent } from "../service.testkit";
 import type { ServerUnderTest } from "./server-under-test.testkit";
 
-export { FAST, cleanups };
+export { cleanups };
+
+/**
+ * FAST (service.testkit.ts) with a ping every 500 ms, not 100: the server runs in a process of its own,
+ * which a busy two-core machine can leave unscheduled longer than one 100 ms ping (the fleet then saw
+ * a live server as gone mid-scenario). A frozen one is still offline within a second.
+ */
+export const SCENARIO_TIMING = { ...FAST, socket: { ...FAST.socket, pingIntervalMs: 500 } };
 
 export interface Fleet {
   service: FleetService;
@@ -24,7 +31,11 @@ export interface Fleet {
  * Starts a fleet service on a fresh data folder and pairs it with `server` by a fresh link; stopped
  * with `stops` (the test file's, for a fleet that outlives one scenario; each scenario's by default).
  */
-export async function startFleet(server: ServerUnderTest, options: Partial<FleetServiceOptions> = FAST, stops: (() => unknown)[] = cleanups): Promise<Fleet> {
+export async function startFleet(
+  server: ServerUnderTest,
+  options: Partial<FleetServiceOptions> = SCENARIO_TIMING,
+  stops: (() => unknown)[] = cleanups,
+): Promise<Fleet> {
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-scenario-"));
   const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...options });
   stops.push(

@@ -9,11 +9,21 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FLEET_SCOPES, parsePairingInput } from "../../../shared/t3/pairing";
 import type { LoggedRequest } from "../../../sim/host";
+import { controlRequest } from "../../../sim/machine-control";
 import { T3V2Operator } from "../../../sim/protocol2/operator.testkit";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 /** One agent step every 5 ms: the scenarios wait on events, so only the order of steps matters. */
 const TICK_MS = 5;
+
+/** Every machine process still running: none outlives the test process, even a frozen one. */
+const machines = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of machines) {
+    child.kill("SIGCONT");
+    child.kill("SIGKILL");
+  }
+});
 
 export type Provider = "codex" | "claudeAgent";
 
@@ -119,6 +129,8 @@ abstract class SimulatedMachine implements ServerUnderTest {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    machines.add(child);
+    child.once("exit", () => machines.delete(child));
     const controlUrl = await new Promise<string>((resolveUrl, reject) => {
       let output = "";
       const timer = setTimeout(() => reject(new Error(`sim/cli.ts did not start in 60 s:\n${output}`)), 60_000);
@@ -136,12 +148,12 @@ abstract class SimulatedMachine implements ServerUnderTest {
         reject(new Error(`sim/cli.ts exited (${code ?? signal}) before it was ready:\n${output}`));
       });
     });
-    const [described] = (await control(controlUrl, "GET", "/envs")) as { environmentId: string; baseUrl: string; serverVersion: string }[];
+    const [described] = (await controlRequest(controlUrl, "GET", "/envs")) as { environmentId: string; baseUrl: string; serverVersion: string }[];
     return { child, controlUrl, label, environmentId: described!.environmentId, baseUrl: described!.baseUrl, serverVersion: described!.serverVersion };
   }
 
   protected control(method: "GET" | "POST", action: string, body?: unknown): Promise<unknown> {
-    return control(this.controlUrl, method, `/envs/${encodeURIComponent(this.label)}/${action}`, body);
+    return controlRequest(this.controlUrl, method, `/envs/${encodeURIComponent(this.label)}/${action}`, body);
   }
 
   async pairingUrl(): Promise<string> {
@@ -213,17 +225,6 @@ abstract class SimulatedMachine implements ServerUnderTest {
   abstract send(threadId: string, text: string): Promise<void>;
   abstract stored(threadId: string): Promise<StoredThread>;
   abstract storedRow(threadId: string): Promise<StoredRow>;
-}
-
-async function control(controlUrl: string, method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${controlUrl}${path}`, {
-    method,
-    ...(body !== undefined && { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const value = (await response.json()) as unknown;
-  if (!response.ok) throw new Error(`${method} ${path}: ${JSON.stringify(value)}`);
-  return value;
 }
 
 interface V1Detail {
@@ -300,7 +301,7 @@ export class Protocol2Machine extends SimulatedMachine {
   static async start(): Promise<Protocol2Machine> {
     const machine = await SimulatedMachine.spawn("v2");
     // The operator's own session, from a pairing link of the server (as T3's CLI would issue one).
-    const link = ((await control(machine.controlUrl, "POST", `/envs/${machine.label}/pairing`, {})) as { pairingUrl: string }).pairingUrl;
+    const link = ((await controlRequest(machine.controlUrl, "POST", `/envs/${machine.label}/pairing`, {})) as { pairingUrl: string }).pairingUrl;
     const token = await exchange(machine.baseUrl, link);
     return new Protocol2Machine(machine, new T3V2Operator({ baseUrl: machine.baseUrl, workDir: "/home/user", token }));
   }
