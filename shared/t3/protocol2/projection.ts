@@ -31,6 +31,10 @@ export function applyThreadEvent(projection: ThreadProjection, event: DomainEven
     case "subagent.updated":
       return { ...projection, subagents: upsert(projection.subagents, event.payload) };
     case "checkpoint.captured":
+      // When a queued run starts, T3's V2 engine re-captures the scope's earlier checkpoints with no
+      // run (../shared/fixtures/t3-v2dev/07-queue.json): each keeps the run it was captured for.
+      if (event.payload.runId === null && projection.checkpoints.some((checkpoint) => checkpoint.id === event.payload.id && checkpoint.runId !== null))
+        return projection;
       return { ...projection, checkpoints: upsert(projection.checkpoints, event.payload) };
     case "message.updated":
       return { ...projection, messages: upsert(projection.messages, event.payload) };

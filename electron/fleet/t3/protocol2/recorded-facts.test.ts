@@ -184,3 +184,12 @@ describe("changes and usage as the real engine reported them", () => {
     expect(usageOfProjection(final)).toBeNull();
   });
 });
+
+describe("a queued run on the real engine, played back (07)", () => {
+  it("keeps the first run's checkpoint as that run's turn when the engine re-captures it run-less for the queued run", () => {
+    const states = projectionsOf("07-queue.json");
+    const last = states.at(-1)!;
+    expect(last.runs.map((run) => run.status)).toEqual(["completed", "completed"]);
+    expect(turnChangesOfProjection(last).map((turn) => turn.turnCount)).toEqual([1, 2]);
+  });
+});
