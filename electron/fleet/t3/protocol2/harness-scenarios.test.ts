@@ -20,6 +20,7 @@ import type { ApprovalDecision } from "../../../../shared/fleet/facts";
 import type { AgentView } from "../../../../shared/fleet/types";
 import type { ThreadState } from "../../../../sim/protocol2/engine";
 import type { TurnItem } from "../../../../sim/protocol2/model";
+import { T3V2Operator } from "../../../../sim/protocol2/operator.testkit";
 import { V2SimServer } from "../../../../sim/protocol2/server";
 import { MemorySecretStore } from "../../secrets";
 import { FleetService } from "../../service";
@@ -44,14 +45,19 @@ const CODEX = {
 
 let server: V2SimServer;
 let service: FleetService;
+/** T3's own UI on the machine: creates the project and the threads, as the real suite's operator did. */
+let operator: T3V2Operator;
+let projectId: string;
 const cleanups: (() => unknown)[] = [];
-const PROJECT = "project-harness-codex";
 
 beforeAll(async () => {
   // As the recorded engine: provider turns carry no token figures (V2SimServerOptions.reportsTokenUsage off).
   server = await new V2SimServer({ label: "harness-codex", tickMs: 5 }).start();
   cleanups.push(() => server.stop());
-  server.engine.addProject({ id: PROJECT, title: "Harness codex", workspaceRoot: "/home/user/harness-codex" });
+  const { token } = server.auth.issueSession({ scopes: ["orchestration:read", "orchestration:operate"], role: "client", label: "T3 web" });
+  operator = new T3V2Operator({ baseUrl: server.baseUrl, workDir: "/home/user", token });
+  cleanups.push(() => operator.close());
+  projectId = await operator.createProject("Harness codex");
   const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-harness-v2-"));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...FAST });
@@ -70,12 +76,12 @@ const agent = (threadId: string): AgentView | undefined => service.model.agent(k
 const stored = (threadId: string): ThreadState => server.engine.threads.get(threadId)!;
 const itemsOf = <T extends TurnItem["type"]>(threadId: string, type: T) =>
   stored(threadId).items.filter((item): item is Extract<TurnItem, { type: T }> => item.type === type);
-const state = (threadId: string, commandId: string) => service.delivery(commandId)?.state;
+const state = (commandId: string) => service.delivery(commandId)?.state;
 
 async function newAgent(title: string, runtimeMode: "full-access" | "approval-required" = "full-access"): Promise<string> {
-  const { thread } = server.engine.createThread({ projectId: PROJECT, title, provider: "codex", model: CODEX.model, runtimeMode });
-  await until(service, () => agent(thread.id) !== undefined, `${title} in the fleet`);
-  return thread.id;
+  const threadId = await operator.createThread(projectId, title, runtimeMode, "codex");
+  await until(service, () => agent(threadId) !== undefined, `${title} in the fleet`);
+  return threadId;
 }
 
 async function send(threadId: string, text: string, expectedIntent: "new-turn" | "steer" | "queue" = "new-turn"): Promise<Delivery> {
@@ -135,7 +141,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       const threadId = await newAgent("Turn codex");
       const text = "say hello";
       const delivery = await send(threadId, text);
-      await until(service, () => state(threadId, delivery.commandId) === "answered", "answered");
+      await until(service, () => state(delivery.commandId) === "answered", "answered");
       expect(agent(threadId)!.providerDriver ?? agent(threadId)!.providerInstanceId).toBe(CODEX.instanceId);
       expect(stored(threadId).runs.map((run) => run.status)).toEqual(["completed"]);
       expect(assistantTexts(await transcript(threadId))).toEqual(storedReplies(threadId));
@@ -156,7 +162,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
         // The command waits for the answer: it has not run.
         expect(itemsOf(threadId, "command_execution").map((item) => item.status)).toEqual(["running"]);
         const answer = (await service.request("agent.respondApproval", { key: keyOf(threadId), requestId: request.requestId, decision })) as Delivery;
-        await until(service, () => state(threadId, answer.commandId) === "delivered", `${decision} delivered`);
+        await until(service, () => state(answer.commandId) === "delivered", `${decision} delivered`);
         await untilSettled(threadId, `${decision}: the run ends`);
         expect(server.engine.responses.get(request.requestId)).toEqual({ decision });
         // The command ran (its output went back to the provider) only when allowed.
@@ -177,14 +183,16 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       let delivery: Delivery | undefined;
       const shown = await watching(threadId, async () => {
         delivery = await send(threadId, "ask me a question #ask");
-        await until(service, () => state(threadId, delivery!.commandId) === "answered", "answered");
+        await until(service, () => state(delivery!.commandId) === "answered", "answered");
       });
-      expect(CODEX.asks).toBe(false);
       // Codex cannot ask in T3's default interaction mode: nothing was asked, the run answered.
-      expect(stored(threadId).requests).toEqual([]);
-      expect(itemsOf(threadId, "user_input_request")).toEqual([]);
       expect(stored(threadId).thread.interactionMode).toBe("default");
-      expect(shown.map((step) => step.status)).not.toContain("needs-input");
+      expect(stored(threadId).requests.length > 0, "asked").toBe(CODEX.asks);
+      expect(itemsOf(threadId, "user_input_request").length > 0, "a question item").toBe(CODEX.asks);
+      expect(
+        shown.some((step) => step.status === "needs-input"),
+        `shown ${JSON.stringify(shown)}`,
+      ).toBe(CODEX.asks);
       expect((await untilSettled(threadId, "the run ends")).status).toBe("idle");
     });
   });
@@ -202,10 +210,10 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       );
       const text = "steer: and one more thing";
       const delivery = await send(threadId, text, service.intent(key).kind as "steer");
-      await until(service, () => ["delivered", "answered"].includes(state(threadId, delivery.commandId) ?? ""), "delivered");
+      await until(service, () => ["delivered", "answered"].includes(state(delivery.commandId) ?? ""), "delivered");
       expect(server.engine.release(threadId)).toBe(true);
-      await until(service, () => state(threadId, delivery.commandId) === "answered", "steer answered");
-      await until(service, () => state(threadId, first.commandId) === "answered", "first message answered");
+      await until(service, () => state(delivery.commandId) === "answered", "steer answered");
+      await until(service, () => state(first.commandId) === "answered", "first message answered");
       const runs = stored(threadId).runs;
       expect(runs.map((run) => run.status)).toHaveLength(CODEX.turnsAfterRunningMessage);
       // The steer joined the running run: one user message, intent "steer", in that run, and the provider's one reply took it in.
@@ -224,7 +232,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       await send(threadId, "an endless story #hold");
       await until(service, () => agent(threadId)?.status === "running", "running");
       const delivery = (await service.request("agent.interrupt", { key: keyOf(threadId) })) as Delivery;
-      await until(service, () => state(threadId, delivery.commandId) === "delivered", "interrupt delivered");
+      await until(service, () => state(delivery.commandId) === "delivered", "interrupt delivered");
       const view = await untilSettled(threadId, "the run ends");
       const latest = stored(threadId).runs.at(-1)!;
       expect(CODEX.afterInterrupt, `after the interrupt (the simulator recorded the run ${latest.status})`).toContain(view.status);
@@ -254,7 +262,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       let delivery: Delivery | undefined;
       const shown = await watching(threadId, async () => {
         delivery = await send(threadId, "hit the capacity limit #capacity:3");
-        await until(service, () => state(threadId, delivery!.commandId) === "answered", "answered after the limit lifted");
+        await until(service, () => state(delivery!.commandId) === "answered", "answered after the limit lifted");
       });
       // The provider retried three times (one error item, running until the limit lifted), then answered.
       const [retry] = itemsOf(threadId, "error");
@@ -277,14 +285,13 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
     it("codex", async () => {
       const threadId = await newAgent("Usage codex");
       const delivery = await send(threadId, "say hello");
-      await until(service, () => state(threadId, delivery.commandId) === "answered", "answered");
+      await until(service, () => state(delivery.commandId) === "answered", "answered");
       const turns = stored(threadId).providerTurns;
       expect(turns.map((turn) => turn.status)).toEqual(["completed"]);
-      expect(CODEX.reportsUsage).toBe(false);
       // The engine reports no token use for a top-level Codex thread: the fleet shows "not reported", never zero.
-      expect(turns.map((turn) => [turn.tokenUsage, turn.turnTokenUsage])).toEqual([[undefined, undefined]]);
+      expect(turns.some((turn) => turn.tokenUsage !== undefined || turn.turnTokenUsage !== undefined)).toBe(CODEX.reportsUsage);
       await until(service, () => agent(threadId)?.status === "idle", "idle");
-      expect(agent(threadId)!.usage).toBeUndefined();
+      expect(agent(threadId)!.usage !== undefined, `usage shown: ${JSON.stringify(agent(threadId)!.usage)}`).toBe(CODEX.reportsUsage);
     });
   });
 
