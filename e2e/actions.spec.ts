@@ -32,7 +32,7 @@ test("a plain approval goes at once with a confirmation naming the agent; deny-a
   await expect(page.getByTestId("decision-final")).toHaveText("Final once sent");
   await expect(page.getByTestId("decision-final")).toHaveAttribute("title", "A decision goes to T3 at once and T3 cannot take it back.");
   await page.keyboard.press("a");
-  await expect(confirmation).toHaveText(`Approved \`npm test\` for Deploy on ${sim.label}`);
+  await expect(confirmation).toHaveText(`Approved “npm test” for Deploy on ${sim.label}`);
   expect(decisionsSent(tap)).toEqual(["accept"]);
   await expect(page.getByTestId("undo")).toHaveCount(0); // T3 cannot take a decision back
 
@@ -61,7 +61,7 @@ test("a plain approval goes at once with a confirmation naming the agent; deny-a
   await page.keyboard.press("Tab");
   await expect(confirm).toBeFocused();
   await page.keyboard.press("Enter");
-  await expect(confirmation).toHaveText(`Denied \`npm test\` and stopped the turn of Cleanup on ${sim.label}`);
+  await expect(confirmation).toHaveText(`Denied “npm test” and stopped the turn of Cleanup on ${sim.label}`);
   expect(decisionsSent(tap)).toEqual(["accept", "cancel"]);
   await expect(page.getByTestId("inbox-empty")).toBeVisible();
 });
@@ -127,7 +127,7 @@ test("handled today lists what was done, newest first, and survives a reload", a
   await page.keyboard.press("x");
   await expect(page.getByTestId("inbox-empty")).toBeVisible();
 
-  const expected = [`Acknowledged Nightly on ${sim.label}`, `Approved \`npm test\` for Deploy on ${sim.label}`];
+  const expected = [`Acknowledged Nightly on ${sim.label}`, `Approved “npm test” for Deploy on ${sim.label}`];
   await page.keyboard.press("h");
   const list = page.getByTestId("handled-today");
   await expect(list.getByTestId("handled-entry")).toHaveCount(2);

@@ -85,7 +85,7 @@ test.describe("the inbox", () => {
 
       // An answer: the next opens.
       await page.keyboard.press("r");
-      await page.getByTestId("input-card").getByLabel("No").check();
+      await page.getByTestId("input-card").getByLabel("users").check();
       await page
         .getByTestId("input-card")
         .getByRole("button", { name: /^Answer/ })

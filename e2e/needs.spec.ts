@@ -78,7 +78,8 @@ test.describe("one count of what needs you", () => {
     await expect(page.getByTestId("hosts-down")).toHaveText("· 1 not online");
     const item = page.locator(`[data-testid="inbox-row"][data-key="${studio.environmentId}/${deploy}"]`);
     await expect(item).toHaveAttribute("data-status", "unknown");
-    await expect(item).toContainText(/as of .*its machine is not online.*approve/);
+    // Named, as of its last confirmation (issue 40 point 9).
+    await expect(item).toContainText(new RegExp(`${studio.label} offline as of \\d.*approve`));
     await expect(panel.getByTestId("panel-position")).toHaveText("1 of 3");
     await expectAgreeOn(page, 3);
     // A decision cannot reach T3 now: the key says why instead of doing nothing.
@@ -135,6 +136,10 @@ test.describe("the right thing first", () => {
     // The quiet run stalls after the stall time (10 s, the shortest the settings take).
     await expect(rows).toHaveCount(2, { timeout: 30_000 });
     await expect(page.locator(`[data-testid="inbox-row"][data-key="${studio.environmentId}/${quiet}"] .chip`)).toHaveText("stalled");
+    // It says for how long nothing happened, not "for a while" (issue 40 point 4).
+    await expect(page.locator(`[data-testid="inbox-row"][data-key="${studio.environmentId}/${quiet}"] .inbox-need`)).toHaveText(
+      /^stalled: no activity for \d+ (s|min)$/,
+    );
 
     const approval = fleet.sims.createThread(fork, { title: "Fresh approval", text: "#approval" });
     await expect(rows).toHaveCount(3);

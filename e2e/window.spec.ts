@@ -134,7 +134,7 @@ test("notices: one per condition, withdrawn when it clears, never over a control
   await expect(notice).toHaveCount(1);
   await expect(notice).toContainText("Deployer needs your approval");
   await expect(notice).toHaveAttribute("data-critical", "true");
-  await expect(page).toHaveTitle("(1) 1 needs you — T3 Fleet");
+  await expect(page).toHaveTitle("1 needs you — T3 Fleet");
   await expect(page.locator('link[rel="icon"]')).toHaveAttribute("data-count", "1");
   await expect(page.locator('link[rel="icon"]')).toHaveAttribute("data-variant", "needs-you");
   const shown = () => page.evaluate(() => (window as unknown as { __notices: { title: string; tag: string; closed: boolean }[] }).__notices);
@@ -206,10 +206,10 @@ test("transcripts: markdown, highlighted and folded code, tool activity inline, 
   await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "idle");
   fleet.sims.sendMessage(sim, threadId, "next #input");
   const card = page.getByTestId("input-card");
-  await card.getByLabel("Yes").check();
+  await card.getByLabel("orders").check();
   await card.getByRole("button", { name: "Answer" }).click();
   await expect(transcript.getByTestId("activity-question")).toContainText("Asked: Which database should I migrate first?");
-  await expect(transcript.getByTestId("activity-answer")).toContainText("Answered: Yes");
+  await expect(transcript.getByTestId("activity-answer")).toContainText("Answered: orders");
   await page.getByTestId("agent-panel").screenshot({ path: join(SCREENSHOTS, "transcript.png") });
 
   const popup = page.waitForEvent("popup");
@@ -246,15 +246,15 @@ test("questions: required answers are enforced before sending; inputs count thei
   await page.keyboard.press("n");
   const card = page.getByTestId("input-card");
   await page.keyboard.press("r"); // the answer key focuses the first question
-  await expect(card.getByLabel("Yes")).toBeFocused();
+  await expect(card.getByLabel("orders")).toBeFocused();
   await card.getByRole("button", { name: "Answer" }).click();
   await expect(card.getByTestId("question-missing")).toHaveText("This question needs an answer.");
   expect(tap.sent.filter((request) => request.method === "agent.respondInput")).toEqual([]);
-  await card.getByLabel("No").check();
+  await card.getByLabel("users").check();
   await expect(card.getByTestId("question-missing")).toHaveCount(1); // shown until the next try
   await card.getByRole("button", { name: "Answer" }).click();
   await expect(agentRow(page, sim.environmentId, threadId)).not.toHaveAttribute("data-status", "needs-input");
-  expect(tap.sent.find((request) => request.method === "agent.respondInput")?.params).toMatchObject({ answers: { q1: "No" } });
+  expect(tap.sent.find((request) => request.method === "agent.respondInput")?.params).toMatchObject({ answers: { q1: "users" } });
 
   await page.getByLabel("Message").fill("hello");
   await expect(page.getByTestId("message-counter")).toHaveText("5 / 100,000");

@@ -2,7 +2,7 @@
 // schemas, maps each method to the module that owns it, and turns bad input into clear errors.
 import { type BridgeMethod, type BridgeParamsOut, BridgeRequests, type BridgeResults, isBridgeMethod, safeExternalUrl } from "../../shared/bridge/contract";
 import type { Delivery } from "../../shared/fleet/delivery";
-import type { HandledAction } from "../../shared/fleet/handled";
+import { decidedAbout, type HandledAction } from "../../shared/fleet/handled";
 import type { Acknowledgements } from "./acknowledgements";
 import type { HandledLog } from "./handled-log";
 import type { Snoozes } from "./snoozes";
@@ -57,7 +57,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
   };
   const sent = (delivery: Delivery) => delivery.state !== "refused";
   /** The request's command or subject, read before the answer takes it off the pending list. */
-  const requestDetail = (key: string, requestId: string) => model.agent(key)?.pending.find((request) => request.requestId === requestId)?.detail ?? null;
+  const decidedOn = (key: string, requestId: string) => decidedAbout(model.agent(key)?.pending.find((request) => request.requestId === requestId));
   return {
     "pair.inspect": (p) => pairing.inspect(p.input),
     "pair.confirm": (p) => pairing.confirm(p.input, p.token, p.label, p.moved),
@@ -78,7 +78,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
     "agent.respondApproval": (p) =>
       recorded(
         p.key,
-        { kind: "decided", decision: p.decision, detail: requestDetail(p.key, p.requestId) },
+        { kind: "decided", decision: p.decision, ...decidedOn(p.key, p.requestId) },
         deliveries.command(
           p.key,
           "approval",

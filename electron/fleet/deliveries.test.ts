@@ -134,11 +134,11 @@ describe("deliveries", () => {
     await pairAll(service, sims);
     await until(service, () => agent(service, sim, asking)?.pending.length === 1, "question pending");
     const request = agent(service, sim, asking)!.pending[0]!;
-    expect(request).toMatchObject({ kind: "input", questions: [{ id: "q1", options: [{ label: "Yes" }, { label: "No" }] }] });
+    expect(request).toMatchObject({ kind: "input", questions: [{ id: "q1", options: [{ label: "orders" }, { label: "users" }] }] });
     const answer = (await service.request("agent.respondInput", {
       key: `${sim.environmentId}/${asking}`,
       requestId: request.requestId,
-      answers: { q1: "Yes" },
+      answers: { q1: "orders" },
     })) as Delivery;
     await until(service, () => service.delivery(answer.commandId)?.state === "delivered", "answer delivered");
     await until(service, () => agent(service, sim, asking)?.status === "idle", "asker done");

@@ -202,6 +202,8 @@ export type PendingRequest =
       kind: "approval";
       /** command, file-read, file-change, permission, … as the server names it. */
       requestKind: string | null;
+      /** `detail` is the agent's question in its own words (protocol 2's prompt), not the command itself. */
+      asked?: boolean;
       /** The decisions this request offers, in the server's order. */
       decisions: ApprovalOption[];
     })
@@ -290,8 +292,9 @@ export interface ChangedFile {
   path: string;
   /** added, modified, deleted, renamed… as T3 names it. */
   kind: string;
-  additions: number;
-  deletions: number;
+  /** Lines added and removed; null when T3 did not report an exact count (never zero). */
+  additions: number | null;
+  deletions: number | null;
 }
 
 /** One turn's changes (protocol 1 thread `checkpoints[]`, protocol 2 `checkpoint` entities of app runs). */

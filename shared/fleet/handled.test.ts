@@ -7,13 +7,13 @@ const entry = (action: HandledEntry["action"], at = 0): HandledEntry => ({ id: `
 
 describe("handled actions", () => {
   it("a confirmation names what was done, to which agent, on which machine", () => {
-    expect(handledWords(entry({ kind: "decided", decision: "accept", detail: "npm test" }), time)).toBe("Approved `npm test` for worker-2 on build-box-2");
+    expect(handledWords(entry({ kind: "decided", decision: "accept", detail: "npm test" }), time)).toBe("Approved “npm test” for worker-2 on build-box-2");
     expect(handledWords(entry({ kind: "decided", decision: "acceptForSession", detail: "npm test" }), time)).toBe(
-      "Approved `npm test` for the session of worker-2 on build-box-2",
+      "Approved “npm test” for the session of worker-2 on build-box-2",
     );
     expect(handledWords(entry({ kind: "decided", decision: "decline", detail: null }), time)).toBe("Denied the request for worker-2 on build-box-2");
     expect(handledWords(entry({ kind: "decided", decision: "cancel", detail: "rm -rf build" }), time)).toBe(
-      "Denied `rm -rf build` and stopped the turn of worker-2 on build-box-2",
+      "Denied “rm -rf build” and stopped the turn of worker-2 on build-box-2",
     );
     expect(handledWords(entry({ kind: "answered" }), time)).toBe("Answered worker-2 on build-box-2");
     expect(handledWords(entry({ kind: "acknowledged" }), time)).toBe("Acknowledged worker-2 on build-box-2");
@@ -26,7 +26,22 @@ describe("handled actions", () => {
 
   it("quotes only the first line of a long command, clipped", () => {
     const words = handledWords(entry({ kind: "decided", decision: "accept", detail: `${"x".repeat(100)}\nsecond line` }), time);
-    expect(words).toBe(`Approved \`${"x".repeat(59)}…\` for worker-2 on build-box-2`);
+    expect(words).toBe(`Approved “${"x".repeat(59)}…” for worker-2 on build-box-2`);
+  });
+
+  it("a protocol-2 approval quotes the agent's question as its question, not as the command, and no code marks show raw", () => {
+    // As the demo's "Run the integration suite" asked on protocol 2 (sim/protocol2/steps.ts).
+    const asked = { kind: "decided", decision: "decline", detail: "Run `npm test`?", requestKind: "command", asked: true } as const;
+    expect(handledWords(entry(asked), time)).toBe("Denied a command (“Run npm test?”) for worker-2 on build-box-2");
+    expect(handledWords(entry({ ...asked, requestKind: "mcp-elicitation", detail: "May I use the `db` tool?" }), time)).toBe(
+      "Denied a tool's question (“May I use the db tool?”) for worker-2 on build-box-2",
+    );
+    // A command is the command: its own backticks are the shell's and stay.
+    expect(handledWords(entry({ kind: "decided", decision: "accept", detail: "echo `date`", requestKind: "command" }), time)).toBe(
+      "Approved “echo `date`” for worker-2 on build-box-2",
+    );
+    for (const words of [handledWords(entry(asked), time), handledWords(entry({ kind: "decided", decision: "accept", detail: "npm test" }), time)])
+      expect(words, "no Markdown code span shown raw").not.toMatch(/`[^`]*`/);
   });
 
   it("a wake time, or until it changes", () => {

@@ -2,10 +2,15 @@
 // stop and their undoing, named by agent and machine. The fleet service keeps the log
 // (electron/fleet/handled-log.ts) so it survives a reload of the window; the window shows a brief
 // confirmation of each and lists what was handled since local midnight. Pure.
-import type { ApprovalDecision } from "./facts";
+import type { ApprovalDecision, PendingRequest } from "./facts";
+import { idWords, plainText } from "./words";
 
 export type HandledAction =
-  | { kind: "decided"; decision: ApprovalDecision; detail: string | null }
+  /**
+   * `detail`: the request's subject as the server gave it; `asked`: that text is the agent's question
+   * in its own words (protocol 2's prompt), not the command itself; `requestKind`: command, file-change…
+   */
+  | { kind: "decided"; decision: ApprovalDecision; detail: string | null; requestKind?: string | null; asked?: boolean }
   | { kind: "answered" }
   | { kind: "acknowledged" }
   | { kind: "unacknowledged" }
@@ -26,22 +31,37 @@ export interface HandledEntry {
   action: HandledAction;
 }
 
+/** What a decision was about, from the request as the fleet saw it: its subject, kind, and whether the subject is the agent's own question. */
+export function decidedAbout(request: PendingRequest | undefined): Pick<Extract<HandledAction, { kind: "decided" }>, "detail" | "requestKind" | "asked"> {
+  if (request?.kind !== "approval") return { detail: request?.detail ?? null };
+  return { detail: request.detail, requestKind: request.requestKind, ...(request.asked && { asked: true }) };
+}
+
 /** Longest command text a confirmation quotes. */
 const DETAIL_LIMIT = 60;
 
-function quoted(detail: string | null): string {
-  if (!detail) return "the request";
-  const line = detail.split("\n")[0]!.trim();
-  return `\`${line.length > DETAIL_LIMIT ? `${line.slice(0, DETAIL_LIMIT - 1)}…` : line}\``;
+/**
+ * What was decided, in plain text: the command in quotes ("“npm test”"), or, where the server gave
+ * only the agent's question, what kind of request it was with the question's words ("a command
+ * (“Run npm test?”)"). Never Markdown: the line is shown as it is, so code marks would show raw.
+ */
+function decidedWhat(action: Extract<HandledAction, { kind: "decided" }>): string {
+  // A command is quoted as it is (its backticks are shell); a question's are Markdown.
+  const first = action.detail?.split("\n")[0] ?? "";
+  const line = (action.asked ? plainText(first) : first).trim();
+  const clipped = line.length > DETAIL_LIMIT ? `${line.slice(0, DETAIL_LIMIT - 1)}…` : line;
+  const kind = action.requestKind ? `a ${idWords(action.requestKind)}` : "the request";
+  if (!clipped) return kind;
+  return action.asked ? `${kind} (“${clipped}”)` : `“${clipped}”`;
 }
 
-/** "Approved `npm test` for worker-2 on build-box-2": what was done, to which agent, on which machine. */
+/** "Approved “npm test” for worker-2 on build-box-2": what was done, to which agent, on which machine. */
 export function handledWords(entry: Pick<HandledEntry, "agent" | "machine" | "action">, time: (ms: number) => string): string {
   const who = `${entry.agent} on ${entry.machine}`;
   const action = entry.action;
   switch (action.kind) {
     case "decided": {
-      const what = quoted(action.detail);
+      const what = decidedWhat(action);
       switch (action.decision) {
         case "accept":
           return `Approved ${what} for ${who}`;

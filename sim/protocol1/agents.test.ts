@@ -177,8 +177,15 @@ describe("scripted agents", () => {
     const thread = sim.engine.threads.get(threadId)!;
     expect(sim.engine.shellRow(thread).hasPendingUserInput).toBe(true);
     const requestId = (event.payload.activity as { payload: { requestId: string } }).payload.requestId;
+    // The question offers what answers it: which database, not Yes or No.
+    expect((event.payload.activity as { payload: { questions: { question: string; options: { label: string }[] }[] } }).payload.questions).toEqual([
+      expect.objectContaining({
+        question: "Which database should I migrate first?",
+        options: [expect.objectContaining({ label: "orders" }), expect.objectContaining({ label: "users" })],
+      }),
+    ]);
     const ready = nextEvent(sim, sessionIs(threadId, "ready"));
-    sim.engine.dispatch({ type: "thread.user-input.respond", commandId: "ui-1", threadId, requestId, answers: { q1: "Yes" }, createdAt: sim.engine.now() });
+    sim.engine.dispatch({ type: "thread.user-input.respond", commandId: "ui-1", threadId, requestId, answers: { q1: "orders" }, createdAt: sim.engine.now() });
     await ready;
     expect(sim.engine.shellRow(thread).hasPendingUserInput).toBe(false);
   });

@@ -10,7 +10,8 @@ import { contextWindowPayload, turnCheckpoint } from "./turn-changes";
 export type AgentStep =
   | { kind: "reply"; text: string }
   | { kind: "approval"; detail?: string }
-  | { kind: "input"; question?: string }
+  /** A question with the choices that answer it (never Yes/No to a "which" question). */
+  | { kind: "input"; question: string; options: { label: string; description?: string }[] }
   | { kind: "fail"; message: string; runtimeError?: boolean; partialText?: string }
   | { kind: "capacity"; message?: string }
   | { kind: "subagents"; count: number }
@@ -60,7 +61,15 @@ export function scriptFromText(provider: ProviderKind, text: string): TurnScript
   }
   if (has("subagents")) steps.push({ kind: "subagents", count: 2 });
   if (has("approval")) steps.push({ kind: "approval", detail: "npm test" });
-  if (has("input")) steps.push({ kind: "input", question: "Which database should I migrate first?" });
+  if (has("input"))
+    steps.push({
+      kind: "input",
+      question: "Which database should I migrate first?",
+      options: [
+        { label: "orders", description: "The orders database: the largest, about 40 minutes" },
+        { label: "users", description: "The users database: small, a few minutes" },
+      ],
+    });
   if (has("slow")) steps.push({ kind: "delay", ms: 2_000 });
   if (has("capacity")) steps.push({ kind: "capacity" });
   if (has("hang")) steps.push({ kind: "hang" });
@@ -363,7 +372,7 @@ export class Agents {
           "User input requested",
           {
             requestId,
-            questions: [{ id: "q1", header: "Question", question: step.question ?? "How should I proceed?", options: [{ label: "Yes" }, { label: "No" }] }],
+            questions: [{ id: "q1", header: "Question", question: step.question, options: step.options }],
           },
           turn.turnId,
         );

@@ -5,7 +5,7 @@ import { ChangesAndUsage, UsageRows } from "./ChangesAndUsage";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
-import { lastKnownWords } from "../../../shared/fleet/words";
+import { idWords, lastKnownWords } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
 import { focusTargets } from "../state/focus";
 import { currentInbox } from "../state/inbox";
@@ -110,7 +110,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           <dt>Provider</dt>
           <dd>
             {providerName(agent)} · {agent.model}
-            {agent.effort ? ` · effort ${agent.effort}` : ""} · {agent.runtimeMode}
+            {agent.effort ? ` · effort ${agent.effort}` : ""} · {idWords(agent.runtimeMode)}
           </dd>
           <dt>Thread</dt>
           <dd className="thread-line">

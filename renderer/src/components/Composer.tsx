@@ -63,7 +63,11 @@ export function Composer({ agent }: { agent: AgentView }) {
     if (intent.kind === "refused" || text.trim() === "" || sending || tooLong) return;
     setSending(true);
     try {
-      if (await commands.send(agent.key, text, intent.kind)) setText("");
+      if (await commands.send(agent.key, text, intent.kind)) {
+        setText("");
+        // A choice of steer or queue was for that message: the next starts from the fleet's default for the agent's state.
+        setChoice(undefined);
+      }
     } finally {
       setSending(false);
     }

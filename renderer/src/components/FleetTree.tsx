@@ -6,9 +6,9 @@ import { providerName } from "../../../shared/fleet/provider-name";
 import { SUBAGENT_DISPLAY } from "../../../shared/fleet/subagents";
 import { type DisplayStatus, type RollupStatus, rollupStatus, type SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
-import { lastKnownWords } from "../../../shared/fleet/words";
+import { idWords, lastKnownWords, offlineWords } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
-import { relativeTime } from "../state/format";
+import { clockTime, relativeTime } from "../state/format";
 import type { Row } from "../state/selectors";
 import { useFleet } from "../state/store";
 import { Clipped, CountWords, Highlighted, PlaceError, rowDomId, StatusChip, useNow } from "./common";
@@ -290,6 +290,15 @@ function ProjectRow({ row }: { row: Extract<Row, { kind: "project" }> }) {
       <Clipped className="project-title" text={row.title} />
       <Clipped className="project-where" text={where} />
       <CountWords counts={row.counts} />
+      {/* Agents of a machine away are named by it, as of its last confirmation: never a bare "7 unknown". */}
+      {row.away.map(({ env, agents }) => (
+        <Clipped
+          key={env.environmentId}
+          className="project-away"
+          testId="project-away"
+          text={`${agents} ${row.unknown ? "unknown: T3 Fleet's service is not reachable" : `on ${offlineWords(env.label, env.connection, clockTime)}`}`}
+        />
+      ))}
     </div>
   );
 }
@@ -405,7 +414,9 @@ function SubagentRow({ rowId, parentKey, subagent, depth }: { rowId: string; par
       <StatusChip status={status} label={`subagent ${subagent.status}`} />
       <Clipped className="subagent-title" text={subagent.title ?? subagent.id} />
       {subagent.reason ? <Clipped className="reason" text={subagent.reason} /> : null}
-      <span className="meta">{subagent.kind ?? "task"} · read-only</span>
+      <span className="meta" data-testid="subagent-kind">
+        {subagent.kind ? idWords(subagent.kind) : "task"} · read-only
+      </span>
     </div>
   );
 }

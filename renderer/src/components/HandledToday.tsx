@@ -1,13 +1,24 @@
 // "Handled today" (issue 25 point 2): what the user did to agents since local midnight, newest
-// first, as the fleet service keeps it (so it survives a reload of the window).
+// first, as the fleet service keeps it (so it survives a reload of the window). Each entry opens
+// its agent, while the fleet still has it.
 import { handledWords } from "../../../shared/fleet/handled";
+import { commands } from "../state/commands";
+import { useFleetFacts } from "../state/fleet-facts";
+import { focusTargets } from "../state/focus";
 import { clockTime } from "../state/format";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 import { ListDialog } from "./ListDialog";
 
+/** Closes the list and opens the agent, with focus on it (the list's own close would send focus back to the pane). */
+function openEntry(key: string): void {
+  useFleet.getState().showList(null);
+  void commands.openAgent(key).then(() => focusTargets.panel?.());
+}
+
 export function HandledToday() {
   const handled = useFleet((s) => s.handled);
+  const { agents } = useFleetFacts();
   return (
     <ListDialog title="Handled today" testId="handled-today">
       {handled === null ? (
@@ -18,14 +29,32 @@ export function HandledToday() {
         </p>
       ) : (
         <ol className="action-list" aria-label="Handled since midnight, newest first">
-          {handled.map((entry) => (
-            <li key={entry.id} data-testid="handled-entry" data-key={entry.key}>
-              <time dateTime={new Date(entry.at).toISOString()} className="action-list-time">
-                {clockTime(entry.at)}
-              </time>
-              <span>{handledWords(entry, clockTime)}</span>
-            </li>
-          ))}
+          {handled.map((entry) => {
+            const words = handledWords(entry, clockTime);
+            const present = agents.has(entry.key);
+            return (
+              <li key={entry.id} className="handled-entry" data-testid="handled-entry" data-key={entry.key}>
+                <time dateTime={new Date(entry.at).toISOString()} className="action-list-time">
+                  {clockTime(entry.at)}
+                </time>
+                {present ? (
+                  <button
+                    type="button"
+                    className="link-button action-list-main"
+                    data-testid="handled-open"
+                    title="Open this agent"
+                    onClick={() => openEntry(entry.key)}
+                  >
+                    {words}
+                  </button>
+                ) : (
+                  <span className="action-list-main" title="This agent is no longer in the fleet">
+                    {words}
+                  </span>
+                )}
+              </li>
+            );
+          })}
         </ol>
       )}
       <PlaceError place="handled" />

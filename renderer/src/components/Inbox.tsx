@@ -4,35 +4,36 @@
 import { useEffect, useRef } from "react";
 import type { AgentView } from "../../../shared/fleet/types";
 import { waitingSince } from "../../../shared/fleet/views";
-import { lastKnownWords } from "../../../shared/fleet/words";
+import { idWords, lastKnownWords, plainText, stalledWords } from "../../../shared/fleet/words";
 import { needsUser } from "../../../shared/fleet/types";
 import { finishedWords, latestChanges } from "../../../shared/fleet/changes-usage";
 import { asOfStatus } from "../../../shared/fleet/needs";
 import { failedSubagentWords } from "../../../shared/fleet/subagents";
 import { ChangesTag } from "./ChangesTag";
 import { commands } from "../state/commands";
-import { relativeTime } from "../state/format";
+import { clockTime, relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
 import { Clipped, Highlighted, rowDomId, StatusChip, useNow } from "./common";
 
-/** What the agent needs from the user, in a few words; while its machine is away, as of when it was last confirmed. */
-export function needWords(agent: AgentView): string {
-  if (agent.status !== "unknown") return currentNeedWords(agent);
-  const when = agent.asOf ? new Date(agent.asOf).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "its last contact";
-  return `as of ${when} (its machine is not online): ${currentNeedWords(agent)}`;
+/** What the agent needs from the user, in a few words; while its machine (named) is away, as of when it was last confirmed. */
+export function needWords(agent: AgentView, now = Date.now(), machine = "its machine"): string {
+  if (agent.status !== "unknown") return currentNeedWords(agent, now);
+  const asOf = agent.asOf ? Date.parse(agent.asOf) : NaN;
+  return `${machine} offline ${Number.isFinite(asOf) ? `as of ${clockTime(asOf)}` : "since before this window opened"}: ${currentNeedWords(agent, now)}`;
 }
 
-function currentNeedWords(agent: AgentView): string {
+function currentNeedWords(agent: AgentView, now: number): string {
   const request = agent.pending[0];
-  if (request?.kind === "approval") return `approve ${request.requestKind ?? "a request"}: ${request.detail}`;
+  if (request?.kind === "approval")
+    return `approve ${request.requestKind ? `a ${idWords(request.requestKind)}` : "a request"}: ${request.asked ? plainText(request.detail) : request.detail}`;
   if (request?.kind === "input") return `answer: ${request.questions[0]?.question ?? request.detail}`;
   if (request?.kind === "auth-refresh") return "the provider must log in again";
   // Its own failure first; else a native subagent's, named (shared/fleet/subagents.ts).
   const subagentFailure = failedSubagentWords(agent);
   if (subagentFailure && asOfStatus(agent) !== "failed" && asOfStatus(agent) !== "stuck") return subagentFailure;
   if (agent.heldUp) return `held up: ${agent.reason ?? "the provider is waiting"}`;
-  if (agent.stalled) return `stalled${agent.reason ? `: ${agent.reason}` : ": no activity for a while"}`;
+  if (agent.stalled) return stalledWords(agent, now);
   // Listed only for its changes (the optional "finished with changes" item, shared/fleet/changes-usage.ts).
   if (!needsUser(agent.status) && latestChanges(agent)) return finishedWords(agent);
   return agent.reason ?? lastKnownWords(agent);
@@ -154,7 +155,7 @@ export function InboxList({
                   <span className="time">{relativeTime(waitingSince(agent), now)}</span>
                 </div>
                 <div className="inbox-line inbox-second">
-                  <Clipped className="inbox-need" text={needWords(agent)} />
+                  <Clipped className="inbox-need" text={needWords(agent, now, env?.label ?? agent.environmentId)} />
                   <Clipped className="inbox-where" text={`${env?.label ?? agent.environmentId} · ${agent.projectTitle || agent.projectId}`} />
                   <ChangesTag agent={agent} />
                 </div>

@@ -3,6 +3,7 @@ import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import { useEffect, useId, useRef, useState } from "react";
 import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { projectOf } from "../../../shared/fleet/views";
+import { idWords } from "../../../shared/fleet/words";
 import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
 import { commands } from "../state/commands";
 import { focusTargets } from "../state/focus";
@@ -23,14 +24,15 @@ export function PendingCard({ agent, request, offline }: { agent: AgentView; req
     return (
       <div className="card pending" data-testid="approval-card" role="group" aria-label="Approval requested" aria-describedby={finalId}>
         <div className="approval-heading">
-          <strong>Approve {request.requestKind ? `this ${request.requestKind}` : "this request"}?</strong>
+          <strong>Approve {request.requestKind ? `this ${idWords(request.requestKind)}` : "this request"}?</strong>
           {/* Said before anything is sent; short enough to share the heading's line on a phone. */}
           <span className="hint" id={finalId} data-testid="decision-final" title="A decision goes to T3 at once and T3 cannot take it back.">
             Final once sent
           </span>
         </div>
         <dl className="approval-facts">
-          <dt>{request.requestKind === "command" ? "Command" : "What"}</dt>
+          {/* Protocol 2 gives the agent's question, not the command: it is named as what it is. */}
+          <dt>{request.asked ? "It asks" : request.requestKind === "command" ? "Command" : "What"}</dt>
           <dd>
             <pre data-testid="approval-command">{request.detail}</pre>
           </dd>

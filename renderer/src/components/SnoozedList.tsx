@@ -26,7 +26,8 @@ export function SnoozedList() {
           {list.map(({ agent, snooze }) => (
             <li key={agent.key} data-testid="snoozed-entry" data-key={agent.key}>
               <span className="action-list-main">
-                <strong>{agent.title}</strong> on {environments.get(agent.environmentId)?.label ?? agent.environmentId}: {needWords(agent)}
+                <strong>{agent.title}</strong> on {environments.get(agent.environmentId)?.label ?? agent.environmentId}:{" "}
+                {needWords(agent, now, environments.get(agent.environmentId)?.label)}
                 <span className="hint" data-testid="snoozed-wake">
                   {" "}
                   · {wakeDescription(snooze, clockTime)}

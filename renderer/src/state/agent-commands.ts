@@ -6,7 +6,7 @@
 // can be taken back).
 import type { BridgeParams } from "../../../shared/bridge/contract";
 import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/facts";
-import { destructiveDecision, type HandledAction, handledWords } from "../../../shared/fleet/handled";
+import { decidedAbout, destructiveDecision, type HandledAction, handledWords } from "../../../shared/fleet/handled";
 import { needFingerprint } from "../../../shared/fleet/views";
 import { focusWhenStill } from "./focus";
 import { clockTime } from "./format";
@@ -44,14 +44,15 @@ export const agentCommands = {
       return;
     }
     const names = named(key);
-    const detail =
+    const about = decidedAbout(
       useFleet
         .getState()
         .agents.get(key)
-        ?.pending.find((request) => request.requestId === requestId)?.detail ?? null;
+        ?.pending.find((request) => request.requestId === requestId),
+    );
     const before = inboxKeys();
     const delivery = await runForReceipt(`request:${requestId}`, () => requireBridge().request("agent.respondApproval", { key, requestId, decision }));
-    if (delivery && delivery.state !== "refused") confirmDone(names, { kind: "decided", decision, detail }, null);
+    if (delivery && delivery.state !== "refused") confirmDone(names, { kind: "decided", decision, ...about }, null);
     if (delivery) advanceInbox(key, before);
   },
 

@@ -1,7 +1,7 @@
 // The one dispatcher of registry commands (shared/fleet/command-registry.ts): the keys (keys.ts),
 // the command buttons, the palette and the tray (over the bridge, bridge-events.ts) all run a
 // command by its id here, so a command does one thing whichever way the user asked for it.
-import { command, type CommandContext, type CommandId } from "../../../shared/fleet/command-registry";
+import { command, type CommandContext, type CommandId, keyHint } from "../../../shared/fleet/command-registry";
 import type { ApprovalDecision } from "../../../shared/fleet/facts";
 import { activeSnooze } from "../../../shared/fleet/snooze";
 import type { AgentView } from "../../../shared/fleet/types";
@@ -297,6 +297,21 @@ function sayWhyUnreachable(id: CommandId): void {
 }
 
 /**
+ * `z` with nothing to take back says so where confirmations show, and why, instead of doing nothing:
+ * the shown action is one T3 cannot reverse, or the last Undo ended with its confirmation.
+ */
+function sayNothingToUndo(): void {
+  const state = useFleet.getState();
+  const action = state.confirmation && !state.confirmation.text.startsWith(NOTHING_TO_UNDO) ? state.confirmation : null;
+  const why = action
+    ? "T3 cannot take that back."
+    : `Undo lasts while an action's confirmation shows; a snooze can still be ended from the Snoozed list (${keyHint(command("inbox.snoozed"))}).`;
+  state.confirmDone(`${NOTHING_TO_UNDO}: ${why}`, null);
+}
+
+const NOTHING_TO_UNDO = "Nothing to undo";
+
+/**
  * Runs a registry command when the registry enables it now. A decision key (a, A, d) pressed on the
  * list opens the selected agent instead, so a key decides only what is on screen; the palette and
  * the buttons name the decision themselves.
@@ -310,7 +325,8 @@ export function dispatch(id: CommandId, source: CommandSource, target?: string):
         ? HANDLERS[id]
         : null;
   if (!handler) {
-    sayWhyUnreachable(id);
+    if (id === "action.undo") sayNothingToUndo();
+    else sayWhyUnreachable(id);
     return;
   }
   if (typeof window !== "undefined") window.dispatchEvent(new CustomEvent<CommandRun>(COMMAND_RUN_EVENT, { detail: { id, source, handler } }));

@@ -66,6 +66,18 @@ describe("fleet tree rows", () => {
     expect(rows[0]).toMatchObject({ kind: "project", counts: { idle: 1, stalled: 1, "held-up": 1 } });
   });
 
+  it("a project names the machine that is away and how many of its agents it holds, never counting them as unknown", () => {
+    const away = environmentView({
+      environmentId: "b",
+      label: "build-box",
+      connection: { phase: "offline", since: ago(60_000), lastConfirmedAt: ago(90_000), nextAttemptAt: ago(-5_000), attempt: 3, error: "refused" },
+    });
+    const offline = (id: string) => agentView(id, "running", { key: `b/${id}`, environmentId: "b", status: "unknown", asOf: ago(90_000) });
+    const rows = buildRows(input([env, away], [solo, offline("x"), offline("y")], { grouping: "project" }));
+    expect(rows[0]).toMatchObject({ kind: "project", counts: { idle: 1 }, away: [{ env: away, agents: 2 }], unknown: false });
+    expect((rows[0] as Extract<Row, { kind: "project" }>).counts).not.toHaveProperty("unknown");
+  });
+
   it("collapsing hides descendants; filters keep a match's parents for context", () => {
     expect(buildRows(input([env], [parent, failing, running, solo], { collapsed: new Set([parent.key]) })).filter((row) => row.kind === "agent")).toHaveLength(
       2,

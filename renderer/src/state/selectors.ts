@@ -29,7 +29,12 @@ export type Row =
       branch: string | null;
       /** The machines the project's agents run on: one project by name across machines. */
       machines: string[];
+      /** The agents of machines that are online; those of a machine away are in `away`, never counted as "unknown". */
       counts: Partial<Record<RollupStatus, number>>;
+      /** Per machine not online (or every machine while the service is lost): how many of the project's agents it holds, as of its last confirmation. */
+      away: { env: EnvironmentView; agents: number }[];
+      /** The bridge to the fleet service is lost: what is away is the service, not the machines. */
+      unknown: boolean;
       shown: number;
     }
   | {
@@ -223,7 +228,11 @@ export function buildRows(input: TreeInput): Row[] {
     if (filtering && projectShown === 0) continue;
     const groupId = `project:${name}`;
     const counts: Partial<Record<RollupStatus, number>> = {};
-    for (const agent of members) counts[rollupStatus(agent)] = (counts[rollupStatus(agent)] ?? 0) + 1;
+    const away = new Map<string, number>();
+    for (const agent of members) {
+      if (agent.status === "unknown") away.set(agent.environmentId, (away.get(agent.environmentId) ?? 0) + 1);
+      else counts[rollupStatus(agent)] = (counts[rollupStatus(agent)] ?? 0) + 1;
+    }
     rows.push({
       kind: "project",
       id: groupId,
@@ -232,6 +241,11 @@ export function buildRows(input: TreeInput): Row[] {
       branch: info.branch,
       machines: [...machines].sort(),
       counts,
+      away: [...away].flatMap(([environmentId, count]) => {
+        const env = environments.get(environmentId);
+        return env ? [{ env, agents: count }] : [];
+      }),
+      unknown: bridgeLost,
       shown: projectShown,
     });
     if (!collapsed.has(groupId)) emitGroup(groupId, members);

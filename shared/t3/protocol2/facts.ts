@@ -241,6 +241,8 @@ function pendingOf(card: PendingRequestCard): PendingRequest {
         detail: card.prompt ?? card.requestKind,
         createdAt: card.createdAt,
         requestKind: card.requestKind,
+        // The prompt is the agent's question ("Run `npm test`?"); protocol 2 carries no command of its own.
+        ...(card.prompt !== null && { asked: true }),
         decisions: card.decisions.map((option) => ({ decision: option.decision as ApprovalDecision, label: option.label, warning: null })),
       };
     case "question":
