@@ -92,7 +92,7 @@ describe("undo and the handled log", () => {
     expect(entries.map((entry) => handledWords(entry, time))).toEqual([
       `Brought back Nightly on ${sim.label}: no longer acknowledged`,
       `Acknowledged Nightly on ${sim.label}`,
-      `Approved \`npm test\` for Deploy on ${sim.label}`,
+      `Approved “npm test” for Deploy on ${sim.label}`,
     ]);
     expect(published.map((event) => event.type === "handled" && event.entry.id)).toEqual(entries.map((entry) => entry.id).reverse());
     expect((await service.request("handled.list", { since: Date.now() + 60_000 })) as BridgeResults["handled.list"]).toEqual({ entries: [] });

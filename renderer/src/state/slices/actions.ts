@@ -12,7 +12,7 @@ export interface Undo {
   key: string;
 }
 
-/** The brief confirmation of the last action: "Approved `npm test` for worker-2 on build-box-2". */
+/** The brief confirmation of the last action: "Approved “npm test” for worker-2 on build-box-2". */
 export interface Confirmation {
   /** Each confirmation is new, even with the same words (announced once, timed on its own). */
   id: number;
