@@ -100,10 +100,13 @@ describe("agent diffs", () => {
     expect(await diffs.read("env/thread-1", { kind: "turn", turnCount: 1 })).toMatchObject({ state: "ready", text: "ok" });
     expect(reads).toHaveLength(2);
     const offline = rig([turn(1)], async () => "never", { online: false });
+    // Marked as its machine's absence, so the window can name the machine as of when and ask again once it is back.
     expect(await offline.diffs.read("env/thread-1", { kind: "turn", turnCount: 1 })).toMatchObject({
       state: "unavailable",
+      offline: true,
       reason: expect.stringContaining("not online"),
     });
+    expect(await diffs.read("env/thread-1", { kind: "turn", turnCount: 1 })).not.toHaveProperty("offline");
   });
 
   it("keeps a bounded number of diffs, dropping the least recently used", async () => {

@@ -77,7 +77,8 @@ export class AgentDiffs {
     }
     const [environmentId, threadId] = splitKey(key);
     const session = this.deps.session(environmentId);
-    if (!session) return Promise.resolve({ ...base, state: "unavailable", reason: "The machine is not online; the diff can be read once it is back." });
+    if (!session)
+      return Promise.resolve({ ...base, state: "unavailable", offline: true, reason: "The machine is not online; the diff can be read once it is back." });
     const reading = session.readDiff(threadId, scope, DIFF_READ_TIMEOUT_MS).then(
       (text): AgentDiff => (text.length > this.limit ? { ...base, state: "too-large", size: text.length } : { ...base, state: "ready", text }),
       (error: unknown): AgentDiff => {

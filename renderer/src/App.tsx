@@ -9,6 +9,7 @@ import { FindMachines } from "./components/FindMachines";
 import { FleetTree } from "./components/FleetTree";
 import { HandledToday } from "./components/HandledToday";
 import { InboxList } from "./components/Inbox";
+import { SearchScope } from "./components/SearchScope";
 import { Notices } from "./components/Notices";
 import { PairingDialog } from "./components/PairingDialog";
 import { SettingsDialog } from "./components/SettingsDialog";
@@ -96,6 +97,8 @@ export function App() {
     [facts, filters, search, snoozed, now, changesSeen, finishedInInbox],
   );
   const pane = paneView(view, inboxNow.items.length);
+  // Every agent of the fleet the search and filters match, whichever pane shows (components/SearchScope.tsx).
+  const fleetMatches = useMemo(() => selectableRows(rows).length, [rows]);
   // What ↑/↓ move through and what search chooses from: the inbox's items, or the tree's matching agents.
   const selectable = useMemo(
     () => (pane === "inbox" ? inboxNow.items.map((agent) => agent.key) : selectableRows(rows).map((row) => row.id)),
@@ -318,6 +321,7 @@ export function App() {
         <span className="shortcuts">↑↓ move · Enter open · n next · v inbox/fleet · / search · Ctrl+K commands · Esc back</span>
       </nav>
       <Notices />
+      <SearchScope pane={pane} inboxMatches={inboxNow.items.length} fleetMatches={fleetMatches} />
       {pane === "fleet" ? <UsageTotals /> : null}
       <main className={openKey ? "split" : ""}>
         {!loaded ? (

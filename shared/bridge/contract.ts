@@ -285,8 +285,8 @@ export type AgentDiff = { key: string; scope: "turn" | "thread"; fromTurnCount: 
   | { state: "ready"; text: string }
   /** Larger than DIFF_TEXT_LIMIT: not shown; `size` is its length in characters. */
   | { state: "too-large"; size: number }
-  /** The checkpoint is missing or failed, or T3 could not give the diff: `reason` says which, in words. */
-  | { state: "unavailable"; reason: string }
+  /** The checkpoint is missing or failed, or T3 could not give the diff: `reason` says which, in words; `offline`: its machine is not online, so it could not be asked. */
+  | { state: "unavailable"; reason: string; offline?: true }
 );
 
 /** What changed in an open agent's detail since the last detail or delta sent for it. */

@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import { type CommandSpec, keyHint, paletteCommands } from "../../../shared/fleet/command-registry";
-import { STATUS_WORDS } from "../../../shared/fleet/words";
+import { agentAsOfWords, STATUS_WORDS } from "../../../shared/fleet/words";
 import { commands } from "../state/commands";
 import { commandContext, dispatch } from "../state/dispatch";
+import { clockTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
 import { useFleet } from "../state/store";
 
@@ -53,7 +54,12 @@ export function CommandPalette() {
       if (!raw.title.toLowerCase().includes(needle) && !raw.threadId.toLowerCase().includes(needle)) continue;
       const agent = displayAgent(raw, bridgeLostAt);
       const machine = environments.get(agent.environmentId)?.label ?? agent.environmentId;
-      found.push({ kind: "agent", id: `agent:${agent.key}`, label: `${agent.title} — ${machine}`, hint: STATUS_WORDS[agent.status], key: agent.key });
+      // Away: what it was doing, with what is away named as of when (never a bare "unknown").
+      const hint =
+        agent.status === "unknown"
+          ? agentAsOfWords(agent, bridgeLostAt ? "T3 Fleet's service not reachable" : `${machine} offline`, clockTime)
+          : STATUS_WORDS[agent.status];
+      found.push({ kind: "agent", id: `agent:${agent.key}`, label: `${agent.title} — ${machine}`, hint, key: agent.key });
     }
     return [...entries, ...found];
   }, [context, query, agents, environments, bridgeLostAt]);

@@ -9,7 +9,9 @@ import { memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { ChangedFile } from "../../../shared/fleet/facts";
 import { changesWords } from "../../../shared/fleet/changes-usage";
 import { type DiffLine, extensionOf, parseDiff } from "../../../shared/fleet/diff-lines";
+import { offlineWords } from "../../../shared/fleet/words";
 import { diffView } from "../state/diff-view";
+import { clockTime } from "../state/format";
 import { useFleet } from "../state/store";
 import { grammarOf, highlightLine, useGrammars } from "./highlighter";
 
@@ -111,6 +113,7 @@ export function FileList({ files }: { files: ChangedFile[] }) {
 export function DiffView() {
   const shown = useFleet((state) => state.diff);
   const agent = useFleet((state) => (shown ? state.agents.get(shown.key) : undefined));
+  const env = useFleet((state) => (shown ? state.environments.get(shown.key.slice(0, shown.key.indexOf("/"))) : undefined));
   const closeRef = useRef<HTMLButtonElement>(null);
   // Focus moves into the diff; Esc closes it (App.tsx closes what is on top).
   useEffect(() => {
@@ -130,7 +133,10 @@ export function DiffView() {
         <p className="diff-problem" data-testid="diff-problem">
           {result.state === "too-large"
             ? `This diff is too large to show here (${result.size.toLocaleString("en")} characters). The files it changes:`
-            : result.reason}
+            : result.offline
+              ? // Named and as of its last confirmation; state/diff-view.ts reads it again once the machine is back.
+                `${offlineWords(env?.label ?? "Its machine", env?.connection, clockTime)}: the diff is read from T3, so it shows here by itself once ${env?.label ?? "the machine"} is back.`
+              : result.reason}
         </p>
         <FileList files={result.files} />
       </>

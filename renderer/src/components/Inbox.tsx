@@ -58,6 +58,8 @@ export function InboxList({
   const now = useNow();
   const listRef = useRef<HTMLDivElement>(null);
   const current = items.findIndex((agent) => agent.key === (openKey ?? selectedKey));
+  const filters = useFleet((s) => s.filters);
+  const hiddenBy = search ? (filters.environmentId || filters.provider ? "the search and filters" : "the search") : "the filters";
   useEffect(() => {
     if (current >= 0) document.getElementById(rowDomId(items[current]!.key))?.scrollIntoView({ block: "nearest" });
   }, [current, items]);
@@ -67,7 +69,7 @@ export function InboxList({
         <strong data-testid="inbox-position">
           {items.length === 0
             ? hidden
-              ? `${hidden} hidden by the filters`
+              ? `${hidden} hidden by ${hiddenBy}`
               : "Nothing needs you"
             : current >= 0
               ? `${current + 1} of ${items.length}`
@@ -75,8 +77,9 @@ export function InboxList({
                 ? `${items.length} of ${items.length + hidden} shown`
                 : `${items.length} ${items.length === 1 ? "needs" : "need"} you`}
         </strong>
+        {/* What is hidden is said once: by the position when nothing is shown, else here. */}
         <span className="hint" data-testid="inbox-hint">
-          most urgent first{hidden ? ` · ${hidden} hidden by the filters` : ""}
+          most urgent first{hidden && items.length > 0 ? ` · ${hidden} hidden by ${hiddenBy}` : ""}
         </span>
         <span className="inbox-lists">
           {snoozed ? (

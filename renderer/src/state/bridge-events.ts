@@ -11,6 +11,7 @@ import { navigation } from "./navigation";
 import { showNotice, withdrawClearedNotices } from "./notices";
 import { run, setRequestBridge } from "./requests";
 import { useFleet } from "./store";
+import { keepDiffCurrent } from "./diff-view";
 import { keepTabUpToDate } from "./tab";
 import { keepViewChoices, savedPane } from "./view-choices";
 
@@ -96,6 +97,7 @@ export function startEffects(instance: Bridge): () => void {
     store().bridgeConnected(connected, new Date().toISOString(), problem ?? null),
   );
   const offTab = keepTabUpToDate();
+  const offDiff = keepDiffCurrent();
   void run("pairing", () => instance.request("pair.probeLocal", {})).then((localServer) => store().localServerFound(localServer ?? null));
   const offView = keepViewChoices();
   // The desktop shell's native notifications follow the same rule as the notices here (shared/fleet/notice-in-view.ts): it is told which agent this window shows.
@@ -106,6 +108,7 @@ export function startEffects(instance: Bridge): () => void {
     offEvents();
     offConnection();
     offTab();
+    offDiff();
     offView();
     offShowing();
   };

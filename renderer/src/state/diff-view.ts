@@ -1,8 +1,9 @@
 // Showing a diff: the window asks the service for it (bridge `agent.diff`, read from T3 only now,
 // electron/fleet/diffs.ts) and keeps the answer in the diff slice. Opening an agent's diff counts as
-// having looked at its changes (the "finished with changes" inbox item then clears).
+// having looked at its changes (the "finished with changes" inbox item then clears). A diff that
+// could not be read because its machine was away is read again by itself once the machine is back.
 import { errorMessage, requireBridge, tracked } from "./requests";
-import type { DiffRequest } from "./slices/diff";
+import type { DiffRequest, DiffShown } from "./slices/diff";
 import { useFleet } from "./store";
 
 export const diffView = {
@@ -28,3 +29,28 @@ export const diffView = {
     useFleet.getState().showDiff(null);
   },
 };
+
+/** The diff shown waits for its machine: the service could not ask T3 because the machine was not online. */
+function waitsForMachine(shown: DiffShown): boolean {
+  return shown.result?.state === "unavailable" && shown.result.offline === true;
+}
+
+/**
+ * Reads the diff shown again when its machine comes back online (a diff opened while it was away
+ * said so); only on that change, so an answer that still finds it away is not asked again in a loop.
+ */
+export function keepDiffCurrent(): () => void {
+  let watched: { key: string; online: boolean } | null = null;
+  return useFleet.subscribe((state) => {
+    const shown = state.diff;
+    if (!shown) {
+      watched = null;
+      return;
+    }
+    const environmentId = shown.key.slice(0, shown.key.indexOf("/"));
+    const online = state.bridgeLostAt === null && state.environments.get(environmentId)?.connection.phase === "online";
+    const wasOnline = watched?.key === shown.key ? watched.online : online;
+    watched = { key: shown.key, online };
+    if (online && !wasOnline && waitsForMachine(shown)) void diffView.show(shown.key, shown.scope);
+  });
+}
