@@ -8,6 +8,7 @@ import type { HandledLog } from "./handled-log";
 import type { Snoozes } from "./snoozes";
 import type { AgentDetails } from "./agent-details";
 import { BridgeError } from "./bridge-error";
+import type { Creations } from "./creations";
 import type { Deliveries } from "./deliveries";
 import type { AgentDiffs } from "./diffs";
 import type { Discovery } from "./discovery/coordinator";
@@ -23,6 +24,7 @@ export interface BridgeHandlerDeps {
   pairing: Pairing;
   details: AgentDetails;
   deliveries: Deliveries;
+  creations: Creations;
   acknowledgements: Acknowledgements;
   snoozes: Snoozes;
   handled: HandledLog;
@@ -121,6 +123,12 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
     "agent.unsnooze": (p) => recorded(p.key, { kind: "unsnoozed" }, deps.snoozes.unsnooze(p.key)),
     "handled.list": (p) => ({ entries: handled.since(p.since) }),
     "agent.diff": (p) => deps.diffs.read(p.key, p.scope),
+    "agent.createChoices": (p) => deps.creations.choices(p.environmentId),
+    "agent.create": (p) => {
+      const { creationId, ...request } = p;
+      return deps.creations.create(creationId, request);
+    },
+    "creation.retry": (p) => deps.creations.retry(p.creationId),
     "delivery.recheck": (p) => deliveries.recheck(p.commandId),
     "delivery.cancelQueued": (p) => deliveries.cancelQueued(p.commandId),
     "delivery.release": (p) => deliveries.release(p.commandId),

@@ -67,7 +67,8 @@ const JournalEntry = z.object({
 });
 export type JournalEntry = z.infer<typeof JournalEntry>;
 
-const JournalFile = z.object({ version: z.literal(1), entries: z.array(z.unknown()) });
+/** `creations`: agents being started from the fleet (creations.ts decodes its own records), absent in older files. */
+const JournalFile = z.object({ version: z.literal(1), entries: z.array(z.unknown()), creations: z.array(z.unknown()).optional() });
 
 /** Whether T3 has not yet been seen to have the message (it may or may not): such entries are never dropped. */
 export function awaitsConfirmation(delivery: Pick<Delivery, "state">): boolean {
@@ -95,6 +96,9 @@ export class DeliveryJournal extends EventEmitter<DeliveryJournalEvents> {
   private writing: Promise<void> | undefined;
   private halted = false;
   private entries: () => JournalEntry[] = () => [];
+  private creations: () => unknown[] = () => [];
+  /** The creations the file held when it was opened, for creations.ts to decode. */
+  restoredCreations: unknown[] = [];
 
   private constructor(readonly path: string) {
     super();
@@ -133,6 +137,7 @@ export class DeliveryJournal extends EventEmitter<DeliveryJournalEvents> {
         ],
       };
     }
+    this.restoredCreations = file.data.creations ?? [];
     const restored: JournalEntry[] = [];
     let skipped = 0;
     for (const raw of file.data.entries) {
@@ -140,6 +145,10 @@ export class DeliveryJournal extends EventEmitter<DeliveryJournalEvents> {
       if (entry.success) restored.push(entry.data);
       else skipped++;
     }
+    // Until each owner saves, a write by the other keeps what was restored for it.
+    this.entries = () => restored;
+    const creations = this.restoredCreations;
+    this.creations = () => creations;
     if (skipped === 0) return { restored, problems: [] };
     const kept = await this.keepAside();
     return {
@@ -163,6 +172,17 @@ export class DeliveryJournal extends EventEmitter<DeliveryJournalEvents> {
   async save(entries: () => JournalEntry[]): Promise<void> {
     if (this.halted) return;
     this.entries = entries;
+    return this.write();
+  }
+
+  /** As `save`, for the creations in flight (creations.ts): the same file, so one write carries both. */
+  async saveCreations(creations: () => unknown[]): Promise<void> {
+    if (this.halted) return;
+    this.creations = creations;
+    return this.write();
+  }
+
+  private async write(): Promise<void> {
     const ticket = ++this.requested;
     while (this.written < ticket && !this.halted) {
       this.writing ??= this.writeOnce().finally(() => (this.writing = undefined));
@@ -183,7 +203,8 @@ export class DeliveryJournal extends EventEmitter<DeliveryJournalEvents> {
   private async writeOnce(): Promise<void> {
     const upTo = this.requested;
     const entries = this.entries();
-    await writePrivateFile(this.path, `${JSON.stringify({ version: 1, entries })}\n`, "the record of your message");
+    const creations = this.creations();
+    await writePrivateFile(this.path, `${JSON.stringify({ version: 1, entries, creations })}\n`, "the record of your message");
     this.written = Math.max(this.written, upTo);
     this.emit("written", entries);
   }

@@ -5,6 +5,7 @@
 // headless shell and in tests alike (docs/architecture.md, "Layers").
 import { EventEmitter } from "node:events";
 import type { AgentDetail, BridgeEvent, FleetSnapshot } from "../../shared/bridge/contract";
+import type { Creation } from "../../shared/fleet/creation";
 import { type Delivery, type Intent, messageIntent } from "../../shared/fleet/delivery";
 import { type FleetChange, FleetModel, splitKey } from "../../shared/fleet/model";
 import { NotificationPolicy } from "../../shared/fleet/notifications";
@@ -16,6 +17,7 @@ import { HandledLog } from "./handled-log";
 import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
 import { type BudgetLimits, type BudgetReport, budgetNotice } from "./budget";
+import { Creations } from "./creations";
 import { Deliveries } from "./deliveries";
 import { DeliveryJournal } from "./delivery-journal";
 import { AgentDiffs } from "./diffs";
@@ -76,6 +78,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly pairing: Pairing;
   private readonly details: AgentDetails;
   private readonly deliveries: Deliveries;
+  private readonly creations: Creations;
   private readonly following: ThreadFollowing;
   private readonly acknowledgements: Acknowledgements;
   private readonly snoozes: Snoozes;
@@ -147,12 +150,20 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       journal,
       ...(options.connectingWaitMs !== undefined && { connectingWaitMs: options.connectingWaitMs }),
     });
+    this.creations = new Creations({
+      model: this.model,
+      runtime: (environmentId) => this.environments.get(environmentId),
+      publish: (creation) => publish({ type: "creation", creation }),
+      now: this.now,
+      journal,
+    });
     this.handlers = bridgeHandlers({
       model: this.model,
       environments: this.environments,
       pairing: this.pairing,
       details: this.details,
       deliveries: this.deliveries,
+      creations: this.creations,
       acknowledgements: this.acknowledgements,
       snoozes: this.snoozes,
       handled: new HandledLog(this.model, (entry) => publish({ type: "handled", entry }), this.now),
@@ -183,6 +194,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     const journal = await DeliveryJournal.open(options.dataDir);
     const service = new FleetService(registry, journal.journal, options, [...problems, ...journal.problems]);
     service.deliveries.restore(journal.restored);
+    service.creations.restore(journal.journal.restoredCreations);
     if (options.connectOnStart !== false) service.connectAll();
     return service;
   }
@@ -192,6 +204,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.environments.startAll();
     // Messages from before a restart are checked against their threads once these are in sync.
     this.deliveries.followRestored();
+    this.creations.followRestored();
   }
 
   async stop(): Promise<void> {
@@ -217,6 +230,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       environments: this.model.environments(),
       agents: [...this.model.agents()],
       deliveries: this.deliveries.all(),
+      creations: this.creations.all(),
       settings: this.settings.view(),
       notices: [...this.notices],
     };
@@ -243,6 +257,10 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     return this.details.detail(key);
   }
 
+  creation(creationId: string): Creation | undefined {
+    return this.creations.get(creationId);
+  }
+
   delivery(commandId: string): Delivery | undefined {
     return this.deliveries.get(commandId);
   }
@@ -255,11 +273,13 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     const paused = this.settings.notificationsPaused;
     for (const env of change.environments) {
       if (env.connection.phase === "online") this.deliveries.environmentConfirmed(env.environmentId);
+      this.creations.environmentChanged(env);
       for (const notification of this.policy.environmentChanged(env)) if (!paused) this.emit("event", { type: "notification", notification });
     }
     for (const agent of change.agents) {
       this.following.agentChanged(agent);
       this.acknowledgements.agentChanged(agent);
+      this.creations.agentChanged(agent);
       this.snoozes.agentChanged(agent);
       for (const notification of this.policy.agentChanged(agent)) if (!paused) this.emit("event", { type: "notification", notification });
       this.details.changed(agent.key);
@@ -308,6 +328,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.following.threadChanged(environmentId, threadId, detail);
     this.model.setThreadDetail(environmentId, threadId, detail.facts);
     this.deliveries.threadChanged(environmentId, threadId, detail);
+    this.creations.threadChanged(environmentId, threadId, detail);
     this.details.changed(agentKey(environmentId, threadId));
   }
 

@@ -2,6 +2,7 @@
 // WebSocket). Requests are decoded with these schemas at the service edge; events are typed data.
 import { z } from "zod";
 import { COMMAND_IDS, type CommandId } from "../fleet/command-registry";
+import { CREATE_RUNTIME_MODES, type CreateChoices, type Creation } from "../fleet/creation";
 import type { Delivery } from "../fleet/delivery";
 import type { HandledEntry } from "../fleet/handled";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
@@ -184,6 +185,25 @@ export const BridgeRequests = {
       z.object({ kind: z.literal("thread") }),
     ]),
   }),
+  /** What the "New agent" form offers: every paired machine, and one machine's projects, harnesses and models as its T3 lists them. */
+  "agent.createChoices": z.object({ environmentId: EnvironmentId.optional() }),
+  /**
+   * Starts an agent (shared/fleet/creation.ts). `creationId` is made by the form: asking again with
+   * it creates nothing more. An empty `title` is derived from the message.
+   */
+  "agent.create": z.object({
+    creationId: Id,
+    environmentId: EnvironmentId,
+    projectId: Id,
+    instanceId: Id,
+    model: Id,
+    runtimeMode: z.enum(CREATE_RUNTIME_MODES),
+    parentThreadId: Id.nullable(),
+    title: Label,
+    text: z.string().max(INPUT_LIMITS.messageText),
+  }),
+  /** "Try again" on a creation T3 does not have: the same commands, so never a second thread. */
+  "creation.retry": z.object({ creationId: Id }),
   "delivery.recheck": z.object({ commandId: Id }),
   /** Withdraws a sent message that still waits in the queue behind a running turn. */
   "delivery.cancelQueued": z.object({ commandId: Id }),
@@ -397,6 +417,9 @@ export interface BridgeResults {
   "agent.unsnooze": { key: string; onServer: "unsnoozed" | "local"; note: string | null };
   "handled.list": { entries: HandledEntry[] };
   "agent.diff": AgentDiff;
+  "agent.createChoices": CreateChoices;
+  "agent.create": Creation;
+  "creation.retry": Creation;
   "delivery.recheck": Delivery;
   "delivery.cancelQueued": Delivery;
   "delivery.release": Delivery;
@@ -411,6 +434,8 @@ export interface FleetSnapshot {
   environments: EnvironmentView[];
   agents: AgentView[];
   deliveries: Delivery[];
+  /** Agents being started from the fleet, and the receipts of recent ones. */
+  creations?: Creation[];
   settings: FleetSettingsView;
   /** Problems the service wants the user to know (corrupt registry, no keychain). */
   notices: string[];
@@ -424,6 +449,8 @@ export type BridgeEvent =
   /** Only what changed in an open agent's detail; apply on top of the last detail. */
   | { type: "agent.detailDelta"; delta: AgentDetailDelta }
   | { type: "delivery"; delivery: Delivery }
+  /** A creation moved (created → started → replied, or where it stopped). */
+  | { type: "creation"; creation: Creation }
   | { type: "notification"; notification: NotificationIntent }
   | { type: "settings"; settings: FleetSettingsView }
   /** The user did something to an agent (the fleet carried it out): for the window's "handled today" list. */

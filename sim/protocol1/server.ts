@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
 import { ClientCommand } from "../../shared/t3/protocol1/commands";
 import { buildPairingUrl } from "../../shared/t3/pairing";
-import { Agents, type TurnScript } from "./agents";
+import { Agents, PROVIDERS, type TurnScript } from "./agents";
 import { type BearerSession, SimAuth } from "../auth";
 import { type RefuseUpgrade, SimHost, bearerOf, readBody, sendEmpty, sendJson } from "../host";
 import { CommandInvariantError, Engine, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES } from "./engine";
@@ -470,14 +470,16 @@ export class SimServer extends SimHost {
       keybindingsConfigPath: "/home/user/.t3/userdata/keybindings.json",
       keybindings: [],
       issues: [],
-      providers: Object.entries({ codex: "Codex", claudeAgent: "Claude", opencode: "OpenCode", grok: "Grok" }).map(([id, name]) => ({
+      // Each harness with the model its scripted agent answers as; Grok's CLI is missing, as T3 reports a missing one.
+      providers: Object.entries(PROVIDERS).map(([id, provider]) => ({
         instanceId: id,
         driver: id,
-        displayName: name,
+        displayName: provider.label,
         enabled: true,
-        installed: true,
-        status: "ready",
-        models: [],
+        installed: id !== "grok",
+        status: id === "grok" ? "error" : "ready",
+        ...(id === "grok" && { message: "Grok CLI (`grok`) is not installed or not on PATH." }),
+        models: [{ slug: provider.model, name: provider.model, isCustom: false, capabilities: {} }],
       })),
       availableEditors: [],
       observability: { logsDirectoryPath: "/home/user/.t3/userdata/logs", localTracingEnabled: false },

@@ -4,6 +4,7 @@
 // every connect; it turns its wire into the neutral facts of shared/fleet/facts.ts, so nothing above
 // it knows which protocol a machine speaks.
 import type { DiffScope } from "../../../shared/t3/diff";
+import type { CreateRuntimeMode, LaunchOptions } from "../../../shared/fleet/creation";
 import type {
   AgentFacts,
   AgentLifecycle,
@@ -109,7 +110,21 @@ export type AgentCommand =
   | { type: "snooze"; commandId: string; threadId: string; until: string }
   /** The reverse of `settle` and `snooze` (the user brought the thread back), on the same servers. */
   | { type: "unsettle"; commandId: string; threadId: string }
-  | { type: "unsnooze"; commandId: string; threadId: string };
+  | { type: "unsnooze"; commandId: string; threadId: string }
+  /**
+   * Creates a thread with the client's id (T3's `thread.create` on both protocols); its first message
+   * is then a `send` with mode `start`. A child's id is `sub.<parentThreadId>.<suffix>`.
+   */
+  | {
+      type: "create-thread";
+      commandId: string;
+      threadId: string;
+      projectId: string;
+      title: string;
+      instanceId: string;
+      model: string;
+      runtimeMode: CreateRuntimeMode;
+    };
 
 /** The server accepted a command; `sequence` is comparable with `ThreadDetail.appliedSequence`. */
 export interface CommandReceipt {
@@ -140,6 +155,8 @@ export interface AdapterSession {
   /** Follows one thread, resuming from what `thread` already holds. */
   followThread(thread: FollowedThread, listener: ThreadStreamListener): Subscription;
   execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt>;
+  /** What this machine's T3 lists for a new thread: its projects, and its harnesses and models (`server.getConfig`). */
+  launchOptions(timeoutMs?: number): Promise<LaunchOptions>;
   /** A turn's or the whole thread's unified diff, as T3 computes it from its checkpoints (shared/t3/diff.ts). */
   readDiff(threadId: string, scope: DiffScope, timeoutMs?: number): Promise<string>;
 }

@@ -125,6 +125,11 @@ export class Protocol1Rows {
     else this.projectRoots.set(projectId, workspaceRoot);
   }
 
+  /** The environment's projects as the shell lists them (not deleted), for the "New agent" form. */
+  projects(): { id: string; title: string; workspaceRoot: string | null }[] {
+    return [...this.projectTitles].map(([id, title]) => ({ id, title, workspaceRoot: this.projectRoots.get(id) ?? null }));
+  }
+
   /** Facts of one row; `lifecycle` overrides what the row says (a removal seen on the stream). */
   facts(row: ThreadShell): AgentFacts {
     const run = runStateOfRow(row, this.requested.get(row.id) ?? null);

@@ -9,6 +9,8 @@
 //   read says "not found" (T3 0.0.42 says so for archived threads too) the full read model decides.
 // It retries nothing on failure: errors end the stream and the connection supervisor decides.
 import type { DiffScope } from "../../../../shared/t3/diff";
+import { type LaunchOptions, PROJECT_CREATION_WORDS } from "../../../../shared/fleet/creation";
+import { launchProviders } from "../../../../shared/t3/providers";
 import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
 import { Protocol1Rows } from "../../../../shared/t3/protocol1/facts";
 import { ThreadProjection } from "../../../../shared/t3/protocol1/thread-projection";
@@ -488,6 +490,11 @@ class Protocol1Session implements AdapterSession {
     return this.connection.readDiff(threadId, scope, timeoutMs);
   }
 
+  async launchOptions(timeoutMs?: number): Promise<LaunchOptions> {
+    const config = await this.connection.socket.call("server.getConfig", {}, timeoutMs);
+    return { projects: this.adapter.rows.projects(), providers: launchProviders(config), projectCreation: PROJECT_CREATION_WORDS };
+  }
+
   execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
     let wire: ClientCommand | ThreadSettleCommand;
     try {
@@ -537,6 +544,20 @@ class Protocol1Session implements AdapterSession {
         return { type: "thread.unsettle", commandId, threadId, reason: "user" };
       case "unsnooze":
         return { type: "thread.unsnooze", commandId, threadId, reason: "user" };
+      case "create-thread":
+        return {
+          type: "thread.create",
+          commandId,
+          threadId,
+          projectId: command.projectId,
+          title: command.title,
+          modelSelection: { instanceId: command.instanceId, model: command.model },
+          runtimeMode: command.runtimeMode,
+          interactionMode: "default",
+          branch: null,
+          worktreePath: null,
+          createdAt,
+        };
     }
   }
 }

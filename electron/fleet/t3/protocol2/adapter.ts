@@ -9,6 +9,8 @@ import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
+import { type LaunchOptions, PROJECT_CREATION_WORDS } from "../../../../shared/fleet/creation";
+import { launchProviders } from "../../../../shared/t3/providers";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
 import {
   type ShellState,
@@ -555,6 +557,14 @@ class Protocol2Session implements AdapterSession {
     const decoded = decodeWith(ThreadDiffResult, value, "thread diff");
     if (!decoded.ok) throw T3Error.decode(decoded.error);
     return decoded.value.diff;
+  }
+
+  async launchOptions(timeoutMs?: number): Promise<LaunchOptions> {
+    const config = await this.socket.call("server.getConfig", {}, timeoutMs);
+    const projects = [...(this.adapter.shell?.projects.values() ?? [])]
+      .filter((project) => !project.deletedAt)
+      .map((project) => ({ id: project.id, title: project.title, workspaceRoot: project.workspaceRoot }));
+    return { projects, providers: launchProviders(config), projectCreation: PROJECT_CREATION_WORDS };
   }
 
   async execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {

@@ -58,5 +58,21 @@ export function wireCommand(command: AgentCommand, activeRunOf: (threadId: strin
       return { type: "thread.unsnooze", commandId: command.commandId, threadId: command.threadId, reason: "user" };
     case "stop":
       return refuse("Protocol 2 has no session stop; interrupt the run instead.");
+    case "create-thread":
+      // As T3's V2 engine took it from its own UI (../shared/fixtures/t3-v2dev/01-create-project-thread.json).
+      return {
+        type: "thread.create",
+        createdBy: "user",
+        creationSource: "web",
+        commandId: command.commandId,
+        threadId: command.threadId,
+        projectId: command.projectId,
+        title: command.title,
+        modelSelection: { instanceId: command.instanceId, model: command.model },
+        runtimeMode: command.runtimeMode,
+        interactionMode: "default",
+        branch: null,
+        worktreePath: null,
+      };
   }
 }

@@ -1,0 +1,192 @@
+// Starting an agent from the fleet (issue 42) against both protocols' simulators: the form's
+// choices as each machine's T3 lists them, a new agent and a new child created once and followed to
+// the first reply, bad input refused before anything is sent, and a create whose answer was lost
+// (a dropped connection, the fleet's own kill) checked against T3, never made twice.
+import { describe, expect, it } from "vitest";
+import type { BridgeEvent } from "../../shared/bridge/contract";
+import type { CreateChoices, Creation } from "../../shared/fleet/creation";
+import { FleetService } from "./service";
+import { FAST, cleanups, env, kill, setup, until } from "./service.testkit";
+
+type Machine = { environmentId: string; projectId: string; parentId: string; threads: () => { id: string; userTexts: string[] }[] };
+
+/** One machine per protocol (upstream protocol 1 and protocol 2), each with a project and one agent to be a parent. */
+async function twoProtocols() {
+  const { sims, service, events, dataDir, secrets } = await setup(["upstream", "v2"]);
+  const p1 = sims.servers[0]!;
+  const parent1 = sims.createThread(p1, { title: "Parent one" });
+  const p2 = sims.v2Servers[0]!;
+  p2.engine.addProject({ id: "project-v2", title: "v2 repo", workspaceRoot: "/home/user/v2" });
+  p2.engine.createThread({ threadId: "parent-v2", projectId: "project-v2", title: "Parent two" });
+  for (const sim of [p1, p2]) await service.request("pair.confirm", { input: sim.pairingUrl() });
+  await until(service, () => [p1, p2].every((sim) => service.model.environment(sim.environmentId)?.connection.phase === "online"), "both online");
+  const machines: Machine[] = [
+    {
+      environmentId: p1.environmentId,
+      projectId: [...p1.engine.projects.keys()][0]!,
+      parentId: parent1,
+      threads: () =>
+        [...p1.engine.threads.values()].map((thread) => ({ id: thread.id, userTexts: thread.messages.filter((m) => m.role === "user").map((m) => m.text) })),
+    },
+    {
+      environmentId: p2.environmentId,
+      projectId: "project-v2",
+      parentId: "parent-v2",
+      threads: () =>
+        [...p2.engine.threads.values()].map((state) => ({
+          id: state.thread.id,
+          userTexts: state.messages.filter((m) => m.role === "user").map((m) => m.text),
+        })),
+    },
+  ];
+  await until(service, () => machines.every((m) => service.model.agent(`${m.environmentId}/${m.parentId}`)), "parents listed");
+  return { sims, service, events, machines, dataDir, secrets };
+}
+
+function request(machine: Machine, creationId: string, extra: Record<string, unknown> = {}) {
+  return {
+    creationId,
+    environmentId: machine.environmentId,
+    projectId: machine.projectId,
+    instanceId: "codex",
+    model: "gpt-5.4",
+    runtimeMode: "approval-required",
+    parentThreadId: null,
+    title: "",
+    text: "Please list the files\nand say hello",
+    ...extra,
+  };
+}
+
+const states = (events: BridgeEvent[], creationId: string) =>
+  events
+    .flatMap((event) => (event.type === "creation" && event.creation.creationId === creationId ? [event.creation.state] : []))
+    .filter((s, i, all) => s !== all[i - 1]);
+
+async function replied(service: FleetService, creationId: string): Promise<Creation> {
+  await until(service, () => ["replied", "failed", "not-created"].includes(service.creation(creationId)?.state ?? ""), `creation ${creationId} settled`);
+  return service.creation(creationId)!;
+}
+
+describe("starting an agent from the fleet", () => {
+  it("offers every machine's projects, harnesses and models as its T3 lists them, a missing harness shown as such, and says why an offline machine cannot be chosen", async () => {
+    const { sims, service, machines } = await twoProtocols();
+    const [p1, p2] = machines as [Machine, Machine];
+    const first = (await service.request("agent.createChoices", { environmentId: p1.environmentId })) as CreateChoices;
+    expect(first.machines.map((machine) => machine.unavailable)).toEqual([null, null]);
+    expect(first.machines.find((m) => m.environmentId === p1.environmentId)!.parents).toEqual([{ threadId: p1.parentId, title: "Parent one" }]);
+    expect(first.options!.projects).toEqual([{ id: p1.projectId, title: expect.any(String), workspaceRoot: expect.stringMatching(/^\/home\/user\//) }]);
+    const grok = first.options!.providers.find((provider) => provider.instanceId === "grok")!;
+    expect(grok.unavailable).toBe("Grok CLI (`grok`) is not installed or not on PATH.");
+    expect(first.options!.providers.find((provider) => provider.instanceId === "codex")).toMatchObject({ unavailable: null, models: [{ slug: "gpt-5.4" }] });
+    expect(first.options!.projectCreation).toMatch(/add the folder in T3 on that machine/);
+
+    const second = (await service.request("agent.createChoices", { environmentId: p2.environmentId })) as CreateChoices;
+    expect(second.options!.projects).toEqual([{ id: "project-v2", title: "v2 repo", workspaceRoot: "/home/user/v2" }]);
+    expect(second.options!.providers.filter((provider) => provider.unavailable === null).map((provider) => provider.instanceId)).toContain("claudeAgent");
+
+    await sims.servers[0]!.stop();
+    await until(service, () => env(service, sims.servers[0]!)?.connection.phase === "offline", "offline");
+    const offline = (await service.request("agent.createChoices", {})) as CreateChoices;
+    expect(offline.machines.find((m) => m.environmentId === p1.environmentId)!.unavailable).toMatch(/is offline, last seen \d{4}-/);
+    // The first machine that can be chosen is the one read.
+    expect(offline.optionsFor).toBe(p2.environmentId);
+  });
+
+  for (const protocol of [1, 2] as const) {
+    it(`protocol ${protocol}: a new agent and a new child are created once, followed created → started → replied, the child under its parent`, async () => {
+      const { service, events, machines } = await twoProtocols();
+      const machine = machines[protocol - 1]!;
+      const before = machine.threads().length;
+      const created = (await service.request("agent.create", request(machine, `new-${protocol}`))) as Creation;
+      expect(created.title).toBe("Please list the files");
+      // Asked again with the same id (a double click, a retry of a lost answer): the same creation.
+      const again = (await service.request("agent.create", request(machine, `new-${protocol}`))) as Creation;
+      expect(again.threadId).toBe(created.threadId);
+      expect((await replied(service, `new-${protocol}`)).state).toBe("replied");
+      expect(states(events, `new-${protocol}`)).toEqual(["creating", "created", "started", "replied"]);
+      await until(service, () => service.model.agent(created.agentKey) !== undefined, "listed");
+      expect(service.model.agent(created.agentKey)).toMatchObject({ title: "Please list the files", parentThreadId: null, projectId: machine.projectId });
+
+      const child = (await service.request(
+        "agent.create",
+        request(machine, `child-${protocol}`, { parentThreadId: machine.parentId, title: "Child task" }),
+      )) as Creation;
+      expect(child.threadId).toMatch(new RegExp(`^sub\\.${machine.parentId}\\.`));
+      expect((await replied(service, `child-${protocol}`)).state).toBe("replied");
+      await until(service, () => service.model.agent(child.agentKey)?.parentThreadId === machine.parentId, "child under its parent");
+      const threads = machine.threads();
+      expect(threads).toHaveLength(before + 2);
+      for (const id of [created.threadId, child.threadId])
+        expect(threads.find((thread) => thread.id === id)!.userTexts).toEqual(["Please list the files\nand say hello"]);
+    });
+  }
+
+  it("refuses bad input before anything is sent: an empty message, a project or model gone since the form opened, a parent that ended, an offline machine", async () => {
+    const { sims, service, machines } = await twoProtocols();
+    const [p1] = machines as [Machine];
+    const before = p1.threads().length;
+    const refused = async (extra: Record<string, unknown>) =>
+      service.request("agent.create", request(p1, `bad-${JSON.stringify(extra)}`, extra)).then(
+        () => "sent",
+        (error: Error) => error.message,
+      );
+    expect(await refused({ text: "  \n " })).toBe("Write the first message: the agent starts with it.");
+    expect(await refused({ projectId: "project-gone" })).toBe("That project is no longer on this machine: choose another.");
+    expect(await refused({ model: "gpt-0" })).toBe("Codex no longer lists the model gpt-0: choose another.");
+    expect(await refused({ instanceId: "grok", model: "grok-4" })).toBe("Grok cannot be used: Grok CLI (`grok`) is not installed or not on PATH.");
+    expect(await refused({ parentThreadId: "thread-ended" })).toBe("The parent agent has ended or left this machine: choose another parent, or none.");
+    await sims.servers[0]!.stop();
+    await until(service, () => env(service, sims.servers[0]!)?.connection.phase === "offline", "offline");
+    expect(await refused({})).toMatch(/is offline/);
+    await sims.servers[0]!.start();
+    await until(service, () => env(service, sims.servers[0]!)?.connection.phase === "online", "online again");
+    expect(p1.threads()).toHaveLength(before);
+  });
+
+  it("a create T3 carried out whose answer was lost is found on T3 once the machine is back, and carries on: one thread", async () => {
+    const { sims, service, events, machines } = await twoProtocols();
+    const [p1] = machines as [Machine];
+    const before = p1.threads().length;
+    sims.servers[0]!.dropNextDispatch = "after-apply";
+    const creation = (await service.request("agent.create", request(p1, "lost-after"))) as Creation;
+    expect(creation.state).toBe("checking");
+    expect((await replied(service, "lost-after")).state).toBe("replied");
+    expect(states(events, "lost-after")).toEqual(["creating", "checking", "created", "started", "replied"]);
+    expect(p1.threads()).toHaveLength(before + 1);
+  });
+
+  it("a create that never reached T3 says so and offers to try again, which creates it once", async () => {
+    const { sims, service, machines } = await twoProtocols();
+    const [p1] = machines as [Machine];
+    const before = p1.threads().length;
+    sims.servers[0]!.dropNextDispatch = "before-apply";
+    await service.request("agent.create", request(p1, "lost-before"));
+    const notCreated = await replied(service, "lost-before");
+    expect(notCreated).toMatchObject({ state: "not-created", retry: true });
+    expect(notCreated.reason).toMatch(/T3 does not have the thread/);
+    expect(p1.threads()).toHaveLength(before);
+    await service.request("creation.retry", { creationId: "lost-before" });
+    expect((await replied(service, "lost-before")).state).toBe("replied");
+    // A second "Try again" finds nothing to do.
+    await service.request("creation.retry", { creationId: "lost-before" });
+    expect(p1.threads()).toHaveLength(before + 1);
+  });
+
+  it("a creation in flight when the fleet is killed is kept in the journal and finished after the restart, once", async () => {
+    const { sims, service, machines, dataDir, secrets } = await twoProtocols();
+    const [p1] = machines as [Machine];
+    const before = p1.threads().length;
+    sims.servers[0]!.dropNextDispatch = "unanswered";
+    const pending = service.request("agent.create", request(p1, "killed")).catch(() => undefined);
+    await until(service, () => p1.threads().length === before + 1, "T3 has the thread");
+    await kill(service);
+    await pending;
+    const reopened = await FleetService.start({ dataDir, secrets, ...FAST });
+    cleanups.push(() => reopened.stop());
+    expect(reopened.creation("killed")?.state).toBe("checking");
+    expect((await replied(reopened, "killed")).state).toBe("replied");
+    expect(p1.threads()).toHaveLength(before + 1);
+    expect(p1.threads().find((thread) => thread.id === reopened.creation("killed")!.threadId)!.userTexts).toHaveLength(1);
+  });
+});

@@ -1,0 +1,206 @@
+// Starting an agent from the fleet (issue 42): what the "New agent" form may offer on each machine,
+// the checks a request passes before anything is sent, and the creation's receipt. Pure and
+// protocol-neutral: the adapters say what a machine's T3 lists (electron/fleet/t3/adapter.ts
+// `LaunchOptions`); electron/fleet/creations.ts carries a creation out exactly once.
+import type { AgentView, EnvironmentView } from "./types";
+
+/** The runtime modes the form offers, in T3's names; the safer one first (the default). */
+export const CREATE_RUNTIME_MODES = ["approval-required", "full-access"] as const;
+export type CreateRuntimeMode = (typeof CREATE_RUNTIME_MODES)[number];
+export const RUNTIME_MODE_WORDS: Record<CreateRuntimeMode, string> = {
+  "approval-required": "Ask before commands and edits (approval-required)",
+  "full-access": "Full access (full-access)",
+};
+
+/** A project as the machine's T3 lists it. */
+export interface LaunchProject {
+  id: string;
+  title: string;
+  workspaceRoot: string | null;
+}
+
+export interface LaunchModel {
+  slug: string;
+  name: string;
+}
+
+/** A harness as `server.getConfig` reports it; `unavailable` says why it cannot be chosen (null: it can). */
+export interface LaunchProvider {
+  instanceId: string;
+  driver: string;
+  name: string;
+  status: string;
+  models: LaunchModel[];
+  unavailable: string | null;
+}
+
+/** What one machine's T3 lists for a new thread, read when the form asks. */
+export interface LaunchOptions {
+  projects: LaunchProject[];
+  providers: LaunchProvider[];
+  /** Why a project cannot be created from the fleet on this machine (it never is, yet). */
+  projectCreation: string;
+}
+
+/**
+ * Why the form offers no new project: T3's own UI adds projects only on its own machine (a remote
+ * client's project.create needs a folder the fleet cannot browse), so the fleet leaves it to T3.
+ */
+export const PROJECT_CREATION_WORDS =
+  "T3 Fleet does not create projects on a machine: add the folder in T3 on that machine (or run `t3 project add <folder>` there), and it is listed here.";
+
+/** A paired machine in the form: `unavailable` says why it cannot be chosen now (null: it can). */
+export interface MachineChoice {
+  environmentId: string;
+  label: string;
+  unavailable: string | null;
+  /** Active agents on the machine a new agent may be a child of. */
+  parents: { threadId: string; title: string }[];
+}
+
+export interface CreateChoices {
+  machines: MachineChoice[];
+  /** The asked machine's T3 lists (null: none asked, or it could not be read: `optionsError` says why). */
+  options: LaunchOptions | null;
+  optionsFor: string | null;
+  optionsError: string | null;
+}
+
+/** Why a machine cannot take a new agent now, in words; null when it can. */
+export function machineUnavailable(env: EnvironmentView, canCreate: boolean): string | null {
+  const { connection } = env;
+  if (env.readOnly) return `The pairing with ${env.label} is read-only: T3 gave no permission to operate.`;
+  if (!canCreate) return `${env.label}'s T3 has no command to create threads.`;
+  switch (connection.phase) {
+    case "online":
+      return null;
+    case "connecting":
+      return `${env.label} is still connecting.`;
+    case "unauthorized":
+      return `${env.label} no longer accepts this pairing. Pair it again.`;
+    case "incompatible":
+      return `${env.label} cannot be used: ${connection.error}`;
+    default:
+      return connection.lastConfirmedAt ? `${env.label} is offline, last seen ${connection.lastConfirmedAt}.` : `${env.label} is offline.`;
+  }
+}
+
+/** Agents a new agent may be started under: active on that machine, not ended (archived, deleted). */
+export function parentCandidates(agents: Iterable<AgentView>, environmentId: string): { threadId: string; title: string }[] {
+  const parents: { threadId: string; title: string }[] = [];
+  for (const agent of agents) {
+    if (agent.environmentId !== environmentId || agent.lifecycle !== "active") continue;
+    parents.push({ threadId: agent.threadId, title: agent.title });
+  }
+  return parents.sort((a, b) => a.title.localeCompare(b.title));
+}
+
+/** Why a provider cannot be chosen, from what T3 reports; null when it can. */
+export function providerUnavailable(provider: {
+  enabled: boolean;
+  installed: boolean;
+  status: string;
+  message: string | null;
+  models: unknown[];
+}): string | null {
+  if (!provider.enabled) return "Disabled in T3's settings.";
+  if (!provider.installed) return provider.message ?? "Not installed on this machine.";
+  if (provider.status === "error" || provider.status === "disabled") return provider.message ?? `T3 reports it ${provider.status}.`;
+  if (provider.models.length === 0) return "T3 lists no models for it.";
+  return null;
+}
+
+/** A title derived from the first message when the user left it empty: its first line, cut at a word. */
+export function titleFromMessage(text: string, limit = 60): string {
+  const line = text.trim().split(/\r?\n/, 1)[0]!.replace(/\s+/g, " ").trim();
+  if (line.length <= limit) return line || "New agent";
+  const cut = line.slice(0, limit);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > limit / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** The new thread's id: a child keeps T3's child convention so both T3 and the fleet show it under its parent. */
+export function newThreadId(parentThreadId: string | null, suffix: string): string {
+  return parentThreadId ? `sub.${parentThreadId}.${suffix}` : `thread-${suffix}`;
+}
+
+export interface CreateRequest {
+  environmentId: string;
+  projectId: string;
+  instanceId: string;
+  model: string;
+  runtimeMode: CreateRuntimeMode;
+  parentThreadId: string | null;
+  title: string;
+  text: string;
+}
+
+/**
+ * Checks a request against what the machine lists now (the form may have been open a while). The
+ * first problem, in words, or null: then it may be sent.
+ */
+export function checkCreate(request: CreateRequest, machine: MachineChoice | undefined, options: LaunchOptions): string | null {
+  if (!request.text.trim()) return "Write the first message: the agent starts with it.";
+  if (!machine) return "This machine is no longer paired.";
+  if (machine.unavailable) return machine.unavailable;
+  if (!options.projects.some((project) => project.id === request.projectId)) return "That project is no longer on this machine: choose another.";
+  const provider = options.providers.find((candidate) => candidate.instanceId === request.instanceId);
+  if (!provider) return "That harness is no longer offered by this machine's T3: choose another.";
+  if (provider.unavailable) return `${provider.name} cannot be used: ${provider.unavailable}`;
+  if (!provider.models.some((model) => model.slug === request.model)) return `${provider.name} no longer lists the model ${request.model}: choose another.`;
+  if (request.parentThreadId && !machine.parents.some((parent) => parent.threadId === request.parentThreadId))
+    return "The parent agent has ended or left this machine: choose another parent, or none.";
+  return null;
+}
+
+/**
+ * A creation's receipt: `creating` (T3 not yet confirmed the thread), `created`, `started` (T3 has
+ * the first message), `replied`; or where it stopped: `checking` (the answer was lost: T3 is asked
+ * whether the thread exists), `not-created` (T3 has no such thread: "Try again" is offered and
+ * sends the same command, so it is never created twice), `failed` (T3's words).
+ */
+export type CreationState = "creating" | "created" | "started" | "replied" | "checking" | "not-created" | "failed";
+
+export interface Creation {
+  /** Made by the form: asking twice with it creates once. */
+  creationId: string;
+  environmentId: string;
+  threadId: string;
+  agentKey: string;
+  parentThreadId: string | null;
+  projectId: string;
+  instanceId: string;
+  model: string;
+  runtimeMode: CreateRuntimeMode;
+  title: string;
+  text: string;
+  createCommandId: string;
+  sendCommandId: string;
+  messageId: string;
+  state: CreationState;
+  /** Why it stopped or waits, in T3's words where T3 gave them. */
+  reason: string | null;
+  /** "Try again" is offered (it re-sends the same commands). */
+  retry: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The receipt's line: each step reached, then where it stopped. */
+export function creationWords(creation: Pick<Creation, "state" | "reason">): string {
+  const steps: Record<CreationState, string> = {
+    creating: "creating…",
+    created: "created → starting…",
+    started: "created → started → waiting for the reply…",
+    replied: "created → started → replied",
+    checking: "checking with T3 whether it was created…",
+    "not-created": "not created",
+    failed: "stopped",
+  };
+  return creation.reason ? `${steps[creation.state]}: ${creation.reason}` : steps[creation.state];
+}
+
+/** Whether nothing more will happen to a creation on its own. */
+export function creationSettled(creation: Pick<Creation, "state">): boolean {
+  return creation.state === "replied" || creation.state === "failed" || creation.state === "not-created";
+}
