@@ -84,6 +84,24 @@ describe("tray", () => {
     expect(trayModel([offline], [snoozed], false, NOW + 60_000).tooltip).toContain("1 needs you");
   });
 
+  it("a machine away counts its agents as of its last confirmation, never as a bare unknown (issue 40 point 9)", () => {
+    const lastConfirmed = new Date(NOW - 60_000).toISOString();
+    const offline = environmentView({
+      connection: {
+        phase: "offline",
+        since: lastConfirmed,
+        lastConfirmedAt: lastConfirmed,
+        nextAttemptAt: new Date(NOW + 5_000).toISOString(),
+        attempt: 1,
+        error: "refused",
+      },
+      counts: { unknown: 7 },
+    });
+    const line = trayModel([offline], [], false, NOW).tooltip.split("\n")[1]!;
+    expect(line).toMatch(/^studio: offline · retrying in 5 s · 7 agents as of \d\d:\d\d$/);
+    expect(line).not.toContain("unknown");
+  });
+
   it("counts the snoozes T3 Fleet keeps apart, as every window does: until it changes, and a time T3 refused until it passes", () => {
     const failed = agentView("u", "failed", { title: "Flaky" });
     const untilChanged = { ...failed, fleetSnooze: { until: null, fingerprint: needFingerprint(failed) } };

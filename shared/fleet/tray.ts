@@ -74,8 +74,14 @@ export function fleetHeadline(counts: FleetCounts): string {
     .join(" · ");
 }
 
+/** A machine's agents in words; those of a machine away as of its last confirmation ("7 agents as of 14:05"), never a bare "7 unknown". */
 function countsText(env: EnvironmentView): string {
-  const words = countWords(env.counts).map((entry) => entry.words);
+  const lastConfirmed = env.connection.phase === "online" ? null : env.connection.lastConfirmedAt;
+  const words = countWords(env.counts).map((entry) =>
+    entry.status === "unknown"
+      ? `${entry.count} agent${entry.count === 1 ? "" : "s"} ${lastConfirmed ? `as of ${timeOfDay(lastConfirmed)}` : "not reached yet"}`
+      : entry.words,
+  );
   return words.length ? words.join(", ") : "no agents";
 }
 
