@@ -142,6 +142,8 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       const text = "say hello";
       const delivery = await send(threadId, text);
       await until(service, () => state(delivery.commandId) === "answered", "answered");
+      // Answered once the reply is in; the run completes after its checkpoint.
+      expect((await untilSettled(threadId, "the run ends")).status).toBe("idle");
       expect(agent(threadId)!.providerDriver ?? agent(threadId)!.providerInstanceId).toBe(CODEX.instanceId);
       expect(stored(threadId).runs.map((run) => run.status)).toEqual(["completed"]);
       expect(assistantTexts(await transcript(threadId))).toEqual(storedReplies(threadId));
@@ -264,6 +266,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
         delivery = await send(threadId, "hit the capacity limit #capacity:3");
         await until(service, () => state(delivery!.commandId) === "answered", "answered after the limit lifted");
       });
+      expect((await untilSettled(threadId, "the run ends")).status).toBe("idle");
       // The provider retried three times (one error item, running until the limit lifted), then answered.
       const [retry] = itemsOf(threadId, "error");
       expect(retry).toMatchObject({ status: "completed", retry: { attempt: 3 }, failure: { message: "Reconnecting... 3/3", retryable: true } });
