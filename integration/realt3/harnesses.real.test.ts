@@ -29,7 +29,7 @@ import {
 } from "./harness-scenarios.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
-import { nativeSubagentCompletes, nativeSubagentFails, tokenTotals } from "./subagent-usage.testkit";
+import { type ReportedUsage, nativeSubagentCompletes, nativeSubagentFails, tokenTotals } from "./subagent-usage.testkit";
 
 const run = promisify(execFile);
 
@@ -136,11 +136,26 @@ async function reportedUsage(threadId: string) {
   return { inputTokens: payload.lastInputTokens ?? payload.inputTokens ?? 0, outputTokens: payload.lastOutputTokens ?? payload.outputTokens ?? 0 };
 }
 
-/** The context fill T3 reported for the thread: its newest context-window report's `usedTokens`. */
-async function reportedContext(threadId: string): Promise<number | null> {
-  const activity = (await operator.thread(threadId)).activities.filter((entry) => entry.kind === "context-window.updated").at(-1) as
-    { payload?: Record<string, number> } | undefined;
-  return activity?.payload?.usedTokens ?? null;
+/**
+ * What T3 reported for the thread (docs/t3-protocols.md, "Changes and usage"): its thread figure, the
+ * newest turnless report's `totalProcessedTokens` (Codex: the session so far) plus each turn's newest
+ * (Claude: that turn's), and the newest report's context fill (`usedTokens`).
+ */
+async function reportedUsageTotals(threadId: string): Promise<ReportedUsage | null> {
+  type Report = { turnId: string | null; createdAt: string; payload?: Record<string, number> };
+  const reports = (await operator.thread(threadId)).activities.filter((entry) => entry.kind === "context-window.updated") as unknown as Report[];
+  if (reports.length === 0) return null;
+  const newest = new Map<string | null, Report>();
+  for (const report of reports) if ((newest.get(report.turnId)?.createdAt ?? "") <= report.createdAt) newest.set(report.turnId, report);
+  const figures = [...newest.values()].flatMap((report) =>
+    typeof report.payload?.totalProcessedTokens === "number" ? [report.payload.totalProcessedTokens] : [],
+  );
+  const latest = reports.reduce((a, b) => (b.createdAt >= a.createdAt ? b : a));
+  return {
+    thread: figures.length ? figures.reduce((sum, figure) => sum + figure, 0) : null,
+    context: latest.payload?.usedTokens ?? null,
+    at: latest.createdAt,
+  };
 }
 
 beforeAll(async () => {
@@ -196,8 +211,8 @@ describe("real harnesses under T3 0.0.42", () => {
     ));
   describe("token usage as T3 reports it", () => each((context, harness) => tokenUsage(context, harness, reportedUsage)));
   it(
-    "a thread's tokens over two turns are what its requests processed; the fleet's total is their sum over how many agents, the context fill apart",
-    () => tokenTotals(ctx(), HARNESSES, reportedContext),
+    "a thread's tokens over two turns are what T3 reported, use and not the context; the fleet's total is their sum over how many agents, the fill apart",
+    () => tokenTotals(ctx(), HARNESSES, reportedUsageTotals),
     240_000,
   );
 

@@ -124,19 +124,33 @@ export async function nativeSubagentFails(ctx: ScenarioContext, harness: Harness
 }
 
 /** What the model server reported for a thread's requests (those carrying `marker`): input + output, the tokens processed. */
-function modelProcessed(ctx: ScenarioContext, marker: string): number {
-  return ctx.model.modelRequestsContaining(marker).reduce((sum, seen) => sum + (seen.usage ? seen.usage.inputTokens + seen.usage.outputTokens : 0), 0);
+function modelProcessed(ctx: ScenarioContext, marker: string): { total: number; each: string } {
+  const seen = ctx.model.modelRequestsContaining(marker);
+  return {
+    total: seen.reduce((sum, request) => sum + (request.usage ? request.usage.inputTokens + request.usage.outputTokens : 0), 0),
+    each: seen.map((request) => `${request.answer}: ${request.usage?.inputTokens}+${request.usage?.outputTokens}`).join(", "),
+  };
+}
+
+/** What T3 reported for a thread: its thread figure (the tokens processed), its newest context fill, and when. */
+export interface ReportedUsage {
+  thread: number | null;
+  context: number | null;
+  at: string;
 }
 
 /**
- * The token figures over turns and over the fleet, against what the model itself reported: the
- * token-usage scenario's threads (one per harness) take a second turn; each thread's figure is then
- * what its model requests processed (T3's per-turn reports for Claude, its running session total
- * for Codex), never a context size; the fleet's total over those threads is their sum and says over
- * how many of them T3 reported one, with the context fill (T3's newest `usedTokens`, read by
- * `contextOf`) summed apart.
+ * The token figures over turns and over the fleet: the token-usage scenario's threads (one per
+ * harness) take a second turn; each thread's figure is then what T3 reported for it (`reported`),
+ * which is no more than its model requests processed (the model server's own figures) and, over two
+ * turns, more than the context it holds: use, never the fill. The fleet's total over those threads
+ * is their sum and says over how many of them T3 reported one, with the context fill summed apart.
  */
-export async function tokenTotals(ctx: ScenarioContext, harnesses: HarnessUnderTest[], contextOf: (threadId: string) => Promise<number | null>): Promise<void> {
+export async function tokenTotals(
+  ctx: ScenarioContext,
+  harnesses: HarnessUnderTest[],
+  reported: (threadId: string) => Promise<ReportedUsage | null>,
+): Promise<void> {
   const threads = rows(ctx.fleet).filter((view) => harnesses.some((harness) => view.title === `Usage ${harness.name}`));
   expect(threads).toHaveLength(harnesses.length);
   let tokens = 0;
@@ -147,29 +161,34 @@ export async function tokenTotals(ctx: ScenarioContext, harnesses: HarnessUnderT
     const threadId = threads.find((view) => view.title === `Usage ${harness.name}`)!.threadId;
     const delivery = await send(ctx, threadId, `say hello again ${tag(harness, "usage-again")}`);
     await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", "the second turn answered", TURN_MS);
-    if (!harness.reportsUsage) continue;
-    // Both turns' requests carry the first turn's words.
-    const processed = modelProcessed(ctx, `[${harness.name}:usage`);
+    const first = await reported(threadId);
+    if (!harness.reportsUsage) {
+      expect(first, `${harness.name}: T3 reports no tokens`).toBeNull();
+      expect(agent(ctx.fleet, threadId)?.usage).toBeUndefined();
+      continue;
+    }
+    // The fleet has read T3's newest report, then both say the same.
     await until(
       ctx.fleet,
-      () => agent(ctx.fleet, threadId)?.usage?.thread?.total === processed,
-      () => `${harness.name}: the thread's tokens ${agent(ctx.fleet, threadId)?.usage?.thread?.total} are what its requests processed, ${processed}`,
+      () => (agent(ctx.fleet, threadId)?.usage?.reportedAt ?? "") >= (first?.at ?? "~"),
+      `${harness.name}: T3's newest token report in the fleet`,
       TURN_MS,
     );
+    const report = (await reported(threadId))!;
+    const view = agent(ctx.fleet, threadId)!;
+    expect(view.usage?.thread?.total, `${harness.name}: the thread's tokens as T3 reported them`).toBe(report.thread);
     // T3's input and output figures are its newest model request's: never shown as the thread's.
-    expect(agent(ctx.fleet, threadId)!.usage!.thread).toMatchObject({ input: null, cachedInput: null, output: null, reasoning: null });
-    tokens += processed;
+    expect(view.usage!.thread).toMatchObject({ input: null, cachedInput: null, output: null, reasoning: null });
+    // Both turns' requests carry the first turn's words.
+    const processed = modelProcessed(ctx, `[${harness.name}:usage`);
+    expect(report.thread!, `${harness.name}: no more than its requests processed (${processed.each})`).toBeLessThanOrEqual(processed.total);
+    expect(report.thread!, `${harness.name}: over two turns, more than the context it holds`).toBeGreaterThan(report.context!);
+    tokens += report.thread!;
     withTokens++;
+    context += report.context!;
+    withContext++;
   }
   const shown = rows(ctx.fleet).filter((view) => threads.some((thread) => thread.key === view.key));
-  for (const view of shown) {
-    const fill = await contextOf(view.threadId);
-    expect(view.usage?.contextUsed ?? null, `${view.title}: the context fill as T3 reported it`).toBe(fill);
-    if (fill !== null) {
-      context += fill;
-      withContext++;
-    }
-  }
   const { fleet } = usageTotals(shown, () => "T3");
   expect(fleet).toMatchObject({ tokens, reported: withTokens, agents: shown.length, context, contextReported: withContext });
   expect(totalWords(fleet)).toBe(`${compactCount(tokens)} tokens T3 reported over ${withTokens} of ${shown.length} agents`);
