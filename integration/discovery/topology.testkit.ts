@@ -94,7 +94,9 @@ export async function startTestTailnet(): Promise<TestTailnet> {
       T3CODE_HOME: local.baseDir,
       T3CODE_PORT: String(local.port),
     };
-    return { local, env, discovery: { env, ssh: { configFile: client.config }, probeTimeoutMs: PROBE_TIMEOUT_MS }, stop };
+    // One search serves every pairing of a run (each runs T3's CLI: over 10 s on a busy machine), so it stays fresh for 15 minutes.
+    const discovery = { env, ssh: { configFile: client.config }, probeTimeoutMs: PROBE_TIMEOUT_MS, minRescanMs: 15 * 60_000 };
+    return { local, env, discovery, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SimServer } from "../../../sim/protocol1/server";
 import { isTailnetAddress } from "./addresses";
 import { Discovery, MAX_TAILSCALE_PEERS, SCAN_DEADLINE_MS } from "./coordinator";
-import type { ProbeOutcome } from "./probe";
+import { standIns as makeStandIns, t3At } from "./stand-ins.testkit";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -56,37 +56,10 @@ describe("Discovery", () => {
   });
 });
 
-/**
- * Stand-ins on a PATH: `tailscale` printing `status`, and `ssh` answering `-G HOST` from `resolved`
- * (its config lines) and counting each other run (a mint) before printing a pairing credential.
- */
-async function standIns(status: unknown, resolved: Record<string, string>): Promise<{ env: NodeJS.ProcessEnv; mints: () => Promise<number> }> {
-  const dir = await mkdtemp(join(tmpdir(), "t3-discovery-standins-"));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, "status.json"), JSON.stringify(status));
-  await writeFile(join(dir, "tailscale"), `#!/bin/sh\nexec cat ${JSON.stringify(join(dir, "status.json"))}\n`);
-  for (const [host, lines] of Object.entries(resolved)) await writeFile(join(dir, `G-${host}`), lines);
-  const credential = JSON.stringify({ id: "pairing-1", credential: "QKKAY73L3Y4A" });
-  await writeFile(
-    join(dir, "ssh"),
-    `#!/bin/sh\nfor arg; do last="$arg"; done\nif [ "$1" = "-G" ] || [ "$3" = "-G" ]; then exec cat ${JSON.stringify(dir)}/G-"$last"; fi\necho mint >> ${JSON.stringify(join(dir, "mints"))}\necho '${credential}'\n`,
-  );
-  await chmod(join(dir, "tailscale"), 0o755);
-  await chmod(join(dir, "ssh"), 0o755);
-  return {
-    env: { PATH: `${dir}:/usr/bin:/bin`, HOME: dir },
-    mints: async () => (await readFile(join(dir, "mints"), "utf8").catch(() => "")).split("\n").filter(Boolean).length,
-  };
-}
-
-/** A T3 descriptor answer for `baseUrl`, as the real probe would return it (no network here). */
-function t3At(baseUrl: string): ProbeOutcome {
-  return {
-    kind: "t3",
-    baseUrl,
-    protocol: 1,
-    descriptor: { environmentId: `env-${new URL(baseUrl).hostname}`, label: "box", serverVersion: "0.0.42", capabilities: {} },
-  };
+async function standIns(status: unknown, resolved: Record<string, string>) {
+  const kit = await makeStandIns(status, resolved);
+  cleanups.push(kit.remove);
+  return kit;
 }
 
 describe("Discovery bounds", () => {

@@ -3,14 +3,16 @@
 // deadline, the same scan at most every few minutes), and pairs a found server with one action by
 // minting a pairing code through T3's own CLI, locally or over ssh, and handing it to the fleet's
 // pairing (electron/fleet/pairing.ts) in memory. The code and the token it is exchanged for go over
-// plain HTTP: off loopback and the tailnet that happens only once the user has said so.
+// plain HTTP: off loopback and the tailnet that happens only once the user has said so. An ssh
+// host's address is looked up once per check and pinned into the URL, and Pair checks it again
+// when pressed: a name may resolve elsewhere by then (Tailscale down, the laptop moved).
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { BridgeResults, DiscoveryReport, FoundServer } from "../../../shared/bridge/contract";
 import { BridgeError } from "../bridge-error";
 import { isLoopbackAddress, isTailnetAddress } from "./addresses";
 import { saneLabel } from "../pairing";
-import { mapBounded } from "./bounded";
+import { byDeadline, mapBounded } from "./bounded";
 import { LocalDiscovery, type LocalDiscoveryOptions } from "./local";
 import { type PairingCredential, pairingLink } from "./pairing-credential";
 import { type ProbeOutcome, T3_DEFAULT_PORT, httpBaseUrl, probeDescriptor } from "./probe";
@@ -34,6 +36,8 @@ export interface DiscoveryOptions {
   maxTailscalePeers?: number;
   /** The descriptor probe (probe.ts); tests stand in for the network with it. */
   probe?: (baseUrl: string, timeoutMs: number) => Promise<ProbeOutcome>;
+  /** Every address a host name resolves to here (default: the system's resolver); tests answer as a split-horizon DNS would. */
+  lookup?: (hostname: string) => Promise<string[]>;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -57,6 +61,9 @@ export const DEFAULT_MIN_RESCAN_MS = 2 * 60_000;
 export const SCAN_DEADLINE_MS = 20_000;
 /** Tailscale peers looked at per scan (online first, by name): a tailnet of thousands is not swept; others are added by ssh host. */
 export const MAX_TAILSCALE_PEERS = 64;
+
+/** Where an ssh host is reached: `ssh -G`'s answer and the one address, looked up here, that is probed and paired. */
+type Located = { host: string; resolved: ResolvedSshHost; address: string } | { host: string; error: string };
 
 /** A found server with what pairing it needs (never sent to the UI). */
 interface Found {
@@ -95,6 +102,11 @@ export class Discovery {
     return this.options.scanDeadlineMs ?? SCAN_DEADLINE_MS;
   }
 
+  /** What asking the CLIs and the resolver may take of a scan's deadline: the rest is left to the probes. */
+  private get lookMs(): number {
+    return this.scanDeadlineMs / 2;
+  }
+
   async scan(request: ScanRequest): Promise<DiscoveryReport> {
     const ports = [...new Set(request.ports)].sort((a, b) => a - b);
     const sshHosts = [...new Set(request.sshHosts)].sort();
@@ -126,18 +138,20 @@ export class Discovery {
     if (!found) throw new BridgeError("invalid", "That machine is not in the last scan. Find machines again.");
     const { view } = found;
     if (!view.pairVia) throw new BridgeError("unavailable", view.reason ?? `${view.name} cannot be paired from here.`);
-    // Before anything is minted: an unconfirmed pairing spends nothing and sends nothing.
-    if (view.plainHttp && !plainHttp) {
+    const age = this.deps.now() - this.last!.scannedAt;
+    if (age >= this.minRescanMs)
       throw new BridgeError(
-        "plain-http",
-        `${view.plainHttp} Nothing was minted or sent. Pair over plain HTTP only if you trust that network, or pair with a link from T3 over Tailscale or HTTPS.`,
+        "stale",
+        `Find machines looked ${ago(age)} ago; ${view.name} may be elsewhere now. Nothing was minted or sent. Look again, then pair.`,
       );
-    }
+    // Before anything is minted: an unconfirmed pairing spends nothing and sends nothing.
+    const baseUrl = view.source === "ssh" ? await this.recheck(found, plainHttp) : view.baseUrl;
+    if (view.plainHttp && !plainHttp) throw plainHttpRefusal(view.plainHttp);
     let credential: PairingCredential;
     if (view.pairVia === "t3-cli") credential = await this.local.mint(found.port);
     else credential = await this.ssh.mint(found.sshDestination ?? view.name);
     try {
-      return await this.deps.pair(pairingLink(view.baseUrl, credential), label);
+      return await this.deps.pair(pairingLink(baseUrl, credential), label);
     } catch (error) {
       if (view.pairVia === "t3-cli" && error instanceof BridgeError && error.kind === "unauthorized") {
         throw new BridgeError(
@@ -147,6 +161,55 @@ export class Discovery {
       }
       throw error;
     }
+  }
+
+  /**
+   * The plain-HTTP check again, as Pair is pressed, on what ssh's config and the resolver say now:
+   * the base URL the code goes to, pinned to the address just checked. A go-ahead covers only the
+   * risk the user was shown; a host that moved since the scan is looked for again first.
+   */
+  private async recheck(found: Found, plainHttp: boolean): Promise<string> {
+    const { view } = found;
+    const located = await this.locate(found.sshDestination ?? view.name, this.deps.now() + this.lookMs);
+    if ("error" in located) throw new BridgeError("unreachable", `${located.error} Nothing was minted or sent.`);
+    const baseUrl = httpBaseUrl(located.address, found.port);
+    const risk = sshRisk(located.host, located.resolved, located.address, baseUrl);
+    if (risk && (!plainHttp || risk !== view.plainHttp)) throw plainHttpRefusal(risk);
+    if (baseUrl !== view.baseUrl)
+      throw new BridgeError(
+        "stale",
+        `${view.name} is now at ${baseUrl}, not at ${view.baseUrl} where Find machines found it. Nothing was minted or sent. Look again, then pair.`,
+      );
+    return baseUrl;
+  }
+
+  /** `ssh -G` for the host, then its HostName looked up here, both within the deadline. */
+  private async locate(host: string, deadline: number): Promise<Located> {
+    const left = () => deadline - this.deps.now();
+    const within = `within ${Math.round(this.lookMs / 1000)} s`;
+    let resolved: ResolvedSshHost | null;
+    try {
+      // The command's own bound is a little later, so the deadline answers first and the command is killed.
+      resolved = await byDeadline(this.ssh.resolve(host, Math.max(1, left()) + 500), left(), () => null);
+    } catch (error) {
+      return { host, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (!resolved) return { host, error: `ssh -G ${host} did not answer ${within}.` };
+    const { hostname } = resolved;
+    const lookup = this.options.lookup ?? systemLookup;
+    const addresses = isIP(hostname)
+      ? [hostname]
+      : await byDeadline(
+          lookup(hostname).catch(() => []),
+          left(),
+          () => null,
+        );
+    if (!addresses) return { host, error: `${hostname} (the HostName of ${host}) did not resolve ${within}.` };
+    const usable = addresses.filter((address) => isIP(address) !== 0).sort();
+    // A name with a private and a public answer is reached at the private one: only that one is ever used.
+    const address = usable.find((entry) => isLoopbackAddress(entry) || isTailnetAddress(entry)) ?? usable[0];
+    if (!address) return { host, error: `${hostname} (the HostName of ${host}) does not resolve here.` };
+    return { host, resolved, address };
   }
 
   private report(scan: Scan): DiscoveryReport {
@@ -168,17 +231,17 @@ export class Discovery {
     const add = (entry: Found) => found.set(entry.view.id, entry);
 
     // Addresses come only from the sources: loopback, the tailnet's own list, the hosts the user named.
+    // Every step answers by the deadline: a hung CLI or resolver is a note, not a hung search.
+    const lookUntil = this.deps.now() + this.lookMs;
+    const left = () => lookUntil - this.deps.now();
+    const within = `within ${Math.round(this.lookMs / 1000)} s`;
     const [tailscale, resolvedSsh, sshConfigHosts] = await Promise.all([
-      readTailscale(this.options.tailscaleCommand, this.options.env),
-      Promise.all(
-        sshHosts.map((host) =>
-          this.ssh.resolve(host).then(
-            (resolved) => ({ host, resolved }),
-            (error: unknown) => ({ host, error }),
-          ),
-        ),
-      ),
-      this.ssh.configHosts(),
+      byDeadline(readTailscale(this.options.tailscaleCommand, this.options.env, Math.max(1, left()) + 500), left(), () => ({
+        ok: false as const,
+        note: `Tailscale: tailscale status did not answer ${within}.`,
+      })),
+      Promise.all(sshHosts.map((host) => this.locate(host, lookUntil))),
+      byDeadline(this.ssh.configHosts(), left(), () => []),
     ]);
     type Job = { group: string; url: string; port: number };
     const jobs: Job[] = this.local.ports(extraPorts).map((port) => ({ group: "local", url: httpBaseUrl("127.0.0.1", port), port }));
@@ -195,7 +258,7 @@ export class Discovery {
       if (peer.online && peer.address) for (const port of remotePorts) jobs.push({ group: peerIds[index]!, url: httpBaseUrl(peer.address, port), port });
     }
     for (const entry of resolvedSsh) {
-      if ("resolved" in entry) for (const port of remotePorts) jobs.push({ group: `ssh:${entry.host}`, url: httpBaseUrl(entry.resolved.hostname, port), port });
+      if ("address" in entry) for (const port of remotePorts) jobs.push({ group: `ssh:${entry.host}`, url: httpBaseUrl(entry.address, port), port });
     }
     const probe = this.options.probe ?? probeDescriptor;
     const outcomes = await mapBounded(jobs, this.options.concurrency ?? DEFAULT_PROBE_CONCURRENCY, async (job) => {
@@ -285,7 +348,7 @@ export class Discovery {
             protocol: null,
             environmentId: null,
             pairVia: null,
-            reason: entry.error instanceof Error ? entry.error.message : String(entry.error),
+            reason: entry.error,
             plainHttp: null,
           },
           port: T3_DEFAULT_PORT,
@@ -294,7 +357,7 @@ export class Discovery {
         continue;
       }
       const best = bestOutcome(byGroup.get(id) ?? []);
-      const risk = await plainHttpRisk(entry.host, entry.resolved, best.outcome.baseUrl);
+      const risk = sshRisk(entry.host, entry.resolved, entry.address, best.outcome.baseUrl);
       add(foundFrom(id, "ssh", entry.host, best.job.port, best.outcome, entry.host, "ssh", null, risk));
     }
     return { key, scannedAt: this.deps.now(), found, notes, sshConfigHosts };
@@ -350,18 +413,29 @@ function uniqueIds(ids: string[]): string[] {
 }
 
 /**
- * Why pairing an ssh host over its `ssh -G` HostName would put the pairing code and the token on
- * plain HTTP others may read; null when that address is loopback or the tailnet, reached directly.
+ * Why pairing an ssh host at `address` (its `ssh -G` HostName, looked up here) would put the pairing
+ * code and the token on plain HTTP others may read; null when that is loopback or the tailnet, reached directly.
  */
-export async function plainHttpRisk(host: string, resolved: ResolvedSshHost, baseUrl: string): Promise<string | null> {
+export function sshRisk(host: string, resolved: ResolvedSshHost, address: string, baseUrl: string): string | null {
   if (resolved.proxy)
     return `ssh reaches ${host} through ${resolved.proxy}, so ${resolved.hostname} as seen from here may not be the machine ssh logs into, and the pairing code and the token would go to it over plain HTTP.`;
-  const addresses = isIP(resolved.hostname)
-    ? [resolved.hostname]
-    : await lookup(resolved.hostname, { all: true }).then(
-        (found) => found.map((entry) => entry.address),
-        () => [],
-      );
-  if (addresses.length > 0 && addresses.every((address) => isLoopbackAddress(address) || isTailnetAddress(address))) return null;
+  if (isLoopbackAddress(address) || isTailnetAddress(address)) return null;
   return `T3 at ${baseUrl} is reached over plain HTTP on your network, not through ssh or Tailscale: the pairing code and the token it is exchanged for would cross it unencrypted, readable by anyone on it.`;
+}
+
+function plainHttpRefusal(risk: string): BridgeError {
+  return new BridgeError(
+    "plain-http",
+    `${risk} Nothing was minted or sent. Pair over plain HTTP only if you trust that network, or pair with a link from T3 over Tailscale or HTTPS.`,
+  );
+}
+
+/** "90 s", "3 minutes". */
+function ago(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} minutes`;
+}
+
+async function systemLookup(hostname: string): Promise<string[]> {
+  return (await lookup(hostname, { all: true })).map((entry) => entry.address);
 }

@@ -56,12 +56,12 @@ export class Ssh {
   }
 
   /** The address ssh would connect to for this destination (`ssh -G`: reads the config, connects nowhere). */
-  async resolve(destination: string): Promise<ResolvedSshHost> {
+  async resolve(destination: string, timeoutMs = 10_000): Promise<ResolvedSshHost> {
     const checked = checkedDestination(destination);
     let result;
     try {
       result = await runCommand(this.options.command ?? "ssh", [...this.baseArgs(), "-G", "--", checked], {
-        timeoutMs: 10_000,
+        timeoutMs,
         ...(this.options.env && { env: this.options.env }),
       });
     } catch (error) {

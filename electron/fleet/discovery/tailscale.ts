@@ -53,10 +53,10 @@ export function tailscalePeers(status: TailscaleStatus): TailscalePeer[] {
   });
 }
 
-export async function readTailscale(command = "tailscale", env?: NodeJS.ProcessEnv): Promise<TailscaleLook> {
+export async function readTailscale(command = "tailscale", env?: NodeJS.ProcessEnv, timeoutMs = STATUS_TIMEOUT_MS): Promise<TailscaleLook> {
   let result;
   try {
-    result = await runCommand(command, ["status", "--json"], { timeoutMs: STATUS_TIMEOUT_MS, maxOutputBytes: 8 << 20, ...(env && { env }) });
+    result = await runCommand(command, ["status", "--json"], { timeoutMs, maxOutputBytes: 8 << 20, ...(env && { env }) });
   } catch (error) {
     if (error instanceof CommandMissingError)
       return { ok: false, note: "Tailscale: the tailscale command is not installed here, so no tailnet machines were looked for." };
