@@ -232,7 +232,8 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
     it("codex", async () => {
       const threadId = await newAgent("Interrupt codex");
       await send(threadId, "an endless story #hold");
-      await until(service, () => agent(threadId)?.status === "running", "running");
+      // As the real suite waited for the model's request: the provider's turn runs (the composer offers a steer only then).
+      await until(service, () => agent(threadId)?.status === "running" && service.intent(keyOf(threadId)).kind === "steer", "the provider's turn running");
       const delivery = (await service.request("agent.interrupt", { key: keyOf(threadId) })) as Delivery;
       await until(service, () => state(delivery.commandId) === "delivered", "interrupt delivered");
       const view = await untilSettled(threadId, "the run ends");
