@@ -12,6 +12,9 @@ import { InboxList } from "./components/Inbox";
 import { SearchScope } from "./components/SearchScope";
 import { Notices } from "./components/Notices";
 import { PairingDialog } from "./components/PairingDialog";
+import { NewAgentDialog } from "./components/NewAgentDialog";
+import { CreationReceipts } from "./components/CreationReceipts";
+import { newAgent, useNewAgent } from "./state/new-agent";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { SnoozedList } from "./components/SnoozedList";
 import { DiffView } from "./components/DiffView";
@@ -53,6 +56,7 @@ export function App() {
   const olderShown = useFleet((s) => s.olderShown);
   const openKey = useFleet((s) => s.openKey);
   const pairingOpen = useFleet((s) => s.pairing.open);
+  const newAgentOpen = useNewAgent((s) => s.open);
   const settingsOpen = useFleet((s) => s.settingsOpen);
   const paletteOpen = useFleet((s) => s.paletteOpen);
   const loaded = useFleet((s) => s.loaded);
@@ -130,6 +134,7 @@ export function App() {
       else if (state.diff) diffView.close();
       else if (state.settingsOpen) state.showSettings(false);
       else if (state.pairing.open) commands.closePairing();
+      else if (useNewAgent.getState().open) newAgent.close();
       else if (document.activeElement === searchRef.current) searchRef.current?.blur();
       else if (state.openKey) {
         // Back to the list, on the agent just left.
@@ -233,6 +238,7 @@ export function App() {
             <button type="button" data-testid="open-find-machines" onClick={() => useDiscovery.getState().show(true)}>
               Find machines
             </button>
+            <CommandButton id="agent.new" testId="open-new-agent" label="New agent" />
             <CommandButton id="pairing.open" testId="open-pairing" label="Pair machine" className="primary" />
           </div>
         </div>
@@ -321,6 +327,7 @@ export function App() {
         <span className="shortcuts">↑↓ move · Enter open · n next · v inbox/fleet · / search · Ctrl+K commands · Esc back</span>
       </nav>
       <Notices />
+      <CreationReceipts />
       <SearchScope pane={pane} inboxMatches={inboxNow.items.length} fleetMatches={fleetMatches} />
       {pane === "fleet" ? <UsageTotals /> : null}
       <main className={openKey ? "split" : ""}>
@@ -349,6 +356,7 @@ export function App() {
       </main>
       {pairingOpen ? <PairingDialog /> : null}
       {settingsOpen ? <SettingsDialog /> : null}
+      {newAgentOpen ? <NewAgentDialog /> : null}
       {paletteOpen ? <CommandPalette /> : null}
       <DiffView />
       {findMachinesOpen ? <FindMachines /> : null}

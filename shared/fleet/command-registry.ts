@@ -114,6 +114,23 @@ const SPECS = [
   },
   { id: "agent.open-in-t3", label: "Open in T3", keys: ["o"], surfaces: ["palette", "keys"], enabled: (c) => c.agent !== null && c.environment !== null },
   { id: "agent.message", label: "Write a message", keys: ["m"], surfaces: ["palette", "keys"], enabled: (c) => c.agentPanelOpen },
+  // Issue 42: start work on any paired machine (the form says which machines can take it now).
+  {
+    id: "agent.new",
+    label: "New agent on…",
+    keywords: "new start create launch thread",
+    keys: ["N"],
+    surfaces: ["palette", "keys"],
+    enabled: (c) => c.machines > 0,
+  },
+  {
+    id: "agent.new-child",
+    label: "New child of this agent",
+    keywords: "new start create child subagent thread",
+    keys: [],
+    surfaces: ["palette"],
+    enabled: (c) => c.agent !== null && c.agent.lifecycle === "active",
+  },
   { id: "app.open", label: "Open T3 Fleet", keys: [], surfaces: ["tray"], enabled: always },
   { id: "pairing.open", label: "Pair a machine…", keys: ["p"], surfaces: ["palette", "keys", "tray"], enabled: always },
   { id: "settings.open", label: "Settings…", keys: [","], surfaces: ["palette", "keys"], enabled: always },

@@ -220,6 +220,9 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
           <CommandButton id="agent.stop" testId="stop" label="Stop session…" />
         )
       ) : null}
+      {agent.lifecycle === "active" ? (
+        <CommandButton id="agent.new-child" testId="new-child" label="New child" title="Start a new agent under this one, on its machine" />
+      ) : null}
       <CommandButton
         id="agent.open-in-t3"
         testId="open-in-t3"

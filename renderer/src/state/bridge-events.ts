@@ -8,6 +8,7 @@ import { dispatch } from "./dispatch";
 import { currentInbox } from "./inbox";
 import { handledList } from "./handled-list";
 import { navigation } from "./navigation";
+import { useNewAgent } from "./new-agent";
 import { showNotice, withdrawClearedNotices } from "./notices";
 import { run, setRequestBridge } from "./requests";
 import { useFleet } from "./store";
@@ -50,6 +51,7 @@ export function startEffects(instance: Bridge): () => void {
       case "fleet.snapshot":
         pendingDeltas = [];
         store().applySnapshot(event.snapshot);
+        for (const creation of event.snapshot.creations ?? []) useNewAgent.getState().receive(creation);
         // The first view: the pane chosen earlier in this window, else the inbox when anything needs the user.
         if (store().view === null) store().setView(savedPane() ?? (currentInbox().items.length > 0 ? "inbox" : "fleet"));
         withdrawClearedNotices();
@@ -71,6 +73,9 @@ export function startEffects(instance: Bridge): () => void {
         break;
       case "delivery":
         store().receiveDelivery(event.delivery);
+        break;
+      case "creation":
+        useNewAgent.getState().receive(event.creation);
         break;
       case "notification":
         showNotice(event.notification);

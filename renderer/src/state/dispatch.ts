@@ -15,6 +15,7 @@ import { currentInbox } from "./inbox";
 import { links } from "./links";
 import { machineCommands } from "./machine-commands";
 import { navigation } from "./navigation";
+import { newAgent } from "./new-agent";
 import { displayAgent, displayFacts, finishedWithChangesInInbox, glance, nextNeedingYou, paneView } from "./selectors";
 import { settingsCommands } from "./settings-commands";
 import { useFleet } from "./store";
@@ -188,6 +189,11 @@ function focusComposer(): void {
   focusTargets.composer?.();
 }
 
+/** The "New agent" form; for a child, on the agent's machine with the agent as its parent. */
+function openNewAgent(id: CommandId, agent: AgentView | null): void {
+  newAgent.open(id === "agent.new-child" && agent ? agent.key : null);
+}
+
 function openPairing(): void {
   machineCommands.openPairing();
 }
@@ -224,6 +230,7 @@ const handlers = {
   focusComposer,
   shellOnly,
   openPairing,
+  openNewAgent,
   openSettings,
   pauseOrResumeNotifications,
   openSelectedFirst,
@@ -262,6 +269,8 @@ const HANDLERS: Record<CommandId, HandlerName> = {
   "agent.open-in-t3": "openInT3",
   "agent.diff": "showDiff",
   "agent.message": "focusComposer",
+  "agent.new": "openNewAgent",
+  "agent.new-child": "openNewAgent",
   "app.open": "shellOnly",
   "pairing.open": "openPairing",
   "settings.open": "openSettings",

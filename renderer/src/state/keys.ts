@@ -2,6 +2,7 @@
 // not a command (it closes whatever is on top) and stays with the window (App.tsx).
 import { commandForKey } from "../../../shared/fleet/command-registry";
 import { dispatch } from "./dispatch";
+import { useNewAgent } from "./new-agent";
 import { useFleet } from "./store";
 
 function isTyping(target: EventTarget | null): boolean {
@@ -32,6 +33,7 @@ export function listenForKeys(): () => void {
       state.settingsOpen ||
       state.paletteOpen ||
       state.listOpen ||
+      useNewAgent.getState().open ||
       state.diff !== null
     )
       return;

@@ -1,0 +1,42 @@
+// The receipts of agents started from this window (issue 42): created → started → replied, or where
+// it stopped and why in T3's words, with "Try again" where T3 does not have the thread (it re-sends
+// the same request, so the thread is never made twice). The new agent opens in the agent view as
+// soon as the fleet lists it.
+import { useEffect } from "react";
+import { creationSettled, creationWords } from "../../../shared/fleet/creation";
+import { commands } from "../state/commands";
+import { newAgent, useNewAgent } from "../state/new-agent";
+import { useFleet } from "../state/store";
+import { PlaceError } from "./common";
+
+export function CreationReceipts() {
+  const creations = useNewAgent((s) => s.creations);
+  const version = useFleet((s) => s.version);
+  const environments = useFleet((s) => s.environments);
+  useEffect(() => newAgent.openWhenListed(), [version, creations]);
+  return (
+    <section className={`creations ${creations.length === 0 ? "creations-empty" : ""}`} aria-live="polite" aria-label="New agents" data-testid="creations">
+      {creations.map((creation) => (
+        <div key={creation.creationId} className={`creation creation-${creation.state}`} data-testid="creation" data-state={creation.state}>
+          <button type="button" className="creation-body" onClick={() => void commands.openAgent(creation.agentKey)}>
+            <strong>
+              {creation.title} on {environments.get(creation.environmentId)?.label ?? creation.environmentId}
+            </strong>
+            <span data-testid="creation-words"> · {creationWords(creation)}</span>
+          </button>
+          {creation.retry ? (
+            <button type="button" data-testid="creation-retry" onClick={() => void newAgent.retry(creation.creationId)}>
+              Try again
+            </button>
+          ) : null}
+          {creationSettled(creation) ? (
+            <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={() => useNewAgent.getState().dismiss(creation.creationId)}>
+              ×
+            </button>
+          ) : null}
+          <PlaceError place={`creation:${creation.creationId}`} />
+        </div>
+      ))}
+    </section>
+  );
+}
