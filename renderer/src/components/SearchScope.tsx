@@ -11,7 +11,8 @@ export function SearchScope({ pane, inboxMatches, fleetMatches }: { pane: PaneVi
   const search = useFleet((s) => s.search);
   if (!search) return null;
   return (
-    <section className="search-scope" aria-label="What the search looks through" data-testid="search-scope" data-pane={pane}>
+    // A landmark (axe: all content in one); its name avoids the word "search", which names the search box alone.
+    <section className="search-scope" aria-label="Where the query looks" data-testid="search-scope" data-pane={pane}>
       <span data-testid="search-scope-words">
         {pane === "inbox"
           ? `Searching only what needs you for “${search}”: ${inboxMatches} of them ${inboxMatches === 1 ? "matches" : "match"}.`
