@@ -3,6 +3,7 @@
 // cached per (agent, first turn, last turn), a few at a time: a turn's diff never changes once its
 // checkpoint is taken, and the whole thread's is keyed by its newest turn.
 import { type AgentDiff, DIFF_TEXT_LIMIT } from "../../shared/bridge/contract";
+import { lineTotals } from "../../shared/fleet/changes-usage";
 import type { ChangedFile, TurnChanges } from "../../shared/fleet/facts";
 import type { FleetModel } from "../../shared/fleet/model";
 import { splitKey } from "../../shared/fleet/model";
@@ -37,7 +38,8 @@ export function filesOf(turns: readonly TurnChanges[]): ChangedFile[] {
   for (const turn of turns) {
     for (const file of turn.files) {
       const seen = byPath.get(file.path);
-      byPath.set(file.path, seen ? { ...file, additions: seen.additions + file.additions, deletions: seen.deletions + file.deletions } : file);
+      // A count either turn did not report leaves the sum not reported.
+      byPath.set(file.path, seen ? { ...file, ...lineTotals([seen, file]) } : file);
     }
   }
   return [...byPath.values()];

@@ -2,7 +2,8 @@
 // turn's "3 files +40 −2", the context fill in words, the near-limit flag, and usage totals per
 // machine, per project (as "By project" groups them, across machines) and for the fleet. A figure T3
 // did not report is "not reported", never zero.
-import type { TokenCounts, TurnChanges, UsageFacts } from "./facts";
+import { sumCounts } from "./counts";
+import type { ChangedFile, TokenCounts, TurnChanges, UsageFacts } from "./facts";
 import type { AgentView } from "./types";
 import { projectOf } from "./views";
 
@@ -13,29 +14,32 @@ export interface ChangesSummary {
   turnCount: number;
   status: TurnChanges["status"];
   files: number;
-  additions: number;
-  deletions: number;
+  /** Lines added and removed over the turn's files; null when a file's count was not reported. */
+  additions: number | null;
+  deletions: number | null;
+}
+
+/** Lines added and removed over files; a side any file did not report is not reported (never a partial sum). */
+export function lineTotals(files: readonly ChangedFile[]): { additions: number | null; deletions: number | null } {
+  return { additions: sumCounts(files.map((file) => file.additions)), deletions: sumCounts(files.map((file) => file.deletions)) };
 }
 
 /** The latest turn's changes, or null when T3 reported none. */
 export function latestChanges(agent: Pick<AgentView, "changes">): ChangesSummary | null {
   const turn = agent.changes?.at(-1);
   if (!turn) return null;
-  let additions = 0;
-  let deletions = 0;
-  for (const file of turn.files) {
-    additions += file.additions;
-    deletions += file.deletions;
-  }
-  return { turnCount: turn.turnCount, status: turn.status, files: turn.files.length, additions, deletions };
+  return { turnCount: turn.turnCount, status: turn.status, files: turn.files.length, ...lineTotals(turn.files) };
 }
 
-/** "3 files +40 −2", "1 file +3 −0", "no files changed", or what became of the checkpoint. */
+/** "3 files +40 −2", "1 file +3 −0", "no files changed", what became of the checkpoint, or which counts T3 did not report. */
 export function changesWords(summary: Pick<ChangesSummary, "status" | "files" | "additions" | "deletions">): string {
   if (summary.status === "missing") return "no checkpoint";
   if (summary.status === "error") return "checkpoint failed";
   if (summary.files === 0) return "no files changed";
-  return `${summary.files} ${summary.files === 1 ? "file" : "files"} +${summary.additions} −${summary.deletions}`;
+  const files = `${summary.files} ${summary.files === 1 ? "file" : "files"}`;
+  if (summary.additions === null || summary.deletions === null)
+    return `${files}; lines added ${summary.additions ?? "not reported"}, removed ${summary.deletions ?? "not reported"}`;
+  return `${files} +${summary.additions} −${summary.deletions}`;
 }
 
 /** 258400 → "258k", 1250 → "1.3k", 12 → "12", 2_400_000 → "2.4M". */
@@ -49,19 +53,38 @@ function trimmed(value: number): string {
   return value >= 100 ? String(Math.round(value)) : value.toFixed(1).replace(/\.0$/, "");
 }
 
-/** The context fill in percent (0-100, may exceed 100 if the server says so), or null when either figure is not reported. */
-export function contextPercent(usage: UsageFacts | undefined): number | null {
-  if (!usage || usage.contextUsed === null || usage.contextMax === null || usage.contextMax === 0) return null;
-  return Math.round((usage.contextUsed / usage.contextMax) * 100);
+/** A window smaller than this is no model's context window: its fill is not shown (issue 43: a window of 1). */
+export const MIN_CONTEXT_WINDOW = 1_000;
+
+/**
+ * The context fill as far as it is a fact: `fill` (0-100 %), `over` the window (T3 says more than
+ * 100 %: shown as T3's claim, never as the fill), or not reported (a figure missing, or a window
+ * under MIN_CONTEXT_WINDOW tokens, `window` then says what T3 sent).
+ */
+export type ContextReading = { kind: "fill"; percent: number } | { kind: "over"; percent: number } | { kind: "not-reported"; window: number | null };
+
+export function contextReading(usage: UsageFacts | undefined | null): ContextReading {
+  if (!usage || usage.contextUsed === null || usage.contextMax === null) return { kind: "not-reported", window: null };
+  if (usage.contextMax < MIN_CONTEXT_WINDOW) return { kind: "not-reported", window: usage.contextMax };
+  const percent = Math.round((usage.contextUsed / usage.contextMax) * 100);
+  return usage.contextUsed > usage.contextMax ? { kind: "over", percent } : { kind: "fill", percent };
 }
 
-/** "62 % of 258k; compacts automatically", "… ; will not compact", or "context not reported". */
+/** The context fill in percent (0-100), or null when it is not a fact (not reported, a window under 1,000 tokens, or over the window). */
+export function contextPercent(usage: UsageFacts | undefined | null): number | null {
+  const reading = contextReading(usage);
+  return reading.kind === "fill" ? reading.percent : null;
+}
+
+/** "62 % of 258k; compacts automatically", "… ; will not compact", "over the window (T3 says 140 %)", or "context not reported". */
 export function contextWords(usage: UsageFacts | undefined): string {
-  const percent = contextPercent(usage);
-  if (percent === null || !usage) return "context not reported";
+  const reading = contextReading(usage);
+  if (reading.kind === "not-reported")
+    return reading.window === null ? "context not reported" : `context not reported (T3 says a window of ${reading.window.toLocaleString("en-US")} tokens)`;
+  if (reading.kind === "over") return `over the window (T3 says ${reading.percent.toLocaleString("en-US")} %)`;
   const compaction =
-    usage.compactsAutomatically === true ? "compacts automatically" : usage.compactsAutomatically === false ? "will not compact" : "compaction not reported";
-  return `${percent} % of ${compactCount(usage.contextMax!)}; ${compaction}`;
+    usage!.compactsAutomatically === true ? "compacts automatically" : usage!.compactsAutomatically === false ? "will not compact" : "compaction not reported";
+  return `${reading.percent} % of ${compactCount(usage!.contextMax!)}; ${compaction}`;
 }
 
 /** Near its context limit and will not compact: the agent is flagged. */
@@ -108,14 +131,15 @@ function emptyTotal(id: string, label: string): UsageTotal {
 
 function add(total: UsageTotal, agent: AgentView): void {
   total.agents++;
-  const context = agent.usage?.contextUsed;
-  if (context !== undefined && context !== null) {
-    total.context += context;
+  // Only a fill that is a fact is summed, and only while the sum stays exact; an agent left out is not counted as reporting.
+  const context = contextPercent(agent.usage) === null ? null : sumCounts([total.context, agent.usage!.contextUsed]);
+  if (context !== null) {
+    total.context = context;
     total.contextReported++;
   }
-  const reported = agent.usage?.thread?.total;
-  if (reported === undefined || reported === null) return;
-  total.tokens += reported;
+  const reported = sumCounts([total.tokens, agent.usage?.thread?.total ?? null]);
+  if (reported === null) return;
+  total.tokens = reported;
   total.reported++;
   const at = agent.usage!.reportedAt;
   if (at && (total.from === null || at < total.from)) total.from = at;

@@ -18,6 +18,13 @@ const Id = z.string().min(1);
 const IsoTime = z.string();
 const JsonRecord = z.record(z.string(), z.unknown());
 
+/**
+ * A figure a server reports (lines changed, tokens): a safe non-negative integer, else null, "not
+ * reported". A bad figure costs that figure alone, never the row, item or stream it came in
+ * (issue 43: one checkpoint's out-of-range count took its whole machine offline). Absent reads as null.
+ */
+export const ReportedCount = z.number().int().nonnegative().nullable().catch(null);
+
 // ---------------------------------------------------------------- identity and auth
 
 export const EnvironmentDescriptor = z.object({

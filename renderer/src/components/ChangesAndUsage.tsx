@@ -3,7 +3,7 @@
 // diff, and the context fill, last-turn and thread tokens as T3 reported them ("not reported" where
 // it did not), in the agent's Details. A missing or failed checkpoint says so. Folded by default:
 // the transcript keeps its room on a phone.
-import { changesWords, contextWords, nearContextLimit, tokenWords } from "../../../shared/fleet/changes-usage";
+import { changesWords, contextWords, lineTotals, nearContextLimit, tokenWords } from "../../../shared/fleet/changes-usage";
 import type { TurnChanges } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
 import { diffView } from "../state/diff-view";
@@ -13,11 +13,9 @@ import { CommandButton } from "./CommandButton";
 import { FileList } from "./DiffView";
 
 function turnWords(turn: TurnChanges): string {
-  const additions = turn.files.reduce((sum, file) => sum + file.additions, 0);
-  const deletions = turn.files.reduce((sum, file) => sum + file.deletions, 0);
   if (turn.status === "missing") return "T3 has no checkpoint for this turn (interrupted, or the workspace is not a git repository)";
   if (turn.status === "error") return "T3 could not capture this turn's checkpoint";
-  return changesWords({ status: turn.status, files: turn.files.length, additions, deletions });
+  return changesWords({ status: turn.status, files: turn.files.length, ...lineTotals(turn.files) });
 }
 
 /**

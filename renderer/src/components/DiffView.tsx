@@ -7,7 +7,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import type { ElementContent } from "hast";
 import { memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { ChangedFile } from "../../../shared/fleet/facts";
-import { changesWords } from "../../../shared/fleet/changes-usage";
+import { changesWords, lineTotals } from "../../../shared/fleet/changes-usage";
 import { type DiffLine, extensionOf, parseDiff } from "../../../shared/fleet/diff-lines";
 import { offlineWords } from "../../../shared/fleet/words";
 import { diffView } from "../state/diff-view";
@@ -101,8 +101,8 @@ export function FileList({ files }: { files: ChangedFile[] }) {
     <ul className="changed-files" data-testid="changed-files">
       {files.map((file) => (
         <li key={file.path}>
-          <span className="file-kind">{file.kind}</span> <span className="file-path">{file.path}</span> <span className="additions">+{file.additions}</span>{" "}
-          <span className="deletions">−{file.deletions}</span>
+          <span className="file-kind">{file.kind}</span> <span className="file-path">{file.path}</span>{" "}
+          <span className="additions">+{file.additions ?? " not reported"}</span> <span className="deletions">−{file.deletions ?? " not reported"}</span>
         </li>
       ))}
     </ul>
@@ -155,7 +155,7 @@ export function DiffView() {
                 type="button"
                 aria-pressed={shown.scope.kind === "turn" && shown.scope.turnCount === turn.turnCount}
                 onClick={() => void diffView.show(shown.key, { kind: "turn", turnCount: turn.turnCount })}
-                title={changesWords({ status: turn.status, files: turn.files.length, ...sums(turn.files) })}
+                title={changesWords({ status: turn.status, files: turn.files.length, ...lineTotals(turn.files) })}
               >
                 Turn {turn.turnCount}
               </button>
@@ -172,11 +172,4 @@ export function DiffView() {
       </div>
     </div>
   );
-}
-
-function sums(files: ChangedFile[]): { additions: number; deletions: number } {
-  return files.reduce((total, file) => ({ additions: total.additions + file.additions, deletions: total.deletions + file.deletions }), {
-    additions: 0,
-    deletions: 0,
-  });
 }

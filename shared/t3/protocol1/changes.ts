@@ -2,6 +2,7 @@
 // Changes come from the thread's `checkpoints[]` and `thread.turn-diff-completed` events; usage from
 // the newest `context-window.updated` activity (docs/t3-protocols.md, "Changes and usage").
 import { z } from "zod";
+import { sumCounts } from "../../fleet/counts";
 import type { CheckpointStatus, TokenCounts, TurnChanges, UsageFacts } from "../../fleet/facts";
 import type { Checkpoint, ThreadActivity } from "./schemas";
 
@@ -101,11 +102,9 @@ export function usageOfActivities(activities: readonly ThreadActivity[]): UsageF
   const decoded = ContextWindowPayload.safeParse(newest.payload);
   if (!decoded.success) return null;
   const p = decoded.data;
-  let threadTotal: number | null = null;
-  for (const report of newestByTurn.values()) {
-    const processed = ContextWindowPayload.safeParse(report.payload).data?.totalProcessedTokens;
-    if (processed !== undefined && processed !== null) threadTotal = (threadTotal ?? 0) + processed;
-  }
+  const processed = [...newestByTurn.values()].flatMap((report) => ContextWindowPayload.safeParse(report.payload).data?.totalProcessedTokens ?? []);
+  // A sum past the exact range is no figure at all (shared/fleet/counts.ts).
+  const threadTotal = processed.length ? sumCounts(processed) : null;
   const turnProcessed = newest.turnId !== null ? (p.totalProcessedTokens ?? null) : null;
   return {
     contextUsed: p.usedTokens ?? null,

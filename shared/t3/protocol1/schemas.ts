@@ -2,7 +2,7 @@
 // stream items and dispatch results. What every protocol shares (descriptor, auth, error bodies,
 // model selection, project rows) is in shared/t3/schemas.ts, with the same decoding rules.
 import { z } from "zod";
-import { EnvironmentDescriptor, ModelSelection, ProjectShell, openEnum } from "../schemas";
+import { EnvironmentDescriptor, ModelSelection, ProjectShell, ReportedCount, openEnum } from "../schemas";
 import { ServerText } from "../text";
 
 const Id = z.string().min(1);
@@ -114,10 +114,11 @@ export type ThreadActivity = z.infer<typeof ThreadActivity>;
 
 export const Checkpoint = z.object({
   turnId: Id,
-  checkpointTurnCount: z.number(),
+  /** The turn a diff is read by: an exact count, or the checkpoint is not the turn's. */
+  checkpointTurnCount: z.number().int().nonnegative(),
   checkpointRef: z.string(),
   status: openEnum(["ready", "missing", "error"]),
-  files: z.array(z.object({ path: ServerText.path, kind: ServerText.label, additions: z.number(), deletions: z.number() })),
+  files: z.array(z.object({ path: ServerText.path, kind: ServerText.label, additions: ReportedCount, deletions: ReportedCount })),
   assistantMessageId: z.string().nullable(),
   completedAt: IsoTime,
 });
@@ -167,7 +168,7 @@ const eventPayloads = {
   "thread.session-set": z.object({ threadId: Id, session: ThreadSession }),
   "thread.activity-appended": z.object({ threadId: Id, activity: ThreadActivity }),
   "thread.turn-diff-completed": Checkpoint.extend({ threadId: Id }),
-  "thread.reverted": z.object({ threadId: Id, turnCount: z.number() }),
+  "thread.reverted": z.object({ threadId: Id, turnCount: z.number().int().nonnegative() }),
   "thread.proposed-plan-upserted": z.object({ threadId: Id, proposedPlan: ProposedPlan }),
 } as const;
 type EventPayloads = { [K in keyof typeof eventPayloads]: z.infer<(typeof eventPayloads)[K]> };

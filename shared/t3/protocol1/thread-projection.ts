@@ -18,6 +18,7 @@ import {
   type TurnChanges,
   type UsageFacts,
 } from "../../fleet/facts";
+import { countOrNull } from "../../fleet/counts";
 import type { LatestTurn, OrchestrationEvent, OrchestrationThread, ThreadActivity, ThreadDetailSnapshot, ThreadMessage, ThreadSession } from "./schemas";
 import { cleanText, TEXT_LIMITS } from "../text";
 import { runStateOfRow, sessionLost } from "./facts";
@@ -423,8 +424,9 @@ function questionOf(raw: Record<string, unknown>, index: number): Question {
   };
 }
 
-function numberOrNull(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
+/** An exit status as T3 passes it on: an exact integer (a signal's may be negative), else not reported. */
+function exitCodeOrNull(value: unknown): number | null {
+  return Number.isSafeInteger(value) ? (value as number) : null;
 }
 
 /** Tool activities name what they ran in `payload.itemType`; commands and file changes get their own items. */
@@ -437,15 +439,21 @@ function activityItem(activity: ThreadActivity): TranscriptItem {
   const status =
     activity.kind === "tool.completed" ? (payload.status === "failed" ? "failed" : "completed") : activity.kind.startsWith("tool.") ? "running" : "unknown";
   if (itemType === "command_execution" || itemType === "commandExecution") {
-    return { ...base, type: "command", command: text(data.command) ?? text(payload.detail) ?? activity.summary, exitCode: numberOrNull(data.exitCode), status };
+    return {
+      ...base,
+      type: "command",
+      command: text(data.command) ?? text(payload.detail) ?? activity.summary,
+      exitCode: exitCodeOrNull(data.exitCode),
+      status,
+    };
   }
   if (itemType === "file_change" || itemType === "fileChange") {
     return {
       ...base,
       type: "file-change",
       path: text(data.path) ?? text(payload.detail) ?? activity.summary,
-      additions: numberOrNull(data.additions),
-      deletions: numberOrNull(data.deletions),
+      additions: countOrNull(data.additions),
+      deletions: countOrNull(data.deletions),
       status,
     };
   }

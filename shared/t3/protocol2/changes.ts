@@ -4,6 +4,7 @@
 // usage from provider turns' `tokenUsage` (live context fill) and `turnTokenUsage` (one turn's
 // tokens; the thread's are their sum)
 // (docs/t3-protocols.md, "Changes and usage").
+import { sumCounts } from "../../fleet/counts";
 import type { CheckpointStatus, TokenCounts, TurnChanges, UsageFacts } from "../../fleet/facts";
 import type { CheckpointV2, ProviderTurn, ThreadProjection, TurnTokenUsage } from "./schemas";
 
@@ -31,22 +32,20 @@ function turnCounts(usage: TurnTokenUsage): TokenCounts | null {
   const input = usage.inputTokens ?? null;
   const output = usage.outputTokens ?? null;
   // Input includes cache reads and output includes reasoning (the contract's TurnTokenUsage), so their sum is the turn's total.
-  const total = usage.usageStatus === "complete" && input !== null && output !== null ? input + output : null;
+  const total = usage.usageStatus === "complete" ? sumCounts([input, output]) : null;
   const counts = { total, input, cachedInput: usage.cachedInputTokens ?? null, output, reasoning: usage.reasoningTokens ?? null };
   return Object.values(counts).every((value) => value === null) ? null : counts;
 }
 
 const COUNT_FIELDS = ["total", "input", "cachedInput", "output", "reasoning"] as const;
 
-/** The thread's tokens: the sum of its turns' reports; a count some reporting turn lacks is not reported. */
+/** The thread's tokens: the sum of its turns' reports. */
 function threadCounts(turns: readonly ProviderTurn[]): TokenCounts | null {
   const reported = turns.flatMap((turn) => (turn.turnTokenUsage ? [turnCounts(turn.turnTokenUsage)] : [])).filter((counts) => counts !== null);
   if (reported.length === 0) return null;
   const sum = Object.fromEntries(
-    COUNT_FIELDS.map((field) => [
-      field,
-      reported.every((counts) => counts[field] !== null) ? reported.reduce((total, counts) => total + counts[field]!, 0) : null,
-    ]),
+    // A count some reporting turn lacks, or a sum past the exact range, is not reported.
+    COUNT_FIELDS.map((field) => [field, sumCounts(reported.map((counts) => counts[field]))]),
   ) as unknown as TokenCounts;
   return sum;
 }

@@ -4,7 +4,7 @@
 // decode as "unknown", unknown item/event kinds are kept raw, and a structural error names the
 // path of the first bad field (shared/t3/decode.ts).
 import { z } from "zod";
-import { EnvironmentDescriptor, ModelSelection, ProjectShell, openEnum } from "../schemas";
+import { EnvironmentDescriptor, ModelSelection, ProjectShell, ReportedCount, openEnum } from "../schemas";
 import { ServerText } from "../text";
 import {
   APPROVAL_DECISIONS,
@@ -106,16 +106,14 @@ export const Run = z.object({
 });
 export type Run = z.infer<typeof Run>;
 
-const TokenCount = z.number().int().nonnegative();
-
-/** The provider's live context usage (contract `OrchestrationV2ProviderTurnTokenUsage`). */
+/** The provider's live context usage (contract `OrchestrationV2ProviderTurnTokenUsage`); a figure that does not decode is not reported. */
 export const ProviderTurnTokenUsage = z.object({
-  usedTokens: TokenCount,
-  maxTokens: TokenCount.nullable().optional(),
-  inputTokens: TokenCount.optional(),
-  cachedInputTokens: TokenCount.optional(),
-  outputTokens: TokenCount.optional(),
-  reasoningOutputTokens: TokenCount.optional(),
+  usedTokens: ReportedCount,
+  maxTokens: ReportedCount,
+  inputTokens: ReportedCount,
+  cachedInputTokens: ReportedCount,
+  outputTokens: ReportedCount,
+  reasoningOutputTokens: ReportedCount,
   updatedAt: IsoTime,
 });
 export type ProviderTurnTokenUsage = z.infer<typeof ProviderTurnTokenUsage>;
@@ -123,10 +121,10 @@ export type ProviderTurnTokenUsage = z.infer<typeof ProviderTurnTokenUsage>;
 /** One turn's main-agent tokens (contract `TurnTokenUsage`): input includes cache reads, output includes reasoning. */
 export const TurnTokenUsage = z.object({
   usageStatus: openEnum(["complete", "partial", "unavailable"]),
-  inputTokens: TokenCount.optional(),
-  outputTokens: TokenCount.optional(),
-  cachedInputTokens: TokenCount.optional(),
-  reasoningTokens: TokenCount.optional(),
+  inputTokens: ReportedCount,
+  outputTokens: ReportedCount,
+  cachedInputTokens: ReportedCount,
+  reasoningTokens: ReportedCount,
 });
 export type TurnTokenUsage = z.infer<typeof TurnTokenUsage>;
 
@@ -137,7 +135,7 @@ export const ProviderTurn = z.object({
   status: openEnum(["pending", "running", "completed", "failed", "interrupted", "cancelled"]),
   startedAt: IsoTime.nullable().optional(),
   completedAt: IsoTime.nullable().optional(),
-  /** Token figures exist on builds since upstream #8144; a figure that does not decode reads as not reported. */
+  /** Token figures exist on builds since upstream #8144; a report whose shape does not decode reads as not reported. */
   tokenUsage: ProviderTurnTokenUsage.optional().catch(undefined),
   turnTokenUsage: TurnTokenUsage.optional().catch(undefined),
 });
@@ -272,13 +270,19 @@ const itemByType = {
     questions: z.array(UserInputQuestion),
     responseMode: openEnum(["message"]).optional(),
   }),
-  command_execution: z.object({ ...itemBase, type: z.literal("command_execution"), input: ServerText.body, exitCode: z.number().int().optional() }),
+  command_execution: z.object({
+    ...itemBase,
+    type: z.literal("command_execution"),
+    input: ServerText.body,
+    /** An exact exit status (a signal's may be negative), else not reported: a bad one costs only itself. */
+    exitCode: z.number().int().nullable().optional().catch(null),
+  }),
   file_change: z.object({
     ...itemBase,
     type: z.literal("file_change"),
     fileName: ServerText.path,
-    additions: z.number().int().optional(),
-    deletions: z.number().int().optional(),
+    additions: ReportedCount,
+    deletions: ReportedCount,
   }),
   dynamic_tool: z.object({ ...itemBase, type: z.literal("dynamic_tool"), toolName: ServerText.label.nullable() }),
   subagent: z.object({
@@ -329,7 +333,7 @@ export const CheckpointV2 = z.object({
   runId: NullableId,
   appRunOrdinal: z.number().int().positive().nullable(),
   status: openEnum(["ready", "missing", "error", "stale"]),
-  files: z.array(z.object({ path: ServerText.path, kind: ServerText.label, additions: TokenCount, deletions: TokenCount })),
+  files: z.array(z.object({ path: ServerText.path, kind: ServerText.label, additions: ReportedCount, deletions: ReportedCount })),
   capturedAt: IsoTime,
 });
 export type CheckpointV2 = z.infer<typeof CheckpointV2>;

@@ -383,6 +383,15 @@ class Protocol1Session implements AdapterSession {
             listener.end();
             return;
           }
+          if (error?.kind === "decode") {
+            // T3 sent this thread in a form the fleet cannot read: the thread's fault, not the
+            // connection's (issue 43). The reason is shown and counted on the machine; a reconnect tries again.
+            thread.error = `T3 sent this thread in a form T3 Fleet cannot read: ${error.message}`;
+            listener.skipped?.({ method: "orchestration.subscribeThread", path: error.details.decode?.path ?? "", message: error.message, sequence: null });
+            notify();
+            listener.end();
+            return;
+          }
           listener.end(error);
         },
       };

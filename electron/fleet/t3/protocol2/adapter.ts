@@ -5,6 +5,7 @@
 // does); within one connection it resumes a stream the server ended after its first snapshot,
 // because protocol 2 servers end streams (a slow consumer, a restart of the stream) and expect it.
 import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
+import type { SkippedItem } from "../../../../shared/fleet/types";
 import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
@@ -292,7 +293,16 @@ interface StreamSpec<Item> {
   chunkDone: () => void;
   /** The stream has delivered a snapshot at least once: a later Exit is resumed by sequence. */
   resumable: () => boolean;
+  /** An item that did not decode but whose sequence could be read: reported, and the cursor moves past it. */
+  skipped: (item: SkippedItem & { sequence: number }) => void;
   end: (error?: T3Error) => void;
+}
+
+/** A raw item's sequence (a shell delta's or a thread event's), if readable: an undecodable item with one can be skipped in order. */
+function readableSequence(raw: unknown): number | null {
+  if (typeof raw !== "object" || raw === null) return null;
+  const { kind, sequence } = raw as { kind?: unknown; sequence?: unknown };
+  return kind !== "snapshot" && typeof sequence === "number" && Number.isSafeInteger(sequence) && sequence >= 0 ? sequence : null;
 }
 
 class Protocol2Session implements AdapterSession {
@@ -335,6 +345,12 @@ class Protocol2Session implements AdapterSession {
           if (closed) return;
           for (const raw of values) {
             const decoded = decodeWith(spec.schema, raw, spec.what);
+            const sequence = decoded.ok ? null : readableSequence(raw);
+            if (!decoded.ok && sequence !== null) {
+              // One bad item costs that item alone (as on protocol 1): rows are whole state and events are applied in order.
+              spec.skipped({ method: spec.tag, path: decoded.error.path, message: decoded.error.message, sequence });
+              continue;
+            }
             if (!decoded.ok) {
               closed = true;
               handle?.interrupt();
@@ -444,6 +460,10 @@ class Protocol2Session implements AdapterSession {
         }
       },
       chunkDone: () => {},
+      skipped: (item) => {
+        if (adapter.shell) adapter.shell.sequence = Math.max(adapter.shell.sequence, item.sequence);
+        listener.skipped?.(item);
+      },
       end: (error) => {
         ended = true;
         failures.clearQueue();
@@ -498,14 +518,21 @@ class Protocol2Session implements AdapterSession {
           if (thread.projection) this.adapter.learnFromThread(thread.threadId, thread.projection);
           listener.changed(thread.detail());
         },
+        skipped: (item) => {
+          if (thread.projection) thread.appliedSequence = Math.max(thread.appliedSequence, item.sequence);
+          listener.skipped?.(item);
+        },
         end: (error) => {
           this.adapter.streamed(thread, false);
           this.adapter.learnRunPhase(thread.threadId, undefined);
-          if (error?.details.tag === "OrchestrationV2GetThreadProjectionError") {
-            // T3 could not read this one thread (it is gone, or failed to load): the thread's fault,
-            // not the connection's. It ends this follow, with the reason shown; a reconnect tries again.
+          if (error?.details.tag === "OrchestrationV2GetThreadProjectionError" || error?.kind === "decode") {
+            // T3 could not read this one thread (it is gone, or failed to load), or sent it in a form
+            // the fleet cannot read: the thread's fault, not the connection's (issue 43). It ends this
+            // follow, with the reason shown (and counted on the machine); a reconnect tries again.
             thread.synced = false;
-            thread.error = error.message;
+            thread.error = error.kind === "decode" ? `T3 sent this thread in a form T3 Fleet cannot read: ${error.message}` : error.message;
+            if (error.kind === "decode")
+              listener.skipped?.({ method: "orchestration.subscribeThread", path: error.details.decode?.path ?? "", message: error.message, sequence: null });
             listener.end();
             return;
           }
