@@ -2,9 +2,14 @@
 // choices as each machine's T3 lists them, a new agent and a new child created once and followed to
 // the first reply, bad input refused before anything is sent, and a create whose answer was lost
 // (a dropped connection, the fleet's own kill) checked against T3, never made twice.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { BridgeEvent } from "../../shared/bridge/contract";
 import type { CreateChoices, Creation } from "../../shared/fleet/creation";
+import { startDemoFleet } from "../../sim/demo-fleet";
+import { MemorySecretStore } from "./secrets";
 import { FleetService } from "./service";
 import { FAST, cleanups, env, kill, setup, until } from "./service.testkit";
 
@@ -188,5 +193,33 @@ describe("starting an agent from the fleet", () => {
     expect((await replied(reopened, "killed")).state).toBe("replied");
     expect(p1.threads()).toHaveLength(before + 1);
     expect(p1.threads().find((thread) => thread.id === reopened.creation("killed")!.threadId)!.userTexts).toHaveLength(1);
+  });
+
+  it("the demo offers it on every machine: each lists a project and a usable harness, and an agent started there replies", async () => {
+    const demo = await startDemoFleet({ tickMs: 5, outageEveryMs: 3_600_000 });
+    cleanups.push(() => demo.stop());
+    const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-demo-"));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...FAST });
+    cleanups.push(() => service.stop());
+    for (const url of demo.pairingUrls) await service.request("pair.confirm", { input: url });
+    await until(service, () => service.model.environments().filter((view) => view.connection.phase === "online").length === 4, "the demo online");
+    for (const machine of service.model.environments()) {
+      const choices = (await service.request("agent.createChoices", { environmentId: machine.environmentId })) as CreateChoices;
+      const provider = choices.options!.providers.find((entry) => entry.unavailable === null)!;
+      const creationId = `demo-${machine.label}`;
+      await service.request("agent.create", {
+        creationId,
+        environmentId: machine.environmentId,
+        projectId: choices.options!.projects[0]!.id,
+        instanceId: provider.instanceId,
+        model: provider.models[0]!.slug,
+        runtimeMode: "approval-required",
+        parentThreadId: null,
+        title: "",
+        text: `Hello from the fleet to ${machine.label}`,
+      });
+      expect((await replied(service, creationId)).state, machine.label).toBe("replied");
+    }
   });
 });
