@@ -16,6 +16,7 @@ import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
 import { RESTART_BEFORE_SENDING, RESTART_CHECKING, RESTART_NOT_FOUND, RESTART_NOT_FOUND_AFTER_RESEND, UNEXPLAINED_REFUSAL } from "./delivery-reasons";
 import { closedPatch, commandStep, messageStep } from "./delivery-outcomes";
+import { Departures, departureWords, goneWords, saysThreadGone } from "./departures";
 import { type DeliveryJournal, type JournalEntry, awaitsConfirmation, boundedEntries } from "./delivery-journal";
 import type { AgentCommand } from "./t3/adapter";
 
@@ -53,6 +54,8 @@ interface TrackedDelivery {
    * again, and dropped with the settled ones from the history.
    */
   closed?: true;
+  /** Refused because its agent left its machine: the reason says how once the fleet knows (departures.ts). */
+  gone?: true;
 }
 
 export interface DeliveryDeps {
@@ -74,7 +77,12 @@ export class Deliveries {
   /** Messages waiting for their environment to connect before their intent is judged: journaled, not yet dispatched. */
   private readonly waiting = new Map<string, Delivery>();
 
-  constructor(private readonly deps: DeliveryDeps) {}
+  /** Agents that left their machines, to refuse a send to one in the fleet's words. */
+  private readonly departures: Departures;
+
+  constructor(private readonly deps: DeliveryDeps) {
+    this.departures = new Departures(deps.model, deps.now, (key) => this.departureLearned(key));
+  }
 
   /**
    * Takes back what the journal kept from before a restart: held messages stay held; a message the
@@ -210,6 +218,8 @@ export class Deliveries {
       ...(warning && { warning }),
       ...(heldFrom && { heldFrom }),
     });
+    const left = this.departures.get(key);
+    if (left) return this.finishRefused(base, departureWords(left, "message"));
     if (intent.kind === "refused") return this.finishRefused(base, intent.reason);
     if (intent.kind !== expected) {
       // Never guess: the state changed under the user.
@@ -240,17 +250,20 @@ export class Deliveries {
     });
     const env = this.deps.model.environment(environmentId);
     const agent = this.deps.model.agent(key);
-    const blocked = !env
-      ? "This environment is no longer paired."
-      : env.connection.phase === "connecting"
-        ? connectingReason(env.label)
-        : env.connection.phase !== "online"
-          ? `${env.label} is offline.`
-          : env.readOnly
-            ? `The pairing with ${env.label} is read-only.`
-            : !agent
-              ? "This agent is no longer on its environment."
-              : null;
+    const left = this.departures.get(key);
+    const blocked = left
+      ? departureWords(left, "command")
+      : !env
+        ? "This environment is no longer paired."
+        : env.connection.phase === "connecting"
+          ? connectingReason(env.label)
+          : env.connection.phase !== "online"
+            ? `${env.label} is offline.`
+            : env.readOnly
+              ? `The pairing with ${env.label} is read-only.`
+              : !agent
+                ? "This agent is no longer on its environment."
+                : null;
     if (blocked) return this.finishRefused(base, blocked);
     // T3 still lists the request but can no longer pass an answer on: refused in T3's words, never sent.
     const request = this.deps.model.facts(environmentId, threadId)?.blockedBy;
@@ -376,10 +389,30 @@ export class Deliveries {
           reason: "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice.",
         });
       } else {
-        this.settle(tracked, { state: "refused", reason: failure.message.trim() || UNEXPLAINED_REFUSAL });
+        this.settle(tracked, this.refusal(tracked, failure.message.trim()));
       }
     }
     return tracked.delivery;
+  }
+
+  /** A refusal in T3's words, unless they say the agent is gone: then in the fleet's, T3's kept as details. */
+  private refusal(tracked: TrackedDelivery, words: string): Partial<Delivery> {
+    const kind = tracked.delivery.kind === "message" ? "message" : "command";
+    const left = this.departures.get(tracked.delivery.agentKey);
+    if (!left && !saysThreadGone(words, tracked.threadId)) return { state: "refused", reason: words || UNEXPLAINED_REFUSAL };
+    tracked.gone = true;
+    const machine = this.deps.model.environment(tracked.environmentId)?.label ?? tracked.environmentId;
+    return { state: "refused", reason: left ? departureWords(left, kind) : goneWords(machine, kind), serverWords: words };
+  }
+
+  /** The fleet learned how an agent left: a refusal that could only say it was gone now says how, where and when. */
+  private departureLearned(key: string): void {
+    const left = this.departures.get(key);
+    if (!left) return;
+    for (const tracked of this.deliveries.values()) {
+      if (tracked.delivery.agentKey === key && tracked.gone)
+        this.update(tracked, { reason: departureWords(left, tracked.delivery.kind === "message" ? "message" : "command") });
+    }
   }
 
   /** Reads the thread to move a delivery forward: delivered, answered, or reconciled after a drop. */

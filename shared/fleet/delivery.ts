@@ -180,6 +180,8 @@ export interface Delivery {
    */
   observed: { outcome: "steered" | "new-turn" | "queued" | "cancelled"; turnId: string; queuePosition?: number | null } | null;
   reason: string | null;
+  /** A refusal's words as T3 gave them, where `reason` says it in the fleet's (an agent that left: electron/fleet/departures.ts). */
+  serverWords?: string;
   /** Sent against the fleet's own advice (a session stuck starting): what the user accepted. */
   warning?: string;
   /**

@@ -32,7 +32,9 @@ const ACTIONS: Record<ReceiptActionKind, { label: string; testId: string; run: (
 
 function DeliveryLine({ receipt }: { receipt: Receipt }) {
   const { delivery, what, state, detail, actions } = receipt;
-  const words = [what, state, detail].filter(Boolean).join(" · ");
+  // A refusal the fleet words itself (an agent that left its machine) keeps T3's own words on hover.
+  const serverWords = delivery.serverWords ? `T3 said: “${delivery.serverWords}”` : null;
+  const words = [what, state, detail, serverWords].filter(Boolean).join(" · ");
   return (
     <li className={`delivery delivery-${delivery.state}`} data-testid="delivery" data-state={delivery.state} data-outcome={delivery.observed?.outcome ?? ""}>
       {/* One line: the text clips, its whole shows on hover and to screen readers. */}
