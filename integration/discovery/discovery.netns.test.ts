@@ -172,4 +172,23 @@ describe("Find machines", () => {
       expect.objectContaining({ subject: "one-time-token", client: expect.objectContaining({ label: expect.stringMatching(/^T3 Fleet on /) }) }),
     ]);
   }, 480_000);
+
+  // Found by attacking it: the check was made at scan time only, so a name that answered the tailnet
+  // then and a LAN address at Pair had a code minted and sent to http://<name>:3773 unconfirmed.
+  it("asks again before pairing a name that answered the tailnet at scan time and a LAN address at Pair", async () => {
+    world.names.set("split.tail7f3a.ts.net", ["100.101.1.2"]);
+    const scan = (await service.request("discovery.scan", { ...SCAN, sshHosts: [...SSH_HOSTS, "split-box"] })) as DiscoveryReport;
+    expect(scan.servers.find((entry) => entry.id === "ssh:split-box")).toMatchObject({
+      baseUrl: "http://100.101.1.2:3773",
+      serverVersion: "0.0.42",
+      pairVia: "ssh",
+      plainHttp: null,
+    });
+    // Tailscale went down: the same name now answers charlie's LAN address.
+    world.names.set("split.tail7f3a.ts.net", ["10.77.6.2"]);
+    await expect(service.request("discovery.pair", { id: "ssh:split-box" })).rejects.toMatchObject({
+      kind: "plain-http",
+      message: expect.stringMatching(/^T3 at http:\/\/10\.77\.6\.2:3773 is reached over plain HTTP on your network.* Nothing was minted or sent/),
+    });
+  });
 });

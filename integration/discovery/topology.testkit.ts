@@ -30,6 +30,8 @@ export interface TestTailnet {
   /** The environment a fleet process needs to see this world: PATH with `t3` and `tailscale`, T3CODE_HOME, T3CODE_PORT. */
   env: NodeJS.ProcessEnv;
   discovery: DiscoveryOptions;
+  /** The world's name service: what Find machines' look-up answers for a name (none: it does not resolve). */
+  names: Map<string, string[]>;
   stop(): Promise<void>;
 }
 
@@ -82,6 +84,8 @@ export async function startTestTailnet(): Promise<TestTailnet> {
       { alias: "charlie", settings: { HostName: "10.77.6.2", Port: String(SSH_PORT) } },
       { alias: "charlie-no-t3", settings: { HostName: "10.77.6.2", Port: String(SSH_PORT_WITHOUT_T3) } },
       { alias: "charlie-rekeyed", settings: { HostName: "10.77.6.2", Port: String(SSH_PORT), HostKeyAlias: "charlie-rekeyed" } },
+      // A MagicDNS name that answers as `names` says (a split-horizon name, Tailscale up or down).
+      { alias: "split-box", settings: { HostName: "split.tail7f3a.ts.net", Port: String(SSH_PORT) } },
     ]);
     // This machine's `t3` on PATH, as an install puts it; T3CODE_HOME and T3CODE_PORT as T3 reads them.
     const localBin = join(scratch, "bin");
@@ -95,8 +99,15 @@ export async function startTestTailnet(): Promise<TestTailnet> {
       T3CODE_PORT: String(local.port),
     };
     // One search serves every pairing of a run (each runs T3's CLI: over 10 s on a busy machine), so it stays fresh for 15 minutes.
-    const discovery = { env, ssh: { configFile: client.config }, probeTimeoutMs: PROBE_TIMEOUT_MS, minRescanMs: 15 * 60_000 };
-    return { local, env, discovery, stop };
+    const names = new Map<string, string[]>();
+    const discovery: DiscoveryOptions = {
+      env,
+      ssh: { configFile: client.config },
+      probeTimeoutMs: PROBE_TIMEOUT_MS,
+      minRescanMs: 15 * 60_000,
+      lookup: (hostname) => Promise.resolve(names.get(hostname) ?? []),
+    };
+    return { local, env, discovery, names, stop };
   } catch (error) {
     await stop();
     throw error;
