@@ -25,6 +25,8 @@ import { V2SimServer } from "../../../../sim/protocol2/server";
 import { MemorySecretStore } from "../../secrets";
 import { FleetService } from "../../service";
 import { FAST, until } from "../../service.testkit";
+import { TruthWatch } from "../../truth-watch.testkit";
+import { readProtocol2Truth } from "./truth-reader.testkit";
 
 /** What the real Codex was seen to do under T3's V2 engine (its suite, withdrawn in issue 38). */
 const CODEX = {
@@ -48,6 +50,8 @@ let service: FleetService;
 /** T3's own UI on the machine: creates the project and the threads, as the real suite's operator did. */
 let operator: T3V2Operator;
 let projectId: string;
+/** The truth oracle: after every step, what the simulator stored against what the fleet says (issue 39). */
+let truth: TruthWatch;
 const cleanups: (() => unknown)[] = [];
 
 beforeAll(async () => {
@@ -62,6 +66,8 @@ beforeAll(async () => {
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...FAST });
   cleanups.push(() => service.stop());
+  truth = new TruthWatch(service);
+  cleanups.push(() => truth.stop());
   await service.request("pair.confirm", { input: server.pairingUrl() });
   await until(service, () => phase() === "online", "online");
 });
@@ -77,6 +83,18 @@ const stored = (threadId: string): ThreadState => server.engine.threads.get(thre
 const itemsOf = <T extends TurnItem["type"]>(threadId: string, type: T) =>
   stored(threadId).items.filter((item): item is Extract<TurnItem, { type: T }> => item.type === type);
 const state = (commandId: string) => service.delivery(commandId)?.state;
+/** Both sides agree once settled: every thread the simulator stored against every row, need, roll-up, notification and receipt. */
+const truthful = (step: string) =>
+  truth.check(
+    server.environmentId,
+    () =>
+      readProtocol2Truth(
+        operator,
+        server.environmentId,
+        [...service.model.agents()].map((view) => view.threadId),
+      ),
+    step,
+  );
 
 async function newAgent(title: string, runtimeMode: "full-access" | "approval-required" = "full-access"): Promise<string> {
   const threadId = await operator.createThread(projectId, title, runtimeMode, "codex");
@@ -130,6 +148,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
   describe("pairing shows each agent's provider and model", () => {
     it("codex", async () => {
       const threadId = await newAgent("Provider codex");
+      await truthful("a new thread");
       expect(agent(threadId)).toMatchObject({ providerInstanceId: CODEX.instanceId, model: CODEX.model });
       expect(stored(threadId).thread.modelSelection).toEqual({ instanceId: CODEX.instanceId, model: CODEX.model });
       expect(phase()).toBe("online");
@@ -144,6 +163,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       await until(service, () => state(delivery.commandId) === "answered", "answered");
       // Answered once the reply is in; the run completes after its checkpoint.
       expect((await untilSettled(threadId, "the run ends")).status).toBe("idle");
+      await truthful("a turn with its reply");
       expect(agent(threadId)!.providerDriver ?? agent(threadId)!.providerInstanceId).toBe(CODEX.instanceId);
       expect(stored(threadId).runs.map((run) => run.status)).toEqual(["completed"]);
       expect(assistantTexts(await transcript(threadId))).toEqual(storedReplies(threadId));
@@ -158,6 +178,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
         const threadId = await newAgent(`Approval ${decision} codex`, "approval-required");
         await send(threadId, "run the approval command #approval");
         await until(service, () => agent(threadId)?.status === "needs-approval" && agent(threadId)!.pending.length === 1, `${decision}: needs approval`);
+        await truthful(`${decision}: the approval pending`);
         const request = agent(threadId)!.pending[0]!;
         // Codex's approvals list no decisions on the engine (../shared/fixtures/t3-v2dev/03-approval.json): the fleet offers the contract's.
         expect(request.kind === "approval" && request.decisions.map((option) => option.decision)).toEqual(CODEX.decisions);
@@ -166,6 +187,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
         const answer = (await service.request("agent.respondApproval", { key: keyOf(threadId), requestId: request.requestId, decision })) as Delivery;
         await until(service, () => state(answer.commandId) === "delivered", `${decision} delivered`);
         await untilSettled(threadId, `${decision}: the run ends`);
+        await truthful(`${decision}: answered`);
         expect(server.engine.responses.get(request.requestId)).toEqual({ decision });
         // The command ran (its output went back to the provider) only when allowed.
         const ran = itemsOf(threadId, "command_execution").map((item) => ({ input: item.input, status: item.status, exitCode: item.exitCode }));
@@ -196,6 +218,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
         `shown ${JSON.stringify(shown)}`,
       ).toBe(CODEX.asks);
       expect((await untilSettled(threadId, "the run ends")).status).toBe("idle");
+      await truthful("a question's turn ended");
     });
   });
 
@@ -210,12 +233,16 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
         () => agent(threadId)?.status === "running" && service.intent(key).kind === CODEX.whileRunning,
         `running, and the composer offering ${CODEX.whileRunning}`,
       );
+      await truthful("mid-turn, before the steer");
       const text = "steer: and one more thing";
       const delivery = await send(threadId, text, service.intent(key).kind as "steer");
       await until(service, () => ["delivered", "answered"].includes(state(delivery.commandId) ?? ""), "delivered");
+      await truthful("mid-turn, the steer delivered");
       expect(server.engine.release(threadId)).toBe(true);
       await until(service, () => state(delivery.commandId) === "answered", "steer answered");
       await until(service, () => state(first.commandId) === "answered", "first message answered");
+      await untilSettled(threadId, "the run ends");
+      await truthful("the steered turn ended");
       const runs = stored(threadId).runs;
       expect(runs.map((run) => run.status)).toHaveLength(CODEX.turnsAfterRunningMessage);
       // The steer joined the running run: one user message, intent "steer", in that run, and the provider's one reply took it in.
@@ -234,9 +261,11 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       await send(threadId, "an endless story #hold");
       // As the real suite waited for the model's request: the provider's turn runs (the composer offers a steer only then).
       await until(service, () => agent(threadId)?.status === "running" && service.intent(keyOf(threadId)).kind === "steer", "the provider's turn running");
+      await truthful("mid-turn, before the interrupt");
       const delivery = (await service.request("agent.interrupt", { key: keyOf(threadId) })) as Delivery;
       await until(service, () => state(delivery.commandId) === "delivered", "interrupt delivered");
       const view = await untilSettled(threadId, "the run ends");
+      await truthful("interrupted");
       const latest = stored(threadId).runs.at(-1)!;
       expect(CODEX.afterInterrupt, `after the interrupt (the simulator recorded the run ${latest.status})`).toContain(view.status);
       expect(latest.status).toBe("interrupted");
@@ -256,6 +285,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       expect(error).toMatchObject({ status: "failed", runId: stored(threadId).runs[0]!.id });
       await until(service, () => agent(threadId)?.reason === error!.failure.message, "the reason shown");
       expect(agent(threadId)!.reason).toBe("Codex failed: provider error");
+      await truthful("failed");
     });
   });
 
@@ -268,6 +298,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
         await until(service, () => state(delivery!.commandId) === "answered", "answered after the limit lifted");
       });
       expect((await untilSettled(threadId, "the run ends")).status).toBe("idle");
+      await truthful("the capacity limit lifted");
       // The provider retried three times (one error item, running until the limit lifted), then answered.
       const [retry] = itemsOf(threadId, "error");
       expect(retry).toMatchObject({ status: "completed", retry: { attempt: 3 }, failure: { message: "Reconnecting... 3/3", retryable: true } });
@@ -295,6 +326,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
       // The engine reports no token use for a top-level Codex thread: the fleet shows "not reported", never zero.
       expect(turns.some((turn) => turn.tokenUsage !== undefined || turn.turnTokenUsage !== undefined)).toBe(CODEX.reportsUsage);
       await until(service, () => agent(threadId)?.status === "idle", "idle");
+      await truthful("a turn's usage");
       expect(agent(threadId)!.usage !== undefined, `usage shown: ${JSON.stringify(agent(threadId)!.usage)}`).toBe(CODEX.reportsUsage);
     });
   });
@@ -313,6 +345,7 @@ describe("the simulated Codex on protocol 2 (as the real one under T3's V2 engin
     expect(threads()).toEqual(before);
     await until(service, () => before.every((threadId) => agent(threadId) !== undefined), "every row back");
     expect(new Set([...service.model.agents()].map((view) => view.threadId))).toEqual(new Set(before));
+    await truthful("T3 back after SIGKILL");
     // No message stored twice, no run started again: nothing was sent to the provider after the restart.
     expect(counts()).toEqual(countsBefore);
     expect(before.reduce((sum, threadId) => sum + stored(threadId).providerTurns.length, 0)).toBe(turnsBefore);
