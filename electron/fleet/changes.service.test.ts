@@ -30,8 +30,10 @@ async function setup() {
   const service = await FleetService.start({
     dataDir,
     secrets: new MemorySecretStore(),
-    socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 },
-    timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 },
+    // Pings every second (as e2e/fixtures.ts): nothing here is about liveness, and on a busy machine a
+    // test process stalled past a 300 ms probe read as a vanished host, failing a diff read ("stopped answering pings").
+    socket: { pingIntervalMs: 1_000, openTimeoutMs: 2_000 },
+    timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
   });
   cleanups.push(() => service.stop());
   for (const sim of [...sims.servers, ...sims.v2Servers]) await service.request("pair.confirm", { input: sim.pairingUrl() });
