@@ -91,6 +91,31 @@ test("a diff of 10,000 lines mounts only the lines in view", async ({ page, flee
   await expect(lines).toContainText("step 10000");
 });
 
+test("a diff line holding bidi or control characters shows each as a marker and is flagged, so the code reads in the order it runs (issue 43)", async ({
+  page,
+  fleet,
+}) => {
+  await online(page, fleet);
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Guard the admin page", provider: "codex", text: "Guard it #trojan" });
+  const row = agentRow(page, sim.environmentId, threadId);
+  await expect(row.getByTestId("changes-tag")).toHaveText("1 file +2 −1");
+  await row.click();
+  await page.keyboard.press("c");
+  const diff = page.getByTestId("diff-view");
+  await expect(diff.getByTestId("diff-hidden-warning")).toContainText("2 lines hold bidi or control characters");
+  const flagged = diff.getByTestId("diff-flagged-line");
+  await expect(flagged).toHaveCount(2);
+  await expect(flagged.first().getByTestId("diff-hidden-char")).toHaveText(["<U+202E>", "<U+2066>", "<U+2069>", "<U+2066>"]);
+  await expect(flagged.first()).toContainText("if (isAdmin)");
+  await expect(flagged.first()).toHaveAttribute("title", /U\+202E RIGHT-TO-LEFT OVERRIDE/);
+  await expect(flagged.nth(1).getByTestId("diff-hidden-char")).toHaveText(["<U+001B>"]);
+  // The lines around them are not flagged, and nothing the page shows can reorder or control what is read.
+  await expect(diff.locator(".diff-line:not(.diff-flagged)").filter({ hasText: "let isAdmin = false;" })).toHaveCount(1);
+  expect(await diff.getByTestId("diff-lines").innerText()).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\x00-\x08\x0b-\x1f\x7f-\x9f]/); // eslint-disable-line no-control-regex -- finding them is the point
+  await page.screenshot({ path: join(SCREENSHOTS, "diff-hidden-characters.png") });
+});
+
 test("the changes and usage settings are the service's, kept across a reload; an agent near its limit that will not compact notifies once", async ({
   page,
   fleet,

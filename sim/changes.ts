@@ -1,6 +1,7 @@
 // What a simulated turn changes in its workspace and the tokens it uses, for both protocols' servers.
 // Scenario words in a message: `#edit` (3 files), `#edit:N` (N files, at most 200), `#bigdiff` (one new
-// file of 10,000 lines), `#nearfull` (the context nearly full, and the provider does not compact).
+// file of 10,000 lines), `#nearfull` (the context nearly full, and the provider does not compact),
+// `#trojan` (one file whose added lines hold bidi and control characters: "Trojan Source", issue 43).
 // The diff text is what T3 returns from getTurnDiff: git's unified format, whose +/- counts match the
 // checkpoint's file list (docs/t3-protocols.md, "Changes and usage").
 
@@ -24,6 +25,7 @@ const has = (text: string, word: string) => new RegExp(`(^|\\s)#${word}(\\b|$)`)
 /** The files and diff of a turn whose message asks for edits, or undefined when it changes nothing. */
 export function simTurnChanges(text: string, turnCount: number): SimTurnChanges | undefined {
   if (has(text, "bigdiff")) return fileChanges([{ path: `src/generated/table-${turnCount}.ts`, kind: "added", additions: 10_000, deletions: 0 }]);
+  if (has(text, "trojan")) return trojanChanges();
   const edit = /(^|\s)#edit(?::(\d+))?(\b|$)/.exec(text);
   if (!edit) return undefined;
   const count = Math.max(1, Math.min(Number(edit[2] ?? 3), 200));
@@ -63,6 +65,23 @@ function fileDiff(file: SimChangedFile): string {
   for (let index = 1; index <= file.deletions; index++) lines.push(`-${codeLine(file.path, index)}`);
   for (let index = 1; index <= file.additions; index++) lines.push(`+${codeLine(file.path, index + file.deletions)}`);
   return [...header, ...lines].join("\n") + "\n";
+}
+
+/** An access check whose comment reorders what a reviewer reads (bidi override and isolates), and a terminal escape. */
+function trojanChanges(): SimTurnChanges {
+  const path = "src/auth.js";
+  const diff = [
+    `diff --git a/${path} b/${path}`,
+    "index 1a2b3c4..5d6e7f8 100644",
+    `--- a/${path}`,
+    `+++ b/${path}`,
+    "@@ -1,2 +1,3 @@",
+    " let isAdmin = false;",
+    "-// admins only",
+    "+/*\u202E } \u2066if (isAdmin)\u2069 \u2066 begin admins only */",
+    '+const banner = "\x1b[2Jready";',
+  ].join("\n");
+  return { files: [{ path, kind: "modified", additions: 2, deletions: 1 }], diff: `${diff}\n` };
 }
 
 /** The diff between two turn counts: the turns after `from` up to `to`, in order. */

@@ -2,13 +2,14 @@
 // language with the transcript's highlighter (./highlighter.ts), and virtualized (only the lines in
 // view are mounted, @tanstack/react-virtual), so a diff of 10,000 lines opens without freezing the
 // page (bench/diff.bench.ts). A diff over the service's limit, a missing or failed checkpoint, or a
-// read that failed says so, with the files the checkpoint lists.
+// read that failed says so, with the files the checkpoint lists. A line holding bidi or control
+// characters shows each as a marker and is flagged, uncoloured (shared/fleet/diff-lines.ts).
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { ElementContent } from "hast";
 import { memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { ChangedFile } from "../../../shared/fleet/facts";
 import { changesWords, lineTotals } from "../../../shared/fleet/changes-usage";
-import { type DiffLine, extensionOf, parseDiff } from "../../../shared/fleet/diff-lines";
+import { type DiffLine, extensionOf, parseDiff, visibleSegments } from "../../../shared/fleet/diff-lines";
 import { offlineWords } from "../../../shared/fleet/words";
 import { diffView } from "../state/diff-view";
 import { clockTime } from "../state/format";
@@ -43,8 +44,44 @@ function colouredCode(line: DiffLine, grammar: string | null): ReactNode[] | nul
   return rendered;
 }
 
+/** The line's text with each hidden character as a visible marker that names it. */
+function MarkedText({ text }: { text: string }) {
+  return visibleSegments(text).map((segment, index) =>
+    segment.kind === "text" ? (
+      segment.text
+    ) : (
+      <span key={index} className="diff-hidden-char" title={segment.name} data-testid="diff-hidden-char">
+        {segment.marker}
+      </span>
+    ),
+  );
+}
+
+const FLAG =
+  "This line holds characters that are not shown as they act (bidi or control characters), marked here: the code may run in another order than it reads.";
+
 const CodeLine = memo(function CodeLine({ line, grammar, ready }: { line: DiffLine; grammar: string | null; ready: number }) {
   void ready; // a new grammar version re-renders the line coloured
+  if (line.hidden) {
+    const header = line.kind === "file" || line.kind === "hunk" || line.kind === "meta";
+    return (
+      <div className={`diff-line diff-${line.kind} diff-flagged`} data-testid="diff-flagged-line" title={`${FLAG} ${line.hidden.join(", ")}`}>
+        <span className="diff-flag" aria-label="Hidden characters">
+          ⚠
+        </span>
+        {header ? null : (
+          <>
+            <span className="diff-number">{line.oldNumber ?? ""}</span>
+            <span className="diff-number">{line.newNumber ?? ""}</span>
+            <span className="diff-marker">{line.kind === "add" ? "+" : line.kind === "del" ? "−" : " "}</span>
+          </>
+        )}
+        <code className="diff-code">
+          <MarkedText text={line.text} />
+        </code>
+      </div>
+    );
+  }
   if (line.kind === "file") return <div className="diff-line diff-file">{line.text}</div>;
   if (line.kind === "hunk" || line.kind === "meta") return <div className={`diff-line diff-${line.kind}`}>{line.text}</div>;
   const coloured = colouredCode(line, grammar);
@@ -68,6 +105,7 @@ function DiffLines({ text }: { text: string }) {
     return [...found];
   }, [lines]);
   const ready = useGrammars(grammars);
+  const flagged = useMemo(() => lines.filter((line) => line.hidden).length, [lines]);
   const ref = useRef<HTMLDivElement>(null);
   // Fixed-height lines; a scroll renders in React's own batch, not synchronously per scroll event.
   const virtualizer = useVirtualizer({
@@ -80,18 +118,26 @@ function DiffLines({ text }: { text: string }) {
   const items = virtualizer.getVirtualItems();
   if (lines.length === 0) return <p className="diff-empty">T3 reports no changed lines for this range.</p>;
   return (
-    <div className="diff-lines" ref={ref} data-testid="diff-lines" tabIndex={0} role="region" aria-label="Diff">
-      <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-        {items.map((item) => {
-          const line = lines[item.index]!;
-          return (
-            <div key={item.key} style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)`, height: LINE_PX }}>
-              <CodeLine line={line} grammar={line.kind === "file" ? null : grammarOf(extensionOf(line.path))} ready={ready} />
-            </div>
-          );
-        })}
+    <>
+      {flagged ? (
+        <p className="diff-hidden-warning" data-testid="diff-hidden-warning">
+          ⚠ {flagged} {flagged === 1 ? "line holds" : "lines hold"} bidi or control characters, shown as markers such as &lt;U+202E&gt;: the code may run in
+          another order than it reads here.
+        </p>
+      ) : null}
+      <div className="diff-lines" ref={ref} data-testid="diff-lines" tabIndex={0} role="region" aria-label="Diff">
+        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+          {items.map((item) => {
+            const line = lines[item.index]!;
+            return (
+              <div key={item.key} style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)`, height: LINE_PX }}>
+                <CodeLine line={line} grammar={line.kind === "file" ? null : grammarOf(extensionOf(line.path))} ready={ready} />
+              </div>
+            );
+          })}
+        </div>
       </div>
-    </div>
+    </>
   );
 }
 
