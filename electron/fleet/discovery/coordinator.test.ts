@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SimServer } from "../../../sim/protocol1/server";
 import { isTailnetAddress } from "./addresses";
 import { Discovery, MAX_TAILSCALE_PEERS, SCAN_DEADLINE_MS } from "./coordinator";
-import { standIns as makeStandIns, t3At } from "./stand-ins.testkit";
+import { standIns as makeStandIns, runningTailnet, t3At } from "./stand-ins.testkit";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -133,7 +133,8 @@ describe("Discovery over ssh", () => {
   // Found by attacking it: the code minted over ssh, and the token, went as plain HTTP to whatever `ssh -G` named.
   it("pairs an ssh host over plain HTTP off loopback and the tailnet only once the user says so, and says why", async () => {
     const { env, mints } = await standIns(
-      { BackendState: "Stopped", Peer: null },
+      // tail-box's address is a peer Tailscale here lists: only then is it the tailnet's (pair-recheck.test.ts).
+      runningTailnet("100.101.9.9"),
       {
         "lan-box": "hostname 10.0.0.5\nport 22\n",
         "tail-box": "hostname 100.101.9.9\nport 22\n",

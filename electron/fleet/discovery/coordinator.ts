@@ -145,7 +145,7 @@ export class Discovery {
         `Find machines looked ${ago(age)} ago; ${view.name} may be elsewhere now. Nothing was minted or sent. Look again, then pair.`,
       );
     // Before anything is minted: an unconfirmed pairing spends nothing and sends nothing.
-    const baseUrl = view.source === "ssh" ? await this.recheck(found, plainHttp) : view.baseUrl;
+    const baseUrl = view.source === "local" ? view.baseUrl : await this.recheck(found, plainHttp);
     if (view.plainHttp && !plainHttp) throw plainHttpRefusal(view.plainHttp);
     let credential: PairingCredential;
     if (view.pairVia === "t3-cli") credential = await this.local.mint(found.port);
@@ -170,10 +170,19 @@ export class Discovery {
    */
   private async recheck(found: Found, plainHttp: boolean): Promise<string> {
     const { view } = found;
-    const located = await this.locate(found.sshDestination ?? view.name, this.deps.now() + this.lookMs);
-    if ("error" in located) throw new BridgeError("unreachable", `${located.error} Nothing was minted or sent.`);
-    const baseUrl = httpBaseUrl(located.address, found.port);
-    const risk = sshRisk(located.host, located.resolved, located.address, baseUrl);
+    const deadline = this.deps.now() + this.lookMs;
+    let baseUrl = view.baseUrl;
+    let risk: string | null;
+    if (view.source === "ssh") {
+      const located = await this.locate(found.sshDestination ?? view.name, deadline);
+      if ("error" in located) throw new BridgeError("unreachable", `${located.error} Nothing was minted or sent.`);
+      baseUrl = httpBaseUrl(located.address, found.port);
+      risk = sshRisk(located.host, located.resolved, located.address, baseUrl, await this.tailnetNow(located.address, deadline));
+    } else {
+      // A Tailscale peer's own address: private only while Tailscale here still runs and lists it.
+      const address = new URL(view.baseUrl).hostname;
+      risk = addressRisk(address, baseUrl, await this.tailnetNow(address, deadline));
+    }
     if (risk && (!plainHttp || risk !== view.plainHttp)) throw plainHttpRefusal(risk);
     if (baseUrl !== view.baseUrl)
       throw new BridgeError(
@@ -181,6 +190,14 @@ export class Discovery {
         `${view.name} is now at ${baseUrl}, not at ${view.baseUrl} where Find machines found it. Nothing was minted or sent. Look again, then pair.`,
       );
     return baseUrl;
+  }
+
+  /** The tailnet addresses Tailscale here lists now, read only when `address` is in its range. */
+  private async tailnetNow(address: string, deadline: number): Promise<Set<string>> {
+    if (!isTailnetAddress(address)) return new Set();
+    const left = deadline - this.deps.now();
+    const look = await byDeadline(readTailscale(this.options.tailscaleCommand, this.options.env, Math.max(1, left) + 500), left, () => null);
+    return new Set(look?.ok ? look.addresses : []);
   }
 
   /** `ssh -G` for the host, then its HostName looked up here, both within the deadline. */
@@ -248,6 +265,7 @@ export class Discovery {
     if (!tailscale.ok) notes.push(tailscale.note);
     const maxPeers = this.options.maxTailscalePeers ?? MAX_TAILSCALE_PEERS;
     const allPeers = tailscale.ok ? tailscale.peers : [];
+    const tailnet = new Set(tailscale.ok ? tailscale.addresses : []);
     const peers = [...allPeers].sort((a, b) => Number(b.online) - Number(a.online) || a.name.localeCompare(b.name)).slice(0, maxPeers);
     if (allPeers.length > peers.length)
       notes.push(
@@ -357,7 +375,7 @@ export class Discovery {
         continue;
       }
       const best = bestOutcome(byGroup.get(id) ?? []);
-      const risk = sshRisk(entry.host, entry.resolved, entry.address, best.outcome.baseUrl);
+      const risk = sshRisk(entry.host, entry.resolved, entry.address, best.outcome.baseUrl, tailnet);
       add(foundFrom(id, "ssh", entry.host, best.job.port, best.outcome, entry.host, "ssh", null, risk));
     }
     return { key, scannedAt: this.deps.now(), found, notes, sshConfigHosts };
@@ -416,10 +434,21 @@ function uniqueIds(ids: string[]): string[] {
  * Why pairing an ssh host at `address` (its `ssh -G` HostName, looked up here) would put the pairing
  * code and the token on plain HTTP others may read; null when that is loopback or the tailnet, reached directly.
  */
-export function sshRisk(host: string, resolved: ResolvedSshHost, address: string, baseUrl: string): string | null {
+export function sshRisk(host: string, resolved: ResolvedSshHost, address: string, baseUrl: string, tailnet: ReadonlySet<string>): string | null {
   if (resolved.proxy)
     return `ssh reaches ${host} through ${resolved.proxy}, so ${resolved.hostname} as seen from here may not be the machine ssh logs into, and the pairing code and the token would go to it over plain HTTP.`;
-  if (isLoopbackAddress(address) || isTailnetAddress(address)) return null;
+  return addressRisk(address, baseUrl, tailnet);
+}
+
+/**
+ * The same for an address reached directly. `tailnet`: the addresses Tailscale here lists; one in
+ * Tailscale's range that it does not list (Tailscale down, another network's CGNAT) leaves by the
+ * default route, unencrypted.
+ */
+function addressRisk(address: string, baseUrl: string, tailnet: ReadonlySet<string>): string | null {
+  if (isLoopbackAddress(address) || tailnet.has(address)) return null;
+  if (isTailnetAddress(address))
+    return `T3 at ${baseUrl} is in Tailscale's range, but Tailscale here is not running or does not list it, so the pairing code and the token would not go through Tailscale: they would cross your network over plain HTTP, unencrypted.`;
   return `T3 at ${baseUrl} is reached over plain HTTP on your network, not through ssh or Tailscale: the pairing code and the token it is exchanged for would cross it unencrypted, readable by anyone on it.`;
 }
 

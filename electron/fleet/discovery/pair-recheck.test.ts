@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Discovery, type DiscoveryOptions } from "./coordinator";
-import { type StandIns, standIns, t3At } from "./stand-ins.testkit";
+import { type StandIns, runningTailnet, standIns, t3At } from "./stand-ins.testkit";
 
 const kits: StandIns[] = [];
 afterEach(async () => {
@@ -15,7 +15,7 @@ afterEach(async () => {
 const PAIRED = { environmentId: "e", label: "box", readOnly: false, previousSession: { outcome: "none" as const, note: null } };
 
 async function world(resolved: Record<string, string>, options: Partial<DiscoveryOptions> = {}, clock = { now: 1_000_000 }) {
-  const kit = await standIns({ BackendState: "Stopped", Peer: null }, resolved);
+  const kit = await standIns(runningTailnet("100.101.9.9"), resolved);
   kits.push(kit);
   const links: string[] = [];
   const discovery = new Discovery(
@@ -94,6 +94,32 @@ describe("Pair checks plain HTTP again, on the address it sends to", () => {
     expect(links).toEqual(["http://192.168.1.20:3773/pair#token=QKKAY73L3Y4A"]);
   });
 
+  // Found by attacking it: a tailnet address was trusted for its range alone. With Tailscale down
+  // here, plain HTTP to 100.101.9.9 leaves by the default route, unencrypted, to whoever answers.
+  it("trusts a tailnet address only while Tailscale here runs and lists it, at scan time and again at Pair", async () => {
+    const { kit, links, discovery } = await world({ "tail-box": "hostname 100.101.9.9\nport 22\n", "stray-box": "hostname 100.99.1.1\nport 22\n" });
+    const report = await discovery.scan({ ports: [], sshHosts: ["tail-box", "stray-box"], refresh: false });
+    const row = (id: string) => report.servers.find((server) => server.id === id);
+    expect(row("ssh:tail-box")?.plainHttp).toBeNull();
+    expect(row("tailscale:box.tail7f3a.ts.net")).toMatchObject({ pairVia: "ssh", plainHttp: null });
+    // An address in the range that Tailscale does not list is not the tailnet's.
+    expect(row("ssh:stray-box")?.plainHttp).toMatch(
+      /^T3 at http:\/\/100\.99\.1\.1:3773 is in Tailscale's range, but Tailscale here is not running or does not list it/,
+    );
+
+    await kit.statusAs({ BackendState: "Stopped", Peer: null });
+    for (const id of ["ssh:tail-box", "tailscale:box.tail7f3a.ts.net"]) {
+      await expect(discovery.pair(id, undefined, true), id).rejects.toMatchObject({
+        kind: "plain-http",
+        message: expect.stringMatching(
+          /^T3 at http:\/\/100\.101\.9\.9:3773 is in Tailscale's range, but Tailscale here is not running.* Nothing was minted or sent/,
+        ),
+      });
+    }
+    expect(await kit.mints()).toBe(0);
+    expect(links).toEqual([]);
+  });
+
   it("refuses to pair from a scan older than the rescan interval, minting nothing", async () => {
     const { kit, links, discovery, clock } = await world({ "tail-box": "hostname 100.101.9.9\nport 22\n" });
     await discovery.scan({ ports: [], sshHosts: ["tail-box"], refresh: false });
@@ -137,6 +163,11 @@ describe("A scan's deadline", () => {
       pairVia: null,
       reason: expect.stringMatching(/^slow\.example \(the HostName of slow-dns\) did not resolve within 1 s/),
     });
-    expect(row("ssh:quick-box")).toMatchObject({ pairVia: "ssh", baseUrl: "http://100.101.9.9:3773", plainHttp: null });
+    // Probed in the time left; with Tailscale silent, its tailnet address is not taken as private.
+    expect(row("ssh:quick-box")).toMatchObject({
+      pairVia: "ssh",
+      baseUrl: "http://100.101.9.9:3773",
+      plainHttp: expect.stringMatching(/is in Tailscale's range, but Tailscale here is not running/),
+    });
   });
 });

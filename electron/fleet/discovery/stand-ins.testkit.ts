@@ -10,6 +10,8 @@ import type { ProbeOutcome } from "./probe";
 export interface StandIns {
   env: NodeJS.ProcessEnv;
   mints: () => Promise<number>;
+  /** What `tailscale status --json` prints from now on. */
+  statusAs: (status: unknown) => Promise<void>;
   /** What `ssh -G host` prints from now on (its config lines). */
   resolveAs: (host: string, lines: string) => Promise<void>;
   remove: () => Promise<void>;
@@ -42,6 +44,7 @@ export async function standIns(status: unknown, resolved: Record<string, string>
   return {
     env: { PATH: `${dir}:/usr/bin:/bin`, HOME: dir },
     mints: async () => (await readFile(join(dir, "mints"), "utf8").catch(() => "")).split("\n").filter(Boolean).length,
+    statusAs: (next) => writeFile(join(dir, "status.json"), JSON.stringify(next)),
     resolveAs,
     remove: () => rm(dir, { recursive: true, force: true }),
   };
@@ -55,4 +58,9 @@ export function t3At(baseUrl: string): ProbeOutcome {
     protocol: 1,
     descriptor: { environmentId: `env-${new URL(baseUrl).hostname}`, label: "box", serverVersion: "0.0.42", capabilities: {} },
   };
+}
+
+/** A running tailnet whose one peer, `box`, has the tailnet address `address`. */
+export function runningTailnet(address: string): unknown {
+  return { BackendState: "Running", Peer: { k: { HostName: "box", DNSName: "box.tail7f3a.ts.net.", TailscaleIPs: [address], Online: true } } };
 }

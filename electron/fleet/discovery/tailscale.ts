@@ -35,7 +35,8 @@ export interface TailscalePeer {
   sshDestination: string | null;
 }
 
-export type TailscaleLook = { ok: true; peers: TailscalePeer[] } | { ok: false; note: string };
+/** `addresses`: every tailnet address Tailscale here lists (its own and its peers'): only these are reached through it. */
+export type TailscaleLook = { ok: true; peers: TailscalePeer[]; addresses: string[] } | { ok: false; note: string };
 
 const STATUS_TIMEOUT_MS = 10_000;
 
@@ -72,5 +73,7 @@ export async function readTailscale(command = "tailscale", env?: NodeJS.ProcessE
   const decoded = TailscaleStatus.safeParse(json);
   if (!decoded.success) return { ok: false, note: "Tailscale: tailscale status --json printed a shape T3 Fleet does not know." };
   if (decoded.data.BackendState !== "Running") return { ok: false, note: `Tailscale is not connected here (state ${decoded.data.BackendState}).` };
-  return { ok: true, peers: tailscalePeers(decoded.data) };
+  const nodes = [decoded.data.Self, ...Object.values(decoded.data.Peer ?? {})];
+  const addresses = nodes.flatMap((node) => (node?.TailscaleIPs ?? []).filter(isTailnetAddress));
+  return { ok: true, peers: tailscalePeers(decoded.data), addresses };
 }
