@@ -129,7 +129,7 @@ function storedNeed(thread: StoredThreadTruth): NeedClass | null {
   return null;
 }
 
-const NOTIFIED_AS: Record<NeedClass, readonly string[]> = {
+const NOTIFIED_AS: Partial<Record<NeedClass, readonly string[]>> = {
   decision: ["needs-approval", "needs-input"],
   failure: ["failed", "subagent-failed"],
   stall: ["stalled", "held-up"],
@@ -178,13 +178,16 @@ export function contradictions(server: ServerTruth, fleet: FleetTruth): Contradi
     const acknowledgedAway = need === "failure" && view.acknowledged;
     // A stall is the fleet's own clock on a running turn: T3 stores none.
     const stallAllowed = shownNeed === "stall" && (thread.state === "running" || thread.state === "starting");
-    if (!acknowledgedAway && !stallAllowed && need !== shownNeed)
+    // A turn's changes awaiting the user's review are the fleet's own record of what the user marked (a setting).
+    const reviewAllowed = (shownNeed as string | null) === "review" && need === null;
+    if (!acknowledgedAway && !stallAllowed && !reviewAllowed && need !== shownNeed)
       add("needs", thread.threadId, `${storedWords(thread)} → needs ${need ?? "nothing"}`, `inbox: ${shownNeed ?? "nothing"} (${shownAs(view)})`);
 
     if (need && fleet.seenCalm?.has(key) && !acknowledgedAway) {
       const notified = fleet.notifications.some(
         (note) =>
-          (note.agentKey === key && NOTIFIED_AS[need].includes(note.reason)) || (note.reason === "summary" && note.environmentId === server.environmentId),
+          (note.agentKey === key && (NOTIFIED_AS[need] ?? []).includes(note.reason)) ||
+          (note.reason === "summary" && note.environmentId === server.environmentId),
       );
       if (!notified) add("notification", thread.threadId, `${storedWords(thread)}: newly needs ${need}`, "no notification");
     }

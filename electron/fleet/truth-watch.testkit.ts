@@ -23,7 +23,12 @@ export class TruthWatch {
     if (event.type === "delivery") this.deliveries.set(event.delivery.commandId, event.delivery);
   };
 
-  constructor(private readonly service: FleetService) {
+  /** `past`: the service's events before the watch began (a test's own record of them), read first. */
+  constructor(
+    private readonly service: FleetService,
+    past: readonly BridgeEvent[] = [],
+  ) {
+    for (const event of past) this.listener(event);
     service.on("event", this.listener);
   }
 
@@ -45,13 +50,14 @@ export class TruthWatch {
   /**
    * Compares what `read` finds the server stored with what the fleet says of `environmentId`, once
    * both have settled: the server is read again after every fleet event until they agree, and once
-   * more at the deadline. Throws with both sides of every contradiction left.
+   * more at the deadline. Throws with both sides of every contradiction left. `scoped`: only the
+   * threads `read` returns are judged (a scenario's own, while others run on the same server).
    */
-  async check(environmentId: string, read: () => Promise<ServerTruth>, step: string, settleMs = SETTLE_MS): Promise<void> {
+  async check(environmentId: string, read: () => Promise<ServerTruth>, step: string, { settleMs = SETTLE_MS, scoped = false } = {}): Promise<void> {
     const deadline = Date.now() + settleMs;
     for (;;) {
       const changed = this.nextEvent(deadline);
-      const found = this.compare(environmentId, await read());
+      const found = this.compare(environmentId, await read(), scoped);
       if (found.length === 0) {
         changed.cancel();
         this.noteCalm(environmentId);
@@ -65,10 +71,18 @@ export class TruthWatch {
     }
   }
 
-  private compare(environmentId: string, server: ServerTruth): Contradiction[] {
+  private compare(environmentId: string, server: ServerTruth, scoped: boolean): Contradiction[] {
     const phase = this.service.model.environment(environmentId)?.connection.phase;
     if (phase !== "online") return [{ kind: "status", threadId: "(machine)", server: "serving", fleet: `connection ${phase ?? "unknown"}` }];
-    return contradictions(server, this.fleetTruth(environmentId));
+    const fleet = this.fleetTruth(environmentId);
+    if (!scoped) return contradictions(server, fleet);
+    const keys = new Set(server.threads.map((thread) => `${environmentId}/${thread.threadId}`));
+    return contradictions(server, {
+      ...fleet,
+      agents: fleet.agents.filter((view) => keys.has(view.key)),
+      notifications: fleet.notifications.filter((note) => note.agentKey === null || keys.has(note.agentKey)),
+      deliveries: fleet.deliveries.filter((delivery) => keys.has(delivery.agentKey)),
+    });
   }
 
   /** Agents that need nothing now: a need found at a later check was news and should have been notified. */
