@@ -59,6 +59,11 @@ test.describe("New agent", () => {
       await page.goto(fleet.shell.url);
       await expect(page.getByTestId("env-row")).toHaveCount(2);
 
+      // Its key opens the form too; Esc closes it.
+      await page.keyboard.press("Shift+N");
+      await expect(page.getByTestId("new-agent-dialog")).toBeVisible();
+      await page.keyboard.press("Escape");
+      await expect(page.getByTestId("new-agent-dialog")).toHaveCount(0);
       for (const words of ["start", "create"]) {
         await page.keyboard.press("Control+k");
         await page.keyboard.type(words);

@@ -73,6 +73,20 @@ async function replied(service: FleetService, creationId: string): Promise<Creat
   return service.creation(creationId)!;
 }
 
+/**
+ * Settled, as a user would get it there: on a loaded machine a connection can drop before the create
+ * left, and then T3 has no thread; the fleet says so and the user's "Try again" sends it once.
+ */
+async function repliedOnce(service: FleetService, creationId: string): Promise<Creation> {
+  const first = await replied(service, creationId);
+  if (first.state !== "not-created") return first;
+  await service.request("creation.retry", { creationId });
+  return replied(service, creationId);
+}
+
+/** The receipt's steps end created → started → replied, whatever was checked on the way. */
+const endsReplied = (steps: string[]) => expect([steps[0], ...steps.slice(-3)]).toEqual(["creating", "created", "started", "replied"]);
+
 describe("starting an agent from the fleet", () => {
   it("offers every machine's projects, harnesses and models as its T3 lists them, a missing harness shown as such, and says why an offline machine cannot be chosen", async () => {
     const { sims, service, machines } = await twoProtocols();
@@ -108,8 +122,8 @@ describe("starting an agent from the fleet", () => {
       // Asked again with the same id (a double click, a retry of a lost answer): the same creation.
       const again = (await service.request("agent.create", request(machine, `new-${protocol}`))) as Creation;
       expect(again.threadId).toBe(created.threadId);
-      expect((await replied(service, `new-${protocol}`)).state).toBe("replied");
-      expect(states(events, `new-${protocol}`)).toEqual(["creating", "created", "started", "replied"]);
+      expect((await repliedOnce(service, `new-${protocol}`)).state).toBe("replied");
+      endsReplied(states(events, `new-${protocol}`));
       await until(service, () => service.model.agent(created.agentKey) !== undefined, "listed");
       expect(service.model.agent(created.agentKey)).toMatchObject({ title: "Please list the files", parentThreadId: null, projectId: machine.projectId });
 
@@ -118,7 +132,7 @@ describe("starting an agent from the fleet", () => {
         request(machine, `child-${protocol}`, { parentThreadId: machine.parentId, title: "Child task" }),
       )) as Creation;
       expect(child.threadId).toMatch(new RegExp(`^sub\\.${machine.parentId}\\.`));
-      expect((await replied(service, `child-${protocol}`)).state).toBe("replied");
+      expect((await repliedOnce(service, `child-${protocol}`)).state).toBe("replied");
       await until(service, () => service.model.agent(child.agentKey)?.parentThreadId === machine.parentId, "child under its parent");
       const threads = machine.threads();
       expect(threads).toHaveLength(before + 2);
@@ -149,6 +163,24 @@ describe("starting an agent from the fleet", () => {
     expect(p1.threads()).toHaveLength(before);
   });
 
+  for (const protocol of [1, 2] as const) {
+    it(`protocol ${protocol}: a project removed after the checks stops the creation where T3 refused it, in T3's words`, async () => {
+      const { sims, service, events, machines } = await twoProtocols();
+      const machine = machines[protocol - 1]!;
+      const projects = protocol === 1 ? sims.servers[0]!.engine.projects : sims.v2Servers[0]!.engine.projects;
+      // Removed in T3 the moment the create leaves, after the form's checks passed.
+      service.on("event", (event) => {
+        if (event.type === "creation" && event.creation.creationId === "gone" && event.creation.state === "creating") projects.delete(machine.projectId);
+      });
+      await service.request("agent.create", request(machine, "gone"));
+      const stopped = await replied(service, "gone");
+      expect(stopped.state).toBe("failed");
+      // Protocol 1 refuses the thread; protocol 2 takes it and refuses its first message.
+      expect(stopped.reason).toMatch(protocol === 1 ? /Project '.+' does not exist for command 'thread\.create'/ : /Project .+ was not found for thread/);
+      expect(states(events, "gone")).toEqual(protocol === 1 ? ["creating", "failed"] : ["creating", "created", "failed"]);
+    });
+  }
+
   it("a create T3 carried out whose answer was lost is found on T3 once the machine is back, and carries on: one thread", async () => {
     const { sims, service, events, machines } = await twoProtocols();
     const [p1] = machines as [Machine];
@@ -157,7 +189,8 @@ describe("starting an agent from the fleet", () => {
     const creation = (await service.request("agent.create", request(p1, "lost-after"))) as Creation;
     expect(creation.state).toBe("checking");
     expect((await replied(service, "lost-after")).state).toBe("replied");
-    expect(states(events, "lost-after")).toEqual(["creating", "checking", "created", "started", "replied"]);
+    expect(states(events, "lost-after").slice(0, 2)).toEqual(["creating", "checking"]);
+    endsReplied(states(events, "lost-after"));
     expect(p1.threads()).toHaveLength(before + 1);
   });
 
@@ -190,6 +223,7 @@ describe("starting an agent from the fleet", () => {
     const reopened = await FleetService.start({ dataDir, secrets, ...FAST });
     cleanups.push(() => reopened.stop());
     expect(reopened.creation("killed")?.state).toBe("checking");
+    // T3 has the thread: after the restart the fleet finds it, never "not created".
     expect((await replied(reopened, "killed")).state).toBe("replied");
     expect(p1.threads()).toHaveLength(before + 1);
     expect(p1.threads().find((thread) => thread.id === reopened.creation("killed")!.threadId)!.userTexts).toHaveLength(1);
@@ -219,7 +253,7 @@ describe("starting an agent from the fleet", () => {
         title: "",
         text: `Hello from the fleet to ${machine.label}`,
       });
-      expect((await replied(service, creationId)).state, machine.label).toBe("replied");
+      expect((await repliedOnce(service, creationId)).state, machine.label).toBe("replied");
     }
   });
 });

@@ -35,7 +35,7 @@ import type { ThreadFollowers } from "./threads";
 export const CREATE_TIMEOUT_MS = 15_000;
 /** How long the form's read of a machine's projects and harnesses may take. */
 export const LAUNCH_READ_MS = 8_000;
-/** Receipts of settled creations kept across restarts. */
+/** Receipts of settled creations kept, in memory and across restarts. */
 const SETTLED_KEPT = 50;
 
 const LOST = "T3 did not answer before the connection dropped. T3 Fleet checks whether the thread exists once the machine is back; it is never created twice.";
@@ -378,6 +378,15 @@ export class Creations {
 
   private settled(tracked: Tracked): void {
     this.deps.runtime(tracked.creation.environmentId)?.followers.unfollow(tracked.creation.threadId, `creation:${tracked.creation.creationId}`);
+    // Every agent change is checked against the creations: only the newest settled ones are kept.
+    let excess = [...this.creations.values()].filter((entry) => creationSettled(entry.creation)).length - SETTLED_KEPT;
+    for (const [creationId, entry] of this.creations) {
+      if (excess <= 0) break;
+      if (entry !== tracked && creationSettled(entry.creation)) {
+        this.creations.delete(creationId);
+        excess--;
+      }
+    }
   }
 
   /** Follows the threads of restored creations (their machines' runtimes exist now). */
