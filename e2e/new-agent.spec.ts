@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "@playwright/test";
 import { createV2Thread } from "../sim/protocol2/fleet-hooks";
-import { expect, test } from "./fixtures";
+import { join } from "node:path";
+import { SCREENSHOTS, expect, test } from "./fixtures";
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -80,6 +81,7 @@ test.describe("New agent", () => {
       await expect(page.getByTestId("new-agent-harness").locator("option", { hasText: "Grok" })).toContainText("not installed");
       await expect(page.getByTestId("new-agent-project").locator("option")).toContainText([/\/home\/user\//]);
       expect(await violations(page), "the New agent form").toEqual([]);
+      await page.screenshot({ path: join(SCREENSHOTS, `new-agent-${size.name}.png`) });
       const box = await dialog.boundingBox();
       expect(box!.x >= 0 && box!.x + box!.width <= size.width, "the form fits the window's width").toBe(true);
 
@@ -97,6 +99,7 @@ test.describe("New agent", () => {
       await expect(panel.locator("h2")).toHaveText("Summarise the open issues");
       const receipt = page.getByTestId("creation").filter({ hasText: "Summarise the open issues" });
       await expect(receipt.getByTestId("creation-words")).toHaveText(" · created → started → replied");
+      await page.screenshot({ path: join(SCREENSHOTS, `new-agent-replied-${size.name}.png`) });
       expect(upstream!.engine.threads.size).toBe(before + 1);
 
       // A child of the open agent, from the palette: on its machine, with it as the parent.
