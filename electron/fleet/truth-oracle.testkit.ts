@@ -110,7 +110,8 @@ const ALLOWED: Record<StoredState, readonly string[]> = {
   idle: ["idle"],
   stopped: ["ended"],
   archived: ["ended"],
-  deleted: ["deleted"],
+  // Protocol 2's shell only says a deleted thread left (thread.removed): shown ended, as a thread gone without saying how.
+  deleted: ["deleted", "ended"],
 };
 
 const ACTIVE_SUBAGENT = new Set<SubagentStatus>(["pending", "running", "waiting"]);

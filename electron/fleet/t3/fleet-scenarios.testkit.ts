@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { Delivery, DeliveryState } from "../../../shared/fleet/delivery";
 import { DEFAULT_TIMING } from "../supervisor";
+import { TruthWatch } from "../truth-watch.testkit";
 import { defaultClientLabel } from "./client";
 import {
   type Fleet,
@@ -31,7 +32,13 @@ export interface ScenarioContext {
   fleet: Fleet;
   /** Threads a scenario archived or deleted: the fleet keeps their rows a while by design (shared/fleet/model.ts, LEFT_ROWS_KEPT_MS). */
   left: Set<string>;
+  /** The truth oracle's record of `fleet` (issue 39). */
+  truth: TruthWatch;
 }
+
+/** After a step: what the server stored of every thread against what `fleet` says of it, once both have settled (issue 39). */
+const truthful = ({ server, fleet, truth }: ScenarioContext, step: string) =>
+  truth.check(server.environmentId, () => server.truth(rows(fleet).map((view) => view.threadId)), step);
 
 export interface FleetScenario {
   name: string;
@@ -152,8 +159,10 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
       // Held until the fleet shows it running: a simulated turn is over within a few ticks.
       await server.send(threadId, "#hold say hello");
       await until(fleet, () => agent(fleet, threadId)?.status === "running", "running");
+      await truthful(context, "mid-turn");
       await server.release(threadId);
       await until(fleet, () => agent(fleet, threadId)?.status === "idle", "idle after the turn");
+      await truthful(context, "the turn over");
       // Never idle before the turn ends; a protocol-2 run is `waiting` while it captures checkpoints.
       const shown = history().filter((status) => status !== "waiting");
       expect((["starting", "running", "idle"] as const).filter((status) => shown.includes(status))).toEqual(shown);
@@ -251,6 +260,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
       const text = "steer: also mention the tests";
       const delivery = await send(fleet, key, text, "steer");
       await until(fleet, () => reached(fleet, delivery, ["delivered", "answered"]), "delivered");
+      await truthful(context, "the steer delivered mid-turn");
       await server.release(threadId);
       await until(fleet, () => reached(fleet, delivery, ["answered"]) && agent(fleet, threadId)?.status === "idle", "answered, the turn over");
       expect(fleet.service.delivery(delivery.commandId)!.observed).toMatchObject({ outcome: "steered", turnId: runId });
@@ -270,6 +280,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
       const text = "and then the next thing";
       const delivery = await send(fleet, key, text, "queue");
       await until(fleet, () => reached(fleet, delivery, ["delivered", "answered"]), "delivered");
+      await truthful(context, "a message queued mid-turn");
       await server.release(threadId);
       await until(fleet, () => reached(fleet, delivery, ["answered"]), "answered");
       const stored = await server.stored(threadId);
@@ -292,6 +303,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
           () => agent(fleet, threadId)?.status === "needs-approval" && agent(fleet, threadId)!.pending.length === 1,
           `${title} needs approval`,
         );
+        await truthful(context, `${title}: the approval pending`);
         const pending = agent(fleet, threadId)!.pending[0]!;
         if (pending.kind !== "approval") throw new Error(`expected an approval, got ${pending.kind}`);
         return { threadId, key: keyOf(fleet, threadId), requestId: pending.requestId, decisions: pending.decisions.map((option) => option.decision) };
@@ -308,6 +320,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
           () => agent(fleet, request.threadId)?.pending.length === 0 && ENDED.includes(agent(fleet, request.threadId)!.status),
           `${decision}: the request answered and the turn over`,
         );
+        await truthful(context, `${decision}: answered, the turn over`);
         const stored = await server.stored(request.threadId);
         expect(stored.approvals).toHaveLength(1);
         expect(stored.approvals[0]!.settled).toBe(true);
@@ -358,6 +371,7 @@ export const FLEET_SCENARIOS: FleetScenario[] = [
       const failedId = await newThread(context, "Failing, to snooze");
       await server.send(failedId, "#fail this will fail");
       await until(fleet, () => agent(fleet, failedId)?.status === "failed", "failed");
+      await truthful(context, "failed, to snooze");
       expect(agent(fleet, failedId)!.capabilities.snooze).toBe(true);
       const key = keyOf(fleet, failedId);
       const wake = new Date(Date.now() + 3_600_000).toISOString();
@@ -560,7 +574,10 @@ export function playScenarios(protocol: 1 | 2, start: () => Promise<ServerUnderT
   beforeAll(async () => {
     const server = await start();
     stops.push(() => server.stop());
-    context = { server, fleet: await startFleet(server, SCENARIO_TIMING, stops), left: new Set() };
+    const fleet = await startFleet(server, SCENARIO_TIMING, stops);
+    const truth = new TruthWatch(fleet.service, fleet.events);
+    stops.push(() => truth.stop());
+    context = { server, fleet, left: new Set(), truth };
   }, 60_000);
   afterAll(async () => {
     while (stops.length) await stops.pop()!();
@@ -569,7 +586,8 @@ export function playScenarios(protocol: 1 | 2, start: () => Promise<ServerUnderT
     if (context.server.frozen) context.server.thaw();
     if (!context.server.running) await context.server.restart();
   });
-  for (const scenario of scenariosFor(protocol)) it(scenario.name, () => scenario.play(context), 30_000);
+  const played = async (scenario: FleetScenario) => (await scenario.play(context), truthful(context, `${scenario.name}: at its end`));
+  for (const scenario of scenariosFor(protocol)) it(scenario.name, () => played(scenario), 30_000);
   it("names every scenario it does not play, with why", () => {
     const names = FLEET_SCENARIOS.map((scenario) => scenario.name);
     for (const entry of NOT_PLAYED.filter((skipped) => skipped.protocol === protocol)) {

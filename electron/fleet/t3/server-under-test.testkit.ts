@@ -11,6 +11,9 @@ import { FLEET_SCOPES, parsePairingInput } from "../../../shared/t3/pairing";
 import type { LoggedRequest } from "../../../sim/host";
 import { controlRequest } from "../../../sim/machine-control";
 import { T3V2Operator } from "../../../sim/protocol2/operator.testkit";
+import type { ServerTruth } from "../truth-oracle.testkit";
+import { type Protocol1Activity, type Protocol1Row, protocol1ThreadTruth } from "./protocol1/truth-reader.testkit";
+import { readProtocol2Truth } from "./protocol2/truth-reader.testkit";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 /** One agent step every 5 ms: the scenarios wait on events, so only the order of steps matters. */
@@ -77,6 +80,8 @@ export interface ServerUnderTest {
   storedRow(threadId: string): Promise<StoredRow>;
   /** The threads the server lists as active (neither archived nor deleted). */
   threadIds(): Promise<string[]>;
+  /** What it stored of every thread it lists and of each of `alsoRead`, for the truth oracle (electron/fleet/truth-oracle.testkit.ts). */
+  truth(alsoRead?: Iterable<string>): Promise<ServerTruth>;
   archive(threadId: string): Promise<void>;
   delete(threadId: string): Promise<void>;
   /** kill -9 of the server (its data stays, as T3's database does)… */
@@ -225,11 +230,12 @@ abstract class SimulatedMachine implements ServerUnderTest {
   abstract send(threadId: string, text: string): Promise<void>;
   abstract stored(threadId: string): Promise<StoredThread>;
   abstract storedRow(threadId: string): Promise<StoredRow>;
+  abstract truth(alsoRead?: Iterable<string>): Promise<ServerTruth>;
 }
 
 interface V1Detail {
   messages: { role: string; text: string; turnId: string | null }[];
-  activities: { kind: string; payload: { status?: string; decision?: string } }[];
+  activities: (Protocol1Activity & { payload: { status?: string; decision?: string } })[];
   session: { status: string; lastError: string | null } | null;
   latestTurn: { turnId: string; state: string } | null;
   snoozedUntil?: string | null;
@@ -283,6 +289,22 @@ export class Protocol1Machine extends SimulatedMachine {
   async storedRow(threadId: string): Promise<StoredRow> {
     const detail = await this.detail(threadId);
     return { snoozedUntil: detail.snoozedUntil ?? null, lastError: detail.session?.lastError ?? null };
+  }
+
+  /** Each thread's own read (the simulator's, T3's thread shape) by T3's rules; one it no longer has is deleted. */
+  async truth(alsoRead: Iterable<string> = []): Promise<ServerTruth> {
+    const { live, archived } = (await this.control("GET", "thread-list")) as { live: string[]; archived: string[] };
+    const threads = [];
+    for (const threadId of new Set([...live, ...archived, ...alsoRead])) {
+      const detail = (await this.detail(threadId).catch(() => null)) as (V1Detail & Partial<Protocol1Row>) | null;
+      const row = { ...detail, id: threadId, archivedAt: archived.includes(threadId) ? (detail?.archivedAt ?? "archived") : (detail?.archivedAt ?? null) };
+      threads.push(
+        detail
+          ? protocol1ThreadTruth({ latestTurn: null, session: null, ...row } as Protocol1Row, detail)
+          : { threadId, parentThreadId: null, state: "deleted" as const, error: null, subagents: [], userMessages: [], requests: [] },
+      );
+    }
+    return { environmentId: this.environmentId, threads };
   }
 }
 
@@ -343,6 +365,10 @@ export class Protocol2Machine extends SimulatedMachine {
     const row = (await this.operator.shell()).threads.find((thread) => thread.id === threadId);
     if (!row) throw new Error(`${threadId} is not in the shell`);
     return { snoozedUntil: (row.snoozedUntil as string | null | undefined) ?? null, lastError: row.lastError };
+  }
+
+  truth(alsoRead: Iterable<string> = []): Promise<ServerTruth> {
+    return readProtocol2Truth(this.operator, this.environmentId, alsoRead);
   }
 
   override async stop(): Promise<void> {
