@@ -73,6 +73,11 @@ export interface ScenarioContext {
   side: ServerSide;
   /** The folder T3 creates each harness's project in (one workspace per harness). */
   workspaceOf(harness: HarnessUnderTest): string;
+  /**
+   * The truth oracle after a step (issue 39): what T3 stored of `threadIds` (and their children), or
+   * of every thread, against what the fleet says; fails with both sides of any contradiction.
+   */
+  truthful(step: string, threadIds?: string[]): Promise<void>;
 }
 
 export const tag = (harness: HarnessUnderTest, scenario: string) => `[${harness.name}:${scenario}]`;
@@ -129,6 +134,7 @@ const assistantTexts = (detail: AgentDetail) => detail.items.flatMap((item) => (
 /** The row shows the harness's provider and model as T3 reports them. */
 export async function showsProviderAndModel(ctx: ScenarioContext, harness: HarnessUnderTest): Promise<void> {
   const threadId = await newAgent(ctx, harness, `Provider ${harness.name}`);
+  await ctx.truthful(`${harness.name}: a new thread`, [threadId]);
   const view = agent(ctx.fleet, threadId)!;
   expect(view.providerInstanceId).toBe(harness.instanceId);
   expect(view.model).toBe(harness.model);
@@ -141,6 +147,7 @@ export async function turnWithReply(ctx: ScenarioContext, harness: HarnessUnderT
   const text = `say hello ${tag(harness, "turn")}`;
   const delivery = await send(ctx, threadId, text);
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", "answered", TURN_MS);
+  await ctx.truthful(`${harness.name}: a turn answered`, [threadId]);
   // Protocol 2's rows name only the provider instance; protocol 1's sessions also name the driver.
   const view = agent(ctx.fleet, threadId)!;
   expect(view.providerDriver ?? view.providerInstanceId).toBe(harness.driver);
@@ -162,6 +169,7 @@ export async function approvalDecisions(ctx: ScenarioContext, harness: HarnessUn
         `${decision}: needs approval`,
         TURN_MS,
       );
+      await ctx.truthful(`${harness.name} ${decision}: the approval pending`, [threadId]);
       const key = keyOf(ctx.fleet, threadId);
       const request = agent(ctx.fleet, threadId)!.pending[0]!;
       expect(request.kind === "approval" && request.decisions.map((option) => option.decision), `${harness.name}: decisions offered`).toEqual(
@@ -170,6 +178,7 @@ export async function approvalDecisions(ctx: ScenarioContext, harness: HarnessUn
       const delivery = (await ctx.fleet.service.request("agent.respondApproval", { key, requestId: request.requestId, decision })) as Delivery;
       await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "delivered", `${decision} delivered`, TURN_MS);
       await untilSettled(ctx, threadId, `${decision}: the turn ends`);
+      await ctx.truthful(`${harness.name} ${decision}: answered, the turn ended`, [threadId]);
       const results = requestsTagged(ctx.model, tag(harness, scenario)).filter((seen) => seen.conversation?.endsWithToolResult);
       const ran = results.some((seen) => seen.conversation!.toolResult.includes(SHELL_MARKER));
       if (decision === "accept" || decision === "acceptForSession") {
@@ -201,6 +210,7 @@ export async function question(ctx: ScenarioContext, harness: HarnessUnderTest):
     );
     expect(refused.conversation!.toolResult).toMatch(/unavailable/i);
     const view = await untilSettled(ctx, threadId, "the turn ends");
+    await ctx.truthful(`${harness.name}: a question's turn ended`, [threadId]);
     expect(view.status).not.toBe("needs-input");
     return;
   }
@@ -210,6 +220,7 @@ export async function question(ctx: ScenarioContext, harness: HarnessUnderTest):
     "needs input",
     TURN_MS,
   );
+  await ctx.truthful(`${harness.name}: a question pending`, [threadId]);
   const key = keyOf(ctx.fleet, threadId);
   const request = agent(ctx.fleet, threadId)!.pending[0]!;
   if (request.kind !== "input") throw new Error(`expected a question, got ${request.kind}`);
@@ -224,6 +235,7 @@ export async function question(ctx: ScenarioContext, harness: HarnessUnderTest):
   );
   expect(answered.conversation!.toolResult).toContain("Green");
   await untilSettled(ctx, threadId, "the turn ends");
+  await ctx.truthful(`${harness.name}: answered, the turn ended`, [threadId]);
 }
 
 /** How long a held reply waits after T3 holds a message sent mid-reply, for the message to reach the harness. */
@@ -246,6 +258,7 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
     () => `running, and the composer offering ${harness.whileRunning} (it offers ${ctx.fleet.service.intent(key).kind})`,
     TURN_MS,
   );
+  await ctx.truthful(`${harness.name}: mid-turn, before the message`, [threadId]);
   const intent = ctx.fleet.service.intent(key);
   const text = `steer: and one more thing ${marker}`;
   const delivery = await send(ctx, threadId, text, intent.kind as "steer" | "queue");
@@ -258,6 +271,7 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
     () => `delivered (${ctx.fleet.service.delivery(delivery.commandId)?.state})`,
     TURN_MS,
   );
+  await ctx.truthful(`${harness.name}: mid-turn, the message delivered`, [threadId]);
   ctx.model.release(first, MESSAGE_REACHES_HARNESS_MS);
   const releasedAt = Date.now() + MESSAGE_REACHES_HARNESS_MS;
   await until(
@@ -291,6 +305,7 @@ export async function messageWhileRunning(ctx: ScenarioContext, harness: Harness
     () => agent(ctx.fleet, threadId)?.status === "idle" && ctx.fleet.service.intent(key).kind === "new-turn",
     () => `${harness.name}: idle as T3 says (shown ${agent(ctx.fleet, threadId)?.status}: ${agent(ctx.fleet, threadId)?.reason})`,
   );
+  await ctx.truthful(`${harness.name}: the turn with the message ended`, [threadId]);
 }
 
 /** Interrupt from the fleet: the harness closes its model stream and the agent is no longer running. */
@@ -300,10 +315,12 @@ export async function interrupt(ctx: ScenarioContext, harness: HarnessUnderTest)
   await send(ctx, threadId, `an endless story ${marker}`);
   const streaming = await ctx.model.waitFor((seen) => seen.api !== null && seen.text.includes(marker), "the endless reply's request", TURN_MS);
   await until(ctx.fleet, () => agent(ctx.fleet, threadId)?.status === "running", "running", TURN_MS);
+  await ctx.truthful(`${harness.name}: mid-turn, before the interrupt`, [threadId]);
   const delivery = (await ctx.fleet.service.request("agent.interrupt", { key: keyOf(ctx.fleet, threadId) })) as Delivery;
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "delivered", "interrupt delivered", TURN_MS);
   expect(await ctx.model.streamEnded(streaming)).toBe("aborted");
   const view = await untilSettled(ctx, threadId, "the turn ends");
+  await ctx.truthful(`${harness.name}: interrupted`, [threadId]);
   const stored = await ctx.side.latestTurnState(threadId);
   expect(harness.afterInterrupt, `${harness.name}: after the interrupt (T3 recorded the turn ${stored})`).toContain(view.status);
   // Idle only where T3 itself recorded the interrupted turn as completed: never the fleet's guess.
@@ -320,6 +337,7 @@ export async function modelFailure(ctx: ScenarioContext, harness: HarnessUnderTe
     () => `failed (shown as ${agent(ctx.fleet, threadId)?.status})`,
     TURN_MS,
   );
+  await ctx.truthful(`${harness.name}: failed`, [threadId]);
   const stored = await ctx.side.storedFailure(threadId);
   const reason = agent(ctx.fleet, threadId)!.reason;
   expect(reason, `${harness.name}: the reason shown`).toBeTruthy();
@@ -348,6 +366,7 @@ export async function capacityLimit(ctx: ScenarioContext, harness: HarnessUnderT
   } finally {
     ctx.fleet.service.off("event", record);
   }
+  await ctx.truthful(`${harness.name}: the capacity limit lifted, answered`, [threadId]);
   expect(requestsTagged(ctx.model, tag(harness, "capacity")).map((seen) => seen.answer)).toEqual(["429", "429", "429", "text"]);
   expect(
     shown.some((step) => step.status === "failed"),
@@ -372,6 +391,7 @@ export async function nativeSubagents(ctx: ScenarioContext, harness: HarnessUnde
     () => `a completed subagent row (${JSON.stringify(agent(ctx.fleet, threadId)?.subagents)})`,
     TURN_MS,
   );
+  await ctx.truthful(`${harness.name}: a native subagent completed`, [threadId]);
 }
 
 /** Token use as T3 reports it matches what the model reported; `reported` reads it from T3. */
@@ -383,6 +403,7 @@ export async function tokenUsage(
   const threadId = await newAgent(ctx, harness, `Usage ${harness.name}`);
   const delivery = await send(ctx, threadId, `say hello ${tag(harness, "usage")}`);
   await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", "answered", TURN_MS);
+  await ctx.truthful(`${harness.name}: a turn's usage`, [threadId]);
   const [request] = requestsTagged(ctx.model, tag(harness, "usage")) as [RecordedRequest];
   const usage = await reported(threadId);
   // The model reported its figures in every case; whether T3 passes them on is the observation.
@@ -413,6 +434,7 @@ export async function killAndRestart(ctx: ScenarioContext, server: RealT3Server,
   expect(new Set(after)).toEqual(new Set(before));
   await until(ctx.fleet, () => after.every((threadId) => agent(ctx.fleet, threadId) !== undefined), "every row back");
   expect(new Set(rows(ctx.fleet).map((view) => view.threadId))).toEqual(new Set(after));
+  await ctx.truthful("every thread, T3 back after SIGKILL");
   for (const threadId of after) expect(await ctx.side.userMessageCount(threadId), `user messages of ${threadId}`).toBe(userCounts.get(threadId));
   // No harness was asked anything again: nothing was resent to a model after the restart.
   expect(ctx.model.requests.slice(requestsBefore).filter((request) => request.api !== null)).toEqual([]);

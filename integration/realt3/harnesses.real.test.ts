@@ -7,6 +7,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TruthWatch } from "../../electron/fleet/truth-watch.testkit";
 import { OPENCODE_MODEL, SCRIPTED_MODEL } from "../harnesses/harness-env";
 import { LookupRecorder, type OutsideAttempts, onlyLoopback, outsideAttempts } from "../harnesses/offline.testkit";
 import { ScriptedModelServer } from "../model/scripted-model-server";
@@ -29,6 +30,7 @@ import {
 } from "./harness-scenarios.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
+import { readT3Truth } from "./truth-reader.testkit";
 import { type ReportedUsage, nativeSubagentCompletes, nativeSubagentFails, tokenTotals } from "./subagent-usage.testkit";
 
 const run = promisify(execFile);
@@ -125,7 +127,18 @@ const side: ServerSide = {
   },
 };
 
-const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf });
+/** How long T3 and the fleet may take to agree after a step: the fleet follows T3 in a second, a loaded two-core machine slower. */
+const TRUTH_SETTLE_MS = 30_000;
+/** The truth oracle's record of the fleet (electron/fleet/truth-watch.testkit.ts), from its pairing on. */
+let truth: TruthWatch;
+/** A step's truth: a scenario's threads alone while the others run on the same server; every thread after a restart. */
+const truthful = (step: string, threadIds?: string[]) =>
+  truth.check(fleet.environmentId, () => readT3Truth(operator, fleet.environmentId, threadIds), step, {
+    settleMs: TRUTH_SETTLE_MS,
+    scoped: threadIds !== undefined,
+  });
+
+const ctx = (): ScenarioContext => ({ fleet, model, side, workspaceOf, truthful });
 
 /** T3's newest context-window report for the thread. */
 async function reportedUsage(threadId: string) {
@@ -174,6 +187,8 @@ beforeAll(async () => {
     projects.set(harness.name, await operator.createProject(`harness-${harness.name}`));
   }
   fleet = await startFleet(server, FAST, cleanups);
+  truth = new TruthWatch(fleet.service, fleet.events);
+  cleanups.push(() => truth.stop());
 }, 120_000);
 
 afterAll(async () => {

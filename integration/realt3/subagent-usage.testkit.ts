@@ -52,6 +52,7 @@ async function delegate(ctx: ScenarioContext, harness: HarnessUnderTest, how: "l
       `the follow-up turn's reply with the parent at rest (${agent(ctx.fleet, threadId)?.status}, ${JSON.stringify(agent(ctx.fleet, threadId)?.subagents)})`,
     TURN_MS,
   );
+  await ctx.truthful(`${harness.name}: the ${how} subagent's parent at rest`, [threadId]);
   return { threadId, key, text, followUp, close: () => ctx.fleet.service.request("agent.close", { key }) };
 }
 
@@ -116,6 +117,7 @@ export async function nativeSubagentFails(ctx: ScenarioContext, harness: Harness
     // Acknowledged, it leaves the count; the notification stays the only one.
     await ctx.fleet.service.request("agent.acknowledge", { key: parent.key });
     await until(ctx.fleet, () => agent(ctx.fleet, parent.threadId)?.acknowledged === true, "acknowledged");
+    await ctx.truthful(`${harness.name}: the failed subagent acknowledged`, [parent.threadId]);
     expect(needsYou(agent(ctx.fleet, parent.threadId)!)).toBe(false);
     expect(notificationsAbout(ctx.fleet, parent.key)).toHaveLength(1);
   } finally {
@@ -161,6 +163,7 @@ export async function tokenTotals(
     const threadId = threads.find((view) => view.title === `Usage ${harness.name}`)!.threadId;
     const delivery = await send(ctx, threadId, `say hello again ${tag(harness, "usage-again")}`);
     await until(ctx.fleet, () => ctx.fleet.service.delivery(delivery.commandId)?.state === "answered", "the second turn answered", TURN_MS);
+    await ctx.truthful(`${harness.name}: the second turn answered`, [threadId]);
     const first = await reported(threadId);
     if (!harness.reportsUsage) {
       expect(first, `${harness.name}: T3 reports no tokens`).toBeNull();
