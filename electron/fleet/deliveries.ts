@@ -16,7 +16,7 @@ import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
 import { RESTART_BEFORE_SENDING, RESTART_CHECKING, RESTART_NOT_FOUND, RESTART_NOT_FOUND_AFTER_RESEND, UNEXPLAINED_REFUSAL } from "./delivery-reasons";
 import { closedPatch, commandStep, messageStep } from "./delivery-outcomes";
-import { Departures, departureWords, goneWords, saysThreadGone } from "./departures";
+import { type Departure, Departures, departureWords, goneWords, saysThreadGone, wordsKind } from "./departures";
 import { type DeliveryJournal, type JournalEntry, awaitsConfirmation, boundedEntries } from "./delivery-journal";
 import type { AgentCommand } from "./t3/adapter";
 
@@ -219,7 +219,7 @@ export class Deliveries {
       ...(heldFrom && { heldFrom }),
     });
     const left = this.departures.get(key);
-    if (left) return this.finishRefused(base, departureWords(left, "message"));
+    if (left) return this.refusedGone(base, left);
     if (intent.kind === "refused") return this.finishRefused(base, intent.reason);
     if (intent.kind !== expected) {
       // Never guess: the state changed under the user.
@@ -251,19 +251,18 @@ export class Deliveries {
     const env = this.deps.model.environment(environmentId);
     const agent = this.deps.model.agent(key);
     const left = this.departures.get(key);
-    const blocked = left
-      ? departureWords(left, "command")
-      : !env
-        ? "This environment is no longer paired."
-        : env.connection.phase === "connecting"
-          ? connectingReason(env.label)
-          : env.connection.phase !== "online"
-            ? `${env.label} is offline.`
-            : env.readOnly
-              ? `The pairing with ${env.label} is read-only.`
-              : !agent
-                ? "This agent is no longer on its environment."
-                : null;
+    if (left) return this.refusedGone(base, left);
+    const blocked = !env
+      ? "This environment is no longer paired."
+      : env.connection.phase === "connecting"
+        ? connectingReason(env.label)
+        : env.connection.phase !== "online"
+          ? `${env.label} is offline.`
+          : env.readOnly
+            ? `The pairing with ${env.label} is read-only.`
+            : !agent
+              ? "This agent is no longer on its environment."
+              : null;
     if (blocked) return this.finishRefused(base, blocked);
     // T3 still lists the request but can no longer pass an answer on: refused in T3's words, never sent.
     const request = this.deps.model.facts(environmentId, threadId)?.blockedBy;
@@ -397,7 +396,7 @@ export class Deliveries {
 
   /** A refusal in T3's words, unless they say the agent is gone: then in the fleet's, T3's kept as details. */
   private refusal(tracked: TrackedDelivery, words: string): Partial<Delivery> {
-    const kind = tracked.delivery.kind === "message" ? "message" : "command";
+    const kind = wordsKind(tracked.delivery);
     const left = this.departures.get(tracked.delivery.agentKey);
     if (!left && !saysThreadGone(words, tracked.threadId)) return { state: "refused", reason: words || UNEXPLAINED_REFUSAL };
     tracked.gone = true;
@@ -409,10 +408,17 @@ export class Deliveries {
   private departureLearned(key: string): void {
     const left = this.departures.get(key);
     if (!left) return;
-    for (const tracked of this.deliveries.values()) {
-      if (tracked.delivery.agentKey === key && tracked.gone)
-        this.update(tracked, { reason: departureWords(left, tracked.delivery.kind === "message" ? "message" : "command") });
-    }
+    for (const tracked of this.deliveries.values())
+      if (tracked.delivery.agentKey === key && tracked.gone) this.update(tracked, { reason: departureWords(left, wordsKind(tracked.delivery)) });
+    for (const refused of this.departures.rewordable(key))
+      this.deps.publish({ ...refused, reason: departureWords(left, wordsKind(refused)), updatedAt: this.iso() });
+  }
+
+  /** Refused before it left, its agent gone: in the fleet's words, said better if T3 has not yet said how. */
+  private refusedGone(base: Delivery, left: Departure): Delivery {
+    const refused = this.finishRefused(base, departureWords(left, wordsKind(base)));
+    this.departures.awaitHow(refused);
+    return refused;
   }
 
   /** Reads the thread to move a delivery forward: delivered, answered, or reconciled after a drop. */

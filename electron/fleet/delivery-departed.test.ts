@@ -30,9 +30,14 @@ describe("a send to an agent that left its machine", () => {
     // Deleted in T3; the fleet has not heard yet when the message goes.
     sim.engine.dispatch({ type: "thread.delete", commandId: "gone", threadId });
     const sent = (await service.request("agent.send", { key, text: "still there?", expectedIntent: "new-turn" })) as Delivery;
-    const reason = () => service.delivery(sent.commandId)?.reason ?? "";
-    await until(service, () => words(machine, "deleted").test(reason()), "the receipt says deleted").catch((error: Error) => {
-      throw new Error(`${error.message}; it reads ${JSON.stringify(reason())}`);
+    const receipt = () => service.delivery(sent.commandId);
+    // Each step on its own wait: on a loaded machine T3's answer and its word on the removal each take a while.
+    await until(service, () => receipt()?.state === "refused", "T3 refused it").catch((error: Error) => {
+      throw new Error(`${error.message}; the receipt is ${JSON.stringify(receipt())}`);
+    });
+    await until(service, () => agent(service, sim, threadId)?.status === "deleted", "the fleet shows it deleted");
+    await until(service, () => words(machine, "deleted").test(receipt()?.reason ?? ""), "the receipt says deleted").catch((error: Error) => {
+      throw new Error(`${error.message}; it reads ${JSON.stringify(receipt()?.reason)}`);
     });
     expect(service.delivery(sent.commandId)).toMatchObject({
       state: "refused",
@@ -44,7 +49,7 @@ describe("a send to an agent that left its machine", () => {
     expect(refusals.length).toBeGreaterThan(0);
     for (const reason of refusals) expect(reason).toMatch(new RegExp(`^This agent (was deleted|is no longer) on ${escape(machine)}`));
     expect(messagesOf(sim, threadId, "still there?")).toEqual([]);
-  });
+  }, 60_000);
 
   it("sent after the fleet learned it was deleted: refused before anything is sent, in the same words, also once its row has gone", async () => {
     const { sim, service, threadId, key, machine } = await idleThread({ leftRowsKeptMs: 300 });

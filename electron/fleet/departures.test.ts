@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import type { Delivery } from "../../shared/fleet/delivery";
 import { FleetModel } from "../../shared/fleet/model";
 import { decodeWith } from "../../shared/t3/decode";
 import { Protocol1Rows } from "../../shared/t3/protocol1/facts";
@@ -45,6 +46,17 @@ describe("Departures", () => {
     model.removeAgent("env-a", row.id, "deleted");
     expect(departureWords(departures.get(key)!, "command")).toBe("This agent was deleted on studio at 10:07; it was not sent.");
     expect(learned).toEqual([key, key]);
+  });
+
+  it("keeps a refusal made while T3 had not said how the agent left, and gives it back once, when T3 says", () => {
+    const { model, departures, row, key } = world();
+    model.removeAgent("env-a", row.id, "archived-or-deleted");
+    const refused = { commandId: "c-1", agentKey: key, kind: "message" } as Delivery;
+    departures.awaitHow(refused);
+    expect(departures.rewordable(key)).toEqual([]);
+    model.removeAgent("env-a", row.id, "deleted");
+    expect(departures.rewordable(key)).toEqual([refused]);
+    expect(departures.rewordable(key)).toEqual([]);
   });
 
   it("forgets a departure once the thread is back (unarchived), and gives no time for one already gone when first seen", () => {

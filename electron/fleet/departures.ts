@@ -3,6 +3,7 @@
 // how, where and when for longer, bounded, so a send to one is refused in the fleet's words, never
 // in T3's ("orchestration.dispatchCommand: Thread '…' does not exist."), which the receipt keeps as
 // its details (Delivery.serverWords).
+import type { Delivery } from "../../shared/fleet/delivery";
 import type { FleetChange, FleetModel } from "../../shared/fleet/model";
 import type { AgentView } from "../../shared/fleet/types";
 
@@ -15,6 +16,8 @@ export interface Departure {
 
 /** Departures remembered after their rows have gone: a day of churn stays bounded. */
 const KEPT = 5_000;
+/** Refusals kept to be worded better once T3 says how the agent left. */
+const AWAITING_KEPT = 200;
 
 /** How the agent's row says it left; null while it is on its machine. */
 function leftHow(agent: AgentView): Departure["how"] | null {
@@ -29,6 +32,8 @@ export class Departures {
   private readonly left = new Map<string, Departure>();
   /** Agents the model shows on their machine now: a departure seen from one of these happened now. */
   private readonly present = new Set<string>();
+  /** Refused before sending while it was only known to be gone (by commandId): reworded once T3 says how. */
+  private readonly awaiting = new Map<string, Delivery>();
 
   constructor(
     private readonly model: FleetModel,
@@ -41,6 +46,21 @@ export class Departures {
 
   get(key: string): Departure | undefined {
     return this.left.get(key);
+  }
+
+  /** A send refused before it left, for a departure T3 has not explained yet: `rewordable` returns it once it has. */
+  awaitHow(refused: Delivery): void {
+    if (this.left.get(refused.agentKey)?.how !== "unsure") return;
+    this.awaiting.set(refused.commandId, refused);
+    if (this.awaiting.size > AWAITING_KEPT) this.awaiting.delete(this.awaiting.keys().next().value!);
+  }
+
+  /** The refusals of this agent awaiting how it left, once that is known (each is returned once). */
+  rewordable(key: string): Delivery[] {
+    if (this.left.get(key)?.how === "unsure") return [];
+    const found = [...this.awaiting.values()].filter((refused) => refused.agentKey === key);
+    for (const refused of found) this.awaiting.delete(refused.commandId);
+    return found;
   }
 
   private changed(change: FleetChange): void {
@@ -77,6 +97,10 @@ export function departureWords(departure: Departure, kind: "message" | "command"
   if (departure.how === "deleted") return `This agent was deleted on ${departure.machine}${at}; ${sent}.`;
   if (departure.how === "archived") return `This agent was archived on ${departure.machine}${at}; ${sent}. Unarchive it in T3 to message it.`;
   return `This agent is no longer on ${departure.machine} (archived or deleted${at}); ${sent}.`;
+}
+
+export function wordsKind(delivery: Pick<Delivery, "kind">): "message" | "command" {
+  return delivery.kind === "message" ? "message" : "command";
 }
 
 /** T3 refused because the thread is gone, before the fleet learned how: what is certain so far. */
