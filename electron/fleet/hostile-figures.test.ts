@@ -13,6 +13,12 @@ import type { FleetService } from "./service";
 import { pairAll, setup, until } from "./service.testkit";
 
 const { huge, negative, fraction, unsafe, maxSafe, word } = HOSTILE_FIGURES;
+/**
+ * Pings once a second, not every 100 ms: the machine must stay online through what it sent, and a
+ * ping missed while this busy machine is unscheduled is no part of that (a decode failure ends the
+ * connection at once, whatever the pings).
+ */
+const TUNING = { socket: { pingIntervalMs: 1_000, openTimeoutMs: 2_000 } };
 
 /** Every phase the machine's row showed in the events from `from` on. */
 function phasesSince(events: BridgeEvent[], from: number, environmentId: string): string[] {
@@ -28,7 +34,8 @@ const rowOf = (view: AgentView | undefined) => view && { key: view.key, status: 
 /** Waits for `shown` or for the machine to leave `online`, whichever comes first, so a regression fails at once. */
 async function shownWhileOnline(service: FleetService, environmentId: string, shown: () => boolean, what: string): Promise<void> {
   await until(service, () => shown() || service.model.environment(environmentId)?.connection.phase !== "online", what);
-  expect(service.model.environment(environmentId)?.connection.phase, `the machine while ${what}`).toBe("online");
+  const connection = service.model.environment(environmentId)?.connection;
+  expect(connection?.phase, `the machine while ${what}: ${JSON.stringify(connection)}`).toBe("online");
   expect(shown(), what).toBe(true);
 }
 
@@ -64,7 +71,7 @@ async function expectHostileFiguresNotReported(service: FleetService, environmen
 
 describe("figures out of range cost only themselves", () => {
   it("protocol 1: a hostile checkpoint, usage report and file-change item leave the machine online and every other agent intact", async () => {
-    const { sims, service, events } = await setup(["upstream"]);
+    const { sims, service, events } = await setup(["upstream"], TUNING);
     const sim = sims.servers[0]!;
     // Paired first: the fleet follows the turns it sees run, for their checkpoints and usage.
     await pairAll(service, sims);
@@ -105,7 +112,7 @@ describe("figures out of range cost only themselves", () => {
   });
 
   it("protocol 2: a hostile checkpoint, usage report and file-change item leave the machine online and every other agent intact", async () => {
-    const { sims, service, events } = await setup(["v2"]);
+    const { sims, service, events } = await setup(["v2"], TUNING);
     const v2 = sims.v2Servers[0]!;
     await service.request("pair.confirm", { input: v2.pairingUrl() });
     await until(service, () => service.model.environment(v2.environmentId)?.connection.phase === "online", "online");
@@ -159,7 +166,7 @@ async function openedWithError(service: FleetService, environmentId: string, key
 
 describe("a thread T3 sends in a form the fleet cannot read costs that thread, never the machine", () => {
   it("protocol 1: a bad event is skipped and the stream goes on; a thread whose snapshot does not decode says so on itself", async () => {
-    const { sims, service, events } = await setup(["upstream"]);
+    const { sims, service, events } = await setup(["upstream"], TUNING);
     const sim = sims.servers[0]!;
     await pairAll(service, sims);
     const live = sims.createThread(sim, { title: "Live" });
@@ -201,7 +208,7 @@ describe("a thread T3 sends in a form the fleet cannot read costs that thread, n
   });
 
   it("protocol 2: a bad event is skipped and the stream goes on; a thread whose snapshot does not decode says so on itself", async () => {
-    const { sims, service, events } = await setup(["v2"]);
+    const { sims, service, events } = await setup(["v2"], TUNING);
     const v2 = sims.v2Servers[0]!;
     await service.request("pair.confirm", { input: v2.pairingUrl() });
     await until(service, () => service.model.environment(v2.environmentId)?.connection.phase === "online", "online");
