@@ -8,7 +8,7 @@ import { decodeWith } from "../t3/decode";
 import { usageOfActivities } from "../t3/protocol1/changes";
 import { Checkpoint, type ThreadActivity } from "../t3/protocol1/schemas";
 import { turnChangesOfProjection, usageOfProjection } from "../t3/protocol2/changes";
-import { CheckpointV2, ProviderTurn, TurnItemSchema } from "../t3/protocol2/schemas";
+import { CheckpointV2, ProviderTurn, Run, TurnItemSchema } from "../t3/protocol2/schemas";
 import {
   changesWords,
   contextPercent,
@@ -93,6 +93,14 @@ describe("a checkpoint's counts", () => {
       };
       const decoded = decodeWith(TurnItemSchema, { ...item, type: "file_change", fileName: "a.ts", additions: value, deletions: 4 }, "item");
       expect(decoded.ok && decoded.value, String(value)).toMatchObject({ type: "file_change", additions: null, deletions: 4 });
+    }
+  });
+
+  it("a queued run's place that is no count is not reported, the run kept (protocol 2)", () => {
+    const run = { id: "r", ordinal: 2, userMessageId: "m", rootNodeId: null, status: "queued", requestedAt: "t", startedAt: null, completedAt: null };
+    for (const value of [...HOSTILE_COUNTS, 0]) {
+      const decoded = decodeWith(Run, { ...run, queuePosition: value, providerInstanceId: "codex", modelSelection: { model: "gpt" } }, "run");
+      expect(decoded.ok && decoded.value.queuePosition, String(value)).toBeNull();
     }
   });
 

@@ -94,7 +94,8 @@ export const Run = z.object({
   userMessageId: Id,
   rootNodeId: NullableId,
   status: openEnum(RUN_STATUSES),
-  queuePosition: z.number().int().positive().nullable().optional(),
+  /** Shown as the run's place in the queue: a bad one is not reported, the run kept. */
+  queuePosition: z.number().int().positive().nullable().optional().catch(null),
   requestedAt: IsoTime,
   startedAt: IsoTime.nullable(),
   completedAt: IsoTime.nullable(),
