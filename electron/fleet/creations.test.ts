@@ -16,8 +16,14 @@ import { FAST, cleanups, env, kill, setup, until } from "./service.testkit";
 type Machine = { environmentId: string; projectId: string; parentId: string; threads: () => { id: string; userTexts: string[] }[] };
 
 /** One machine per protocol (upstream protocol 1 and protocol 2), each with a project and one agent to be a parent. */
+/**
+ * Pings every second, not every 100 ms: on a loaded machine a test process stalled for a few hundred
+ * ms must not read as a vanished host (as e2e/fixtures.ts); a stopped or cut connection still shows at once.
+ */
+const STEADY = { ...FAST, socket: { pingIntervalMs: 1_000, openTimeoutMs: 2_000 }, timing: { ...FAST.timing, probeTimeoutMs: 1_000 } };
+
 async function twoProtocols() {
-  const { sims, service, events, dataDir, secrets } = await setup(["upstream", "v2"]);
+  const { sims, service, events, dataDir, secrets } = await setup(["upstream", "v2"], STEADY);
   const p1 = sims.servers[0]!;
   const parent1 = sims.createThread(p1, { title: "Parent one" });
   const p2 = sims.v2Servers[0]!;
@@ -220,7 +226,7 @@ describe("starting an agent from the fleet", () => {
     await until(service, () => p1.threads().length === before + 1, "T3 has the thread");
     await kill(service);
     await pending;
-    const reopened = await FleetService.start({ dataDir, secrets, ...FAST });
+    const reopened = await FleetService.start({ dataDir, secrets, ...STEADY });
     cleanups.push(() => reopened.stop());
     expect(reopened.creation("killed")?.state).toBe("checking");
     // T3 has the thread: after the restart the fleet finds it, never "not created".
@@ -234,7 +240,7 @@ describe("starting an agent from the fleet", () => {
     cleanups.push(() => demo.stop());
     const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-demo-"));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...FAST });
+    const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...STEADY });
     cleanups.push(() => service.stop());
     for (const url of demo.pairingUrls) await service.request("pair.confirm", { input: url });
     await until(service, () => service.model.environments().filter((view) => view.connection.phase === "online").length === 4, "the demo online");
