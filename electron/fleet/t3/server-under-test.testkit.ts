@@ -12,7 +12,7 @@ import type { LoggedRequest } from "../../../sim/host";
 import { controlRequest } from "../../../sim/machine-control";
 import { T3V2Operator } from "../../../sim/protocol2/operator.testkit";
 import type { ServerTruth } from "../truth-oracle.testkit";
-import { type Protocol1Activity, type Protocol1Row, protocol1ThreadTruth } from "./protocol1/truth-reader.testkit";
+import { type Protocol1Activity, simulatedThreadTruth } from "./protocol1/truth-reader.testkit";
 import { readProtocol2Truth } from "./protocol2/truth-reader.testkit";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -236,7 +236,7 @@ abstract class SimulatedMachine implements ServerUnderTest {
 interface V1Detail {
   messages: { role: string; text: string; turnId: string | null }[];
   activities: (Protocol1Activity & { payload: { status?: string; decision?: string } })[];
-  session: { status: string; lastError: string | null } | null;
+  session: { status: string; activeTurnId: string | null; lastError: string | null } | null;
   latestTurn: { turnId: string; state: string } | null;
   snoozedUntil?: string | null;
 }
@@ -295,15 +295,8 @@ export class Protocol1Machine extends SimulatedMachine {
   async truth(alsoRead: Iterable<string> = []): Promise<ServerTruth> {
     const { live, archived } = (await this.control("GET", "thread-list")) as { live: string[]; archived: string[] };
     const threads = [];
-    for (const threadId of new Set([...live, ...archived, ...alsoRead])) {
-      const detail = (await this.detail(threadId).catch(() => null)) as (V1Detail & Partial<Protocol1Row>) | null;
-      const row = { ...detail, id: threadId, archivedAt: archived.includes(threadId) ? (detail?.archivedAt ?? "archived") : (detail?.archivedAt ?? null) };
-      threads.push(
-        detail
-          ? protocol1ThreadTruth({ latestTurn: null, session: null, ...row } as Protocol1Row, detail)
-          : { threadId, parentThreadId: null, state: "deleted" as const, error: null, subagents: [], userMessages: [], requests: [] },
-      );
-    }
+    for (const threadId of new Set([...live, ...archived, ...alsoRead]))
+      threads.push(simulatedThreadTruth(threadId, await this.detail(threadId).catch(() => null), archived.includes(threadId)));
     return { environmentId: this.environmentId, threads };
   }
 }
