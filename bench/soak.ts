@@ -28,6 +28,7 @@ import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soa
 import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
 import { SoakService } from "./soak/service";
+import { soakTruth, truthLines } from "./soak/truth";
 import { liveAgentCount, measureEventToPixel, percentile, type ResourceSample, sampleLine } from "./soak/samples";
 
 const { values } = parseArgs({
@@ -472,6 +473,9 @@ await waitFor(
   30_000,
 ).catch(() => undefined);
 
+// The truth oracle (issue 39): what each machine it can read stored against what the fleet says, once both have settled.
+const truth = await soakTruth(service.bridge.state, machines);
+
 // Counted at the servers.
 const atServers = new Map<string, Record<string, string[]>>();
 for (const machine of targets) atServers.set(machine.label, await machine.userMessages());
@@ -588,6 +592,7 @@ console.log(
 console.log(
   `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.join("; ")})` : ""}, open connections left ${orphanSockets}`,
 );
+for (const line of truthLines(truth)) console.log(line);
 for (const notice of service.bridge.state.notices) console.log(`  the service's notice: ${notice}`);
 console.log(`  page errors: ${pageErrors.length}${pageErrors.length ? ` (${pageErrors.slice(0, 3).join("; ")})` : ""}`);
 for (const failure of failures) console.log(`  problem during the run: ${failure}`);
@@ -598,6 +603,7 @@ const verdicts = checkBounds(bounds, {
   notificationsBeyondOne: notifications.beyondOne,
   agentsLost,
   agentsInvented,
+  contradictions: truth.found.length,
   orphanChildren: orphanChildren.length,
   orphanSockets,
   samples,

@@ -44,6 +44,8 @@ export interface SoakOutcome {
   notificationsBeyondOne: number;
   agentsLost: number;
   agentsInvented: number;
+  /** The truth oracle's contradictions between what the servers stored and what the fleet says (bench/soak/truth.ts). */
+  contradictions: number;
   orphanChildren: number;
   orphanSockets: number;
   samples: ResourceSample[];
@@ -72,6 +74,7 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
     zero("notifications beyond one per condition", outcome.notificationsBeyondOne),
     zero("agents lost", outcome.agentsLost),
     zero("agents invented", outcome.agentsInvented),
+    zero("contradictions between what the servers stored and what the fleet says", outcome.contradictions),
     zero("child processes left", outcome.orphanChildren),
     zero("connections left open", outcome.orphanSockets),
     zero("uncaught errors in the page", outcome.pageErrors),

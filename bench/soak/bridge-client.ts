@@ -49,8 +49,20 @@ export class FleetState {
   /** The service's notices, as each snapshot gave them (a journal it could not read says so here). */
   readonly notices = new Set<string>();
   snapshots = 0;
+  /** Called after each event is applied: the truth oracle's check waits on these (bench/soak/truth.ts). */
+  private readonly watchers = new Set<() => void>();
+
+  onChange(watcher: () => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
 
   apply(event: BridgeEvent): void {
+    this.applyEvent(event);
+    for (const watcher of [...this.watchers]) watcher();
+  }
+
+  private applyEvent(event: BridgeEvent): void {
     switch (event.type) {
       case "fleet.snapshot":
         this.snapshots++;

@@ -2,6 +2,8 @@
 // each, driven through its control API) and real T3 servers (bench/soak/real-machines.ts). The soak
 // pairs each, churns its threads, faults it, sends its agents messages, and at the end asks the
 // server itself, read-only, what arrived and which threads it lists.
+import { simulatedThreadTruth } from "../../electron/fleet/t3/protocol1/truth-reader.testkit";
+import type { ServerTruth } from "../../electron/fleet/truth-oracle.testkit";
 import type { ServerThreadList } from "../../sim/soak-hooks";
 import { type Child, exited, startTsx } from "./processes";
 import type { MachineFault, Rng } from "./schedule";
@@ -44,6 +46,8 @@ export interface SoakMachine {
   userMessages(): Promise<Record<string, string[]>>;
   /** The threads the server lists itself (read-only). */
   threadList(): Promise<ServerThreadList>;
+  /** What it stored of those threads and of `alsoRead`, for the truth oracle (bench/soak/truth.ts); null where it cannot be read. */
+  truth(alsoRead: Iterable<string>): Promise<ServerTruth | null>;
   stop(): Promise<void>;
 }
 
@@ -143,6 +147,18 @@ export class SimulatedMachine implements SoakMachine {
 
   async threadList(): Promise<ServerThreadList> {
     return (await this.control("GET", "thread-list")) as ServerThreadList;
+  }
+
+  /** What it stored, for the truth oracle: protocol 1 by each thread's read; a protocol-2 machine's control API has no thread read. */
+  async truth(alsoRead: Iterable<string>): Promise<ServerTruth | null> {
+    if (this.generation === "v2") return null;
+    const { live, archived } = await this.threadList();
+    const threads = [];
+    for (const threadId of new Set([...live, ...archived, ...alsoRead])) {
+      const detail = (await this.control("GET", `threads/${encodeURIComponent(threadId)}`)) as Parameters<typeof simulatedThreadTruth>[1];
+      threads.push(simulatedThreadTruth(threadId, detail, archived.includes(threadId)));
+    }
+    return { environmentId: this.environmentId, threads };
   }
 
   async stop(): Promise<void> {

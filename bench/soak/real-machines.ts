@@ -11,6 +11,8 @@ import { onlyLoopback } from "../../integration/harnesses/offline.testkit";
 import { ScriptedModelServer } from "../../integration/model/scripted-model-server";
 import { RELEASED_T3, RealT3Server, STRAY_MARKER } from "../../integration/realt3/harness.testkit";
 import { T3Operator } from "../../integration/realt3/operator.testkit";
+import { readT3Truth } from "../../integration/realt3/truth-reader.testkit";
+import type { ServerTruth } from "../../electron/fleet/truth-oracle.testkit";
 import { CountingProxy } from "../../integration/realt3/proxy.testkit";
 import type { ServerThreadList } from "../../sim/soak-hooks";
 import type { SoakMachine } from "./machines";
@@ -25,6 +27,8 @@ interface ServerSide {
   changeThread(threadId: string, change: "archive" | "delete"): Promise<void>;
   userMessages(threadIds: Iterable<string>): Promise<Record<string, string[]>>;
   threadList(): Promise<ServerThreadList>;
+  /** What T3 stored of the threads its shell lists and of `alsoRead`, for the truth oracle. */
+  truth(environmentId: string, alsoRead: Iterable<string>): Promise<ServerTruth>;
 }
 
 /** T3 0.0.42 over HTTP: the shell lists neither archived nor deleted threads, the full read model keeps both. */
@@ -50,6 +54,10 @@ async function releasedSide(server: RealT3Server): Promise<ServerSide> {
         if (texts.length) out[threadId] = texts;
       }
       return out;
+    },
+    async truth(environmentId, alsoRead) {
+      const listed = (await operator.shell()).threads.map((thread) => thread.id);
+      return readT3Truth(operator, environmentId, [...listed, ...alsoRead]);
     },
     async threadList() {
       const response = await fetch(`${server.baseUrl}/api/orchestration/snapshot`, {
@@ -164,6 +172,10 @@ export class RealMachine implements SoakMachine {
 
   threadList(): Promise<ServerThreadList> {
     return this.side!.threadList();
+  }
+
+  truth(alsoRead: Iterable<string>): Promise<ServerTruth> {
+    return this.side!.truth(this.environmentId, alsoRead);
   }
 
   async stop(): Promise<void> {

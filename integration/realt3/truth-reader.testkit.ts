@@ -11,12 +11,17 @@ async function truthOf(operator: T3Operator, row: Protocol1Row): Promise<StoredT
 }
 
 /**
- * What T3 stored: every thread its shell lists, or only `threadIds` and their child threads; a
- * thread the shell no longer lists is read on its own (archived, deleted, or gone).
+ * What T3 stored: every thread its shell lists, or only `threadIds` and their child threads, and each
+ * of `alsoRead`; a thread the shell no longer lists is read on its own (archived, deleted, or gone).
  */
-export async function readT3Truth(operator: T3Operator, environmentId: string, threadIds?: Iterable<string>): Promise<ServerTruth> {
+export async function readT3Truth(
+  operator: T3Operator,
+  environmentId: string,
+  threadIds?: Iterable<string>,
+  alsoRead: Iterable<string> = [],
+): Promise<ServerTruth> {
   const shell = (await operator.shell()).threads as unknown as Protocol1Row[];
-  const wanted = threadIds ? new Set(threadIds) : new Set(shell.map((row) => row.id));
+  const wanted = new Set([...(threadIds ?? shell.map((row) => row.id)), ...alsoRead]);
   // A scenario's threads with their descendants.
   for (let grew = true; grew;) {
     grew = false;
