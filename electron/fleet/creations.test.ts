@@ -131,7 +131,13 @@ describe("starting an agent from the fleet", () => {
       expect((await repliedOnce(service, `new-${protocol}`)).state).toBe("replied");
       endsReplied(states(events, `new-${protocol}`));
       await until(service, () => service.model.agent(created.agentKey) !== undefined, "listed");
-      expect(service.model.agent(created.agentKey)).toMatchObject({ title: "Please list the files", parentThreadId: null, projectId: machine.projectId });
+      expect(service.model.agent(created.agentKey)).toMatchObject({
+        title: "Please list the files",
+        parentThreadId: null,
+        projectId: machine.projectId,
+        // The access asked for is the thread's in T3 (its first turn takes the thread's mode).
+        runtimeMode: "approval-required",
+      });
 
       const child = (await service.request(
         "agent.create",
