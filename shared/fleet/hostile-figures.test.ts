@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { HOSTILE_FIGURES } from "../t3/hostile-text.testkit";
 import { decodeWith } from "../t3/decode";
 import { usageOfActivities } from "../t3/protocol1/changes";
-import { Checkpoint, type ThreadActivity } from "../t3/protocol1/schemas";
+import { Checkpoint, ThreadActivity as ActivitySchema, ThreadMessage, ThreadShell, type ThreadActivity } from "../t3/protocol1/schemas";
 import { turnChangesOfProjection, usageOfProjection } from "../t3/protocol2/changes";
 import { CheckpointV2, ProviderTurn, Run, TurnItemSchema } from "../t3/protocol2/schemas";
 import {
@@ -101,6 +101,34 @@ describe("a checkpoint's counts", () => {
     for (const value of [...HOSTILE_COUNTS, 0]) {
       const decoded = decodeWith(Run, { ...run, queuePosition: value, providerInstanceId: "codex", modelSelection: { model: "gpt" } }, "run");
       expect(decoded.ok && decoded.value.queuePosition, String(value)).toBeNull();
+    }
+  });
+
+  it("protocol 1: an activity's order, an attachment's size or a plan's steps that are no count cost only themselves", () => {
+    for (const value of HOSTILE_COUNTS) {
+      const activity = decodeWith(
+        ActivitySchema,
+        { id: "a", tone: "info", kind: "k", summary: "s", payload: {}, turnId: null, sequence: value, createdAt: "t" },
+        "activity",
+      );
+      expect(activity.ok && activity.value.sequence, String(value)).toBeUndefined();
+      const message = decodeWith(
+        ThreadMessage,
+        {
+          id: "m",
+          role: "user",
+          text: "hi",
+          attachments: [{ type: "image", name: "a.png", mimeType: "image/png", sizeBytes: value }],
+          turnId: null,
+          streaming: false,
+          createdAt: "t",
+          updatedAt: "t",
+        },
+        "message",
+      );
+      expect(message.ok && message.value.attachments?.[0]?.sizeBytes, String(value)).toBeNull();
+      const plan = ThreadShell.shape.planProgress.safeParse({ step: null, completedSteps: value, totalSteps: 3 });
+      expect(plan.data, String(value)).toEqual({ step: null, completedSteps: null, totalSteps: 3 });
     }
   });
 

@@ -68,7 +68,7 @@ export const ThreadShell = z.object({
   hasPendingUserInput: z.boolean(),
   hasActionableProposedPlan: z.boolean().optional(),
   backgroundLiveness: openEnum(["working", "monitoring"]).nullable().optional(),
-  planProgress: z.object({ step: ServerText.reason.nullable().optional(), completedSteps: z.number(), totalSteps: z.number() }).nullable().optional(),
+  planProgress: z.object({ step: ServerText.reason.nullable().optional(), completedSteps: ReportedCount, totalSteps: ReportedCount }).nullable().optional(),
 });
 export type ThreadShell = z.infer<typeof ThreadShell>;
 
@@ -85,7 +85,7 @@ export const Attachment = z.object({
   id: z.string().optional(),
   name: ServerText.title,
   mimeType: ServerText.label,
-  sizeBytes: z.number(),
+  sizeBytes: ReportedCount,
 });
 
 export const ThreadMessage = z.object({
@@ -107,7 +107,8 @@ export const ThreadActivity = z.object({
   summary: ServerText.reason,
   payload: z.unknown(),
   turnId: z.string().nullable(),
-  sequence: z.number().optional(),
+  /** An ordering hint among activities: one that is no count is left out, the activity kept. */
+  sequence: z.number().int().nonnegative().optional().catch(undefined),
   createdAt: IsoTime,
 });
 export type ThreadActivity = z.infer<typeof ThreadActivity>;
