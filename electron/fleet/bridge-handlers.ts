@@ -6,6 +6,7 @@ import { decidedAbout, type HandledAction } from "../../shared/fleet/handled";
 import type { Acknowledgements } from "./acknowledgements";
 import type { HandledLog } from "./handled-log";
 import type { Snoozes } from "./snoozes";
+import { changeReviews } from "./reviews";
 import type { AgentDetails } from "./agent-details";
 import { BridgeError } from "./bridge-error";
 import type { Creations } from "./creations";
@@ -51,6 +52,7 @@ export function decodeBridgeRequest(method: string, params: unknown): { method: 
 /** One handler per bridge method; params are already decoded. */
 export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
   const { model, environments, pairing, details, deliveries, acknowledgements, settings, handled } = deps;
+  const reviews = changeReviews(model);
   /** Records what the user did once the fleet carried it out (a refused command did nothing). */
   const recorded = async <T>(key: string, action: HandledAction, result: Promise<T>, happened: (value: T) => boolean = () => true): Promise<T> => {
     const value = await result;
@@ -119,6 +121,8 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
       ),
     "agent.acknowledge": (p) => recorded(p.key, { kind: "acknowledged" }, acknowledgements.acknowledge(p.key)),
     "agent.unacknowledge": (p) => recorded(p.key, { kind: "unacknowledged" }, acknowledgements.unacknowledge(p.key)),
+    "agent.review": (p) => recorded(p.key, { kind: "reviewed" }, reviews.review(p.key)),
+    "agent.unreview": (p) => recorded(p.key, { kind: "unreviewed" }, reviews.unreview(p.key, p.turnCount)),
     "agent.snooze": (p) => recorded(p.key, { kind: "snoozed", until: p.until === null ? null : Date.parse(p.until) }, deps.snoozes.snooze(p.key, p.until)),
     "agent.unsnooze": (p) => recorded(p.key, { kind: "unsnoozed" }, deps.snoozes.unsnooze(p.key)),
     "handled.list": (p) => ({ entries: handled.since(p.since) }),

@@ -14,7 +14,9 @@ export class FleetSettingsControl {
     private readonly publish: (event: BridgeEvent) => void,
     /** The stalled clock must be re-armed when the quiet time changes. */
     private readonly stalledAfterChanged: () => void,
-  ) {}
+  ) {
+    model.setReviewsListed(registry.settings.finishedWithChangesInInbox);
+  }
 
   get notificationsPaused(): boolean {
     return this.registry.settings.notificationsPaused;
@@ -36,6 +38,7 @@ export class FleetSettingsControl {
     });
     this.policy.updateSettings(next.notifications, next.contextWarningPercent);
     this.model.setStalledAfter(next.stalledAfterMs);
+    this.model.setReviewsListed(next.finishedWithChangesInInbox);
     this.stalledAfterChanged();
     const view = this.view();
     this.publish({ type: "settings", settings: view });

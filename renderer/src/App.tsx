@@ -19,14 +19,13 @@ import { SettingsDialog } from "./components/SettingsDialog";
 import { SnoozedList } from "./components/SnoozedList";
 import { DiffView } from "./components/DiffView";
 import { UsageTotals } from "./components/UsageTotals";
-import { withFinishedChanges } from "../../shared/fleet/changes-usage";
 import { diffView } from "./state/diff-view";
 import { useNow } from "./components/common";
 import { useFleetFacts } from "./state/fleet-facts";
 import { commands } from "./state/commands";
 import { dispatch } from "./state/dispatch";
 import { focusTargets, focusWhenStill, paneShown } from "./state/focus";
-import { buildRows, filtersActive, finishedWithChangesInInbox, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
+import { buildRows, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
 import { useDiscovery } from "./state/discovery";
 import { useFleet } from "./state/store";
 
@@ -94,12 +93,8 @@ export function App() {
   // One "needs you" count (shared/fleet/needs.ts) for the top bar, the Inbox badge and the tab (state/tab.ts).
   const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments, snoozed, now), [facts, snoozed, now]);
   const providerList = useMemo(() => providers(facts.agents), [facts]);
-  const changesSeen = useFleet((s) => s.changesSeen);
-  const finishedInInbox = useFleet(finishedWithChangesInInbox);
-  const inboxNow = useMemo(
-    () => withFinishedChanges(inbox(facts.agents, filters, search, snoozed, now), facts.agents.values(), changesSeen, finishedInInbox),
-    [facts, filters, search, snoozed, now, changesSeen, finishedInInbox],
-  );
+  // Review items are needs like any other (shared/fleet/needs.ts), so the inbox counts them as the badge does.
+  const inboxNow = useMemo(() => inbox(facts.agents, filters, search, snoozed, now), [facts, filters, search, snoozed, now]);
   const pane = paneView(view, inboxNow.items.length);
   // Every agent of the fleet the search and filters match, whichever pane shows (components/SearchScope.tsx).
   const fleetMatches = useMemo(() => selectableRows(rows).length, [rows]);

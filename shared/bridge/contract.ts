@@ -167,6 +167,10 @@ export const BridgeRequests = {
   "agent.acknowledge": z.object({ key: Key }),
   /** Brings an acknowledged agent back into "need you" (the undo of `agent.acknowledge`; unsettled in T3 too where it can). */
   "agent.unacknowledge": z.object({ key: Key }),
+  /** The user reviewed the changes of the agent's latest turn: it leaves "need you" until a later turn changes files. */
+  "agent.review": z.object({ key: Key }),
+  /** The undo of `agent.review`: the turn marked reviewed goes back to what it was (`turnCount`, null: none). */
+  "agent.unreview": z.object({ key: Key, turnCount: z.number().int().nonnegative().nullable() }),
   /**
    * Puts the agent aside until `until` in T3 itself where the server has snooze (else T3 Fleet keeps it);
    * null: until what it needs changes, which only T3 Fleet can keep (T3's snooze is time-based). What
@@ -411,6 +415,9 @@ export interface BridgeResults {
   "agent.acknowledge": { key: string; onServer: "settled" | "local"; note: string | null };
   /** "unsettled": T3 took it back too; "local": the fleet's acknowledgement is gone, `note` says why T3 did not follow when it was asked. */
   "agent.unacknowledge": { key: string; onServer: "unsettled" | "local"; note: string | null };
+  /** `turnCount`: the turn now marked reviewed; `previous`: the one before (what the undo restores). */
+  "agent.review": { key: string; turnCount: number; previous: number | null };
+  "agent.unreview": { key: string };
   /** "snoozed": T3 took the snooze (every client sees it); "local": T3 Fleet keeps it (the agent's `fleetSnooze`), `note` says why when T3 was asked and did not take it. */
   "agent.snooze": { key: string; onServer: "snoozed" | "local"; until: string | null; note: string | null };
   /** "unsnoozed": T3 woke the thread it held snoozed; "local": T3 held no snooze (or could not be asked, `note` says why). */

@@ -7,14 +7,12 @@ import {
   compactCount,
   contextTotalWords,
   contextWords,
-  finishedWithChanges,
   finishedWords,
   latestChanges,
   nearContextLimit,
   tokenWords,
   totalWords,
   usageTotals,
-  withFinishedChanges,
 } from "./changes-usage";
 
 const turn = (turnCount: number, status: TurnChanges["status"], files: [number, number][]): TurnChanges => ({
@@ -149,39 +147,22 @@ describe("usage totals", () => {
   });
 });
 
-describe("finished with changes (the optional inbox item)", () => {
-  const finished = agent({
-    key: "e/done",
-    status: "idle",
-    updatedAt: "2026-12-01T10:00:00.000Z",
-    changes: [
-      turn(1, "ready", [[1, 0]]),
-      turn(2, "ready", [
-        [3, 1],
-        [2, 2],
-        [1, 0],
-      ]),
-    ],
-  });
-  it("lists an agent whose turn ended with changes until the user looks at that turn", () => {
-    expect(finishedWithChanges(finished, undefined)).toBe(true);
-    expect(finishedWithChanges(finished, 1)).toBe(true);
-    expect(finishedWithChanges(finished, 2)).toBe(false);
-    expect(finishedWords(finished)).toBe("finished: 3 files changed");
-  });
-
-  it("not while it runs, nor for a turn without files or checkpoint", () => {
-    expect(finishedWithChanges({ ...finished, status: "running" }, undefined)).toBe(false);
-    expect(finishedWithChanges(agent({ status: "idle", changes: [turn(1, "ready", [])] }), undefined)).toBe(false);
-    expect(finishedWithChanges(agent({ status: "idle", changes: [turn(1, "missing", [])] }), undefined)).toBe(false);
-  });
-
-  it("joins the inbox after what needs the user, only when the setting is on", () => {
-    const blocked = agent({ key: "e/blocked", status: "needs-approval" });
-    const inbox = { items: [blocked], snoozed: 0 };
-    expect(withFinishedChanges(inbox, [blocked, finished], new Map(), false)).toBe(inbox);
-    expect(withFinishedChanges(inbox, [blocked, finished], new Map(), true).items.map((item) => item.key)).toEqual(["e/blocked", "e/done"]);
-    expect(withFinishedChanges(inbox, [blocked, finished], new Map([["e/done", 2]]), true).items).toHaveLength(1);
-    expect(withFinishedChanges(inbox, [blocked, finished], new Map(), true, () => false).items).toHaveLength(1);
+describe("finished with changes", () => {
+  it("names how many files the latest turn changed", () => {
+    expect(
+      finishedWords(
+        agent({
+          status: "idle",
+          changes: [
+            turn(1, "ready", [[1, 0]]),
+            turn(2, "ready", [
+              [3, 1],
+              [2, 2],
+              [1, 0],
+            ]),
+          ],
+        }),
+      ),
+    ).toBe("finished: 3 files changed");
   });
 });

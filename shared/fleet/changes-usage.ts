@@ -184,36 +184,8 @@ export function contextTotalWords(total: UsageTotal): string {
   return `context now ${compactCount(total.context)} over ${total.contextReported} of ${agentWords(total.agents)}`;
 }
 
-/** Statuses in which an agent's turn has ended (nothing runs, starts or waits for it). */
-const TURN_ENDED = new Set<AgentView["status"]>(["idle", "interrupted", "ended"]);
-
-/**
- * An agent whose latest turn ended with changed files the user has not looked at (opened its diff
- * or acknowledged) since: `seenTurnCount` is the latest turn they looked at.
- */
-export function finishedWithChanges(agent: AgentView, seenTurnCount: number | undefined): boolean {
-  const latest = latestChanges(agent);
-  return latest !== null && latest.status === "ready" && latest.files > 0 && TURN_ENDED.has(agent.status) && latest.turnCount > (seenTurnCount ?? 0);
-}
-
 /** "finished: 3 files changed". */
 export function finishedWords(agent: AgentView): string {
   const files = latestChanges(agent)?.files ?? 0;
   return `finished: ${files} ${files === 1 ? "file" : "files"} changed`;
-}
-
-/** The inbox items, then (when the setting is on) agents finished with changes not looked at yet, newest first. */
-export function withFinishedChanges<T extends { items: AgentView[] }>(
-  inbox: T,
-  agents: Iterable<AgentView>,
-  seen: ReadonlyMap<string, number>,
-  on: boolean,
-  accept: (agent: AgentView) => boolean = () => true,
-): T {
-  if (!on) return inbox;
-  const listed = new Set(inbox.items.map((agent) => agent.key));
-  const finished = [...agents]
-    .filter((agent) => !listed.has(agent.key) && accept(agent) && finishedWithChanges(agent, seen.get(agent.key)))
-    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
-  return finished.length ? { ...inbox, items: [...inbox.items, ...finished] } : inbox;
 }

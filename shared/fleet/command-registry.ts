@@ -19,8 +19,6 @@ export interface CommandContext {
   undoable?: boolean;
   /** The agent is snoozed (by this window or in T3) and can be woken. */
   agentSnoozed?: boolean;
-  /** The agent is in the inbox as "finished with changes" the user has not looked at (shared/fleet/changes-usage.ts). */
-  changesUnseen?: boolean;
 }
 
 export type CommandSurface = "palette" | "keys" | "tray";
@@ -82,7 +80,15 @@ const SPECS = [
     label: "Acknowledge the failure",
     keys: ["x"],
     surfaces: ["palette", "keys"],
-    enabled: (c) => Boolean(c.agent && (acknowledgeable(c.agent) || c.changesUnseen)),
+    enabled: (c) => Boolean(c.agent && acknowledgeable(c.agent)),
+  },
+  {
+    id: "agent.mark-reviewed",
+    label: "Mark the changes reviewed",
+    keywords: "review reviewed seen done diff changes",
+    keys: ["e"],
+    surfaces: ["palette", "keys"],
+    enabled: (c) => c.agent?.review === true,
   },
   { id: "agent.snooze", label: "Snooze until it changes", keys: ["s"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },
   { id: "agent.snooze-hour", label: "Snooze for an hour", keys: ["S"], surfaces: ["palette", "keys"], enabled: (c) => Boolean(c.agent && needsYou(c.agent)) },

@@ -14,6 +14,9 @@ export type HandledAction =
   | { kind: "answered" }
   | { kind: "acknowledged" }
   | { kind: "unacknowledged" }
+  /** Marked the changes of its latest turn reviewed (shared/fleet/needs.ts awaitsReview), and the undo. */
+  | { kind: "reviewed" }
+  | { kind: "unreviewed" }
   /** `until`: when it wakes (ms since epoch); null: until what it needs changes. */
   | { kind: "snoozed"; until: number | null }
   | { kind: "unsnoozed" }
@@ -82,6 +85,10 @@ export function handledWords(entry: Pick<HandledEntry, "agent" | "machine" | "ac
       return `Acknowledged ${who}`;
     case "unacknowledged":
       return `Brought back ${who}: no longer acknowledged`;
+    case "reviewed":
+      return `Marked the changes of ${who} reviewed`;
+    case "unreviewed":
+      return `Brought back ${who}: changes not reviewed`;
     case "snoozed":
       return `Snoozed ${who} ${wakeWords(action.until, time)}`;
     case "unsnoozed":

@@ -430,3 +430,31 @@ describe("memory", () => {
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "spawn codex ENOENT" });
   });
 });
+
+describe("review items (issue 40)", () => {
+  const files = (count: number) => Array.from({ length: count }, (_, index) => ({ path: `f${index}`, kind: "modified" as const, additions: 1, deletions: 0 }));
+  const turn = (turnCount: number) => ({ turnCount, runId: null, status: "ready" as const, files: files(3), completedAt: null });
+
+  it("an agent that finished with changes needs the user while the setting lists them, until its latest turn is marked reviewed", () => {
+    const row = recordedRow("t3-0.0.24/shell-row-completed.json");
+    snapshot(row);
+    const key = `env-a/${row.id}`;
+    model.setThreadDetail("env-a", row.id, { ...noDetail, changes: [turn(1)] });
+    expect(model.agent(key)?.review).toBeUndefined();
+    expect(model.counts().needsYou).toBe(0);
+    model.setReviewsListed(true);
+    expect(model.agent(key)?.review).toBe(true);
+    expect(model.counts().needsYou).toBe(1);
+    model.setReviewed(key, 1);
+    expect(model.agent(key)?.review).toBeUndefined();
+    expect(model.counts().needsYou).toBe(0);
+    // A later turn that changes files needs the user again; the undo puts back what was reviewed before.
+    model.setThreadDetail("env-a", row.id, { ...noDetail, changes: [turn(1), turn(2)] });
+    expect(model.counts().needsYou).toBe(1);
+    model.setReviewed(key, 2);
+    model.setReviewed(key, 1);
+    expect(model.agent(key)?.review).toBe(true);
+    model.setReviewsListed(false);
+    expect(model.counts().needsYou).toBe(0);
+  });
+});

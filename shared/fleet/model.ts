@@ -6,6 +6,7 @@ import { attentionFingerprint } from "./acknowledge";
 import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
 import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
 import { activeSnooze } from "./snooze";
+import { awaitsReview } from "./needs";
 import { subagentRollup } from "./subagents";
 import {
   type AgentView,
@@ -105,6 +106,10 @@ export class FleetModel {
   private readonly acknowledgements = new Map<string, string>();
   /** agent key → the snooze T3 Fleet keeps where T3 does not (shared/fleet/snooze.ts). */
   private readonly snoozes = new Map<string, FleetSnooze>();
+  /** agent key → the latest turn (its count) whose changes the user marked reviewed. */
+  private readonly reviewed = new Map<string, number>();
+  /** The user lists agents that finished with changes not reviewed yet (Settings): they need the user. */
+  private reviewsListed = false;
 
   private readonly options: FleetModelOptions;
 
@@ -388,6 +393,31 @@ export class FleetModel {
     if (acknowledged !== entry.view.acknowledged) this.batch(() => this.refresh(env, threadId));
   }
 
+  // ------------------------------------------------------------------ reviews (shared/fleet/needs.ts awaitsReview)
+
+  /** Whether agents that finished with changes not reviewed yet need the user (a setting). */
+  setReviewsListed(on: boolean): void {
+    if (on === this.reviewsListed) return;
+    this.reviewsListed = on;
+    this.batch(() => {
+      for (const env of this.envs.values()) for (const threadId of [...env.entries.keys()]) this.refresh(env, threadId);
+    });
+  }
+
+  /** The latest turn whose changes the user marked reviewed (null: none), and refreshes the agent's view. */
+  setReviewed(key: string, turnCount: number | null): void {
+    if (turnCount === null) this.reviewed.delete(key);
+    else this.reviewed.set(key, turnCount);
+    const [environmentId, threadId] = splitKey(key);
+    const env = this.envs.get(environmentId);
+    if (env?.entries.has(threadId)) this.batch(() => this.refresh(env, threadId));
+  }
+
+  /** The turn marked reviewed for this agent, if any. */
+  reviewedTurn(key: string): number | null {
+    return this.reviewed.get(key) ?? null;
+  }
+
   // ------------------------------------------------------------------ snoozes T3 Fleet keeps
 
   /** Sets (or with null clears) the snooze T3 Fleet keeps for an agent and refreshes its view. */
@@ -531,6 +561,7 @@ export class FleetModel {
     view.acknowledged = acknowledged !== undefined && acknowledged === attentionFingerprint(view, facts);
     const snooze = this.snoozes.get(key);
     if (snooze) view.fleetSnooze = snooze;
+    if (this.reviewsListed && awaitsReview(view, this.reviewed.get(key))) view.review = true;
     entry.view = view;
     if (shown.status === "running" || shown.status === "starting") this.timed.add(key);
     else this.timed.delete(key);

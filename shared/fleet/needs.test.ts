@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { byUrgency, needClass, needsYou, tallyNeeds } from "./needs";
+import type { TurnChanges } from "./facts";
+import { awaitsReview, byUrgency, needClass, needsYou, tallyNeeds } from "./needs";
 import type { AgentView } from "./types";
 import { agentView } from "./views.testkit";
 
@@ -106,5 +107,38 @@ describe("the tally every surface shows", () => {
     const before = tallyNeeds(agents).needYou.map((agent) => agent.key);
     expect(tallyNeeds(agents.map(offline)).needYou.map((agent) => agent.key)).toEqual(before);
     expect(before).toHaveLength(2);
+  });
+});
+
+describe("review items: agents that finished with changes not reviewed (issue 40)", () => {
+  const turn = (turnCount: number, files: number, status: TurnChanges["status"] = "ready"): TurnChanges => ({
+    turnCount,
+    runId: null,
+    status,
+    files: Array.from({ length: files }, (_, index) => ({ path: `f${index}`, kind: "modified", additions: 1, deletions: 0 })),
+    completedAt: null,
+  });
+  const finished = agentView("done", "idle", { changes: [turn(1, 1), turn(2, 3)] });
+
+  it("awaits review until its latest turn is marked reviewed; not while it runs, nor for a turn without files or checkpoint", () => {
+    expect(awaitsReview(finished, undefined)).toBe(true);
+    expect(awaitsReview(finished, 1)).toBe(true);
+    expect(awaitsReview(finished, 2)).toBe(false);
+    expect(awaitsReview({ ...finished, status: "running", lastKnownStatus: "running" }, undefined)).toBe(false);
+    expect(awaitsReview(agentView("empty", "idle", { changes: [turn(1, 0)] }), undefined)).toBe(false);
+    expect(awaitsReview(agentView("lost", "idle", { changes: [turn(1, 2, "missing")] }), undefined)).toBe(false);
+    // As of: its machine away, what was last confirmed.
+    expect(awaitsReview(offline(finished), undefined)).toBe(true);
+  });
+
+  it("a review item needs you, after every other class, and counts in the one tally (never acknowledged away)", () => {
+    const review = agentView("done", "idle", { review: true, lastActivityAt: ago(60 * MINUTE) });
+    expect(needClass(review)).toBe("review");
+    expect(needsYou(review)).toBe(true);
+    expect(needsYou({ ...review, acknowledged: true })).toBe(true);
+    const stalled = agentView("st", "running", { stalled: true, lastActivityAt: ago(MINUTE) });
+    const tally = tallyNeeds([review, stalled, agentView("i", "idle")]);
+    expect(tally.needYou.map((agent) => agent.threadId)).toEqual(["st", "done"]);
+    expect([review, stalled].sort(byUrgency).map((agent) => agent.threadId)).toEqual(["st", "done"]);
   });
 });

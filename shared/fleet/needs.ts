@@ -8,11 +8,13 @@ import type { AgentStatus, AgentView } from "./types";
  * What an agent needs from the user, most urgent first:
  * - "decision": an approval, a question or a provider login blocks it until the user answers;
  * - "failure": its turn failed, one of its native subagents failed, or its start is stuck (stop it or send anyway);
- * - "stall": it runs but nothing happened for the stall time, or the provider holds it up.
+ * - "stall": it runs but nothing happened for the stall time, or the provider holds it up;
+ * - "review": its turn ended with changed files the user has not marked reviewed (only when they
+ *   asked for these in Settings; `awaitsReview`, applied by the model as `AgentView.review`).
  */
-export type NeedClass = "decision" | "failure" | "stall";
+export type NeedClass = "decision" | "failure" | "stall" | "review";
 
-export const NEED_CLASSES: readonly NeedClass[] = ["decision", "failure", "stall"];
+export const NEED_CLASSES: readonly NeedClass[] = ["decision", "failure", "stall", "review"];
 
 /** The status to judge a need by: while its machine is away, what was last confirmed (shown "as of" then). */
 export function asOfStatus(agent: Pick<AgentView, "status" | "lastKnownStatus">): AgentStatus {
@@ -20,7 +22,7 @@ export function asOfStatus(agent: Pick<AgentView, "status" | "lastKnownStatus">)
 }
 
 /** What a need is judged by: the agent's status, its stall and its native subagents (a failed one is the agent's failure to look at). */
-export type NeedInput = Pick<AgentView, "status" | "lastKnownStatus" | "stalled" | "subagents">;
+export type NeedInput = Pick<AgentView, "status" | "lastKnownStatus" | "stalled" | "subagents" | "review">;
 
 /** The class of what the agent needs from the user, or null when it needs nothing. Acknowledgements and snoozes are not applied here. */
 export function needClass(agent: NeedInput): NeedClass | null {
@@ -34,8 +36,24 @@ export function needClass(agent: NeedInput): NeedClass | null {
       return "failure";
     default:
       if (subagentFailed(agent)) return "failure";
-      return asOfStatus(agent) === "running" && agent.stalled ? "stall" : null;
+      if (asOfStatus(agent) === "running" && agent.stalled) return "stall";
+      return agent.review ? "review" : null;
   }
+}
+
+/** Statuses in which an agent's turn has ended: nothing runs, starts or waits for it. */
+const TURN_ENDED = new Set<AgentStatus>(["idle", "interrupted", "ended"]);
+
+/**
+ * Its latest turn ended (as of, while its machine is away) with changed files T3 could read, newer
+ * than the last turn the user marked reviewed (`reviewedTurn`, the turn's count). The model applies
+ * it as `AgentView.review` while the user lists these in the inbox (Settings).
+ */
+export function awaitsReview(agent: Pick<AgentView, "status" | "lastKnownStatus" | "changes">, reviewedTurn: number | undefined): boolean {
+  const latest = agent.changes?.at(-1);
+  return (
+    latest !== undefined && latest.status === "ready" && latest.files.length > 0 && TURN_ENDED.has(asOfStatus(agent)) && latest.turnCount > (reviewedTurn ?? 0)
+  );
 }
 
 /**
@@ -60,7 +78,8 @@ export function failedNow(agent: Pick<AgentView, "status" | "lastKnownStatus" | 
  */
 export function needsYou(agent: NeedInput & Pick<AgentView, "acknowledged">): boolean {
   const need = needClass(agent);
-  return need === "decision" || (need !== null && !agent.acknowledged);
+  // A review is marked reviewed (which ends it), never acknowledged away.
+  return need === "decision" || need === "review" || (need !== null && !agent.acknowledged);
 }
 
 /** Since when the agent has waited for the user: its oldest open request, else its last activity. */

@@ -191,6 +191,15 @@ describe("tray", () => {
     });
   });
 
+  it("counts and lists an agent that finished with changes not reviewed, as the window does (issue 40)", () => {
+    const review = agentView("r", "idle", { title: "Refactor", review: true });
+    const model = trayModel([environmentView({ counts: { idle: 1 } })], [review], false, NOW);
+    expect(model.variant).toBe("needs-you");
+    expect(model.tooltip).toContain("1 needs you");
+    expect(model.items).toContainEqual(expect.objectContaining({ kind: "agent", agentKey: "e/r" }));
+    expect(tabTitle(fleetCounts([environmentView()], [review]).needsYou, true)).toBe("1 needs you — T3 Fleet");
+  });
+
   it("caps the agents listed and says how many more", () => {
     const agents = Array.from({ length: TRAY_AGENT_LIMIT + 3 }, (_, i) => agentView(`t${String(i).padStart(2, "0")}`, "failed"));
     const model = trayModel([environmentView()], agents, true, NOW);

@@ -141,6 +141,11 @@ export interface AgentView {
   changes?: TurnChanges[];
   /** Token use and context fill as T3 last reported them; absent: not reported. */
   usage?: UsageFacts;
+  /**
+   * Its turn ended with changes the user has not marked reviewed, and the user asked for these in
+   * the inbox (Settings): a need like any other (shared/fleet/needs.ts awaitsReview). Absent: not.
+   */
+  review?: true;
 }
 
 export interface FleetCounts {

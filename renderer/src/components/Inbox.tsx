@@ -5,9 +5,8 @@ import { useEffect, useRef } from "react";
 import type { AgentView } from "../../../shared/fleet/types";
 import { waitingSince } from "../../../shared/fleet/views";
 import { idWords, lastKnownWords, plainText, stalledWords } from "../../../shared/fleet/words";
-import { needsUser } from "../../../shared/fleet/types";
-import { finishedWords, latestChanges } from "../../../shared/fleet/changes-usage";
-import { asOfStatus } from "../../../shared/fleet/needs";
+import { finishedWords } from "../../../shared/fleet/changes-usage";
+import { asOfStatus, needClass } from "../../../shared/fleet/needs";
 import { failedSubagentWords } from "../../../shared/fleet/subagents";
 import { ChangesTag } from "./ChangesTag";
 import { commands } from "../state/commands";
@@ -34,8 +33,8 @@ function currentNeedWords(agent: AgentView, now: number): string {
   if (subagentFailure && asOfStatus(agent) !== "failed" && asOfStatus(agent) !== "stuck") return subagentFailure;
   if (agent.heldUp) return `held up: ${agent.reason ?? "the provider is waiting"}`;
   if (agent.stalled) return stalledWords(agent, now);
-  // Listed only for its changes (the optional "finished with changes" item, shared/fleet/changes-usage.ts).
-  if (!needsUser(agent.status) && latestChanges(agent)) return finishedWords(agent);
+  // Listed for its changes waiting for review (shared/fleet/needs.ts awaitsReview).
+  if (needClass(agent) === "review") return `${finishedWords(agent)} · e marks them reviewed`;
   return agent.reason ?? lastKnownWords(agent);
 }
 
@@ -101,7 +100,15 @@ export function InboxList({
         </span>
       </header>
       {items.length === 0 ? (
-        <div className="empty" data-testid="inbox-empty">
+        // Focus lands here when the last item is handled (state/focus.ts keepFocusOffBody): the list, even empty.
+        <div
+          ref={(element) => {
+            paneRef.current = element;
+          }}
+          className="empty"
+          data-testid="inbox-empty"
+          tabIndex={-1}
+        >
           <p>
             {search
               ? `Nothing that needs you matches “${search}”.`

@@ -122,7 +122,7 @@ function ChangesSettings({ settings }: { settings: FleetSettingsView }) {
           checked={settings.finishedWithChangesInInbox}
           onChange={(event) => void commands.updateSettings({ finishedWithChangesInInbox: event.target.checked })}
         />
-        List agents that finished with changes I have not looked at in the inbox
+        List agents that finished with changes I have not reviewed in the inbox (e marks them reviewed)
       </label>
       <label>
         Flag an agent that will not compact when its context is this full (percent)

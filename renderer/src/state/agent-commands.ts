@@ -138,6 +138,23 @@ export const agentCommands = {
     return done !== undefined;
   },
 
+  /** The changes of the agent's latest turn are reviewed: it leaves "need you" until a later turn changes files. */
+  async markReviewed(key: string): Promise<void> {
+    const names = named(key);
+    const before = inboxKeys();
+    const done = await run(`agent:${key}`, () => requireBridge().request("agent.review", { key }));
+    if (done) confirmDone(names, { kind: "reviewed" }, { kind: "unreview", key, turnCount: done.previous });
+    if (done) advanceInbox(key, before);
+  },
+
+  /** Brings the agent's changes back as not reviewed (the undo of markReviewed). */
+  async unreview(key: string, turnCount: number | null, place = `agent:${key}`): Promise<boolean> {
+    const names = named(key);
+    const done = await run(place, () => requireBridge().request("agent.unreview", { key, turnCount }));
+    if (done) confirmDone(names, { kind: "unreviewed" }, null);
+    return done !== undefined;
+  },
+
   /** Wakes a snoozed agent: the service drops the snooze T3 Fleet keeps, and T3 ends the one it holds. */
   async unsnooze(key: string, place = `agent:${key}`): Promise<boolean> {
     const names = named(key);
@@ -154,7 +171,12 @@ export const agentCommands = {
     const undo = confirmation?.undo;
     if (!confirmation || !undo) return;
     useFleet.getState().clearConfirmation(confirmation.id);
-    const undone = undo.kind === "unsnooze" ? await agentCommands.unsnooze(undo.key, "undo") : await agentCommands.unacknowledge(undo.key, "undo");
+    const undone =
+      undo.kind === "unsnooze"
+        ? await agentCommands.unsnooze(undo.key, "undo")
+        : undo.kind === "unreview"
+          ? await agentCommands.unreview(undo.key, undo.turnCount, "undo")
+          : await agentCommands.unacknowledge(undo.key, "undo");
     if (undone) void navigation.openAgent(undo.key).then(focusWhenStill("panel"));
   },
 

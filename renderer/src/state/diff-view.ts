@@ -1,6 +1,6 @@
 // Showing a diff: the window asks the service for it (bridge `agent.diff`, read from T3 only now,
-// electron/fleet/diffs.ts) and keeps the answer in the diff slice. Opening an agent's diff counts as
-// having looked at its changes (the "finished with changes" inbox item then clears). A diff that
+// electron/fleet/diffs.ts) and keeps the answer in the diff slice. Opening a diff reviews nothing by
+// itself: the user marks changes reviewed (e), with a receipt and Undo (agent-commands.ts). A diff that
 // could not be read because its machine was away is read again by itself once the machine is back.
 import { errorMessage, requireBridge, tracked } from "./requests";
 import type { DiffRequest, DiffShown } from "./slices/diff";
@@ -10,9 +10,6 @@ export const diffView = {
   async show(key: string, scope: DiffRequest): Promise<void> {
     const store = useFleet.getState();
     store.showDiff({ key, scope, result: null, error: null });
-    const agent = store.agents.get(key);
-    const newest = agent?.changes?.at(-1)?.turnCount;
-    if (newest !== undefined) store.markChangesSeen(key, newest);
     const current = () => {
       const shown = useFleet.getState().diff;
       return shown !== null && shown.key === key && JSON.stringify(shown.scope) === JSON.stringify(scope);

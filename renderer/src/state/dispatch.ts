@@ -5,7 +5,6 @@ import { command, type CommandContext, type CommandId, keyHint } from "../../../
 import type { ApprovalDecision } from "../../../shared/fleet/facts";
 import { activeSnooze } from "../../../shared/fleet/snooze";
 import type { AgentView } from "../../../shared/fleet/types";
-import { finishedWithChanges } from "../../../shared/fleet/changes-usage";
 import { acknowledgeable } from "../../../shared/fleet/views";
 import { agentCommands } from "./agent-commands";
 import { focusTargets, focusWhenStill, paneShown } from "./focus";
@@ -16,7 +15,7 @@ import { links } from "./links";
 import { machineCommands } from "./machine-commands";
 import { navigation } from "./navigation";
 import { newAgent } from "./new-agent";
-import { displayAgent, displayFacts, finishedWithChangesInInbox, glance, nextNeedingYou, paneView } from "./selectors";
+import { displayAgent, displayFacts, glance, nextNeedingYou, paneView } from "./selectors";
 import { settingsCommands } from "./settings-commands";
 import { useFleet } from "./store";
 
@@ -54,7 +53,6 @@ export function commandContext(target?: string): CommandContext {
     grouping: state.grouping,
     undoable: state.confirmation?.undo != null,
     agentSnoozed: agent !== null && activeSnooze(agent, state.snoozed.get(agent.key), Date.now()) !== null,
-    changesUnseen: Boolean(agent && finishedWithChangesInInbox(state) && finishedWithChanges(agent, state.changesSeen.get(agent.key))),
   };
 }
 
@@ -135,14 +133,11 @@ function focusAnswer(_id: CommandId, agent: AgentView | null): void {
 }
 
 function acknowledge(_id: CommandId, agent: AgentView | null): void {
-  if (!agent) return;
-  // A "finished with changes" item is acknowledged by marking its latest turn seen, in this window.
-  if (!acknowledgeable(agent)) {
-    const latest = agent.changes?.at(-1);
-    if (latest) useFleet.getState().markChangesSeen(agent.key, latest.turnCount);
-    return;
-  }
-  void agentCommands.acknowledge(agent.key);
+  if (agent && acknowledgeable(agent)) void agentCommands.acknowledge(agent.key);
+}
+
+function markReviewed(_id: CommandId, agent: AgentView | null): void {
+  if (agent) void agentCommands.markReviewed(agent.key);
 }
 
 function snooze(id: CommandId, agent: AgentView | null): void {
@@ -222,6 +217,7 @@ const handlers = {
   decideApproval,
   focusAnswer,
   acknowledge,
+  markReviewed,
   snooze,
   interrupt,
   stop,
@@ -258,6 +254,7 @@ const HANDLERS: Record<CommandId, HandlerName> = {
   "agent.decline": "decideApproval",
   "agent.answer": "focusAnswer",
   "agent.acknowledge": "acknowledge",
+  "agent.mark-reviewed": "markReviewed",
   "agent.snooze": "snooze",
   "agent.snooze-hour": "snooze",
   "agent.unsnooze": "unsnooze",
@@ -320,6 +317,12 @@ function sayNothingToUndo(): void {
 
 const NOTHING_TO_UNDO = "Nothing to undo";
 
+/** `x` on changes waiting for review says which key ends them, rather than doing nothing. */
+function sayHowToReview(key: string): void {
+  const how = command("agent.mark-reviewed");
+  useFleet.getState().commandFailed(`agent:${key}`, `These changes are not a failure to acknowledge: ${how.label.toLowerCase()} with ${keyHint(how)}.`);
+}
+
 /**
  * Runs a registry command when the registry enables it now. A decision key (a, A, d) pressed on the
  * list opens the selected agent instead, so a key decides only what is on screen; the palette and
@@ -335,6 +338,7 @@ export function dispatch(id: CommandId, source: CommandSource, target?: string):
         : null;
   if (!handler) {
     if (id === "action.undo") sayNothingToUndo();
+    else if (id === "agent.acknowledge" && currentAgent(target)?.review) sayHowToReview(currentAgent(target)!.key);
     else sayWhyUnreachable(id);
     return;
   }

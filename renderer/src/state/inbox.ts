@@ -1,7 +1,6 @@
 // The inbox as the window shows it, and Linear's triage: after an item is handled from the inbox,
 // its next item opens.
-import { withFinishedChanges } from "../../../shared/fleet/changes-usage";
-import { displayFacts, finishedWithChangesInInbox, inbox } from "./selectors";
+import { displayFacts, inbox } from "./selectors";
 import { focusTargets, focusWhenStill } from "./focus";
 import { navigation } from "./navigation";
 import { useFleet } from "./store";
@@ -10,12 +9,7 @@ import { useFleet } from "./store";
 export function currentInbox(): ReturnType<typeof inbox> {
   const state = useFleet.getState();
   const agents = displayFacts(state.agents, state.bridgeLostAt);
-  return withFinishedChanges(
-    inbox(agents, state.filters, state.search, state.snoozed, Date.now()),
-    agents.values(),
-    state.changesSeen,
-    finishedWithChangesInInbox(state),
-  );
+  return inbox(agents, state.filters, state.search, state.snoozed, Date.now());
 }
 
 export const inboxKeys = (): string[] => currentInbox().items.map((agent) => agent.key);

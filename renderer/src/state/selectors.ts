@@ -341,6 +341,3 @@ export function paneView(choice: PaneView | null, needYou: number): PaneView {
 
 /** Context fill (percent) at which an agent that will not compact is flagged. */
 export const contextWarningPercent = (state: Pick<FactsSlice, "settings">): number => state.settings?.contextWarningPercent ?? DEFAULT_CONTEXT_WARNING_PERCENT;
-
-/** Whether the inbox also lists agents that finished with changes the user has not looked at. */
-export const finishedWithChangesInInbox = (state: Pick<FactsSlice, "settings">): boolean => state.settings?.finishedWithChangesInInbox ?? false;

@@ -7,10 +7,7 @@ import type { HandledEntry } from "../../../../shared/fleet/handled";
 import type { FleetState } from "../store";
 
 /** How an action is taken back: only what T3 (or the window) can reverse. */
-export interface Undo {
-  kind: "unsnooze" | "unacknowledge";
-  key: string;
-}
+export type Undo = { kind: "unsnooze" | "unacknowledge"; key: string } | { kind: "unreview"; key: string; turnCount: number | null };
 
 /** The brief confirmation of the last action: "Approved “npm test” for worker-2 on build-box-2". */
 export interface Confirmation {

@@ -1,5 +1,5 @@
 // The diff the window shows (issue 24): which agent and turn (or the whole thread), while it is
-// read, and what the service answered; and which turns' changes the user looked at. Named actions
+// read, and what the service answered. Named actions
 // only; diff-view.ts reads diffs from the bridge. The changes and usage settings are the service's
 // (selectors.ts reads them from the settings facts).
 import type { StateCreator } from "zustand";
@@ -18,16 +18,10 @@ export interface DiffShown {
 
 export interface DiffSlice {
   diff: DiffShown | null;
-  /** The latest turn (by its count) whose changes the user looked at, per agent. */
-  changesSeen: Map<string, number>;
   showDiff(diff: DiffShown | null): void;
-  markChangesSeen(key: string, turnCount: number): void;
 }
 
 export const createDiffSlice: StateCreator<FleetState, [], [], DiffSlice> = (set) => ({
   diff: null,
-  changesSeen: new Map(),
   showDiff: (diff) => set({ diff }),
-  markChangesSeen: (key, turnCount) =>
-    set((state) => ((state.changesSeen.get(key) ?? 0) >= turnCount ? {} : { changesSeen: new Map(state.changesSeen).set(key, turnCount) })),
 });
