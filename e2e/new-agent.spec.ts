@@ -52,6 +52,12 @@ test.describe("New agent", () => {
   for (const size of SIZES) {
     test(`starts an agent and a child from the palette, keyboard only, at ${size.name}`, async ({ page, fleet }) => {
       await page.setViewportSize({ width: size.width, height: size.height });
+      // The dispatcher announces each command it runs (state/dispatch.ts COMMAND_RUN_EVENT); the page keeps them.
+      await page.addInitScript(() => {
+        const runs: unknown[] = [];
+        (window as unknown as { commandRuns: unknown[] }).commandRuns = runs;
+        window.addEventListener("t3fleet:command", (event) => runs.push((event as CustomEvent).detail));
+      });
       const [upstream] = fleet.sims.servers;
       const [v2] = fleet.sims.v2Servers;
       fleet.sims.createThread(upstream!, { title: "Existing work" });
@@ -118,6 +124,13 @@ test.describe("New agent", () => {
       const child = [...upstream!.engine.threads.keys()].find((id) => id.startsWith("sub."))!;
       const parent = [...upstream!.engine.threads.values()].find((thread) => thread.title === "Summarise the open issues")!.id;
       expect(child.startsWith(`sub.${parent}.`)).toBe(true);
+      // Each way in ran the one dispatcher's handler.
+      const runs = await page.evaluate(() => (window as unknown as { commandRuns: { id: string; source: string; handler: string }[] }).commandRuns);
+      expect(runs.filter((run) => run.id.startsWith("agent.new"))).toEqual([
+        { id: "agent.new", source: "keys", handler: "openNewAgent" },
+        { id: "agent.new", source: "palette", handler: "openNewAgent" },
+        { id: "agent.new-child", source: "palette", handler: "openNewAgent" },
+      ]);
       // Back on the list, the child shows under its parent.
       await page.keyboard.press("Escape");
       const row = page.locator(`[data-testid="agent-row"][data-key="${upstream!.environmentId}/${child}"]`);

@@ -175,6 +175,10 @@ describe("the truth oracle", () => {
     expect(kinds([stored("a", { requests: [refusedByT3] })], fleetOf([agentView("a", "idle")], { deliveries: [refused] }))).toEqual(["receipt"]);
     const inT3Words = { ...refused, reason: "Stale pending approval request" };
     expect(kinds([stored("a", { requests: [refusedByT3] })], fleetOf([agentView("a", "idle")], { deliveries: [inT3Words] }))).toEqual([]);
+    // Refused before it was sent, in the words of the session error T3 stored; T3 later refused another client's answer in its own.
+    const unanswerable = { ...refused, reason: "The approval can no longer be answered: Provider session did not survive a restart." };
+    const failed = stored("a", { state: "failed", error: "Provider session did not survive a restart.", requests: [refusedByT3] });
+    expect(kinds([failed], fleetOf([agentView("a", "failed", { reason: unanswerable.reason })], { deliveries: [unanswerable] }))).toEqual([]);
     const message = delivery({ text: "hello", state: "answered" });
     expect(check([stored("a")], fleetOf([agentView("a", "idle")], { deliveries: [message] }))).toEqual([
       { kind: "receipt", threadId: "a", server: '0 user message(s) "hello"', fleet: "1 shown delivered" },

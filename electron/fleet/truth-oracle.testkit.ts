@@ -248,7 +248,9 @@ function compareReceipts(thread: StoredThreadTruth, key: string, deliveries: Del
       if (delivery.state === "refused" && request?.end === "resolved" && delivery.reason === null) add("receipt", thread.threadId, record, receipt);
       if (delivery.state === "refused" && request && (request.end === "refused" || request.end === "unanswerable") && request.words) {
         const shown = `${delivery.reason ?? ""} ${delivery.serverWords ?? ""}`;
-        if (!shown.includes(request.words)) add("receipt", thread.threadId, record, receipt);
+        // T3's words for why it cannot be answered: its refusal, or the session error it stood under (an answer refused before it was sent).
+        const t3Words = [request.words, thread.error].filter((words): words is string => Boolean(words));
+        if (!t3Words.some((words) => shown.includes(words))) add("receipt", thread.threadId, record, receipt);
       }
     } else if (delivery.kind === "message" && reached && delivery.text !== null) {
       const storedCount = thread.userMessages.filter((text) => text === delivery.text).length;
