@@ -3,33 +3,11 @@
 // machine, pair, find machines. axe-core (injected from node_modules) finds no violation, at any
 // impact, on any view on the way, the offline ones included; a machine dropping off neither wraps
 // the top bar nor shifts the page; every dialog is a dialog element of its own, never a form.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import type { Page } from "@playwright/test";
 import { createV2Thread } from "../sim/protocol2/fleet-hooks";
+import { violations } from "./axe-check";
 import { agentRow, envRow, expect, test } from "./fixtures";
 import { SIZES } from "./sizes";
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[]; failureSummary?: string }[];
-}
-
-/** Every violation on the page as it is now, whatever its impact, in words a failing test can show. */
-async function violations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ content: AXE_SOURCE });
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-  });
-  return found.flatMap((violation) =>
-    violation.nodes.map((node) => `${violation.impact ?? "?"} ${violation.id} (${violation.help}): ${node.target.join(" ")} — ${node.failureSummary ?? ""}`),
-  );
-}
 
 /** Clicks one of the window's actions, through the menu that holds them in a small window. */
 async function windowAction(page: Page, testId: string): Promise<void> {

@@ -40,16 +40,16 @@ test("protocol 2: the agent view lists each turn's files and the context fill; t
   await expect(row.getByTestId("changes-tag")).toHaveText(/^2 files /);
   await row.locator(".agent-title").click();
   const panel = page.getByTestId("agent-panel");
-  // Usage is in the agent's Details; each turn's changes in their own fold (the transcript keeps its room).
-  await panel.getByTestId("agent-details").locator("summary").click();
+  // Usage and the latest turn's changes are shown unexpanded, a line each; every turn's files in their own fold (issue 40).
   await expect(panel.getByTestId("context-fill")).toHaveText(/^\d+ % of 258k; compaction not reported$/);
-  await expect(panel.getByTestId("last-turn-tokens")).toContainText("tokens (input");
+  await expect(panel.getByTestId("last-turn-tokens")).toHaveAttribute("title", /tokens \(input/);
+  await expect(panel.getByTestId("latest-changes")).toHaveText(/^2 files /);
   const changes = panel.getByTestId("changes-usage");
-  await expect(changes.locator("summary")).toHaveText(/^Changes · latest turn: 2 files /);
+  await expect(changes.locator("summary")).toHaveText("All turns (1)");
   await changes.locator("summary").click();
   await expect(changes.getByTestId("turn-changes")).toHaveCount(1);
   await expect(changes.getByTestId("changed-files").locator("li")).toHaveCount(2);
-  await changes.getByTestId("thread-diff").click();
+  await panel.getByTestId("thread-diff").click();
   await expect(page.getByTestId("diff-view").getByTestId("diff-lines")).toContainText("README.md");
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("diff-view")).toBeHidden();
@@ -65,14 +65,13 @@ test("tokens T3 reported and the context fill are shown and summed apart, saying
   await expect(summary).toHaveText(/^Tokens: [\d.]+k tokens T3 reported over 2 of 2 agents · report(s from|ed) .* · context now [\d.]+k over 2 of 2 agents$/);
   await agentRow(page, sim.environmentId, full).locator(".agent-title").click();
   const panel = page.getByTestId("agent-panel");
-  await panel.getByTestId("agent-details").locator("summary").click();
-  const details = panel.getByTestId("agent-details");
-  await expect(details).toContainText("Context fill");
+  const figures = panel.getByTestId("usage-line");
+  await expect(figures).toContainText("Context fill");
   await expect(panel.getByTestId("context-fill")).toHaveText("95 % of 258k; will not compact");
   // T3 0.0.42's input and output figures are its last model request's: said so, and never shown as the thread's.
-  await expect(details).toContainText("Last model request");
-  await expect(panel.getByTestId("last-turn-tokens")).toContainText("tokens (input");
-  await expect(details).toContainText("Thread tokens T3 reported");
+  await expect(figures).toContainText("Last model request");
+  await expect(panel.getByTestId("last-turn-tokens")).toHaveAttribute("title", /tokens \(input/);
+  await expect(figures).toContainText(/Thread [\d.]+k tokens T3 reported/);
   await expect(panel.getByTestId("thread-tokens")).toHaveText(/^[\d.]+k tokens$/);
 });
 

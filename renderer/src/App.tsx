@@ -1,6 +1,7 @@
 import { type MouseEvent, useEffect, useMemo, useRef, useState } from "react";
 import { command, keyHint } from "../../shared/fleet/command-registry";
 import { ActionConfirmation } from "./components/ActionConfirmation";
+import { KeyHints } from "./components/KeyHints";
 import { driverName } from "../../shared/fleet/provider-name";
 import { AgentPanel } from "./components/AgentPanel";
 import { CommandButton } from "./components/CommandButton";
@@ -319,7 +320,6 @@ export function App() {
             Clear
           </button>
         ) : null}
-        <span className="shortcuts">↑↓ move · Enter open · n next · v inbox/fleet · / search · Ctrl+K commands · Esc back</span>
       </nav>
       <Notices />
       <CreationReceipts />
@@ -349,6 +349,7 @@ export function App() {
         )}
         {openKey ? <AgentPanel agentKey={openKey} /> : null}
       </main>
+      <KeyHints pane={pane} />
       {pairingOpen ? <PairingDialog /> : null}
       {settingsOpen ? <SettingsDialog /> : null}
       {newAgentOpen ? <NewAgentDialog /> : null}
@@ -357,7 +358,8 @@ export function App() {
       {findMachinesOpen ? <FindMachines /> : null}
       {listOpen === "handled" ? <HandledToday /> : null}
       {listOpen === "snoozed" ? <SnoozedList /> : null}
-      <ActionConfirmation />
+      {/* With an agent open, the agent view shows it above its composer (AgentPanel.tsx). */}
+      {openKey ? null : <ActionConfirmation />}
     </div>
   );
 }

@@ -3,7 +3,6 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { createBridge } from "./bridge/client";
 import { startEffects } from "./state/bridge-events";
-import { keepFocusOffBody } from "./state/focus";
 import { listenForKeys } from "./state/keys";
 import "./styles/base.css";
 import "./styles/layout.css";
@@ -14,7 +13,6 @@ import "./styles/changes.css";
 
 startEffects(createBridge());
 listenForKeys();
-keepFocusOffBody();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -1,7 +1,8 @@
 // The brief confirmation of the last action (issue 25 point 2): what was done, to which agent, on
 // which machine, with Undo where T3 allows it. Its live region is always rendered, so each
 // confirmation is announced once, politely; it stays long enough to read and to undo, longer while
-// the pointer or focus is on it.
+// the pointer or focus is on it. With an agent open it sits in the agent view, above the composer,
+// taking its own line: laid over the window it covered the composer's Send row (issue 40 point 7).
 import { useEffect, useState } from "react";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
@@ -10,7 +11,7 @@ import { PlaceError } from "./common";
 /** How long a confirmation stays when the user leaves it alone. */
 export const CONFIRMATION_SHOWN_MS = 10_000;
 
-export function ActionConfirmation() {
+export function ActionConfirmation({ inPanel = false }: { inPanel?: boolean }) {
   const confirmation = useFleet((s) => s.confirmation);
   const [held, setHeld] = useState(false);
   useEffect(() => {
@@ -20,7 +21,7 @@ export function ActionConfirmation() {
   }, [confirmation, held]);
   return (
     <div
-      className="action-confirmation"
+      className={`action-confirmation ${inPanel ? "action-confirmation-in-panel" : ""}`}
       data-testid="action-confirmation"
       data-shown={confirmation ? "true" : "false"}
       onMouseEnter={() => setHeld(true)}

@@ -1,7 +1,8 @@
 import { type ReactNode, useEffect, useMemo, useRef, useState } from "react";
 import { ConfirmAction } from "./ConfirmAction";
 import { providerName } from "../../../shared/fleet/provider-name";
-import { ChangesAndUsage, UsageRows } from "./ChangesAndUsage";
+import { ChangesAndUsage } from "./ChangesAndUsage";
+import { ActionConfirmation } from "./ActionConfirmation";
 import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
@@ -78,9 +79,10 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           </span>
         ) : null}
       </header>
-      <p className="panel-where">
+      <div className="panel-where">
         <span className="panel-machine">on {machine}</span> · <Clipped className="panel-project" text={project.title} testId="agent-project-title" />
-      </p>
+        <IdentityDetails agent={agent} machine={machine} path={path} />
+      </div>
       <SnoozeLine agent={agent} now={now} />
       {offline ? (
         <p className="offline-banner" role="status" data-testid="offline-banner">
@@ -95,33 +97,14 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           Below is what it last confirmed; nothing can be sent or answered until it is back.
         </p>
       ) : null}
-      <AgentActions agent={agent} offline={offline} />
-      <details className="identity-details" data-testid="agent-details">
-        <summary>Details</summary>
-        <dl className="identity">
-          <dt>Machine</dt>
-          <dd>
-            <Clipped text={machine} />
-          </dd>
-          <dt>Project</dt>
-          <dd>
-            <Clipped text={[project.title, path].filter(Boolean).join(" · ")} testId="agent-project" />
-          </dd>
-          <dt>Provider</dt>
-          <dd>
-            {providerName(agent)} · {agent.model}
-            {agent.effort ? ` · effort ${agent.effort}` : ""} · {idWords(agent.runtimeMode)}
-          </dd>
-          <dt>Thread</dt>
-          <dd className="thread-line">
-            <code data-testid="thread-id" title={agent.threadId}>
-              {agent.threadId}
-            </code>{" "}
-            <CopyButton text={agent.threadId} what="thread id" />
-          </dd>
-          <UsageRows agent={agent} />
-        </dl>
-      </details>
+      {/* What needs the user comes first: one Tab from the agent's heading reaches its choices. */}
+      {agent.pending.length ? (
+        <div className="panel-cards">
+          {agent.pending.map((request) => (
+            <PendingCard key={request.requestId} agent={agent} request={request} offline={offline} />
+          ))}
+        </div>
+      ) : null}
       {agent.reason && agent.pending.length === 0 ? (
         <p className={`panel-reason ${agent.stalled ? "reason-stalled" : ""}`} data-testid="agent-reason">
           {agent.heldUp
@@ -136,13 +119,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           Stalled: still running, but no new activity for {relativeTime(agent.lastActivityAt, now).replace(" ago", "")}.
         </p>
       ) : null}
-      {agent.pending.length ? (
-        <div className="panel-cards">
-          {agent.pending.map((request) => (
-            <PendingCard key={request.requestId} agent={agent} request={request} offline={offline} />
-          ))}
-        </div>
-      ) : null}
+      <AgentActions agent={agent} offline={offline} />
       <ChangesAndUsage agent={agent} />
       <div className="panel-body">
         <AgentTranscript
@@ -153,8 +130,41 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
           after={receipts}
         />
       </div>
+      <ActionConfirmation inPanel />
       <Composer agent={agent} />
     </section>
+  );
+}
+
+/** Who and where the agent is: machine, project, provider and thread id, folded (its figures are always shown). */
+function IdentityDetails({ agent, machine, path }: { agent: AgentView; machine: string; path: string }) {
+  const project = projectOf(agent);
+  return (
+    <details className="identity-details" data-testid="agent-details">
+      <summary>Details</summary>
+      <dl className="identity">
+        <dt>Machine</dt>
+        <dd>
+          <Clipped text={machine} />
+        </dd>
+        <dt>Project</dt>
+        <dd>
+          <Clipped text={[project.title, path].filter(Boolean).join(" · ")} testId="agent-project" />
+        </dd>
+        <dt>Provider</dt>
+        <dd>
+          {providerName(agent)} · {agent.model}
+          {agent.effort ? ` · effort ${agent.effort}` : ""} · {idWords(agent.runtimeMode)}
+        </dd>
+        <dt>Thread</dt>
+        <dd className="thread-line">
+          <code data-testid="thread-id" title={agent.threadId}>
+            {agent.threadId}
+          </code>{" "}
+          <CopyButton text={agent.threadId} what="thread id" />
+        </dd>
+      </dl>
+    </details>
   );
 }
 

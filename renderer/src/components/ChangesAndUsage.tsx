@@ -1,10 +1,11 @@
-// The agent's changes per turn and its token use (issue 24): each turn's files (path, kind, +/−)
-// with its diff one click (or the `c` key, the registry's "agent.diff") away, the whole thread's
-// diff, and the context fill, last-turn and thread tokens as T3 reported them ("not reported" where
-// it did not), in the agent's Details. A missing or failed checkpoint says so. Folded by default:
-// the transcript keeps its room on a phone.
+// The agent's changes per turn and its token use (issue 24), shown without expanding anything
+// (issue 40 point 2): one line with the context fill, the last turn's (or model request's) tokens
+// and the tokens T3 reported for the thread ("not reported" where it did not); one line with the
+// latest turn's changes, its diff one click (or the `c` key, the registry's "agent.diff") away, the
+// whole thread's diff, and every turn's files folded behind "All turns". A missing or failed
+// checkpoint says so.
 import { changesWords, contextWords, lineTotals, nearContextLimit, tokenWords } from "../../../shared/fleet/changes-usage";
-import type { TurnChanges } from "../../../shared/fleet/facts";
+import type { TokenCounts, TurnChanges } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
 import { diffView } from "../state/diff-view";
 import { contextWarningPercent } from "../state/selectors";
@@ -18,66 +19,88 @@ function turnWords(turn: TurnChanges): string {
   return changesWords({ status: turn.status, files: turn.files.length, ...lineTotals(turn.files) });
 }
 
-/**
- * The agent's token figures as rows of its Details list, each saying what it is: the context fill
- * (what the window holds, never use), the last turn's or model request's tokens, and the tokens T3
- * reported for the thread ("not reported" where T3 gave none).
- */
-export function UsageRows({ agent }: { agent: AgentView }) {
+/** A token figure's total, its breakdown (input, cached, output, reasoning) on hover: the line stays one line. */
+function Tokens({ counts, testId }: { counts: TokenCounts | null | undefined; testId: string }) {
+  const words = tokenWords(counts);
+  const total = words.replace(/ \(.*\)$/, "");
   return (
-    <>
-      <dt>Context fill</dt>
-      <dd data-testid="context-fill">{contextWords(agent.usage)}</dd>
-      <dt>{agent.usage?.lastScope === "request" ? "Last model request" : "Last turn tokens"}</dt>
-      <dd data-testid="last-turn-tokens">{agent.usage ? tokenWords(agent.usage.lastTurn) : "not reported"}</dd>
-      <dt>Thread tokens T3 reported</dt>
-      <dd data-testid="thread-tokens">{agent.usage ? tokenWords(agent.usage.thread) : "not reported"}</dd>
-    </>
+    <span data-testid={testId} title={words === total ? undefined : words}>
+      {total}
+    </span>
   );
 }
 
-/** Each turn's changes with their diffs, and the near-limit warning; nothing when there is neither (the usage is in Details). */
+/** The agent's figures, each saying what it is: the context fill (what the window holds, never use), the last turn's tokens and the thread's tokens T3 reported. */
+function UsageLine({ agent, near }: { agent: AgentView; near: boolean }) {
+  return (
+    <p className="figure-line" data-testid="usage-line">
+      <span className="figure">
+        <span className="figure-label">Context fill</span>{" "}
+        <span data-testid="context-fill" className={near ? "context-near-limit" : undefined}>
+          {contextWords(agent.usage)}
+        </span>
+        {near ? (
+          <span className="context-near-limit" data-testid="context-warning" title="Start a new thread, or compact it in T3">
+            {" "}
+            · near its limit
+          </span>
+        ) : null}
+      </span>
+      <span className="figure">
+        <span className="figure-label">{agent.usage?.lastScope === "request" ? "Last model request" : "Last turn"}</span>{" "}
+        <Tokens counts={agent.usage?.lastTurn} testId="last-turn-tokens" />
+      </span>
+      <span className="figure">
+        <span className="figure-label">Thread</span> <Tokens counts={agent.usage?.thread} testId="thread-tokens" />{" "}
+        <span className="figure-label">T3 reported</span>
+      </span>
+    </p>
+  );
+}
+
+/** The latest turn's changes with its diff, the whole thread's diff, and every turn's files behind one fold. */
+function ChangesLine({ agent, turns }: { agent: AgentView; turns: readonly TurnChanges[] }) {
+  const latest = turns.at(-1)!;
+  return (
+    <div className="figure-line" data-testid="changes-line">
+      <span className="figure">
+        <span className="figure-label">Turn {latest.turnCount} changes</span> <span data-testid="latest-changes">{turnWords(latest)}</span>
+      </span>
+      <CommandButton id="agent.diff" testId="show-diff" label="Diff" />
+      <button type="button" data-testid="thread-diff" onClick={() => void diffView.show(agent.key, { kind: "thread" })}>
+        Whole thread's diff
+      </button>
+      <details className="panel-changes" data-testid="changes-usage">
+        <summary>All turns ({turns.length})</summary>
+        <ol className="turn-changes" reversed>
+          {[...turns].reverse().map((turn) => (
+            <li key={turn.turnCount} data-testid="turn-changes">
+              <span>
+                Turn {turn.turnCount}: {turnWords(turn)}
+              </span>{" "}
+              {turn.status === "ready" ? (
+                <button type="button" onClick={() => void diffView.show(agent.key, { kind: "turn", turnCount: turn.turnCount })}>
+                  Diff
+                </button>
+              ) : null}
+              <FileList files={turn.files} />
+            </li>
+          ))}
+        </ol>
+      </details>
+    </div>
+  );
+}
+
+/** The agent's figures, unexpanded: its usage, and its changes when it has any. */
 export function ChangesAndUsage({ agent }: { agent: AgentView }) {
   const warningPercent = useFleet(contextWarningPercent);
   const turns = agent.changes ?? [];
   const near = nearContextLimit(agent, warningPercent);
-  if (turns.length === 0 && !near) return null;
   return (
-    <details className="panel-changes" data-testid="changes-usage">
-      <summary>
-        {turns.length ? `Changes · latest turn: ${turnWords(turns.at(-1)!)}` : "Context"}
-        {near ? (
-          <span className="context-near-limit" data-testid="context-warning">
-            {" "}
-            · context {contextWords(agent.usage)}: near its limit, start a new thread or compact it in T3
-          </span>
-        ) : null}
-      </summary>
-      {turns.length ? (
-        <>
-          <div className="panel-actions">
-            <CommandButton id="agent.diff" testId="show-diff" label="Latest turn's diff" />
-            <button type="button" data-testid="thread-diff" onClick={() => void diffView.show(agent.key, { kind: "thread" })}>
-              Whole thread's diff
-            </button>
-          </div>
-          <ol className="turn-changes" reversed>
-            {[...turns].reverse().map((turn) => (
-              <li key={turn.turnCount} data-testid="turn-changes">
-                <span>
-                  Turn {turn.turnCount}: {turnWords(turn)}
-                </span>{" "}
-                {turn.status === "ready" ? (
-                  <button type="button" onClick={() => void diffView.show(agent.key, { kind: "turn", turnCount: turn.turnCount })}>
-                    Diff
-                  </button>
-                ) : null}
-                <FileList files={turn.files} />
-              </li>
-            ))}
-          </ol>
-        </>
-      ) : null}
-    </details>
+    <div className="panel-figures" data-testid="agent-figures">
+      <UsageLine agent={agent} near={near} />
+      {turns.length ? <ChangesLine agent={agent} turns={turns} /> : null}
+    </div>
   );
 }

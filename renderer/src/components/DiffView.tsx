@@ -190,7 +190,8 @@ export function DiffView() {
   return (
     <div className="dialog-backdrop">
       <div className="dialog diff-dialog" role="dialog" aria-modal="true" aria-labelledby="diff-title" data-testid="diff-view">
-        <header className="diff-header">
+        {/* A div, not a header: in a dialog a header is a second, unnamed banner (axe, issue 40 point 8). */}
+        <div className="diff-header">
           <h2 id="diff-title">
             {agent?.title ?? "Agent"} · {title}
           </h2>
@@ -213,7 +214,7 @@ export function DiffView() {
           <button type="button" ref={closeRef} onClick={() => diffView.close()}>
             Close
           </button>
-        </header>
+        </div>
         {body}
       </div>
     </div>

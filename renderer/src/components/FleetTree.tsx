@@ -15,6 +15,25 @@ import { Clipped, CountWords, Highlighted, PlaceError, rowDomId, StatusChip, use
 
 /** Fixed heights per kind keep scrolling 10,000 agents cheap; machine rows take two lines so their controls always fit. */
 const ROW_HEIGHT: Record<Row["kind"], number> = { environment: 62, project: 40, agent: 36, subagent: 32, older: 32 };
+/**
+ * In a phone-width window an agent's or subagent's row takes two lines, its title alone on the
+ * first and what it changed, where and how on the second (styles/panes.css, max-width 600px): on
+ * one line the metadata cut the title short (issue 40 point 7).
+ */
+const NARROW_ROW_HEIGHT: Record<Row["kind"], number> = { ...ROW_HEIGHT, agent: 50, subagent: 46 };
+const NARROW = "(max-width: 600px)";
+
+/** Whether the window is phone-width now, following its resizes. */
+function useNarrow(): boolean {
+  const [narrow, setNarrow] = useState(() => window.matchMedia(NARROW).matches);
+  useEffect(() => {
+    const query = window.matchMedia(NARROW);
+    const changed = () => setNarrow(query.matches);
+    query.addEventListener("change", changed);
+    return () => query.removeEventListener("change", changed);
+  }, []);
+  return narrow;
+}
 
 /**
  * The fleet as one Tab stop (a tree widget): arrow keys move the selection (App's key handler),
@@ -26,15 +45,16 @@ export function FleetTree({ rows, treeRef }: { rows: Row[]; treeRef?: React.RefO
   const parentRef = treeRef ?? ownRef;
   const selectedKey = useFleet((s) => s.selectedKey);
   const search = useFleet((s) => s.search);
+  const heights = useNarrow() ? NARROW_ROW_HEIGHT : ROW_HEIGHT;
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => parentRef.current,
-    estimateSize: (index) => ROW_HEIGHT[rows[index]!.kind],
+    estimateSize: (index) => heights[rows[index]!.kind],
     overscan: 12,
   });
   const now = useNow();
 
-  useEffect(() => virtualizer.measure(), [rows, virtualizer]);
+  useEffect(() => virtualizer.measure(), [rows, heights, virtualizer]);
   const selectedIndex = rows.findIndex((row) => row.id === selectedKey);
   useEffect(() => {
     if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: "auto" });
@@ -59,7 +79,7 @@ export function FleetTree({ rows, treeRef }: { rows: Row[]; treeRef?: React.RefO
         {virtualizer.getVirtualItems().map((item) => {
           const row = rows[item.index]!;
           return (
-            <div key={row.id} className="tree-row-slot" style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT[row.kind] }}>
+            <div key={row.id} className="tree-row-slot" style={{ transform: `translateY(${item.start}px)`, height: heights[row.kind] }}>
               {row.kind === "environment" ? (
                 <EnvironmentRow row={row} now={now} />
               ) : row.kind === "project" ? (

@@ -28,33 +28,36 @@ export function UsageTotals() {
   const agents = facts.agents;
   if (agents.size === 0) return null;
   return (
-    <details className="usage-totals" data-testid="usage-totals">
-      <summary>
-        Tokens: <span data-testid="fleet-tokens">{totalWords(totals.fleet)}</span>
-        {span(totals.fleet)} · <span data-testid="fleet-context">{contextTotalWords(totals.fleet)}</span>
-      </summary>
-      <div className="usage-columns">
-        <section>
-          <h3>Per machine</h3>
-          <ul>
-            {totals.machines.map((total) => (
-              <TotalLine key={total.id} total={total} />
-            ))}
-          </ul>
-        </section>
-        <section>
-          <h3>Per project</h3>
-          <ul>
-            {totals.projects.map((total) => (
-              <TotalLine key={total.id} total={total} />
-            ))}
-          </ul>
-        </section>
-      </div>
-      <p className="hint">
-        Over the threads this window has seen, as T3 reported them, never more: a thread the fleet never followed has no figures, the context a thread holds now
-        is not use, and T3 records no cache writes for Claude, so its figures can be well below what the provider counted.
-      </p>
-    </details>
+    // A region of its own, its headings under the window's (axe's region and heading-order rules).
+    <section className="usage-totals" aria-label="Token totals">
+      <details data-testid="usage-totals">
+        <summary>
+          Tokens: <span data-testid="fleet-tokens">{totalWords(totals.fleet)}</span>
+          {span(totals.fleet)} · <span data-testid="fleet-context">{contextTotalWords(totals.fleet)}</span>
+        </summary>
+        <div className="usage-columns">
+          <section>
+            <h2>Per machine</h2>
+            <ul>
+              {totals.machines.map((total) => (
+                <TotalLine key={total.id} total={total} />
+              ))}
+            </ul>
+          </section>
+          <section>
+            <h2>Per project</h2>
+            <ul>
+              {totals.projects.map((total) => (
+                <TotalLine key={total.id} total={total} />
+              ))}
+            </ul>
+          </section>
+        </div>
+        <p className="hint">
+          Over the threads this window has seen, as T3 reported them, never more: a thread the fleet never followed has no figures, the context a thread holds
+          now is not use, and T3 records no cache writes for Claude, so its figures can be well below what the provider counted.
+        </p>
+      </details>
+    </section>
   );
 }
