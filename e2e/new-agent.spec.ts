@@ -139,4 +139,24 @@ test.describe("New agent", () => {
       await expect(row).toHaveAttribute("aria-level", String(parentLevel + 1));
     });
   }
+
+  test("a machine that is offline is shown with when it was last seen, and nothing can be sent to it", async ({ page, fleet }) => {
+    const [upstream] = fleet.sims.servers;
+    const [v2] = fleet.sims.v2Servers;
+    fleet.sims.createThread(upstream!, { title: "Existing work" });
+    await fleet.pairAll();
+    await page.goto(fleet.shell.url);
+    await expect(page.getByTestId("env-row")).toHaveCount(2);
+    await upstream!.stop();
+    await v2!.stop();
+    await expect(page.locator('[data-testid="env-row"][data-phase="offline"]')).toHaveCount(2);
+    await page.keyboard.press("Shift+N");
+    await expect(page.getByTestId("new-agent-machine-note")).toContainText(/is offline, last seen \d{4}-/);
+    await expect(page.getByTestId("new-agent-machine").locator("option", { hasText: "studio-mac" })).toBeDisabled();
+    await tabTo(page, "new-agent-message");
+    await page.keyboard.type("Anyone there?");
+    await page.keyboard.press("Control+Enter");
+    await expect(page.getByTestId("new-agent-error")).toHaveText("No paired machine can take a new agent now: each says why above.");
+    expect(await violations(page), "the form with no machine to choose").toEqual([]);
+  });
 });

@@ -3,6 +3,7 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { createBridge } from "./bridge/client";
 import { startEffects } from "./state/bridge-events";
+import { keepFocusOffBody } from "./state/focus";
 import { listenForKeys } from "./state/keys";
 import "./styles/base.css";
 import "./styles/layout.css";
@@ -13,6 +14,7 @@ import "./styles/changes.css";
 
 startEffects(createBridge());
 listenForKeys();
+keepFocusOffBody();
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

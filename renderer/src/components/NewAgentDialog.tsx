@@ -88,7 +88,10 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
   }, [options, projectQuery]);
   const provider = options?.providers.find((entry) => entry.instanceId === instanceId);
   const form = { environmentId, projectId, instanceId, model, runtimeMode, parentThreadId: parentThreadId || null, title, text };
-  const problem = machine && options ? checkCreate(form, machine, options) : (choices?.optionsError ?? null);
+  const problem =
+    machine && options
+      ? checkCreate(form, machine, options)
+      : (choices?.optionsError ?? (loading ? "Still asking the machine what it offers." : "No paired machine can take a new agent now: each says why above."));
   const tooLong = text.length > INPUT_LIMITS.messageText;
 
   const submit = () => {
