@@ -4,7 +4,8 @@
 // and Undo. And one focus rule (renderer/src/state/focus.ts): after each action focus is on the next
 // item or on the list, never on the page's body, so ↑/↓ and Esc go on working.
 import type { Locator, Page } from "@playwright/test";
-import { type Fleet, expect, test } from "./fixtures";
+import { createV2Thread, sendV2Message } from "../sim/protocol2/fleet-hooks";
+import { type Fleet, agentRow, expect, test } from "./fixtures";
 
 const WIDTHS = [
   { name: "1400x900", width: 1400, height: 900 },
@@ -165,4 +166,34 @@ test("after every action focus is on the next item or on the list, never on the 
   // Esc and the keys still work: v switches to the fleet, whose tree takes focus.
   await page.keyboard.press("v");
   await expect(page.getByTestId("fleet-tree")).toBeVisible();
+});
+
+test.describe("on protocol 2", () => {
+  test.use({ generations: ["v2"] });
+
+  test("after interrupt and hold, focus is in the agent view, never on the page's body", async ({ page, fleet }) => {
+    const v2 = fleet.sims.v2Servers[0]!;
+    const threadId = createV2Thread(v2, { title: "Port the parser", provider: "claudeAgent", text: "Port the parser #hold" });
+    sendV2Message(v2, threadId, "Then update the docs");
+    await fleet.pairAll();
+    await page.goto(fleet.shell.url);
+    const row = agentRow(page, v2.environmentId, threadId);
+    await expect(row).toHaveAttribute("data-status", "running");
+    await row.locator(".agent-title").click();
+    const panel = page.getByTestId("agent-panel");
+    await expect(page.getByTestId("transcript").locator('[data-testid="message-user"][data-queue="queued"]')).toHaveCount(1);
+    await panel.locator("h2").focus();
+    await page.keyboard.press("i");
+    const hold = page.getByTestId("interrupt-hold");
+    await hold.focus();
+    await page.keyboard.press("Enter");
+    await expect(page.locator('[data-testid="delivery"][data-state="held"]')).toHaveCount(1);
+    await expect(page.getByTestId("interrupt-confirm")).toHaveCount(0);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.closest('[data-testid="agent-panel"]') !== null), { message: "focus after interrupt and hold" })
+      .toBe(true);
+    // Esc still works from there: back to the list, focused.
+    await page.keyboard.press("Escape");
+    await expectFocusOn(page, page.getByTestId("fleet-tree"), "Esc after interrupt and hold");
+  });
 });
