@@ -151,7 +151,7 @@ test.describe("New agent", () => {
     await v2!.stop();
     await expect(page.locator('[data-testid="env-row"][data-phase="offline"]')).toHaveCount(2);
     await page.keyboard.press("Shift+N");
-    await expect(page.getByTestId("new-agent-machine-note")).toContainText(/is offline, last seen \d{4}-/);
+    await expect(page.getByTestId("new-agent-machine-note")).toContainText(/is offline, last seen \d\d:\d\d( [AP]M)?\./);
     await expect(page.getByTestId("new-agent-machine").locator("option", { hasText: "studio-mac" })).toBeDisabled();
     await tabTo(page, "new-agent-message");
     await page.keyboard.type("Anyone there?");

@@ -15,6 +15,8 @@ describe("the New agent form's choices", () => {
     expect(machineUnavailable(machine({ phase: "online", since: "t" }), false)).toBe("build-box's T3 has no command to create threads.");
     const offline = { phase: "offline", since: "t", lastConfirmedAt: "2026-12-04T10:00:00.000Z", nextAttemptAt: "t", attempt: 2, error: "refused" } as const;
     expect(machineUnavailable(machine(offline), true)).toBe("build-box is offline, last seen 2026-12-04T10:00:00.000Z.");
+    // The window words the time in its own clock.
+    expect(machineUnavailable(machine(offline), true, () => "10:00")).toBe("build-box is offline, last seen 10:00.");
     expect(machineUnavailable(machine({ phase: "connecting", since: "t", lastConfirmedAt: null }), true)).toBe("build-box is still connecting.");
   });
 

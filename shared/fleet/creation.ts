@@ -66,8 +66,8 @@ export interface CreateChoices {
   optionsError: string | null;
 }
 
-/** Why a machine cannot take a new agent now, in words; null when it can. */
-export function machineUnavailable(env: EnvironmentView, canCreate: boolean): string | null {
+/** Why a machine cannot take a new agent now, in words; null when it can. `when` words a time (the window: its clock time). */
+export function machineUnavailable(env: EnvironmentView, canCreate: boolean, when: (iso: string) => string = (iso) => iso): string | null {
   const { connection } = env;
   if (env.readOnly) return `The pairing with ${env.label} is read-only: T3 gave no permission to operate.`;
   if (!canCreate) return `${env.label}'s T3 has no command to create threads.`;
@@ -81,7 +81,7 @@ export function machineUnavailable(env: EnvironmentView, canCreate: boolean): st
     case "incompatible":
       return `${env.label} cannot be used: ${connection.error}`;
     default:
-      return connection.lastConfirmedAt ? `${env.label} is offline, last seen ${connection.lastConfirmedAt}.` : `${env.label} is offline.`;
+      return connection.lastConfirmedAt ? `${env.label} is offline, last seen ${when(connection.lastConfirmedAt)}.` : `${env.label} is offline.`;
   }
 }
 

@@ -3,15 +3,24 @@
 // Native controls only, so it is used with the keyboard alone; Ctrl+Enter creates, Esc closes.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { INPUT_LIMITS } from "../../../shared/bridge/contract";
-import { CREATE_RUNTIME_MODES, type CreateRuntimeMode, RUNTIME_MODE_WORDS, checkCreate } from "../../../shared/fleet/creation";
+import { CREATE_RUNTIME_MODES, type CreateRuntimeMode, RUNTIME_MODE_WORDS, checkCreate, machineUnavailable } from "../../../shared/fleet/creation";
 import { splitKey } from "../../../shared/fleet/model";
+import { clockTime } from "../state/format";
 import { newAgent, remembered, useNewAgent } from "../state/new-agent";
+import { useFleet } from "../state/store";
 
 export function NewAgentDialog() {
   const { choices, loading, error, parentKey } = useNewAgent();
   const first = useRef<HTMLSelectElement>(null);
   useEffect(() => first.current?.focus(), []);
-  const machines = choices?.machines ?? [];
+  const environments = useFleet((s) => s.environments);
+  // Why a machine cannot be chosen, with its last-seen time in this window's clock (the service words it in ISO).
+  const machines = (choices?.machines ?? []).map((entry) => {
+    const env = environments.get(entry.environmentId);
+    return entry.unavailable && env
+      ? { ...entry, unavailable: machineUnavailable(env, true, (iso) => clockTime(Date.parse(iso))) ?? entry.unavailable }
+      : entry;
+  });
   const environmentId = choices?.optionsFor ?? "";
   return (
     <div className="dialog-backdrop">
