@@ -6,7 +6,7 @@ import { needClass, tallyNeeds } from "../../shared/fleet/needs";
 import type { NotificationIntent } from "../../shared/fleet/notifications";
 import type { AgentView, RollupStatus } from "../../shared/fleet/types";
 import { agentView } from "../../shared/fleet/views.testkit";
-import { type FleetTruth, type StoredThreadTruth, contradictions, sideBySide } from "./truth-oracle.testkit";
+import { type FleetTruth, type StoredThreadTruth, contradictions, noteWords, sideBySide } from "./truth-oracle.testkit";
 
 const stored = (threadId: string, patch: Partial<StoredThreadTruth> = {}): StoredThreadTruth => ({
   threadId,
@@ -179,6 +179,13 @@ describe("the truth oracle", () => {
     const unanswerable = { ...refused, reason: "The approval can no longer be answered: Provider session did not survive a restart." };
     const failed = stored("a", { state: "failed", error: "Provider session did not survive a restart.", requests: [refusedByT3] });
     expect(kinds([failed], fleetOf([agentView("a", "failed", { reason: unanswerable.reason })], { deliveries: [unanswerable] }))).toEqual([]);
+    // …and once T3 cleared that error (its session ready again), the words it said at an earlier check still count.
+    const cleared = stored("a", { state: "failed", requests: [refusedByT3] });
+    const view = agentView("a", "failed", { reason: "Stale" });
+    expect(kinds([cleared], fleetOf([view], { deliveries: [unanswerable] }))).toEqual(["receipt"]);
+    const wordsSeen = new Map<string, Set<string>>();
+    noteWords({ environmentId: "e", threads: [failed] }, wordsSeen);
+    expect(kinds([cleared], fleetOf([view], { deliveries: [unanswerable], wordsSeen }))).toEqual([]);
     const message = delivery({ text: "hello", state: "answered" });
     expect(check([stored("a")], fleetOf([agentView("a", "idle")], { deliveries: [message] }))).toEqual([
       { kind: "receipt", threadId: "a", server: '0 user message(s) "hello"', fleet: "1 shown delivered" },

@@ -85,6 +85,8 @@ export interface FleetTruth {
   deliveries: Delivery[];
   /** Agent keys the fleet had seen needing nothing at an earlier check while online: a need now is news. */
   seenCalm?: Set<string>;
+  /** Per request id, T3's words about it at earlier checks (T3 0.0.42 clears a session's error once the session is ready again). */
+  wordsSeen?: Map<string, Set<string>>;
 }
 
 export type ContradictionKind = "missing" | "invented" | "status" | "reason" | "subagent" | "rollup" | "needs" | "notification" | "receipt";
@@ -193,7 +195,7 @@ export function contradictions(server: ServerTruth, fleet: FleetTruth): Contradi
       if (!notified) add("notification", thread.threadId, `${storedWords(thread)}: newly needs ${need}`, "no notification");
     }
 
-    compareReceipts(thread, key, fleet.deliveries, add);
+    compareReceipts(thread, key, fleet.deliveries, fleet.wordsSeen, add);
   }
 
   const ids = new Map<string, number>();
@@ -236,7 +238,13 @@ function compareRollup(
 }
 
 /** A receipt's last word against T3's record (docs/t3-protocols.md, "What closes a request or a delivery"). */
-function compareReceipts(thread: StoredThreadTruth, key: string, deliveries: Delivery[], add: (...args: [ContradictionKind, string, string, string]) => void) {
+function compareReceipts(
+  thread: StoredThreadTruth,
+  key: string,
+  deliveries: Delivery[],
+  wordsSeen: Map<string, Set<string>> | undefined,
+  add: (...args: [ContradictionKind, string, string, string]) => void,
+) {
   const mine = deliveries.filter((delivery) => delivery.agentKey === key);
   for (const delivery of mine) {
     const reached = delivery.state === "delivered" || delivery.state === "answered";
@@ -249,7 +257,7 @@ function compareReceipts(thread: StoredThreadTruth, key: string, deliveries: Del
       if (delivery.state === "refused" && request && (request.end === "refused" || request.end === "unanswerable") && request.words) {
         const shown = `${delivery.reason ?? ""} ${delivery.serverWords ?? ""}`;
         // T3's words for why it cannot be answered: its refusal, or the session error it stood under (an answer refused before it was sent).
-        const t3Words = [request.words, thread.error].filter((words): words is string => Boolean(words));
+        const t3Words = [request.words, thread.error, ...(wordsSeen?.get(request.requestId) ?? [])].filter((words): words is string => Boolean(words));
         if (!t3Words.some((words) => shown.includes(words))) add("receipt", thread.threadId, record, receipt);
       }
     } else if (delivery.kind === "message" && reached && delivery.text !== null) {
@@ -266,4 +274,18 @@ function compareReceipts(thread: StoredThreadTruth, key: string, deliveries: Del
 /** The contradictions, each with both sides, one per line. */
 export function sideBySide(found: Contradiction[]): string {
   return found.map((item) => `${item.kind} ${item.threadId}\n  T3 stored: ${item.server}\n  fleet says: ${item.fleet}`).join("\n");
+}
+
+/** Adds what T3 says now about each request (its refusal, the session error it stands under) to what it said at earlier checks. */
+export function noteWords(server: ServerTruth, wordsSeen: Map<string, Set<string>>): void {
+  for (const thread of server.threads)
+    for (const request of thread.requests) {
+      const words = [request.words, request.end !== "resolved" && thread.state === "failed" ? thread.error : null].filter((text): text is string =>
+        Boolean(text),
+      );
+      if (words.length === 0) continue;
+      const seen = wordsSeen.get(request.requestId) ?? new Set<string>();
+      for (const text of words) seen.add(text);
+      wordsSeen.set(request.requestId, seen);
+    }
 }

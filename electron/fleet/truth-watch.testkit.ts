@@ -9,7 +9,7 @@ import { needClass, tallyNeeds } from "../../shared/fleet/needs";
 import type { NotificationIntent } from "../../shared/fleet/notifications";
 import type { RollupStatus } from "../../shared/fleet/types";
 import type { FleetService } from "./service";
-import { type Contradiction, type FleetTruth, type ServerTruth, contradictions, sideBySide } from "./truth-oracle.testkit";
+import { type Contradiction, type FleetTruth, type ServerTruth, contradictions, noteWords, sideBySide } from "./truth-oracle.testkit";
 
 /** How long a step's two sides may take to agree: the fleet follows T3 within a second; under a test's own timeout (20 s). */
 const SETTLE_MS = 8_000;
@@ -18,6 +18,7 @@ export class TruthWatch {
   readonly notifications: NotificationIntent[] = [];
   private readonly deliveries = new Map<string, Delivery>();
   private readonly seenCalm = new Set<string>();
+  private readonly wordsSeen = new Map<string, Set<string>>();
   private readonly listener = (event: BridgeEvent) => {
     if (event.type === "notification") this.notifications.push(event.notification);
     if (event.type === "delivery") this.deliveries.set(event.delivery.commandId, event.delivery);
@@ -44,7 +45,7 @@ export class TruthWatch {
     const tally = tallyNeeds(agents);
     const needs = new Map([...tally.needYou, ...tally.snoozed].map((view) => [view.key, needClass(view)!]));
     const deliveries = [...this.deliveries.values()].map((delivery) => this.service.delivery(delivery.commandId) ?? delivery);
-    return { agents, rollups, needs, notifications: this.notifications, deliveries, seenCalm: this.seenCalm };
+    return { agents, rollups, needs, notifications: this.notifications, deliveries, seenCalm: this.seenCalm, wordsSeen: this.wordsSeen };
   }
 
   /**
@@ -72,6 +73,7 @@ export class TruthWatch {
   }
 
   private compare(environmentId: string, server: ServerTruth, scoped: boolean): Contradiction[] {
+    noteWords(server, this.wordsSeen);
     const phase = this.service.model.environment(environmentId)?.connection.phase;
     if (phase !== "online") return [{ kind: "status", threadId: "(machine)", server: "serving", fleet: `connection ${phase ?? "unknown"}` }];
     const fleet = this.fleetTruth(environmentId);
