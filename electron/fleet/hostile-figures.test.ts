@@ -157,15 +157,15 @@ describe("figures out of range cost only themselves", () => {
   });
 });
 
-/** Opens the agent and waits for its detail to say why it cannot be shown, or for the machine to leave `online`. */
-async function openedWithError(service: FleetService, environmentId: string, key: string): Promise<string | null> {
+/** Opens the agent and waits for its detail to load, or for the machine to leave `online`. */
+async function openedWhileOnline(service: FleetService, environmentId: string, key: string): Promise<void> {
   await service.request("agent.open", { key });
-  await shownWhileOnline(service, environmentId, () => service.detail(key).error !== null, "the thread's own error");
-  return service.detail(key).error;
+  await shownWhileOnline(service, environmentId, () => service.detail(key).loaded || service.detail(key).error !== null, "the thread's detail");
+  expect(service.detail(key)).toMatchObject({ loaded: true, error: null });
 }
 
-describe("a thread T3 sends in a form the fleet cannot read costs that thread, never the machine", () => {
-  it("protocol 1: a bad event is skipped and the stream goes on; a thread whose snapshot does not decode says so on itself", async () => {
+describe("what T3 sends in a form the fleet cannot read costs that item alone, never its thread or the machine", () => {
+  it("protocol 1: a bad event is skipped and the stream goes on; a bad element of a thread's snapshot is left out and counted, the thread shown", async () => {
     const { sims, service, events } = await setup(["upstream"], TUNING);
     const sim = sims.servers[0]!;
     await pairAll(service, sims);
@@ -199,15 +199,15 @@ describe("a thread T3 sends in a form the fleet cannot read costs that thread, n
     await until(service, () => service.detail(key(live)).items.some((item) => item.type === "message" && item.role === "assistant"), "the stream goes on");
 
     sim.engine.append("thread", broken, "thread.turn-diff-completed", null, { threadId: broken, ...checkpoint });
-    expect(await openedWithError(service, sim.environmentId, key(broken))).toMatch(
-      /^T3 sent this thread in a form T3 Fleet cannot read: .*checkpointTurnCount/,
-    );
+    await openedWhileOnline(service, sim.environmentId, key(broken));
+    expect(service.model.environment(sim.environmentId)!.skippedItems!.last).toMatchObject({ path: "[0].checkpointTurnCount" });
+    expect(service.model.agent(key(broken))!.changes ?? []).toEqual([]);
     expect(service.model.environment(sim.environmentId)!.skippedItems!.count).toBeGreaterThanOrEqual(2);
     expect(phasesSince(events, from, sim.environmentId).every((phase) => phase === "online")).toBe(true);
     expect(rowOf(service.model.agent(key(bystander)))).toEqual(before);
   });
 
-  it("protocol 2: a bad event is skipped and the stream goes on; a thread whose snapshot does not decode says so on itself", async () => {
+  it("protocol 2: a bad event is skipped and the stream goes on; a bad element of a thread's snapshot is left out and counted, the thread shown", async () => {
     const { sims, service, events } = await setup(["v2"], TUNING);
     const v2 = sims.v2Servers[0]!;
     await service.request("pair.confirm", { input: v2.pairingUrl() });
@@ -236,7 +236,9 @@ describe("a thread T3 sends in a form the fleet cannot read costs that thread, n
     await until(service, () => service.detail(key(live)).items.some((item) => item.type === "message" && item.role === "assistant"), "the stream goes on");
 
     (v2.engine.threads.get(broken)!.checkpoints as unknown[]).push(checkpoint(broken));
-    expect(await openedWithError(service, v2.environmentId, key(broken))).toMatch(/^T3 sent this thread in a form T3 Fleet cannot read: .*checkpoints/);
+    await openedWhileOnline(service, v2.environmentId, key(broken));
+    expect(service.model.environment(v2.environmentId)!.skippedItems!.last).toMatchObject({ path: "[0].id" });
+    expect(service.model.agent(key(broken))!.changes ?? []).toEqual([]);
     expect(service.model.environment(v2.environmentId)!.skippedItems!.count).toBeGreaterThanOrEqual(2);
     expect(phasesSince(events, from, v2.environmentId).every((phase) => phase === "online")).toBe(true);
     expect(rowOf(service.model.agent(key(bystander)))).toEqual(before);

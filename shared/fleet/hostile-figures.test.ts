@@ -4,11 +4,11 @@
 // shown as a fill.
 import { describe, expect, it } from "vitest";
 import { HOSTILE_FIGURES } from "../t3/hostile-text.testkit";
-import { decodeWith } from "../t3/decode";
+import { decodeWith, droppedOf } from "../t3/decode";
 import { usageOfActivities } from "../t3/protocol1/changes";
-import { Checkpoint, ThreadActivity as ActivitySchema, ThreadMessage, ThreadShell, type ThreadActivity } from "../t3/protocol1/schemas";
+import { Checkpoint, ShellSnapshot, ThreadActivity as ActivitySchema, ThreadMessage, ThreadShell, type ThreadActivity } from "../t3/protocol1/schemas";
 import { turnChangesOfProjection, usageOfProjection } from "../t3/protocol2/changes";
-import { CheckpointV2, ProviderTurn, Run, TurnItemSchema } from "../t3/protocol2/schemas";
+import { CheckpointV2, ProviderTurn, Run, ShellSnapshotV2, TurnItemSchema } from "../t3/protocol2/schemas";
 import {
   changesWords,
   contextPercent,
@@ -217,5 +217,17 @@ describe("usage reports", () => {
     expect(sumCounts([])).toBe(0);
     expect(sumCounts([1, null])).toBeNull();
     expect(sumCounts([maxSafe, 1])).toBeNull();
+  });
+});
+
+describe("a list's element that does not decode", () => {
+  it("is left out and reported with its place, never failing the snapshot it is in (both protocols' shell snapshots)", () => {
+    const one = decodeWith(ShellSnapshot, { snapshotSequence: 3, projects: [], threads: [{ id: 42 }] }, "shell snapshot");
+    expect(one).toMatchObject({ ok: true, value: { threads: [] }, dropped: [{ what: "shell row", path: "[0].id" }] });
+    const two = decodeWith(ShellSnapshotV2, { schemaVersion: 1, snapshotSequence: 3, projects: [], threads: [{ id: 42 }] }, "shell snapshot");
+    expect(two).toMatchObject({ ok: true, value: { threads: [] }, dropped: [{ what: "shell row", path: "[0].id" }] });
+    // Also on the value, for callers that pass only the value on.
+    expect(droppedOf(two.ok && two.value)).toHaveLength(1);
+    expect(droppedOf(decodeWith(ShellSnapshot, { snapshotSequence: 3, projects: [], threads: [] }, "shell snapshot"))).toEqual([]);
   });
 });

@@ -162,14 +162,15 @@ describe("hostile input", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it("decodes a large snapshot and rejects one with a single bad row, naming it", () => {
+  it("decodes a large snapshot; a single bad row is left out and named, the other rows kept (issue 43)", () => {
     const snapshot = shellSnapshot as { kind: string; snapshot: { threads: unknown[] } };
     const row = snapshot.snapshot.threads[0];
     const big = { ...snapshot, snapshot: { ...snapshot.snapshot, threads: Array.from({ length: 5_000 }, () => row) } };
     expect(decodeWith(ShellStreamItemSchema, big, "snapshot").ok).toBe(true);
     big.snapshot.threads[4_321] = { ...(row as object), hasPendingApprovals: "yes" };
     const result = decodeWith(ShellStreamItemSchema, big, "snapshot");
-    expect(result.ok ? "" : result.error.path).toBe("snapshot.threads[4321].hasPendingApprovals");
+    expect(result.ok && result.value.kind === "snapshot" && result.value.snapshot.threads.length).toBe(4_999);
+    expect(result.ok && result.dropped).toEqual([expect.objectContaining({ what: "shell row", path: "[4321].hasPendingApprovals" })]);
   });
 
   it("treats strings with markup as plain data", () => {

@@ -3,6 +3,7 @@
 // model selection, project rows) is in shared/t3/schemas.ts, with the same decoding rules.
 import { z } from "zod";
 import { EnvironmentDescriptor, ModelSelection, ProjectShell, ReportedCount, openEnum } from "../schemas";
+import { lenientList } from "../decode";
 import { ServerText } from "../text";
 
 const Id = z.string().min(1);
@@ -75,7 +76,8 @@ export type ThreadShell = z.infer<typeof ThreadShell>;
 export const ShellSnapshot = z.object({
   snapshotSequence: Sequence,
   projects: z.array(ProjectShell),
-  threads: z.array(ThreadShell),
+  /** A row that does not decode is left out and reported (shared/t3/decode.ts), never the snapshot. */
+  threads: lenientList(ThreadShell, "shell row"),
   updatedAt: IsoTime.optional(),
 });
 export type ShellSnapshot = z.infer<typeof ShellSnapshot>;
@@ -138,10 +140,11 @@ export type ProposedPlan = z.infer<typeof ProposedPlan>;
 
 export const OrchestrationThread = z.object({
   ...threadHeader,
-  messages: z.array(ThreadMessage),
-  proposedPlans: z.array(ProposedPlan).default([]),
-  activities: z.array(ThreadActivity),
-  checkpoints: z.array(Checkpoint).default([]),
+  // Each message, plan, activity and checkpoint is a thing of its own: one that does not decode is left out and reported, never the thread.
+  messages: lenientList(ThreadMessage, "thread message"),
+  proposedPlans: lenientList(ProposedPlan, "proposed plan"),
+  activities: lenientList(ThreadActivity, "thread activity"),
+  checkpoints: lenientList(Checkpoint, "checkpoint"),
 });
 export type OrchestrationThread = z.infer<typeof OrchestrationThread>;
 

@@ -106,14 +106,20 @@ describe("protocol-2 decoders", () => {
     expect(decoded.ok && "futureField" in decoded.value).toBe(false);
   });
 
-  it("name the path of the first bad field", () => {
+  it("name the path of the first bad field; a bad row is left out of its snapshot, the snapshot kept (issue 43)", () => {
     const decoded = decodeWith(
       ShellStreamItemV2Schema,
-      { kind: "snapshot", snapshot: { schemaVersion: 3, snapshotSequence: 1, projects: [], threads: [{ ...row, lineage: null }] } },
+      { kind: "snapshot", snapshot: { schemaVersion: 3, snapshotSequence: 1, projects: [], threads: [{ ...row, lineage: null }, row] } },
       "shell stream item",
     );
-    expect(decoded.ok).toBe(false);
-    if (!decoded.ok) expect(decoded.error.path).toBe("snapshot.threads[0].lineage");
+    expect(decoded.ok && decoded.value.kind === "snapshot" && decoded.value.snapshot.threads).toHaveLength(1);
+    expect(decoded.ok && decoded.dropped).toEqual([expect.objectContaining({ what: "shell row", path: "[0].lineage" })]);
+    const bad = decodeWith(
+      ShellStreamItemV2Schema,
+      { kind: "snapshot", snapshot: { schemaVersion: 3, snapshotSequence: "1", projects: [], threads: [] } },
+      "item",
+    );
+    expect(!bad.ok && bad.error.path).toBe("snapshot.snapshotSequence");
   });
 
   it("accept a later schemaVersion, missing archivedThreads and unknown stream item kinds", () => {

@@ -5,6 +5,7 @@
 // path of the first bad field (shared/t3/decode.ts).
 import { z } from "zod";
 import { EnvironmentDescriptor, ModelSelection, ProjectShell, ReportedCount, openEnum } from "../schemas";
+import { lenientList } from "../decode";
 import { ServerText } from "../text";
 import {
   APPROVAL_DECISIONS,
@@ -80,8 +81,9 @@ export const ShellSnapshotV2 = z.object({
   schemaVersion: z.number().int().positive(),
   snapshotSequence: Sequence,
   projects: z.array(ProjectShell),
-  threads: z.array(ShellRowV2),
-  archivedThreads: z.array(ShellRowV2).default([]),
+  /** A row that does not decode is left out and reported (shared/t3/decode.ts), never the snapshot. */
+  threads: lenientList(ShellRowV2, "shell row"),
+  archivedThreads: lenientList(ShellRowV2, "archived shell row"),
 });
 export type ShellSnapshotV2 = z.infer<typeof ShellSnapshotV2>;
 
@@ -326,7 +328,8 @@ export const TurnItemSchema = byField<TurnItem>("type", itemByType, OtherTurnIte
 
 // ---------------------------------------------------------------- projections and events
 
-const lenientArray = <S extends z.ZodType>(schema: S) => z.array(schema).default([]);
+/** Each element of a projection's lists is a thing of its own: one that does not decode is left out and reported, never the thread. */
+const lenientArray = <S extends z.ZodType>(schema: S) => lenientList(schema, "thread projection element");
 
 /** A captured checkpoint (contract `OrchestrationV2Checkpoint`); `appRunOrdinal` is the app run (turn) it closes, null for a scope's baseline. */
 export const CheckpointV2 = z.object({

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { SkippedItem } from "../../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
-import { decodeWith } from "../../../../shared/t3/decode";
+import { decodeWith, droppedAsSkipped } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
 import type { ShellSnapshot, ThreadDetailSnapshot } from "../../../../shared/t3/protocol1/schemas";
@@ -99,6 +99,8 @@ class OrderedStream<Item, Snapshot, Delta> {
         this.lastSequence = Math.max(this.lastSequence, sequence);
         continue;
       }
+      // Elements left out of a snapshot's lists (a row, a message, a checkpoint) are reported as skipped.
+      for (const failure of decoded.dropped ?? []) this.listener.skipped?.(droppedAsSkipped(this.method, failure));
       const item = this.classify(decoded.value);
       if (item.kind === "snapshot") {
         this.lastSequence = item.sequence;

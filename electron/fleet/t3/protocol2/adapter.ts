@@ -7,7 +7,7 @@
 import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
 import type { SkippedItem } from "../../../../shared/fleet/types";
 import { noThreadFacts } from "../../../../shared/fleet/facts";
-import { decodeWith } from "../../../../shared/t3/decode";
+import { decodeWith, droppedAsSkipped, droppedOf } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
 import { type LaunchOptions, PROJECT_CREATION_WORDS } from "../../../../shared/fleet/creation";
@@ -293,8 +293,8 @@ interface StreamSpec<Item> {
   chunkDone: () => void;
   /** The stream has delivered a snapshot at least once: a later Exit is resumed by sequence. */
   resumable: () => boolean;
-  /** An item that did not decode but whose sequence could be read: reported, and the cursor moves past it. */
-  skipped: (item: SkippedItem & { sequence: number }) => void;
+  /** An item that did not decode but whose sequence could be read (the cursor moves past it), or an element left out of one: reported. */
+  skipped: (item: SkippedItem) => void;
   end: (error?: T3Error) => void;
 }
 
@@ -358,6 +358,7 @@ class Protocol2Session implements AdapterSession {
               return;
             }
             delivered = true;
+            for (const failure of decoded.dropped ?? []) spec.skipped(droppedAsSkipped(spec.tag, failure));
             spec.apply(decoded.value as Item);
           }
           spec.chunkDone();
@@ -461,7 +462,7 @@ class Protocol2Session implements AdapterSession {
       },
       chunkDone: () => {},
       skipped: (item) => {
-        if (adapter.shell) adapter.shell.sequence = Math.max(adapter.shell.sequence, item.sequence);
+        if (adapter.shell && item.sequence !== null) adapter.shell.sequence = Math.max(adapter.shell.sequence, item.sequence);
         listener.skipped?.(item);
       },
       end: (error) => {
@@ -519,7 +520,7 @@ class Protocol2Session implements AdapterSession {
           listener.changed(thread.detail());
         },
         skipped: (item) => {
-          if (thread.projection) thread.appliedSequence = Math.max(thread.appliedSequence, item.sequence);
+          if (thread.projection && item.sequence !== null) thread.appliedSequence = Math.max(thread.appliedSequence, item.sequence);
           listener.skipped?.(item);
         },
         end: (error) => {
@@ -546,6 +547,7 @@ class Protocol2Session implements AdapterSession {
         (snapshot) => {
           if (closed) return;
           if (!thread.projection) {
+            for (const failure of droppedOf(snapshot)) listener.skipped?.(droppedAsSkipped("bounded thread snapshot", failure));
             thread.projection = snapshot.projection;
             thread.appliedSequence = snapshot.snapshotSequence;
             thread.lastEventAt = snapshot.projection.updatedAt;
