@@ -42,6 +42,8 @@ async function reviewFleet(page: Page, fleet: Fleet): Promise<{ approval: string
 }
 
 test.use({ generations: ["upstream"] });
+// Each walks many steps against a live fleet; on a loaded machine one took longer than the default minute.
+test.describe.configure({ timeout: 120_000 });
 
 for (const size of WIDTHS) {
   test(`a review item is a need like any other: counted alike, reached by n, marked reviewed with e, a receipt and Undo at ${size.name}`, async ({
