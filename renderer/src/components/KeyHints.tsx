@@ -19,6 +19,7 @@ const SHORT: Partial<Record<CommandId, string>> = {
   "agent.decline": "deny",
   "agent.answer": "answer",
   "agent.acknowledge": "acknowledge",
+  "agent.mark-reviewed": "reviewed",
   "agent.snooze": "snooze",
   "agent.snooze-hour": "1 h",
   "action.undo": "undo",
