@@ -12,6 +12,7 @@ import { agentReceipts } from "../../shared/fleet/receipts";
 import type { AgentDetail } from "../../shared/bridge/contract";
 import type { FleetServiceOptions } from "../../electron/fleet/service";
 import { DEFAULT_TIMING } from "../../electron/fleet/supervisor";
+import { TruthWatch } from "../../electron/fleet/truth-watch.testkit";
 import { defaultClientLabel } from "../../electron/fleet/t3/client";
 import {
   FAST,
@@ -24,6 +25,7 @@ import {
   keyOf,
   recoverServer,
   revokedSessionMakesNoRetryStorm,
+  rows,
   startFleet as startPairedFleet,
   statusHistory as history,
   until,
@@ -33,6 +35,7 @@ import { ScriptedModelServer } from "../model/scripted-model-server";
 import { MESSAGE_REACHES_HARNESS_MS } from "./harness-scenarios.testkit";
 import { RELEASED_T3, RealT3Server } from "./harness.testkit";
 import { T3Operator } from "./operator.testkit";
+import { readT3Truth } from "./truth-reader.testkit";
 
 const REPLY = PLAIN_REPLY;
 
@@ -94,7 +97,20 @@ afterAll(async () => {
   await model?.close();
 }, 30_000);
 
-afterEach(() => recoverServer(server));
+/** The truth oracle's record of the shared fleet, from the first scenario that starts it (issue 39). */
+let truth: TruthWatch | undefined;
+
+/** After a step: every thread T3 stored (and each row the fleet still shows) against what the shared fleet says. */
+async function truthful(step: string): Promise<void> {
+  truth ??= new TruthWatch(fleet.service, fleet.events);
+  const shown = rows(fleet).map((view) => view.threadId);
+  await truth.check(fleet.environmentId, () => readT3Truth(operator, fleet.environmentId, undefined, shown), step, { settleMs: 30_000 });
+}
+
+afterEach(async ({ task }) => {
+  await recoverServer(server);
+  if (fleet) await truthful(`${task.name}: at its end`);
+}, 60_000);
 
 describe("the fleet against a real T3 0.0.42 server", () => {
   it("pairs by link and names itself to T3", async () => {
@@ -403,6 +419,7 @@ describe("the fleet against a real T3 0.0.42 server", () => {
       30_000,
     );
     expect(deliveryStates(fleet, delivery.commandId)).not.toContain("delivered");
+    await truthful("the decision refused after the restart");
     expect(receiptOf(delivery.commandId)).toEqual({
       what: "Your approval decision",
       state: "did not reach the agent",
