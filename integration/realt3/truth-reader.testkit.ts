@@ -1,7 +1,13 @@
 // What T3 0.0.42 stored, for the truth oracle (electron/fleet/truth-oracle.testkit.ts): its shell rows
 // and each thread's detail (`/api/orchestration/threads/:id`), read by T3's own rules
 // (electron/fleet/t3/protocol1/truth-reader.testkit.ts).
-import { CHILD_THREAD_ID, type Protocol1Activity, type Protocol1Row, protocol1ThreadTruth } from "../../electron/fleet/t3/protocol1/truth-reader.testkit";
+import {
+  CHILD_THREAD_ID,
+  type Protocol1Activity,
+  type Protocol1Row,
+  deletedThreadTruth,
+  protocol1ThreadTruth,
+} from "../../electron/fleet/t3/protocol1/truth-reader.testkit";
 import type { ServerTruth, StoredThreadTruth } from "../../electron/fleet/truth-oracle.testkit";
 import type { StoredThread, T3Operator } from "./operator.testkit";
 
@@ -39,16 +45,7 @@ export async function readT3Truth(
     }
     const detail = (await operator.thread(threadId).catch(() => null)) as (StoredThread & Protocol1Row) | null;
     if (detail) threads.push(await truthOf(operator, detail));
-    else
-      threads.push({
-        threadId,
-        parentThreadId: CHILD_THREAD_ID.exec(threadId)?.[1] ?? null,
-        state: "deleted",
-        error: null,
-        subagents: [],
-        userMessages: [],
-        requests: [],
-      });
+    else threads.push(deletedThreadTruth(threadId));
   }
   return { environmentId, threads };
 }

@@ -4,7 +4,7 @@
 // nothing more) and "Try again" (`creation.retry`). The last choices are remembered per machine in
 // this browser. Creations' receipts arrive as `creation` events (bridge-events.ts).
 import { create } from "zustand";
-import type { CreateChoices, CreateRuntimeMode, Creation } from "../../../shared/fleet/creation";
+import type { CreateChoices, CreateRequest, Creation } from "../../../shared/fleet/creation";
 import { creationSettled } from "../../../shared/fleet/creation";
 import { splitKey } from "../../../shared/fleet/model";
 import { focusWhenStill } from "./focus";
@@ -12,17 +12,8 @@ import { navigation } from "./navigation";
 import { errorMessage, requireBridge, tracked } from "./requests";
 import { useFleet } from "./store";
 
-/** What the user chose in the form. */
-export interface NewAgentForm {
-  environmentId: string;
-  projectId: string;
-  instanceId: string;
-  model: string;
-  runtimeMode: CreateRuntimeMode;
-  parentThreadId: string | null;
-  title: string;
-  text: string;
-}
+/** What the user chose in the form: the service's create request (shared/fleet/creation.ts). */
+export type NewAgentForm = CreateRequest;
 
 export interface NewAgentState {
   open: boolean;

@@ -266,7 +266,8 @@ function pendingOf(card: PendingRequestCard): PendingRequest {
   }
 }
 
-const SUBAGENT_STATUS: Record<string, SubagentStatus> = {
+/** A subagent row's or item's status in the fleet's words. */
+export const SUBAGENT_STATUS: Record<string, SubagentStatus> = {
   idle: "pending",
   pending: "pending",
   running: "running",

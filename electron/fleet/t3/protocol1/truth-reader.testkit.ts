@@ -132,18 +132,22 @@ export function protocol1ThreadTruth(
 
 type ThreadRead = Partial<Protocol1Row> & { messages: { role: string; text: string; createdAt?: string }[]; activities: Protocol1Activity[] };
 
+/** A thread T3 no longer reads: deleted, with the parent its id names. */
+export function deletedThreadTruth(threadId: string): StoredThreadTruth {
+  return {
+    threadId,
+    parentThreadId: CHILD_THREAD_ID.exec(threadId)?.[1] ?? null,
+    state: "deleted",
+    error: null,
+    subagents: [],
+    userMessages: [],
+    requests: [],
+  };
+}
+
 /** A thread as the protocol-1 simulator's control API reads it (T3's thread shape, no row fields); none read: deleted. */
 export function simulatedThreadTruth(threadId: string, detail: ThreadRead | null, archived: boolean): StoredThreadTruth {
-  if (!detail)
-    return {
-      threadId,
-      parentThreadId: CHILD_THREAD_ID.exec(threadId)?.[1] ?? null,
-      state: "deleted",
-      error: null,
-      subagents: [],
-      userMessages: [],
-      requests: [],
-    };
+  if (!detail) return deletedThreadTruth(threadId);
   const row: Protocol1Row = { latestTurn: null, session: null, ...detail, id: threadId, archivedAt: detail.archivedAt ?? (archived ? "archived" : null) };
   return protocol1ThreadTruth(row, detail);
 }

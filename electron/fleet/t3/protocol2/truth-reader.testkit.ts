@@ -3,19 +3,9 @@
 // and each thread's projection, judged by the engine's own rules (docs/t3-protocols.md, "Protocol 2").
 // Works on the simulator in this process or in its own, and on any protocol-2 server.
 import type { SubagentStatus } from "../../../../shared/fleet/facts";
+import { SUBAGENT_STATUS } from "../../../../shared/t3/protocol2/facts";
 import type { T3V2Operator, V2Projection, V2ShellRow } from "../../../../sim/protocol2/operator.testkit";
 import type { ServerTruth, StoredRequest, StoredState, StoredThreadTruth } from "../../truth-oracle.testkit";
-
-const SUBAGENT_STATUS: Record<string, SubagentStatus> = {
-  idle: "pending",
-  pending: "pending",
-  running: "running",
-  waiting: "waiting",
-  completed: "completed",
-  failed: "failed",
-  cancelled: "cancelled",
-  interrupted: "interrupted",
-};
 
 interface Row extends V2ShellRow {
   activityRunStatus?: string | null;
