@@ -129,7 +129,11 @@ export function App() {
       if (state.paletteOpen) state.showPalette(false);
       else if (state.diff) diffView.close();
       else if (state.settingsOpen) state.showSettings(false);
-      else if (state.pairing.open) commands.closePairing();
+      // A list (Handled today, Snoozed) closes on Esc wherever focus went while it was open.
+      else if (state.listOpen) {
+        state.showList(null);
+        requestAnimationFrame(focusWhenStill("pane"));
+      } else if (state.pairing.open) commands.closePairing();
       else if (useNewAgent.getState().open) newAgent.close();
       else if (document.activeElement === searchRef.current) searchRef.current?.blur();
       else if (state.openKey) {
