@@ -22,8 +22,9 @@ set -m
 ./fleet demo --web --port 0 >"$log" 2>&1 &
 demo=$!
 set +m
-# The link is the first line that carries one; tail ends with the demo if it exits first.
-link="$(timeout 600 tail -n +1 -f --pid="$demo" "$log" | grep -m1 -Eo 'http://127\.0\.0\.1:[0-9]+/#code=[A-Za-z0-9_-]+' || true)"
+# The link is the first line that carries one; tail ends with the demo if it exits first. tail
+# feeds grep through a process substitution, which nothing waits for once grep has its line.
+link="$(grep -m1 -Eo 'http://127\.0\.0\.1:[0-9]+/#code=[A-Za-z0-9_-]+' < <(timeout 600 tail -n +1 -f --pid="$demo" "$log") || true)"
 if [ -z "$link" ]; then
   echo "fresh-demo: ./fleet demo --web printed no link without optional dependencies:" >&2
   tail -n 40 "$log" >&2
