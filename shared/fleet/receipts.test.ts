@@ -76,6 +76,14 @@ describe("receipts", () => {
     expect(all.join("\n")).not.toMatch(/Withdrawing the queued message|withdrawn.*withdrawn/);
   });
 
+  it("a message T3 stored reached the agent only once a turn took it: stored alone it is on the server (issue 39)", () => {
+    const stored = delivery({ state: "delivered", messageId: "m9", text: "Run the tests" });
+    expect(lines([stored])).toEqual(["“Run the tests” · on the server; no turn has taken it yet"]);
+    const started = { ...stored, observed: { outcome: "new-turn" as const, turnId: "t1" } };
+    expect(lines([started])).toEqual(["“Run the tests” · started a new turn"]);
+    expect(lines([{ ...started, state: "answered" }])).toEqual(["“Run the tests” · started a new turn; the agent replied"]);
+  });
+
   it("an unconfirmed send says so once, with its reason, and offers to check again", () => {
     const reason = "The connection dropped before the server answered. Checking again on reconnect; it will never be sent twice.";
     expect(lines([delivery({ state: "uncertain", text: "hello", messageId: "m1", reason })])).toEqual([

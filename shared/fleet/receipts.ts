@@ -30,7 +30,8 @@ export interface Receipt {
 export const MESSAGE_WORDS: Record<DeliveryState, string> = {
   sending: "sending…",
   accepted: "accepted by the server",
-  delivered: "delivered to the agent",
+  // T3 stored it; only a turn taking it (observed: started, joined, queued) says more (issue 39).
+  delivered: "on the server; no turn has taken it yet",
   answered: "the agent replied",
   refused: "not sent",
   uncertain: "not confirmed yet",
