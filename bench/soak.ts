@@ -21,7 +21,7 @@ import { ensureRendererBuilt } from "./renderer-build";
 import { BridgeRequestError } from "./soak/bridge-client";
 import { boundsFor, checkBounds } from "./soak/bounds";
 import { SimulatedMachine, type SoakMachine } from "./soak/machines";
-import { type SendMode, type SentMessage, tally } from "./soak/messages";
+import { fleetDeliveryOf, type SendMode, type SentMessage, tally } from "./soak/messages";
 import { SoakClock } from "./soak/clock";
 import { childEnvironment, childrenOf, openConnections, procSample, serviceReport } from "./soak/processes";
 import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soak/real-machines";
@@ -481,6 +481,17 @@ const atServers = new Map<string, Record<string, string[]>>();
 for (const machine of targets) atServers.set(machine.label, await machine.userMessages());
 const atServer = (message: SentMessage) => (atServers.get(message.machine)?.[message.threadId] ?? []).filter((text) => text.includes(message.tag)).length;
 const counts = tally(messages, atServer, service.bridge.state.deliveries, service.bridge.state.history);
+// A message counted twice at its server: what the server stored, to tell two sends from one stored twice.
+const duplicateStories: string[] = [];
+for (const message of messages.filter((candidate) => atServer(candidate) > 1)) {
+  const machine = targets.find((candidate) => candidate.label === message.machine);
+  const stored = machine instanceof SimulatedMachine ? await machine.storedUserMessages(message.threadId) : null;
+  const copies = stored?.filter((text) => text.text.includes(message.tag)).map((copy) => `${copy.id} at ${copy.createdAt}`);
+  const sent = fleetDeliveryOf(message, service.bridge.state.deliveries);
+  duplicateStories.push(
+    `${message.tag} sent as ${sent?.messageId ?? "?"} (command ${sent?.commandId ?? "?"}), stored as ${copies?.join(", ") ?? "(not readable here)"}`,
+  );
+}
 let misdirected = 0;
 for (const message of messages) {
   for (const [threadId, texts] of Object.entries(atServers.get(message.machine) ?? {}))
@@ -555,6 +566,7 @@ console.log(
 console.log(`  in flight when the service was killed: ${counts.inFlightAtKill} → ${JSON.stringify(counts.inFlightAtKillTruth)}`);
 for (const [reason, count] of [...counts.refusalReasons].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`    refused ×${count}: ${reason}`);
 for (const example of counts.examples) console.log(`    ${example}`);
+for (const story of duplicateStories) console.log(`    ${story}`);
 console.log(
   `  user actions: approvals ${counters.approvals}, answers ${counters.answers}, snoozes ${counters.snoozes}, acknowledgements ${counters.acknowledgements}; churn: created ${counters.created}, archived ${counters.archived}, deleted ${counters.deleted}`,
 );

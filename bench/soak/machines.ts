@@ -149,6 +149,15 @@ export class SimulatedMachine implements SoakMachine {
     return (await this.control("GET", "thread-list")) as ServerThreadList;
   }
 
+  /** One thread's user messages as stored (id, time, text), to explain a count that is off; null where it cannot be read. */
+  async storedUserMessages(threadId: string): Promise<{ id: string; createdAt: string; text: string }[] | null> {
+    if (this.generation === "v2") return null;
+    const detail = (await this.control("GET", `threads/${encodeURIComponent(threadId)}`)) as {
+      messages?: { id: string; role: string; createdAt: string; text: string }[];
+    } | null;
+    return detail?.messages?.filter((message) => message.role === "user").map(({ id, createdAt, text }) => ({ id, createdAt, text })) ?? null;
+  }
+
   /** What it stored, for the truth oracle: protocol 1 by each thread's read; a protocol-2 machine's control API has no thread read. */
   async truth(alsoRead: Iterable<string>): Promise<ServerTruth | null> {
     if (this.generation === "v2") return null;
