@@ -6,7 +6,7 @@ import { decidedAbout, type HandledAction } from "../../shared/fleet/handled";
 import type { Acknowledgements } from "./acknowledgements";
 import type { HandledLog } from "./handled-log";
 import type { Snoozes } from "./snoozes";
-import { changeReviews } from "./reviews";
+import type { Reviews } from "./reviews";
 import type { AgentDetails } from "./agent-details";
 import { BridgeError } from "./bridge-error";
 import type { Creations } from "./creations";
@@ -28,6 +28,7 @@ export interface BridgeHandlerDeps {
   creations: Creations;
   acknowledgements: Acknowledgements;
   snoozes: Snoozes;
+  reviews: Reviews;
   handled: HandledLog;
   settings: FleetSettingsControl;
   discovery: Discovery;
@@ -51,8 +52,7 @@ export function decodeBridgeRequest(method: string, params: unknown): { method: 
 
 /** One handler per bridge method; params are already decoded. */
 export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
-  const { model, environments, pairing, details, deliveries, acknowledgements, settings, handled } = deps;
-  const reviews = changeReviews(model);
+  const { model, environments, pairing, details, deliveries, acknowledgements, reviews, settings, handled } = deps;
   /** Records what the user did once the fleet carried it out (a refused command did nothing). */
   const recorded = async <T>(key: string, action: HandledAction, result: Promise<T>, happened: (value: T) => boolean = () => true): Promise<T> => {
     const value = await result;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type EnvironmentRecord, REGISTRY_FILE, Registry } from "./registry";
+import { type EnvironmentRecord, MAX_KEPT_REVIEWS, REGISTRY_FILE, Registry } from "./registry";
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -113,5 +113,45 @@ describe("environment registry", () => {
     const { registry, problems } = await Registry.open(dir);
     expect(problems[0]).toMatch(/could not be read/);
     await expect(registry.upsert(record("b"))).rejects.toThrow(/not overwriting/);
+  });
+
+  it("keeps reviewed turns across a restart, decoded when read: a mangled set is dropped, the rest of the file kept", async () => {
+    const dir = await tempDir();
+    const { registry } = await Registry.open(dir);
+    await registry.upsert(record("a"));
+    await registry.setReviewed("a/thread-1", 3);
+    await registry.setReviewed("a/thread-2", 1);
+    await registry.setReviewed("a/thread-2", null);
+    expect([...(await Registry.open(dir)).registry.reviews]).toEqual([["a/thread-1", 3]]);
+
+    const file = JSON.parse(await readFile(join(dir, REGISTRY_FILE), "utf8")) as Record<string, unknown>;
+    await writeFile(join(dir, REGISTRY_FILE), JSON.stringify({ ...file, reviews: { "a/thread-1": "three" } }));
+    const mangled = await Registry.open(dir);
+    expect(mangled.problems).toEqual([]);
+    expect(mangled.registry.reviews.size).toBe(0);
+    expect(mangled.registry.environments).toEqual([record("a")]);
+
+    // Removing the machine forgets its agents' marks.
+    await mangled.registry.setReviewed("a/thread-3", 2);
+    await mangled.registry.remove("a");
+    expect((await Registry.open(dir)).registry.reviews.size).toBe(0);
+  });
+
+  it("keeps at most MAX_KEPT_REVIEWS reviewed turns, forgetting the oldest marks first", async () => {
+    const dir = await tempDir();
+    const reviews = Object.fromEntries(Array.from({ length: MAX_KEPT_REVIEWS + 10 }, (_, i) => [`a/thread-${i}`, 1]));
+    await writeFile(join(dir, REGISTRY_FILE), JSON.stringify({ version: 1, environments: [record("a")], reviews }));
+    const { registry } = await Registry.open(dir);
+    expect(registry.reviews.size).toBe(MAX_KEPT_REVIEWS);
+    expect(registry.reviews.has("a/thread-9")).toBe(false);
+    expect(registry.reviews.has("a/thread-10")).toBe(true);
+    // A new mark goes in and the oldest kept one goes out; marking a kept one again makes it the newest.
+    await registry.setReviewed("a/thread-10", 2);
+    await registry.setReviewed("a/new", 1);
+    const reopened = (await Registry.open(dir)).registry;
+    expect(reopened.reviews.size).toBe(MAX_KEPT_REVIEWS);
+    expect(reopened.reviews.get("a/thread-10")).toBe(2);
+    expect(reopened.reviews.has("a/thread-11")).toBe(false);
+    expect(reopened.reviews.get("a/new")).toBe(1);
   });
 });

@@ -63,6 +63,7 @@ const RegistryFileSchema = z.object({
   settings: z.unknown().optional(),
   acknowledgements: z.unknown().optional(),
   snoozes: z.unknown().optional(),
+  reviews: z.unknown().optional(),
 });
 
 /** agent key → fingerprint of the failure or stall the user acknowledged (shared/fleet/acknowledge.ts). */
@@ -75,11 +76,21 @@ const Snoozes = z.record(
 );
 type KeptSnooze = z.infer<typeof Snoozes>[string];
 
+/**
+ * How many agents' reviewed turns the registry keeps: the most recently marked ones. An agent past the
+ * bound whose latest turn has changes comes back as not reviewed, which is the safe way to be wrong.
+ */
+export const MAX_KEPT_REVIEWS = 5_000;
+
+/** agent key → the latest turn (its count) whose changes the user marked reviewed (electron/fleet/reviews.ts). */
+const Reviews = z.record(z.string().max(2_000), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
+
 export class Registry {
   private records = new Map<string, EnvironmentRecord>();
   private settingsValue: FleetSettings = FleetSettings.parse({});
   private acknowledgementValues = new Map<string, string>();
   private snoozeValues = new Map<string, KeptSnooze>();
+  private reviewValues = new Map<string, number>();
   private writes: Promise<void> = Promise.resolve();
   /** Set when the file exists but cannot be read: never overwrite what we could not read. */
   private frozen = false;
@@ -129,6 +140,10 @@ export class Registry {
     // So are snoozes: an unreadable one is dropped and the agent simply counts again.
     const snoozes = Snoozes.safeParse(file.data.snoozes ?? {});
     if (snoozes.success) this.snoozeValues = new Map(Object.entries(snoozes.data));
+    // And reviewed turns: an unreadable set is dropped and those agents' changes await review again.
+    // Written oldest first, so a file over the bound (edited by hand) keeps the newest.
+    const reviews = Reviews.safeParse(file.data.reviews ?? {});
+    if (reviews.success) this.reviewValues = new Map(Object.entries(reviews.data).slice(-MAX_KEPT_REVIEWS));
     if (skipped > 0 || !settings.success) {
       const target = await backup();
       problems.push(
@@ -171,6 +186,7 @@ export class Registry {
       draft.records.delete(environmentId);
       for (const agentKey of [...draft.acknowledgements.keys()]) if (agentKey.startsWith(`${environmentId}/`)) draft.acknowledgements.delete(agentKey);
       for (const agentKey of [...draft.snoozes.keys()]) if (agentKey.startsWith(`${environmentId}/`)) draft.snoozes.delete(agentKey);
+      for (const agentKey of [...draft.reviews.keys()]) if (agentKey.startsWith(`${environmentId}/`)) draft.reviews.delete(agentKey);
     });
   }
 
@@ -199,6 +215,27 @@ export class Registry {
     });
   }
 
+  get reviews(): ReadonlyMap<string, number> {
+    return this.reviewValues;
+  }
+
+  /**
+   * Records (or with null forgets) the latest turn whose changes the user marked reviewed. The newest
+   * mark goes last; past MAX_KEPT_REVIEWS agents the oldest marks are forgotten.
+   */
+  async setReviewed(agentKey: string, turnCount: number | null): Promise<void> {
+    await this.commit(turnCount === null ? "bringing the changes back" : "marking the changes reviewed", (draft) => {
+      if (turnCount === null) return draft.reviews.delete(agentKey);
+      if (draft.reviews.get(agentKey) === turnCount) return false;
+      draft.reviews.delete(agentKey);
+      draft.reviews.set(agentKey, turnCount);
+      for (const oldest of draft.reviews.keys()) {
+        if (draft.reviews.size <= MAX_KEPT_REVIEWS) break;
+        draft.reviews.delete(oldest);
+      }
+    });
+  }
+
   async updateSettings(patch: Partial<FleetSettings>): Promise<FleetSettings> {
     await this.commit(describeSettingsPatch(patch), (draft) => void (draft.settings = FleetSettings.parse({ ...draft.settings, ...patch })));
     return this.settingsValue;
@@ -218,6 +255,7 @@ export class Registry {
         settings: this.settingsValue,
         acknowledgements: new Map(this.acknowledgementValues),
         snoozes: new Map(this.snoozeValues),
+        reviews: new Map(this.reviewValues),
       };
       if (change(draft) === false) return;
       const file = {
@@ -226,12 +264,14 @@ export class Registry {
         settings: draft.settings,
         acknowledgements: Object.fromEntries(draft.acknowledgements),
         snoozes: Object.fromEntries(draft.snoozes),
+        reviews: Object.fromEntries(draft.reviews),
       };
       await writePrivateFile(this.path, `${JSON.stringify(file, null, 2)}\n`, what);
       this.records = draft.records;
       this.settingsValue = draft.settings;
       this.acknowledgementValues = draft.acknowledgements;
       this.snoozeValues = draft.snoozes;
+      this.reviewValues = draft.reviews;
     };
     const next = this.writes.then(run, run);
     this.writes = next.catch(() => {});
@@ -244,6 +284,7 @@ interface RegistryState {
   settings: FleetSettings;
   acknowledgements: Map<string, string>;
   snoozes: Map<string, KeptSnooze>;
+  reviews: Map<string, number>;
 }
 
 /** A change to a machine, named as the user made it (for "…: the rename was not saved"). */

@@ -13,6 +13,7 @@ import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts"
 import { agentKey } from "../../shared/fleet/types";
 import { Acknowledgements } from "./acknowledgements";
 import { Snoozes } from "./snoozes";
+import { Reviews } from "./reviews";
 import { HandledLog } from "./handled-log";
 import { AgentDetails } from "./agent-details";
 import { type BridgeHandlers, bridgeHandlers, decodeBridgeRequest } from "./bridge-handlers";
@@ -82,6 +83,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly following: ThreadFollowing;
   private readonly acknowledgements: Acknowledgements;
   private readonly snoozes: Snoozes;
+  private readonly reviews: Reviews;
   private readonly settings: FleetSettingsControl;
   private readonly handlers: BridgeHandlers;
   private readonly published: PublishedViews;
@@ -135,6 +137,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
     this.following = new ThreadFollowing(this.environments);
     this.acknowledgements = new Acknowledgements(this.model, registry, this.environments);
     this.snoozes = new Snoozes(this.model, this.environments, registry, this.now);
+    this.reviews = new Reviews(this.model, registry);
     this.settings = new FleetSettingsControl(registry, this.policy, this.model, publish, () => {
       // A shorter quiet time takes effect at once: the pending check may be later than the new deadline.
       clearTimeout(this.stallTimer);
@@ -166,6 +169,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       creations: this.creations,
       acknowledgements: this.acknowledgements,
       snoozes: this.snoozes,
+      reviews: this.reviews,
       handled: new HandledLog(this.model, (entry) => publish({ type: "handled", entry }), this.now),
       settings: this.settings,
       discovery: new Discovery(
@@ -288,6 +292,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       this.policy.forget(key);
       this.acknowledgements.removed(key);
       this.snoozes.removed(key);
+      this.reviews.removed(key);
       this.following.agentRemoved(key);
       this.deliveries.agentRemoved(...splitKey(key));
     }
