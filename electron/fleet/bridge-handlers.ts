@@ -78,7 +78,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
       details.closeAgent(p.key, viewer);
       return null;
     },
-    "agent.send": (p) => deliveries.send(p.key, p.text, p.expectedIntent),
+    "agent.send": (p) => deliveries.send(p.key, p.text, p.expectedIntent, p.commandId),
     "agent.respondApproval": (p) =>
       recorded(
         p.key,

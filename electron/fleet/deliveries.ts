@@ -9,9 +9,10 @@ import { type Delivery, type DeliveryKind, type Intent, type IntentKind, connect
 import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
 import { unanswerableWords } from "../../shared/fleet/status";
-import { type ConnectionPhase, agentKey } from "../../shared/fleet/types";
+import { agentKey } from "../../shared/fleet/types";
 import { T3Error } from "../../shared/t3/errors";
 import { BridgeError } from "./bridge-error";
+import { connectingSettled, isConnecting } from "./connecting-wait";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
 import { RESTART_BEFORE_SENDING, RESTART_CHECKING, RESTART_NOT_FOUND, RESTART_NOT_FOUND_AFTER_RESEND, UNEXPLAINED_REFUSAL } from "./delivery-reasons";
@@ -193,12 +194,21 @@ export class Deliveries {
     return new Date(this.deps.now()).toISOString();
   }
 
-  /** `commandId`: the one a held message was given when it was held (a release sends with it). */
+  /**
+   * `commandId`: the page's own id for the message, reused when it resends after its answer was lost
+   * (renderer/src/state/lost-sends.ts), or the one a held message was given (a release sends with it).
+   * An id this service tracks, holds, waits with or restored from its journal is the same send: its
+   * delivery as it stands is the answer, and nothing is dispatched again.
+   */
   async send(key: string, text: string, expected: IntentKind, commandId: string = randomUUID(), heldFrom?: string): Promise<Delivery> {
+    const same = this.deliveries.get(commandId)?.delivery ?? this.held.get(commandId) ?? this.waiting.get(commandId);
+    if (same && (same.agentKey !== key || same.text !== text))
+      throw new BridgeError("invalid", "This command id belongs to another message; nothing was sent.");
+    if (same) return same;
     const [environmentId, threadId] = splitKey(key);
     // Judged on confirmed facts: right after a start the environment is connecting and its agents
     // unknown. Meanwhile the message is on disk, so a restart in the wait does not lose it.
-    if (this.isConnecting(environmentId)) {
+    if (isConnecting(this.deps.runtime(environmentId)?.supervisor)) {
       this.waiting.set(commandId, this.newDelivery(commandId, key, "message", { text, ...(heldFrom && { heldFrom }) }));
       await this.record().catch(() => undefined);
       // It stays journaled as waiting until it is dispatched (its command journaled) or refused.
@@ -297,29 +307,8 @@ export class Deliveries {
     };
   }
 
-  /**
-   * Resolves once an environment that was connecting is online (or failed in a way no retry mends),
-   * or after the bound; at once when it is not connecting.
-   */
-  private isConnecting(environmentId: string): boolean {
-    return this.deps.runtime(environmentId)?.supervisor.phase.phase === "connecting";
-  }
-
   private connectingSettled(environmentId: string): Promise<void> {
-    const supervisor = this.deps.runtime(environmentId)?.supervisor;
-    if (!supervisor || supervisor.phase.phase !== "connecting") return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        supervisor.off("phase", changed);
-        resolve();
-      };
-      // A failed first attempt is retried by the supervisor: only online, or a failure no retry mends, ends the wait.
-      // The model takes the phase from the same event, registered first (environments.ts): it is current here.
-      const changed = (phase: ConnectionPhase) => (phase.phase === "online" || phase.phase === "unauthorized" || phase.phase === "incompatible") && done();
-      const timer = setTimeout(done, this.deps.connectingWaitMs ?? CONNECTING_WAIT_MS);
-      supervisor.on("phase", changed);
-    });
+    return connectingSettled(this.deps.runtime(environmentId)?.supervisor, this.deps.connectingWaitMs ?? CONNECTING_WAIT_MS);
   }
 
   private finishRefused(delivery: Delivery, reason: string): Delivery {

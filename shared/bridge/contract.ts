@@ -146,8 +146,16 @@ export const BridgeRequests = {
   "environment.retry": z.object({ environmentId: EnvironmentId }),
   "agent.open": z.object({ key: Key }),
   "agent.close": z.object({ key: Key }),
-  /** `expectedIntent` is what the composer showed (shared/fleet/delivery.ts); steer or queue is also the user's choice where both are offered. */
-  "agent.send": z.object({ key: Key, text: z.string().min(1).max(INPUT_LIMITS.messageText), expectedIntent: z.enum(["steer", "queue", "new-turn"]) }),
+  /**
+   * `expectedIntent` is what the composer showed (shared/fleet/delivery.ts); steer or queue is also the user's choice where both are offered.
+   * `commandId`: the page's id for this message; a resend after a lost answer carries the same one and is the same send (never a second message).
+   */
+  "agent.send": z.object({
+    key: Key,
+    text: z.string().min(1).max(INPUT_LIMITS.messageText),
+    expectedIntent: z.enum(["steer", "queue", "new-turn"]),
+    commandId: z.uuid().optional(),
+  }),
   "agent.respondApproval": z.object({ key: Key, requestId: Id, decision: z.enum(["accept", "acceptForSession", "acceptAlways", "decline", "cancel"]) }),
   /** One answer per question id; several for a multi-select question. */
   "agent.respondInput": z.object({
