@@ -388,7 +388,15 @@ export interface ThreadDetail {
   /** The stream caught up on the current connection (snapshot or resume marker seen). */
   synced: boolean;
   facts: ThreadDetailFacts;
+  /**
+   * A bounded tail of the transcript (shared/fleet/transcript-tail.ts), after `anchored` compact
+   * records of messages that left it (text cut), kept by id for the delivery rules: not the transcript.
+   */
   items: TranscriptItem[];
+  /** How many items at the start of `items` are anchors, not the transcript (absent: none). */
+  anchored?: number;
+  /** The thread's older items were let go: the transcript starts after them (T3 keeps them). */
+  earlier?: boolean;
   /**
    * The highest server sequence applied to this thread; comparable with a `CommandReceipt.sequence`
    * of the same adapter, so "the effect of my command is in what I see" can be decided.

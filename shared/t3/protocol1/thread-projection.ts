@@ -5,63 +5,23 @@
 // An event costs O(change), not O(history): transcript items are kept in order and only the item an
 // event touched is rebuilt (unchanged items keep their identity, so consumers compare by reference),
 // and the facts derived from activities are recomputed only when an activity or the active turn changes.
-import {
-  type ApprovalOption,
-  noThreadFacts,
-  type PendingRequest,
-  type Question,
-  type RequestEnd,
-  type SubagentFacts,
-  type SubagentStatus,
-  type ThreadDetailFacts,
-  type TranscriptItem,
-  type TurnChanges,
-  type UsageFacts,
-} from "../../fleet/facts";
+// It holds a bounded tail of the transcript (shared/fleet/transcript-tail.ts): what leaves it is
+// folded into compact facts (./activity-facts.ts, ./usage-reports.ts) and message anchors, so the
+// facts cover the whole history without keeping it (issue 43).
+import { noThreadFacts, type PendingRequest, type ThreadDetailFacts, type TranscriptItem, type TurnChanges, type UsageFacts } from "../../fleet/facts";
 import { countOrNull } from "../../fleet/counts";
+import { CHECKPOINTS_KEPT, MessageAnchors, TRANSCRIPT_TAIL_ITEMS, TRANSCRIPT_TRIM_BATCH, type TranscriptBounds } from "../../fleet/transcript-tail";
 import type { LatestTurn, OrchestrationEvent, OrchestrationThread, ThreadActivity, ThreadDetailSnapshot, ThreadMessage, ThreadSession } from "./schemas";
-import { cleanText, TEXT_LIMITS } from "../text";
 import { runStateOfRow, sessionLost } from "./facts";
 import { revertCheckpoints, turnChangesOf, upsertCheckpoint, usageOfActivities } from "./changes";
 import { observedHarness } from "./harnesses";
+import { type ActivityFold, boundFold, copyFold, emptyFold, foldActivities, pendingOfFold, record, text } from "./activity-facts";
+import { compactUsageReports, isUsageReport } from "./usage-reports";
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
-}
-const KNOWN_DECISIONS = new Set<string>(["accept", "acceptForSession", "acceptAlways", "decline", "cancel"]);
-
-/** The decisions an approval lists itself (T3 0.0.42 does for OpenCode): T3's word wins over what was observed. */
-function decisionsOf(options: unknown): ApprovalOption[] | null {
-  if (!Array.isArray(options)) return null;
-  const listed = options.map(record).flatMap((option): ApprovalOption[] => {
-    const decision = text(option.decision);
-    if (!decision || !KNOWN_DECISIONS.has(decision)) return [];
-    return [{ decision: decision as ApprovalOption["decision"], label: text(option.label) ?? decision, warning: text(option.warning) }];
-  });
-  return listed.length > 0 ? listed : null;
-}
-
-/** A string from an activity's free-form payload: server text, so cleaned like every decoded field. */
-function text(value: unknown): string | null {
-  return typeof value === "string" && value.trim() !== "" ? cleanText(value, { max: TEXT_LIMITS.reason }) : null;
-}
-
-/** Activities that close a pending request: the agent took an answer, or T3 could not pass one on. */
-const RESOLUTIONS: Record<string, RequestEnd["how"]> = {
-  "approval.resolved": "resolved",
-  "provider.approval.respond.failed": "failed",
-  "user-input.resolved": "resolved",
-  "provider.user-input.respond.failed": "failed",
-};
-
-/** What the activities say, recomputed only when they (or the active turn) change. */
+/** What the activities say (the carried fold, then the activities held), recomputed only when they (or the active turn) change. */
 interface ActivityFacts {
-  pending: Map<string, PendingRequest>;
-  ends: Record<string, RequestEnd>;
-  subagents: SubagentFacts[];
-  lastErrorText: string | null;
-  startFailure: { detail: string; at: string } | null;
-  capacityWarning: string | null;
+  fold: ActivityFold;
+  pending: PendingRequest[];
 }
 
 export class ThreadProjection {
@@ -71,12 +31,19 @@ export class ThreadProjection {
   /** Requests answered through this client, resolved at once as T3's projection does. */
   private readonly answered = new Set<string>();
   private lastEventAt: string | null = null;
-  /** The latest user message (by arrival), for start failures and the run state. */
-  private latestUser: ThreadMessage | undefined;
+  /** When the latest user message (by arrival) was sent, for start failures and the run state. */
+  private latestUserAt: string | null = null;
+  /** What the activities that left the tail said (folded once, in order), and the messages that left it. */
+  private carried: ActivityFold = emptyFold();
+  private readonly anchors = new MessageAnchors();
+  /** The last two turns that had a reply among the messages that left the tail (for lastTurnReported). */
+  private goneReplyTurns: string[] = [];
+  private earlier = false;
+  private withAnchors: { items: TranscriptItem[]; tail: TranscriptItem[]; anchors: TranscriptItem[] } | undefined;
   /** The transcript in order (undefined: rebuild on the next read) and each item's position in it. */
   private orderedItems: TranscriptItem[] | undefined;
   private readonly itemPosition = new Map<string, number>();
-  private activityFacts: { facts: ActivityFacts; activeTurnId: string | null; driver: string | null } | undefined;
+  private activityFacts: { facts: ActivityFacts; driver: string | null } | undefined;
   /** Changes and usage as facts, rebuilt only after a checkpoint or activity changed (undefined: rebuild). */
   private changes: TurnChanges[] | undefined;
   private usage: UsageFacts | null | undefined;
@@ -86,12 +53,18 @@ export class ThreadProjection {
     this.lastSequence = snapshot.snapshotSequence;
     this.messageIndex.clear();
     this.thread.messages.forEach((message, index) => this.messageIndex.set(message.id, index));
-    this.latestUser = this.thread.messages.findLast((message) => message.role === "user");
+    this.latestUserAt = this.thread.messages.findLast((message) => message.role === "user")?.createdAt ?? null;
     this.thread.activities.sort(byActivityOrder);
+    this.thread.checkpoints = this.thread.checkpoints.slice(-CHECKPOINTS_KEPT);
+    this.carried = emptyFold();
+    this.anchors.clear();
+    this.goneReplyTurns = [];
+    this.earlier = false;
     this.orderedItems = undefined;
     this.activityFacts = undefined;
     this.changes = undefined;
     this.usage = undefined;
+    this.trimWhenLong();
   }
 
   /** Applies one event newer than the last applied; older or duplicate ones are ignored. Returns whether it changed anything. */
@@ -104,18 +77,20 @@ export class ThreadProjection {
     switch (event.type) {
       case "thread.message-sent":
         this.applyMessage(thread, event.payload);
+        this.trimWhenLong();
         return true;
       case "thread.session-set":
         this.applySession(thread, event.payload.session);
         return true;
       case "thread.activity-appended":
         this.applyActivity(thread, event.payload.activity);
+        this.trimWhenLong();
         return true;
       case "thread.turn-diff-completed": {
         const state = event.payload.status === "error" ? "error" : event.payload.status === "missing" ? "interrupted" : "completed";
         if (thread.latestTurn?.turnId === event.payload.turnId) thread.latestTurn = { ...thread.latestTurn, state, completedAt: event.payload.completedAt };
         const { threadId: _threadId, ...checkpoint } = event.payload;
-        thread.checkpoints = upsertCheckpoint(thread.checkpoints, checkpoint);
+        thread.checkpoints = upsertCheckpoint(thread.checkpoints, checkpoint).slice(-CHECKPOINTS_KEPT);
         this.changes = undefined;
         return true;
       }
@@ -221,7 +196,7 @@ export class ThreadProjection {
       };
       this.messageIndex.set(message.id, thread.messages.length);
       thread.messages.push(message);
-      if (message.role === "user") this.latestUser = message;
+      if (message.role === "user") this.latestUserAt = message.createdAt;
       this.appendItem(messageItem(message), "message");
     }
     const turn = thread.latestTurn;
@@ -251,16 +226,20 @@ export class ThreadProjection {
     if (!thread) return noThreadFacts();
     const activeTurnId = thread.session?.activeTurnId ?? null;
     const driver = thread.session?.providerName ?? thread.modelSelection?.instanceId ?? null;
-    if (this.activityFacts?.activeTurnId !== activeTurnId || this.activityFacts.driver !== driver) {
-      this.activityFacts = { facts: activityFactsOf(thread.activities, activeTurnId, observedHarness(driver).decisions), activeTurnId, driver };
+    if (this.activityFacts?.driver !== driver) {
+      const fold = foldActivities(copyFold(this.carried), thread.activities);
+      this.activityFacts = { facts: { fold, pending: pendingOfFold(fold, observedHarness(driver).decisions) }, driver };
     }
-    const { pending: pendingById, ends, subagents, lastErrorText, startFailure, capacityWarning } = this.activityFacts.facts;
+    const { fold, pending: pendingAll } = this.activityFacts.facts;
+    const { lastErrorText, startFailure } = fold;
+    // The active turn's latest capacity warning is the one that counts.
+    const capacityWarning = activeTurnId !== null ? (fold.warnings.get(activeTurnId) ?? null) : null;
     // A session in error with no turn can take no answer (blockedByOf in ./facts.ts): nothing is pending.
-    const pending = sessionLost(thread.session) ? [] : [...pendingById.values()].filter((request) => !this.answered.has(request.requestId));
+    const pending = sessionLost(thread.session) ? [] : pendingAll.filter((request) => !this.answered.has(request.requestId));
     // A start failure counts only if no session has run a turn since it.
-    const latestUser = this.latestUser;
+    const latestUserAt = this.latestUserAt;
     const startFailureText =
-      startFailure && (!latestUser || startFailure.at >= latestUser.createdAt) && (thread.session === null || thread.session.activeTurnId === null)
+      startFailure && (latestUserAt === null || startFailure.at >= latestUserAt) && (thread.session === null || thread.session.activeTurnId === null)
         ? startFailure.detail
         : null;
     const hiddenFailure =
@@ -271,16 +250,16 @@ export class ThreadProjection {
           : null;
     return {
       pending,
-      requestEnds: ends,
+      requestEnds: Object.fromEntries(fold.ends),
       lastErrorText,
       hiddenFailure,
-      subagents,
+      subagents: [...fold.subagents.values()],
       activeRunId: activeTurnId,
-      run: runStateOfRow({ ...thread, latestUserMessageAt: latestUser?.createdAt ?? null, hasPendingApprovals: false, hasPendingUserInput: false }, null),
+      run: runStateOfRow({ ...thread, latestUserMessageAt: latestUserAt, hasPendingApprovals: false, hasPendingUserInput: false }, null),
       lastEventAt: this.lastEventAt,
       changes: (this.changes ??= turnChangesOf(thread.checkpoints)),
       usage: this.usage === undefined ? (this.usage = usageOfActivities(thread.activities)) : this.usage,
-      lastTurnReported: lastTurnReported(thread, this.usage),
+      lastTurnReported: lastTurnReported(thread, this.usage, this.goneReplyTurns),
     };
   }
 
@@ -300,12 +279,79 @@ export class ThreadProjection {
     return this.orderedItems;
   }
 
+  /**
+   * What a followed thread's detail carries: the anchors of messages that left the tail, then the
+   * tail (the same array until either changes), and how many of its items are anchors.
+   */
+  transcript(): { items: TranscriptItem[] } & TranscriptBounds {
+    const tail = this.items();
+    const anchors = this.anchors.items();
+    if (anchors.length === 0) return { items: tail, anchored: 0, earlier: this.earlier };
+    if (this.withAnchors?.tail !== tail || this.withAnchors.anchors !== anchors) this.withAnchors = { items: [...anchors, ...tail], tail, anchors };
+    return { items: this.withAnchors.items, anchored: anchors.length, earlier: this.earlier };
+  }
+
   get messages(): readonly ThreadMessage[] {
     return this.thread?.messages ?? [];
   }
 
   get activities(): readonly ThreadActivity[] {
     return this.thread?.activities ?? [];
+  }
+
+  /** Held items and token reports past the tail's bound (and its batch): let the oldest go. */
+  private trimWhenLong(): void {
+    const thread = this.thread;
+    if (thread && thread.messages.length + thread.activities.length > TRANSCRIPT_TAIL_ITEMS + TRANSCRIPT_TRIM_BATCH) this.trim();
+  }
+
+  /**
+   * Keeps the newest TRANSCRIPT_TAIL_ITEMS items. The activities that leave are folded (in T3's
+   * order) into the carried facts, the messages into anchors; token reports are compacted to what
+   * usage reads (./usage-reports.ts). Every fact reads as it would from the whole history.
+   */
+  private trim(): void {
+    const thread = this.thread;
+    if (!thread) return;
+    const items = this.items();
+    const drop = Math.max(0, items.length - TRANSCRIPT_TAIL_ITEMS);
+    const gone = new Set<string>();
+    for (const item of items.slice(0, drop)) {
+      gone.add(item.id);
+      if (item.type !== "message") continue;
+      this.anchors.add(item);
+      if (item.role === "assistant" && item.runId !== null && this.goneReplyTurns.at(-1) !== item.runId)
+        this.goneReplyTurns = [...this.goneReplyTurns.filter((turnId) => turnId !== item.runId), item.runId].slice(-2);
+    }
+    if (drop > 0) {
+      thread.messages = thread.messages.filter((message) => !gone.has(message.id));
+      this.messageIndex.clear();
+      thread.messages.forEach((message, index) => this.messageIndex.set(message.id, index));
+      foldActivities(
+        this.carried,
+        thread.activities.filter((activity) => !isUsageReport(activity) && gone.has(activity.id)),
+      );
+      boundFold(this.carried);
+      this.earlier = true;
+    }
+    const reports = thread.activities.filter(isUsageReport);
+    const compacted = compactUsageReports(reports);
+    if (drop === 0 && compacted.length === reports.length) return;
+    const keptReports = new Set(compacted);
+    // A report that goes may still have said something besides usage (an error tone): folded like the rest.
+    foldActivities(
+      this.carried,
+      reports.filter((report) => !keptReports.has(report)),
+    );
+    thread.activities = [
+      ...compacted.filter((report) => !reports.includes(report)),
+      ...thread.activities.filter((activity) => (isUsageReport(activity) ? keptReports.has(activity) : !gone.has(activity.id))),
+    ].sort(byActivityOrder);
+    this.orderedItems = items.slice(drop);
+    this.itemPosition.clear();
+    this.orderedItems.forEach((item, position) => this.itemPosition.set(item.id, position));
+    this.activityFacts = undefined;
+    this.usage = undefined;
   }
 }
 
@@ -322,106 +368,9 @@ function messageItem(message: ThreadMessage): TranscriptItem {
   };
 }
 
-/** Pending requests, failures, capacity warnings and subagents, as the activities (in order) tell them. */
-function activityFactsOf(activities: readonly ThreadActivity[], activeTurnId: string | null, observedDecisions: readonly ApprovalOption[]): ActivityFacts {
-  const pending = new Map<string, PendingRequest>();
-  const ends: Record<string, RequestEnd> = {};
-  const subagents = new Map<string, SubagentFacts>();
-  let lastErrorText: string | null = null;
-  let lastErrorAt = "";
-  let startFailure: { detail: string; at: string } | null = null;
-  let capacityWarning: string | null = null;
-  for (const activity of activities) {
-    const payload = record(activity.payload);
-    const requestId = text(payload.requestId);
-    if (activity.kind === "approval.requested" && requestId) {
-      pending.set(requestId, {
-        requestId,
-        kind: "approval",
-        detail: text(payload.detail) ?? activity.summary,
-        requestKind: text(payload.requestKind),
-        decisions: decisionsOf(payload.options) ?? [...observedDecisions],
-        createdAt: activity.createdAt,
-      });
-    } else if (activity.kind === "user-input.requested" && requestId) {
-      const questions = Array.isArray(payload.questions) ? payload.questions.map(record) : [];
-      pending.set(requestId, {
-        requestId,
-        kind: "input",
-        detail:
-          questions
-            .map((q) => text(q.question) ?? "")
-            .filter(Boolean)
-            .join(" ") || activity.summary,
-        questions: questions.map(questionOf),
-        createdAt: activity.createdAt,
-      });
-    } else if (requestId && RESOLUTIONS[activity.kind]) {
-      pending.delete(requestId);
-      // The first record is what became of the request; a later failure is an answer sent after it closed.
-      ends[requestId] ??=
-        RESOLUTIONS[activity.kind] === "resolved"
-          ? { how: "resolved", decision: text(payload.decision) }
-          : { how: "failed", reason: text(payload.detail) ?? text(payload.message) ?? activity.summary };
-    }
-    if (activity.tone === "error" && activity.kind !== "runtime.warning") {
-      const detail = text(payload.message) ?? text(payload.detail) ?? activity.summary;
-      if (activity.createdAt >= lastErrorAt) {
-        lastErrorText = detail;
-        lastErrorAt = activity.createdAt;
-      }
-      if (activity.kind === "provider.turn.start.failed") startFailure = { detail, at: activity.createdAt };
-    }
-    if (activity.kind === "runtime.warning" && activeTurnId !== null && activity.turnId === activeTurnId) {
-      capacityWarning = text(payload.message) ?? activity.summary;
-    }
-    if (activity.kind.startsWith("task.")) {
-      const taskId = text(payload.taskId);
-      if (!taskId) continue;
-      const previous = subagents.get(taskId);
-      const finished = activity.kind === "task.completed";
-      const status: SubagentStatus = finished
-        ? ["failed", "stopped"].includes(String(payload.status))
-          ? (payload.status as "failed" | "stopped")
-          : "completed"
-        : "running";
-      const shown = previous && previous.status !== "running" && !finished ? previous.status : status;
-      // The task keeps the name it started with (0.0.42: `title`, the Agent call's description); a
-      // failed one's `summary` is why it failed (recorded with Claude Code 2.1.328, docs/t3-protocols.md).
-      subagents.set(taskId, {
-        id: taskId,
-        status: shown,
-        title: text(payload.title) ?? previous?.title ?? text(payload.summary) ?? text(payload.detail) ?? null,
-        kind: text(payload.taskType) ?? previous?.kind ?? null,
-        model: null,
-        childThreadId: null,
-        reason: shown === "failed" || shown === "stopped" ? (text(payload.error) ?? text(payload.summary) ?? previous?.reason ?? null) : null,
-        updatedAt: activity.createdAt,
-      });
-    }
-  }
-  return { pending, ends, subagents: [...subagents.values()], lastErrorText, startFailure, capacityWarning };
-}
-
 function byActivityOrder(a: ThreadActivity, b: ThreadActivity): number {
   if (a.sequence !== undefined && b.sequence !== undefined && a.sequence !== b.sequence) return a.sequence - b.sequence;
   return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
-}
-
-function questionOf(raw: Record<string, unknown>, index: number): Question {
-  const options = Array.isArray(raw.options) ? raw.options.map(record) : [];
-  return {
-    id: text(raw.id) ?? `q${index + 1}`,
-    header: text(raw.header),
-    question: text(raw.question) ?? text(raw.header) ?? "",
-    options: options.flatMap((option) => {
-      const label = text(option.label);
-      return label ? [{ label, description: text(option.description), value: label }] : [];
-    }),
-    multiSelect: raw.multiSelect === true,
-    allowsFreeText: options.length === 0 || raw.allowCustomAnswer === true || raw.isOther === true,
-    required: raw.required !== false,
-  };
 }
 
 /** An exit status as T3 passes it on: an exact integer (a signal's may be negative), else not reported. */
@@ -491,11 +440,14 @@ function questionSummary(kind: string, payload: Record<string, unknown>): string
  * git repository gets no checkpoint (as recorded): a thread whose earlier turns got none waits only
  * for the token report. A harness that reports no tokens waits for the settling window.
  */
-function lastTurnReported(thread: OrchestrationThread, usage: UsageFacts | null): boolean {
+function lastTurnReported(thread: OrchestrationThread, usage: UsageFacts | null, goneReplyTurns: readonly string[]): boolean {
   const turn = thread.latestTurn;
   if (!turn) return true;
   if (turn.state === "running" || (thread.session?.activeTurnId ?? null) !== null) return false;
   if (!usage || usage.reportedAt < (turn.startedAt ?? turn.requestedAt)) return false;
   if (thread.checkpoints.length > 0) return thread.checkpoints.findLast((checkpoint) => checkpoint.turnId === turn.turnId) !== undefined;
-  return thread.messages.findLast((message) => message.role === "assistant" && message.turnId !== null && message.turnId !== turn.turnId) !== undefined;
+  return (
+    thread.messages.findLast((message) => message.role === "assistant" && message.turnId !== null && message.turnId !== turn.turnId) !== undefined ||
+    goneReplyTurns.some((turnId) => turnId !== turn.turnId)
+  );
 }

@@ -61,7 +61,7 @@ class Protocol1Thread implements FollowedThread {
       loaded: projection.thread !== undefined,
       synced: this.synced,
       facts: projection.facts(),
-      items: projection.items(),
+      ...projection.transcript(),
       appliedSequence: projection.lastSequence,
       error: this.error,
     };

@@ -1,0 +1,88 @@
+// How much of a followed thread's transcript the fleet holds (issue 43): the newest items, what an
+// open view shows, and compact facts for what left them. A thread's history grows for as long as it
+// lives; the service keeps every followed thread's projection, so holding the whole of it made the
+// live heap rise for as long as the service ran. Older items stay in T3 (the view says so).
+import type { TranscriptItem } from "./facts";
+
+/** Transcript items a followed thread holds: what an open view shows. */
+export const TRANSCRIPT_TAIL_ITEMS = 400;
+/** Items let go in batches of this many, so trimming costs O(1) per item, not per event. */
+export const TRANSCRIPT_TRIM_BATCH = 200;
+/** Messages that left the tail, kept by id (text cut) so a send can still be matched to its reply. */
+export const MESSAGE_ANCHORS_KEPT = 200;
+/** An anchor's text is cut to this: only whether there was text counts once it left the tail. */
+const ANCHOR_TEXT_CHARS = 64;
+/** Per-request and per-message facts (request ends, message outcomes) of the history, newest kept. */
+export const HISTORY_FACTS_KEPT = 500;
+/** Finished subagents of the history, newest kept; running ones are always kept. */
+export const FINISHED_SUBAGENTS_KEPT = 200;
+/** Checkpoints (one per turn) a followed thread holds: the newest turns' changes. */
+export const CHECKPOINTS_KEPT = 100;
+
+type Message = Extract<TranscriptItem, { type: "message" }>;
+
+/**
+ * Messages that left the tail, in order, as the delivery rules read them (electron/fleet/deliveries.ts
+ * finds a sent message by id, then the replies after it by run): each user message, and the newest
+ * reply of each run. They are not the transcript: a view shows only what follows them.
+ */
+export class MessageAnchors {
+  private readonly anchors = new Map<string, Message>();
+  /** The run of each anchored reply, so a later reply of the same run replaces it. */
+  private readonly replyOfRun = new Map<string, string>();
+  private list: Message[] | undefined;
+
+  add(item: TranscriptItem): void {
+    if (item.type !== "message" || item.role === "system" || (item.role === "assistant" && item.runId === null)) return;
+    const anchor: Message = { ...item, text: item.text.length > ANCHOR_TEXT_CHARS ? item.text.slice(0, ANCHOR_TEXT_CHARS) : item.text };
+    this.anchors.delete(anchor.id);
+    if (anchor.role === "assistant") {
+      const previous = this.replyOfRun.get(anchor.runId!);
+      if (previous !== undefined) this.anchors.delete(previous);
+      this.replyOfRun.set(anchor.runId!, anchor.id);
+    }
+    this.anchors.set(anchor.id, anchor);
+    while (this.anchors.size > MESSAGE_ANCHORS_KEPT) {
+      const oldest = this.anchors.values().next().value!;
+      this.anchors.delete(oldest.id);
+      if (oldest.role === "assistant" && this.replyOfRun.get(oldest.runId!) === oldest.id) this.replyOfRun.delete(oldest.runId!);
+    }
+    this.list = undefined;
+  }
+
+  has(id: string): boolean {
+    return this.anchors.has(id);
+  }
+
+  clear(): void {
+    this.anchors.clear();
+    this.replyOfRun.clear();
+    this.list = undefined;
+  }
+
+  /** The anchors in order (the same array until one is added). */
+  items(): Message[] {
+    return (this.list ??= [...this.anchors.values()]);
+  }
+
+  get size(): number {
+    return this.anchors.size;
+  }
+}
+
+/** A map that keeps its newest `limit` entries (by first insertion): facts of the history, bounded. */
+export function keepNewest<K, V>(map: Map<K, V>, limit: number, keep: (value: V) => boolean = () => false): void {
+  if (map.size <= limit) return;
+  for (const [key, value] of map) {
+    if (map.size <= limit) return;
+    if (!keep(value)) map.delete(key);
+  }
+}
+
+/** What a followed thread's detail says of its transcript's bounds (shared/fleet/facts.ts ThreadDetail). */
+export interface TranscriptBounds {
+  /** How many items at the start of `items` are anchors (MessageAnchors), not the transcript. */
+  anchored: number;
+  /** Older items were let go: the transcript starts after them (T3 keeps them). */
+  earlier: boolean;
+}

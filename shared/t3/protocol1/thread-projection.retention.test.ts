@@ -1,0 +1,171 @@
+// A followed thread holds a bounded tail of its transcript, whatever its age (issue 43): thousands
+// of turns leave the projection's held items and bytes bounded, while the facts read from the
+// whole history (pending requests, how requests ended, subagents, capacity warnings, usage, the
+// last turn's report) stay as they were, and a sent message can still be found by id.
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { decodeWith } from "../decode";
+import { TRANSCRIPT_TAIL_ITEMS, TRANSCRIPT_TRIM_BATCH } from "../../fleet/transcript-tail";
+import { type OrchestrationEvent, OrchestrationEventSchema, type ThreadDetailSnapshot, ThreadStreamItemSchema } from "./schemas";
+import { ThreadProjection } from "./thread-projection";
+
+const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
+
+function recordedSnapshot(name: string): ThreadDetailSnapshot {
+  const decoded = decodeWith(ThreadStreamItemSchema, JSON.parse(readFileSync(resolve(fixtures, name), "utf8")), name);
+  if (!decoded.ok || decoded.value.kind !== "snapshot") throw new Error(`${name}: not a thread snapshot`);
+  return decoded.value.snapshot;
+}
+
+/** Server time `step` seconds after the thread's start. */
+const at = (step: number) => new Date(Date.UTC(2026, 10, 30, 1) + step * 1000).toISOString();
+
+class Feed {
+  step = 0;
+  constructor(readonly projection: ThreadProjection) {}
+
+  send(type: string, payload: object): void {
+    const projection = this.projection;
+    const threadId = projection.thread!.id;
+    const sequence = projection.lastSequence + 1;
+    const decoded = decodeWith(
+      OrchestrationEventSchema,
+      {
+        sequence,
+        eventId: `e-${sequence}`,
+        aggregateKind: "thread",
+        aggregateId: threadId,
+        type,
+        occurredAt: at(this.step),
+        commandId: null,
+        payload: { threadId, ...payload },
+      },
+      type,
+    );
+    if (!decoded.ok) throw new Error(decoded.error.message);
+    projection.applyEvent(decoded.value as OrchestrationEvent);
+  }
+
+  message(id: string, role: "user" | "assistant", turnId: string | null, text: string): void {
+    const time = at(++this.step);
+    this.send("thread.message-sent", { messageId: id, role, text, turnId, streaming: false, createdAt: time, updatedAt: time });
+  }
+
+  activity(id: string, kind: string, turnId: string, payload: object, tone = "tool"): void {
+    this.send("thread.activity-appended", { activity: { id, tone, kind, summary: kind, payload, turnId, createdAt: at(++this.step) } });
+  }
+
+  session(status: "running" | "ready", turnId: string | null): void {
+    const session = {
+      threadId: this.projection.thread!.id,
+      status,
+      providerName: "codex",
+      runtimeMode: "full-access",
+      activeTurnId: turnId,
+      lastError: null,
+      updatedAt: at(++this.step),
+    };
+    this.send("thread.session-set", { session });
+  }
+
+  /** One whole turn: a message, its session, tool calls, a token report, a reply and a checkpoint. */
+  turn(index: number, extra: (turnId: string) => void = () => {}): void {
+    const turnId = `turn-${index}`;
+    this.message(`user-${index}`, "user", null, `Please do step ${index} of the plan, carefully.`);
+    this.session("running", turnId);
+    this.activity(`cmd-${index}`, "tool.started", turnId, { itemType: "command_execution", data: { command: `npm test -- ${index}` } });
+    this.activity(`cmd-${index}-done`, "tool.completed", turnId, { itemType: "command_execution", data: { command: `npm test -- ${index}`, exitCode: 0 } });
+    extra(turnId);
+    this.activity(`usage-${index}`, "context-window.updated", turnId, { usedTokens: 1_000 + index, maxTokens: 200_000, totalProcessedTokens: 10 }, "info");
+    this.message(`reply-${index}`, "assistant", turnId, `Step ${index} is done: every test passes and nothing else changed.`);
+    this.send("thread.turn-diff-completed", {
+      turnId,
+      checkpointTurnCount: index,
+      checkpointRef: `ref-${index}`,
+      status: "ready",
+      files: [{ path: `src/step-${index}.ts`, kind: "modified", additions: 1, deletions: 1 }],
+      assistantMessageId: `reply-${index}`,
+      completedAt: at(++this.step),
+    });
+    this.session("ready", null);
+  }
+}
+
+/** What the projection holds, in bytes of JSON: a rough size of its retained state. */
+function heldBytes(projection: ThreadProjection): number {
+  return JSON.stringify(projection.thread).length + JSON.stringify(projection.transcript()).length;
+}
+
+describe("protocol 1: a followed thread holds a bounded tail of its transcript", () => {
+  it("thousands of turns hold a bounded number of items and bytes; the history's facts stay", () => {
+    const projection = new ThreadProjection();
+    projection.applySnapshot(recordedSnapshot("t3-0.0.42/thread-completed.json"));
+    const feed = new Feed(projection);
+    let sizeAtThousand = 0;
+    for (let index = 1; index <= 3_000; index++) {
+      feed.turn(index, (turnId) => {
+        // Turn 3 asks for an approval nobody answers; every 10th turn asks one that is answered.
+        if (index === 3) feed.activity("req-open", "approval.requested", turnId, { requestId: "req-open", detail: "rm -rf build" }, "approval");
+        if (index % 10 === 0) {
+          feed.activity(`req-${index}`, "approval.requested", turnId, { requestId: `req-${index}`, detail: "git push" }, "approval");
+          feed.activity(`req-${index}-ok`, "approval.resolved", turnId, { requestId: `req-${index}`, decision: "accept" }, "approval");
+        }
+        // A subagent started in turn 5 runs on; one of turn 7 failed.
+        if (index === 5) feed.activity("task-long", "task.started", turnId, { taskId: "task-long", title: "Index the repository" });
+        if (index === 7) {
+          feed.activity("task-short", "task.started", turnId, { taskId: "task-short", title: "Lint" });
+          feed.activity("task-short-end", "task.completed", turnId, { taskId: "task-short", status: "failed", summary: "eslint crashed" });
+        }
+      });
+      if (index === 1_000) sizeAtThousand = heldBytes(projection);
+    }
+    const { items, anchored, earlier } = projection.transcript();
+    expect(earlier).toBe(true);
+    expect(items.length - anchored).toBeLessThanOrEqual(TRANSCRIPT_TAIL_ITEMS + TRANSCRIPT_TRIM_BATCH);
+    expect(projection.thread!.messages.length + projection.thread!.activities.length).toBeLessThanOrEqual(TRANSCRIPT_TAIL_ITEMS + TRANSCRIPT_TRIM_BATCH + 40);
+    expect(projection.thread!.checkpoints.length).toBeLessThanOrEqual(100);
+    // The tail is the newest items, ending with the last turn's reply.
+    expect(items.at(-1)).toMatchObject({ id: "reply-3000", type: "message" });
+    // Bounded: two thousand more turns hold no more than the first thousand did (a rough byte count).
+    const sizeAtEnd = heldBytes(projection);
+    expect(sizeAtEnd).toBeLessThan(400_000);
+    expect(sizeAtEnd).toBeLessThanOrEqual(sizeAtThousand * 1.1);
+
+    const facts = projection.facts();
+    expect(facts.pending.map((request) => request.requestId)).toEqual(["req-open"]);
+    expect(facts.requestEnds?.["req-2990"]).toEqual({ how: "resolved", decision: "accept" });
+    expect(facts.subagents).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: "task-long", status: "running", title: "Index the repository" }),
+        expect.objectContaining({ id: "task-short", status: "failed", reason: "eslint crashed" }),
+      ]),
+    );
+    // Every turn's processed tokens add up, also those whose reports left.
+    expect(facts.usage?.thread?.total).toBe(3_000 * 10);
+    expect(facts.usage?.contextUsed).toBe(4_000);
+    expect(facts.lastTurnReported).toBe(true);
+    expect(facts.changes?.at(-1)).toMatchObject({ turnCount: 3_000 });
+  });
+
+  it("a message that left the tail is still found by id, with its run's reply after it", () => {
+    const projection = new ThreadProjection();
+    projection.applySnapshot(recordedSnapshot("t3-0.0.42/thread-completed.json"));
+    const feed = new Feed(projection);
+    feed.message("sent-by-fleet", "user", null, "Steer: also update the changelog.");
+    feed.session("running", "turn-long");
+    for (let index = 0; index < 2 * TRANSCRIPT_TAIL_ITEMS; index++)
+      feed.activity(`tool-${index}`, "tool.completed", "turn-long", { itemType: "command_execution", data: { command: "ls" } });
+    feed.message("reply-long", "assistant", "turn-long", "Done, changelog updated.");
+    feed.session("ready", null);
+    for (let index = 0; index < 2 * TRANSCRIPT_TAIL_ITEMS; index++)
+      feed.activity(`later-${index}`, "tool.completed", "turn-later", { itemType: "command_execution", data: { command: "ls" } });
+    const { items, anchored } = projection.transcript();
+    const messages = items.flatMap((item) => (item.type === "message" ? [item] : []));
+    const index = messages.findIndex((message) => message.id === "sent-by-fleet");
+    expect(index).toBeGreaterThanOrEqual(0);
+    expect(index).toBeLessThan(anchored);
+    expect(messages.slice(index + 1).find((message) => message.role === "assistant")).toMatchObject({ id: "reply-long", runId: "turn-long", streaming: false });
+  });
+});
