@@ -1,7 +1,8 @@
 // What a simulated turn changes in its workspace and the tokens it uses, for both protocols' servers.
 // Scenario words in a message: `#edit` (3 files), `#edit:N` (N files, at most 200), `#bigdiff` (one new
 // file of 10,000 lines), `#nearfull` (the context nearly full, and the provider does not compact),
-// `#trojan` (one file whose added lines hold bidi and control characters: "Trojan Source", issue 43).
+// `#trojan` (one file whose added lines hold bidi and control characters: "Trojan Source", issue 43),
+// `#vendor:N` (N new files of a few lines each, at most 100,000: a vendored tree checked in, issue 43).
 // The diff text is what T3 returns from getTurnDiff: git's unified format, whose +/- counts match the
 // checkpoint's file list (docs/t3-protocols.md, "Changes and usage").
 
@@ -26,6 +27,8 @@ const has = (text: string, word: string) => new RegExp(`(^|\\s)#${word}(\\b|$)`)
 export function simTurnChanges(text: string, turnCount: number): SimTurnChanges | undefined {
   if (has(text, "bigdiff")) return fileChanges([{ path: `src/generated/table-${turnCount}.ts`, kind: "added", additions: 10_000, deletions: 0 }]);
   if (has(text, "trojan")) return trojanChanges();
+  const vendor = /(^|\s)#vendor:(\d+)(\b|$)/.exec(text);
+  if (vendor) return vendoredChanges(Math.max(1, Math.min(Number(vendor[2]), MAX_VENDORED_FILES)), turnCount);
   const edit = /(^|\s)#edit(?::(\d+))?(\b|$)/.exec(text);
   if (!edit) return undefined;
   const count = Math.max(1, Math.min(Number(edit[2] ?? 3), 200));
@@ -40,6 +43,20 @@ export function simTurnChanges(text: string, turnCount: number): SimTurnChanges 
       deletions: kind === "added" ? 0 : kind === "deleted" ? size : 1 + (index % 3),
     };
   });
+  return fileChanges(files);
+}
+
+/** The most files `#vendor:N` adds in one turn. */
+export const MAX_VENDORED_FILES = 100_000;
+
+/** N new files of 1 to 3 lines under vendor/, as a vendored tree or a checked-in node_modules is. */
+function vendoredChanges(count: number, turnCount: number): SimTurnChanges {
+  const files = Array.from({ length: count }, (_, index): SimChangedFile => ({
+    path: `vendor/pkg-${turnCount}-${index}/index.js`,
+    kind: "added",
+    additions: 1 + (index % 3),
+    deletions: 0,
+  }));
   return fileChanges(files);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentFacts } from "../../shared/fleet/facts";
+import type { AgentFacts, TurnChanges } from "../../shared/fleet/facts";
+import { TURN_FILES_KEPT } from "../../shared/t3/turn-files";
 import { approximateBytes, EnvironmentBudget } from "./budget";
 import { agent, env, pairAll, setup, until } from "./service.testkit";
 
@@ -26,6 +27,38 @@ describe("per-environment budget", () => {
     const budget = new EnvironmentBudget({ maxThreads: 100, maxBytes: approximateBytes(big) + 100 });
     expect(budget.snapshot([big, facts("small", "2025-01-01")]).map((agent) => agent.threadId)).toEqual(["big"]);
     expect(budget.report).toMatchObject({ offeredThreads: 2, keptThreads: 1 });
+  });
+
+  it("a followed thread's changes count in the bytes; changes that do not fit keep each turn's counts without its files, until its agent is removed (issue 43)", () => {
+    const files = Array.from({ length: TURN_FILES_KEPT }, (_, index) => ({ path: `vendor/pkg-${index}/index.js`, kind: "added", additions: 2, deletions: 0 }));
+    const vendored: TurnChanges[] = [
+      { turnCount: 1, runId: "run-1", status: "ready", files, totals: { files: 100_000, additions: 200_000, deletions: 0 }, completedAt: "t" },
+    ];
+    const agents = [facts("small", "2026-01-01"), facts("vendored", "2026-01-02")];
+    const budget = new EnvironmentBudget({ maxThreads: 100, maxBytes: approximateBytes(agents) + approximateBytes(vendored) + 100 });
+    budget.snapshot(agents);
+    const before = budget.report.keptBytes;
+    // Within the budget: kept whole, and counted.
+    expect(budget.admitChanges("vendored", vendored)).toBe(vendored);
+    expect(budget.report.keptBytes).toBe(before + approximateBytes(vendored));
+    // The same list again is not counted twice; a new snapshot keeps it counted.
+    budget.admitChanges("vendored", vendored);
+    budget.snapshot(agents);
+    expect(budget.report.keptBytes).toBe(before + approximateBytes(vendored));
+    // A second such thread does not fit: its turns keep their counts, not their file lists.
+    const second = vendored.map((turn) => ({ ...turn }));
+    const kept = budget.admitChanges("small", second)!;
+    expect(kept[0]).toMatchObject({ files: [], totals: { files: 100_000, additions: 200_000, deletions: 0 } });
+    // Counted as kept: the counts alone, a few hundred bytes a turn.
+    expect(budget.report.keptBytes).toBe(before + approximateBytes(vendored) + approximateBytes(kept));
+    // Removing the first agent releases its changes: the second's now fit whole.
+    budget.removed("vendored");
+    expect(
+      budget.admitChanges(
+        "small",
+        vendored.map((turn) => ({ ...turn })),
+      )![0]!.files,
+    ).toHaveLength(TURN_FILES_KEPT);
   });
 
   it("a server over its budget gets a notice; the other machines are unaffected", { timeout: 60_000 }, async () => {

@@ -2,7 +2,10 @@
 // many bytes of agent facts in the fleet model. A server that sends more keeps its most recently
 // updated agents within the budget; the rest are left out and counted, and the user is told once
 // (environments.ts, service.ts). Other machines are unaffected: the budget is per environment.
-import type { AgentFacts } from "../../shared/fleet/facts";
+// A followed thread's changes (each turn's files, already capped at decode, shared/t3/turn-files.ts)
+// count in the same bytes: changes that do not fit keep each turn's counts without its file list.
+import { turnTotals } from "../../shared/fleet/changes-usage";
+import type { AgentFacts, TurnChanges } from "../../shared/fleet/facts";
 
 export interface BudgetLimits {
   /** Agents (threads) kept per environment. Real fleets hold hundreds to a few thousand per machine. */
@@ -17,6 +20,7 @@ export interface BudgetReport {
   /** Agents the server offered in its last snapshot plus those added since. */
   offeredThreads: number;
   keptThreads: number;
+  /** The kept agents' facts and the followed threads' changes. */
   keptBytes: number;
   limits: BudgetLimits;
 }
@@ -34,8 +38,15 @@ export function approximateBytes(value: unknown): number {
   return total;
 }
 
+/** The turns with their counts and no file lists: what a thread keeps of its changes when they do not fit. */
+export function countsOnly(turns: readonly TurnChanges[]): TurnChanges[] {
+  return turns.map((turn) => ({ ...turn, files: [], totals: turnTotals(turn) }));
+}
+
 export class EnvironmentBudget {
   private readonly kept = new Map<string, number>();
+  /** Followed threads' changes: the list last seen (the projections keep one until the changes change) and the bytes it was counted at. */
+  private readonly changes = new Map<string, { seen: readonly TurnChanges[]; kept: TurnChanges[]; bytes: number }>();
   private bytes = 0;
   private dropped = new Set<string>();
   private reported = false;
@@ -50,7 +61,8 @@ export class EnvironmentBudget {
   snapshot(agents: readonly AgentFacts[]): AgentFacts[] {
     this.kept.clear();
     this.dropped = new Set();
-    this.bytes = 0;
+    // The followed threads' changes stay counted (and first): they are released with their agents.
+    this.bytes = [...this.changes.values()].reduce((sum, entry) => sum + entry.bytes, 0);
     const newestFirst =
       agents.length > this.limits.maxThreads ? [...agents].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0)) : agents;
     const admitted: AgentFacts[] = [];
@@ -66,8 +78,28 @@ export class EnvironmentBudget {
     return admitted;
   }
 
+  /**
+   * A followed thread's changes as the environment keeps them: whole while its bytes allow, else
+   * each turn's counts without its file list (the panel then says "and N more files"). The counts
+   * are kept even past the limit: a few hundred bytes a turn, and what the fleet shows of them.
+   */
+  admitChanges(threadId: string, turns: readonly TurnChanges[] | undefined): TurnChanges[] | undefined {
+    if (!turns) return undefined;
+    const known = this.changes.get(threadId);
+    if (known?.seen === turns) return known.kept;
+    const released = this.bytes - (known?.bytes ?? 0);
+    const whole = approximateBytes(turns);
+    const fits = released + whole <= this.limits.maxBytes;
+    const kept = fits ? (turns as TurnChanges[]) : countsOnly(turns);
+    const bytes = fits ? whole : approximateBytes(kept);
+    this.changes.set(threadId, { seen: turns, kept, bytes });
+    this.bytes = released + bytes;
+    return kept;
+  }
+
   removed(threadId: string): void {
-    this.bytes -= this.kept.get(threadId) ?? 0;
+    this.bytes -= (this.kept.get(threadId) ?? 0) + (this.changes.get(threadId)?.bytes ?? 0);
+    this.changes.delete(threadId);
     this.kept.delete(threadId);
     this.dropped.delete(threadId);
     if (this.dropped.size === 0) this.reported = false;

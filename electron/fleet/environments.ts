@@ -149,12 +149,17 @@ export class Environments {
       snapshotGate: this.snapshotGate,
       now: this.options.now,
     });
-    const followers = new ThreadFollowers(supervisor, (threadId, detail) => this.options.onThreadChange(record.environmentId, threadId, detail));
+    const budget = new EnvironmentBudget(this.options.budget, (report) => this.options.onOverBudget?.(record.environmentId, report));
+    const followers = new ThreadFollowers(supervisor, (threadId, detail) => {
+      // A followed thread's changes count in the environment's budget (budget.ts admitChanges).
+      const changes = budget.admitChanges(threadId, detail.facts.changes);
+      const admitted = changes === detail.facts.changes ? detail : { ...detail, facts: { ...detail.facts, changes } };
+      this.options.onThreadChange(record.environmentId, threadId, admitted);
+    });
     const runtime: EnvironmentRuntime = { record, client, supervisor, followers };
     this.runtimes.set(record.environmentId, runtime);
     model.upsertEnvironment(metaOf(record), supervisor.phase);
     supervisor.on("phase", (phase) => model.setPhase(record.environmentId, phase));
-    const budget = new EnvironmentBudget(this.options.budget, (report) => this.options.onOverBudget?.(record.environmentId, report));
     supervisor.on("fleetSnapshot", (agents) => {
       model.applyFleetSnapshot(record.environmentId, budget.snapshot(agents));
       this.options.onFleetSnapshot?.(record.environmentId);

@@ -3,7 +3,7 @@
 // machine, per project (as "By project" groups them, across machines) and for the fleet. A figure T3
 // did not report is "not reported", never zero.
 import { sumCounts } from "./counts";
-import type { ChangedFile, TokenCounts, TurnChanges, UsageFacts } from "./facts";
+import type { ChangedFile, TokenCounts, TurnChanges, TurnFileTotals, UsageFacts } from "./facts";
 import type { AgentView } from "./types";
 import { projectOf } from "./views";
 
@@ -24,11 +24,27 @@ export function lineTotals(files: readonly ChangedFile[]): { additions: number |
   return { additions: sumCounts(files.map((file) => file.additions)), deletions: sumCounts(files.map((file) => file.deletions)) };
 }
 
+/** A turn's counts over all its files, the ones the fleet lists and the ones it only counted (TurnChanges.totals). */
+export function turnTotals(turn: Pick<TurnChanges, "files" | "totals">): TurnFileTotals {
+  return turn.totals ?? { files: turn.files.length, ...lineTotals(turn.files) };
+}
+
+/** Files T3 counted in these turns that their lists do not hold (each turn keeps TURN_FILES_KEPT, shared/t3/turn-files.ts). */
+export function unlistedFilesOf(turns: readonly Pick<TurnChanges, "files" | "totals">[]): number {
+  return turns.reduce((sum, turn) => sum + turnTotals(turn).files - turn.files.length, 0);
+}
+
+/** "and 99,900 more files" for files T3 counted and the fleet does not list, or null when every file is listed. */
+export function moreFilesWords(unlisted: number): string | null {
+  if (unlisted <= 0) return null;
+  return `and ${unlisted.toLocaleString("en-US")} more ${unlisted === 1 ? "file" : "files"}`;
+}
+
 /** The latest turn's changes, or null when T3 reported none. */
 export function latestChanges(agent: Pick<AgentView, "changes">): ChangesSummary | null {
   const turn = agent.changes?.at(-1);
   if (!turn) return null;
-  return { turnCount: turn.turnCount, status: turn.status, files: turn.files.length, ...lineTotals(turn.files) };
+  return { turnCount: turn.turnCount, status: turn.status, ...turnTotals(turn) };
 }
 
 /** "3 files +40 −2", "1 file +3 −0", "no files changed", what became of the checkpoint, or which counts T3 did not report. */

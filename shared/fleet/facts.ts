@@ -304,8 +304,18 @@ export interface TurnChanges {
   /** The turn or run it belongs to, when known. */
   runId: string | null;
   status: CheckpointStatus;
+  /** The turn's files, at most TURN_FILES_KEPT (shared/t3/turn-files.ts) of them. */
   files: ChangedFile[];
+  /** The whole list's counts when T3 listed more files than `files` keeps; absent: `files` is the whole list. */
+  totals?: TurnFileTotals;
   completedAt: string | null;
+}
+
+/** A turn's counts over all its files, listed or not; a line count any file did not report is null. */
+export interface TurnFileTotals {
+  files: number;
+  additions: number | null;
+  deletions: number | null;
 }
 
 /** Token counts as a server reports them; a count it does not report is null, never zero. */

@@ -52,7 +52,11 @@ const TURN_ENDED = new Set<AgentStatus>(["idle", "interrupted", "ended"]);
 export function awaitsReview(agent: Pick<AgentView, "status" | "lastKnownStatus" | "changes">, reviewedTurn: number | undefined): boolean {
   const latest = agent.changes?.at(-1);
   return (
-    latest !== undefined && latest.status === "ready" && latest.files.length > 0 && TURN_ENDED.has(asOfStatus(agent)) && latest.turnCount > (reviewedTurn ?? 0)
+    latest !== undefined &&
+    latest.status === "ready" &&
+    (latest.totals?.files ?? latest.files.length) > 0 &&
+    TURN_ENDED.has(asOfStatus(agent)) &&
+    latest.turnCount > (reviewedTurn ?? 0)
   );
 }
 

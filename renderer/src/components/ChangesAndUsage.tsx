@@ -4,7 +4,8 @@
 // latest turn's changes, its diff one click (or the `c` key, the registry's "agent.diff") away, the
 // whole thread's diff, and every turn's files folded behind "All turns". A missing or failed
 // checkpoint says so.
-import { changesWords, contextWords, lineTotals, nearContextLimit, tokenWords } from "../../../shared/fleet/changes-usage";
+import { useState } from "react";
+import { changesWords, contextWords, nearContextLimit, tokenWords, turnTotals, unlistedFilesOf } from "../../../shared/fleet/changes-usage";
 import type { TokenCounts, TurnChanges } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
 import { diffView } from "../state/diff-view";
@@ -16,7 +17,7 @@ import { FileList } from "./DiffView";
 function turnWords(turn: TurnChanges): string {
   if (turn.status === "missing") return "T3 has no checkpoint for this turn (interrupted, or the workspace is not a git repository)";
   if (turn.status === "error") return "T3 could not capture this turn's checkpoint";
-  return changesWords({ status: turn.status, files: turn.files.length, ...lineTotals(turn.files) });
+  return changesWords({ status: turn.status, ...turnTotals(turn) });
 }
 
 /** A token figure's total, its breakdown (input, cached, output, reasoning) on hover: the line stays one line. */
@@ -58,9 +59,43 @@ function UsageLine({ agent, near }: { agent: AgentView; near: boolean }) {
   );
 }
 
+/** Turns listed in the open fold, newest first; earlier ones are reached from the diff view's turn buttons. */
+const TURNS_LISTED = 50;
+
+/** Every turn's files, newest turn first; each turn's list is at most TURN_FILES_KEPT with the rest counted. */
+function TurnList({ agent, turns }: { agent: AgentView; turns: readonly TurnChanges[] }) {
+  const listed = turns.slice(-TURNS_LISTED).reverse();
+  const earlier = turns.length - listed.length;
+  return (
+    <>
+      <ol className="turn-changes" reversed>
+        {listed.map((turn) => (
+          <li key={turn.turnCount} data-testid="turn-changes">
+            <span>
+              Turn {turn.turnCount}: {turnWords(turn)}
+            </span>{" "}
+            {turn.status === "ready" ? (
+              <button type="button" onClick={() => void diffView.show(agent.key, { kind: "turn", turnCount: turn.turnCount })}>
+                Diff
+              </button>
+            ) : null}
+            <FileList files={turn.files} unlisted={unlistedFilesOf([turn])} />
+          </li>
+        ))}
+      </ol>
+      {earlier > 0 ? (
+        <p className="turn-changes-earlier" data-testid="turn-changes-earlier">
+          and {earlier.toLocaleString("en-US")} earlier {earlier === 1 ? "turn" : "turns"}: each has its button in the diff view
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 /** The latest turn's changes with its diff, the whole thread's diff, and every turn's files behind one fold. */
 function ChangesLine({ agent, turns }: { agent: AgentView; turns: readonly TurnChanges[] }) {
   const latest = turns.at(-1)!;
+  const [open, setOpen] = useState(false);
   return (
     <div className="figure-line" data-testid="changes-line">
       <span className="figure">
@@ -70,23 +105,10 @@ function ChangesLine({ agent, turns }: { agent: AgentView; turns: readonly TurnC
       <button type="button" data-testid="thread-diff" onClick={() => void diffView.show(agent.key, { kind: "thread" })}>
         Whole thread's diff
       </button>
-      <details className="panel-changes" data-testid="changes-usage">
+      <details className="panel-changes" data-testid="changes-usage" onToggle={(event) => setOpen(event.currentTarget.open)}>
         <summary>All turns ({turns.length})</summary>
-        <ol className="turn-changes" reversed>
-          {[...turns].reverse().map((turn) => (
-            <li key={turn.turnCount} data-testid="turn-changes">
-              <span>
-                Turn {turn.turnCount}: {turnWords(turn)}
-              </span>{" "}
-              {turn.status === "ready" ? (
-                <button type="button" onClick={() => void diffView.show(agent.key, { kind: "turn", turnCount: turn.turnCount })}>
-                  Diff
-                </button>
-              ) : null}
-              <FileList files={turn.files} />
-            </li>
-          ))}
-        </ol>
+        {/* Rendered only while open: a closed fold costs nothing, whatever the turns hold (issue 43). */}
+        {open ? <TurnList agent={agent} turns={turns} /> : null}
       </details>
     </div>
   );

@@ -8,7 +8,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import type { ElementContent } from "hast";
 import { memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { ChangedFile } from "../../../shared/fleet/facts";
-import { changesWords, lineTotals } from "../../../shared/fleet/changes-usage";
+import { changesWords, moreFilesWords, turnTotals, unlistedFilesOf } from "../../../shared/fleet/changes-usage";
 import { type DiffLine, extensionOf, parseDiff, visibleSegments } from "../../../shared/fleet/diff-lines";
 import { offlineWords } from "../../../shared/fleet/words";
 import { diffView } from "../state/diff-view";
@@ -141,17 +141,32 @@ function DiffLines({ text }: { text: string }) {
   );
 }
 
-export function FileList({ files }: { files: ChangedFile[] }) {
-  if (files.length === 0) return null;
+/** Files listed at most in one list; the rest are counted ("and 99,900 more files"), so a turn of 100,000 files mounts a bounded list (issue 43). */
+export const FILES_LISTED = 100;
+
+/** A list of changed files, at most FILES_LISTED, then how many more there are: those past the cap and `unlisted`, the ones T3 counted and the fleet does not keep. */
+export function FileList({ files, unlisted = 0 }: { files: readonly ChangedFile[]; unlisted?: number }) {
+  const listed = files.length > FILES_LISTED ? files.slice(0, FILES_LISTED) : files;
+  const more = moreFilesWords(files.length - listed.length + unlisted);
+  if (listed.length === 0 && !more) return null;
   return (
-    <ul className="changed-files" data-testid="changed-files">
-      {files.map((file) => (
-        <li key={file.path}>
-          <span className="file-kind">{file.kind}</span> <span className="file-path">{file.path}</span>{" "}
-          <span className="additions">+{file.additions ?? " not reported"}</span> <span className="deletions">−{file.deletions ?? " not reported"}</span>
-        </li>
-      ))}
-    </ul>
+    <>
+      {listed.length ? (
+        <ul className="changed-files" data-testid="changed-files">
+          {listed.map((file, index) => (
+            <li key={index}>
+              <span className="file-kind">{file.kind}</span> <span className="file-path">{file.path}</span>{" "}
+              <span className="additions">+{file.additions ?? " not reported"}</span> <span className="deletions">−{file.deletions ?? " not reported"}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {more ? (
+        <p className="more-files" data-testid="more-files">
+          {more}
+        </p>
+      ) : null}
+    </>
   );
 }
 
@@ -184,7 +199,10 @@ export function DiffView() {
                 `${offlineWords(env?.label ?? "Its machine", env?.connection, clockTime)}: the diff is read from T3, so it shows here by itself once ${env?.label ?? "the machine"} is back.`
               : result.reason}
         </p>
-        <FileList files={result.files} />
+        <FileList
+          files={result.files}
+          unlisted={unlistedFilesOf(turns.filter((turn) => turn.turnCount > result.fromTurnCount && turn.turnCount <= result.toTurnCount))}
+        />
       </>
     );
   return (
@@ -202,7 +220,7 @@ export function DiffView() {
                 type="button"
                 aria-pressed={shown.scope.kind === "turn" && shown.scope.turnCount === turn.turnCount}
                 onClick={() => void diffView.show(shown.key, { kind: "turn", turnCount: turn.turnCount })}
-                title={changesWords({ status: turn.status, files: turn.files.length, ...lineTotals(turn.files) })}
+                title={changesWords({ status: turn.status, ...turnTotals(turn) })}
               >
                 Turn {turn.turnCount}
               </button>

@@ -32,6 +32,7 @@ export function turnChangesOf(checkpoints: readonly Checkpoint[]): TurnChanges[]
     runId: checkpoint.turnId,
     status: checkpointStatus(checkpoint.status),
     files: checkpoint.files.map((file) => ({ path: file.path, kind: file.kind, additions: file.additions, deletions: file.deletions })),
+    ...(checkpoint.fileTotals && { totals: checkpoint.fileTotals }),
     completedAt: checkpoint.completedAt,
   }));
 }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { EnvironmentDescriptor, ModelSelection, ProjectShell, ReportedCount, openEnum } from "../schemas";
 import { lenientList } from "../decode";
 import { ServerText } from "../text";
+import { ChangedFileWire, FileTotalsField, capCheckpointFiles } from "../turn-files";
 
 const Id = z.string().min(1);
 const IsoTime = z.string();
@@ -115,16 +116,19 @@ export const ThreadActivity = z.object({
 });
 export type ThreadActivity = z.infer<typeof ThreadActivity>;
 
-export const Checkpoint = z.object({
+const CheckpointFields = z.object({
   turnId: Id,
   /** The turn a diff is read by: an exact count, or the checkpoint is not the turn's. */
   checkpointTurnCount: z.number().int().nonnegative(),
   checkpointRef: z.string(),
   status: openEnum(["ready", "missing", "error"]),
-  files: z.array(z.object({ path: ServerText.path, kind: ServerText.label, additions: ReportedCount, deletions: ReportedCount })),
+  /** At most TURN_FILES_KEPT, the whole list's counts in `fileTotals` (shared/t3/turn-files.ts). */
+  files: z.array(ChangedFileWire),
+  fileTotals: FileTotalsField,
   assistantMessageId: z.string().nullable(),
   completedAt: IsoTime,
 });
+export const Checkpoint = z.preprocess(capCheckpointFiles, CheckpointFields);
 export type Checkpoint = z.infer<typeof Checkpoint>;
 
 export const ProposedPlan = z.object({
@@ -171,7 +175,7 @@ const eventPayloads = {
   "thread.message-sent": MessageSentPayload,
   "thread.session-set": z.object({ threadId: Id, session: ThreadSession }),
   "thread.activity-appended": z.object({ threadId: Id, activity: ThreadActivity }),
-  "thread.turn-diff-completed": Checkpoint.extend({ threadId: Id }),
+  "thread.turn-diff-completed": z.preprocess(capCheckpointFiles, CheckpointFields.extend({ threadId: Id })),
   "thread.reverted": z.object({ threadId: Id, turnCount: z.number().int().nonnegative() }),
   "thread.proposed-plan-upserted": z.object({ threadId: Id, proposedPlan: ProposedPlan }),
 } as const;

@@ -21,6 +21,7 @@ export function turnChangesOfProjection(projection: Pick<ThreadProjection, "chec
       runId: checkpoint.runId,
       status: checkpointStatus(checkpoint.status),
       files: checkpoint.files.map((file) => ({ path: file.path, kind: file.kind, additions: file.additions, deletions: file.deletions })),
+      ...(checkpoint.fileTotals && { totals: checkpoint.fileTotals }),
       completedAt: checkpoint.capturedAt,
     });
   }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { EnvironmentDescriptor, ModelSelection, ProjectShell, ReportedCount, openEnum } from "../schemas";
 import { lenientList } from "../decode";
 import { ServerText } from "../text";
+import { ChangedFileWire, FileTotalsField, capCheckpointFiles } from "../turn-files";
 import {
   APPROVAL_DECISIONS,
   APPROVAL_REQUEST_KINDS,
@@ -332,14 +333,19 @@ export const TurnItemSchema = byField<TurnItem>("type", itemByType, OtherTurnIte
 const lenientArray = <S extends z.ZodType>(schema: S) => lenientList(schema, "thread projection element");
 
 /** A captured checkpoint (contract `OrchestrationV2Checkpoint`); `appRunOrdinal` is the app run (turn) it closes, null for a scope's baseline. */
-export const CheckpointV2 = z.object({
-  id: Id,
-  runId: NullableId,
-  appRunOrdinal: z.number().int().positive().nullable(),
-  status: openEnum(["ready", "missing", "error", "stale"]),
-  files: z.array(z.object({ path: ServerText.path, kind: ServerText.label, additions: ReportedCount, deletions: ReportedCount })),
-  capturedAt: IsoTime,
-});
+export const CheckpointV2 = z.preprocess(
+  capCheckpointFiles,
+  z.object({
+    id: Id,
+    runId: NullableId,
+    appRunOrdinal: z.number().int().positive().nullable(),
+    status: openEnum(["ready", "missing", "error", "stale"]),
+    /** At most TURN_FILES_KEPT, the whole list's counts in `fileTotals` (shared/t3/turn-files.ts). */
+    files: z.array(ChangedFileWire),
+    fileTotals: FileTotalsField,
+    capturedAt: IsoTime,
+  }),
+);
 export type CheckpointV2 = z.infer<typeof CheckpointV2>;
 
 export const ThreadProjection = z.object({
