@@ -105,9 +105,13 @@ try {
       largest = Math.max(largest, data.length);
       messages++;
       const message = JSON.parse(data.toString()) as BridgeServerMessage;
-      if (message.type !== "event") return;
-      const agents = message.event.type === "fleet.snapshot" ? message.event.snapshot.agents : message.event.type === "fleet.delta" ? message.event.agents : [];
-      for (const agent of agents) seen.set(agent.key, 1);
+      // As the page: a paced batch is acknowledged once read (shared/bridge/paced-feed.ts).
+      if (message.type === "events") ws.send(JSON.stringify({ type: "ack", seq: message.seq }));
+      const events = message.type === "event" ? [message.event] : message.type === "events" ? message.events : [];
+      for (const event of events) {
+        const agents = event.type === "fleet.snapshot" ? event.snapshot.agents : event.type === "fleet.delta" ? event.agents : [];
+        for (const agent of agents) seen.set(agent.key, 1);
+      }
       const ordinarySeen = [...seen.keys()].filter((key) => ordinaryIds.some((id) => key.startsWith(`${id}/`))).length;
       if (Number.isNaN(firstPaintMs) && ordinarySeen >= ordinaryAgents) firstPaintMs = performance.now() - opened;
       if (seen.size >= total) done(performance.now() - opened);

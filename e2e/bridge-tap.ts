@@ -46,7 +46,9 @@ export async function tapBridge(page: Page): Promise<BridgeTap> {
     current = ws;
     const server = ws.connectToServer();
     ws.onMessage((message) => {
-      const request = JSON.parse(String(message)) as { id: number; method: string; params: unknown };
+      const request = JSON.parse(String(message)) as { type: string; id: number; method: string; params: unknown };
+      // The page's acknowledgements of paced batches (shared/bridge/paced-feed.ts) are not requests.
+      if (request.type === "ack") return server.send(message);
       tap.sent.push({ method: request.method, params: request.params });
       const refusal = refusals.get(request.method);
       if (refusal) ws.send(JSON.stringify({ type: "response", id: request.id, ok: false, error: { kind: "refused", message: refusal } }));

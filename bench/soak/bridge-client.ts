@@ -3,6 +3,7 @@
 // agents, environments, deliveries and notifications as the events tell them.
 import WebSocket from "ws";
 import { BRIDGE_SESSION_PROTOCOL_PREFIX, BRIDGE_SUBPROTOCOL, type BridgeEvent, type BridgeServerMessage } from "../../shared/bridge/contract";
+import { applyRowPatch } from "../../shared/bridge/row-patch";
 import type { Delivery } from "../../shared/fleet/delivery";
 import type { NotificationIntent } from "../../shared/fleet/notifications";
 import type { AgentView, EnvironmentView } from "../../shared/fleet/types";
@@ -77,6 +78,10 @@ export class FleetState {
         return;
       case "fleet.delta":
         for (const agent of event.agents) this.putAgent(agent);
+        for (const patch of event.patches ?? []) {
+          const row = this.agents.get(patch.key);
+          if (row) this.putAgent(applyRowPatch(row, patch));
+        }
         for (const key of event.removed) this.agents.delete(key);
         for (const environment of event.environments) this.putEnvironment(environment);
         for (const id of event.removedEnvironments) this.environments.delete(id);
@@ -205,6 +210,12 @@ export class SoakBridge {
         this.snapshotWaiters = [];
         for (const waiter of waiters) waiter();
       }
+      return;
+    }
+    if (message.type === "events") {
+      // A paced batch (shared/bridge/paced-feed.ts): applied, then acknowledged as the page does once it painted it.
+      for (const event of message.events) this.state.apply(event);
+      if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type: "ack", seq: message.seq }));
       return;
     }
     const waiter = this.pending.get(message.id);

@@ -3,13 +3,12 @@
 // updated transcript items, and the text a streaming reply gained) is sent, so a streaming reply
 // re-sends neither the transcript nor itself. A view belongs to its viewer (a window, a page's
 // socket): one that leaves (a reload, a closed tab) closes what it had open, so nothing is followed for nobody.
+// Changes go out at the end of the task that made them (all of one T3 frame's changes together),
+// never on a timer: each page paces what it takes by its own frames (shared/bridge/paced-feed.ts, issue 44).
 import type { AgentDetail, AgentDetailDelta, BridgeEvent, MessageAppend } from "../../shared/bridge/contract";
 import { splitKey } from "../../shared/fleet/model";
 import type { TranscriptItem } from "../../shared/fleet/facts";
 import type { Environments } from "./environments";
-
-/** Open views get changes at most this often while tokens stream. */
-const DETAIL_BATCH_MS = 50;
 
 /** What an open view was last sent, to compute the next delta. */
 interface SentDetail {
@@ -22,11 +21,14 @@ interface SentDetail {
 export class AgentDetails {
   /** Each open agent: what its views were last sent, and who has it open (its thread is followed while anyone has). */
   private readonly open = new Map<string, { sent: SentDetail; viewers: Set<string> }>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Open agents that changed since their views were last sent; sent when the current task ends. */
+  private readonly dirty = new Set<string>();
 
   constructor(
     private readonly environments: Environments,
     private readonly publish: (event: BridgeEvent) => void,
+    /** A viewer opened an agent: its answer is the whole detail, so deltas sent before it are not for it. */
+    private readonly opened: (key: string, viewer: string) => void = () => {},
   ) {}
 
   /** Follows the thread while the view is open and answers with the whole detail. */
@@ -34,9 +36,12 @@ export class AgentDetails {
     const [environmentId, threadId] = splitKey(key);
     const runtime = this.environments.require(environmentId);
     runtime.followers.follow(threadId, "open");
+    // Others with it open get what changed up to now: the new baseline below is the same for all.
+    if (this.dirty.delete(key)) this.flush(key);
     const detail = this.detail(key);
     const viewers = this.open.get(key)?.viewers ?? new Set();
     this.open.set(key, { sent: remember(detail), viewers: viewers.add(viewer) });
+    this.opened(key, viewer);
     return detail;
   }
 
@@ -46,8 +51,7 @@ export class AgentDetails {
     if (viewers && viewers.size > 0) return;
     const [environmentId, threadId] = splitKey(key);
     this.open.delete(key);
-    clearTimeout(this.timers.get(key));
-    this.timers.delete(key);
+    this.dirty.delete(key);
     this.environments.get(environmentId)?.followers.unfollow(threadId, "open");
   }
 
@@ -62,21 +66,22 @@ export class AgentDetails {
     return { key, items: detail?.items ?? [], loaded: detail?.loaded ?? false, error: detail?.error ?? null };
   }
 
-  /** Something about this agent changed: an open view gets the difference soon. */
+  /** Something about this agent changed: an open view gets the difference once the current task is done. */
   changed(key: string): void {
-    if (!this.open.has(key) || this.timers.has(key)) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      if (this.open.has(key)) this.flush(key);
-    }, DETAIL_BATCH_MS);
-    timer.unref?.();
-    this.timers.set(key, timer);
+    if (!this.open.has(key) || this.dirty.has(key)) return;
+    if (this.dirty.size === 0) queueMicrotask(() => this.flushDirty());
+    this.dirty.add(key);
   }
 
   stop(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    this.dirty.clear();
     this.open.clear();
+  }
+
+  private flushDirty(): void {
+    const keys = [...this.dirty];
+    this.dirty.clear();
+    for (const key of keys) this.flush(key);
   }
 
   private flush(key: string): void {

@@ -70,6 +70,8 @@ export interface FleetServiceOptions {
 
 export interface FleetServiceEvents {
   event: [BridgeEvent];
+  /** A viewer opened an agent (its answer is the whole detail): that viewer's feed drops the deltas waiting for it (shared/bridge/paced-feed.ts). */
+  opened: [key: string, viewer: string];
 }
 
 export class FleetService extends EventEmitter<FleetServiceEvents> {
@@ -133,7 +135,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       onFleetSnapshot: () => this.heapRelease.snapshotApplied(),
     });
     this.pairing = new Pairing({ environments: this.environments, registry, secrets, now: this.now });
-    this.details = new AgentDetails(this.environments, publish);
+    this.details = new AgentDetails(this.environments, publish, (key, viewer) => this.emit("opened", key, viewer));
     this.following = new ThreadFollowing(this.environments);
     this.acknowledgements = new Acknowledgements(this.model, registry, this.environments);
     this.snoozes = new Snoozes(this.model, this.environments, registry, this.now);

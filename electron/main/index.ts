@@ -3,9 +3,8 @@
 import { join } from "node:path";
 import { BrowserWindow, Menu, Notification, Tray, app, dialog, ipcMain, nativeImage, powerMonitor, protocol, safeStorage, session, shell } from "electron";
 import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
-import type { BridgeEvent } from "../../shared/bridge/contract";
+import type { BridgeBatch, BridgeEvent } from "../../shared/bridge/contract";
 import { describeError } from "../../shared/bridge/redact";
-import { SNAPSHOT_PIECE_BYTES, snapshotEvents } from "../../shared/bridge/snapshot-pieces";
 import { DataFolderBusyError, lockDataFolder } from "../fleet/data-folder-lock";
 import { ensurePrivateDir } from "../fleet/private-files";
 import { KeytarSecretStore } from "../fleet/secrets";
@@ -99,8 +98,8 @@ function showWindow(): BrowserWindow {
   return window;
 }
 
-function send(event: BridgeEvent): void {
-  if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event);
+function send(message: BridgeEvent | BridgeBatch): void {
+  if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, message);
 }
 
 async function main(): Promise<void> {
@@ -125,7 +124,7 @@ async function main(): Promise<void> {
     showWindow,
     send: (event) => mailbox.deliver(event),
   });
-  registerBridge(ipcMain, service, appUrl, send, notifier);
+  const bridge = registerBridge(ipcMain, service, appUrl, send, notifier);
   // A reloaded or closed page no longer shows the agents it had open: they are closed for it.
   onPageLeft = () => {
     notifier.showing(null);
@@ -167,10 +166,7 @@ async function main(): Promise<void> {
   watchSystemWake(powerMonitor, () => service.recheckAll());
   app.on("second-instance", () => showWindow());
   app.on("activate", () => showWindow());
-  // In pieces, as the headless shell does: a flooded machine never makes one huge IPC message.
-  sendSnapshot = () => {
-    for (const event of snapshotEvents(service.snapshot(), SNAPSHOT_PIECE_BYTES)) send(event);
-  };
+  sendSnapshot = () => bridge.pageLoaded();
   showWindow();
   app.on("before-quit", () => void service.stop());
 }

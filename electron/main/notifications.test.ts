@@ -121,7 +121,12 @@ describe("native notifications", () => {
     const { notifier } = desktop();
     const handlers = new Map<string, Parameters<IpcMainLike["handle"]>[1]>();
     registerBridge(
-      { handle: (channel, listener) => handlers.set(channel, listener), removeHandler: (channel) => handlers.delete(channel) },
+      {
+        handle: (channel, listener) => handlers.set(channel, listener),
+        removeHandler: (channel) => handlers.delete(channel),
+        on: () => {},
+        removeAllListeners: () => {},
+      },
       service,
       () => APP_URL,
       () => {},

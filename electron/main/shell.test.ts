@@ -3,12 +3,12 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
-import { BridgeRequests } from "../../shared/bridge/contract";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type BridgeBatch, type BridgeEvent, BridgeRequests } from "../../shared/bridge/contract";
 import { ensurePrivateDir } from "../fleet/private-files";
 import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
-import { REQUEST_CHANNEL } from "../../shared/bridge/ipc-channels";
+import { ACK_CHANNEL, REQUEST_CHANNEL } from "../../shared/bridge/ipc-channels";
 import { type IpcMainLike, registerBridge } from "./bridge-ipc";
 import { hardenWindow, isAppUrl, isTrustedSender } from "./guards";
 import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
@@ -76,26 +76,49 @@ describe("IPC bridge", () => {
     const service = await FleetService.start({ dataDir: dir, secrets: new MemorySecretStore() });
     cleanups.push(() => service.stop());
     const handlers = new Map<string, Parameters<IpcMainLike["handle"]>[1]>();
-    const events: unknown[] = [];
-    const dispose = registerBridge(
-      { handle: (channel, listener) => handlers.set(channel, listener), removeHandler: (channel) => handlers.delete(channel) },
+    const listeners = new Map<string, Parameters<IpcMainLike["on"]>[1]>();
+    const messages: (BridgeEvent | BridgeBatch)[] = [];
+    const bridge = registerBridge(
+      {
+        handle: (channel, listener) => handlers.set(channel, listener),
+        removeHandler: (channel) => handlers.delete(channel),
+        on: (channel, listener) => listeners.set(channel, listener),
+        removeAllListeners: (channel) => listeners.delete(channel),
+      },
       service,
       () => APP,
-      (event) => events.push(event),
+      (message) => messages.push(message),
     );
     const invoke = handlers.get(REQUEST_CHANNEL)!;
-    expect(await invoke({ senderFrame: { url: APP, parent: null } }, "settings.update", { notificationsPaused: true })).toMatchObject({
+    const app = { senderFrame: { url: APP, parent: null } };
+    expect(await invoke(app, "settings.update", { notificationsPaused: true })).toMatchObject({
       ok: true,
       result: { notificationsPaused: true },
     });
-    expect(events).toContainEqual(expect.objectContaining({ type: "settings" }));
+    const batches = () => messages.filter((message): message is BridgeBatch => message.type === "events");
+    await vi.waitFor(() => expect(batches().flatMap((batch) => batch.events)).toContainEqual(expect.objectContaining({ type: "settings" })));
+    // Paced by the page: nothing more until it acknowledges, and only its own frame's acknowledgement counts.
+    expect(await invoke(app, "settings.update", { notificationsPaused: false })).toMatchObject({ ok: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches()).toHaveLength(1);
+    const ack = listeners.get(ACK_CHANNEL)!;
+    ack({ senderFrame: { url: "https://evil.example/", parent: null } }, { type: "ack", seq: batches()[0]!.seq });
+    ack(app, { type: "ack", seq: "1" });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches()).toHaveLength(1);
+    ack(app, { type: "ack", seq: batches()[0]!.seq });
+    await vi.waitFor(() => expect(batches()).toHaveLength(2));
+    expect(batches()[1]!.events).toContainEqual(
+      expect.objectContaining({ type: "settings", settings: expect.objectContaining({ notificationsPaused: false }) }),
+    );
     expect(await invoke({ senderFrame: { url: "https://evil.example/", parent: null } }, "settings.update", {})).toEqual({
       ok: false,
       error: { kind: "forbidden", message: "Untrusted sender." },
     });
-    expect(await invoke({ senderFrame: { url: APP, parent: null } }, "agent.send", { key: 1 })).toMatchObject({ ok: false, error: { kind: "invalid" } });
-    dispose();
+    expect(await invoke(app, "agent.send", { key: 1 })).toMatchObject({ ok: false, error: { kind: "invalid" } });
+    bridge.dispose();
     expect(handlers.size).toBe(0);
+    expect(listeners.size).toBe(0);
   });
 
   it("answers every fuzzed request to every method with a result or a clear error, never an internal one", async () => {
@@ -105,7 +128,7 @@ describe("IPC bridge", () => {
     cleanups.push(() => service.stop());
     const handlers = new Map<string, Parameters<IpcMainLike["handle"]>[1]>();
     registerBridge(
-      { handle: (channel, listener) => handlers.set(channel, listener), removeHandler: () => {} },
+      { handle: (channel, listener) => handlers.set(channel, listener), removeHandler: () => {}, on: () => {}, removeAllListeners: () => {} },
       service,
       () => APP,
       () => {},

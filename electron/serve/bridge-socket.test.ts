@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { describe, expect, it, vi } from "vitest";
-import type { BridgeEvent, FleetSnapshot } from "../../shared/bridge/contract";
+import { BRIDGE_CLOSE_MALFORMED, type BridgeEvent, type FleetSnapshot } from "../../shared/bridge/contract";
 import type { AgentView } from "../../shared/fleet/types";
 import { SimFleet } from "../../sim/fleet";
 import { followersOf } from "../fleet/service.testkit";
@@ -75,6 +75,32 @@ describe("bridge transport", () => {
     // And the page can still ask for things.
     bridge.ws.send(JSON.stringify({ type: "request", id: 7, method: "settings.update", params: { notificationsPaused: true } }));
     expect(await bridge.next((message) => message.type === "response" && message.id === 7)).toMatchObject({ ok: true });
+  });
+});
+
+describe("events paced by the page", () => {
+  it("sends the next batch only once the page acknowledged the last, decoding the acknowledgement like any request", { timeout: 30_000 }, async () => {
+    const { shell, service } = await startShell();
+    const session = await exchangeLaunchCode(shell.origin, shell.url);
+    const bridge = await openBridge(shell.origin, session, undefined, undefined, false);
+    cleanups.push(() => bridge.ws.close());
+    service.emit("event", { type: "ui.openAgent", key: "first" });
+    await bridge.next((message) => message.type === "event" && message.event.type === "ui.openAgent");
+    for (const key of ["second", "third"]) service.emit("event", { type: "ui.openAgent", key });
+    // Answers are not paced: once this one is here, a second batch would have been too.
+    bridge.ws.send(JSON.stringify({ type: "request", id: 1, method: "settings.update", params: {} }));
+    await bridge.next((message) => message.type === "response" && message.id === 1);
+    expect(bridge.batches).toHaveLength(1);
+    bridge.ws.send(JSON.stringify({ type: "ack", seq: bridge.batches[0]!.seq }));
+    await bridge.next(() => bridge.batches.length === 2);
+    expect(bridge.batches[1]!.events).toEqual([
+      { type: "ui.openAgent", key: "second" },
+      { type: "ui.openAgent", key: "third" },
+      expect.objectContaining({ type: "settings" }),
+    ]);
+    // An acknowledgement that is not one is refused as any malformed message is.
+    bridge.ws.send(JSON.stringify({ type: "ack", seq: "2" }));
+    expect(await bridge.closed).toBe(BRIDGE_CLOSE_MALFORMED);
   });
 });
 

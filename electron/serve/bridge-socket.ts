@@ -4,13 +4,15 @@
 //   every environment and the first agents, then `fleet.delta` messages with the rest. Machines with
 //   few agents come first, so one machine with many never delays the first paint of the others, and
 //   no message is ever too large to build or to parse.
-// - Backpressure: the next message is written only while the socket's unsent bytes are under
-//   LOW_WATER_BYTES. Events that arrive meanwhile wait in a queue of at most MAX_QUEUED_BYTES; a
-//   client that falls further behind loses that queue and is resynchronized with a fresh snapshot
-//   once it reads again. Responses to its requests are never dropped, but a client that lets them
-//   pile up past MAX_UNSENT_RESPONSE_BYTES is disconnected.
+// - Events are paced by the page (shared/bridge/paced-feed.ts): a batch goes once the page
+//   acknowledged the last one, and only while the socket's unsent bytes are under LOW_WATER_BYTES.
+//   Meanwhile rows and transcripts coalesce; other events wait in order, at most MAX_QUEUED_BYTES
+//   of them: a client that falls further behind is resynchronized with a fresh snapshot once it
+//   reads again. Responses to its requests are never dropped, but a client that lets them pile up
+//   past MAX_UNSENT_RESPONSE_BYTES is disconnected.
 import type { WebSocket } from "ws";
 import { BRIDGE_CLOSE_MALFORMED, BridgeClientMessage, type BridgeEvent, type BridgeServerMessage, type FleetSnapshot } from "../../shared/bridge/contract";
+import { DEFAULT_FEED_LIMITS, PacedFeed } from "../../shared/bridge/paced-feed";
 import { describeError } from "../../shared/bridge/redact";
 import { SNAPSHOT_PIECE_BYTES, snapshotPieces } from "../../shared/bridge/snapshot-pieces";
 import { parseJson } from "../../shared/t3/decode";
@@ -22,7 +24,7 @@ export interface BridgeLimits {
   snapshotPieceBytes: number;
   /** Unsent bytes on the socket under which the next message is written. */
   lowWaterBytes: number;
-  /** Events queued behind a slow client before it is resynchronized instead. */
+  /** Events (other than rows and transcripts, which coalesce) waiting for a slow client before it is resynchronized instead. */
   maxQueuedBytes: number;
   /** Unsent responses after which a client that does not read is disconnected. */
   maxUnsentResponseBytes: number;
@@ -37,8 +39,6 @@ export const DEFAULT_BRIDGE_LIMITS: BridgeLimits = {
 
 /** Close code for a client that stopped reading (RFC 6455 1008: policy violation). */
 export const BRIDGE_CLOSE_NOT_READING = 1008;
-
-const eventMessage = (event: BridgeEvent) => JSON.stringify({ type: "event", event } satisfies BridgeServerMessage);
 
 /**
  * A snapshot as a sequence of message texts, each about `pieceBytes` at most, the smallest
@@ -82,10 +82,25 @@ export function attachBridge(
 ): BridgeStats {
   const stats: BridgeStats = { bytesSent: 0, resyncs: 0 };
   const viewer = `socket:${++sockets}`;
-  let pieces: Generator<string> | undefined = snapshotMessages(service.snapshot(), limits.snapshotPieceBytes);
-  let queued: string[] = [];
-  let queuedBytes = 0;
-  let resyncNeeded = false;
+  let pumpDue = false;
+  // A batch goes after the task that made its changes (and the transcript deltas it queued) is done.
+  const feed = new PacedFeed(
+    () => {
+      if (pumpDue) return;
+      pumpDue = true;
+      setImmediate(() => {
+        pumpDue = false;
+        pump();
+      });
+    },
+    { ...DEFAULT_FEED_LIMITS, maxPendingChars: limits.maxQueuedBytes },
+  );
+  const startSnapshot = () => {
+    const snapshot = service.snapshot();
+    feed.resync(snapshot.agents);
+    return snapshotMessages(snapshot, limits.snapshotPieceBytes);
+  };
+  let pieces: Generator<string> | undefined = startSnapshot();
   const responses: string[] = [];
   let responseBytes = 0;
   let writing = false;
@@ -98,7 +113,7 @@ export function attachBridge(
     });
   };
 
-  /** Writes while the socket has room: responses first, then snapshot pieces, then queued events. */
+  /** Writes while the socket has room: responses first, then snapshot pieces, then the page's next batch. */
   const pump = () => {
     if (writing || ws.readyState !== ws.OPEN) return;
     writing = true;
@@ -110,6 +125,11 @@ export function attachBridge(
           write(response);
           continue;
         }
+        if (feed.overflowed) {
+          // Too far behind: what it missed is carried by a fresh snapshot.
+          stats.resyncs += 1;
+          pieces = startSnapshot();
+        }
         if (pieces) {
           const piece = pieces.next();
           if (!piece.done) {
@@ -118,16 +138,9 @@ export function attachBridge(
           }
           pieces = undefined;
         }
-        if (resyncNeeded) {
-          resyncNeeded = false;
-          stats.resyncs += 1;
-          pieces = snapshotMessages(service.snapshot(), limits.snapshotPieceBytes);
-          continue;
-        }
-        const event = queued.shift();
-        if (event === undefined) break;
-        queuedBytes -= event.length;
-        write(event);
+        const batch = feed.take();
+        if (batch === undefined) break;
+        write(JSON.stringify(batch satisfies BridgeServerMessage));
       }
     } catch (error) {
       report("bridge send", error);
@@ -137,25 +150,15 @@ export function attachBridge(
   };
 
   const onEvent = (event: BridgeEvent) => {
-    if (ws.readyState !== ws.OPEN || resyncNeeded) return; // a resync will carry this change
-    let text: string;
+    if (ws.readyState !== ws.OPEN) return;
     try {
-      text = eventMessage(event);
+      feed.push(event);
     } catch (error) {
       report("bridge event", error);
-      return;
     }
-    if (queuedBytes + text.length > limits.maxQueuedBytes) {
-      // Too far behind: what it missed is carried by a fresh snapshot once it reads again.
-      queued = [];
-      queuedBytes = 0;
-      resyncNeeded = true;
-      pieces = undefined;
-      return;
-    }
-    queued.push(text);
-    queuedBytes += text.length;
-    pump();
+  };
+  const onOpened = (key: string, opener: string) => {
+    if (opener === viewer) feed.opened(key);
   };
 
   const respond = (message: BridgeServerMessage) => {
@@ -171,10 +174,12 @@ export function attachBridge(
   };
 
   service.on("event", onEvent);
+  service.on("opened", onOpened);
   ws.on("close", () => {
     service.off("event", onEvent);
+    service.off("opened", onOpened);
     service.viewerLeft(viewer);
-    queued = [];
+    feed.resync([]);
     responses.length = 0;
     pieces = undefined;
   });
@@ -185,6 +190,10 @@ export function attachBridge(
     const message = json.ok ? BridgeClientMessage.safeParse(json.value) : undefined;
     if (!message?.success) {
       ws.close(BRIDGE_CLOSE_MALFORMED, "malformed bridge message");
+      return;
+    }
+    if (message.data.type === "ack") {
+      feed.ack(message.data.seq);
       return;
     }
     const { id, method, params } = message.data;

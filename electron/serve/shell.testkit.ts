@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocket } from "ws";
 import { afterEach } from "vitest";
-import { BRIDGE_SESSION_PROTOCOL_PREFIX, BRIDGE_SUBPROTOCOL, type BridgeServerMessage } from "../../shared/bridge/contract";
+import { BRIDGE_SESSION_PROTOCOL_PREFIX, BRIDGE_SUBPROTOCOL, type BridgeBatch, type BridgeServerMessage } from "../../shared/bridge/contract";
 import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { type HeadlessShell, type HeadlessShellOptions, startHeadlessShell } from "./server";
@@ -110,7 +110,10 @@ export async function exchangeLaunchCode(origin: string, launchUrl: string, head
 
 export interface BridgeUnderTest {
   ws: WebSocket;
+  /** What came, a paced batch's events one by one (as `event` messages) as the page hands them on. */
   messages: BridgeServerMessage[];
+  /** The paced batches as they came. */
+  batches: BridgeBatch[];
   /** Resolves with the close code (and the frames seen until then). */
   closed: Promise<number>;
   next(predicate: (message: BridgeServerMessage) => boolean): Promise<BridgeServerMessage>;
@@ -122,14 +125,22 @@ export function openBridge(
   session: string | undefined,
   headers: Record<string, string> = { origin },
   path = "/bridge",
+  /** Acknowledges each batch once it is read, as the page does once it painted it; false: never. */
+  acknowledge = true,
 ): Promise<BridgeUnderTest> {
   const protocols = session === undefined ? [BRIDGE_SUBPROTOCOL] : [BRIDGE_SUBPROTOCOL, `${BRIDGE_SESSION_PROTOCOL_PREFIX}${session}`];
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${origin.replace("http", "ws")}${path}`, protocols, { headers, maxPayload: 64 * 1024 * 1024 });
     const messages: BridgeServerMessage[] = [];
+    const batches: BridgeBatch[] = [];
     const waiters = new Set<() => void>();
     ws.on("message", (data) => {
-      messages.push(JSON.parse(data.toString()) as BridgeServerMessage);
+      const message = JSON.parse(data.toString()) as BridgeServerMessage;
+      if (message.type === "events") {
+        batches.push(message);
+        for (const event of message.events) messages.push({ type: "event", event });
+        if (acknowledge) ws.send(JSON.stringify({ type: "ack", seq: message.seq }));
+      } else messages.push(message);
       waiters.forEach((waiter) => waiter());
     });
     const closed = new Promise<number>((resolveClose) => ws.once("close", (code) => resolveClose(code)));
@@ -146,7 +157,7 @@ export function openBridge(
         check();
         void closed.then((code) => rejectNext(new Error(`bridge closed (${code}) before the expected message`)));
       });
-    ws.once("open", () => resolve({ ws, messages, closed, next }));
+    ws.once("open", () => resolve({ ws, messages, batches, closed, next }));
     ws.once("unexpected-response", (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
     ws.once("error", reject);
   });

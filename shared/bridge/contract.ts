@@ -8,6 +8,7 @@ import type { HandledEntry } from "../fleet/handled";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
 import type { ChangedFile, TranscriptItem } from "../fleet/facts";
 import type { AgentView, EnvironmentView } from "../fleet/types";
+import type { AgentPatch } from "./row-patch";
 import { cleanLabel } from "../t3/text";
 
 /** Input limits the bridge schemas enforce and the UI shows as counters (issue 9: sane lengths). */
@@ -458,7 +459,11 @@ export interface FleetSnapshot {
 
 export type BridgeEvent =
   | { type: "fleet.snapshot"; snapshot: FleetSnapshot }
-  | { type: "fleet.delta"; agents: AgentView[]; removed: string[]; environments: EnvironmentView[]; removedEnvironments: string[] }
+  /**
+   * Rows that changed: `agents` whole (a row the page does not have yet), `patches` only the fields
+   * that changed on a row it has (shared/bridge/row-patch.ts; the page's feed sends these).
+   */
+  | { type: "fleet.delta"; agents: AgentView[]; patches?: AgentPatch[]; removed: string[]; environments: EnvironmentView[]; removedEnvironments: string[] }
   /** The whole detail of an open agent (on open, and when a delta cannot express the change). */
   | { type: "agent.detail"; detail: AgentDetail }
   /** Only what changed in an open agent's detail; apply on top of the last detail. */
@@ -478,20 +483,39 @@ export type BridgeEvent =
 /** `ui.command` as the window reads it: only a command the registry names is run. */
 export const ShellCommand = z.object({ type: z.literal("ui.command"), id: z.enum(COMMAND_IDS) });
 
+/**
+ * Events paced by the page (shared/bridge/paced-feed.ts): the service sends the next batch once the
+ * page acknowledged this one (BridgeAck with its `seq`) from the animation frame that applied it.
+ */
+export interface BridgeBatch {
+  type: "events";
+  seq: number;
+  events: BridgeEvent[];
+}
+
+/** The page took batch `seq` (over the WebSocket, and over IPC on ACK_CHANNEL): the next may come. */
+export const BridgeAck = z.object({ type: z.literal("ack"), seq: z.number().int().nonnegative() });
+export type BridgeAck = z.infer<typeof BridgeAck>;
+
 /** Wire messages of the headless bridge (one JSON object per WebSocket text frame). */
-export const BridgeClientMessage = z.object({
-  type: z.literal("request"),
-  id: z.number().int().nonnegative(),
-  method: z.string(),
-  /** Absent when the page passed `undefined`; the method's own schema then answers "invalid". */
-  params: z.unknown().optional(),
-});
+export const BridgeClientMessage = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("request"),
+    id: z.number().int().nonnegative(),
+    method: z.string(),
+    /** Absent when the page passed `undefined`; the method's own schema then answers "invalid". */
+    params: z.unknown().optional(),
+  }),
+  BridgeAck,
+]);
 export type BridgeClientMessage = z.infer<typeof BridgeClientMessage>;
 
+/** `event`: outside the pacing (the pieces of a snapshot); `events`: a paced batch. */
 export type BridgeServerMessage =
   | { type: "response"; id: number; ok: true; result: unknown }
   | { type: "response"; id: number; ok: false; error: { kind: string; message: string } }
-  | { type: "event"; event: BridgeEvent };
+  | { type: "event"; event: BridgeEvent }
+  | BridgeBatch;
 
 export function isBridgeMethod(method: string): method is BridgeMethod {
   return Object.hasOwn(BridgeRequests, method);

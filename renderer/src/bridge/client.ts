@@ -6,6 +6,8 @@ import {
   BRIDGE_SUBPROTOCOL,
   MAX_BRIDGE_FRAME_BYTES,
   SHELL_SHOWING_METHOD,
+  type BridgeAck,
+  type BridgeBatch,
   type BridgeEvent,
   type BridgeMethod,
   type BridgeParams,
@@ -34,7 +36,18 @@ export class BridgeRequestError extends Error {
 /** What the Electron preload exposes (named methods only, never ipcRenderer). */
 interface PreloadBridge {
   request(method: string, params: unknown): Promise<{ ok: true; result: unknown } | { ok: false; error: { kind: string; message: string } }>;
-  onEvent(listener: (event: BridgeEvent) => void): () => void;
+  onEvent(listener: (event: BridgeEvent | BridgeBatch) => void): () => void;
+  ack(seq: number): void;
+}
+
+/**
+ * Hands a paced batch's events to the listeners, and acknowledges it from the animation frame that
+ * paints what they applied (the listeners' own frame callbacks, requested first, run before): the
+ * service sends the next batch then, so about one batch is in flight per painted frame (issue 44).
+ */
+function receiveBatch(batch: BridgeBatch, listeners: Iterable<(event: BridgeEvent) => void>, ack: (seq: number) => void): void {
+  for (const event of batch.events) for (const listener of listeners) listener(event);
+  requestAnimationFrame(() => ack(batch.seq));
 }
 
 declare global {
@@ -142,6 +155,10 @@ function webSocketBridge(): Bridge {
     ws.addEventListener("close", (event) => {
       if (event.code === BRIDGE_CLOSE_UNAUTHORIZED) {
         window.sessionStorage.removeItem(SESSION_STORAGE_KEY);
+      else if (parsed.type === "events")
+        receiveBatch(parsed, eventListeners, (seq) => {
+          if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "ack", seq } satisfies BridgeAck));
+        });
         return deny(NO_ACCESS);
       }
       connectionListeners.forEach((listener) => listener(false));
@@ -189,7 +206,11 @@ function preloadBridge(preload: PreloadBridge): Bridge {
       if (!answer.ok) throw new BridgeRequestError(answer.error.kind, answer.error.message);
       return answer.result as never;
     },
-    onEvent: (listener) => preload.onEvent(listener),
+    onEvent: (listener) =>
+      preload.onEvent((message) => {
+        if (message.type === "events") receiveBatch(message, [listener], (seq) => preload.ack(seq));
+        else listener(message);
+      }),
     onConnection: (listener) => {
       listener(true);
       return () => {};

@@ -1,12 +1,15 @@
 // Facts from the fleet service: what the bridge said, applied as it said it. No views here.
 import type { StateCreator } from "zustand";
 import { type AgentDetail, type AgentDetailDelta, applyDetailDelta, type FleetSettingsView, type FleetSnapshot } from "../../../../shared/bridge/contract";
+import { type AgentPatch, applyRowPatch } from "../../../../shared/bridge/row-patch";
 import type { Delivery } from "../../../../shared/fleet/delivery";
 import type { AgentView, EnvironmentView } from "../../../../shared/fleet/types";
 import type { FleetState } from "../store";
 
 export interface FleetDelta {
   agents: AgentView[];
+  /** Only the fields that changed on rows the window has (shared/bridge/row-patch.ts). */
+  patches?: AgentPatch[];
   removed: string[];
   environments: EnvironmentView[];
   removedEnvironments: string[];
@@ -70,6 +73,10 @@ export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (s
     const { agents, environments } = get();
     for (const delta of deltas) {
       for (const agent of delta.agents) agents.set(agent.key, agent);
+      for (const patch of delta.patches ?? []) {
+        const row = agents.get(patch.key);
+        if (row) agents.set(patch.key, applyRowPatch(row, patch));
+      }
       for (const key of delta.removed) agents.delete(key);
       for (const env of delta.environments) environments.set(env.environmentId, env);
       for (const id of delta.removedEnvironments) environments.delete(id);
