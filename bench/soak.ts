@@ -20,8 +20,9 @@ import type { AgentView } from "../shared/fleet/types";
 import { ensureRendererBuilt } from "./renderer-build";
 import { BridgeRequestError } from "./soak/bridge-client";
 import { boundsFor, checkBounds } from "./soak/bounds";
+import { countAgents, countMessages } from "./soak/at-the-servers";
 import { SimulatedMachine, type SoakMachine } from "./soak/machines";
-import { fleetDeliveryOf, type SendMode, type SentMessage, tally } from "./soak/messages";
+import { type SendMode, type SentMessage, tally } from "./soak/messages";
 import { SoakClock } from "./soak/clock";
 import { childEnvironment, childrenOf, openConnections, procSample, serviceReport } from "./soak/processes";
 import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soak/real-machines";
@@ -477,70 +478,8 @@ await waitFor(
 const truth = await soakTruth(service.bridge.state, machines);
 
 // Counted at the servers.
-const atServers = new Map<string, Record<string, string[]>>();
-for (const machine of targets) atServers.set(machine.label, await machine.userMessages());
-const atServer = (message: SentMessage) => (atServers.get(message.machine)?.[message.threadId] ?? []).filter((text) => text.includes(message.tag)).length;
-const counts = tally(messages, atServer, service.bridge.state.deliveries, service.bridge.state.history);
-// A message counted twice at its server: what the server stored, to tell two sends from one stored twice.
-const duplicateStories: string[] = [];
-for (const message of messages.filter((candidate) => atServer(candidate) > 1)) {
-  const machine = targets.find((candidate) => candidate.label === message.machine);
-  const stored = machine instanceof SimulatedMachine ? await machine.storedUserMessages(message.threadId) : null;
-  const copies = stored?.filter((text) => text.text.includes(message.tag)).map((copy) => `${copy.id} at ${copy.createdAt}`);
-  const sent = fleetDeliveryOf(message, service.bridge.state.deliveries);
-  duplicateStories.push(
-    `${message.tag} sent as ${sent?.messageId ?? "?"} (command ${sent?.commandId ?? "?"}), stored as ${copies?.join(", ") ?? "(not readable here)"}`,
-  );
-}
-let misdirected = 0;
-for (const message of messages) {
-  for (const [threadId, texts] of Object.entries(atServers.get(message.machine) ?? {}))
-    if (threadId !== message.threadId && texts.some((text) => text.includes(message.tag))) misdirected++;
-}
-
-// Agents lost or invented: the fleet's rows against each server's own list.
-let agentsLost = 0;
-let agentsInvented = 0;
-let agentsShownEnded = 0;
-let archivedUnseen = 0;
-const inventedExamples: string[] = [];
-const agentExamples: string[] = [];
-for (const machine of machines) {
-  const listed = await machine.threadList();
-  const live = new Set(listed.live);
-  const rows = new Set(
-    [...service.bridge.state.agents.values()]
-      .filter((agent) => agent.environmentId === machine.environmentId && agent.lifecycle !== "deleted")
-      .map((agent) => agent.threadId),
-  );
-  const archived = new Set(listed.archived);
-  for (const threadId of live) {
-    if (rows.has(threadId)) continue;
-    // T3 lists archived threads in its archive, not its thread list; the fleet shows one only if it saw it active.
-    if (archived.has(threadId)) {
-      archivedUnseen++;
-      continue;
-    }
-    agentsLost++;
-    const born = createdAt.get(`${machine.label}/${threadId}`);
-    agentExamples.push(`lost ${machine.label}/${threadId}${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}`);
-  }
-  for (const threadId of rows) {
-    if (live.has(threadId)) continue;
-    const born = createdAt.get(`${machine.label}/${threadId}`);
-    const gone = deletedAt.get(`${machine.label}/${threadId}`);
-    const when = `${born === undefined ? "" : ` (created at ${(born / 1000).toFixed(1)} s)`}${gone === undefined ? "" : ` (deleted at ${(gone / 1000).toFixed(1)} s)`}`;
-    // A thread that left the server's stream without saying whether it was archived or deleted stays
-    // a while as "ended" (shared/fleet/model.ts, LEFT_ROWS_KEPT_MS): shown as gone, not invented.
-    if (service.bridge.state.agents.get(`${machine.environmentId}/${threadId}`)?.status === "ended" && gone !== undefined) {
-      agentsShownEnded++;
-      continue;
-    }
-    agentsInvented++;
-    const shown = service.bridge.state.agents.get(`${machine.environmentId}/${threadId}`);
-    inventedExamples.push(`invented ${machine.label}/${threadId}${when}, shown ${shown?.status} (${shown?.lifecycle})`);
-  }
-}
+const { counts, atServer, misdirected, duplicateStories } = await countMessages(targets, messages, service.bridge.state);
+const agentsAtServers = await countAgents(machines, service.bridge.state, createdAt, deletedAt);
 
 const serviceSockets = procSample(service.pid).sockets;
 const notifications = service.bridge.state.notifications;
@@ -599,7 +538,7 @@ console.log(
   `  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`,
 );
 console.log(
-  `  agents lost ${agentsLost}, invented ${agentsInvented}; deleted on the server and still shown as ended (rows stay 5 minutes) ${agentsShownEnded}; archived before the fleet saw them (in T3's archive, not its list) ${archivedUnseen}${agentExamples.length ? `; ${agentExamples.slice(0, 8).join(", ")}` : ""}${inventedExamples.length ? `; ${inventedExamples.slice(0, 8).join(", ")}` : ""}`,
+  `  agents lost ${agentsAtServers.lost}, invented ${agentsAtServers.invented}; deleted on the server and still shown as ended (rows stay 5 minutes) ${agentsAtServers.shownEnded}; archived before the fleet saw them (in T3's archive, not its list) ${agentsAtServers.archivedUnseen}${agentsAtServers.examples.length ? `; ${agentsAtServers.examples.join(", ")}` : ""}`,
 );
 console.log(
   `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.join("; ")})` : ""}, open connections left ${orphanSockets}`,
@@ -613,8 +552,8 @@ const verdicts = checkBounds(bounds, {
   counts,
   misdirected,
   notificationsBeyondOne: notifications.beyondOne,
-  agentsLost,
-  agentsInvented,
+  agentsLost: agentsAtServers.lost,
+  agentsInvented: agentsAtServers.invented,
   contradictions: truth.found.length,
   orphanChildren: orphanChildren.length,
   orphanSockets,

@@ -1,5 +1,5 @@
 // The control API's actions that are the same on both protocols' simulated machines (sim/fleet.ts):
-// the sessions a machine holds and revoking one of them, the requests it was sent, and a project
+// the sessions a machine holds and revoking one of them, the requests it was sent, a read-only token, and a project
 // created as another T3 client would. Tests use them to check what the server saw, not what a client
 // says. Also the control API's one client call, for whoever drives a machine in another process.
 import { randomUUID } from "node:crypto";
@@ -10,7 +10,7 @@ import type { V2SimServer } from "./protocol2/server";
 const Revoke = z.object({ sessionId: z.string().optional() });
 const Project = z.object({ title: z.string().min(1) });
 
-/** Answers `GET sessions`, `POST revoke`, `GET requests` and `POST projects`; undefined for any other action. */
+/** Answers `GET sessions`, `POST revoke`, `GET requests`, `POST reader-token` and `POST projects`; undefined for any other action. */
 export function handleMachineControl(server: SimServer | V2SimServer, action: string | undefined, body: unknown): { value: unknown } | undefined {
   switch (action) {
     case "sessions":
@@ -25,6 +25,9 @@ export function handleMachineControl(server: SimServer | V2SimServer, action: st
     }
     case "requests":
       return { value: server.requestLog };
+    case "reader-token":
+      // A read-only session for a reader in another process (the soak's truth oracle), as T3 issues its own UI one.
+      return { value: { token: server.auth.issueSession({ scopes: ["orchestration:read"], role: "client", label: "truth reader" }).token } };
     case "projects":
       return { value: { projectId: createProject(server, Project.parse(body).title) } };
   }

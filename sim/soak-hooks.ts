@@ -21,12 +21,13 @@ export function userMessages(server: SimServer | V2SimServer): Record<string, st
   return out;
 }
 
-/** Merges the messages of a machine's earlier incarnation (before an in-place upgrade) with its current ones. */
+/**
+ * A machine's messages across an in-place upgrade: a thread the upgrade imported holds its earlier
+ * messages itself (sim/protocol2/server.ts, upgradeInPlace), so the current ones are all; a thread
+ * it did not import (deleted before) keeps what its earlier incarnation stored.
+ */
 export function mergeMessages(earlier: Record<string, string[]> | undefined, current: Record<string, string[]>): Record<string, string[]> {
-  if (!earlier) return current;
-  const merged: Record<string, string[]> = { ...earlier };
-  for (const [threadId, texts] of Object.entries(current)) merged[threadId] = [...(merged[threadId] ?? []), ...texts];
-  return merged;
+  return { ...earlier, ...current };
 }
 
 export function threadList(server: SimServer | V2SimServer): ServerThreadList {

@@ -3,7 +3,9 @@
 // pairs each, churns its threads, faults it, sends its agents messages, and at the end asks the
 // server itself, read-only, what arrived and which threads it lists.
 import { simulatedThreadTruth } from "../../electron/fleet/t3/protocol1/truth-reader.testkit";
+import { readProtocol2Truth } from "../../electron/fleet/t3/protocol2/truth-reader.testkit";
 import type { ServerTruth } from "../../electron/fleet/truth-oracle.testkit";
+import { T3V2Operator } from "../../sim/protocol2/operator.testkit";
 import type { ServerThreadList } from "../../sim/soak-hooks";
 import { type Child, exited, startTsx } from "./processes";
 import type { MachineFault, Rng } from "./schedule";
@@ -158,9 +160,17 @@ export class SimulatedMachine implements SoakMachine {
     return detail?.messages?.filter((message) => message.role === "user").map(({ id, createdAt, text }) => ({ id, createdAt, text })) ?? null;
   }
 
-  /** What it stored, for the truth oracle: protocol 1 by each thread's read; a protocol-2 machine's control API has no thread read. */
+  /** What it stored, for the truth oracle: protocol 1 by each thread's read, protocol 2 over its own socket as T3's UI reads it. */
   async truth(alsoRead: Iterable<string>): Promise<ServerTruth | null> {
-    if (this.generation === "v2") return null;
+    if (this.generation === "v2") {
+      const { token } = (await this.control("POST", "reader-token", {})) as { token: string };
+      const operator = new T3V2Operator({ baseUrl: this.baseUrl, workDir: "/home/user", token });
+      try {
+        return await readProtocol2Truth(operator, this.environmentId, alsoRead);
+      } finally {
+        operator.close();
+      }
+    }
     const { live, archived } = await this.threadList();
     const threads = [];
     for (const threadId of new Set([...live, ...archived, ...alsoRead])) {

@@ -52,9 +52,9 @@ async function compareAll(state: FleetState, sources: TruthSource[]): Promise<Tr
   const report: TruthReport = { found: [], read: [], notRead: [] };
   for (const source of sources) {
     const shown = [...state.agents.values()].filter((view) => view.environmentId === source.environmentId).map((view) => view.threadId);
-    const server = await source.truth(shown).catch(() => null);
-    if (!server) {
-      report.notRead.push(source.label);
+    const server = await source.truth(shown).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+    if (server === null || typeof server === "string") {
+      report.notRead.push(server ? `${source.label} (${server})` : source.label);
       continue;
     }
     report.read.push(source.label);
@@ -98,7 +98,7 @@ export async function soakTruth(state: FleetState, sources: TruthSource[], settl
 /** The report's lines for the soak's figures: which machines were read, and up to eight contradictions with both sides. */
 export function truthLines(report: TruthReport): string[] {
   return [
-    `  truth oracle: read ${report.read.join(", ") || "none"}; not read ${report.notRead.join(", ") || "none"} (a protocol-2 simulator's control API has no thread read); contradictions ${report.found.length}`,
+    `  truth oracle: read ${report.read.join(", ") || "none"}; not read ${report.notRead.join(", ") || "none"}; contradictions ${report.found.length}`,
     ...report.found
       .slice(0, 8)
       .map(({ machine, item }) => `    ${item.kind} ${machine}/${item.threadId}: T3 stored ${item.server}; the fleet says ${item.fleet}`),

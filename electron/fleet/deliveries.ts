@@ -6,7 +6,7 @@
 // dispatched, so after a restart each one T3 had not confirmed is checked against its thread.
 import { randomUUID } from "node:crypto";
 import { type Delivery, type DeliveryKind, type Intent, type IntentKind, connectingReason, isSettled } from "../../shared/fleet/delivery";
-import type { OrchestrationProtocol, RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
+import type { RunningMessageMode, ThreadDetail } from "../../shared/fleet/facts";
 import { type FleetModel, splitKey } from "../../shared/fleet/model";
 import { unanswerableWords } from "../../shared/fleet/status";
 import { agentKey } from "../../shared/fleet/types";
@@ -15,15 +15,7 @@ import { BridgeError } from "./bridge-error";
 import { connectingSettled, isConnecting } from "./connecting-wait";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ThreadFollowers } from "./threads";
-import {
-  RESTART_BEFORE_SENDING,
-  RESTART_CHECKING,
-  RESTART_NOT_FOUND,
-  RESTART_NOT_FOUND_AFTER_RESEND,
-  UNEXPLAINED_REFUSAL,
-  UPGRADED_NOT_FOUND,
-  UPGRADED_UNCONFIRMED,
-} from "./delivery-reasons";
+import { RESTART_BEFORE_SENDING, RESTART_CHECKING, RESTART_NOT_FOUND, RESTART_NOT_FOUND_AFTER_RESEND, UNEXPLAINED_REFUSAL } from "./delivery-reasons";
 import { closedPatch, commandStep, messageStep } from "./delivery-outcomes";
 import { type Departure, Departures, departureWords, goneWords, saysThreadGone, wordsKind } from "./departures";
 import { type DeliveryJournal, type JournalEntry, awaitsConfirmation, boundedEntries } from "./delivery-journal";
@@ -53,9 +45,8 @@ interface TrackedDelivery {
   acceptedSequence: number | null;
   /**
    * Restored from the journal after a restart, T3 not having confirmed it: "checking" until the
-   * thread was read in sync, then "offered" ("Send again") if the thread does not show it; also
-   * "offered" for one its machine's upgraded T3 does not show. Such a message is never dispatched
-   * again on its own.
+   * thread was read in sync, then "offered" ("Send again") if the thread does not show it. Such a
+   * message is never dispatched again on its own.
    */
   restored?: "checking" | "offered";
   /**
@@ -66,8 +57,6 @@ interface TrackedDelivery {
   closed?: true;
   /** Refused because its agent left its machine: the reason says how once the fleet knows (departures.ts). */
   gone?: true;
-  /** The protocol its machine spoke when it was last dispatched: a server upgraded since cannot confirm or deduplicate it. */
-  sentOver?: OrchestrationProtocol;
 }
 
 export interface DeliveryDeps {
@@ -356,7 +345,6 @@ export class Deliveries {
       this.update(tracked, { state: "uncertain", reason: "The environment went offline before the message was sent; it will be checked on reconnect." });
       return tracked.delivery;
     }
-    tracked.sentOver = connection.protocol;
     try {
       const result = await connection.execute(tracked.command, DISPATCH_TIMEOUT_MS);
       tracked.acceptedSequence = result.sequence;
@@ -428,10 +416,7 @@ export class Deliveries {
     if (delivery.state === "refused" || delivery.state === "answered" || tracked.closed) return;
     if (!detail.loaded) return;
     const synced = detail.synced;
-    const connection = this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection;
-    const resendable = () => delivery.state === "uncertain" && synced && connection !== undefined;
-    // Upgraded in place since it was sent: neither the thread nor T3's receipts reach back before the upgrade.
-    const upgradedSince = tracked.sentOver !== undefined && connection !== undefined && connection.protocol !== tracked.sentOver;
+    const resendable = () => delivery.state === "uncertain" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection !== undefined;
     if (delivery.kind === "message") {
       const messages = detail.items.flatMap((item) => (item.type === "message" ? [item] : []));
       const index = messages.findIndex((message) => message.id === delivery.messageId);
@@ -441,7 +426,6 @@ export class Deliveries {
           if (tracked.restored === "checking" && synced && this.deps.runtime(tracked.environmentId)?.supervisor.activeConnection) this.offerSendAgain(tracked);
           return;
         }
-        if (resendable() && upgradedSince) return this.offerSendAgain(tracked, UPGRADED_NOT_FOUND);
         // Reconnected, the thread is in sync and our message is not in it: it never arrived. Resend, same commandId.
         if (resendable()) void this.dispatch(tracked);
         return;
@@ -451,11 +435,6 @@ export class Deliveries {
       if (step?.settle && step.patch.state !== "answered") tracked.closed = true;
       if (step?.settle) this.settle(tracked, step.patch);
       else if (step) this.update(tracked, step.patch);
-      return;
-    }
-    if (resendable() && upgradedSince) {
-      tracked.closed = true;
-      this.settle(tracked, { state: "uncertain", reason: UPGRADED_UNCONFIRMED });
       return;
     }
     if (tracked.acceptedSequence === null || detail.appliedSequence < tracked.acceptedSequence) {
@@ -470,14 +449,11 @@ export class Deliveries {
     this.settle(tracked, step);
   }
 
-  /**
-   * A message its thread does not show, which the fleet cannot resend on its own (restored after a
-   * restart, or sent before its machine was upgraded): "Send again" is offered, unless it was already used once.
-   */
-  private offerSendAgain(tracked: TrackedDelivery, reason = RESTART_NOT_FOUND): void {
+  /** A restored message its thread does not show: "Send again" is offered, unless it was already used once. */
+  private offerSendAgain(tracked: TrackedDelivery): void {
     tracked.restored = "offered";
     if (tracked.delivery.sendAgain === false) this.update(tracked, { state: "uncertain", reason: RESTART_NOT_FOUND_AFTER_RESEND });
-    else this.update(tracked, { state: "uncertain", reason, sendAgain: true });
+    else this.update(tracked, { state: "uncertain", reason: RESTART_NOT_FOUND, sendAgain: true });
   }
 
   /**

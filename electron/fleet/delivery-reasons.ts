@@ -16,17 +16,6 @@ export const RESTART_BEFORE_SENDING = "Not sent: T3 Fleet restarted while this m
 /** The same, after the one "Send again" was used. */
 export const RESTART_NOT_FOUND_AFTER_RESEND =
   "T3 Fleet restarted again before the server confirmed the message you sent again, and the agent's thread does not show it. Type it again if it is still needed.";
-/**
- * A message unconfirmed when its machine's T3 changed protocol (upgraded in place), whose thread on
- * the upgraded server does not show it: T3 keeps a protocol-1 thread's history and command receipts
- * apart from the upgraded thread (sim/protocol2/server.ts, upgradeInPlace), so neither the thread nor
- * T3's deduplication can tell whether it arrived. The user decides; the fleet never sends it on its own.
- */
-export const UPGRADED_NOT_FOUND =
-  "T3 on this machine was upgraded while this message was unconfirmed, and the upgraded server does not show it: it keeps what came before the upgrade apart. It may have arrived before the upgrade; check the agent in T3. Send again sends it once more.";
-/** A command unconfirmed when its machine's T3 changed protocol: the upgraded server cannot say what became of it. */
-export const UPGRADED_UNCONFIRMED =
-  "T3 on this machine was upgraded before it confirmed this, and the upgraded server cannot say whether it was applied. Check the agent in T3.";
 /** A message whose thread left its environment (archived or deleted) after it showed there, before an answer. */
 export const THREAD_LEFT_AFTER_DELIVERY = "The thread was archived or deleted before the agent answered.";
 /** One T3 had accepted but did not yet show when its thread left. */

@@ -1,16 +1,18 @@
 // A message in flight while its machine's T3 is upgraded in place from protocol 1 to 2 (the soak's
-// soak-fork, bench/soak.ts): the upgraded server shows neither the message nor its command receipt
-// (sim/protocol2/server.ts, upgradeInPlace), so a resend with the same command id is not
-// deduplicated. Found by the soak in CI: the fleet resent it on its own and T3 held it twice.
+// soak-fork, bench/soak.ts). T3's import keeps each thread's user and assistant messages with their
+// ids (docs/t3-protocols.md, "Protocol 2"), so the upgraded thread shows a message protocol 1
+// stored and the fleet settles it from there. The simulator once imported threads without their
+// messages: the fleet then found its message missing and sent it again, and the soak counted it
+// twice across the two servers (CI, stop 35).
 import { describe, expect, it } from "vitest";
+import type { BridgeEvent } from "../../shared/bridge/contract";
 import type { Delivery } from "../../shared/fleet/delivery";
 import { userMessages } from "../../sim/soak-hooks";
-import { UPGRADED_NOT_FOUND } from "./delivery-reasons";
 import { setup, until } from "./service.testkit";
 
 describe("a message unconfirmed when its machine is upgraded in place", () => {
-  it("is never sent again on its own: the fleet offers Send again, once, and says why", async () => {
-    const { sims, service } = await setup(["upstream"]);
+  it("is found in the upgraded thread, as T3 imports it, and settles without being sent again", async () => {
+    const { sims, service, events } = await setup(["upstream"]);
     const p1 = sims.servers[0]!;
     const threadId = sims.createThread(p1, { title: "Worker" });
     const key = `${p1.environmentId}/${threadId}`;
@@ -25,16 +27,17 @@ describe("a message unconfirmed when its machine is upgraded in place", () => {
     await until(service, () => (userMessages(p1)[threadId] ?? []).includes(text), "stored by protocol 1");
     const v2 = await sims.upgradeToV2(p1.environmentId);
     const sent = await sending;
+    expect(sent.state).toBe("uncertain");
 
-    await until(service, () => service.delivery(sent.commandId)?.sendAgain === true, "Send again offered");
+    await until(service, () => service.delivery(sent.commandId)?.state === "delivered", "found in the upgraded thread");
     expect(service.model.environment(p1.environmentId)?.protocol).toBe(2);
-    expect(service.delivery(sent.commandId)).toMatchObject({ state: "uncertain", reason: UPGRADED_NOT_FOUND });
-    // Not resent: the upgraded server holds no copy, the one T3 stored before the upgrade stays the only one.
-    expect(userMessages(v2)[threadId] ?? []).not.toContain(text);
-
-    // The user's Send again sends it once to the upgraded server.
-    await service.request("delivery.recheck", { commandId: sent.commandId });
-    await until(service, () => ["delivered", "answered"].includes(service.delivery(sent.commandId)?.state ?? ""), "sent again and shown");
+    const states = (events as BridgeEvent[]).flatMap((event) =>
+      event.type === "delivery" && event.delivery.commandId === sent.commandId ? [event.delivery.state] : [],
+    );
+    expect(
+      states.filter((state) => state === "sending"),
+      `states: ${states.join(" → ")}`,
+    ).toHaveLength(1);
     expect((userMessages(v2)[threadId] ?? []).filter((stored) => stored === text)).toHaveLength(1);
   });
 });

@@ -86,7 +86,8 @@ export class V2SimServer extends SimHost {
   /**
    * Replaces a running protocol-1 simulator with a protocol-2 one on the same port: same
    * environmentId, label and sessions, the same thread ids (imported with historyOrigin
-   * "v1_import"), and a fresh event sequence that starts below the old one.
+   * "v1_import") with their user and assistant messages, and a fresh event sequence that starts
+   * below the old one (docs/t3-protocols.md, "Protocol 2").
    */
   static async upgradeInPlace(previous: SimServer, options: Pick<V2SimServerOptions, "tickMs" | "serverVersion"> = {}): Promise<V2SimServer> {
     const port = Number(new URL(previous.baseUrl).port);
@@ -112,6 +113,26 @@ export class V2SimServer extends SimHost {
       if (thread.archivedAt) {
         state.location = "archive";
         state.thread.archivedAt = thread.archivedAt;
+      }
+      // T3's import keeps the user and assistant messages with their ids, text, times and order; a
+      // streaming one ends interrupted. Not activities, approvals, checkpoints nor command receipts.
+      for (const message of thread.messages) {
+        if (message.role === "system") continue;
+        const user = message.role === "user";
+        state.messages.push({
+          id: message.id,
+          threadId: thread.id,
+          runId: null,
+          nodeId: null,
+          role: message.role,
+          text: message.text,
+          attachments: [],
+          streaming: false,
+          createdBy: user ? "user" : "agent",
+          creationSource: user ? "web" : "provider",
+          createdAt: message.createdAt,
+          updatedAt: message.updatedAt,
+        });
       }
     }
     return server.start();
