@@ -1,7 +1,8 @@
 // Starting an agent from the fleet, exactly once (issue 42; docs/architecture.md, "The fleet
 // service"): a thread with a client-made id and command ids, created through the machine's protocol
 // adapter (`create-thread`), then its first message (`send`, mode `start`), followed to the first
-// reply. Each creation is journaled (delivery-journal.ts) before anything is dispatched. A create
+// reply; with a new project, that project first (`create-project`, again with a client-made id and
+// command id). Each creation is journaled (delivery-journal.ts) before anything is dispatched. A create
 // whose answer was lost is never sent again on its own: it is checked against T3 once the machine
 // is heard in full again (the thread is there: carry on; it is not: "Try again", which re-sends the
 // same command, so T3 deduplicates it and the thread is never made twice).
@@ -11,6 +12,7 @@ import {
   CREATE_RUNTIME_MODES,
   type CreateChoices,
   type CreateRequest,
+  type CreatedProject,
   type Creation,
   type LaunchOptions,
   type MachineChoice,
@@ -40,6 +42,7 @@ const SETTLED_KEPT = 50;
 
 const LOST = "T3 did not answer before the connection dropped. T3 Fleet checks whether the thread exists once the machine is back; it is never created twice.";
 const NOT_THERE = "T3 does not have the thread: it was not created. Try again sends the same request, which T3 can never carry out twice.";
+const PROJECT_NOT_THERE = "T3 does not have the project: nothing was created. Try again sends the same request, which T3 can never carry out twice.";
 const OFFLINE_MIDWAY = "The machine went offline mid-way; T3 Fleet checks where it stopped once the machine is back.";
 
 const Record = z.object({
@@ -49,6 +52,11 @@ const Record = z.object({
   agentKey: z.string().min(1),
   parentThreadId: z.string().nullable(),
   projectId: z.string().min(1),
+  // Absent in journals written before projects could be created.
+  project: z
+    .object({ title: z.string(), workspaceRoot: z.string(), createIfMissing: z.boolean(), commandId: z.string().min(1), confirmed: z.boolean() })
+    .nullable()
+    .default(null),
   instanceId: z.string().min(1),
   model: z.string(),
   runtimeMode: z.enum(CREATE_RUNTIME_MODES),
@@ -176,13 +184,24 @@ export class Creations {
     if (raced) return raced.creation;
     const threadId = newThreadId(request.parentThreadId, randomUUID());
     const now = this.iso();
+    const { newProject } = request;
+    const project: CreatedProject | null = newProject
+      ? {
+          title: newProject.title.trim(),
+          workspaceRoot: newProject.workspaceRoot.trim(),
+          createIfMissing: newProject.createIfMissing,
+          commandId: randomUUID(),
+          confirmed: false,
+        }
+      : null;
     const creation: Creation = {
       creationId,
       environmentId: request.environmentId,
       threadId,
       agentKey: agentKey(request.environmentId, threadId),
       parentThreadId: request.parentThreadId,
-      projectId: request.projectId,
+      projectId: project ? `project-${randomUUID()}` : request.projectId,
+      project,
       instanceId: request.instanceId,
       model: request.model,
       runtimeMode: request.runtimeMode,
@@ -207,7 +226,7 @@ export class Creations {
       throw new BridgeError("invalid", `${error instanceof Error ? error.message : String(error)} Nothing was sent.`);
     }
     this.deps.publish(creation);
-    await this.createThread(tracked);
+    await this.advance(tracked);
     return tracked.creation;
   }
 
@@ -220,8 +239,63 @@ export class Creations {
     const unavailable = env ? machineUnavailable(env, true) : "This machine is no longer paired.";
     if (unavailable) throw new BridgeError("invalid", unavailable);
     this.update(tracked, { state: "creating", reason: null, retry: false });
-    await this.createThread(tracked);
+    await this.advance(tracked);
     return tracked.creation;
+  }
+
+  /** The new project first (where there is one and T3 has not confirmed it), then the thread. */
+  private async advance(tracked: Tracked): Promise<void> {
+    if (tracked.creation.project?.confirmed === false && !(await this.createProject(tracked))) return;
+    await this.createThread(tracked);
+  }
+
+  /** True once T3 has the project. */
+  private async createProject(tracked: Tracked): Promise<boolean> {
+    const { creation } = tracked;
+    const project = creation.project!;
+    const { title, workspaceRoot, createIfMissing, commandId } = project;
+    const ok = await this.dispatch(tracked, { type: "create-project", commandId, projectId: creation.projectId, title, workspaceRoot, createIfMissing });
+    if (ok === true) this.projectConfirmed(tracked);
+    else if (ok) {
+      // "Already exists": this project (T3 carried out a create whose answer was lost), or another one with that folder.
+      if ((await this.projectListed(tracked)) === true) this.projectConfirmed(tracked);
+      else {
+        this.update(tracked, { state: "failed", reason: ok.refused, retry: false });
+        this.settled(tracked);
+      }
+    }
+    return tracked.creation.project?.confirmed === true;
+  }
+
+  private projectConfirmed(tracked: Tracked): void {
+    const project = tracked.creation.project;
+    if (project && !project.confirmed) this.update(tracked, { project: { ...project, confirmed: true } });
+  }
+
+  /** Whether the machine's T3 lists the creation's project now (undefined: it could not be read). */
+  private async projectListed(tracked: Tracked): Promise<boolean | undefined> {
+    const connection = this.deps.runtime(tracked.creation.environmentId)?.supervisor.activeConnection;
+    try {
+      return connection ? (await connection.launchOptions(LAUNCH_READ_MS)).projects.some((entry) => entry.id === tracked.creation.projectId) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** After a lost answer to the project's create: T3 lists it (carry on with the thread) or not ("Try again"). */
+  private async checkProject(tracked: Tracked): Promise<void> {
+    tracked.busy = true;
+    let listed: boolean | undefined;
+    try {
+      listed = await this.projectListed(tracked);
+    } finally {
+      tracked.busy = false;
+    }
+    if (tracked.creation.state !== "checking" || listed === undefined) return;
+    if (!listed) return this.update(tracked, { state: "not-created", reason: PROJECT_NOT_THERE, retry: true });
+    this.projectConfirmed(tracked);
+    this.update(tracked, { state: "creating", reason: null, retry: false });
+    await this.createThread(tracked);
   }
 
   private async createThread(tracked: Tracked): Promise<void> {
@@ -236,15 +310,15 @@ export class Creations {
       model: creation.model,
       runtimeMode: creation.runtimeMode,
     };
-    const ok = await this.dispatch(tracked, command);
-    if (ok === "refused-exists") return this.threadConfirmed(tracked);
-    if (ok) return this.threadConfirmed(tracked);
+    // Refused as existing: T3 carried out this create already (its answer was lost); carry on.
+    if (await this.dispatch(tracked, command)) return this.threadConfirmed(tracked);
   }
 
   /** T3 has the thread: follow it, and send the first message (again with the same ids, when unsure). */
   private async threadConfirmed(tracked: Tracked): Promise<void> {
     if (!tracked.threadConfirmed) {
       tracked.threadConfirmed = true;
+      this.projectConfirmed(tracked);
       this.deps.runtime(tracked.creation.environmentId)?.followers.follow(tracked.creation.threadId, `creation:${tracked.creation.creationId}`);
     }
     if (tracked.busy) return;
@@ -265,7 +339,7 @@ export class Creations {
       mode: "start",
       runId: null,
     });
-    if (ok && !tracked.messageConfirmed) this.messageConfirmed(tracked);
+    if (ok === true && !tracked.messageConfirmed) this.messageConfirmed(tracked);
   }
 
   private messageConfirmed(tracked: Tracked): void {
@@ -273,8 +347,8 @@ export class Creations {
     if (tracked.creation.state !== "replied" && tracked.creation.state !== "failed") this.update(tracked, { state: "started", reason: null, retry: false });
   }
 
-  /** True: T3 accepted it; "refused-exists": T3 already has this thread; false: refused (settled) or lost (checking). */
-  private async dispatch(tracked: Tracked, command: AgentCommand): Promise<boolean | "refused-exists"> {
+  /** True: T3 accepted it; `refused`: T3 says it already exists (in its words); false: refused (settled) or lost (checking). */
+  private async dispatch(tracked: Tracked, command: AgentCommand): Promise<boolean | { refused: string }> {
     const connection = this.deps.runtime(tracked.creation.environmentId)?.supervisor.activeConnection;
     if (!connection) {
       this.lost(tracked, OFFLINE_MIDWAY);
@@ -295,8 +369,9 @@ export class Creations {
         );
         return false;
       }
-      // The thread is there already (a create T3 carried out whose answer was lost): carry on.
-      if (command.type === "create-thread" && /already exists/i.test(failure.message)) return "refused-exists";
+      // The thread or project is there already (a create T3 carried out whose answer was lost): the caller decides.
+      if ((command.type === "create-thread" || command.type === "create-project") && /already exists/i.test(failure.message))
+        return { refused: failure.message.trim() };
       this.update(tracked, { state: "failed", reason: failure.message.trim() || "T3 refused it without saying why.", retry: false });
       this.settled(tracked);
       return false;
@@ -326,6 +401,8 @@ export class Creations {
       return;
     }
     if (tracked.threadConfirmed) return; // the thread stream will tell; its row may trail it
+    // The project's create was the one lost: the thread was never sent.
+    if (creation.project?.confirmed === false) return void this.checkProject(tracked);
     this.update(tracked, { state: "not-created", reason: NOT_THERE, retry: true });
   }
 

@@ -2,7 +2,7 @@
 // WebSocket). Requests are decoded with these schemas at the service edge; events are typed data.
 import { z } from "zod";
 import { COMMAND_IDS, type CommandId } from "../fleet/command-registry";
-import { CREATE_RUNTIME_MODES, type CreateChoices, type Creation } from "../fleet/creation";
+import { CREATE_RUNTIME_MODES, type CreateChoices, type Creation, FOLDER_MAX_CHARS } from "../fleet/creation";
 import type { Delivery } from "../fleet/delivery";
 import type { HandledEntry } from "../fleet/handled";
 import type { NotificationIntent, NotificationSettings } from "../fleet/notifications";
@@ -207,7 +207,12 @@ export const BridgeRequests = {
   "agent.create": z.object({
     creationId: Id,
     environmentId: EnvironmentId,
-    projectId: Id,
+    /** Empty when `newProject` is given: that project is created first, with the fleet's own id. */
+    projectId: z.string().max(INPUT_LIMITS.id),
+    newProject: z
+      .object({ title: Label, workspaceRoot: z.string().max(FOLDER_MAX_CHARS), createIfMissing: z.boolean() })
+      .nullable()
+      .default(null),
     instanceId: Id,
     model: Id,
     runtimeMode: z.enum(CREATE_RUNTIME_MODES),

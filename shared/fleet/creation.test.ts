@@ -1,7 +1,17 @@
 // The "New agent" form's choices (issue 42): why a machine cannot be chosen, the title derived from
 // the message, and the checks before sending (the harnesses T3 reports: electron/fleet/t3/create-command.test.ts).
 import { describe, expect, it } from "vitest";
-import { type CreateRequest, type LaunchOptions, type MachineChoice, checkCreate, machineUnavailable, newThreadId, titleFromMessage } from "./creation";
+import {
+  type CreateRequest,
+  type LaunchOptions,
+  type MachineChoice,
+  checkCreate,
+  checkNewProject,
+  comparableFolder,
+  machineUnavailable,
+  newThreadId,
+  titleFromMessage,
+} from "./creation";
 import type { EnvironmentView } from "./types";
 
 const machine = (connection: EnvironmentView["connection"], readOnly = false) => ({ label: "build-box", readOnly, connection }) as EnvironmentView;
@@ -32,7 +42,7 @@ describe("the New agent form's choices", () => {
     const options: LaunchOptions = {
       projects: [{ id: "proj", title: "repo", workspaceRoot: "/r" }],
       providers: [{ instanceId: "codex", driver: "codex", name: "Codex", status: "ready", models: [{ slug: "gpt-5", name: "GPT-5" }], unavailable: null }],
-      projectCreation: "",
+      projectCreation: null,
     };
     const ok: CreateRequest = {
       environmentId: "e",
@@ -49,5 +59,27 @@ describe("the New agent form's choices", () => {
     expect(checkCreate(ok, undefined, options)).toBe("This machine is no longer paired.");
     expect(checkCreate({ ...ok, instanceId: "grok" }, choice, options)).toMatch(/no longer offered/);
     expect(checkCreate({ ...ok, parentThreadId: "gone" }, choice, options)).toMatch(/parent agent has ended/);
+    expect(checkCreate({ ...ok, projectId: "" }, choice, options)).toBe("Choose a project, or New project….");
+
+    // A new project replaces the listed one; where the machine's T3 cannot take one, its words.
+    const fresh = { ...ok, projectId: "", newProject: { title: "api", workspaceRoot: "~/src/api", createIfMissing: true } };
+    expect(checkCreate(fresh, choice, options)).toBeNull();
+    expect(checkCreate(fresh, choice, { ...options, projectCreation: "No project.create here." })).toBe("No project.create here.");
+    expect(checkCreate({ ...fresh, newProject: { ...fresh.newProject, title: " " } }, choice, options)).toBe("Name the new project.");
+  });
+
+  it("checks a new project's name and folder as T3 reads a path on its own machine", () => {
+    const listed = [{ id: "proj", title: "repo", workspaceRoot: "/home/ana/repo" }];
+    const check = (workspaceRoot: string, title = "api") => checkNewProject({ title, workspaceRoot, createIfMissing: false }, listed);
+    for (const folder of ["/srv/api", "~", "~/api", "C:\\work\\api", "d:/api", "\\\\host\\share"]) expect(check(folder), folder).toBeNull();
+    expect(check("")).toBe("Give the new project's folder on that machine.");
+    expect(check("api")).toBe('The folder must be an absolute path on that machine (starting with / or ~), not "api".');
+    expect(check("./api")).toMatch(/must be an absolute path/);
+    expect(check("/srv/a\u0007pi")).toBe("The folder path has a control character in it.");
+    expect(check(`/${"a".repeat(5000)}`)).toMatch(/longer than 4,096 characters/);
+    // T3 refuses a second active project on one folder; the form says which project has it.
+    expect(check("/home/ana/repo/")).toBe("repo already uses that folder on this machine: choose it instead.");
+    expect(comparableFolder("C:/Work/")).toBe("c:\\work");
+    expect(comparableFolder("/")).toBe("/");
   });
 });

@@ -38,16 +38,55 @@ export interface LaunchProvider {
 export interface LaunchOptions {
   projects: LaunchProject[];
   providers: LaunchProvider[];
-  /** Why a project cannot be created from the fleet on this machine (it never is, yet). */
-  projectCreation: string;
+  /** Why a project cannot be created from the fleet on this machine; null: the form offers "New project…". */
+  projectCreation: string | null;
 }
 
 /**
- * Why the form offers no new project: T3's own UI adds projects only on its own machine (a remote
- * client's project.create needs a folder the fleet cannot browse), so the fleet leaves it to T3.
+ * What T3 does with a new project's folder (T3 0.0.42 and the V2 engine, `project.create`'s
+ * `createWorkspaceRootIfMissing`): it resolves the path on its own machine (`~` is that machine's
+ * home), creates the folder only when asked to, and otherwise refuses a folder that does not exist.
  */
-export const PROJECT_CREATION_WORDS =
-  "T3 Fleet does not create projects on a machine: add the folder in T3 on that machine (or run `t3 project add <folder>` there), and it is listed here.";
+export const PROJECT_FOLDER_WORDS =
+  "A folder on that machine, as an absolute path (~ is its home). T3 creates it if you tick the box; otherwise it must exist there, and T3 refuses it if not.";
+
+/** A project the form asks T3 to create before the agent's thread. */
+export interface NewProject {
+  title: string;
+  workspaceRoot: string;
+  /** T3 creates the folder when it is missing (`createWorkspaceRootIfMissing`); else it must exist. */
+  createIfMissing: boolean;
+}
+
+/** The longest folder path the form sends. */
+export const FOLDER_MAX_CHARS = 4_096;
+
+/** Whether a folder path is absolute as T3 reads it on its machine (packages/shared/src/path.ts: POSIX, `~`, a drive or UNC). */
+export function absoluteFolder(path: string): boolean {
+  return path.startsWith("/") || path === "~" || path.startsWith("~/") || /^[a-zA-Z]:[/\\]/.test(path) || path.startsWith("\\\\");
+}
+
+/** A folder as T3 compares two projects' folders: trimmed, without trailing separators, a Windows path in lower case. */
+export function comparableFolder(path: string): string {
+  const trimmed = path.trim();
+  const bare = trimmed === "/" || /^[a-zA-Z]:[/\\]$/.test(trimmed) ? trimmed : trimmed.replace(/[/\\]+$/, "") || trimmed;
+  return /^[a-zA-Z]:/.test(bare) || bare.startsWith("\\\\") ? bare.replaceAll("/", "\\").toLowerCase() : bare;
+}
+
+/** Why a new project cannot be sent as asked, in words; null when it can. */
+export function checkNewProject(project: NewProject, listed: LaunchProject[]): string | null {
+  const title = project.title.trim();
+  const folder = project.workspaceRoot.trim();
+  if (!title) return "Name the new project.";
+  if (!folder) return "Give the new project's folder on that machine.";
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f]/.test(folder)) return "The folder path has a control character in it.";
+  if (folder.length > FOLDER_MAX_CHARS) return `The folder path is longer than ${FOLDER_MAX_CHARS.toLocaleString("en")} characters.`;
+  if (!absoluteFolder(folder)) return `The folder must be an absolute path on that machine (starting with / or ~), not "${folder}".`;
+  const same = listed.find((entry) => entry.workspaceRoot !== null && comparableFolder(entry.workspaceRoot) === comparableFolder(folder));
+  if (same) return `${same.title} already uses that folder on this machine: choose it instead.`;
+  return null;
+}
 
 /** A paired machine in the form: `unavailable` says why it cannot be chosen now (null: it can). */
 export interface MachineChoice {
@@ -126,7 +165,10 @@ export function newThreadId(parentThreadId: string | null, suffix: string): stri
 
 export interface CreateRequest {
   environmentId: string;
+  /** A project the machine lists; ignored when `newProject` is given. */
   projectId: string;
+  /** A project created first, on that machine, with the fleet's own id (null or absent: `projectId`). */
+  newProject?: NewProject | null;
   instanceId: string;
   model: string;
   runtimeMode: CreateRuntimeMode;
@@ -143,7 +185,12 @@ export function checkCreate(request: CreateRequest, machine: MachineChoice | und
   if (!request.text.trim()) return "Write the first message: the agent starts with it.";
   if (!machine) return "This machine is no longer paired.";
   if (machine.unavailable) return machine.unavailable;
-  if (!options.projects.some((project) => project.id === request.projectId)) return "That project is no longer on this machine: choose another.";
+  if (request.newProject) {
+    if (options.projectCreation !== null) return options.projectCreation;
+    const problem = checkNewProject(request.newProject, options.projects);
+    if (problem) return problem;
+  } else if (!request.projectId) return "Choose a project, or New project….";
+  else if (!options.projects.some((project) => project.id === request.projectId)) return "That project is no longer on this machine: choose another.";
   const provider = options.providers.find((candidate) => candidate.instanceId === request.instanceId);
   if (!provider) return "That harness is no longer offered by this machine's T3: choose another.";
   if (provider.unavailable) return `${provider.name} cannot be used: ${provider.unavailable}`;
@@ -169,6 +216,8 @@ export interface Creation {
   agentKey: string;
   parentThreadId: string | null;
   projectId: string;
+  /** The project created first (its id is `projectId`, made by the fleet), or null for a listed one. */
+  project: CreatedProject | null;
   instanceId: string;
   model: string;
   runtimeMode: CreateRuntimeMode;
@@ -186,10 +235,17 @@ export interface Creation {
   updatedAt: string;
 }
 
+/** A new project of a creation: what was asked, and the command id its create is sent (and re-sent) with. */
+export interface CreatedProject extends NewProject {
+  commandId: string;
+  /** T3 confirmed the project (or lists it). */
+  confirmed: boolean;
+}
+
 /** The receipt's line: each step reached, then where it stopped. */
-export function creationWords(creation: Pick<Creation, "state" | "reason">): string {
+export function creationWords(creation: Pick<Creation, "state" | "reason"> & { project?: CreatedProject | null }): string {
   const steps: Record<CreationState, string> = {
-    creating: "creating…",
+    creating: creation.project && !creation.project.confirmed ? `creating the project ${creation.project.title}…` : "creating…",
     created: "created → starting…",
     started: "created → started → waiting for the reply…",
     replied: "created → started → replied",

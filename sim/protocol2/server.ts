@@ -10,7 +10,7 @@ import type { WebSocket } from "ws";
 import { buildPairingUrl } from "../../shared/t3/pairing";
 import { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../../shared/t3/protocol2/schemas";
-import type { ProviderKind } from "../protocol1/agents";
+import type { ProviderKind } from "../providers";
 import { type BearerSession, SimAuth } from "../auth";
 import { type RefuseUpgrade, SimHost, readBody, sendEmpty, sendJson } from "../host";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
@@ -66,6 +66,12 @@ export class V2SimServer extends SimHost {
   readonly auth: SimAuth;
   readonly environmentId: string;
   readonly label: string;
+  /**
+   * Fault injection for the next `orchestration.dispatchCommand` or `projects.mutate` over a socket,
+   * as on protocol 1 (sim/protocol1/server.ts): drop the connection before or after applying it, or
+   * apply it and never answer (the connection stays up).
+   */
+  dropNextDispatch: "before-apply" | "after-apply" | "unanswered" | undefined;
 
   constructor(private readonly options: V2SimServerOptions = {}) {
     super(options.port ?? 0);
@@ -345,10 +351,23 @@ export class V2SimServer extends SimHost {
   }
 
   protected rpcPeer(ws: WebSocket, session: BearerSession): RpcPeer {
-    return new RpcPeer(ws, "upstream", this.rpcHandlers(session));
+    return new RpcPeer(ws, "upstream", this.rpcHandlers(session, ws));
   }
 
-  private rpcHandlers(session: BearerSession): RpcHandlers {
+  private rpcHandlers(session: BearerSession, ws: WebSocket): RpcHandlers {
+    /** Applies a command under the fault asked for next (`dropNextDispatch`); undefined: answer as usual. */
+    const faulted = (apply: () => unknown): { ok: true; value: unknown } | { noReply: true } | undefined => {
+      const drop = this.dropNextDispatch;
+      this.dropNextDispatch = undefined;
+      if (drop === undefined) return undefined;
+      if (drop === "before-apply") {
+        ws.terminate();
+        return { ok: true, value: null };
+      }
+      apply();
+      if (drop === "after-apply") ws.terminate(); // applied, but the answer never leaves
+      return drop === "unanswered" ? { noReply: true } : { ok: true, value: null };
+    };
     const scopeError = (scope: string) =>
       session.scopes.includes(scope)
         ? undefined
@@ -366,6 +385,10 @@ export class V2SimServer extends SimHost {
             return { ok: false, cause: [{ _tag: "Die", defect: `${issue?.message ?? "Invalid payload"}\n  at ${JSON.stringify(issue?.path ?? [])}` }] };
           }
           try {
+            const dropped = faulted(() =>
+              lineage.success ? this.engine.dispatchLineage(lineage.data) : this.engine.dispatch(command.data as ClientCommandV2),
+            );
+            if (dropped) return dropped;
             const sequence = lineage.success ? this.engine.dispatchLineage(lineage.data) : this.engine.dispatch(command.data as ClientCommandV2);
             return { ok: true, value: { sequence } };
           } catch (error) {
@@ -402,7 +425,8 @@ export class V2SimServer extends SimHost {
           if (operate) return { ok: false, cause: [{ _tag: "Fail", error: operate }] };
           const command = ProjectCreate.safeParse(payload);
           if (!command.success) return { ok: false, cause: [{ _tag: "Die", defect: `${command.error.issues[0]?.message ?? "Invalid payload"}` }] };
-          return { ok: true, value: this.engine.createProject(command.data) };
+          const data = command.data;
+          return faulted(() => this.engine.createProject(data)) ?? { ok: true, value: this.engine.createProject(data) };
         }
         if (tag === "orchestration.getThreadProjection") {
           if (denied) return { ok: false, cause: [{ _tag: "Fail", error: denied }] };

@@ -124,7 +124,13 @@ export type AgentCommand =
       instanceId: string;
       model: string;
       runtimeMode: CreateRuntimeMode;
-    };
+    }
+  /**
+   * Creates a project with the client's id on the machine's T3 (`project.create`: protocol 1 through
+   * the dispatch API, protocol 2 through `projects.mutate`); T3 resolves `workspaceRoot` on its own
+   * machine and creates the folder only with `createIfMissing`.
+   */
+  | { type: "create-project"; commandId: string; projectId: string; title: string; workspaceRoot: string; createIfMissing: boolean };
 
 /** The server accepted a command; `sequence` is comparable with `ThreadDetail.appliedSequence`. */
 export interface CommandReceipt {

@@ -9,7 +9,7 @@
 //   read says "not found" (T3 0.0.42 says so for archived threads too) the full read model decides.
 // It retries nothing on failure: errors end the stream and the connection supervisor decides.
 import type { DiffScope } from "../../../../shared/t3/diff";
-import { type LaunchOptions, PROJECT_CREATION_WORDS } from "../../../../shared/fleet/creation";
+import type { LaunchOptions } from "../../../../shared/fleet/creation";
 import { launchProviders } from "../../../../shared/t3/providers";
 import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
 import { Protocol1Rows } from "../../../../shared/t3/protocol1/facts";
@@ -501,7 +501,8 @@ class Protocol1Session implements AdapterSession {
 
   async launchOptions(timeoutMs?: number): Promise<LaunchOptions> {
     const config = await this.connection.socket.call("server.getConfig", {}, timeoutMs);
-    return { projects: this.adapter.rows.projects(), providers: launchProviders(config), projectCreation: PROJECT_CREATION_WORDS };
+    // T3 takes `project.create` from any client with the operate scope (the machine is not offered without it).
+    return { projects: this.adapter.rows.projects(), providers: launchProviders(config), projectCreation: null };
   }
 
   execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
@@ -516,6 +517,10 @@ class Protocol1Session implements AdapterSession {
 
   private toWire(command: AgentCommand): ClientCommand | ThreadSettleCommand {
     const createdAt = new Date().toISOString();
+    if (command.type === "create-project") {
+      const { commandId, projectId, title, workspaceRoot, createIfMissing } = command;
+      return { type: "project.create", commandId, projectId, title, workspaceRoot, createWorkspaceRootIfMissing: createIfMissing, createdAt };
+    }
     const { commandId, threadId } = command;
     switch (command.type) {
       case "send": {

@@ -10,7 +10,7 @@ import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith, droppedAsSkipped, droppedOf } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
-import { type LaunchOptions, PROJECT_CREATION_WORDS } from "../../../../shared/fleet/creation";
+import type { LaunchOptions } from "../../../../shared/fleet/creation";
 import { launchProviders } from "../../../../shared/t3/providers";
 import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
 import {
@@ -54,7 +54,7 @@ import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
 import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
 import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
-import { wireCommand } from "./wire-commands";
+import { createProject, wireCommand } from "./wire-commands";
 
 export interface Protocol2Options {
   socket?: Pick<RpcSocketOptions, "pingIntervalMs" | "openTimeoutMs" | "onFrame">;
@@ -593,10 +593,11 @@ class Protocol2Session implements AdapterSession {
     const projects = [...(this.adapter.shell?.projects.values() ?? [])]
       .filter((project) => !project.deletedAt)
       .map((project) => ({ id: project.id, title: project.title, workspaceRoot: project.workspaceRoot }));
-    return { projects, providers: launchProviders(config), projectCreation: PROJECT_CREATION_WORDS };
+    return { projects, providers: launchProviders(config), projectCreation: null };
   }
 
   async execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
+    if (command.type === "create-project") return createProject(this.socket, command, timeoutMs);
     const wire = wireCommand(command, (threadId) => {
       // The thread stream is usually ahead of the (coalesced) shell row.
       const followed = this.adapter.streamedProjection(threadId);

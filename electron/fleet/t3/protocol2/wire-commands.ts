@@ -1,8 +1,41 @@
 // The neutral agent commands (electron/fleet/t3/adapter.ts) as protocol 2's client commands
-// (shared/t3/protocol2/commands.ts), or a refusal saying why protocol 2 cannot carry one out.
+// (shared/t3/protocol2/commands.ts), or a refusal saying why protocol 2 cannot carry one out; and a
+// new project, which protocol 2 takes through `projects.mutate`, not the dispatch API.
+import { z } from "zod";
+import { decodeWith } from "../../../../shared/t3/decode";
 import { T3Error } from "../../../../shared/t3/errors";
 import type { ClientCommandV2 } from "../../../../shared/t3/protocol2/commands";
-import type { AgentCommand } from "../adapter";
+import type { AgentCommand, CommandReceipt } from "../adapter";
+import type { RpcSocket } from "../rpc-socket";
+
+/** `projects.mutate`'s answer: the project as T3 stored it (../shared/fixtures/t3-v2dev/01-create-project-thread.json). */
+const CreatedProject = z.object({ id: z.string().min(1), workspaceRoot: z.string() });
+
+/**
+ * `project.create` as T3's V2 engine took it from its own client (the same recording). Its answer is
+ * the project, not a sequence: the receipt's sequence is 0, which no thread's applied sequence is compared with.
+ */
+export async function createProject(
+  socket: Pick<RpcSocket, "call">,
+  command: Extract<AgentCommand, { type: "create-project" }>,
+  timeoutMs?: number,
+): Promise<CommandReceipt> {
+  const { commandId, projectId, title, workspaceRoot, createIfMissing } = command;
+  let value: unknown;
+  try {
+    value = await socket.call(
+      "projects.mutate",
+      { type: "project.create", commandId, projectId, title, workspaceRoot, createWorkspaceRootIfMissing: createIfMissing },
+      timeoutMs,
+    );
+  } catch (error) {
+    throw error instanceof T3Error ? error : new T3Error("server", String(error));
+  }
+  const decoded = decodeWith(CreatedProject, value, "project.create result");
+  if (!decoded.ok) throw T3Error.decode(decoded.error);
+  if (decoded.value.id !== projectId) throw new T3Error("server", `T3 answered the new project with another project's id (${decoded.value.id}).`);
+  return { sequence: 0 };
+}
 
 /** `activeRunOf`: the thread's active run, for an interrupt that does not name one. */
 export function wireCommand(command: AgentCommand, activeRunOf: (threadId: string) => string | null): ClientCommandV2 {
@@ -58,6 +91,8 @@ export function wireCommand(command: AgentCommand, activeRunOf: (threadId: strin
       return { type: "thread.unsnooze", commandId: command.commandId, threadId: command.threadId, reason: "user" };
     case "stop":
       return refuse("Protocol 2 has no session stop; interrupt the run instead.");
+    case "create-project":
+      return refuse("A project is created through projects.mutate, not the dispatch API.");
     case "create-thread":
       // As T3's V2 engine took it from its own UI (../shared/fixtures/t3-v2dev/01-create-project-thread.json).
       return {
