@@ -28,6 +28,8 @@ import {
   runFailure,
 } from "./projection";
 import type { Run, ThreadProjection, TurnItem } from "./schemas";
+import { type Carried, addTokens, trimProjection } from "./retention";
+import type { TranscriptBounds } from "../../fleet/transcript-tail";
 import type { ShellRow } from "./shell-row";
 
 /** `sub.<parent>.<suffix>`: kept for threads without lineage (imported from protocol 1 by an in-place upgrade). */
@@ -278,9 +280,9 @@ export const SUBAGENT_STATUS: Record<string, SubagentStatus> = {
   interrupted: "interrupted",
 };
 
-/** Native and app-owned subagents: the `subagents` rows, plus `subagent` items not (yet) in them. */
-export function subagentsOf(projection: ThreadProjection): SubagentFacts[] {
-  const out = new Map<string, SubagentFacts>();
+/** Native and app-owned subagents: the `subagents` rows, plus `subagent` items not (yet) in them (with those a trimmed projection let go). */
+export function subagentsOf(projection: ThreadProjection, carried?: Carried): SubagentFacts[] {
+  const out = new Map<string, SubagentFacts>(carried?.subagentItems);
   for (const item of projection.turnItems) {
     if (item.type !== "subagent") continue;
     out.set(item.subagentId, {
@@ -293,6 +295,7 @@ export function subagentsOf(projection: ThreadProjection): SubagentFacts[] {
       updatedAt: item.updatedAt,
     });
   }
+  for (const [id, subagent] of carried?.subagentRows ?? []) out.set(id, subagent);
   for (const subagent of projection.subagents) {
     out.set(subagent.id, {
       id: subagent.id,
@@ -362,12 +365,12 @@ function transcriptItemOf(item: TurnItem): TranscriptItem {
  * Turn items in order, then user messages that have no turn item yet (a queued message lives only
  * as a conversation message of its queued run until that run starts).
  */
-export function transcriptOf(projection: ThreadProjection, replyStreams?: boolean): TranscriptItem[] {
+export function transcriptOf(projection: ThreadProjection, replyStreams?: boolean, carried?: Carried): TranscriptItem[] {
   const items = [...projection.turnItems].sort((a, b) => a.ordinal - b.ordinal).map(transcriptItemOf);
   if (replyStreams === false) withheldReplyNote(projection, items);
   const shown = new Set(items.map((item) => item.id));
   const waiting = projection.messages
-    .filter((message) => message.role === "user" && !shown.has(message.id))
+    .filter((message) => message.role === "user" && !shown.has(message.id) && !carried?.anchors.has(message.id))
     .map((message): TranscriptItem => {
       const queue = queueStateOf(projection, message.id);
       return {
@@ -383,6 +386,30 @@ export function transcriptOf(projection: ThreadProjection, replyStreams?: boolea
       };
     });
   return [...items, ...waiting];
+}
+
+/**
+ * A followed thread's transcript as its detail carries it: the anchors of messages that left the
+ * tail (./retention.ts), then the tail, and how many of its items are anchors.
+ */
+export function transcriptOfThread(
+  projection: ThreadProjection,
+  replyStreams: boolean | undefined,
+  carried: Carried,
+): { items: TranscriptItem[] } & TranscriptBounds {
+  const anchors = carried.anchors.items();
+  const items = transcriptOf(projection, replyStreams, carried);
+  return { items: anchors.length > 0 ? [...anchors, ...items] : items, anchored: anchors.length, earlier: carried.earlier };
+}
+
+/** The projection with its oldest settled entries let go past their bounds, what they said kept in `carried` (./retention.ts). */
+export function trimThread(projection: ThreadProjection, carried: Carried): ThreadProjection {
+  return trimProjection(projection, carried, {
+    outcomes: messageOutcomesOf,
+    ends: requestEndsOf,
+    subagents: (trimmed) => subagentsOf(trimmed),
+    transcriptItem: transcriptItemOf,
+  });
 }
 
 /** A message without a turn item yet: whether its run is queued (and where) or was cancelled before it started. */
@@ -457,7 +484,7 @@ export function requestEndsOf(projection: ThreadProjection): Record<string, Requ
   return ends;
 }
 
-export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySet<string>, lastEventAt: string | null): ThreadDetailFacts {
+export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySet<string>, lastEventAt: string | null, carried?: Carried): ThreadDetailFacts {
   const errors = projection.turnItems
     .filter((item): item is Extract<TurnItem, { type: "error" }> => item.type === "error")
     .sort((a, b) => a.ordinal - b.ordinal);
@@ -468,17 +495,24 @@ export function detailFactsOf(projection: ThreadProjection, answered: ReadonlySe
     pending: pendingRequestCards(projection)
       .filter((card) => !answered.has(card.requestId))
       .map(pendingOf),
-    lastErrorText: errors.at(-1)?.failure.message ?? null,
+    lastErrorText: errors.at(-1)?.failure.message ?? carried?.lastErrorText ?? null,
     hiddenFailure: retrying && active ? { reason: `${retrying.failure.message} (${retrying.failure.class}, retrying)`, runId: active.id } : null,
-    subagents: subagentsOf(projection),
+    subagents: subagentsOf(projection, carried),
     activeRunId: active?.id ?? null,
     run: runStateOfProjection(projection),
     lastEventAt,
-    messageOutcomes: messageOutcomesOf(projection),
-    requestEnds: requestEndsOf(projection),
+    // What left a trimmed projection settled before it left: its outcomes win over what is held.
+    messageOutcomes: carried?.outcomes.size ? { ...messageOutcomesOf(projection), ...Object.fromEntries(carried.outcomes) } : messageOutcomesOf(projection),
+    requestEnds: carried?.ends.size ? { ...Object.fromEntries(carried.ends), ...requestEndsOf(projection) } : requestEndsOf(projection),
     changes: turnChangesOfProjection(projection),
-    usage: usageOfProjection(projection),
+    usage: usageWithCarried(usageOfProjection(projection), carried),
     // A run leaves `waiting` once its checkpoint is taken (docs/t3-protocols.md, "Protocol 2").
     lastTurnReported: active === undefined && queuedRuns(projection).length === 0,
   };
+}
+
+/** Usage of a trimmed projection: the thread's tokens add those of the provider turns that left it. */
+function usageWithCarried(usage: ReturnType<typeof usageOfProjection>, carried: Carried | undefined): ReturnType<typeof usageOfProjection> {
+  if (!usage || !carried?.tokens) return usage;
+  return { ...usage, thread: addTokens(carried.tokens, usage.thread) };
 }

@@ -4,9 +4,8 @@
 // fallback, and the V2 commands. It retries nothing across connections (electron/fleet/supervisor.ts
 // does); within one connection it resumes a stream the server ended after its first snapshot,
 // because protocol 2 servers end streams (a slow consumer, a restart of the stream) and expect it.
-import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
+import type { AgentFacts } from "../../../../shared/fleet/facts";
 import type { SkippedItem } from "../../../../shared/fleet/types";
-import { noThreadFacts } from "../../../../shared/fleet/facts";
 import { decodeWith, droppedAsSkipped, droppedOf } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
@@ -52,7 +51,8 @@ import type { T3Credentials } from "../client";
 import { decodeAnswer } from "../http";
 import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
 import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
-import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, detailFactsOf, steeringOf, transcriptOf } from "../../../../shared/t3/protocol2/facts";
+import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, steeringOf } from "../../../../shared/t3/protocol2/facts";
+import { V2Thread } from "./followed-thread";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 import { createProject, wireCommand } from "./wire-commands";
 
@@ -68,50 +68,6 @@ const FAILURE_READ_TIMEOUT_MS = 5_000;
 const CONFIG_READ_TIMEOUT_MS = 10_000;
 
 const PROTOCOL_HEADERS = { [ORCHESTRATION_PROTOCOL_HEADER]: "2" };
-
-/** One followed thread's state, kept by the adapter across reconnects so a stream resumes. */
-class V2Thread implements FollowedThread {
-  projection: ThreadProjection | undefined;
-  appliedSequence = -1;
-  synced = false;
-  error: string | null = null;
-  lastEventAt: string | null = null;
-  readonly answered = new Set<string>();
-
-  constructor(
-    readonly threadId: string,
-    /** Whether the server streams assistant text (undefined until its config was read). */
-    private readonly replyStreams: () => boolean | undefined = () => undefined,
-  ) {}
-
-  markAnswered(requestId: string): void {
-    this.answered.add(requestId);
-  }
-
-  detail(): ThreadDetail {
-    const projection = this.projection;
-    if (!projection) {
-      return {
-        threadId: this.threadId,
-        loaded: false,
-        synced: false,
-        facts: noThreadFacts(),
-        items: [],
-        appliedSequence: this.appliedSequence,
-        error: this.error,
-      };
-    }
-    return {
-      threadId: this.threadId,
-      loaded: true,
-      synced: this.synced,
-      facts: detailFactsOf(projection, this.answered, this.lastEventAt),
-      items: transcriptOf(projection, this.replyStreams()),
-      appliedSequence: this.appliedSequence,
-      error: this.error,
-    };
-  }
-}
 
 /**
  * The adapter for one protocol-2 environment. It holds the shell cursor, so a reconnect resumes
@@ -495,7 +451,7 @@ class Protocol2Session implements AdapterSession {
         apply: (item) => {
           switch (item.kind) {
             case "snapshot":
-              thread.projection = item.projection;
+              thread.takeSnapshot(item.projection);
               thread.appliedSequence = item.snapshotSequence;
               thread.lastEventAt = item.projection.updatedAt;
               thread.synced = true;
@@ -516,7 +472,8 @@ class Protocol2Session implements AdapterSession {
           }
         },
         chunkDone: () => {
-          if (thread.projection) this.adapter.learnFromThread(thread.threadId, thread.projection);
+          const projection = thread.trim();
+          if (projection) this.adapter.learnFromThread(thread.threadId, projection);
           listener.changed(thread.detail());
         },
         skipped: (item) => {
@@ -548,7 +505,7 @@ class Protocol2Session implements AdapterSession {
           if (closed) return;
           if (!thread.projection) {
             for (const failure of droppedOf(snapshot)) listener.skipped?.(droppedAsSkipped("bounded thread snapshot", failure));
-            thread.projection = snapshot.projection;
+            thread.takeSnapshot(snapshot.projection);
             thread.appliedSequence = snapshot.snapshotSequence;
             thread.lastEventAt = snapshot.projection.updatedAt;
             this.adapter.learnFromThread(thread.threadId, snapshot.projection);

@@ -1,0 +1,65 @@
+// One followed protocol-2 thread: its projection and stream cursor, kept by the adapter across
+// reconnects so a stream resumes (./adapter.ts). The projection holds a bounded tail (issue 43):
+// what leaves it is kept as compact facts (shared/t3/protocol2/retention.ts) that its detail reads.
+import { noThreadFacts, type ThreadDetail } from "../../../../shared/fleet/facts";
+import { detailFactsOf, transcriptOfThread, trimThread } from "../../../../shared/t3/protocol2/facts";
+import { emptyCarried } from "../../../../shared/t3/protocol2/retention";
+import type { ThreadProjection } from "../../../../shared/t3/protocol2/schemas";
+import type { FollowedThread } from "../adapter";
+
+export class V2Thread implements FollowedThread {
+  projection: ThreadProjection | undefined;
+  appliedSequence = -1;
+  synced = false;
+  error: string | null = null;
+  lastEventAt: string | null = null;
+  readonly answered = new Set<string>();
+  /** What the entries the projection let go said. */
+  private carried = emptyCarried();
+
+  constructor(
+    readonly threadId: string,
+    /** Whether the server streams assistant text (undefined until its config was read). */
+    private readonly replyStreams: () => boolean | undefined = () => undefined,
+  ) {}
+
+  markAnswered(requestId: string): void {
+    this.answered.add(requestId);
+  }
+
+  /** A snapshot is the thread afresh: nothing carried from before counts. */
+  takeSnapshot(projection: ThreadProjection): void {
+    this.carried = emptyCarried();
+    this.projection = trimThread(projection, this.carried);
+  }
+
+  /** After events were applied: the projection within its bounds. */
+  trim(): ThreadProjection | undefined {
+    if (this.projection) this.projection = trimThread(this.projection, this.carried);
+    return this.projection;
+  }
+
+  detail(): ThreadDetail {
+    const projection = this.projection;
+    if (!projection) {
+      return {
+        threadId: this.threadId,
+        loaded: false,
+        synced: false,
+        facts: noThreadFacts(),
+        items: [],
+        appliedSequence: this.appliedSequence,
+        error: this.error,
+      };
+    }
+    return {
+      threadId: this.threadId,
+      loaded: true,
+      synced: this.synced,
+      facts: detailFactsOf(projection, this.answered, this.lastEventAt, this.carried),
+      ...transcriptOfThread(projection, this.replyStreams(), this.carried),
+      appliedSequence: this.appliedSequence,
+      error: this.error,
+    };
+  }
+}
