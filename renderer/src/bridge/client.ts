@@ -144,6 +144,10 @@ function webSocketBridge(): Bridge {
         return;
       }
       if (parsed.type === "event") eventListeners.forEach((listener) => listener(parsed.event));
+      else if (parsed.type === "events")
+        receiveBatch(parsed, eventListeners, (seq) => {
+          if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "ack", seq } satisfies BridgeAck));
+        });
       else {
         const entry = pending.get(parsed.id);
         pending.delete(parsed.id);
@@ -155,10 +159,6 @@ function webSocketBridge(): Bridge {
     ws.addEventListener("close", (event) => {
       if (event.code === BRIDGE_CLOSE_UNAUTHORIZED) {
         window.sessionStorage.removeItem(SESSION_STORAGE_KEY);
-      else if (parsed.type === "events")
-        receiveBatch(parsed, eventListeners, (seq) => {
-          if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "ack", seq } satisfies BridgeAck));
-        });
         return deny(NO_ACCESS);
       }
       connectionListeners.forEach((listener) => listener(false));
