@@ -3,8 +3,8 @@
 // cached per (agent, first turn, last turn), a few at a time: a turn's diff never changes once its
 // checkpoint is taken, and the whole thread's is keyed by its newest turn.
 import { type AgentDiff, DIFF_TEXT_LIMIT } from "../../shared/bridge/contract";
-import { lineTotals } from "../../shared/fleet/changes-usage";
-import type { ChangedFile, TurnChanges } from "../../shared/fleet/facts";
+import { filesOf } from "../../shared/fleet/changes-usage";
+import type { TurnChanges } from "../../shared/fleet/facts";
 import type { FleetModel } from "../../shared/fleet/model";
 import { splitKey } from "../../shared/fleet/model";
 import type { DiffScope } from "../../shared/t3/diff";
@@ -32,18 +32,7 @@ const STATUS_WORDS: Record<Exclude<TurnChanges["status"], "ready">, string> = {
   error: "T3 could not capture this turn's checkpoint, so there is no diff to show.",
 };
 
-/** The files a range of turns changed, each path once with its counts summed (the file list a too-large diff offers). */
-export function filesOf(turns: readonly TurnChanges[]): ChangedFile[] {
-  const byPath = new Map<string, ChangedFile>();
-  for (const turn of turns) {
-    for (const file of turn.files) {
-      const seen = byPath.get(file.path);
-      // A count either turn did not report leaves the sum not reported.
-      byPath.set(file.path, seen ? { ...file, ...lineTotals([seen, file]) } : file);
-    }
-  }
-  return [...byPath.values()];
-}
+export { filesOf };
 
 export class AgentDiffs {
   private readonly cache = new Map<string, Promise<AgentDiff>>();

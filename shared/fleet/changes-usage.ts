@@ -24,6 +24,19 @@ export function lineTotals(files: readonly ChangedFile[]): { additions: number |
   return { additions: sumCounts(files.map((file) => file.additions)), deletions: sumCounts(files.map((file) => file.deletions)) };
 }
 
+/** The files a range of turns changed, each path once with its counts summed (what a diff's view lists). */
+export function filesOf(turns: readonly TurnChanges[]): ChangedFile[] {
+  const byPath = new Map<string, ChangedFile>();
+  for (const turn of turns) {
+    for (const file of turn.files) {
+      const seen = byPath.get(file.path);
+      // A count either turn did not report leaves the sum not reported.
+      byPath.set(file.path, seen ? { ...file, ...lineTotals([seen, file]) } : file);
+    }
+  }
+  return [...byPath.values()];
+}
+
 /** A turn's counts over all its files, the ones the fleet lists and the ones it only counted (TurnChanges.totals). */
 export function turnTotals(turn: Pick<TurnChanges, "files" | "totals">): TurnFileTotals {
   return turn.totals ?? { files: turn.files.length, ...lineTotals(turn.files) };

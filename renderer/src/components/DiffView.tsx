@@ -8,7 +8,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import type { ElementContent } from "hast";
 import { memo, type ReactNode, useEffect, useMemo, useRef } from "react";
 import type { ChangedFile } from "../../../shared/fleet/facts";
-import { changesWords, moreFilesWords, turnTotals, unlistedFilesOf } from "../../../shared/fleet/changes-usage";
+import { changesWords, filesOf, moreFilesWords, turnTotals, unlistedFilesOf } from "../../../shared/fleet/changes-usage";
 import { type DiffLine, extensionOf, parseDiff, visibleSegments } from "../../../shared/fleet/diff-lines";
 import { offlineWords } from "../../../shared/fleet/words";
 import { diffView } from "../state/diff-view";
@@ -184,10 +184,19 @@ export function DiffView() {
   const turns = agent?.changes ?? [];
   const title = shown.scope.kind === "turn" ? `Turn ${shown.scope.turnCount}` : "The whole thread";
   const result = shown.result;
+  const inRange = (from: number, to: number) => turns.filter((turn) => turn.turnCount > from && turn.turnCount <= to);
   let body: ReactNode;
   if (shown.error) body = <p className="diff-problem">The diff could not be read: {shown.error}</p>;
-  else if (!result) body = <p className="diff-loading">Reading the diff from T3…</p>;
-  else if (result.state === "ready") body = <DiffLines text={result.text} />;
+  else if (!result) {
+    // The files are known before T3's diff is: shown at once (a large diff takes T3 a while to give).
+    const reading = shown.scope.kind === "turn" ? inRange(shown.scope.turnCount - 1, shown.scope.turnCount) : turns;
+    body = (
+      <>
+        <p className="diff-loading">Reading the diff from T3…</p>
+        <FileList files={filesOf(reading)} unlisted={unlistedFilesOf(reading)} />
+      </>
+    );
+  } else if (result.state === "ready") body = <DiffLines text={result.text} />;
   else
     body = (
       <>
@@ -199,10 +208,7 @@ export function DiffView() {
                 `${offlineWords(env?.label ?? "Its machine", env?.connection, clockTime)}: the diff is read from T3, so it shows here by itself once ${env?.label ?? "the machine"} is back.`
               : result.reason}
         </p>
-        <FileList
-          files={result.files}
-          unlisted={unlistedFilesOf(turns.filter((turn) => turn.turnCount > result.fromTurnCount && turn.turnCount <= result.toTurnCount))}
-        />
+        <FileList files={result.files} unlisted={unlistedFilesOf(inRange(result.fromTurnCount, result.toTurnCount))} />
       </>
     );
   return (
