@@ -2,8 +2,10 @@
 // palette finds "New agent on…" by "new", "start" and "create"; the form offers each machine's
 // projects, harnesses and models as its T3 lists them (a missing harness said, not offered); an
 // empty message is refused before anything is sent; a new agent opens in the agent view with its
-// receipt created → started → replied; "New child of this agent" starts one under it, shown there.
-// axe-core finds no violation in the form.
+// receipt created → started → replied; "New child of this agent" starts one under it, shown there;
+// "New project…" adds a folder on the machine as a project (refused in words until it is an absolute
+// path) and starts the agent in it, its message previewed as markdown first. axe-core finds no
+// violation in the form.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "@playwright/test";
@@ -137,6 +139,74 @@ test.describe("New agent", () => {
       await expect(row).toHaveCount(1);
       const parentLevel = Number(await page.locator(`[data-testid="agent-row"][data-key="${upstream!.environmentId}/${parent}"]`).getAttribute("aria-level"));
       await expect(row).toHaveAttribute("aria-level", String(parentLevel + 1));
+    });
+  }
+
+  for (const size of SIZES) {
+    test(`a new project on a machine and an agent in it, the message previewed as markdown, keyboard only, at ${size.name}`, async ({ page, fleet }) => {
+      await page.setViewportSize({ width: size.width, height: size.height });
+      const [upstream] = fleet.sims.servers;
+      const [v2] = fleet.sims.v2Servers;
+      await fleet.pairAll();
+      await page.goto(fleet.shell.url);
+      await expect(page.getByTestId("env-row")).toHaveCount(2);
+      // At the laptop's width on the protocol-1 machine (dispatch API); at the phone's on the protocol-2 one (projects.mutate).
+      const onV2 = size.width < 800;
+      const sim = onV2 ? v2! : upstream!;
+      const projectsNamed = (title: string) => [...sim.engine.projects.values()].filter((project) => project.title === title);
+      await page.keyboard.press("Shift+N");
+      const dialog = page.getByTestId("new-agent-dialog");
+      await expect(page.getByTestId("new-agent-machine")).toBeFocused();
+      if (onV2) await page.keyboard.press("ArrowDown");
+      await expect(page.getByTestId("new-agent-machine")).toHaveValue(sim.environmentId);
+      await expect(page.getByTestId("new-agent-project").locator("option").last()).toHaveText("New project…");
+
+      await tabTo(page, "new-agent-project");
+      await page.keyboard.press("End");
+      await expect(page.getByTestId("new-agent-project")).toHaveValue("+new-project");
+      await expect(page.getByTestId("new-agent-new-project")).toContainText("T3 creates it if you tick the box; otherwise it must exist there");
+      await tabTo(page, "new-project-title");
+      await page.keyboard.type("api service");
+      await tabTo(page, "new-project-folder");
+      await page.keyboard.type("api-service");
+      await tabTo(page, "new-agent-message");
+      await page.keyboard.type("**Start** the `api` service");
+      // A folder that is not an absolute path on that machine is refused before anything is sent.
+      await page.keyboard.press("Control+Enter");
+      await expect(page.getByTestId("new-agent-error")).toHaveText(
+        'The folder must be an absolute path on that machine (starting with / or ~), not "api-service".',
+      );
+      expect(projectsNamed("api service")).toHaveLength(0);
+      await page.getByTestId("new-project-folder").focus();
+      await page.keyboard.press("Home");
+      await page.keyboard.type("/home/user/");
+      await tabTo(page, "new-project-create-folder");
+      await page.keyboard.press("Space");
+      await expect(page.getByTestId("new-project-create-folder")).toBeChecked();
+
+      // Preview shows the message as the agent view will; Write brings the text back as it was.
+      await tabTo(page, "new-agent-preview");
+      await page.keyboard.press("Enter");
+      const preview = page.getByTestId("new-agent-message-preview");
+      await expect(preview.locator("strong")).toHaveText("Start");
+      await expect(preview.locator("code")).toHaveText("api");
+      await expect(page.getByTestId("new-agent-counter")).toContainText("27 / 100,000");
+      expect(await violations(page), "the form with a new project and the preview").toEqual([]);
+      const box = await dialog.boundingBox();
+      expect(box!.x >= 0 && box!.x + box!.width <= size.width, "the form fits the window's width").toBe(true);
+      await page.screenshot({ path: join(SCREENSHOTS, `new-agent-new-project-${size.name}.png`) });
+      await page.keyboard.press("Shift+Tab");
+      await expect(page.getByTestId("new-agent-write")).toBeFocused();
+      await page.keyboard.press("Enter");
+      await expect(page.getByTestId("new-agent-message")).toHaveValue("**Start** the `api` service");
+
+      await page.keyboard.press("Control+Enter");
+      await expect(dialog).toHaveCount(0);
+      const receipt = page.getByTestId("creation").filter({ hasText: "**Start** the `api` service" });
+      await expect(receipt.getByTestId("creation-words")).toHaveText(" · created → started → replied");
+      await expect(page.getByTestId("agent-panel").locator("h2")).toHaveText("**Start** the `api` service");
+      // On T3, once: the project with its folder, and the agent's thread in it.
+      expect(projectsNamed("api service").map((project) => project.workspaceRoot)).toEqual(["/home/user/api-service"]);
     });
   }
 

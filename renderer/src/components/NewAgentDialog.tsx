@@ -1,13 +1,25 @@
-// The "New agent" form (issue 42): machine, project, harness and model as that machine's T3 lists
-// them (what cannot be chosen says why), access, an optional parent, a title and the first message.
+// The "New agent" form (issue 42): machine, project (or a new one on that machine) harness and model
+// as that machine's T3 lists them (what cannot be chosen says why), access, an optional parent, a
+// title and the first message (NewAgentFields.tsx).
 // Native controls only, so it is used with the keyboard alone; Ctrl+Enter creates, Esc closes.
 import { useEffect, useMemo, useRef, useState } from "react";
 import { INPUT_LIMITS } from "../../../shared/bridge/contract";
-import { CREATE_RUNTIME_MODES, type CreateRuntimeMode, RUNTIME_MODE_WORDS, checkCreate, machineUnavailable } from "../../../shared/fleet/creation";
+import {
+  CREATE_RUNTIME_MODES,
+  type CreateRuntimeMode,
+  type NewProject,
+  RUNTIME_MODE_WORDS,
+  checkCreate,
+  machineUnavailable,
+} from "../../../shared/fleet/creation";
 import { splitKey } from "../../../shared/fleet/model";
 import { clockTime } from "../state/format";
 import { newAgent, remembered, useNewAgent } from "../state/new-agent";
 import { useFleet } from "../state/store";
+import { FirstMessage, NewProjectFields } from "./NewAgentFields";
+
+/** The project list's value for "New project…": not an id T3 gives a project (it makes UUIDs). */
+const NEW_PROJECT = "+new-project";
 
 export function NewAgentDialog() {
   const { choices, loading, error, parentKey } = useNewAgent();
@@ -83,6 +95,8 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
   });
   const [projectQuery, setProjectQuery] = useState("");
   const [projectId, setProjectId] = useState(initial.projectId);
+  const [newProject, setNewProject] = useState<NewProject>({ title: "", workspaceRoot: "", createIfMissing: false });
+  const creatingProject = projectId === NEW_PROJECT;
   const [instanceId, setInstanceId] = useState(initial.instanceId);
   const [model, setModel] = useState(initial.model);
   const [runtimeMode, setRuntimeMode] = useState<CreateRuntimeMode>(initial.runtimeMode);
@@ -96,7 +110,17 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
     return (options?.projects ?? []).filter((project) => !needle || `${project.title} ${project.workspaceRoot ?? ""}`.toLowerCase().includes(needle));
   }, [options, projectQuery]);
   const provider = options?.providers.find((entry) => entry.instanceId === instanceId);
-  const form = { environmentId, projectId, instanceId, model, runtimeMode, parentThreadId: parentThreadId || null, title, text };
+  const form = {
+    environmentId,
+    projectId: creatingProject ? "" : projectId,
+    newProject: creatingProject ? newProject : null,
+    instanceId,
+    model,
+    runtimeMode,
+    parentThreadId: parentThreadId || null,
+    title,
+    text,
+  };
   const problem =
     machine && options
       ? checkCreate(form, machine, options)
@@ -132,6 +156,7 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
           value={projectQuery}
           onChange={(event) => {
             setProjectQuery(event.target.value);
+            if (creatingProject) return;
             // The project chosen is always one the list shows.
             const needle = event.target.value.trim().toLowerCase();
             const match = (options?.projects ?? []).find((project) => `${project.title} ${project.workspaceRoot ?? ""}`.toLowerCase().includes(needle));
@@ -153,11 +178,14 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
               {project.workspaceRoot ? `${project.title} — ${project.workspaceRoot}` : project.title}
             </option>
           ))}
+          {/* Offered where this machine's T3 takes a project from this client; else the note says why not. */}
+          {options && options.projectCreation === null ? <option value={NEW_PROJECT}>New project…</option> : null}
         </select>
       </label>
-      <p className="hint" id="new-agent-project-note">
-        {options?.projectCreation}
+      <p className="hint" id="new-agent-project-note" data-testid="new-agent-project-note">
+        {options?.projectCreation ?? (options ? "Or New project…: a folder on that machine, which T3 adds as a project." : null)}
       </p>
+      {creatingProject ? <NewProjectFields value={newProject} onChange={setNewProject} machine={machine?.label ?? "that machine"} /> : null}
       <div className="new-agent-row">
         <label>
           Harness
@@ -217,21 +245,9 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
           onChange={(event) => setTitle(event.target.value)}
         />
       </label>
-      <label>
-        First message
-        <textarea
-          data-testid="new-agent-message"
-          value={text}
-          rows={5}
-          aria-describedby="new-agent-counter"
-          onChange={(event) => setText(event.target.value)}
-        />
-      </label>
-      <span id="new-agent-counter" className={`counter ${tooLong ? "counter-over" : ""}`}>
-        {tooLong ? `${text.length - INPUT_LIMITS.messageText} characters over the limit` : "Markdown; Ctrl+Enter creates"}
-      </span>
+      <FirstMessage text={text} onChange={setText} />
       <p className="error" role="alert" data-testid="new-agent-error">
-        {attempted ? problem : null}
+        {attempted ? (tooLong ? `The message is too long to send: the limit is ${INPUT_LIMITS.messageText.toLocaleString("en")} characters.` : problem) : null}
       </p>
       <div className="dialog-actions">
         <button type="button" data-testid="new-agent-cancel" onClick={() => newAgent.close()}>
