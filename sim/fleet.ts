@@ -3,7 +3,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { z } from "zod";
-import { PROVIDERS, type ProviderKind, type TurnScript } from "./protocol1/agents";
+import { type TurnScript } from "./protocol1/turn-scripts";
+import { PROVIDERS, type ProviderKind } from "./providers";
 import type { Generation, ThreadState, WireSession } from "./protocol1/model";
 import { SimServer, type SimServerOptions } from "./protocol1/server";
 import { handleMachineControl } from "./machine-control";

@@ -3,7 +3,7 @@
 // decides as entity events; runs it starts are the scripted agent's (sim/protocol2/runner.ts).
 // A command id seen before is answered with its first sequence, as T3's receipts do.
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
-import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
+import { PROVIDERS, type ProviderKind } from "../providers";
 import { DispatchError, type EngineCore } from "./engine-types";
 import * as ids from "./ids";
 import { type CheckpointScope, type Run, TERMINAL_RUN_STATUSES, V2_ACTIVE_STEERING } from "./model";

@@ -2,7 +2,7 @@
 // keys the real V2 engine sends: environment, auth, providers, settings, resume markers…), and the
 // `projects.mutate` command it takes.
 import { z } from "zod";
-import { PROVIDERS } from "../protocol1/agents";
+import { PROVIDERS } from "../providers";
 import type { V2Settings } from "./engine";
 
 export const ProjectCreate = z.object({

@@ -3,7 +3,7 @@
 // than the V2Engine that constructs them, so no module imports the one that imports it.
 import type { EventEmitter } from "node:events";
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
-import type { ProviderKind } from "../protocol1/agents";
+import type { ProviderKind } from "../providers";
 import type {
   AppThread,
   ApprovalKind,

@@ -1,7 +1,7 @@
 // What sim/fleet.ts needs for protocol-2 machines: seeding, the control API's actions, and the
 // in-place upgrade of a protocol-1 machine. Kept here so the protocol-1 fleet file gains only hooks.
 import { z } from "zod";
-import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
+import { PROVIDERS, type ProviderKind } from "../providers";
 import type { SimServer } from "../protocol1/server";
 import type { AgentStep } from "./engine";
 import { V2SimServer } from "./server";

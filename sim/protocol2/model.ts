@@ -1,7 +1,7 @@
 // Wire-shaped entities of a simulated protocol-2 server (docs/t3-protocols.md, "Protocol 2"): the
 // fields T3's real V2 engine sends (sim/protocol2/recordings-conformance.test.ts compares them with its
 // recordings), which the contract check in shared/t3/protocol2/contract.testkit.ts also reads.
-import type { ProviderKind } from "../protocol1/agents";
+import type { ProviderKind } from "../providers";
 
 export type RunStatus = "preparing" | "queued" | "starting" | "running" | "waiting" | "completed" | "interrupted" | "failed" | "cancelled" | "rolled_back";
 export type ItemStatus = "idle" | "pending" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";

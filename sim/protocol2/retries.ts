@@ -4,7 +4,7 @@
 // will retry, its counters in the text), and the protocol note (§16.7) reads an `error` item still
 // `running` as a retry in flight. No recording of T3's V2 engine holds one (../shared/fixtures/t3-v2dev), so
 // what the item becomes once the retry gets through (`completed` here) is this simulator's reading.
-import { PROVIDERS } from "../protocol1/agents";
+import { PROVIDERS } from "../providers";
 import type { AgentStep, EngineCore, Runner, ThreadState } from "./engine-types";
 import type { TurnItem } from "./model";
 

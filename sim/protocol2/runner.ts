@@ -6,11 +6,12 @@
 import { baselineCheckpoint, providerTurnUsage, runCheckpoint } from "./turn-changes";
 import { randomUUID } from "node:crypto";
 import type { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
-import type { AgentStep, EngineCore, PendingReply, Runner, StoredEvent, ThreadState } from "./engine-types";
+import type { AgentStep, EngineCore, PendingReply, Runner, ThreadState } from "./engine-types";
 import * as ids from "./ids";
 import { openRequest } from "./requests";
 import { retryThroughLimit } from "./retries";
-import { type AppThread, type Checkpoint, type ItemStatus, type Run, type RunStatus, type Subagent, TERMINAL_RUN_STATUSES } from "./model";
+import { startSubagent } from "./subagents";
+import type { AppThread, Checkpoint, Run, RunStatus } from "./model";
 
 export class ScriptedAgent {
   /** The message each queued or starting run was dispatched with, until the run starts. */
@@ -297,7 +298,10 @@ export class ScriptedAgent {
         return;
       }
       case "subagent": {
-        this.startSubagent(state, runner, step);
+        startSubagent(this.engine, state, runner, step, {
+          resume: () => this.schedule(state, () => this.step(state)),
+          halted: () => this.halted,
+        });
         return;
       }
       case "fail": {
@@ -341,99 +345,6 @@ export class ScriptedAgent {
       }
     }
     this.schedule(state, () => this.step(state));
-  }
-
-  private startSubagent(state: ThreadState, runner: Runner, step: Extract<AgentStep, { kind: "subagent" }>): void {
-    const run = runner.run;
-    const subagentId = `node:subagent:${ids.shortId()}`;
-    let childThreadId: string | null = null;
-    if (step.origin === "app_owned") {
-      const child = this.engine.createThread({
-        projectId: state.thread.projectId,
-        title: step.title ?? "Delegated task",
-        provider: state.provider,
-        parent: { threadId: state.thread.id, relationship: "subagent" },
-        createdBy: "agent",
-        creationSource: "mcp",
-      });
-      childThreadId = child.thread.id;
-      child.nextScript = step.steps ?? [{ kind: "reply", text: step.result ?? "Done." }];
-    }
-    const now = this.engine.now();
-    const subagent: Subagent = {
-      id: subagentId,
-      threadId: state.thread.id,
-      runId: run.id,
-      parentNodeId: run.rootNodeId ?? subagentId,
-      origin: step.origin,
-      createdBy: "agent",
-      driver: state.provider,
-      providerInstanceId: state.thread.providerInstanceId,
-      providerThreadId: null,
-      childThreadId,
-      nativeTaskRef: null,
-      prompt: step.prompt,
-      title: step.title ?? null,
-      model: state.thread.modelSelection.model,
-      status: "running",
-      result: null,
-      startedAt: now,
-      completedAt: null,
-      updatedAt: now,
-    };
-    const item = {
-      ...this.engine.newItem(state, run, "running" as ItemStatus, step.title ?? null),
-      type: "subagent" as const,
-      subagentId,
-      origin: step.origin,
-      driver: state.provider,
-      providerInstanceId: state.thread.providerInstanceId,
-      childThreadId,
-      prompt: step.prompt,
-      result: null,
-    };
-    this.engine.putSubagent(state, subagent);
-    this.engine.putItem(state, item);
-    runner.blockedOn = { kind: "subagent", subagentId };
-    const complete = (status: ItemStatus, result: string | null) => {
-      if (state.runner !== runner || runner.blockedOn?.kind !== "subagent") return;
-      const current = state.subagents.find((entry) => entry.id === subagentId)!;
-      this.engine.putSubagent(state, { ...current, status, result, completedAt: this.engine.now() });
-      this.engine.putItem(state, { ...item, status, result, completedAt: this.engine.now() });
-      runner.blockedOn = undefined;
-      this.schedule(state, () => this.step(state));
-    };
-    if (childThreadId) {
-      const onEvent = (stored: StoredEvent) => {
-        if (stored.event.threadId !== childThreadId || (stored.event.type !== "run.updated" && stored.event.type !== "run.created")) return;
-        const childRun = stored.event.payload as Run;
-        if (!TERMINAL_RUN_STATUSES.has(childRun.status)) return;
-        this.engine.off("event", onEvent);
-        const child = this.engine.threads.get(childThreadId!);
-        const text = [...(child?.messages ?? [])].reverse().find((message) => message.role === "assistant")?.text ?? null;
-        complete(childRun.status === "completed" ? "completed" : "failed", text);
-      };
-      this.engine.on("event", onEvent);
-      this.engine.dispatch({
-        type: "message.dispatch",
-        createdBy: "agent",
-        creationSource: "mcp",
-        commandId: `delegate:${subagentId}`,
-        threadId: childThreadId,
-        messageId: `message-${ids.shortId()}`,
-        text: step.prompt,
-        attachments: [],
-        dispatchMode: { type: "start_immediately" },
-      });
-    } else {
-      const progressTimer = setTimeout(() => {
-        if (this.halted) return;
-        const current = state.subagents.find((entry) => entry.id === subagentId)!;
-        this.engine.putSubagent(state, { ...current, progress: "Reading files…" });
-        complete("completed", step.result ?? "Done.");
-      }, this.engine.tickMs);
-      runner.timer = progressTimer;
-    }
   }
 
   /** The provider turn ended with an answer: the buffered reply, then waiting while the checkpoint is taken. */

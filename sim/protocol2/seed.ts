@@ -1,6 +1,6 @@
 // Seeding a simulated protocol-2 engine (sim/protocol2/engine.ts): projects, threads with their
 // lineage, and forks, as T3's real V2 engine creates them.
-import { PROVIDERS } from "../protocol1/agents";
+import { PROVIDERS } from "../providers";
 import type { EngineCore, ThreadSeed, ThreadState } from "./engine-types";
 import * as ids from "./ids";
 import type { ProjectShell } from "./model";

@@ -1,6 +1,6 @@
 // The scenario words of a simulated protocol-2 message (`#approval`, `#question`, `#capacity`, `#fail`…): the steps
 // the scripted agent (sim/protocol2/runner.ts) plays for it.
-import { PROVIDERS, type ProviderKind } from "../protocol1/agents";
+import { PROVIDERS, type ProviderKind } from "../providers";
 import type { AgentStep } from "./engine-types";
 import type { Decision } from "./model";
 
