@@ -11,7 +11,12 @@ export interface BridgeTap {
   /** Holds requests of this method back (a slow service) until `release`, which passes them on. */
   hold(method: string): void;
   release(method: string): void;
-  /** Cuts the bridge and keeps it cut (the page retries) until `restore`. */
+  /**
+   * Passes the next request of this method on, then lets nothing more from the service reach the page
+   * on that connection, as a socket that died just after the request left (then `cut`: its answer is lost).
+   */
+  deafAfter(method: string): void;
+  /** Cuts the bridge and keeps it cut (the page retries) until `restore`; requests held then never reach the service. */
   cut(): Promise<void>;
   restore(): void;
 }
@@ -19,6 +24,7 @@ export interface BridgeTap {
 export async function tapBridge(page: Page): Promise<BridgeTap> {
   const refusals = new Map<string, string>();
   const held = new Map<string, (() => void)[]>();
+  const deafening = new Set<string>();
   let cut = false;
   let current: WebSocketRoute | undefined;
   const tap: BridgeTap = {
@@ -30,8 +36,10 @@ export async function tapBridge(page: Page): Promise<BridgeTap> {
       held.delete(method);
       for (const pass of waiting) pass();
     },
+    deafAfter: (method) => void deafening.add(method),
     cut: async () => {
       cut = true;
+      for (const waiting of held.values()) waiting.length = 0;
       await current?.close();
     },
     restore: () => {
@@ -44,6 +52,8 @@ export async function tapBridge(page: Page): Promise<BridgeTap> {
       return;
     }
     current = ws;
+    /** Nothing more from the service reaches the page on this connection. */
+    let deaf = false;
     const server = ws.connectToServer();
     ws.onMessage((message) => {
       const request = JSON.parse(String(message)) as { type: string; id: number; method: string; params: unknown };
@@ -53,9 +63,15 @@ export async function tapBridge(page: Page): Promise<BridgeTap> {
       const refusal = refusals.get(request.method);
       if (refusal) ws.send(JSON.stringify({ type: "response", id: request.id, ok: false, error: { kind: "refused", message: refusal } }));
       else if (held.has(request.method)) held.get(request.method)!.push(() => server.send(message));
-      else server.send(message);
+      else {
+        if (deafening.delete(request.method)) deaf = true;
+        server.send(message);
+      }
     });
-    server.onMessage((message) => ws.send(message));
+    server.onMessage((message) => {
+      if (deaf) return;
+      ws.send(message);
+    });
   });
   return tap;
 }

@@ -152,8 +152,9 @@ export class Deliveries {
     return this.record().catch(() => undefined);
   }
 
+  /** With those waiting for their machine: a page that lost a send's answer learns from a snapshot that the service has it. */
   all(): Delivery[] {
-    return [...[...this.deliveries.values()].map((tracked) => tracked.delivery), ...this.held.values()];
+    return [...[...this.deliveries.values()].map((tracked) => tracked.delivery), ...this.held.values(), ...this.waiting.values()];
   }
 
   /** A followed thread changed: move its deliveries forward. */

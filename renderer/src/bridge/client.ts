@@ -24,6 +24,12 @@ export interface Bridge {
   showing?(agentKey: string | null): void;
 }
 
+/**
+ * The kind of a request that left on a socket which then closed before its answer came: the service
+ * may have carried it out. One that never left (the socket was not open) fails as "not-connected".
+ */
+export const ANSWER_LOST = "disconnected";
+
 export class BridgeRequestError extends Error {
   constructor(
     readonly kind: string,
@@ -108,10 +114,11 @@ async function openSession(): Promise<string | undefined> {
 function webSocketBridge(): Bridge {
   const eventListeners = new Set<(event: BridgeEvent) => void>();
   const connectionListeners = new Set<(connected: boolean, problem?: string) => void>();
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  /** `sent`: written to an open socket (its answer can then be lost with the socket). */
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; sent: boolean }>();
   let socket: WebSocket | undefined;
   let nextId = 1;
-  let queue: string[] = [];
+  let queue: { id: number; text: string }[] = [];
   let denied: string | undefined;
   const session = openSession();
 
@@ -132,7 +139,11 @@ function webSocketBridge(): Bridge {
     const ws = new WebSocket(url, [BRIDGE_SUBPROTOCOL, `${BRIDGE_SESSION_PROTOCOL_PREFIX}${secret}`]);
     socket = ws;
     ws.addEventListener("open", () => {
-      for (const text of queue) ws.send(text);
+      for (const { id, text } of queue) {
+        ws.send(text);
+        const entry = pending.get(id);
+        if (entry) entry.sent = true;
+      }
       queue = [];
       connectionListeners.forEach((listener) => listener(true));
     });
@@ -162,8 +173,15 @@ function webSocketBridge(): Bridge {
         return deny(NO_ACCESS);
       }
       connectionListeners.forEach((listener) => listener(false));
-      for (const entry of pending.values()) entry.reject(new BridgeRequestError("disconnected", "The connection to T3 Fleet was lost."));
+      for (const entry of pending.values())
+        entry.reject(
+          entry.sent
+            ? new BridgeRequestError(ANSWER_LOST, "The connection to T3 Fleet was lost.")
+            : new BridgeRequestError("not-connected", "T3 Fleet is not connected, so nothing was sent. Try again once it is back."),
+        );
       pending.clear();
+      // Failed requests are not sent later: the page was told they failed.
+      queue = [];
       setTimeout(() => void connect(), BRIDGE_RECONNECT_MS);
     });
   };
@@ -183,9 +201,10 @@ function webSocketBridge(): Bridge {
             new BridgeRequestError("too-large", `This request is ${size(bytes)}, over T3 Fleet's ${size(MAX_BRIDGE_FRAME_BYTES)} limit; nothing was sent.`),
           );
         }
-        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-        if (socket?.readyState === WebSocket.OPEN) socket.send(text);
-        else queue.push(text);
+        const open = socket?.readyState === WebSocket.OPEN ? socket : undefined;
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject, sent: open !== undefined });
+        if (open) open.send(text);
+        else queue.push({ id, text });
       }),
     onEvent: (listener) => {
       eventListeners.add(listener);

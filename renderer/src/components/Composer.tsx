@@ -21,12 +21,29 @@ export function limitWords(length: number): string {
   return "";
 }
 
+/** A message whose answer was lost with the connection, until T3 Fleet's receipts are back (slices/lost-sends.ts). */
+export const LOST_SEND_WORDS = "This message may have been sent: see its receipt when T3 Fleet is back.";
+/** The same, once T3 Fleet's receipts are back without it: it never reached T3 Fleet. */
+export const LOST_SEND_NOT_RECEIVED_WORDS = "T3 Fleet has no record of this message, so it was not sent. Send it again when ready.";
+
 /** Shows what a message would do before it is sent, and updates it live. */
 export function Composer({ agent }: { agent: AgentView }) {
   const env = useFleet((s) => s.environments.get(agent.environmentId));
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
   const [choice, setChoice] = useState<RunningMessageMode | undefined>(undefined);
+  // A message whose answer was lost is shown as it left, and Send waits, until T3 Fleet's receipts
+  // are back: there it is either its receipt, or comes back here to be sent again (under its first id).
+  const lost = useFleet((s) => s.lostSends.get(agent.key));
+  const lostHeld = lost !== undefined && !lost.checked;
+  const notReceived = lost?.checked ? lost : undefined;
+  // Taken back into the editable text once, when the receipts came back without it (state adjusted while rendering).
+  const [returned, setReturned] = useState<typeof notReceived>(undefined);
+  if (notReceived !== returned) {
+    setReturned(notReceived);
+    if (notReceived) setText(notReceived.text);
+  }
+  const shown = lostHeld ? lost.text : text;
   const textRef = useRef<HTMLTextAreaElement>(null);
   // A request to focus the composer ("m") while sending is refused (e.g. the agent is starting) is
   // kept, with where focus was, and honoured once the composer can take it, unless focus moved.
@@ -56,14 +73,15 @@ export function Composer({ agent }: { agent: AgentView }) {
     focusWanted.current = null;
     if (document.activeElement === wantedFrom) textRef.current?.focus();
   }, [closed]);
-  const tooLong = text.length > MESSAGE_MAX_CHARS;
+  const tooLong = shown.length > MESSAGE_MAX_CHARS;
   const machine = env?.label ?? agent.environmentId;
 
   const send = async () => {
-    if (intent.kind === "refused" || text.trim() === "" || sending || tooLong) return;
+    if (intent.kind === "refused" || text.trim() === "" || sending || tooLong || lostHeld) return;
     setSending(true);
     try {
-      if (await commands.send(agent.key, text, intent.kind)) {
+      // Lost: the store holds the message (shown above while its fate is unknown).
+      if ((await commands.send(agent.key, text, intent.kind)) !== "failed") {
         setText("");
         // A choice of steer or queue was for that message: the next starts from the fleet's default for the agent's state.
         setChoice(undefined);
@@ -96,10 +114,16 @@ export function Composer({ agent }: { agent: AgentView }) {
           </button>
         </div>
       ) : null}
+      {lostHeld || (notReceived && text === notReceived.text) ? (
+        <p className="composer-lost" role="status" data-testid="lost-send" data-checked={lostHeld ? "false" : "true"}>
+          {lostHeld ? LOST_SEND_WORDS : LOST_SEND_NOT_RECEIVED_WORDS}
+        </p>
+      ) : null}
       <textarea
         ref={textRef}
         aria-label={`Message to ${agent.title} on ${machine}`}
-        value={text}
+        value={shown}
+        readOnly={lostHeld}
         placeholder={waiting ? "Write it now; it can be sent once that is done" : closed ? "" : "Message this agent (Enter sends, Shift+Enter for a new line)"}
         disabled={closed}
         aria-invalid={tooLong}
@@ -117,19 +141,24 @@ export function Composer({ agent }: { agent: AgentView }) {
       />
       <div className="composer-footer">
         <span className={`counter ${tooLong ? "counter-over" : ""}`} data-testid="message-counter" id={`counter-${agent.key}`}>
-          {text.length.toLocaleString("en")} / {MESSAGE_MAX_CHARS.toLocaleString("en")}
+          {shown.length.toLocaleString("en")} / {MESSAGE_MAX_CHARS.toLocaleString("en")}
           {tooLong ? " — too long to send" : ""}
         </span>
         {/* Announced once when the message nears the limit and once when it passes it, never per keystroke. */}
         <span className="sr-only" aria-live="polite" data-testid="message-limit-announcer">
-          {limitWords(text.length)}
+          {limitWords(shown.length)}
         </span>
         <PlaceError place={`composer:${agent.key}`} />
         {/* The target, restated beside Send: a message never goes to an agent the user did not mean. */}
         <span className="composer-target" data-testid="composer-target" title={`${agent.title} on ${machine}`}>
           to <strong className="clipped target-agent">{agent.title}</strong> on <strong className="target-machine">{machine}</strong>
         </span>
-        <button type="submit" className="primary" data-testid="send" disabled={intent.kind === "refused" || text.trim() === "" || sending || tooLong}>
+        <button
+          type="submit"
+          className="primary"
+          data-testid="send"
+          disabled={intent.kind === "refused" || shown.trim() === "" || sending || tooLong || lostHeld}
+        >
           {intent.kind === "queue" ? "Queue" : "Send"}
           <span className="sr-only">
             {" "}

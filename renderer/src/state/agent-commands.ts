@@ -11,6 +11,7 @@ import { needFingerprint } from "../../../shared/fleet/views";
 import { focusWhenStill } from "./focus";
 import { clockTime } from "./format";
 import { advanceInbox, inboxKeys } from "./inbox";
+import { newCommandId } from "./lost-sends";
 import { navigation } from "./navigation";
 import { requireBridge, run, runForReceipt } from "./requests";
 import type { Undo } from "./slices/actions";
@@ -31,10 +32,26 @@ function confirmDone(names: { agent: string; machine: string }, action: HandledA
 }
 
 export const agentCommands = {
-  /** Sends a message with the intent the composer showed (steer, queue or a new turn); true when the service took it (its delivery then reports what happened). */
-  async send(key: string, text: string, expectedIntent: BridgeParams<"agent.send">["expectedIntent"]): Promise<boolean> {
-    const delivery = await runForReceipt(`composer:${key}`, () => requireBridge().request("agent.send", { key, text, expectedIntent }));
-    return delivery !== undefined;
+  /**
+   * Sends a message with the intent the composer showed (steer, queue or a new turn): "sent" when the
+   * service took it (its delivery then reports what happened), "lost" when its answer was lost with
+   * the socket (held as a lost send, slices/lost-sends.ts), else "failed" (shown at the composer).
+   * The lost message, sent again unchanged, goes under its first commandId: one send wherever the first got to.
+   */
+  async send(key: string, text: string, expectedIntent: BridgeParams<"agent.send">["expectedIntent"]): Promise<"sent" | "lost" | "failed"> {
+    const lost = useFleet.getState().lostSends.get(key);
+    const commandId = lost?.checked && lost.text === text ? lost.commandId : newCommandId();
+    let answerLost = false;
+    const delivery = await runForReceipt(
+      `composer:${key}`,
+      () => requireBridge().request("agent.send", { key, text, expectedIntent, commandId }),
+      () => {
+        answerLost = true;
+        useFleet.getState().sendLost({ key, commandId, text, expectedIntent });
+      },
+    );
+    if (delivery) useFleet.getState().forgetLostSend(key);
+    return delivery ? "sent" : answerLost ? "lost" : "failed";
   },
 
   /** Sends a decision at once, except one that stops work: that waits for its confirm (`confirmed`). */

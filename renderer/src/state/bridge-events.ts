@@ -13,12 +13,15 @@ import { showNotice, withdrawClearedNotices } from "./notices";
 import { run, setRequestBridge } from "./requests";
 import { useFleet } from "./store";
 import { keepDiffCurrent } from "./diff-view";
+import { keepLostSends } from "./lost-sends";
 import { keepTabUpToDate } from "./tab";
 import { keepViewChoices, savedPane } from "./view-choices";
 
 export function startEffects(instance: Bridge): () => void {
   setRequestBridge(instance);
   const store = useFleet.getState;
+  // Before the first snapshot: a message lost before this tab reloaded is checked against it.
+  const offLostSends = keepLostSends();
   // Deltas arriving within one frame are applied together: one tree rebuild per frame at most.
   let pendingDeltas: Extract<BridgeEvent, { type: "fleet.delta" }>[] = [];
   const flushDeltas = () => {
@@ -51,6 +54,8 @@ export function startEffects(instance: Bridge): () => void {
       case "fleet.snapshot":
         pendingDeltas = [];
         store().applySnapshot(event.snapshot);
+        // The service's deliveries are known again: a lost message it has is its receipt now.
+        store().checkLostSends();
         for (const creation of event.snapshot.creations ?? []) useNewAgent.getState().receive(creation);
         // The first view: the pane chosen earlier in this window, else the inbox when anything needs the user.
         if (store().view === null) store().setView(savedPane() ?? (currentInbox().items.length > 0 ? "inbox" : "fleet"));
@@ -73,6 +78,7 @@ export function startEffects(instance: Bridge): () => void {
         break;
       case "delivery":
         store().receiveDelivery(event.delivery);
+        store().lostSendAnswered(event.delivery.commandId);
         break;
       case "creation":
         useNewAgent.getState().receive(event.creation);
@@ -116,5 +122,6 @@ export function startEffects(instance: Bridge): () => void {
     offDiff();
     offView();
     offShowing();
+    offLostSends();
   };
 }

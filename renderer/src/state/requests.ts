@@ -1,7 +1,7 @@
 // Every bridge request the window makes goes through here: counted while in flight, and its failure
 // shown where the user acted (never swallowed, never an unhandled rejection).
 import type { Delivery } from "../../../shared/fleet/delivery";
-import { type Bridge, BridgeRequestError } from "../bridge/client";
+import { ANSWER_LOST, type Bridge, BridgeRequestError } from "../bridge/client";
 import { useFleet } from "./store";
 
 let bridge: Bridge | undefined;
@@ -22,9 +22,10 @@ export function errorMessage(error: unknown): string {
 
 /**
  * Runs one bridge request for a place in the UI: counted while in flight, its failure shown at
- * that place, cleared when it next succeeds.
+ * that place, cleared when it next succeeds. `answerLost`: told instead, when the request had left
+ * and its answer was lost with the socket (the service may have carried it out).
  */
-export async function run<T>(place: string, request: () => Promise<T>): Promise<T | undefined> {
+export async function run<T>(place: string, request: () => Promise<T>, answerLost?: () => void): Promise<T | undefined> {
   const store = useFleet.getState();
   store.requestStarted();
   try {
@@ -32,7 +33,10 @@ export async function run<T>(place: string, request: () => Promise<T>): Promise<
     useFleet.getState().clearFailure(place);
     return result;
   } catch (error) {
-    useFleet.getState().commandFailed(place, errorMessage(error));
+    if (answerLost && error instanceof BridgeRequestError && error.kind === ANSWER_LOST) {
+      useFleet.getState().clearFailure(place);
+      answerLost();
+    } else useFleet.getState().commandFailed(place, errorMessage(error));
     return undefined;
   } finally {
     useFleet.getState().requestSettled();
@@ -40,8 +44,8 @@ export async function run<T>(place: string, request: () => Promise<T>): Promise<
 }
 
 /** A request the service answers with a delivery receipt: the receipt is kept for the panel's delivery lines. */
-export async function runForReceipt(place: string, request: () => Promise<Delivery>): Promise<Delivery | undefined> {
-  const delivery = await run(place, request);
+export async function runForReceipt(place: string, request: () => Promise<Delivery>, answerLost?: () => void): Promise<Delivery | undefined> {
+  const delivery = await run(place, request, answerLost);
   if (delivery) useFleet.getState().receiveDelivery(delivery);
   return delivery;
 }
