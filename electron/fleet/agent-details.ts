@@ -16,6 +16,7 @@ interface SentDetail {
   order: string[];
   loaded: boolean;
   error: string | null;
+  earlier: boolean;
 }
 
 export class AgentDetails {
@@ -63,7 +64,9 @@ export class AgentDetails {
   detail(key: string): AgentDetail {
     const [environmentId, threadId] = splitKey(key);
     const detail = this.environments.get(environmentId)?.followers.get(threadId)?.detail;
-    return { key, items: detail?.items ?? [], loaded: detail?.loaded ?? false, error: detail?.error ?? null };
+    // The anchors before the tail are for the delivery rules, not the transcript (shared/fleet/transcript-tail.ts).
+    const items = detail?.anchored ? detail.items.slice(detail.anchored) : (detail?.items ?? []);
+    return { key, items, loaded: detail?.loaded ?? false, error: detail?.error ?? null, ...(detail?.earlier && { earlier: true }) };
   }
 
   /** Something about this agent changed: an open view gets the difference once the current task is done. */
@@ -102,6 +105,7 @@ function remember(detail: AgentDetail): SentDetail {
     order: detail.items.map((item) => item.id),
     loaded: detail.loaded,
     error: detail.error,
+    earlier: detail.earlier === true,
   };
 }
 
@@ -111,7 +115,7 @@ function remember(detail: AgentDetail): SentDetail {
  */
 function deltaOf(sent: SentDetail, detail: AgentDetail): AgentDetailDelta | null | undefined {
   const changed = changedEntries(sent.items, sent.order, detail.items);
-  if (!changed) return undefined;
+  if (!changed || sent.earlier !== (detail.earlier === true)) return undefined;
   if (changed.length === 0 && sent.loaded === detail.loaded && sent.error === detail.error) return null;
   // A streaming reply grows at its end: send what it gained, not the whole message again.
   const items: TranscriptItem[] = [];

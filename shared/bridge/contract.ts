@@ -310,6 +310,8 @@ export interface AgentDetail {
   /** False until the thread stream delivered its snapshot. */
   loaded: boolean;
   error: string | null;
+  /** The thread's older items are not held (shared/fleet/transcript-tail.ts): the transcript starts after them, T3 has them. */
+  earlier?: boolean;
 }
 
 /** The largest diff the fleet reads into a view, in characters; a larger one is described by its file list instead. */
@@ -356,6 +358,7 @@ export function applyDetailDelta(detail: AgentDetail, delta: AgentDetailDelta): 
     items: delta.appended?.length ? appendTexts(items, delta.appended) : items,
     loaded: delta.loaded,
     error: delta.error,
+    ...(detail.earlier && { earlier: true }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
-import { awaitsApproval, newMessageWords } from "./Transcript";
+import { applyDetailDelta } from "../../../shared/bridge/contract";
+import { EARLIER_IN_T3, awaitsApproval, earlierNote, newMessageWords, transcriptEntries } from "./Transcript";
 
 const command = (text: string, status: "running" | "pending" | "completed"): TranscriptItem => ({
   type: "command",
@@ -53,5 +54,15 @@ describe("what a screen reader hears of the transcript", () => {
     const words = newMessageWords(seen, [message("a1", "assistant", "x".repeat(1_000))])!;
     expect(words.length).toBeLessThan(230);
     expect(words.endsWith("…")).toBe(true);
+  });
+});
+
+describe("a transcript the fleet holds only the newest items of (issue 43)", () => {
+  it("starts with a line that says the earlier messages are in T3, and deltas keep saying so", () => {
+    const items = [command("npm test", "completed")];
+    const entries = transcriptEntries([earlierNote(items), ...items]);
+    expect(entries[0]).toMatchObject({ type: "activity", summary: EARLIER_IN_T3, createdAt: "t" });
+    const detail = applyDetailDelta({ key: "e/t", items, loaded: true, error: null, earlier: true }, { key: "e/t", items: [], loaded: true, error: null });
+    expect(detail.earlier).toBe(true);
   });
 });

@@ -20,6 +20,15 @@ const QUIET = new Set(["context-window.updated", "task.progress"]);
 type FileChange = Extract<TranscriptItem, { type: "file-change" }>;
 type Entry = TranscriptItem | { type: "file-changes"; id: string; createdAt: string; changes: FileChange[] };
 
+/** What stands first when the fleet holds only the thread's newest items (shared/fleet/transcript-tail.ts). */
+export const EARLIER_IN_T3 = "Earlier messages are in T3: T3 Fleet holds this thread's newest items.";
+
+/** The line that says the transcript starts after older items the fleet does not hold. */
+export function earlierNote(items: readonly TranscriptItem[]): TranscriptItem {
+  const at = items[0]?.createdAt ?? "";
+  return { type: "activity", id: "earlier-in-t3", kind: "earlier-in-t3", summary: EARLIER_IN_T3, tone: "info", runId: null, createdAt: at, updatedAt: at };
+}
+
 /** File changes of one run that follow each other read as one line with counts. */
 export function transcriptEntries(items: TranscriptItem[]): Entry[] {
   const entries: Entry[] = [];
@@ -242,7 +251,8 @@ export const Transcript = memo(function Transcript({
   after?: ReactNode;
 }) {
   const items = detail?.loaded ? detail.items : undefined;
-  const entries = useMemo(() => (items ? transcriptEntries(items) : []), [items]);
+  const earlier = detail?.earlier === true;
+  const entries = useMemo(() => (items ? transcriptEntries(earlier ? [earlierNote(items), ...items] : items) : []), [items, earlier]);
   const approvalDetails = useMemo(() => (awaitingApproval ? awaitingApproval.split("\n") : []), [awaitingApproval]);
   if (!items) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
