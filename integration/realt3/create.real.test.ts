@@ -2,12 +2,14 @@
 // real Claude Code, each answered by the scripted model (integration/model), inside
 // scripts/realt3.sh's namespace: a new agent and a new child per harness, each created through
 // T3's dispatch API, answered, and shown under the right parent; and a create sent to a T3 frozen
-// (SIGSTOP) at that moment, which T3 has exactly once however the fleet learns of it. Every claim is
-// read in T3's own store (T3Operator), not only in the fleet.
-import { mkdir } from "node:fs/promises";
+// (SIGSTOP) at that moment, which T3 has exactly once however the fleet learns of it; and a project
+// created from the fleet (T3 makes its folder when asked, and refuses a missing one otherwise), which
+// T3's snapshot holds once, with an agent started in it that replies. Every claim is read in T3's
+// own store (T3Operator), not only in the fleet.
+import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CreateChoices, Creation } from "../../shared/fleet/creation";
+import type { CreateChoices, Creation, NewProject } from "../../shared/fleet/creation";
 import { ScriptedModelServer } from "../model/scripted-model-server";
 import { PLAIN_REPLY } from "../model/script";
 import { FAST, type Fleet, agent, recoverServer, startFleet, until } from "./fleet.testkit";
@@ -63,11 +65,18 @@ async function settled(creationId: string, timeoutMs = TURN_MS): Promise<Creatio
   return fleet.service.creation(creationId)!;
 }
 
-async function create(harness: (typeof HARNESSES)[number], creationId: string, text: string, parentThreadId: string | null = null): Promise<Creation> {
+async function create(
+  harness: (typeof HARNESSES)[number],
+  creationId: string,
+  text: string,
+  parentThreadId: string | null = null,
+  newProject: NewProject | null = null,
+): Promise<Creation> {
   return (await fleet.service.request("agent.create", {
     creationId,
     environmentId: fleet.environmentId,
-    projectId: projects.get(harness.name)!,
+    projectId: newProject ? "" : projects.get(harness.name)!,
+    newProject,
     instanceId: harness.instanceId,
     model: await firstModel(harness.instanceId),
     runtimeMode: "full-access",
@@ -142,5 +151,40 @@ describe("starting agents from the fleet on T3 0.0.42 with the real harnesses", 
       await recoverServer(server);
     },
     3 * TURN_MS,
+  );
+
+  it(
+    "a project created from the fleet is in T3's snapshot once, with the folder T3 made, and an agent started in it replies",
+    async () => {
+      const harness = HARNESSES[0];
+      const folder = join(server.workDir, "fleet-made", "api");
+      const creation = await create(harness, "in-new-project", "[codex:project] say hello", null, {
+        title: "fleet made",
+        workspaceRoot: folder,
+        createIfMissing: true,
+      });
+      expect(creation.project).toMatchObject({ title: "fleet made", workspaceRoot: folder });
+      const done = await settled("in-new-project");
+      expect(done.state, done.reason ?? "").toBe("replied");
+      const shell = await operator.shell();
+      expect(shell.projects.filter((project) => project.id === done.projectId)).toEqual([
+        expect.objectContaining({ title: "fleet made", workspaceRoot: folder }),
+      ]);
+      expect(shell.projects.filter((project) => project.workspaceRoot === folder && !project.deletedAt)).toHaveLength(1);
+      expect((await stat(folder)).isDirectory(), "T3 made the folder (createWorkspaceRootIfMissing)").toBe(true);
+      expect(shell.threads.filter((thread) => thread.id === done.threadId).map((thread) => thread.projectId)).toEqual([done.projectId]);
+      expect(await stored(done.threadId)).toEqual({ threads: 1, userTexts: ["[codex:project] say hello"] });
+
+      // Without "T3 creates the folder", a folder that is not there is refused by T3, in its words, and nothing is made.
+      const missing = join(server.workDir, "not-there");
+      await create(harness, "missing-folder", "[codex:project] never sent", null, { title: "not there", workspaceRoot: missing, createIfMissing: false });
+      const refused = await settled("missing-folder");
+      expect(refused.state).toBe("failed");
+      expect(refused.reason).toContain(`Workspace root does not exist: ${missing}`);
+      const after = await operator.shell();
+      expect(after.projects.filter((project) => project.workspaceRoot === missing)).toEqual([]);
+      expect(after.threads.filter((thread) => thread.id === refused.threadId)).toEqual([]);
+    },
+    TURN_MS + 60_000,
   );
 });

@@ -121,7 +121,13 @@ export class T3Operator {
     return detail.thread;
   }
 
-  async shell(): Promise<{ threads: (Omit<StoredThread, "messages" | "activities"> & Record<string, unknown>)[] }> {
-    return (await this.call("GET", "/api/orchestration/shell")) as { threads: (Omit<StoredThread, "messages" | "activities"> & Record<string, unknown>)[] };
+  async shell(): Promise<StoredShell> {
+    return (await this.call("GET", "/api/orchestration/shell")) as StoredShell;
   }
+}
+
+/** T3's shell snapshot as the operator reads it: its threads, and its projects with their folders. */
+export interface StoredShell {
+  threads: (Omit<StoredThread, "messages" | "activities"> & Record<string, unknown>)[];
+  projects: { id: string; title: string; workspaceRoot: string; deletedAt?: string | null }[];
 }
