@@ -2,6 +2,7 @@
 // (graceful or killed), restart on the same port, a blackhole, a deaf window after listening, body
 // reading, bearer checks and the `/ws` upgrade into one Effect-RPC peer per socket (sim/rpc-peer.ts).
 // What a server answers is its own: sim/protocol1/server.ts and sim/protocol2/server.ts.
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -179,6 +180,41 @@ export abstract class SimHost {
   /** Closes the open sockets of a revoked session. */
   protected closeSocketsOf(session: BearerSession): void {
     for (const peer of this.peers) if (peer.session === session) peer.ws.close(4401, "session revoked");
+  }
+
+  /**
+   * Upstream T3's token exchange (`POST /oauth/token`), one copy for both protocols: a pairing
+   * credential for a bearer session with the scopes asked (or all it grants). An undecodable body
+   * gets an empty 400; a scope the credential does not grant, T3's `scope_not_granted`.
+   */
+  protected async exchangeToken(req: IncomingMessage, res: ServerResponse, unauthorized: (res: ServerResponse) => void): Promise<void> {
+    const contentType = req.headers["content-type"] ?? "";
+    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await readBody(req) : "");
+    const token = form.get("subject_token");
+    const valid =
+      form.get("grant_type") === "urn:ietf:params:oauth:grant-type:token-exchange" &&
+      form.get("subject_token_type") === "urn:t3:params:oauth:token-type:environment-bootstrap" &&
+      typeof token === "string";
+    if (!valid || !token) return sendEmpty(res, 400);
+    const scope = form.get("scope");
+    const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
+    if (!result.ok) {
+      if (result.reason === "scope_not_granted")
+        return sendJson(res, 400, {
+          _tag: "EnvironmentRequestInvalidError",
+          code: "invalid_request",
+          reason: "scope_not_granted",
+          traceId: randomUUID().replace(/-/g, ""),
+        });
+      return unauthorized(res);
+    }
+    sendJson(res, 200, {
+      access_token: result.session.token,
+      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      token_type: "Bearer",
+      expires_in: Math.floor((result.session.expiresAt - Date.now()) / 1000) - 1,
+      scope: result.session.scopes.join(" "),
+    });
   }
 
   /** The session a request's bearer token opens, and whether it offered none. */

@@ -50,7 +50,7 @@ describe("pairing", () => {
     const sim = await startSim({ generation: "upstream" });
     // The server fails inside its token endpoint, as T3 does on an internal error.
     Object.assign(sim, {
-      oauthToken: (_req: IncomingMessage, res: ServerResponse) => (body ? sendJson(res, 500, body) : sendEmpty(res, 500)),
+      exchangeToken: (_req: IncomingMessage, res: ServerResponse) => (body ? sendJson(res, 500, body) : sendEmpty(res, 500)),
     });
     const failure = service.request("pair.confirm", { input: sim.pairingUrl() });
     await expect(failure).rejects.toThrow(`T3 at ${sim.baseUrl} failed while pairing (HTTP 500`);

@@ -198,7 +198,8 @@ export class SimServer extends SimHost {
     }
     if (method === "GET" && path === "/.well-known/t3/environment") return sendJson(res, 200, this.descriptor());
     if (method === "GET" && path === "/api/auth/session") return this.authSession(req, res);
-    if (method === "POST" && path === "/oauth/token" && this.generation === "upstream") return this.oauthToken(req, res);
+    if (method === "POST" && path === "/oauth/token" && this.generation === "upstream")
+      return this.exchangeToken(req, res, (response) => this.unauthorized(response, false));
     if (method === "POST" && path === "/api/auth/bootstrap/bearer" && this.generation === "fork") return this.bootstrapBearer(req, res);
     if (method === "POST" && path === "/api/auth/websocket-ticket" && this.generation === "upstream") return this.socketTicket(req, res);
     if (method === "POST" && path === "/api/auth/ws-token" && this.generation === "fork") return this.socketTicket(req, res);
@@ -252,38 +253,6 @@ export class SimServer extends SimHost {
       sessionMethod: "bearer-session-token",
       expiresAt: new Date(result.session.expiresAt).toISOString(),
       sessionToken: result.session.token,
-    });
-  }
-
-  private async oauthToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const contentType = req.headers["content-type"] ?? "";
-    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await readBody(req) : "");
-    const token = form.get("subject_token");
-    const valid =
-      form.get("grant_type") === "urn:ietf:params:oauth:grant-type:token-exchange" &&
-      form.get("subject_token_type") === "urn:t3:params:oauth:token-type:environment-bootstrap" &&
-      typeof token === "string";
-    // Undecodable exchange bodies get an empty 400 with no content type.
-    if (!valid || !token) return sendEmpty(res, 400);
-    const scope = form.get("scope");
-    const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
-    if (!result.ok) {
-      if (result.reason === "scope_not_granted") {
-        return sendJson(res, 400, {
-          _tag: "EnvironmentRequestInvalidError",
-          code: "invalid_request",
-          reason: "scope_not_granted",
-          traceId: randomUUID().replace(/-/g, ""),
-        });
-      }
-      return this.unauthorized(res, false);
-    }
-    sendJson(res, 200, {
-      access_token: result.session.token,
-      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
-      token_type: "Bearer",
-      expires_in: Math.floor((result.session.expiresAt - Date.now()) / 1000) - 1,
-      scope: result.session.scopes.join(" "),
     });
   }
 

@@ -12,7 +12,7 @@ import { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../../shared/t3/protocol2/schemas";
 import type { ProviderKind } from "../providers";
 import { type BearerSession, SimAuth } from "../auth";
-import { type RefuseUpgrade, SimHost, readBody, sendEmpty, sendJson } from "../host";
+import { type RefuseUpgrade, SimHost, sendEmpty, sendJson } from "../host";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
 import { ProjectCreate, serverConfig } from "./config";
 import { LineageCommand } from "./lineage-commands";
@@ -246,7 +246,7 @@ export class V2SimServer extends SimHost {
         expiresAt: new Date(session.expiresAt).toISOString(),
       });
     }
-    if (method === "POST" && path === "/oauth/token") return this.oauthToken(req, res);
+    if (method === "POST" && path === "/oauth/token") return this.exchangeToken(req, res, (response) => this.unauthorized(response, false));
     if (method === "POST" && path === "/api/auth/websocket-ticket") {
       const { session, missing } = this.bearerSession(req);
       if (!session) return this.unauthorized(res, missing);
@@ -266,31 +266,6 @@ export class V2SimServer extends SimHost {
     }
     res.writeHead(method === "GET" ? 503 : 404, { "content-type": "text/plain" });
     res.end(method === "GET" ? "Service Unavailable" : "");
-  }
-
-  private async oauthToken(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const contentType = req.headers["content-type"] ?? "";
-    const form = new URLSearchParams(contentType.includes("application/x-www-form-urlencoded") ? await readBody(req) : "");
-    const token = form.get("subject_token");
-    if (form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:token-exchange" || !token) {
-      res.writeHead(400);
-      res.end();
-      return;
-    }
-    const scope = form.get("scope");
-    const result = this.auth.exchange(token, scope ? scope.split(" ").filter(Boolean) : undefined, form.get("client_label") ?? "");
-    if (!result.ok) {
-      if (result.reason === "scope_not_granted")
-        return sendJson(res, 400, { _tag: "EnvironmentRequestInvalidError", code: "invalid_request", reason: "scope_not_granted", traceId: traceId() });
-      return this.unauthorized(res, false);
-    }
-    sendJson(res, 200, {
-      access_token: result.session.token,
-      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
-      token_type: "Bearer",
-      expires_in: Math.floor((result.session.expiresAt - Date.now()) / 1000) - 1,
-      scope: result.session.scopes.join(" "),
-    });
   }
 
   /**
