@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { MemorySecretStore } from "../electron/fleet/secrets";
-import { FleetService } from "../electron/fleet/service";
+import { FleetService, type FleetServiceOptions } from "../electron/fleet/service";
 import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";
 import type { SimFleet } from "../sim/fleet";
 import { ensureRendererBuilt } from "./renderer-build";
@@ -21,11 +21,11 @@ export interface PageRig {
   close(): Promise<void>;
 }
 
-/** Starts the rig for a benchmark against `sims` (stopped by `close`); `name` marks its data folder. */
-export async function startPageRig(sims: SimFleet, name: string): Promise<PageRig> {
+/** Starts the rig for a benchmark against `sims` (stopped by `close`); `name` marks its data folder; `options` go to the service (e.g. a frame probe). */
+export async function startPageRig(sims: SimFleet, name: string, options: Partial<FleetServiceOptions> = {}): Promise<PageRig> {
   ensureRendererBuilt();
   const dataDir = await mkdtemp(join(tmpdir(), `t3-fleet-${name}-bench-`));
-  const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore() });
+  const service = await FleetService.start({ ...options, dataDir, secrets: new MemorySecretStore() });
   const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
