@@ -98,4 +98,38 @@ describe("agent details", () => {
     expect(applied().items).toEqual(service.detail(key).items);
     expect(appendedTexts).toBeGreaterThan(0);
   });
+
+  it("another page opening the agent while its reply streams costs the first page none of it", async () => {
+    const { sims, service, events } = await setup(["upstream"]);
+    const sim = sims.servers[0]!;
+    sim.agents.options.tokenStreaming = true;
+    const threadId = sims.createThread(sim, { title: "Streamer" });
+    await pairAll(service, sims);
+    const key = `${sim.environmentId}/${threadId}`;
+    let shown = (await service.request("agent.open", { key }, "page-a")) as AgentDetail;
+    const applied = () => {
+      for (const event of events.splice(0)) {
+        if (event.type === "agent.detail" && event.detail.key === key) shown = event.detail;
+        if (event.type === "agent.detailDelta" && event.delta.key === key) shown = applyDetailDelta(shown, event.delta);
+      }
+      return shown;
+    };
+    // The second page opens in the very task that changed the agent, before that change went out to the first.
+    let opens = 0;
+    service.model.subscribe((change) => {
+      if (opens < 5 && change.agents.some((view) => view.key === key)) {
+        opens++;
+        void service.request("agent.open", { key }, `page-b${opens}`);
+      }
+    });
+    const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
+    await service.request("agent.send", { key, text: words, expectedIntent: "new-turn" }, "page-a");
+    await until(
+      service,
+      () => applied().items.some((m) => m.type === "message" && m.role === "assistant" && m.text.includes("word59") && !m.streaming),
+      "reply shown",
+    );
+    expect(opens).toBe(5);
+    expect(applied().items).toEqual(service.detail(key).items);
+  });
 });
