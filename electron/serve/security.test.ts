@@ -1,12 +1,15 @@
 // The headless shell as an attacker on the same machine would try it: malformed requests before
 // any authentication, hostile frames, foreign Host and Origin, a replayed launch link, fuzzed bridge
 // requests, and a hunt for secrets in everything the shell wrote or sent.
+import { randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BRIDGE_CLOSE_MALFORMED, BRIDGE_CLOSE_UNAUTHORIZED, BridgeRequests, MAX_BRIDGE_FRAME_BYTES, type BridgeMethod } from "../../shared/bridge/contract";
+import { SimFleet } from "../../sim/fleet";
 import { SimServer } from "../../sim/protocol1/server";
+import { until } from "../fleet/service.testkit";
 import { cleanups, exchangeLaunchCode, httpRequest, openBridge, rawExchange, type ShellUnderTest, startShell } from "./shell.testkit";
 
 /** The shell still serves its page and opens a bridge for a fresh launch link. */
@@ -268,6 +271,55 @@ describe("secrets", () => {
     }
     const everything = [...logs, ...bridge.messages.map((message) => JSON.stringify(message)), ...files].join("\n");
     for (const secret of [...bearerTokens, pairingCode, "ZZZZZZZZZZZZ", "QQQQQQQQQQQQ", "WWWWWWWWWWWW"]) expect(everything).not.toContain(secret);
+    bridge.ws.close();
+  });
+});
+
+describe("a message's commandId", () => {
+  // The page chooses each message's commandId so that a resend after a lost answer is the same send
+  // (issue 43): a client replaying one, at once or under another text or agent, must not get a second message to T3.
+  it("replayed at once, or under another text or agent, gives one message at T3 and a clear refusal for the rest", async () => {
+    const { shell, service } = await startShell();
+    const sims = await SimFleet.start({ envs: 1, generations: ["upstream"], tickMs: 5 });
+    cleanups.push(() => sims.stop());
+    const sim = sims.servers[0]!;
+    const [target, other] = [sims.createThread(sim, { title: "Target" }), sims.createThread(sim, { title: "Other" })];
+    const dispatched: string[] = [];
+    const dispatch = sim.engine.dispatch.bind(sim.engine);
+    sim.engine.dispatch = (command) => {
+      dispatched.push(command.commandId);
+      return dispatch(command);
+    };
+    const bridge = await openBridge(shell.origin, await exchangeLaunchCode(shell.origin, shell.url));
+    await bridge.next((message) => message.type === "event");
+    let id = 0;
+    const ask = async (method: string, params: unknown) => {
+      const requestId = ++id;
+      bridge.ws.send(JSON.stringify({ type: "request", id: requestId, method, params }));
+      return bridge.next((message) => message.type === "response" && message.id === requestId);
+    };
+    expect(await ask("pair.confirm", { input: sim.pairingUrl() })).toMatchObject({ ok: true });
+    const key = (threadId: string) => `${sim.environmentId}/${threadId}`;
+    await until(service, () => [target, other].every((threadId) => service.model.agent(key(threadId))?.status === "idle"), "both idle");
+
+    const commandId = randomUUID();
+    const replays = await Promise.all(
+      Array.from({ length: 20 }, () => ask("agent.send", { key: key(target), text: "only once", expectedIntent: "new-turn", commandId })),
+    );
+    for (const answer of replays) expect(answer).toMatchObject({ ok: true, result: { commandId, text: "only once" } });
+    const refusal = { ok: false, error: { kind: "invalid", message: "This command id belongs to another message; nothing was sent." } };
+    expect(await ask("agent.send", { key: key(target), text: "something else", expectedIntent: "new-turn", commandId })).toMatchObject(refusal);
+    expect(await ask("agent.send", { key: key(other), text: "only once", expectedIntent: "new-turn", commandId })).toMatchObject(refusal);
+    for (const hostile of ["../../etc/passwd", "", "x".repeat(5_000), commandId.toUpperCase().replace(/-/g, "")])
+      expect(await ask("agent.send", { key: key(target), text: "only once", expectedIntent: "new-turn", commandId: hostile })).toMatchObject({
+        ok: false,
+        error: { kind: "invalid" },
+      });
+    await until(service, () => service.delivery(commandId)?.state === "answered", "answered");
+    const userTexts = (threadId: string) => sim.engine.threads.get(threadId)!.messages.flatMap((m) => (m.role === "user" ? [m.text] : []));
+    expect(userTexts(target)).toEqual(["only once"]);
+    expect(userTexts(other)).toEqual([]);
+    expect(dispatched.filter((dispatchedId) => dispatchedId === commandId)).toHaveLength(1);
     bridge.ws.close();
   });
 });
