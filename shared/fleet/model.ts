@@ -4,7 +4,7 @@
 // children index), never the whole fleet: O(changed).
 import { attentionFingerprint } from "./acknowledge";
 import type { AgentFacts, AgentLifecycle, ThreadDetailFacts } from "./facts";
-import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting, startingSince } from "./status";
+import { type DerivedStatus, STUCK_STARTING_MS, deriveStatus, displayStatus, isStarting } from "./status";
 import { activeSnooze } from "./snooze";
 import { awaitsReview } from "./needs";
 import { subagentRollup } from "./subagents";
@@ -20,16 +20,7 @@ import {
   worstOf,
 } from "./types";
 import { type FleetGlance, fleetCounts } from "./views";
-
-/** Most agents have no pending request and no subagent: they share one frozen empty list. */
-const NONE = Object.freeze([]) as unknown as never[];
-
-/** Agents seen in the same millisecond (a cold start) share one ISO string for it. */
-let lastIso: { ms: number; iso: string } = { ms: Number.NaN, iso: "" };
-function isoOf(ms: number): string {
-  if (lastIso.ms !== ms) lastIso = { ms, iso: new Date(ms).toISOString() };
-  return lastIso.iso;
-}
+import { agentViewOf } from "./agent-view";
 
 export interface FleetChange {
   agents: AgentView[];
@@ -515,48 +506,20 @@ export class FleetModel {
         ? previous?.lastKnownStatus === "running" && previous.stalled
         : watched - entry.lastActivityWatched >= this.options.stalledAfterMs;
     const stalled = running && (heldUp || quiet);
-    const parentThreadId = facts.parent?.threadId ?? null;
-    const view: AgentView = {
+    const view = agentViewOf({
       key,
       environmentId: env.meta.environmentId,
       threadId,
-      parentThreadId,
-      relationship: facts.parent?.relationship ?? null,
-      orphaned: parentThreadId !== null && !env.entries.has(parentThreadId),
-      title: facts.title,
-      projectId: facts.projectId,
-      projectTitle: facts.projectTitle,
-      providerInstanceId: facts.provider.instanceId,
-      providerDriver: facts.provider.driver,
-      model: facts.provider.model,
-      effort: facts.provider.effort,
-      runtimeMode: facts.runtimeMode,
-      status: shown.status,
-      lastKnownStatus: entry.derived.status,
-      asOf: shown.asOf,
+      facts,
+      detail,
+      derived: entry.derived,
+      shown,
       stalled,
       heldUp,
-      reason: entry.derived.reason,
-      lifecycle: facts.lifecycle,
-      activeRunId: facts.activeRunId,
-      queuePosition: facts.run.phase === "queued" ? facts.run.position : null,
-      startingSince: startingSince(facts.run),
-      capabilities: facts.capabilities,
-      pending: detail?.pending ?? NONE,
+      lastActivityMs: entry.lastActivityMs,
       // A native subagent carried by a child thread the fleet shows is that child, not a second row.
-      subagents: detail?.subagents.length
-        ? detail.subagents.filter((subagent) => subagent.childThreadId === null || !env.entries.has(subagent.childThreadId))
-        : NONE,
-      updatedAt: facts.updatedAt,
-      lastActivityAt: isoOf(entry.lastActivityMs),
-      acknowledged: false,
-      workspaceRoot: facts.workspaceRoot ?? null,
-      branch: facts.branch ?? null,
-      worktreePath: facts.worktreePath ?? null,
-      snoozedUntil: facts.snoozedUntil ?? null,
-      ...(detail?.changes?.length && { changes: detail.changes }),
-      ...(detail?.usage && { usage: detail.usage }),
-    };
+      shows: (otherThreadId) => env.entries.has(otherThreadId),
+    });
     const acknowledged = this.acknowledgements.get(key);
     view.acknowledged = acknowledged !== undefined && acknowledged === attentionFingerprint(view, facts);
     const snooze = this.snoozes.get(key);
