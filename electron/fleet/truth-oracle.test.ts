@@ -193,4 +193,18 @@ describe("the truth oracle", () => {
     // Uncertain is an honest word whatever T3 holds.
     expect(kinds([stored("a")], fleetOf([agentView("a", "idle")], { deliveries: [{ ...message, state: "uncertain" }] }))).toEqual([]);
   });
+
+  it("receipts T3 can no longer judge: a deleted thread's, and an answer from before an in-place upgrade that did not carry requests", () => {
+    const message = delivery({ text: "hello", state: "answered" });
+    const approval = delivery({ commandId: "c2", kind: "approval", requestId: "r1" });
+    const deletedRow = agentView("a", "deleted");
+    expect(kinds([stored("a", { state: "deleted" })], fleetOf([deletedRow], { deliveries: [message, approval] }))).toEqual([]);
+    // Imported: its messages came along (one stored here), its requests did not; a request it does hold is judged.
+    const imported = stored("a", { imported: true, userMessages: ["hello"] });
+    expect(kinds([imported], fleetOf([agentView("a", "idle")], { deliveries: [message, approval] }))).toEqual([]);
+    const pending = { requestId: "r1", end: "pending" as const, decision: null, words: null };
+    expect(kinds([{ ...imported, requests: [pending] }], fleetOf([agentView("a", "idle")], { deliveries: [approval] }))).toContain("receipt");
+    // Not imported: a message T3 never stored is still a contradiction.
+    expect(kinds([stored("a")], fleetOf([agentView("a", "idle")], { deliveries: [message] }))).toEqual(["receipt"]);
+  });
 });

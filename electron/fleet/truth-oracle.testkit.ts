@@ -64,6 +64,11 @@ export interface StoredThreadTruth {
   /** Each user message's text as T3 stored it. */
   userMessages: string[];
   requests: StoredRequest[];
+  /**
+   * Imported by an in-place upgrade to protocol 2: T3 carried its messages, not its approvals and
+   * questions (docs/t3-protocols.md, "Protocol 2"), so an answer from before cannot be judged.
+   */
+  imported?: boolean;
 }
 
 /** What one server stored, as a reader found it. */
@@ -245,11 +250,14 @@ function compareReceipts(
   wordsSeen: Map<string, Set<string>> | undefined,
   add: (...args: [ContradictionKind, string, string, string]) => void,
 ) {
+  // A deleted thread is no longer readable at T3: nothing is left to judge a receipt by.
+  if (thread.state === "deleted") return;
   const mine = deliveries.filter((delivery) => delivery.agentKey === key);
   for (const delivery of mine) {
     const reached = delivery.state === "delivered" || delivery.state === "answered";
     if (delivery.kind === "approval" || delivery.kind === "input") {
       const request = thread.requests.find((candidate) => candidate.requestId === delivery.requestId);
+      if (!request && thread.imported) continue;
       const record = request ? `request ${request.requestId} ${request.end}${request.words ? ` · ${JSON.stringify(request.words)}` : ""}` : "no such request";
       const receipt = `${delivery.kind} ${delivery.state}${delivery.reason ? ` · ${JSON.stringify(delivery.reason)}` : ""}`;
       if (reached && request?.end !== "resolved") add("receipt", thread.threadId, record, `${receipt} (reached the agent)`);

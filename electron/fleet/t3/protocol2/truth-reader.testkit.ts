@@ -6,6 +6,7 @@ import type { SubagentStatus } from "../../../../shared/fleet/facts";
 import { SUBAGENT_STATUS } from "../../../../shared/t3/protocol2/facts";
 import type { T3V2Operator, V2Projection, V2ShellRow } from "../../../../sim/protocol2/operator.testkit";
 import type { ServerTruth, StoredRequest, StoredState, StoredThreadTruth } from "../../truth-oracle.testkit";
+import { CHILD_THREAD_ID } from "../protocol1/truth-reader.testkit";
 
 interface Row extends V2ShellRow {
   activityRunStatus?: string | null;
@@ -81,12 +82,14 @@ export async function readProtocol2Truth(operator: T3V2Operator, environmentId: 
     const state = stateOf(row, archived);
     threads.push({
       threadId: row.id,
-      parentThreadId: row.lineage.parentThreadId,
+      // A thread without lineage (imported by an in-place upgrade) is a child by the `sub.<parent>.<suffix>` convention, as on protocol 1.
+      parentThreadId: row.lineage.parentThreadId ?? CHILD_THREAD_ID.exec(row.id)?.[1] ?? null,
       state,
       error: state === "failed" ? failureOf(row, projection) : null,
       subagents: subagentsOf(projection),
       userMessages: projection.messages.filter((message) => message.role === "user").map((message) => message.text),
       requests: requestsOf(projection),
+      imported: row["historyOrigin"] === "v1_import",
     });
   }
   const listed = new Set(threads.map((thread) => thread.threadId));
