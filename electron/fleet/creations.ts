@@ -370,7 +370,7 @@ export class Creations {
         return false;
       }
       // The thread or project is there already (a create T3 carried out whose answer was lost): the caller decides.
-      if ((command.type === "create-thread" || command.type === "create-project") && /already exists/i.test(failure.message))
+      if ((command.type === "create-thread" || command.type === "create-project") && /already (exists|registered)/i.test(failure.message))
         return { refused: failure.message.trim() };
       this.update(tracked, { state: "failed", reason: failure.message.trim() || "T3 refused it without saying why.", retry: false });
       this.settled(tracked);
