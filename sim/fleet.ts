@@ -8,7 +8,8 @@ import { PROVIDERS, type ProviderKind } from "./providers";
 import type { Generation, ThreadState, WireSession } from "./protocol1/model";
 import { SimServer, type SimServerOptions } from "./protocol1/server";
 import { handleMachineControl } from "./machine-control";
-import { handleV2Control, seedV2Environment, upgradeToV2 } from "./protocol2/fleet-hooks";
+import { handleV2Control, seedV2Environment } from "./protocol2/fleet-hooks";
+import { upgradeToV2 } from "./upgrade";
 import { V2SimServer } from "./protocol2/server";
 import { changeThread, mergeMessages, threadList, userMessages } from "./soak-hooks";
 

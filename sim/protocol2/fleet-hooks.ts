@@ -2,9 +2,8 @@
 // in-place upgrade of a protocol-1 machine. Kept here so the protocol-1 fleet file gains only hooks.
 import { z } from "zod";
 import { PROVIDERS, type ProviderKind } from "../providers";
-import type { SimServer } from "../protocol1/server";
 import type { AgentStep } from "./engine";
-import { V2SimServer } from "./server";
+import type { V2SimServer } from "./server";
 
 const PROVIDER_KINDS = Object.keys(PROVIDERS) as ProviderKind[];
 
@@ -71,11 +70,6 @@ export function sendV2Message(server: V2SimServer, threadId: string, text: strin
     attachments: [],
     dispatchMode: { type: "queue_after_active" },
   });
-}
-
-/** Replaces a running protocol-1 machine by a protocol-2 one on the same port (see V2SimServer.upgradeInPlace). */
-export function upgradeToV2(server: SimServer, tickMs?: number): Promise<V2SimServer> {
-  return V2SimServer.upgradeInPlace(server, { ...(tickMs !== undefined && { tickMs }) });
 }
 
 const ControlThread = z.object({

@@ -30,7 +30,8 @@ import {
 } from "../../../../shared/t3/protocol2/schemas";
 import { SimServer } from "../../../../sim/protocol1/server";
 import { providerTurnRunning, untilEngine } from "../../../../sim/protocol2/engine.testkit";
-import { V2SimServer } from "../../../../sim/protocol2/server";
+import type { V2SimServer } from "../../../../sim/protocol2/server";
+import { upgradeInPlace } from "../../../../sim/upgrade";
 import { T3EnvironmentClient } from "../client";
 import type { RpcSocket } from "../rpc-socket";
 import { FleetRecorder, ThreadDetailRecorder, v2Fixture } from "./recorders.testkit";
@@ -409,7 +410,7 @@ describe("in-place upgrade from protocol 1 to protocol 2", () => {
     const before = await client.http.json({ method: "GET", path: "/.well-known/t3/environment" }, EnvironmentDescriptor, "descriptor");
     expect(before.orchestrationProtocolVersion).toBeUndefined();
 
-    const v2 = await V2SimServer.upgradeInPlace(v1, { tickMs: 2 });
+    const v2 = await upgradeInPlace(v1, { tickMs: 2 });
     cleanups.push(() => v2.stop());
     expect(v2.baseUrl).toBe(v1.baseUrl);
     const after = await client.http.json({ method: "GET", path: "/.well-known/t3/environment" }, EnvironmentDescriptor, "descriptor");

@@ -6,6 +6,7 @@ import type { ConnectionPhase } from "../../../../shared/fleet/types";
 import { FLEET_SCOPES } from "../../../../shared/t3/pairing";
 import { SimServer } from "../../../../sim/protocol1/server";
 import { V2SimServer } from "../../../../sim/protocol2/server";
+import { upgradeInPlace } from "../../../../sim/upgrade";
 import { ConnectionSupervisor } from "../../supervisor";
 import { T3EnvironmentClient } from "../client";
 import { OriginToken } from "../origin-token";
@@ -95,7 +96,7 @@ describe("protocol 2 through the connection supervisor", () => {
     expect(supervisor.protocol).toBe(1);
     expect([...seen.agents().keys()].sort()).toEqual(["alpha", "beta"]);
 
-    const v2 = await V2SimServer.upgradeInPlace(v1, { tickMs: 2 });
+    const v2 = await upgradeInPlace(v1, { tickMs: 2 });
     cleanups.push(() => v2.stop());
     await seen.until("phase", () => (supervisor.protocol === 2 && supervisor.phase.phase === "online" ? true : undefined));
     expect([...seen.agents().keys()].sort()).toEqual(["alpha", "beta"]);
@@ -142,7 +143,7 @@ describe("protocol 2 through the connection supervisor", () => {
         const descriptor = await super.identify();
         descriptorReads++;
         if (!upgraded) {
-          upgraded = await V2SimServer.upgradeInPlace(v1, { tickMs: 2 });
+          upgraded = await upgradeInPlace(v1, { tickMs: 2 });
           cleanups.push(() => upgraded!.stop());
         }
         return descriptor;
