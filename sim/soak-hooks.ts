@@ -23,7 +23,7 @@ export function userMessages(server: SimServer | V2SimServer): Record<string, st
 
 /**
  * A machine's messages across an in-place upgrade: a thread the upgrade imported holds its earlier
- * messages itself (sim/protocol2/server.ts, upgradeInPlace), so the current ones are all; a thread
+ * messages itself (sim/upgrade.ts), so the current ones are all; a thread
  * it did not import (deleted before) keeps what its earlier incarnation stored.
  */
 export function mergeMessages(earlier: Record<string, string[]> | undefined, current: Record<string, string[]>): Record<string, string[]> {
