@@ -18,6 +18,7 @@ import type { SkippedItem } from "../../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
 import { T3Error } from "../../../../shared/t3/errors";
 import type { ReadModelSnapshot, ThreadShell } from "../../../../shared/t3/protocol1/schemas";
+import { type RowModes, wireCommand } from "./wire-commands";
 import type {
   AdapterContext,
   ProtocolAdapter,
@@ -76,9 +77,7 @@ class Protocol1Thread implements FollowedThread {
  * What the adapter keeps of a thread's latest shell row: only what it looks up later (commands need
  * the modes, the stream-lag check the session's time), not the whole decoded row.
  */
-interface RowLookups {
-  runtimeMode: ThreadShell["runtimeMode"];
-  interactionMode: ThreadShell["interactionMode"];
+interface RowLookups extends RowModes {
   sessionUpdatedAt: string | null;
 }
 
@@ -508,71 +507,11 @@ class Protocol1Session implements AdapterSession {
   execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
     let wire: ClientCommand | ThreadSettleCommand;
     try {
-      wire = this.toWire(command);
+      wire = wireCommand(command, (threadId) => this.adapter.lastRows.get(threadId));
     } catch (error) {
       return Promise.reject(T3Error.from(error));
     }
     return this.connection.dispatch(wire, timeoutMs);
-  }
-
-  private toWire(command: AgentCommand): ClientCommand | ThreadSettleCommand {
-    const createdAt = new Date().toISOString();
-    if (command.type === "create-project") {
-      const { commandId, projectId, title, workspaceRoot, createIfMissing } = command;
-      return { type: "project.create", commandId, projectId, title, workspaceRoot, createWorkspaceRootIfMissing: createIfMissing, createdAt };
-    }
-    const { commandId, threadId } = command;
-    switch (command.type) {
-      case "send": {
-        // Protocol 1 has one way to send: T3 steers or starts a new turn by provider (the agent's capabilities say which).
-        const row = this.adapter.lastRows.get(threadId);
-        return {
-          type: "thread.turn.start",
-          commandId,
-          threadId,
-          message: { messageId: command.messageId, role: "user", text: command.text, attachments: [] },
-          runtimeMode: !row || row.runtimeMode === "unknown" ? "full-access" : row.runtimeMode,
-          interactionMode: !row || row.interactionMode === "unknown" ? "default" : row.interactionMode,
-          createdAt,
-        };
-      }
-      case "respond-approval": {
-        if (command.decision === "acceptAlways") throw new T3Error("rejected", "This T3 version offers no 'accept always'.");
-        return { type: "thread.approval.respond", commandId, threadId, requestId: command.requestId, decision: command.decision, createdAt };
-      }
-      case "respond-input":
-        return { type: "thread.user-input.respond", commandId, threadId, requestId: command.requestId, answers: command.answers, createdAt };
-      case "interrupt":
-        return { type: "thread.turn.interrupt", commandId, threadId, ...(command.runId && { turnId: command.runId }), createdAt };
-      case "stop":
-        return { type: "thread.session.stop", commandId, threadId, createdAt };
-      case "cancel-queued":
-        throw new T3Error("rejected", "This T3 version has no queued turns to cancel.");
-      case "settle":
-        // Upstream protocol-1 servers that advertise threadSettlement accept it (docs/t3-protocols.md, "Commands").
-        return { type: "thread.settle", commandId, threadId };
-      case "snooze":
-        // Likewise for servers that advertise threadSnooze; T3 wakes the thread itself at that time or on new activity.
-        return { type: "thread.snooze", commandId, threadId, snoozedUntil: command.until };
-      case "unsettle":
-        return { type: "thread.unsettle", commandId, threadId, reason: "user" };
-      case "unsnooze":
-        return { type: "thread.unsnooze", commandId, threadId, reason: "user" };
-      case "create-thread":
-        return {
-          type: "thread.create",
-          commandId,
-          threadId,
-          projectId: command.projectId,
-          title: command.title,
-          modelSelection: { instanceId: command.instanceId, model: command.model },
-          runtimeMode: command.runtimeMode,
-          interactionMode: "default",
-          branch: null,
-          worktreePath: null,
-          createdAt,
-        };
-    }
   }
 }
 
