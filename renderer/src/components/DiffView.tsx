@@ -60,7 +60,7 @@ function MarkedText({ text }: { text: string }) {
 const FLAG =
   "This line holds characters that are not shown as they act (bidi or control characters), marked here: the code may run in another order than it reads.";
 
-const CodeLine = memo(function CodeLine({ line, grammar, ready }: { line: DiffLine; grammar: string | null; ready: number }) {
+const CodeLine = memo(function CodeLine({ line, grammar, ready, scrolling }: { line: DiffLine; grammar: string | null; ready: number; scrolling: boolean }) {
   void ready; // a new grammar version re-renders the line coloured
   if (line.hidden) {
     const header = line.kind === "file" || line.kind === "hunk" || line.kind === "meta";
@@ -84,7 +84,9 @@ const CodeLine = memo(function CodeLine({ line, grammar, ready }: { line: DiffLi
   }
   if (line.kind === "file") return <div className="diff-line diff-file">{line.text}</div>;
   if (line.kind === "hunk" || line.kind === "meta") return <div className={`diff-line diff-${line.kind}`}>{line.text}</div>;
-  const coloured = colouredCode(line, grammar);
+  // While the diff scrolls, a line not coloured yet shows plain and is coloured once it rests: colouring
+  // every line a fast scroll passes kept the page busy most of a core (bench/diff.bench.ts).
+  const coloured = scrolling ? (colouredLines.get(line) ?? null) : colouredCode(line, grammar);
   const marker = line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
   return (
     <div className={`diff-line diff-${line.kind}`}>
@@ -112,7 +114,7 @@ function DiffLines({ text }: { text: string }) {
     count: lines.length,
     getScrollElement: () => ref.current,
     estimateSize: () => LINE_PX,
-    overscan: 12,
+    overscan: 8,
     useFlushSync: false,
   });
   const items = virtualizer.getVirtualItems();
@@ -127,14 +129,21 @@ function DiffLines({ text }: { text: string }) {
       ) : null}
       <div className="diff-lines" ref={ref} data-testid="diff-lines" tabIndex={0} role="region" aria-label="Diff">
         <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-          {items.map((item) => {
-            const line = lines[item.index]!;
-            return (
-              <div key={item.key} style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${item.start}px)`, height: LINE_PX }}>
-                <CodeLine line={line} grammar={line.kind === "file" ? null : grammarOf(extensionOf(line.path))} ready={ready} />
-              </div>
-            );
-          })}
+          {/* One block moved to the first line in view, its lines in flow (each LINE_PX high): a scroll moves one box, not one per line. */}
+          <div style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${items[0]?.start ?? 0}px)` }}>
+            {items.map((item) => {
+              const line = lines[item.index]!;
+              return (
+                <CodeLine
+                  key={item.key}
+                  line={line}
+                  grammar={line.kind === "file" ? null : grammarOf(extensionOf(line.path))}
+                  ready={ready}
+                  scrolling={virtualizer.isScrolling}
+                />
+              );
+            })}
+          </div>
         </div>
       </div>
     </>
