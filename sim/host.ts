@@ -36,6 +36,20 @@ export function bearerOf(req: IncomingMessage): string | undefined {
   return header?.startsWith("Bearer ") ? header.slice("Bearer ".length) : undefined;
 }
 
+/** What a client asks of a shell or thread stream (both protocols name the fields alike): resume after a sequence, a completion marker. */
+export interface StreamRequest {
+  threadId: unknown;
+  options: { afterSequence: number | undefined; marker: boolean };
+}
+
+export function streamRequestOf(payload: unknown): StreamRequest {
+  const request = (payload ?? {}) as { threadId?: unknown; afterSequence?: unknown; requestCompletionMarker?: unknown };
+  return {
+    threadId: request.threadId,
+    options: { afterSequence: typeof request.afterSequence === "number" ? request.afterSequence : undefined, marker: request.requestCompletionMarker === true },
+  };
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json", "access-control-allow-origin": "*" });
   res.end(JSON.stringify(body));

@@ -10,7 +10,7 @@ import { Agents } from "./agents";
 import { PROVIDERS } from "../providers";
 import type { TurnScript } from "./turn-scripts";
 import { type BearerSession, SimAuth } from "../auth";
-import { type RefuseUpgrade, SimHost, bearerOf, readBody, sendEmpty, sendJson } from "../host";
+import { type RefuseUpgrade, SimHost, bearerOf, streamRequestOf, readBody, sendEmpty, sendJson } from "../host";
 import { CommandInvariantError, Engine, RESUME_REPLAY_LIMIT, THREAD_STREAM_EVENT_TYPES } from "./engine";
 import { type Generation, type ThreadState, type WireEvent, quirksOf } from "./model";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
@@ -418,17 +418,13 @@ export class SimServer extends SimHost {
           sink.fail(denied);
           return () => {};
         }
-        const request = (payload ?? {}) as { threadId?: unknown; afterSequence?: unknown; requestCompletionMarker?: unknown };
-        const options = {
-          afterSequence: typeof request.afterSequence === "number" ? request.afterSequence : undefined,
-          marker: request.requestCompletionMarker === true,
-        };
+        const { threadId, options } = streamRequestOf(payload);
         if (tag === "orchestration.subscribeShell") return this.shellStream(sink, options);
-        if (typeof request.threadId !== "string") {
+        if (typeof threadId !== "string") {
           sink.fail({ _tag: "OrchestrationGetSnapshotError", message: "Missing threadId" });
           return () => {};
         }
-        return this.threadStream(request.threadId, sink, options);
+        return this.threadStream(threadId, sink, options);
       },
     };
   }

@@ -11,7 +11,7 @@ import { buildPairingUrl } from "../../shared/t3/pairing";
 import { ClientCommandV2 } from "../../shared/t3/protocol2/commands";
 import { ORCHESTRATION_PROTOCOL_HEADER, ORCHESTRATION_PROTOCOL_QUERY } from "../../shared/t3/protocol2/schemas";
 import { type BearerSession, SimAuth } from "../auth";
-import { type RefuseUpgrade, SimHost, sendEmpty, sendJson } from "../host";
+import { type RefuseUpgrade, SimHost, sendEmpty, streamRequestOf, sendJson } from "../host";
 import { type RpcHandlers, RpcPeer, type StreamSink } from "../rpc-peer";
 import { ProjectCreate, serverConfig } from "./config";
 import { LineageCommand } from "./lineage-commands";
@@ -380,18 +380,14 @@ export class V2SimServer extends SimHost {
           sink.fail(denied);
           return () => {};
         }
-        const request = (payload ?? {}) as { threadId?: unknown; afterSequence?: unknown; requestCompletionMarker?: unknown };
-        const options = {
-          afterSequence: typeof request.afterSequence === "number" ? request.afterSequence : undefined,
-          marker: request.requestCompletionMarker === true,
-        };
+        const { threadId, options } = streamRequestOf(payload);
         const guarded = this.slowConsumerGuard(sink);
         if (tag === "orchestration.subscribeShell") return this.shellStream(guarded, options);
-        const state = typeof request.threadId === "string" ? this.engine.threads.get(request.threadId) : undefined;
+        const state = typeof threadId === "string" ? this.engine.threads.get(threadId) : undefined;
         if (!state) {
           sink.fail({
             _tag: "OrchestrationV2GetThreadProjectionError",
-            threadId: typeof request.threadId === "string" && request.threadId ? request.threadId : "?",
+            threadId: typeof threadId === "string" && threadId ? threadId : "?",
             message: "Thread was not found.",
           });
           return () => {};
