@@ -3,7 +3,7 @@
 // keep the tab, the saved view choices and the desktop shell in step with the store.
 import { type BridgeEvent, ShellCommand } from "../../../shared/bridge/contract";
 import type { Bridge } from "../bridge/client";
-import { flushDetailDeltas, receiveDetail, receiveDetailDelta } from "./detail-deltas";
+import { receiveDetail, receiveDetailDelta } from "./detail-deltas";
 import { dispatch } from "./dispatch";
 import { currentInbox } from "./inbox";
 import { handledList } from "./handled-list";
@@ -33,16 +33,10 @@ export function startEffects(instance: Bridge): () => void {
     const { filters, environments } = store();
     if (filters.environmentId && !environments.has(filters.environmentId)) store().setFilters({ environmentId: null });
   };
-  // One frame callback for fleet and transcript deltas, so a frame with both renders once.
   let frameRequested = false;
-  let fleetDeltasDue = false;
   const flushFrame = () => {
     frameRequested = false;
-    flushDetailDeltas();
-    if (fleetDeltasDue) {
-      fleetDeltasDue = false;
-      flushDeltas();
-    }
+    flushDeltas();
   };
   const requestFrame = () => {
     if (frameRequested) return;
@@ -65,16 +59,14 @@ export function startEffects(instance: Bridge): () => void {
         break;
       case "fleet.delta":
         pendingDeltas.push(event);
-        fleetDeltasDue = true;
         requestFrame();
         break;
       case "agent.detail":
         receiveDetail(event.detail);
         break;
       case "agent.detailDelta":
-        // The first delta since the last frame shows at once; those after it join the next frame.
-        receiveDetailDelta(event.delta, frameRequested);
-        requestFrame();
+        // Paced by this page's frames (renderer/src/bridge/client.ts): shown at once, in the frame being drawn.
+        receiveDetailDelta(event.delta);
         break;
       case "delivery":
         store().receiveDelivery(event.delivery);
