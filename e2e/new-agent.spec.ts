@@ -157,7 +157,11 @@ test.describe("New agent", () => {
       await page.keyboard.press("Shift+N");
       const dialog = page.getByTestId("new-agent-dialog");
       await expect(page.getByTestId("new-agent-machine")).toBeFocused();
-      if (onV2) await page.keyboard.press("ArrowDown");
+      // Chosen once it can be (on a loaded machine a connection may drop and come back meanwhile).
+      if (onV2) {
+        await expect(page.getByTestId("new-agent-machine").locator("option", { hasText: v2!.label })).toBeEnabled();
+        await page.keyboard.press("ArrowDown");
+      }
       await expect(page.getByTestId("new-agent-machine")).toHaveValue(sim.environmentId);
       await expect(page.getByTestId("new-agent-project").locator("option").last()).toHaveText("New project…");
 

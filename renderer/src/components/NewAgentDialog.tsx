@@ -26,12 +26,11 @@ export function NewAgentDialog() {
   const first = useRef<HTMLSelectElement>(null);
   useEffect(() => first.current?.focus(), []);
   const environments = useFleet((s) => s.environments);
-  // Why a machine cannot be chosen, with its last-seen time in this window's clock (the service words it in ISO).
+  // Why a machine cannot be chosen, from its live state (one back online while the form is open can be
+  // chosen again), with its last-seen time in this window's clock (the service words it in ISO).
   const machines = (choices?.machines ?? []).map((entry) => {
     const env = environments.get(entry.environmentId);
-    return entry.unavailable && env
-      ? { ...entry, unavailable: machineUnavailable(env, true, (iso) => clockTime(Date.parse(iso))) ?? entry.unavailable }
-      : entry;
+    return env ? { ...entry, unavailable: machineUnavailable(env, true, (iso) => clockTime(Date.parse(iso))) } : entry;
   });
   const environmentId = choices?.optionsFor ?? "";
   return (
@@ -183,7 +182,7 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
         </select>
       </label>
       <p className="hint" id="new-agent-project-note" data-testid="new-agent-project-note">
-        {options?.projectCreation ?? (options ? "Or New project…: a folder on that machine, which T3 adds as a project." : null)}
+        {options?.projectCreation ?? (options && !creatingProject ? "Or New project…: a folder on that machine, which T3 adds as a project." : null)}
       </p>
       {creatingProject ? <NewProjectFields value={newProject} onChange={setNewProject} machine={machine?.label ?? "that machine"} /> : null}
       <div className="new-agent-row">
