@@ -6,103 +6,16 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { decodeWith } from "../decode";
 import { TRANSCRIPT_TAIL_ITEMS, TRANSCRIPT_TRIM_BATCH } from "../../fleet/transcript-tail";
-import { type OrchestrationEvent, OrchestrationEventSchema, type ThreadDetailSnapshot, ThreadStreamItemSchema } from "./schemas";
-import { ThreadProjection } from "./thread-projection";
+import { heldBytes, longThread } from "./long-thread.testkit";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
-
-function recordedSnapshot(name: string): ThreadDetailSnapshot {
-  const decoded = decodeWith(ThreadStreamItemSchema, JSON.parse(readFileSync(resolve(fixtures, name), "utf8")), name);
-  if (!decoded.ok || decoded.value.kind !== "snapshot") throw new Error(`${name}: not a thread snapshot`);
-  return decoded.value.snapshot;
-}
-
-/** Server time `step` seconds after the thread's start. */
-const at = (step: number) => new Date(Date.UTC(2026, 10, 30, 1) + step * 1000).toISOString();
-
-class Feed {
-  step = 0;
-  constructor(readonly projection: ThreadProjection) {}
-
-  send(type: string, payload: object): void {
-    const projection = this.projection;
-    const threadId = projection.thread!.id;
-    const sequence = projection.lastSequence + 1;
-    const decoded = decodeWith(
-      OrchestrationEventSchema,
-      {
-        sequence,
-        eventId: `e-${sequence}`,
-        aggregateKind: "thread",
-        aggregateId: threadId,
-        type,
-        occurredAt: at(this.step),
-        commandId: null,
-        payload: { threadId, ...payload },
-      },
-      type,
-    );
-    if (!decoded.ok) throw new Error(decoded.error.message);
-    projection.applyEvent(decoded.value as OrchestrationEvent);
-  }
-
-  message(id: string, role: "user" | "assistant", turnId: string | null, text: string): void {
-    const time = at(++this.step);
-    this.send("thread.message-sent", { messageId: id, role, text, turnId, streaming: false, createdAt: time, updatedAt: time });
-  }
-
-  activity(id: string, kind: string, turnId: string, payload: object, tone = "tool"): void {
-    this.send("thread.activity-appended", { activity: { id, tone, kind, summary: kind, payload, turnId, createdAt: at(++this.step) } });
-  }
-
-  session(status: "running" | "ready", turnId: string | null): void {
-    const session = {
-      threadId: this.projection.thread!.id,
-      status,
-      providerName: "codex",
-      runtimeMode: "full-access",
-      activeTurnId: turnId,
-      lastError: null,
-      updatedAt: at(++this.step),
-    };
-    this.send("thread.session-set", { session });
-  }
-
-  /** One whole turn: a message, its session, tool calls, a token report, a reply and a checkpoint. */
-  turn(index: number, extra: (turnId: string) => void = () => {}): void {
-    const turnId = `turn-${index}`;
-    this.message(`user-${index}`, "user", null, `Please do step ${index} of the plan, carefully.`);
-    this.session("running", turnId);
-    this.activity(`cmd-${index}`, "tool.started", turnId, { itemType: "command_execution", data: { command: `npm test -- ${index}` } });
-    this.activity(`cmd-${index}-done`, "tool.completed", turnId, { itemType: "command_execution", data: { command: `npm test -- ${index}`, exitCode: 0 } });
-    extra(turnId);
-    this.activity(`usage-${index}`, "context-window.updated", turnId, { usedTokens: 1_000 + index, maxTokens: 200_000, totalProcessedTokens: 10 }, "info");
-    this.message(`reply-${index}`, "assistant", turnId, `Step ${index} is done: every test passes and nothing else changed.`);
-    this.send("thread.turn-diff-completed", {
-      turnId,
-      checkpointTurnCount: index,
-      checkpointRef: `ref-${index}`,
-      status: "ready",
-      files: [{ path: `src/step-${index}.ts`, kind: "modified", additions: 1, deletions: 1 }],
-      assistantMessageId: `reply-${index}`,
-      completedAt: at(++this.step),
-    });
-    this.session("ready", null);
-  }
-}
-
-/** What the projection holds, in bytes of JSON: a rough size of its retained state. */
-function heldBytes(projection: ThreadProjection): number {
-  return JSON.stringify(projection.thread).length + JSON.stringify(projection.transcript()).length;
-}
+const recording = JSON.parse(readFileSync(resolve(fixtures, "t3-0.0.42/thread-completed.json"), "utf8")) as unknown;
 
 describe("protocol 1: a followed thread holds a bounded tail of its transcript", () => {
   it("thousands of turns hold a bounded number of items and bytes; the history's facts stay", () => {
-    const projection = new ThreadProjection();
-    projection.applySnapshot(recordedSnapshot("t3-0.0.42/thread-completed.json"));
-    const feed = new Feed(projection);
+    const feed = longThread(recording);
+    const { projection } = feed;
     // The largest held size over a window of runs early on, and over the last one (trimming goes in batches).
     let earlyMax = 0;
     let lateMax = 0;
@@ -152,9 +65,8 @@ describe("protocol 1: a followed thread holds a bounded tail of its transcript",
   });
 
   it("a message that left the tail is still found by id, with its run's reply after it", () => {
-    const projection = new ThreadProjection();
-    projection.applySnapshot(recordedSnapshot("t3-0.0.42/thread-completed.json"));
-    const feed = new Feed(projection);
+    const feed = longThread(recording);
+    const { projection } = feed;
     feed.message("sent-by-fleet", "user", null, "Steer: also update the changelog.");
     feed.session("running", "turn-long");
     for (let index = 0; index < 2 * TRANSCRIPT_TAIL_ITEMS; index++)
