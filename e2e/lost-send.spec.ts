@@ -1,7 +1,16 @@
 // A message whose answer was lost with the page's socket to T3 Fleet (issue 43): the composer says it
 // may have been sent and holds Send until T3 Fleet's receipts are back; then it is its receipt, or it
 // comes back to be sent again under the same commandId. Either way T3 has it once.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Page } from "@playwright/test";
+import type { DeliveryJournal } from "../electron/fleet/delivery-journal";
+import { MemorySecretStore } from "../electron/fleet/secrets";
+import { FleetService } from "../electron/fleet/service";
+import { type HeadlessShell, startHeadlessShell } from "../electron/serve/server";
+import { SimFleet } from "../sim/fleet";
 import { tapBridge } from "./bridge-tap";
 import { agentRow, expect, type Fleet, test } from "./fixtures";
 
@@ -83,4 +92,71 @@ test("a send lost before it reached T3 Fleet comes back once the receipts are kn
   expect(first?.commandId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   expect(sends()).toHaveLength(2);
   expect(atServer(text)).toBe(1);
+});
+
+test("a send in flight when T3 Fleet is killed: held while it is down, its restored receipt in the tab that opens the new link, at T3 once", async ({
+  page,
+}) => {
+  // Its own fleet (the fixture's cannot restart): one simulated machine, the service and the shell on a fixed port.
+  const rendererDir = join(resolve(dirname(fileURLToPath(import.meta.url)), ".."), "out/renderer");
+  const sims = await SimFleet.start({ envs: 1, generations: ["upstream"], tickMs: 40 });
+  const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-e2e-"));
+  const secrets = new MemorySecretStore();
+  const startService = () =>
+    FleetService.start({
+      dataDir,
+      secrets,
+      socket: { pingIntervalMs: 1_000, openTimeoutMs: 2_000 },
+      timing: { baseBackoffMs: 100, maxBackoffMs: 500, stableAfterMs: 2_000, probeTimeoutMs: 500 },
+    });
+  let service = await startService();
+  let shell: HeadlessShell = await startHeadlessShell({ service, rendererDir });
+  try {
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Writer" });
+    await service.request("pair.confirm", { input: sim.pairingUrl() });
+    const tap = await tapBridge(page);
+    await page.goto(shell.newLaunchUrl());
+    await expect(agentRow(page, sim.environmentId, threadId)).toHaveAttribute("data-status", "idle");
+    await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
+    const composer = page.getByTestId("composer");
+    const text = "sent as T3 Fleet was killed";
+    await composer.getByRole("textbox").fill(text);
+    // T3 takes the message and never answers; the service is killed with the dispatch in flight, and
+    // nothing it said after the request left reached the page.
+    sim.dropNextDispatch = "unanswered";
+    tap.deafAfter("agent.send");
+    await composer.getByTestId("send").click();
+    const atServer = () => sim.engine.threads.get(threadId)!.messages.filter((m) => m.role === "user" && m.text === text).length;
+    await expect.poll(atServer).toBe(1);
+    // A kill writes nothing more to the data folder (the message was recorded before it was dispatched).
+    (service as unknown as { journal: DeliveryJournal }).journal.halt();
+    const port = new URL(shell.origin).port;
+    await shell.close();
+    await service.stop();
+    await tap.cut();
+    await expect(composer.getByTestId("lost-send")).toHaveText(LOST_SEND_WORDS);
+    await expect(composer.getByTestId("send")).toBeDisabled();
+
+    // T3 Fleet again, on the same data folder and port; the tab opens the new link (same origin: its sessionStorage is kept).
+    service = await startService();
+    shell = await startHeadlessShell({ service, rendererDir, port: Number(port) });
+    tap.restore();
+    await page.goto("about:blank");
+    await page.goto(shell.newLaunchUrl());
+    await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
+    const receipt = page.getByTestId("delivery").filter({ hasText: text });
+    await expect(receipt).toHaveAttribute("data-state", /uncertain|delivered|answered/);
+    await expect(composer.getByTestId("lost-send")).toHaveCount(0);
+    await expect(composer.getByRole("textbox")).toHaveValue("");
+    await expect(receipt).toHaveAttribute("data-state", /delivered|answered/);
+    expect(atServer()).toBe(1);
+    expect(await page.evaluate(() => sessionStorage.getItem("t3fleet.lostSends"))).toBeNull();
+  } finally {
+    await page.close();
+    await shell.close();
+    await service.stop();
+    await sims.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });
