@@ -26,7 +26,8 @@ export async function startPageRig(sims: SimFleet, name: string, options: Partia
   ensureRendererBuilt();
   const dataDir = await mkdtemp(join(tmpdir(), `t3-fleet-${name}-bench-`));
   const service = await FleetService.start({ ...options, dataDir, secrets: new MemorySecretStore() });
-  const shell = await startHeadlessShell({ service, rendererDir: join(root, "out/renderer") });
+  // BENCH_RENDERER_DIR: a copy of a build, for a run beside another that rebuilds out/renderer.
+  const shell = await startHeadlessShell({ service, rendererDir: process.env.BENCH_RENDERER_DIR ?? join(root, "out/renderer") });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],

@@ -9,6 +9,7 @@ import { ensurePrivateDir } from "../fleet/private-files";
 import { MemorySecretStore } from "../fleet/secrets";
 import { FleetService } from "../fleet/service";
 import { ACK_CHANNEL, REQUEST_CHANNEL } from "../../shared/bridge/ipc-channels";
+import { DEFAULT_FEED_LIMITS } from "../../shared/bridge/paced-feed";
 import { type IpcMainLike, registerBridge } from "./bridge-ipc";
 import { hardenWindow, isAppUrl, isTrustedSender } from "./guards";
 import type { TrayItem, TrayVariant } from "../../shared/fleet/tray";
@@ -97,18 +98,22 @@ describe("IPC bridge", () => {
     });
     const batches = () => messages.filter((message): message is BridgeBatch => message.type === "events");
     await vi.waitFor(() => expect(batches().flatMap((batch) => batch.events)).toContainEqual(expect.objectContaining({ type: "settings" })));
-    // Paced by the page: nothing more until it acknowledges, and only its own frame's acknowledgement counts.
+    // Paced by the page: no batch past its window until it acknowledges, and only its own frame's acknowledgement counts.
+    for (let index = 1; index < DEFAULT_FEED_LIMITS.window; index++) {
+      expect(await invoke(app, "settings.update", { notificationsPaused: true })).toMatchObject({ ok: true });
+      await vi.waitFor(() => expect(batches()).toHaveLength(index + 1));
+    }
     expect(await invoke(app, "settings.update", { notificationsPaused: false })).toMatchObject({ ok: true });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(batches()).toHaveLength(1);
+    expect(batches()).toHaveLength(DEFAULT_FEED_LIMITS.window);
     const ack = listeners.get(ACK_CHANNEL)!;
     ack({ senderFrame: { url: "https://evil.example/", parent: null } }, { type: "ack", seq: batches()[0]!.seq });
     ack(app, { type: "ack", seq: "1" });
     await new Promise((resolve) => setImmediate(resolve));
-    expect(batches()).toHaveLength(1);
+    expect(batches()).toHaveLength(DEFAULT_FEED_LIMITS.window);
     ack(app, { type: "ack", seq: batches()[0]!.seq });
-    await vi.waitFor(() => expect(batches()).toHaveLength(2));
-    expect(batches()[1]!.events).toContainEqual(
+    await vi.waitFor(() => expect(batches()).toHaveLength(DEFAULT_FEED_LIMITS.window + 1));
+    expect(batches().at(-1)!.events).toContainEqual(
       expect.objectContaining({ type: "settings", settings: expect.objectContaining({ notificationsPaused: false }) }),
     );
     expect(await invoke({ senderFrame: { url: "https://evil.example/", parent: null } }, "settings.update", {})).toEqual({

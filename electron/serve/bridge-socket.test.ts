@@ -4,6 +4,7 @@ import { BRIDGE_CLOSE_MALFORMED, type BridgeEvent, type FleetSnapshot } from "..
 import type { AgentView } from "../../shared/fleet/types";
 import { SimFleet } from "../../sim/fleet";
 import { followersOf } from "../fleet/service.testkit";
+import { DEFAULT_FEED_LIMITS } from "../../shared/bridge/paced-feed";
 import { DEFAULT_BRIDGE_LIMITS, snapshotMessages } from "./bridge-socket";
 import { MAX_UNAUTHENTICATED_CONNECTIONS } from "./server";
 import { cleanups, exchangeLaunchCode, httpRequest, openBridge, startShell } from "./shell.testkit";
@@ -79,21 +80,24 @@ describe("bridge transport", () => {
 });
 
 describe("events paced by the page", () => {
-  it("sends the next batch only once the page acknowledged the last, decoding the acknowledgement like any request", { timeout: 30_000 }, async () => {
+  it("sends no batch past the page's window until it acknowledges, decoding the acknowledgement like any request", { timeout: 30_000 }, async () => {
     const { shell, service } = await startShell();
     const session = await exchangeLaunchCode(shell.origin, shell.url);
     const bridge = await openBridge(shell.origin, session, undefined, undefined, false);
     cleanups.push(() => bridge.ws.close());
-    service.emit("event", { type: "ui.openAgent", key: "first" });
-    await bridge.next((message) => message.type === "event" && message.event.type === "ui.openAgent");
+    const { window } = DEFAULT_FEED_LIMITS;
+    for (let index = 0; index < window; index++) {
+      service.emit("event", { type: "ui.openAgent", key: `early ${index}` });
+      await bridge.next(() => bridge.batches.length === index + 1);
+    }
     for (const key of ["second", "third"]) service.emit("event", { type: "ui.openAgent", key });
-    // Answers are not paced: once this one is here, a second batch would have been too.
+    // Answers are not paced: once this one is here, a batch past the window would have been too.
     bridge.ws.send(JSON.stringify({ type: "request", id: 1, method: "settings.update", params: {} }));
     await bridge.next((message) => message.type === "response" && message.id === 1);
-    expect(bridge.batches).toHaveLength(1);
+    expect(bridge.batches).toHaveLength(window);
     bridge.ws.send(JSON.stringify({ type: "ack", seq: bridge.batches[0]!.seq }));
-    await bridge.next(() => bridge.batches.length === 2);
-    expect(bridge.batches[1]!.events).toEqual([
+    await bridge.next(() => bridge.batches.length === window + 1);
+    expect(bridge.batches[window]!.events).toEqual([
       { type: "ui.openAgent", key: "second" },
       { type: "ui.openAgent", key: "third" },
       expect.objectContaining({ type: "settings" }),

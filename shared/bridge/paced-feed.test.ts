@@ -63,7 +63,7 @@ function rig(snapshot: AgentView[] = [], limits = DEFAULT_FEED_LIMITS) {
 
 describe("a page's feed, paced by the page", () => {
   it("sends at once when the page has room, then nothing until the page acknowledges; the rest waits, coalesced", () => {
-    const { feed, page, send, readies } = rig([agentView("a", "idle")]);
+    const { feed, page, send, readies } = rig([agentView("a", "idle")], { ...DEFAULT_FEED_LIMITS, window: 1 });
     feed.push(rows([agentView("a", "running")]));
     expect(readies()).toBe(1);
     const first = send()!;
@@ -86,6 +86,20 @@ describe("a page's feed, paced by the page", () => {
     expect(page.others).toEqual([delivery("c1")]);
     feed.ack(second.seq);
     expect(feed.take()).toBeUndefined(); // nothing changed since
+  });
+
+  it("holds at most a window of batches the page has not acknowledged", () => {
+    const { feed, send } = rig([], { ...DEFAULT_FEED_LIMITS, window: 2 });
+    const sent: BridgeBatch[] = [];
+    for (let index = 0; index < 5; index++) {
+      feed.push(delivery(`c${index}`));
+      const batch = send();
+      if (batch) sent.push(batch);
+    }
+    expect(sent.map((batch) => batch.events)).toEqual([[delivery("c0")], [delivery("c1")]]);
+    feed.ack(sent[1]!.seq); // the page takes batches in order: the second's acknowledgement covers the first
+    expect(send()?.events).toEqual([delivery("c2"), delivery("c3"), delivery("c4")]);
+    expect(send()).toBeUndefined(); // one in flight, nothing waiting
   });
 
   it("bounds what one frame carries in a flood, and loses nothing across the frames after", () => {
@@ -123,12 +137,15 @@ describe("a page's feed, paced by the page", () => {
       fc.constant({ kind: "ack" as const }),
     );
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+      fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 3 }), (steps, window) => {
         const server = new Map<string, AgentView>([0, 1, 2].map((index) => [`e/t${index}`, agentView(`t${index}`, "running")]));
         let detail: AgentDetail = { key: "e/t0", items: [reply("")], loaded: true, error: null };
-        const { feed, page, send } = rig([...server.values()]);
+        const { feed, page, send } = rig([...server.values()], { ...DEFAULT_FEED_LIMITS, window });
         page.details.set(detail.key, detail);
-        let inFlight: BridgeBatch | undefined;
+        const inFlight: BridgeBatch[] = [];
+        const sendAll = () => {
+          for (let batch = send(); batch; batch = send()) inFlight.push(batch);
+        };
         for (const change of steps) {
           if (change.kind === "row") {
             const key = `e/t${change.agent}`;
@@ -159,13 +176,16 @@ describe("a page's feed, paced by the page", () => {
             detail = { ...detail, items: [...detail.items.filter((entry) => entry.id !== change.id), item] };
             // Moved to the end: a delta cannot say it, so the whole detail goes (electron/fleet/agent-details.ts).
             feed.push({ type: "agent.detail", detail });
-          } else if (inFlight) {
-            feed.ack(inFlight.seq);
-            inFlight = undefined;
+          } else if (inFlight.length > 0) {
+            feed.ack(inFlight.shift()!.seq);
           }
-          inFlight ??= send();
+          sendAll();
+          expect(inFlight.length).toBeLessThanOrEqual(window);
         }
-        for (let batch = inFlight; batch; batch = send()) feed.ack(batch.seq);
+        while (inFlight.length > 0) {
+          feed.ack(inFlight.shift()!.seq);
+          sendAll();
+        }
         expect(page.agents).toEqual(server);
         expect(page.details.get(detail.key)).toEqual(detail);
       }),
@@ -206,7 +226,7 @@ describe("a page's feed, paced by the page", () => {
   });
 
   it("a page that falls too far behind on other events is resynchronized instead of queued without end", () => {
-    const { feed, send, readies } = rig([], { ...DEFAULT_FEED_LIMITS, maxPendingChars: 10_000 });
+    const { feed, send, readies } = rig([], { ...DEFAULT_FEED_LIMITS, window: 1, maxPendingChars: 10_000 });
     feed.push(delivery("first"));
     send(); // in flight, never acknowledged
     for (let index = 0; index < 1_000; index++) feed.push(delivery(`c${index}`));
