@@ -3,7 +3,7 @@
 // and the whole list's counts (files, lines added and removed), so the fleet holds and shows "and
 // 99,900 more files" instead of every one (issue 43 point 2). The rest are never decoded.
 import { z } from "zod";
-import { sumCounts } from "../fleet/counts";
+import { countOrNull, sumCounts } from "../fleet/counts";
 import type { TurnFileTotals } from "../fleet/facts";
 import { ReportedCount } from "./schemas";
 import { ServerText } from "./text";
@@ -18,9 +18,10 @@ export const FileTotalsField = z
   .object({ files: z.number().int().nonnegative(), additions: z.number().int().nonnegative().nullable(), deletions: z.number().int().nonnegative().nullable() })
   .optional();
 
+/** As ReportedCount reads a count (a safe non-negative integer, else not reported), without a schema per file: a list may hold millions. */
 function countOf(file: unknown, field: "additions" | "deletions"): number | null {
   if (typeof file !== "object" || file === null) return null;
-  return ReportedCount.parse((file as Record<string, unknown>)[field]);
+  return countOrNull((file as Record<string, unknown>)[field]);
 }
 
 /** The whole list's counts: a side any file did not report, or a sum past the exact range, is not reported. */
