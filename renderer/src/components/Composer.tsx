@@ -128,7 +128,11 @@ export function Composer({ agent }: { agent: AgentView }) {
         disabled={closed}
         aria-invalid={tooLong}
         aria-describedby={`counter-${agent.key}`}
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => {
+          setText(event.target.value);
+          // Cleared by the user: a message T3 Fleet never received is not brought back after a reload.
+          if (notReceived && event.target.value.trim() === "") useFleet.getState().forgetLostSend(agent.key);
+        }}
         onKeyDown={(event) => {
           if (event.key === "Escape") {
             event.currentTarget.blur();
