@@ -236,6 +236,39 @@ test("a transcript opens at its newest message", async ({ page, fleet }) => {
   await expect(transcript.getByTestId("message-user").getByText("Paragraph 1 of a long request.", { exact: true })).not.toBeInViewport();
 });
 
+test("a draft stays with its agent: opening another agent never carries the words there, and coming back finds them", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  const [first, second] = ["Writer", "Reader"].map((title) => fleet.sims.createThread(sim, { title }));
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  const composer = page.getByTestId("composer").getByRole("textbox");
+  const open = async (threadId: string) => {
+    const row = agentRow(page, sim.environmentId, threadId!);
+    await expect(row).toHaveAttribute("data-status", "idle");
+    await row.locator(".agent-title").click();
+    await expect(page.getByTestId("agent-panel")).toContainText(threadId === first ? "Writer" : "Reader");
+  };
+  await open(first!);
+  await composer.fill("only for the writer");
+  await open(second!);
+  // Before, the writer's words stayed in the composer, and Enter sent them to the reader.
+  await expect(composer).toHaveValue("");
+  await composer.fill("for the reader");
+  await composer.press("Enter");
+  await expect(composer).toHaveValue("");
+  await expect
+    .poll(() =>
+      sim.engine.threads
+        .get(second!)!
+        .messages.filter((message) => message.role === "user")
+        .map((message) => message.text),
+    )
+    .toEqual(["for the reader"]);
+  await open(first!);
+  await expect(composer).toHaveValue("only for the writer");
+  expect(sim.engine.threads.get(first!)!.messages.filter((message) => message.role === "user")).toEqual([]);
+});
+
 test("questions: required answers are enforced before sending; inputs count their characters", async ({ page, fleet }) => {
   const sim = fleet.sims.servers[0]!;
   const threadId = fleet.sims.createThread(sim, { title: "Migrator", text: "#input" });

@@ -131,7 +131,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
         />
       </div>
       <ActionConfirmation inPanel />
-      <Composer agent={agent} />
+      <Composer key={agent.key} agent={agent} />
     </section>
   );
 }

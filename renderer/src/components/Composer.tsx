@@ -29,7 +29,10 @@ export const LOST_SEND_NOT_RECEIVED_WORDS = "T3 Fleet has no record of this mess
 /** Shows what a message would do before it is sent, and updates it live. */
 export function Composer({ agent }: { agent: AgentView }) {
   const env = useFleet((s) => s.environments.get(agent.environmentId));
-  const [text, setText] = useState("");
+  // The draft is the agent's: opening another agent shows that one's, so Enter never sends one agent's words to another.
+  const text = useFleet((s) => s.drafts.get(agent.key) ?? "");
+  const setDraft = useFleet((s) => s.setDraft);
+  const setText = (next: string) => setDraft(agent.key, next);
   const [sending, setSending] = useState(false);
   const [choice, setChoice] = useState<RunningMessageMode | undefined>(undefined);
   // A message whose answer was lost is shown as it left, and Send waits, until T3 Fleet's receipts

@@ -59,6 +59,8 @@ export interface UiSlice {
   failures: Map<string, string>;
   /** Bridge requests not yet answered. */
   inFlight: number;
+  /** What the user is writing to each agent, by agent key: a draft stays with its agent, never follows to another. */
+  drafts: Map<string, string>;
 
   select(key: string | null): void;
   showAgent(key: string | null): void;
@@ -79,6 +81,8 @@ export interface UiSlice {
   clearFailure(place: string): void;
   requestStarted(): void;
   requestSettled(): void;
+  /** Keeps (or, empty, forgets) the draft for one agent. */
+  setDraft(key: string, text: string): void;
 }
 
 const toggled = (set: Set<string>, id: string) => {
@@ -104,6 +108,7 @@ export const createUiSlice: StateCreator<FleetState, [], [], UiSlice> = (set) =>
   notices: new Map(),
   failures: new Map(),
   inFlight: 0,
+  drafts: new Map(),
 
   select: (selectedKey) => set({ selectedKey }),
   showAgent: (openKey) => set((state) => ({ openKey, selectedKey: openKey ?? state.selectedKey })),
@@ -149,4 +154,12 @@ export const createUiSlice: StateCreator<FleetState, [], [], UiSlice> = (set) =>
     }),
   requestStarted: () => set((state) => ({ inFlight: state.inFlight + 1 })),
   requestSettled: () => set((state) => ({ inFlight: state.inFlight - 1 })),
+  setDraft: (key, text) =>
+    set((state) => {
+      if ((state.drafts.get(key) ?? "") === text) return {};
+      const drafts = new Map(state.drafts);
+      if (text === "") drafts.delete(key);
+      else drafts.set(key, text);
+      return { drafts };
+    }),
 });
