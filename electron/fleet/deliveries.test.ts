@@ -4,17 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { BridgeEvent } from "../../shared/bridge/contract";
 import type { Delivery } from "../../shared/fleet/delivery";
 import { FleetService } from "./service";
-import { FAST, agent, cleanups, env, pairAll, setup, until } from "./service.testkit";
-
-/** One upstream simulator with one idle thread, paired: where the exactly-once scenarios start. */
-async function idleUpstreamThread() {
-  const { sims, service, events } = await setup(["upstream"]);
-  const sim = sims.servers[0]!;
-  const threadId = sims.createThread(sim, { title: "Worker" });
-  await pairAll(service, sims);
-  await until(service, () => agent(service, sim, threadId)?.status === "idle", "idle");
-  return { sim, service, events, threadId, key: `${sim.environmentId}/${threadId}` };
-}
+import { FAST, agent, cleanups, env, idleUpstreamThread, pairAll, setup, until } from "./service.testkit";
 
 /** Both protocols' simulators, one idle thread each, paired; then the fleet service restarted on the same data folder. */
 async function restartedFleet(tuning: { connectingWaitMs?: number } = {}) {

@@ -7,16 +7,11 @@
 import { describe, expect, it } from "vitest";
 import type { Delivery } from "../../shared/fleet/delivery";
 import { userMessages } from "../../sim/soak-hooks";
-import { setup, until } from "./service.testkit";
+import { idleUpstreamThread, until } from "./service.testkit";
 
 describe("a message unconfirmed when its machine is upgraded in place", () => {
   it("is found in the upgraded thread, as T3 imports it, and settles without being sent again", async () => {
-    const { sims, service } = await setup(["upstream"]);
-    const p1 = sims.servers[0]!;
-    const threadId = sims.createThread(p1, { title: "Worker" });
-    const key = `${p1.environmentId}/${threadId}`;
-    await service.request("pair.confirm", { input: p1.pairingUrl() });
-    await until(service, () => service.model.agent(key)?.status === "idle", "idle");
+    const { sims, service, sim: p1, threadId, key } = await idleUpstreamThread();
 
     // T3 stores the message but neither answers the dispatch nor streams it: the fleet cannot know it arrived.
     p1.muteThreadStreams = true;

@@ -43,6 +43,17 @@ export async function setup(
   return { sims, service, secrets, dataDir, events };
 }
 
+/** One upstream simulator with one idle thread, paired: where most delivery scenarios start. */
+export async function idleUpstreamThread(tuning: Partial<FleetServiceOptions> = {}) {
+  const fleet = await setup(["upstream"], tuning);
+  const sim = fleet.sims.servers[0]!;
+  const threadId = fleet.sims.createThread(sim, { title: "Worker" });
+  const key = `${sim.environmentId}/${threadId}`;
+  await fleet.service.request("pair.confirm", { input: sim.pairingUrl() });
+  await until(fleet.service, () => fleet.service.model.agent(key)?.status === "idle", "idle");
+  return { ...fleet, sim, threadId, key };
+}
+
 /** Resolves when `check` holds after a service event (or already holds). Never polls. */
 export function until(service: FleetService, check: () => boolean, what: string): Promise<void> {
   if (check()) return Promise.resolve();

@@ -9,7 +9,7 @@ import { createV2Thread } from "../../sim/protocol2/fleet-hooks";
 import { changeThread } from "../../sim/soak-hooks";
 import { THREAD_LEFT_AFTER_DELIVERY, THREAD_LEFT_UNCONFIRMED } from "./delivery-reasons";
 import { FleetService } from "./service";
-import { FAST, cleanups, followersOf, journalOf, kill, setup, supervisorOf, until } from "./service.testkit";
+import { FAST, cleanups, followersOf, idleUpstreamThread, journalOf, kill, setup, supervisorOf, until } from "./service.testkit";
 
 /** Sends a message whose turn never ends, and waits until the thread shows it: delivered, never answered. */
 async function deliveredForever(service: FleetService, key: string, text: string): Promise<Delivery> {
@@ -47,12 +47,7 @@ describe("a message whose thread leaves its machine", () => {
   });
 
   it("a machine upgraded in place without the thread of a message in flight stays online, and the message says the thread left", async () => {
-    const { sims, service } = await setup(["upstream"]);
-    const p1 = sims.servers[0]!;
-    const threadId = sims.createThread(p1, { title: "Worker" });
-    const key = `${p1.environmentId}/${threadId}`;
-    await service.request("pair.confirm", { input: p1.pairingUrl() });
-    await until(service, () => service.model.agent(key)?.status === "idle", "idle");
+    const { sims, service, sim: p1, threadId, key } = await idleUpstreamThread();
     const sent = await deliveredForever(service, key, "work on it #hang");
     // Deleted: its row stays a while as ended, and the delivery still follows the thread meanwhile.
     changeThread(p1, threadId, "delete");
