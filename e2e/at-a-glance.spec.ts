@@ -109,6 +109,106 @@ test("the hint bar lists every key the view answers: c where there is a diff, r 
     expect(shown).toContain(id);
 });
 
+/** The hints the bar lists, as a user reads them ("e reviewed"). */
+async function hintTexts(page: Page): Promise<string[]> {
+  return page.getByTestId("key-hint").evaluateAll((hints) => hints.map((hint) => (hint.textContent ?? "").trim()));
+}
+
+/** The hint for this command is in the bar and, scrolled to, inside what the bar shows. */
+async function expectHintReachable(page: Page, command: string, words: string): Promise<void> {
+  const hint = page.getByTestId("key-hints").locator(`[data-command="${command}"]`);
+  await expect(hint, command).toHaveText(words);
+  await hint.scrollIntoViewIfNeeded();
+  const bar = await box(page.getByTestId("key-hints"));
+  const shown = await box(hint);
+  expect(shown.x, `${words}: inside the bar`).toBeGreaterThanOrEqual(bar.x - 1);
+  expect(shown.x + shown.width, `${words}: inside the bar`).toBeLessThanOrEqual(bar.x + bar.width + 1);
+}
+
+for (const size of [WIDE, PHONE]) {
+  test(`at ${size.width}×${size.height}: the hint bar lists every key the view answers — n, e, c, r, the decisions and Esc where they apply`, async ({
+    page,
+    fleet,
+  }) => {
+    await page.setViewportSize(size);
+    const sim = fleet.sims.servers[0]!;
+    const deploy = fleet.sims.createThread(sim, { title: "Deploy the release", text: "Deploy #approval" });
+    const asking = fleet.sims.createThread(sim, { title: "Draft the changelog", text: "Draft it #input" });
+    await expect.poll(() => sim.engine.threads.get(deploy)?.pendingApprovals.size).toBe(1);
+    await fleet.pairAll();
+    await fleet.service.request("settings.update", { finishedWithChangesInInbox: true });
+    await page.goto(fleet.shell.url);
+    await page.getByTestId("view-inbox").click();
+    await expect(agentRow(page, sim.environmentId, asking)).toHaveCount(0); // the inbox, not the tree
+    await expect(page.getByTestId("inbox-row")).toHaveCount(2);
+    // Started while the fleet watches, so its turn's changes are read as it ends: a review item.
+    fleet.sims.createThread(sim, { title: "Refactor the store", provider: "codex", text: "Refactor #edit:3" });
+    await expect(page.getByTestId("inbox-row")).toHaveCount(3);
+    const bar = page.getByTestId("key-hints");
+    await expect(bar).toBeVisible();
+    // One line at every width: the bar never takes the transcript's room.
+    expect((await box(bar)).height, "the hint bar is one line").toBeLessThanOrEqual(size.width > 1000 ? 24 : 32);
+    expect((await box(bar)).width).toBeLessThanOrEqual(size.width);
+
+    // The inbox: the list's keys, n first among them.
+    await expectHintReachable(page, "fleet.next-needs-you", "n next");
+    await expectHintReachable(page, "fleet.search", "/ search");
+    await expectHintReachable(page, "view.toggle", "v inbox/fleet");
+    expect(await hintTexts(page)).not.toContain("Esc back");
+
+    const panel = page.getByTestId("agent-panel");
+    const open = async (title: string) => {
+      if (await panel.count()) await page.keyboard.press("Escape");
+      await expect(panel).toHaveCount(0);
+      await page.getByTestId("inbox-row").filter({ hasText: title }).click();
+      await expect(panel.locator("h2")).toHaveText(title);
+    };
+
+    // An approval: its decisions, and Esc back.
+    await open("Deploy the release");
+    for (const [command, words] of [
+      ["agent.accept", "a allow"],
+      ["agent.decline", "d deny"],
+      ["fleet.next-needs-you", "n next"],
+      ["escape", "Esc back"],
+    ] as const)
+      await expectHintReachable(page, command, words);
+    expect(await hintTexts(page)).not.toContain("r answer");
+
+    // A question: r answers it.
+    await open("Draft the changelog");
+    for (const [command, words] of [
+      ["agent.answer", "r answer"],
+      ["fleet.next-needs-you", "n next"],
+      ["escape", "Esc back"],
+    ] as const)
+      await expectHintReachable(page, command, words);
+    expect(await hintTexts(page)).not.toContain("a allow");
+
+    // Finished with changes: e marks them reviewed, c shows the diff.
+    await open("Refactor the store");
+    for (const [command, words] of [
+      ["agent.mark-reviewed", "e reviewed"],
+      ["agent.diff", "c diff"],
+      ["fleet.next-needs-you", "n next"],
+      ["escape", "Esc back"],
+    ] as const)
+      await expectHintReachable(page, command, words);
+    expect(await hintTexts(page)).not.toContain("r answer");
+    // The agent's own keys come first, so a narrow window shows them before any scrolling.
+    await bar.evaluate((element) => element.scrollTo({ left: 0 }));
+    const start = await box(bar);
+    for (const command of ["agent.mark-reviewed", "agent.diff"]) {
+      const hint = await box(bar.locator(`[data-command="${command}"]`));
+      expect(hint.x + hint.width, `${command} shown without scrolling`).toBeLessThanOrEqual(start.x + start.width);
+    }
+    // A bar wider than the window takes focus, so a keyboard reaches its end.
+    const scrolls = await bar.evaluate((element) => element.scrollWidth > element.clientWidth + 1);
+    if (scrolls) await expect(bar).toHaveAttribute("tabindex", "0");
+    else await expect(bar).not.toHaveAttribute("tabindex");
+  });
+}
+
 for (const size of [WIDE, PHONE]) {
   test(`at ${size.width}×${size.height}: a question's choices are at most two Tabs from the agent's heading, an approval's decisions one`, async ({
     page,
@@ -252,7 +352,7 @@ for (const size of [WIDE, PHONE]) {
   });
 }
 
-test("at 1400×900 with seven needs arrived and one open, each need is said once and the transcript keeps 350 px", async ({ page, fleet }) => {
+test("at 1400×900 with seven needs arrived and one open, each need is said once and the transcript keeps 350 px and more", async ({ page, fleet }) => {
   await page.setViewportSize(WIDE);
   await online(page, fleet);
   const [upstream, fork] = fleet.sims.servers as [(typeof fleet.sims.servers)[0], (typeof fleet.sims.servers)[0]];
@@ -273,11 +373,30 @@ test("at 1400×900 with seven needs arrived and one open, each need is said once
   await expect(page.getByTestId("notice-more")).toHaveText("and 6 more in the Inbox");
   expect((await box(page.getByTestId("notices"))).height).toBeLessThan(50);
 
-  await agentRow(page, upstream.environmentId, migration).locator(".agent-title").click();
   const panel = page.getByTestId("agent-panel");
+  /** The open agent's transcript height, once its figures and the hint bar are in. */
+  const transcriptHeight = async (what: string): Promise<number> => {
+    await expect(panel.getByTestId("context-fill")).toBeVisible();
+    await expect(page.getByTestId("key-hints")).toBeVisible();
+    const height = (await box(panel.getByTestId("transcript"))).height;
+    console.log(`1400×900, seven needs, ${what} open: the transcript is ${Math.round(height)} px tall`);
+    return height;
+  };
+  // 350 px is the promise. With an approval open, two lines more is the margin, so one new line above it does not break it.
+  const ROOM = 350 + 40;
+
+  await agentRow(page, upstream.environmentId, migration).locator(".agent-title").click();
   await expect(panel.getByTestId("approval-card")).toBeVisible();
-  await expect(panel.getByTestId("context-fill")).toBeVisible();
-  const transcript = await box(panel.getByTestId("transcript"));
-  console.log(`1400×900, seven needs, one open: the transcript is ${Math.round(transcript.height)} px tall`);
-  expect(transcript.height).toBeGreaterThanOrEqual(350);
+  await expect(page.getByTestId("key-hints").locator('[data-command="agent.accept"]')).toBeVisible();
+  // The approval is shown whole, its decisions on screen.
+  await expect(panel.getByRole("button", { name: /^Allow once/ })).toBeInViewport({ ratio: 1 });
+  expect(await transcriptHeight("an approval")).toBeGreaterThanOrEqual(ROOM);
+
+  // A question of two parts is taller: the card shows whole, its Answer on screen, and the transcript still keeps its floor
+  // (styles/panes.css: a taller card scrolls in the room left rather than squeeze it).
+  await page.getByTestId("agent-row").filter({ hasText: "Plan the release" }).locator(".agent-title").click();
+  await expect(panel.locator("h2")).toHaveText("Plan the release");
+  await expect(panel.getByTestId("question")).toHaveCount(2);
+  expect(await transcriptHeight("a question of two parts")).toBeGreaterThanOrEqual(350 + 10);
+  await expect(panel.getByTestId("input-card").getByRole("button", { name: /^Answer/ })).toBeInViewport({ ratio: 1 });
 });

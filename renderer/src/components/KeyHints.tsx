@@ -1,7 +1,10 @@
 // The hint bar (issue 40 point 2): every key the current view answers, read from the registry
 // (shared/fleet/command-registry.ts) with its `enabled` rule against the window's state now, so `c`
 // shows where there is a diff and `r` where a question waits. Short words here; a command without
-// one shows its registry label.
+// one shows its registry label. The keys for the agent the user is on come first, then the list's,
+// then the window's: in a narrow window the bar is one line that scrolls sideways (styles/base.css),
+// and what its start shows is what the view is about.
+import { type RefObject, useLayoutEffect, useRef, useState } from "react";
 import { COMMANDS, type CommandId, type CommandSpec, keyHint } from "../../../shared/fleet/command-registry";
 import { commandContext } from "../state/dispatch";
 import { useFleetFacts } from "../state/fleet-facts";
@@ -41,6 +44,28 @@ const PAIRED: Partial<Record<CommandId, { with: CommandId; keys: string; words: 
 };
 const SECOND_OF_PAIR = new Set<CommandId>(["fleet.up", "fleet.collapse"]);
 
+/** The window's own keys (not about the agent or the list): listed last. */
+const WINDOW_KEYS = new Set<string>(["palette.open", "agent.new", "pairing.open", "settings.open"]);
+/** Keys that move through or switch the list rather than act on the agent the user is on. */
+const LIST_KEYS = new Set<string>([
+  "fleet.next-needs-you",
+  "fleet.search",
+  "fleet.down",
+  "fleet.expand",
+  "view.toggle",
+  "fleet.group-toggle",
+  "agent.open",
+  "inbox.handled",
+  "inbox.snoozed",
+]);
+
+/** 0: the agent the user is on (and Esc back, and the undo of what was just done); 1: the list; 2: the window. */
+function rank(id: string): number {
+  if (WINDOW_KEYS.has(id)) return 2;
+  if (LIST_KEYS.has(id)) return 1;
+  return 0;
+}
+
 export interface KeyHint {
   id: string;
   keys: string;
@@ -62,7 +87,8 @@ export function keyHints(pane: "inbox" | "fleet"): KeyHint[] {
     else hints.push({ id: spec.id, keys: spec.keys[0]!.length === 1 ? spec.keys[0]! : keyHint(spec), words: SHORT[spec.id] ?? spec.label.toLowerCase() });
   }
   if (context.agentPanelOpen) hints.push({ id: "escape", keys: "Esc", words: "back" });
-  return hints;
+  // A stable sort: within a rank, the registry's order.
+  return hints.sort((a, b) => rank(a.id) - rank(b.id));
 }
 
 export function KeyHints({ pane }: { pane: "inbox" | "fleet" }) {
@@ -73,8 +99,11 @@ export function KeyHints({ pane }: { pane: "inbox" | "fleet" }) {
   useFleet((s) => s.confirmation);
   useFleet((s) => s.snoozed);
   const hints = keyHints(pane);
+  const bar = useRef<HTMLElement>(null);
+  const scrolls = useScrollsSideways(bar, hints.map((hint) => hint.id).join(" "));
   return (
-    <footer className="shortcuts" data-testid="key-hints" aria-label="Keys">
+    // A bar that scrolls sideways takes focus, so the keys past its end can be reached without a mouse.
+    <footer className="shortcuts" data-testid="key-hints" aria-label="Keys" ref={bar} tabIndex={scrolls ? 0 : undefined}>
       {hints.map((hint) => (
         <span key={hint.id} className="key-hint" data-testid="key-hint" data-command={hint.id}>
           <kbd>{hint.keys}</kbd> {hint.words}
@@ -82,4 +111,19 @@ export function KeyHints({ pane }: { pane: "inbox" | "fleet" }) {
       ))}
     </footer>
   );
+}
+
+/** Whether the bar is wider than the window shows (a narrow window): re-measured as the keys or the window change. */
+function useScrollsSideways(bar: RefObject<HTMLElement | null>, content: string): boolean {
+  const [scrolls, setScrolls] = useState(false);
+  useLayoutEffect(() => {
+    const element = bar.current;
+    if (!element) return;
+    const measure = () => setScrolls(element.scrollWidth > element.clientWidth + 1);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [bar, content]);
+  return scrolls;
 }
