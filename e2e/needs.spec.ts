@@ -140,6 +140,8 @@ test.describe("the right thing first", () => {
     await expect(page.locator(`[data-testid="inbox-row"][data-key="${studio.environmentId}/${quiet}"] .inbox-need`)).toHaveText(
       /^stalled: no activity for \d+ (s|min)$/,
     );
+    // So does the notice it raised: news of a stall says how long, as the row does.
+    await expect(page.getByTestId("notice").filter({ hasText: "Quiet refactor" })).toContainText(/^Quiet refactor has stalled: no activity for \d+ (s|min)/);
 
     const approval = fleet.sims.createThread(fork, { title: "Fresh approval", text: "#approval" });
     await expect(rows).toHaveCount(3);

@@ -119,7 +119,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       // test that moves `now` alone moves both.
       watchedNow: options.wakeWatch?.monotonicNow ?? (options.now ? options.now : () => performance.now()),
     });
-    this.policy = new NotificationPolicy(registry.settings.notifications, registry.settings.contextWarningPercent);
+    this.policy = new NotificationPolicy(registry.settings.notifications, registry.settings.contextWarningPercent, this.now);
     const secrets = new OriginBoundSecrets(options.secrets, (environmentId) => registry.get(environmentId)?.baseUrl);
     this.environments = new Environments({
       model: this.model,

@@ -61,14 +61,16 @@ describe("notification policy", () => {
   });
 
   it("a stall and a hold-up notify as themselves, at most once per condition, and not again through an outage", () => {
-    const policy = new NotificationPolicy();
+    const now = Date.UTC(2026, 10, 29, 10, 5);
+    const policy = new NotificationPolicy(DEFAULT_NOTIFICATION_SETTINGS, undefined, () => now);
     policy.environmentChanged(env(online));
-    const running = agentView("s", "running", { activeRunId: "turn-1" });
+    const running = agentView("s", "running", { activeRunId: "turn-1", lastActivityAt: new Date(now - 5 * 60_000).toISOString() });
     const stalled = { ...running, stalled: true };
     const heldUp = { ...running, stalled: true, heldUp: true };
     policy.agentChanged(running);
+    // It says for how long nothing happened, not "for a while" (issue 40 point 4).
     expect(policy.agentChanged(stalled)).toEqual([
-      expect.objectContaining({ reason: "stalled", agentKey: "e/s", title: "Agent s has stalled: no activity for a while" }),
+      expect.objectContaining({ reason: "stalled", agentKey: "e/s", title: "Agent s has stalled: no activity for 5 min" }),
     ]);
     // Activity, then the same run stalls again: the same condition, not news.
     policy.agentChanged(running);

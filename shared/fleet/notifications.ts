@@ -5,6 +5,7 @@ import { notificationText } from "../t3/text";
 import { contextPercent, DEFAULT_CONTEXT_WARNING_PERCENT, nearContextLimit } from "./changes-usage";
 import { failedSubagents, subagentName } from "./subagents";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
+import { stalledWords } from "./words";
 
 export interface NotificationSettings {
   needsApproval: boolean;
@@ -54,7 +55,8 @@ const AGENT_REASONS: Partial<Record<AgentCondition, { reason: NotificationReason
   "needs-approval": { reason: "needs-approval", toggle: "needsApproval", verb: "needs your approval" },
   "needs-input": { reason: "needs-input", toggle: "needsInput", verb: "is waiting for your answer" },
   failed: { reason: "failed", toggle: "failed", verb: "failed" },
-  stalled: { reason: "stalled", toggle: "stalled", verb: "has stalled: no activity for a while" },
+  // Said with for how long nothing happened (stalledWords), never "for a while" (issue 40 point 4).
+  stalled: { reason: "stalled", toggle: "stalled", verb: "has stalled" },
   "held-up": { reason: "held-up", toggle: "heldUp", verb: "is held up by its provider" },
 };
 
@@ -99,6 +101,8 @@ export class NotificationPolicy {
   constructor(
     private settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
     private contextWarningPercent = DEFAULT_CONTEXT_WARNING_PERCENT,
+    /** The fleet's clock (the model's), for how long a stalled run has been quiet. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   updateSettings(settings: NotificationSettings, contextWarningPercent = this.contextWarningPercent): void {
@@ -213,7 +217,8 @@ export class NotificationPolicy {
       reason: rule.reason,
       environmentId: agent.environmentId,
       agentKey: agent.key,
-      title: `${agent.title} ${rule.verb}`,
+      // "has stalled: no activity for 5 min" (its reason, where the provider gave one, is in the body).
+      title: condition === "stalled" ? `${agent.title} has ${stalledWords({ ...agent, reason: null }, this.now())}` : `${agent.title} ${rule.verb}`,
       body: [memory.label, agent.parentThreadId ? "child agent" : null, agent.reason].filter(Boolean).join(" · "),
     };
     return this.filter([intent], memory);
