@@ -21,10 +21,15 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-/** Liveness tuned so a vanished host is noticed in well under a second in tests. */
+/**
+ * Liveness tuned so a vanished host is noticed within about two seconds in tests, and retries come
+ * quickly. A ping every second: a pong is due before the next ping, and with pings every 100 ms a
+ * test process (which runs its simulators too) stalled that long on a loaded machine read as a
+ * vanished host, reconnected, and left a wait to time out (CI, stop 36: service.test.ts).
+ */
 export const FAST = {
-  socket: { pingIntervalMs: 100, openTimeoutMs: 1_000 },
-  timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 300 },
+  socket: { pingIntervalMs: 1_000, openTimeoutMs: 2_000 },
+  timing: { baseBackoffMs: 50, maxBackoffMs: 300, stableAfterMs: 1_000, probeTimeoutMs: 1_000 },
 };
 
 export async function setup(
