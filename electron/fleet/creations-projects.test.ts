@@ -8,9 +8,9 @@ import type { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
 import type { CreateChoices, Creation } from "../../shared/fleet/creation";
 import type { SimFleet } from "../../sim/fleet";
-import { type Machine, STEADY, dropNextDispatch, endsReplied, replied, repliedOnce, request, states, twoProtocols } from "./creations.testkit";
+import { type Machine, dropNextDispatch, endsReplied, replied, repliedOnce, request, states, twoProtocols } from "./creations.testkit";
 import { FleetService } from "./service";
-import { cleanups, kill, setup, until } from "./service.testkit";
+import { FAST, cleanups, kill, setup, until } from "./service.testkit";
 
 const NEW_PROJECT = { title: "api service", workspaceRoot: "/home/user/api-service", createIfMissing: true };
 
@@ -109,7 +109,7 @@ describe("a new project from the New agent form", () => {
       await projectsStored(sims, protocol, projectsBefore + 1);
       await kill(service);
       await pending;
-      const reopened = await FleetService.start({ dataDir, secrets, ...STEADY });
+      const reopened = await FleetService.start({ dataDir, secrets, ...FAST });
       cleanups.push(() => reopened.stop());
       // T3 took the project but its answer never came: after the restart the fleet finds it in T3's list.
       expect(reopened.creation("project-killed")).toMatchObject({ state: "checking", project: { confirmed: false } });
@@ -135,7 +135,7 @@ describe("a new project from the New agent form", () => {
     expect(storedProjects(sims, 1)).toHaveLength(before);
 
     // A pairing that may only read: the machine cannot be chosen, and a request for it is refused in those words.
-    const readOnly = await setup(["v2"], STEADY);
+    const readOnly = await setup(["v2"]);
     const sim = readOnly.sims.v2Servers[0]!;
     sim.engine.addProject({ id: "project-ro", title: "ro", workspaceRoot: "/home/user/ro" });
     // A bearer that may only read, pasted beside the host (a pairing link must grant operate: pairing.ts).

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CreateChoices, Creation } from "../../shared/fleet/creation";
 import { startDemoFleet } from "../../sim/demo-fleet";
-import { type Machine, STEADY, dropNextDispatch, endsReplied, replied, repliedOnce, request, states, twoProtocols } from "./creations.testkit";
+import { type Machine, dropNextDispatch, endsReplied, replied, repliedOnce, request, states, twoProtocols } from "./creations.testkit";
 import { MemorySecretStore } from "./secrets";
 import { FleetService } from "./service";
-import { cleanups, env, kill, until } from "./service.testkit";
+import { FAST, cleanups, env, kill, until } from "./service.testkit";
 
 describe("starting an agent from the fleet", () => {
   it("offers every machine's projects, harnesses and models as its T3 lists them, a missing harness shown as such, and says why an offline machine cannot be chosen", async () => {
@@ -159,7 +159,7 @@ describe("starting an agent from the fleet", () => {
       await until(service, () => machine.threads().length === before + 1, "T3 has the thread");
       await kill(service);
       await pending;
-      const reopened = await FleetService.start({ dataDir, secrets, ...STEADY });
+      const reopened = await FleetService.start({ dataDir, secrets, ...FAST });
       cleanups.push(() => reopened.stop());
       expect(reopened.creation("killed")?.state).toBe("checking");
       // T3 has the thread: after the restart the fleet finds it, never "not created".
@@ -174,7 +174,7 @@ describe("starting an agent from the fleet", () => {
     cleanups.push(() => demo.stop());
     const dataDir = await mkdtemp(join(tmpdir(), "t3-fleet-demo-"));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...STEADY });
+    const service = await FleetService.start({ dataDir, secrets: new MemorySecretStore(), ...FAST });
     cleanups.push(() => service.stop());
     for (const url of demo.pairingUrls) await service.request("pair.confirm", { input: url });
     await until(service, () => service.model.environments().filter((view) => view.connection.phase === "online").length === 4, "the demo online");

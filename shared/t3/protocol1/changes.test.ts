@@ -4,7 +4,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { decodeWith } from "../decode";
-import { OrchestrationEventSchema, ThreadStreamItemSchema } from "./schemas";
+import { ThreadStreamItemSchema } from "./schemas";
+import { nextThreadEvent } from "./long-thread.testkit";
 import { ThreadProjection } from "./thread-projection";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
@@ -20,24 +21,7 @@ function recorded(name: string, folder = fixtures): ThreadProjection {
 }
 
 function apply(projection: ThreadProjection, type: string, payload: object): void {
-  const sequence = projection.lastSequence + 1;
-  const threadId = projection.thread!.id;
-  const decoded = decodeWith(
-    OrchestrationEventSchema,
-    {
-      sequence,
-      eventId: `e-${sequence}`,
-      aggregateKind: "thread",
-      aggregateId: threadId,
-      type,
-      occurredAt: "2026-11-30T00:30:00.000Z",
-      commandId: null,
-      payload: { threadId, ...payload },
-    },
-    type,
-  );
-  if (!decoded.ok) throw new Error(decoded.error.message);
-  projection.applyEvent(decoded.value);
+  projection.applyEvent(nextThreadEvent(projection, type, payload));
 }
 
 /** A `context-window.updated` activity with no turn id, as real 0.0.42 sends it. */

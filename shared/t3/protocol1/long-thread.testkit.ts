@@ -1,5 +1,5 @@
 // A protocol-1 thread of any age, fed turn by turn as T3 0.0.42 streams one (the events decoded as
-// the fleet decodes them), for the retention test and bench/thread-tail.bench.ts (issue 43).
+// the fleet decodes them), for the retention test and bench/thread-tail.bench.ts (issue 43); and the next event for any projection test.
 import { decodeWith } from "../decode";
 import { type OrchestrationEvent, OrchestrationEventSchema, type ThreadDetailSnapshot, ThreadStreamItemSchema } from "./schemas";
 import { ThreadProjection } from "./thread-projection";
@@ -11,6 +11,28 @@ export function recordedSnapshot(recording: unknown): ThreadDetailSnapshot {
   return decoded.value.snapshot;
 }
 
+/** The projection's thread's next event, decoded as the fleet decodes T3's (its sequence follows the last applied). */
+export function nextThreadEvent(projection: ThreadProjection, type: string, payload: object, occurredAt = "2026-11-30T00:30:00.000Z"): OrchestrationEvent {
+  const threadId = projection.thread!.id;
+  const sequence = projection.lastSequence + 1;
+  const decoded = decodeWith(
+    OrchestrationEventSchema,
+    {
+      sequence,
+      eventId: `e-${sequence}`,
+      aggregateKind: "thread",
+      aggregateId: threadId,
+      type,
+      occurredAt,
+      commandId: null,
+      payload: { threadId, ...payload },
+    },
+    type,
+  );
+  if (!decoded.ok) throw new Error(decoded.error.message);
+  return decoded.value as OrchestrationEvent;
+}
+
 /** Server time `step` seconds after the thread's start. */
 const at = (step: number) => new Date(Date.UTC(2026, 10, 30, 1) + step * 1000).toISOString();
 
@@ -19,25 +41,7 @@ export class Feed {
   constructor(readonly projection: ThreadProjection) {}
 
   send(type: string, payload: object): void {
-    const projection = this.projection;
-    const threadId = projection.thread!.id;
-    const sequence = projection.lastSequence + 1;
-    const decoded = decodeWith(
-      OrchestrationEventSchema,
-      {
-        sequence,
-        eventId: `e-${sequence}`,
-        aggregateKind: "thread",
-        aggregateId: threadId,
-        type,
-        occurredAt: at(this.step),
-        commandId: null,
-        payload: { threadId, ...payload },
-      },
-      type,
-    );
-    if (!decoded.ok) throw new Error(decoded.error.message);
-    projection.applyEvent(decoded.value as OrchestrationEvent);
+    this.projection.applyEvent(nextThreadEvent(this.projection, type, payload, at(this.step)));
   }
 
   message(id: string, role: "user" | "assistant", turnId: string | null, text: string): void {

@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeWith } from "../decode";
-import { type OrchestrationEvent, OrchestrationEventSchema, type ThreadDetailSnapshot, ThreadStreamItemSchema } from "./schemas";
+import { type ThreadDetailSnapshot, ThreadStreamItemSchema } from "./schemas";
+import { nextThreadEvent } from "./long-thread.testkit";
 import { ThreadProjection } from "./thread-projection";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
@@ -18,26 +19,7 @@ function recordedSnapshot(name: string): ThreadDetailSnapshot {
   return decoded.value.snapshot;
 }
 
-function event(projection: ThreadProjection, type: string, payload: object): OrchestrationEvent {
-  const threadId = projection.thread!.id;
-  const sequence = projection.lastSequence + 1;
-  const decoded = decodeWith(
-    OrchestrationEventSchema,
-    {
-      sequence,
-      eventId: `e-${sequence}`,
-      aggregateKind: "thread",
-      aggregateId: threadId,
-      type,
-      occurredAt: "2026-11-30T00:30:00.000Z",
-      commandId: null,
-      payload: { threadId, ...payload },
-    },
-    type,
-  );
-  if (!decoded.ok) throw new Error(decoded.error.message);
-  return decoded.value;
-}
+const event = nextThreadEvent;
 
 /** A projection that knows nothing incremental: the same thread state, read from scratch. */
 function rebuilt(projection: ThreadProjection): ThreadProjection {
