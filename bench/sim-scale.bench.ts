@@ -1,6 +1,7 @@
 // The simulator must hold 10 environments × 5,000 threads in one process (issue "Speak T3").
 // Prints: seed + start time, RSS, and the time and size of one full shell snapshot over HTTP.
 import { T3EnvironmentClient } from "../electron/fleet/t3/client";
+import { Protocol1HttpReads } from "../electron/fleet/t3/protocol1/http-reads";
 import { SimFleet } from "../sim/fleet";
 import { OriginToken } from "../electron/fleet/t3/origin-token";
 
@@ -18,7 +19,7 @@ const server = fleet.servers[0]!;
 const session = server.auth.issueSession({ scopes: ["orchestration:read"], role: "client", label: "bench" });
 const client = new T3EnvironmentClient(server.baseUrl, { clientLabel: "bench" });
 const fetchStarted = performance.now();
-const shell = await client.getShell({ token: OriginToken.issuedBy(server.baseUrl, session.token), generation: "upstream" });
+const shell = await new Protocol1HttpReads(client.http).getShell({ token: OriginToken.issuedBy(server.baseUrl, session.token), generation: "upstream" });
 const fetchMs = performance.now() - fetchStarted;
 
 console.log(`environments                     ${ENVIRONMENTS}`);

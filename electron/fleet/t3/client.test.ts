@@ -11,6 +11,7 @@ import { makeThread, turnStartCommand } from "../../../sim/protocol1/threads.tes
 import { SimServer } from "../../../sim/protocol1/server";
 import { negotiateProtocol } from "./adapters";
 import { type T3Credentials, T3EnvironmentClient } from "./client";
+import { Protocol1HttpReads } from "./protocol1/http-reads";
 import { RpcSocket } from "./rpc-socket";
 import { ShellRecorder, ThreadRecorder } from "./streams.testkit";
 import { OriginToken } from "./origin-token";
@@ -292,15 +293,16 @@ describe("T3 client, upstream specifics", () => {
     const sim = await startSim("upstream");
     const threadId = seedThread(sim);
     const { client, credentials } = await pairAndConnect(sim);
-    const shell = await client.getShell(credentials);
+    const reads = new Protocol1HttpReads(client.http);
+    const shell = await reads.getShell(credentials);
     expect(shell.threads.map((row) => row.id)).toContain(threadId);
-    const detail = await client.getThread(credentials, threadId);
+    const detail = await reads.getThread(credentials, threadId);
     expect(detail.thread.id).toBe(threadId);
-    await expectT3Error(client.getThread(credentials, "missing"), "not-found");
-    const result = await client.dispatchHttp(credentials, turnStart(threadId, "over http"));
+    await expectT3Error(reads.getThread(credentials, "missing"), "not-found");
+    const result = await reads.dispatch(credentials, turnStart(threadId, "over http"));
     expect(result.sequence).toBeGreaterThan(0);
     // Invariant failures over HTTP are a 500 without the detail.
-    const failure = await expectT3Error(client.dispatchHttp(credentials, turnStart("missing", "x")), "server");
+    const failure = await expectT3Error(reads.dispatch(credentials, turnStart("missing", "x")), "server");
     expect(failure.details.reason).toBe("orchestration_dispatch_failed");
   });
 
@@ -325,7 +327,10 @@ describe("T3 client, upstream specifics", () => {
     cleanups.push(() => connection.close());
     const error = await expectT3Error(connection.dispatch(turnStart(threadId, "x")), "insufficient-scope");
     expect(error.details.requiredScope).toBe("orchestration:operate");
-    await expectT3Error(client.dispatchHttp({ token: paired.token, generation: "upstream" }, turnStart(threadId, "x")), "insufficient-scope");
+    await expectT3Error(
+      new Protocol1HttpReads(client.http).dispatch({ token: paired.token, generation: "upstream" }, turnStart(threadId, "x")),
+      "insufficient-scope",
+    );
   });
 
   it("streams token deltas when the server has legacy token streaming on", async () => {

@@ -1,8 +1,8 @@
-// A client for ONE T3 environment: identify, pair, open authenticated sockets (each protocol's
-// connection is in its own folder: protocol1/connection.ts, protocol2/adapter.ts), and protocol 1's
-// HTTP reads. It retries nothing: retry policy belongs to the connection supervisor.
+// A client for ONE T3 environment, the same on every protocol: identify, pair, authenticate, and
+// open sockets and HTTP to its one origin. What a protocol reads and streams over them is in its
+// adapter's folder (protocol1/, protocol2/: connection.ts, http-reads.ts). It retries nothing: retry
+// policy belongs to the connection supervisor.
 import { hostname } from "node:os";
-import type { ClientCommand } from "../../../shared/t3/protocol1/commands";
 import { T3Error } from "../../../shared/t3/errors";
 import { FLEET_SCOPES } from "../../../shared/t3/pairing";
 import {
@@ -13,7 +13,6 @@ import {
   WebSocketTicketResponse,
   WsTokenResponse,
 } from "../../../shared/t3/schemas";
-import { DispatchResult, ReadModelSnapshot, ShellSnapshot, ThreadDetailSnapshot } from "../../../shared/t3/protocol1/schemas";
 import { T3Http, decodeAnswer } from "./http";
 import { OriginToken } from "./origin-token";
 import { RpcSocket, type RpcSocketOptions } from "./rpc-socket";
@@ -238,32 +237,5 @@ export class T3EnvironmentClient {
   async openAuthenticatedSocket(credentials: T3Credentials, protocol: number): Promise<RpcSocket> {
     const query = await this.socketQuery(credentials);
     return this.openSocket({ ...query, orchestrationProtocol: String(protocol) });
-  }
-
-  // ------------------------------------------------------------ HTTP forms (upstream servers)
-
-  getShell(credentials: T3Credentials): Promise<ShellSnapshot> {
-    return this.http.json({ method: "GET", path: "/api/orchestration/shell", bearer: credentials.token }, ShellSnapshot, "shell snapshot");
-  }
-
-  /** The full read model: every thread, archived and deleted ones included (large; read it rarely). */
-  getReadModel(credentials: T3Credentials, timeoutMs?: number): Promise<ReadModelSnapshot> {
-    return this.http.json(
-      { method: "GET", path: "/api/orchestration/snapshot", bearer: credentials.token, ...(timeoutMs !== undefined && { timeoutMs }) },
-      ReadModelSnapshot,
-      "orchestration snapshot",
-    );
-  }
-
-  getThread(credentials: T3Credentials, threadId: string): Promise<ThreadDetailSnapshot> {
-    return this.http.json(
-      { method: "GET", path: `/api/orchestration/threads/${encodeURIComponent(threadId)}`, bearer: credentials.token },
-      ThreadDetailSnapshot,
-      "thread snapshot",
-    );
-  }
-
-  dispatchHttp(credentials: T3Credentials, command: ClientCommand): Promise<DispatchResult> {
-    return this.http.json({ method: "POST", path: "/api/orchestration/dispatch", bearer: credentials.token, json: command }, DispatchResult, command.type);
   }
 }

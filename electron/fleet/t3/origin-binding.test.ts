@@ -7,6 +7,7 @@ import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { T3Error } from "../../../shared/t3/errors";
 import { T3EnvironmentClient, webSocketUrl } from "./client";
+import { Protocol1HttpReads } from "./protocol1/http-reads";
 import { T3Http } from "./http";
 import { OriginToken } from "./origin-token";
 
@@ -110,7 +111,7 @@ describe("a client bound to its origin", () => {
     expect(answer.status).toBe(status);
     // Through the client's typed calls a redirect is a failure, never a success read elsewhere.
     await rejection(client.authSession(token));
-    await rejection(client.getShell({ token, generation: "upstream" }));
+    await rejection(new Protocol1HttpReads(client.http).getShell({ token, generation: "upstream" }));
     expect(own.seen.map((request) => request.authorization)).toEqual(["Bearer own-token", "Bearer own-token", "Bearer own-token"]);
     expect(other.connections).toBe(0);
   });

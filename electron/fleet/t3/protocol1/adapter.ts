@@ -31,6 +31,7 @@ import type {
   ThreadStreamListener,
 } from "../adapter";
 import type { T3Credentials } from "../client";
+import { Protocol1HttpReads } from "./http-reads";
 import { T3Connection, type ThreadEventItem, type ThreadListener } from "./connection";
 
 /** A fork shell stream re-snapshots at most this often in a row to close its live-tail gap. */
@@ -88,11 +89,13 @@ export class Protocol1Adapter implements ProtocolAdapter {
   readonly lastRows = new Map<string, RowLookups>();
   /** Last shell sequence applied: a reconnect resumes after it (protocol-1 sequences only). */
   shellSequence: number | undefined;
+  readonly http: Protocol1HttpReads;
 
   constructor(
     readonly context: AdapterContext,
     readonly options: Protocol1Options = {},
   ) {
+    this.http = new Protocol1HttpReads(context.client.http);
     this.rows.settleSupported = context.descriptor.capabilities.threadSettlement === true;
     this.rows.harnessesObserved = context.generation !== "fork";
     this.rows.snoozeSupported = context.descriptor.capabilities.threadSnooze === true;
@@ -324,7 +327,7 @@ class Protocol1Session implements AdapterSession {
   private async readRemovals(batch: UnreadableRemoval[]): Promise<void> {
     let model: ReadModelSnapshot;
     try {
-      model = await this.adapter.context.client.getReadModel(this.credentials, REMOVAL_LOOKUP_MS);
+      model = await this.adapter.http.getReadModel(this.credentials, REMOVAL_LOOKUP_MS);
     } catch (error) {
       // A server that does not offer this session its read model (fork: owners only, a 400) reads
       // archived threads, so "not found" meant deleted there; any other failure leaves the removal unsure.
