@@ -1,4 +1,4 @@
-import { type MouseEvent, useEffect, useMemo, useRef, useState } from "react";
+import { type MouseEvent, useEffect, useRef, useState } from "react";
 import { command, keyHint } from "../../shared/fleet/command-registry";
 import { ActionConfirmation } from "./components/ActionConfirmation";
 import { KeyHints } from "./components/KeyHints";
@@ -21,12 +21,12 @@ import { SnoozedList } from "./components/SnoozedList";
 import { DiffView } from "./components/DiffView";
 import { UsageTotals } from "./components/UsageTotals";
 import { diffView } from "./state/diff-view";
-import { useNow } from "./components/common";
 import { useFleetFacts } from "./state/fleet-facts";
 import { commands } from "./state/commands";
 import { dispatch } from "./state/dispatch";
-import { focusTargets, focusWhenStill, paneShown } from "./state/focus";
-import { buildRows, filtersActive, glance, inbox, paneView, providers, selectableRows } from "./state/selectors";
+import { focusTargets, focusWhenStill } from "./state/focus";
+import { selectGlance, selectInbox, selectMatchingRows, selectPane, selectProviders, selectRows, selectSelectable } from "./state/derived";
+import { filtersActive } from "./state/selectors";
 import { useDiscovery } from "./state/discovery";
 import { useFleet } from "./state/store";
 
@@ -41,19 +41,12 @@ function closeOnButton(close: () => void) {
   };
 }
 
-/** The clock that folds old idle agents moves by the minute; the tree need not rebuild faster. */
-const FOLD_CLOCK_MS = 60_000;
-
 export function App() {
-  const facts = useFleetFacts();
-  const { environments } = facts;
+  const { environments } = useFleetFacts();
   const bridgeLostAt = useFleet((s) => s.bridgeLostAt);
   const filters = useFleet((s) => s.filters);
   const search = useFleet((s) => s.search);
-  const collapsed = useFleet((s) => s.collapsed);
   const grouping = useFleet((s) => s.grouping);
-  const olderThanMs = useFleet((s) => s.olderThanMs);
-  const olderShown = useFleet((s) => s.olderShown);
   const openKey = useFleet((s) => s.openKey);
   const pairingOpen = useFleet((s) => s.pairing.open);
   const newAgentOpen = useNewAgent((s) => s.open);
@@ -61,8 +54,6 @@ export function App() {
   const paletteOpen = useFleet((s) => s.paletteOpen);
   const loaded = useFleet((s) => s.loaded);
   const inFlight = useFleet((s) => s.inFlight);
-  const view = useFleet((s) => s.view);
-  const snoozed = useFleet((s) => s.snoozed);
   const findMachinesOpen = useDiscovery((s) => s.open);
   const listOpen = useFleet((s) => s.listOpen);
   // Small windows fold the window's actions and the filters into two menus (styles/layout.css and styles/panes.css, max-width 600px).
@@ -70,50 +61,22 @@ export function App() {
   const [filtersOpen, setFiltersOpen] = useState(false);
   const searchRef = useRef<HTMLInputElement>(null);
   const paneRef = useRef<HTMLDivElement>(null);
-  const now = useNow(FOLD_CLOCK_MS);
-  const foldClock = Math.floor(now / FOLD_CLOCK_MS) * FOLD_CLOCK_MS;
-
-  // Every view below is computed once per change of the facts (a new `facts`) or of what it reads.
-  const rows = useMemo(
-    () =>
-      buildRows({
-        agents: facts.agents,
-        environments: facts.environments,
-        filters,
-        search,
-        collapsed,
-        grouping,
-        olderThanMs,
-        olderShown,
-        now: foldClock,
-        bridgeLost: bridgeLostAt !== null,
-      }),
-    [facts, filters, search, collapsed, grouping, olderThanMs, olderShown, foldClock, bridgeLostAt],
-  );
-  // Snoozes that run out count and show again on the minute clock, as the tree folds.
+  // The views are the store's derived selectors (state/derived.ts), shared with the dispatcher.
+  const rows = useFleet(selectRows);
   // One "needs you" count (shared/fleet/needs.ts) for the top bar, the Inbox badge and the tab (state/tab.ts).
-  const { counts, needYou } = useMemo(() => glance(facts.agents, facts.environments, snoozed, now), [facts, snoozed, now]);
-  const providerList = useMemo(() => providers(facts.agents), [facts]);
-  // Review items are needs like any other (shared/fleet/needs.ts), so the inbox counts them as the badge does.
-  const inboxNow = useMemo(() => inbox(facts.agents, filters, search, snoozed, now), [facts, filters, search, snoozed, now]);
-  const pane = paneView(view, inboxNow.items.length);
+  const { counts, needYou } = useFleet(selectGlance);
+  const providerList = useFleet(selectProviders);
+  const inboxNow = useFleet(selectInbox);
+  const pane = useFleet(selectPane);
   // Every agent of the fleet the search and filters match, whichever pane shows (components/SearchScope.tsx).
-  const fleetMatches = useMemo(() => selectableRows(rows).length, [rows]);
+  const fleetMatches = useFleet(selectMatchingRows).length;
   // What ↑/↓ move through and what search chooses from: the inbox's items, or the tree's matching agents.
-  const selectable = useMemo(
-    () => (pane === "inbox" ? inboxNow.items.map((agent) => agent.key) : selectableRows(rows).map((row) => row.id)),
-    [pane, inboxNow, rows],
-  );
+  const selectable = useFleet(selectSelectable);
 
   useEffect(() => {
     focusTargets.search = () => searchRef.current?.focus();
     focusTargets.pane = () => paneRef.current?.focus();
   }, []);
-  // What ↑/↓ and →/← move through (state/dispatch.ts).
-  useEffect(() => {
-    paneShown.current = () => ({ selectable, rows });
-  }, [selectable, rows]);
-
   // A search selects its first match (never a parent kept for context), so ↓ or Enter reach a match.
   useEffect(() => {
     if (!search) return;

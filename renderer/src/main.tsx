@@ -3,6 +3,7 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { createBridge } from "./bridge/client";
 import { startEffects } from "./state/bridge-events";
+import { startFoldClock } from "./state/clock";
 import { keepFocusOffBody } from "./state/focus";
 import { listenForKeys } from "./state/keys";
 import "./styles/base.css";
@@ -14,6 +15,7 @@ import "./styles/changes.css";
 
 startEffects(createBridge());
 listenForKeys();
+startFoldClock();
 keepFocusOffBody();
 
 createRoot(document.getElementById("root")!).render(

@@ -2,6 +2,8 @@
 // something shows a relative time. Labels subscribe to it themselves, so a tick re-renders the
 // labels and nothing around them (a transcript of 1,000 messages is not rendered again every 5 s).
 import { useSyncExternalStore } from "react";
+import { FOLD_CLOCK_MS } from "./derived";
+import { useFleet } from "./store";
 
 /** How often relative times move; a UI clock, not a poll of any server. */
 export const CLOCK_MS = 5_000;
@@ -35,4 +37,10 @@ const snapshot = () => now;
 /** The clock's current time (ms); components using it render again on each tick. */
 export function useClock(): number {
   return useSyncExternalStore(subscribe, snapshot);
+}
+
+/** Moves the store's minute clock (slices/ui.ts `clock`), which the derived views read (derived.ts). */
+export function startFoldClock(): () => void {
+  const timer = setInterval(() => useFleet.getState().tickClock(Date.now()), FOLD_CLOCK_MS);
+  return () => clearInterval(timer);
 }

@@ -7,7 +7,8 @@ import { activeSnooze } from "../../../shared/fleet/snooze";
 import type { AgentView } from "../../../shared/fleet/types";
 import { acknowledgeable } from "../../../shared/fleet/views";
 import { agentCommands } from "./agent-commands";
-import { focusTargets, focusWhenStill, paneShown } from "./focus";
+import { selectGlance, selectRows, selectSelectable } from "./derived";
+import { focusTargets, focusWhenStill } from "./focus";
 import { handledList } from "./handled-list";
 import { diffView } from "./diff-view";
 import { currentInbox } from "./inbox";
@@ -15,7 +16,7 @@ import { links } from "./links";
 import { machineCommands } from "./machine-commands";
 import { navigation } from "./navigation";
 import { newAgent } from "./new-agent";
-import { displayAgent, displayFacts, glance, nextNeedingYou, paneView } from "./selectors";
+import { displayAgent, nextNeedingYou, paneView } from "./selectors";
 import { settingsCommands } from "./settings-commands";
 import { useFleet } from "./store";
 
@@ -48,7 +49,7 @@ export function commandContext(target?: string): CommandContext {
     environment,
     agentPanelOpen: state.openKey !== null,
     machines: state.environments.size,
-    needYou: glance(displayFacts(state.agents, state.bridgeLostAt), state.environments, state.snoozed).needYou.length,
+    needYou: selectGlance(state).needYou.length,
     notificationsPaused: state.settings?.notificationsPaused ?? false,
     grouping: state.grouping,
     undoable: state.confirmation?.undo != null,
@@ -77,7 +78,7 @@ function focusSearch(): void {
 
 /** ↑/↓ through what the pane shows: the inbox's items, or the tree's matching agents. */
 function moveSelection(id: CommandId): void {
-  const { selectable } = paneShown.current();
+  const selectable = selectSelectable(useFleet.getState());
   const index = selectable.indexOf(useFleet.getState().selectedKey ?? "");
   const target = id === "fleet.down" ? selectable[Math.min(index + 1, selectable.length - 1)] : selectable[Math.max(index - 1, 0)];
   navigation.select(target ?? null);
@@ -85,7 +86,7 @@ function moveSelection(id: CommandId): void {
 
 function expandOrCollapse(id: CommandId): void {
   const state = useFleet.getState();
-  const row = paneShown.current().rows.find((candidate) => candidate.kind === "agent" && candidate.id === state.selectedKey);
+  const row = selectRows(state).find((candidate) => candidate.kind === "agent" && candidate.id === state.selectedKey);
   if (row?.kind !== "agent") return;
   if (row.childCount > 0 && (id === "fleet.expand") === row.collapsed) state.toggleCollapsed(row.id);
 }

@@ -1,7 +1,7 @@
-// What the views register so commands can reach them: elements to focus, and what the left pane
-// shows (for moving through it); and the one rule for where focus goes after an action. Commands never reach into React; a view that unmounts leaves a
-// stale entry that does nothing harmful (focusing a detached element is a no-op).
-import type { Row } from "./selectors";
+// What the views register so actions can reach them (elements to focus), and the one rule for where
+// focus goes after an action. Actions never reach into React; a view that unmounts leaves a stale
+// entry that does nothing harmful (focusing a detached element is a no-op). The pane's rows and
+// selectable list are the store's derived views (derived.ts), never registered here.
 import { useFleet } from "./store";
 
 export const focusTargets: {
@@ -13,11 +13,6 @@ export const focusTargets: {
   /** The open agent's interrupt asks first when messages are queued (true: it took over). */
   interrupt?: (key: string) => boolean;
 } = {};
-
-/** The left pane as shown now (App registers it): what ↑/↓ move through, and the tree's rows for →/←. */
-export const paneShown: { current: () => { selectable: string[]; rows: Row[] } } = {
-  current: () => ({ selectable: [], rows: [] }),
-};
 
 /** Where the focus rule last put focus by itself: a later move the user asked for may take it from there. */
 let placedByRule: Element | null = null;

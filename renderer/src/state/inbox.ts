@@ -1,15 +1,14 @@
 // The inbox as the window shows it, and Linear's triage: after an item is handled from the inbox,
 // its next item opens.
-import { displayFacts, inbox } from "./selectors";
+import { selectInbox } from "./derived";
+import type { Inbox } from "./selectors";
 import { focusTargets, focusWhenStill } from "./focus";
 import { navigation } from "./navigation";
 import { useFleet } from "./store";
 
 /** The inbox as the window shows it now (the pane's filters and snoozes). */
-export function currentInbox(): ReturnType<typeof inbox> {
-  const state = useFleet.getState();
-  const agents = displayFacts(state.agents, state.bridgeLostAt);
-  return inbox(agents, state.filters, state.search, state.snoozed, Date.now());
+export function currentInbox(): Inbox {
+  return selectInbox(useFleet.getState());
 }
 
 export const inboxKeys = (): string[] => currentInbox().items.map((agent) => agent.key);

@@ -61,6 +61,8 @@ export interface UiSlice {
   inFlight: number;
   /** What the user is writing to each agent, by agent key: a draft stays with its agent, never follows to another. */
   drafts: Map<string, string>;
+  /** The window's clock for what runs out (snoozes) and folds (old idle agents): moved by the minute (clock.ts startFoldClock). */
+  clock: number;
 
   select(key: string | null): void;
   showAgent(key: string | null): void;
@@ -83,6 +85,7 @@ export interface UiSlice {
   requestSettled(): void;
   /** Keeps (or, empty, forgets) the draft for one agent. */
   setDraft(key: string, text: string): void;
+  tickClock(now: number): void;
 }
 
 const toggled = (set: Set<string>, id: string) => {
@@ -109,6 +112,7 @@ export const createUiSlice: StateCreator<FleetState, [], [], UiSlice> = (set) =>
   failures: new Map(),
   inFlight: 0,
   drafts: new Map(),
+  clock: Date.now(),
 
   select: (selectedKey) => set({ selectedKey }),
   showAgent: (openKey) => set((state) => ({ openKey, selectedKey: openKey ?? state.selectedKey })),
@@ -162,4 +166,5 @@ export const createUiSlice: StateCreator<FleetState, [], [], UiSlice> = (set) =>
       else drafts.set(key, text);
       return { drafts };
     }),
+  tickClock: (clock) => set({ clock }),
 });
