@@ -11,9 +11,8 @@
 import type { DiffScope } from "../../../../shared/t3/diff";
 import type { LaunchOptions } from "../../../../shared/fleet/creation";
 import { launchProviders } from "../../../../shared/t3/providers";
-import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
+import type { AgentFacts } from "../../../../shared/fleet/facts";
 import { Protocol1Rows } from "../../../../shared/t3/protocol1/facts";
-import { ThreadProjection } from "../../../../shared/t3/protocol1/thread-projection";
 import type { SkippedItem } from "../../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
 import { T3Error } from "../../../../shared/t3/errors";
@@ -32,7 +31,9 @@ import type {
 } from "../adapter";
 import type { T3Credentials } from "../client";
 import { Protocol1HttpReads } from "./http-reads";
-import { T3Connection, type ThreadEventItem, type ThreadListener } from "./connection";
+import { T3Connection } from "./connection";
+import { Protocol1Thread } from "./followed-thread";
+import { Protocol1ThreadStream } from "./thread-stream";
 
 /** A fork shell stream re-snapshots at most this often in a row to close its live-tail gap. */
 const MAX_SHELL_REPAIRS = 3;
@@ -46,32 +47,6 @@ const REMOVAL_LOOKUP_MS = 10_000;
 
 export interface Protocol1Options {
   streamLagMs?: number;
-}
-
-/** One followed thread on protocol 1: its projection, kept across reconnects for resuming. */
-class Protocol1Thread implements FollowedThread {
-  readonly projection = new ThreadProjection();
-  synced = false;
-  error: string | null = null;
-
-  constructor(readonly threadId: string) {}
-
-  detail(): ThreadDetail {
-    const projection = this.projection;
-    return {
-      threadId: this.threadId,
-      loaded: projection.thread !== undefined,
-      synced: this.synced,
-      facts: projection.facts(),
-      ...projection.transcript(),
-      appliedSequence: projection.lastSequence,
-      error: this.error,
-    };
-  }
-
-  markAnswered(requestId: string): void {
-    this.projection.markAnswered(requestId);
-  }
 }
 
 /**
@@ -130,7 +105,8 @@ interface UnreadableRemoval {
 
 class Protocol1Session implements AdapterSession {
   readonly protocol = 1 as const;
-  private readonly followed = new Map<string, { thread: Protocol1Thread; resubscribe: () => void; lagTimer?: NodeJS.Timeout }>();
+  /** The thread streams open on this connection, by thread (the fleet stream checks them for lag). */
+  private readonly followed = new Map<string, Protocol1ThreadStream>();
   /** Removals waiting for the next full read-model read (one read answers all that left together). */
   private unreadableRemovals: UnreadableRemoval[] = [];
   private readModelRead: Promise<void> | undefined;
@@ -141,7 +117,7 @@ class Protocol1Session implements AdapterSession {
     private readonly credentials: T3Credentials,
   ) {
     connection.onClose(() => {
-      for (const entry of this.followed.values()) clearTimeout(entry.lagTimer);
+      for (const stream of this.followed.values()) stream.cancelLagCheck();
     });
   }
 
@@ -346,153 +322,21 @@ class Protocol1Session implements AdapterSession {
 
   followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
     if (!(followed instanceof Protocol1Thread)) throw new T3Error("incompatible", "This thread was followed on another protocol.");
-    const thread = followed;
-    const threadId = thread.threadId;
-    const { projection } = thread;
-    let closed = false;
-    let current: Subscription | undefined;
-    const subscribe = () => {
-      thread.synced = false;
-      const active = () => !closed && current === subscription;
-      const notify = () => listener.changed(thread.detail());
-      const base: ThreadListener = {
-        snapshot: (snapshot) => {
-          if (!active()) return;
-          projection.applySnapshot(snapshot);
-          notify();
-        },
-        delta: (event) => {
-          if (active() && projection.applyEvent(event) && thread.synced) notify();
-        },
-        synchronized: () => {
-          if (!active()) return;
-          thread.synced = true;
-          thread.error = null;
-          notify();
-        },
-        skipped: (item) => {
-          if (active()) listener.skipped?.(item);
-        },
-        end: (error) => {
-          if (!active()) return;
-          closed = true;
-          thread.synced = false;
-          this.forgetFollowed(threadId, resubscribe);
-          if (error?.kind === "not-found") {
-            // The thread is gone (deleted); nothing to retry.
-            thread.error = "This thread no longer exists on its environment.";
-            notify();
-            listener.end();
-            return;
-          }
-          if (error?.kind === "decode") {
-            // T3 sent this thread in a form the fleet cannot read: the thread's fault, not the
-            // connection's (issue 43). The reason is shown and counted on the machine; a reconnect tries again.
-            thread.error = `T3 sent this thread in a form T3 Fleet cannot read: ${error.message}`;
-            listener.skipped?.({ method: "orchestration.subscribeThread", path: error.details.decode?.path ?? "", message: error.message, sequence: null });
-            notify();
-            listener.end();
-            return;
-          }
-          listener.end(error);
-        },
-      };
-      const subscription = this.connection.subscribeThread(
-        threadId,
-        this.fork ? this.repairThreadTail(threadId, base) : base,
-        projection.thread ? { afterSequence: projection.lastSequence } : {},
-      );
-      current = subscription;
-    };
-    const resubscribe = () => {
-      if (closed) return;
-      const previous = current;
-      current = undefined;
-      previous?.close();
-      subscribe();
-    };
-    this.followed.set(threadId, { thread, resubscribe });
-    subscribe();
-    return {
-      close: () => {
-        if (closed) return;
-        closed = true;
-        this.forgetFollowed(threadId, resubscribe);
-        const subscription = current;
-        current = undefined;
-        thread.synced = false;
-        subscription?.close();
-        listener.end();
-      },
-    };
-  }
-
-  private forgetFollowed(threadId: string, resubscribe: () => void): void {
-    const entry = this.followed.get(threadId);
-    if (entry?.resubscribe !== resubscribe) return;
-    clearTimeout(entry.lagTimer);
-    this.followed.delete(threadId);
-  }
-
-  /** Whether a followed, synchronized thread stream has not seen the session change its shell row shows. */
-  private behind(threadId: string, shellSession: string | null | undefined): boolean {
-    const entry = this.followed.get(threadId);
-    const projection = entry?.thread.projection;
-    if (!entry?.thread.synced || !projection?.thread || !shellSession) return false;
-    const streamSession = projection.thread.session?.updatedAt;
-    return streamSession === undefined || shellSession > streamSession;
+    const stream = new Protocol1ThreadStream(this.connection, followed, listener, this.fork, (ended) => {
+      if (this.followed.get(ended.thread.threadId) === ended) this.followed.delete(ended.thread.threadId);
+    });
+    this.followed.set(followed.threadId, stream);
+    stream.start();
+    return stream;
   }
 
   private checkLag(row: ThreadShell): void {
-    const entry = this.followed.get(row.id);
-    if (!entry || entry.lagTimer || !this.behind(row.id, row.session?.updatedAt)) return;
-    entry.lagTimer = setTimeout(() => {
-      entry.lagTimer = undefined;
-      const latest = this.adapter.lastRows.get(row.id);
-      if (this.followed.get(row.id) === entry && latest && this.behind(row.id, latest.sessionUpdatedAt)) entry.resubscribe();
-    }, this.adapter.options.streamLagMs ?? STREAM_LAG_MS);
-    entry.lagTimer.unref?.();
-  }
-
-  /** Holds live events while the gap between snapshot and live tail is fetched, then merges by sequence (fork). */
-  private repairThreadTail(threadId: string, listener: ThreadListener): ThreadListener {
-    let buffer: ThreadEventItem[] | undefined;
-    let synchronizedAt: number | undefined;
-    let ended = false;
-    return {
-      snapshot: (snapshot) => {
-        listener.snapshot(snapshot);
-        const held: ThreadEventItem[] = [];
-        buffer = held;
-        this.connection.replayEvents(snapshot.snapshotSequence).then(
-          (events) => {
-            if (ended || buffer !== held) return;
-            const merged = new Map<number, ThreadEventItem>();
-            for (const event of events) if (event.aggregateId === threadId && event.known) merged.set(event.sequence, event);
-            for (const event of held) merged.set(event.sequence, event);
-            buffer = undefined;
-            for (const sequence of [...merged.keys()].sort((a, b) => a - b)) listener.delta(merged.get(sequence)!);
-            listener.synchronized(Math.max(synchronizedAt ?? -1, ...merged.keys()));
-          },
-          (error: unknown) => {
-            if (ended) return;
-            ended = true;
-            listener.end(T3Error.from(error));
-          },
-        );
-      },
-      delta: (event) => (buffer ? buffer.push(event) : listener.delta(event)),
-      synchronized: (lastSequence) => {
-        if (buffer) synchronizedAt = lastSequence;
-        else listener.synchronized(lastSequence);
-      },
-      end: (error) => {
-        if (ended) return;
-        ended = true;
-        listener.end(error);
-      },
-      skipped: (item) => listener.skipped?.(item),
-    };
+    const stream = this.followed.get(row.id);
+    if (!stream?.behind(row.session?.updatedAt)) return;
+    stream.recheckLagAfter(
+      this.adapter.options.streamLagMs ?? STREAM_LAG_MS,
+      () => this.followed.get(row.id) === stream && stream.behind(this.adapter.lastRows.get(row.id)?.sessionUpdatedAt),
+    );
   }
 
   // ------------------------------------------------------------------ commands
