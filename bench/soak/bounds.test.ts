@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { boundsFor, checkBounds, fitLine, type SoakOutcome } from "./bounds";
+import type { ResourceSample } from "./samples";
+
+const MB = 1024 * 1024;
+const MINUTE = 60_000;
+
+function sample(atMs: number, liveHeapMb: number): ResourceSample {
+  return {
+    atMs,
+    servicePid: 1,
+    liveAgents: 100,
+    agents: 100,
+    rssBytes: 120 * MB,
+    heapUsedBytes: (liveHeapMb + 6) * MB,
+    heapLiveBytes: (liveHeapMb + 5) * MB,
+    heapCodeBytes: 5 * MB,
+    fds: 40,
+    sockets: 16,
+    activeResources: {},
+    latenciesMs: [30, 40],
+    p50Ms: 30,
+    p99Ms: 40,
+    timeouts: 0,
+  };
+}
+
+function outcome(samples: ResourceSample[]): SoakOutcome {
+  return {
+    counts: {
+      sent: 1,
+      delivered: 1,
+      refused: 0,
+      uncertain: 0,
+      notSent: 0,
+      duplicated: 0,
+      lost: 0,
+      deliveredButShownRefused: 0,
+      inFlightAtKill: 0,
+      inFlightAtKillTruth: {},
+      refusalReasons: new Map(),
+      examples: [],
+    },
+    misdirected: 0,
+    notificationsBeyondOne: 0,
+    agentsLost: 0,
+    agentsInvented: 0,
+    contradictions: 0,
+    orphanChildren: 0,
+    orphanSockets: 0,
+    samples,
+    steadyFromMs: 0,
+    pageErrors: 0,
+    reloadPaintsMs: [],
+  };
+}
+
+const heapVerdicts = (samples: ResourceSample[]) =>
+  checkBounds(boundsFor(false), outcome(samples)).filter((verdict) => verdict.text.startsWith("service JS heap"));
+
+describe("the soak's heap bounds", () => {
+  it("fits the least-squares line: its value at the first point and its slope", () => {
+    expect(fitLine([0, 1, 2, 3].map((x) => ({ x, y: 10 + 2 * x })))).toEqual({ start: 10, slope: 2 });
+    expect(fitLine([{ x: 5, y: 7 }])).toEqual({ start: 7, slope: 0 });
+  });
+
+  it("passes a sawtooth that stays level: its ends and its line", () => {
+    const samples = Array.from({ length: 120 }, (_, minute) => sample(minute * MINUTE, 20 + (minute % 10) * 0.05));
+    const verdicts = heapVerdicts(samples);
+    expect(verdicts.filter((verdict) => !verdict.info).map((verdict) => verdict.ok)).toEqual([true, true]);
+  });
+
+  it("fails a heap whose two ends are level but whose line rises over a working day", () => {
+    // 20 MB rising 0.1 MB a minute (48 MB over eight hours), with the last samples dropping back to the start's level.
+    const samples = Array.from({ length: 120 }, (_, minute) => sample(minute * MINUTE, minute >= 117 ? 20 : 20 + minute * 0.1));
+    const [ends, line] = heapVerdicts(samples).filter((verdict) => !verdict.info);
+    expect(ends!.ok).toBe(true);
+    expect(line!.ok).toBe(false);
+    expect(line!.text).toMatch(/MB an hour, .* % over a working day \(bound 10 %\)/);
+  });
+
+  it("fails 3 % of growth from end to end on a full run", () => {
+    const samples = Array.from({ length: 60 }, (_, minute) => sample(minute * MINUTE, minute < 30 ? 20 : 20.8));
+    const [ends] = heapVerdicts(samples).filter((verdict) => !verdict.info);
+    expect(ends!.ok).toBe(false);
+  });
+});
