@@ -453,7 +453,7 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
   it("reads the shell over HTTP with the protocol header", async () => {
     const { sim, adapter, credentials } = await setup();
     const threadId = newThread(sim);
-    const shell = await adapter.getShell(credentials);
+    const shell = await adapter.http.getShell(credentials);
     expect(shell.schemaVersion).toBe(3);
     expect(shell.threads.map((row) => row.id)).toContain(threadId);
   });

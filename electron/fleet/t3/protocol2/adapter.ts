@@ -25,13 +25,9 @@ import {
 } from "../../../../shared/t3/protocol2/projection";
 import {
   DispatchResultV2,
-  ORCHESTRATION_PROTOCOL_HEADER,
   ServerConfigV2,
-  ShellSnapshotV2,
   type ShellStreamItemV2,
   ShellStreamItemV2Schema,
-  type ThreadDetailSnapshotV2,
-  ThreadBoundedSnapshotV2,
   type ThreadProjection,
   type ThreadStreamItemV2,
   ThreadStreamItemV2Schema,
@@ -54,6 +50,7 @@ import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
 import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, steeringOf } from "../../../../shared/t3/protocol2/facts";
 import { V2Thread } from "./followed-thread";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
+import { Protocol2HttpReads } from "./http-reads";
 import { createProject, wireCommand } from "./wire-commands";
 
 export interface Protocol2Options {
@@ -67,8 +64,6 @@ export interface Protocol2Options {
 const FAILURE_READ_TIMEOUT_MS = 5_000;
 const CONFIG_READ_TIMEOUT_MS = 10_000;
 
-const PROTOCOL_HEADERS = { [ORCHESTRATION_PROTOCOL_HEADER]: "2" };
-
 /**
  * The adapter for one protocol-2 environment. It holds the shell cursor, so a reconnect resumes
  * where the last connection stopped (a followed thread's own cursor is in its V2Thread, which
@@ -81,11 +76,13 @@ export class Protocol2Adapter implements ProtocolAdapter {
   /** Threads with a stream open now: a command reads the active run from their projection. */
   private readonly streaming = new Map<string, V2Thread>();
   readonly features: ServerFeatures;
+  readonly http: Protocol2HttpReads;
 
   constructor(
     readonly context: AdapterContext,
     readonly options: Protocol2Options = {},
   ) {
+    this.http = new Protocol2HttpReads(context.client.http);
     const capabilities = context.descriptor.capabilities as Record<string, unknown>;
     this.features = {
       settle: capabilities.threadSettlement === true,
@@ -140,7 +137,7 @@ export class Protocol2Adapter implements ProtocolAdapter {
   failureReasons(credentials: T3Credentials): FailureReasons {
     this.failureCredentials = credentials;
     this.failures ??= new FailureReasons(
-      (threadId) => this.getBoundedThread(this.failureCredentials!, threadId, FAILURE_READ_TIMEOUT_MS).then((snapshot) => snapshot.projection),
+      (threadId) => this.http.getBoundedThread(this.failureCredentials!, threadId, FAILURE_READ_TIMEOUT_MS).then((snapshot) => snapshot.projection),
       this.options.failureReasons,
     );
     return this.failures;
@@ -205,29 +202,6 @@ export class Protocol2Adapter implements ProtocolAdapter {
       () => undefined,
     );
     return new Protocol2Session(this, socket, credentials);
-  }
-
-  /** Reads over HTTP carry the protocol header; without it a protocol-2 server answers 426. */
-  getShell(credentials: T3Credentials): Promise<ShellSnapshotV2> {
-    return this.context.client.http.json(
-      { method: "GET", path: "/api/orchestration/shell", bearer: credentials.token, headers: PROTOCOL_HEADERS },
-      ShellSnapshotV2,
-      "shell snapshot",
-    );
-  }
-
-  getBoundedThread(credentials: T3Credentials, threadId: string, timeoutMs?: number): Promise<ThreadDetailSnapshotV2> {
-    return this.context.client.http.json(
-      {
-        method: "GET",
-        path: `/api/orchestration/threads/${encodeURIComponent(threadId)}/bounded`,
-        bearer: credentials.token,
-        headers: PROTOCOL_HEADERS,
-        ...(timeoutMs !== undefined && { timeoutMs }),
-      },
-      ThreadBoundedSnapshotV2,
-      "bounded thread snapshot",
-    );
   }
 
   agentFacts(): AgentFacts[] {
@@ -500,7 +474,7 @@ class Protocol2Session implements AdapterSession {
     };
     if (!thread.projection && this.adapter.options.boundedThreadSnapshots !== false) {
       // A bounded snapshot over HTTP first: the latest items and every non-terminal run, then resume live.
-      this.adapter.getBoundedThread(this.credentials, thread.threadId).then(
+      this.adapter.http.getBoundedThread(this.credentials, thread.threadId).then(
         (snapshot) => {
           if (closed) return;
           if (!thread.projection) {
