@@ -2,7 +2,7 @@
 // its row, the diff one key away (c, the registry's "agent.diff"), virtualized for a large change,
 // each turn's files and the context fill in the agent view, and the token totals.
 import { join } from "node:path";
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { createV2Thread } from "../sim/protocol2/fleet-hooks";
 import { SCREENSHOTS, agentRow, envRow, expect, test, type Fleet } from "./fixtures";
 
@@ -75,7 +75,28 @@ test("tokens T3 reported and the context fill are shown and summed apart, saying
   await expect(panel.getByTestId("thread-tokens")).toHaveText(/^[\d.]+k tokens$/);
 });
 
-test("a diff of 10,000 lines mounts only the lines in view", async ({ page, fleet }) => {
+/** Scrolls the diff by each step (px), a frame apart, then says which added lines are in the page and where the first of them sits in the content. */
+async function scrollDiff(lines: Locator, steps: number[]) {
+  return lines.evaluate(async (element, deltas) => {
+    for (const delta of deltas) {
+      element.scrollTop += delta;
+      await new Promise((frame) => requestAnimationFrame(frame));
+    }
+    const rows = [...element.querySelectorAll<HTMLElement>(".diff-add")];
+    const firstTop = rows[0] ? rows[0].getBoundingClientRect().top - element.getBoundingClientRect().top - element.clientTop + element.scrollTop : -1;
+    return {
+      numbers: rows.map((row) => Number(row.querySelectorAll(".diff-number")[1]!.textContent)),
+      firstTop,
+      scrollTop: element.scrollTop,
+      viewHeight: element.clientHeight,
+    };
+  }, steps);
+}
+
+test("a diff of 10,000 lines mounts only the lines in view, each in its place wherever it is scrolled, coloured once the scroll rests", async ({
+  page,
+  fleet,
+}) => {
   await online(page, fleet);
   const sim = fleet.sims.servers[0]!;
   const threadId = fleet.sims.createThread(sim, { title: "Generate the table", provider: "codex", text: "Generate #bigdiff" });
@@ -85,9 +106,28 @@ test("a diff of 10,000 lines mounts only the lines in view", async ({ page, flee
   await page.keyboard.press("c");
   const lines = page.getByTestId("diff-lines");
   await expect(lines).toContainText("table-1.ts");
+  await expect(lines.locator(".diff-add .hljs-keyword").first()).toHaveText("export");
   expect(await lines.locator(".diff-line").count()).toBeLessThan(200);
+  // Down and back up a few lines at a time, then a page at a time, then a jump: the added lines in the page are consecutive,
+  // cover the view, and each sits at its own line's height (the file's header, four meta lines and the hunk come first).
+  const LINE_PX = 18;
+  for (const steps of [[5, 40, 90, 18, 300], [-7, -100, -18], [700, 700, -700, 700], [90_000], [-3, 4_000, -80_000]]) {
+    const shown = await scrollDiff(lines, steps);
+    expect(shown.numbers.length).toBeGreaterThan(0);
+    expect(shown.numbers).toEqual(shown.numbers.map((_, index) => shown.numbers[0]! + index));
+    expect(shown.firstTop).toBe((shown.numbers[0]! + 5) * LINE_PX);
+    expect(shown.numbers[0]!).toBeLessThanOrEqual(Math.max(1, Math.floor(shown.scrollTop / LINE_PX) - 5));
+    expect(shown.numbers.at(-1)!).toBeGreaterThanOrEqual(Math.min(10_000, Math.ceil((shown.scrollTop + shown.viewHeight) / LINE_PX) - 6));
+    expect(shown.numbers.length).toBeLessThan(shown.viewHeight / LINE_PX + 2 * 8 + 2);
+  }
+  // Lines that came into view while scrolling are coloured once it rests.
+  const middle = lines.locator(".diff-add").filter({ hasText: /step 5000$/ });
+  await lines.evaluate((element) => (element.scrollTop = 5004 * 18 - 100));
+  await expect(middle.locator(".hljs-keyword")).toHaveText(["export", "const"]);
   await lines.evaluate((element) => (element.scrollTop = element.scrollHeight));
   await expect(lines).toContainText("step 10000");
+  await lines.evaluate((element) => (element.scrollTop = 0));
+  await expect(lines.locator(".diff-file")).toHaveText("src/generated/table-1.ts");
 });
 
 test("a diff line holding bidi or control characters shows each as a marker and is flagged, so the code reads in the order it runs (issue 43)", async ({

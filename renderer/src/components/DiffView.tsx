@@ -1,102 +1,19 @@
 // The diff of an agent's turn or whole thread (issue 24): unified, each line coloured by its file's
 // language with the transcript's highlighter (./highlighter.ts), and virtualized (only the lines in
-// view are mounted, @tanstack/react-virtual), so a diff of 10,000 lines opens without freezing the
-// page (bench/diff.bench.ts). A diff over the service's limit, a missing or failed checkpoint, or a
+// view are in the page, ./diff-rows.ts), so a diff of 10,000 lines opens without freezing the page
+// and scrolls end to end without keeping a core busy (bench/diff.bench.ts). A diff over the service's limit, a missing or failed checkpoint, or a
 // read that failed says so, with the files the checkpoint lists. A line holding bidi or control
 // characters shows each as a marker and is flagged, uncoloured (shared/fleet/diff-lines.ts).
-import { useVirtualizer } from "@tanstack/react-virtual";
-import type { ElementContent } from "hast";
-import { memo, type ReactNode, useEffect, useMemo, useRef } from "react";
+import { type ReactNode, useEffect, useLayoutEffect, useMemo, useRef } from "react";
 import type { ChangedFile } from "../../../shared/fleet/facts";
 import { changesWords, filesOf, moreFilesWords, turnTotals, unlistedFilesOf } from "../../../shared/fleet/changes-usage";
-import { type DiffLine, extensionOf, parseDiff, visibleSegments } from "../../../shared/fleet/diff-lines";
+import { type DiffLine, extensionOf, parseDiff } from "../../../shared/fleet/diff-lines";
 import { offlineWords } from "../../../shared/fleet/words";
 import { diffView } from "../state/diff-view";
 import { clockTime } from "../state/format";
 import { useFleet } from "../state/store";
-import { grammarOf, highlightLine, useGrammars } from "./highlighter";
-
-const LINE_PX = 18;
-
-function renderHast(nodes: ElementContent[]): ReactNode[] {
-  return nodes.map((node, index) => {
-    if (node.type === "text") return node.value;
-    if (node.type !== "element") return null;
-    const className = Array.isArray(node.properties.className) ? node.properties.className.join(" ") : undefined;
-    return (
-      <span key={index} className={className}>
-        {renderHast(node.children)}
-      </span>
-    );
-  });
-}
-
-/** Each line's coloured code, kept while the diff is shown: a line scrolled back into view is not highlighted again. */
-const colouredLines = new WeakMap<DiffLine, ReactNode[]>();
-
-function colouredCode(line: DiffLine, grammar: string | null): ReactNode[] | null {
-  const cached = colouredLines.get(line);
-  if (cached) return cached;
-  const nodes = grammar ? highlightLine(grammar, line.text) : null;
-  if (!nodes) return null;
-  const rendered = renderHast(nodes);
-  colouredLines.set(line, rendered);
-  return rendered;
-}
-
-/** The line's text with each hidden character as a visible marker that names it. */
-function MarkedText({ text }: { text: string }) {
-  return visibleSegments(text).map((segment, index) =>
-    segment.kind === "text" ? (
-      segment.text
-    ) : (
-      <span key={index} className="diff-hidden-char" title={segment.name} data-testid="diff-hidden-char">
-        {segment.marker}
-      </span>
-    ),
-  );
-}
-
-const FLAG =
-  "This line holds characters that are not shown as they act (bidi or control characters), marked here: the code may run in another order than it reads.";
-
-const CodeLine = memo(function CodeLine({ line, grammar, ready, scrolling }: { line: DiffLine; grammar: string | null; ready: number; scrolling: boolean }) {
-  void ready; // a new grammar version re-renders the line coloured
-  if (line.hidden) {
-    const header = line.kind === "file" || line.kind === "hunk" || line.kind === "meta";
-    return (
-      <div className={`diff-line diff-${line.kind} diff-flagged`} data-testid="diff-flagged-line" title={`${FLAG} ${line.hidden.join(", ")}`}>
-        <span className="diff-flag" aria-label="Hidden characters">
-          ⚠
-        </span>
-        {header ? null : (
-          <>
-            <span className="diff-number">{line.oldNumber ?? ""}</span>
-            <span className="diff-number">{line.newNumber ?? ""}</span>
-            <span className="diff-marker">{line.kind === "add" ? "+" : line.kind === "del" ? "−" : " "}</span>
-          </>
-        )}
-        <code className="diff-code">
-          <MarkedText text={line.text} />
-        </code>
-      </div>
-    );
-  }
-  if (line.kind === "file") return <div className="diff-line diff-file">{line.text}</div>;
-  if (line.kind === "hunk" || line.kind === "meta") return <div className={`diff-line diff-${line.kind}`}>{line.text}</div>;
-  // While the diff scrolls, a line not coloured yet shows plain and is coloured once it rests: colouring
-  // every line a fast scroll passes kept the page busy most of a core (bench/diff.bench.ts).
-  const coloured = scrolling ? (colouredLines.get(line) ?? null) : colouredCode(line, grammar);
-  const marker = line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
-  return (
-    <div className={`diff-line diff-${line.kind}`}>
-      <span className="diff-number">{line.oldNumber ?? ""}</span>
-      <span className="diff-number">{line.newNumber ?? ""}</span>
-      <span className="diff-marker">{marker}</span>
-      <code className="diff-code">{coloured ?? line.text}</code>
-    </div>
-  );
-});
+import { DiffRows, LINE_PX } from "./diff-rows";
+import { grammarOf, useGrammars } from "./highlighter";
 
 function DiffLines({ text }: { text: string }) {
   const lines = useMemo(() => parseDiff(text), [text]);
@@ -108,16 +25,26 @@ function DiffLines({ text }: { text: string }) {
   }, [lines]);
   const ready = useGrammars(grammars);
   const flagged = useMemo(() => lines.filter((line) => line.hidden).length, [lines]);
-  const ref = useRef<HTMLDivElement>(null);
-  // Fixed-height lines; a scroll renders in React's own batch, not synchronously per scroll event.
-  const virtualizer = useVirtualizer({
-    count: lines.length,
-    getScrollElement: () => ref.current,
-    estimateSize: () => LINE_PX,
-    overscan: 8,
-    useFlushSync: false,
-  });
-  const items = virtualizer.getVirtualItems();
+  const scrollerRef = useRef<HTMLDivElement>(null);
+  const rowsRef = useRef<HTMLDivElement>(null);
+  const diffRows = useRef<DiffRows | null>(null);
+  // The rows are the page's own, outside React's rendering (./diff-rows.ts); the grammar each line's file needs, once per file.
+  useLayoutEffect(() => {
+    if (!scrollerRef.current || !rowsRef.current) return;
+    const grammarByPath = new Map<string, string | null>();
+    const grammarOfLine = (line: DiffLine) => {
+      if (!grammarByPath.has(line.path)) grammarByPath.set(line.path, grammarOf(extensionOf(line.path)));
+      return grammarByPath.get(line.path)!;
+    };
+    const rows = new DiffRows(scrollerRef.current, rowsRef.current, lines, grammarOfLine);
+    diffRows.current = rows;
+    return () => {
+      rows.dispose();
+      diffRows.current = null;
+    };
+  }, [lines]);
+  // A grammar that becomes ready colours the lines in view.
+  useEffect(() => diffRows.current?.colour(), [ready]);
   if (lines.length === 0) return <p className="diff-empty">T3 reports no changed lines for this range.</p>;
   return (
     <>
@@ -127,24 +54,8 @@ function DiffLines({ text }: { text: string }) {
           another order than it reads here.
         </p>
       ) : null}
-      <div className="diff-lines" ref={ref} data-testid="diff-lines" tabIndex={0} role="region" aria-label="Diff">
-        <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-          {/* One block moved to the first line in view, its lines in flow (each LINE_PX high): a scroll moves one box, not one per line. */}
-          <div style={{ position: "absolute", top: 0, left: 0, right: 0, transform: `translateY(${items[0]?.start ?? 0}px)` }}>
-            {items.map((item) => {
-              const line = lines[item.index]!;
-              return (
-                <CodeLine
-                  key={item.key}
-                  line={line}
-                  grammar={line.kind === "file" ? null : grammarOf(extensionOf(line.path))}
-                  ready={ready}
-                  scrolling={virtualizer.isScrolling}
-                />
-              );
-            })}
-          </div>
-        </div>
+      <div className="diff-lines" ref={scrollerRef} data-testid="diff-lines" tabIndex={0} role="region" aria-label="Diff">
+        <div className="diff-rows" ref={rowsRef} style={{ height: lines.length * LINE_PX }} />
       </div>
     </>
   );
