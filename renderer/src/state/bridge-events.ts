@@ -1,9 +1,9 @@
-// The window's side effects start here: the bridge's events into the store (fleet deltas applied
-// once per animation frame), the tray's commands into the dispatcher, and the subscriptions that
+// The window's side effects start here: the bridge's events into the store (fleet and transcript
+// deltas applied once per animation frame, together), the tray's commands into the dispatcher, and the subscriptions that
 // keep the tab, the saved view choices and the desktop shell in step with the store.
 import { type BridgeEvent, ShellCommand } from "../../../shared/bridge/contract";
 import type { Bridge } from "../bridge/client";
-import { receiveDetail, receiveDetailDelta } from "./detail-deltas";
+import { flushDetailDeltas, receiveDetail, receiveDetailDelta } from "./detail-deltas";
 import { dispatch } from "./dispatch";
 import { currentInbox } from "./inbox";
 import { handledList } from "./handled-list";
@@ -22,7 +22,7 @@ export function startEffects(instance: Bridge): () => void {
   const store = useFleet.getState;
   // Before the first snapshot: a message lost before this tab reloaded is checked against it.
   const offLostSends = keepLostSends();
-  // Deltas arriving within one frame are applied together: one tree rebuild per frame at most.
+  // Fleet deltas arriving within one frame are applied together: one tree rebuild per frame at most.
   let pendingDeltas: Extract<BridgeEvent, { type: "fleet.delta" }>[] = [];
   const flushDeltas = () => {
     const deltas = pendingDeltas;
@@ -33,10 +33,17 @@ export function startEffects(instance: Bridge): () => void {
     const { filters, environments } = store();
     if (filters.environmentId && !environments.has(filters.environmentId)) store().setFilters({ environmentId: null });
   };
+  // One frame callback for fleet and transcript deltas: however many batches came since the last
+  // frame, the window renders once, in the frame that paints them (detail-deltas.ts).
   let frameRequested = false;
+  let fleetDeltasDue = false;
   const flushFrame = () => {
     frameRequested = false;
-    flushDeltas();
+    flushDetailDeltas();
+    if (fleetDeltasDue) {
+      fleetDeltasDue = false;
+      flushDeltas();
+    }
   };
   const requestFrame = () => {
     if (frameRequested) return;
@@ -59,14 +66,16 @@ export function startEffects(instance: Bridge): () => void {
         break;
       case "fleet.delta":
         pendingDeltas.push(event);
+        fleetDeltasDue = true;
         requestFrame();
         break;
       case "agent.detail":
         receiveDetail(event.detail);
         break;
       case "agent.detailDelta":
-        // Paced by this page's frames (renderer/src/bridge/client.ts): shown at once, in the frame being drawn.
+        // Requested before the batch's acknowledgement (renderer/src/bridge/client.ts), so applied before it.
         receiveDetailDelta(event.delta);
+        requestFrame();
         break;
       case "delivery":
         store().receiveDelivery(event.delivery);

@@ -1,14 +1,33 @@
 // An open agent's transcript as the bridge sends it: a whole detail, or deltas on top of it. The
-// service paces what it sends by this page's frames (shared/bridge/paced-feed.ts): a batch comes at
-// most once per painted frame and carries one delta per agent, so each is applied at once and the
-// transcript renders (and parses its streaming message) about once per frame.
+// service paces what it sends by this page's frames (shared/bridge/paced-feed.ts), but two batches
+// may arrive between two frames: deltas wait for the page's next frame and are applied there with
+// the fleet's deltas (bridge-events.ts), in one store change, so the window renders, parses its
+// streaming message and lays out once per painted frame, never once per batch (issue 44). Waiting
+// costs no time on screen: the frame that paints them is the next one either way. A hidden window
+// gets no frames, but then it acknowledges no batch either, so at most the feed's window of batches waits.
 import type { AgentDetail, AgentDetailDelta } from "../../../shared/bridge/contract";
 import { useFleet } from "./store";
 
-export function receiveDetailDelta(delta: AgentDetailDelta): void {
-  useFleet.getState().applyDetailDelta(delta);
+let pendingDetailDeltas: AgentDetailDelta[] = [];
+
+/** Applies the deltas that arrived since the last frame, in order, as one change of the store. */
+export function flushDetailDeltas(): void {
+  if (pendingDetailDeltas.length === 0) return;
+  const deltas = pendingDetailDeltas;
+  pendingDetailDeltas = [];
+  useFleet.getState().applyDetailDeltas(deltas);
 }
 
+/** Held for the next frame (`flushDetailDeltas`). */
+export function receiveDetailDelta(delta: AgentDetailDelta): void {
+  pendingDetailDeltas.push(delta);
+}
+
+/**
+ * A whole detail (an event, or the answer to agent.open) holds everything the deltas before it
+ * said: those still waiting are dropped, as applying one on top would append its text twice.
+ */
 export function receiveDetail(detail: AgentDetail): void {
+  pendingDetailDeltas = pendingDetailDeltas.filter((delta) => delta.key !== detail.key);
   useFleet.getState().receiveDetail(detail);
 }

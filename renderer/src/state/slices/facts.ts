@@ -36,8 +36,8 @@ export interface FactsSlice {
   /** Applies deltas in order, publishing one change for all of them. */
   applyDeltas(deltas: FleetDelta[]): void;
   receiveDetail(detail: AgentDetail): void;
-  /** Applies only what changed in an open agent's detail (entries replaced by id, else appended). */
-  applyDetailDelta(delta: AgentDetailDelta): void;
+  /** Applies only what changed in open agents' details (entries replaced by id, else appended), in order, publishing one change for all. */
+  applyDetailDeltas(deltas: AgentDetailDelta[]): void;
   receiveDelivery(delivery: Delivery): void;
   receiveSettings(settings: FleetSettingsView | null): void;
   /** The bridge went up or down at `at`; `problem` is the shell's reason when it refuses the page. */
@@ -92,13 +92,18 @@ export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (s
       const kept = !detail.loaded && current?.loaded ? { ...current, error: detail.error } : detail;
       return { details: new Map(state.details).set(detail.key, kept) };
     }),
-  applyDetailDelta: (delta) =>
+  applyDetailDeltas: (deltas) =>
     set((state) => {
-      const current = state.details.get(delta.key);
-      if (!current) return {}; // no baseline: the next agent.open answers with the whole detail
-      const next = applyDetailDelta(current, delta);
-      // As in receiveDetail: a transcript already read stays readable while its machine is away.
-      return { details: new Map(state.details).set(delta.key, current.loaded && !delta.loaded ? { ...next, loaded: true } : next) };
+      let details: Map<string, AgentDetail> | null = null;
+      for (const delta of deltas) {
+        const current = (details ?? state.details).get(delta.key);
+        if (!current) continue; // no baseline: the next agent.open answers with the whole detail
+        const next = applyDetailDelta(current, delta);
+        // As in receiveDetail: a transcript already read stays readable while its machine is away.
+        details ??= new Map(state.details);
+        details.set(delta.key, current.loaded && !delta.loaded ? { ...next, loaded: true } : next);
+      }
+      return details ? { details } : state; // nothing applied: no change published
     }),
   receiveDelivery: (delivery) => set((state) => ({ deliveries: new Map(state.deliveries).set(delivery.commandId, delivery) })),
   receiveSettings: (settings) => set({ settings }),
