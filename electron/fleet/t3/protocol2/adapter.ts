@@ -1,33 +1,21 @@
-// The protocol-2 adapter (docs/t3-protocols.md, "Protocol 2"): the `?orchestrationProtocol=2`
-// socket, the protocol header on HTTP reads, the V2 shell as the fleet stream, thread streams with
-// projections and full-entity events upserted by id, resume by sequence with the server's snapshot
-// fallback, and the V2 commands. It retries nothing across connections (electron/fleet/supervisor.ts
-// does); within one connection it resumes a stream the server ended after its first snapshot,
-// because protocol 2 servers end streams (a slow consumer, a restart of the stream) and expect it.
+// The protocol-2 adapter (docs/t3-protocols.md, "Protocol 2"): its lifecycle and the adapter
+// contract (../adapter.ts). It keeps, across connections, the V2 shell with its cursor and what
+// followed threads taught it about their rows (steering, failure reasons, the run's phase); a
+// connection (Protocol2Session) opens the `?orchestrationProtocol=2` socket (./connection.ts, which
+// resumes a stream the server ended) and hands the streams to their classes: the fleet stream
+// (./fleet-stream.ts) and follows threads; neutral commands go out
+// as V2 commands (./wire-commands.ts), and HTTP reads carry the protocol header (./http-reads.ts).
+// It retries nothing across connections (electron/fleet/supervisor.ts does).
 import type { AgentFacts } from "../../../../shared/fleet/facts";
-import type { SkippedItem } from "../../../../shared/fleet/types";
 import { decodeWith, droppedAsSkipped, droppedOf } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
 import type { LaunchOptions } from "../../../../shared/fleet/creation";
 import { launchProviders } from "../../../../shared/t3/providers";
-import { WebSocketTicketResponse } from "../../../../shared/t3/schemas";
-import {
-  type ShellState,
-  activeRun,
-  agentStateOfRow,
-  applyShellDelta,
-  applyShellMetadata,
-  applyThreadEvent,
-  isMetadataOnlySnapshot,
-  runTakesSteer,
-  shellFromSnapshot,
-} from "../../../../shared/t3/protocol2/projection";
+import { type ShellState, activeRun, applyThreadEvent, runTakesSteer } from "../../../../shared/t3/protocol2/projection";
 import {
   DispatchResultV2,
   ServerConfigV2,
-  type ShellStreamItemV2,
-  ShellStreamItemV2Schema,
   type ThreadProjection,
   type ThreadStreamItemV2,
   ThreadStreamItemV2Schema,
@@ -44,12 +32,12 @@ import type {
   Subscription,
 } from "../adapter";
 import type { T3Credentials } from "../client";
-import { decodeAnswer } from "../http";
-import type { RpcSocket, RpcSocketOptions } from "../rpc-socket";
-import type { ShellRow } from "../../../../shared/t3/protocol2/shell-row";
+import type { RpcSocketOptions } from "../rpc-socket";
 import { type FollowedRunPhase, type ServerFeatures, agentFactsOfRow, steeringOf } from "../../../../shared/t3/protocol2/facts";
+import { Protocol2Connection } from "./connection";
 import { V2Thread } from "./followed-thread";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
+import { type FleetState, Protocol2FleetStream } from "./fleet-stream";
 import { Protocol2HttpReads } from "./http-reads";
 import { createProject, wireCommand } from "./wire-commands";
 
@@ -70,7 +58,7 @@ const CONFIG_READ_TIMEOUT_MS = 10_000;
  * electron/fleet/threads.ts keeps while it follows it); a new adapter (a machine that changed
  * protocol) starts from nothing. What it learns per thread goes when the thread leaves the shell.
  */
-export class Protocol2Adapter implements ProtocolAdapter {
+export class Protocol2Adapter implements ProtocolAdapter, FleetState {
   readonly protocol = 2 as const;
   shell: ShellState | undefined;
   /** Threads with a stream open now: a command reads the active run from their projection. */
@@ -183,17 +171,9 @@ export class Protocol2Adapter implements ProtocolAdapter {
   }
 
   async connect(credentials: T3Credentials): Promise<AdapterSession> {
-    const http = this.context.client.http;
-    const answer = await http.send({ method: "POST", path: "/api/auth/websocket-ticket", bearer: credentials.token });
-    const ticket = decodeAnswer(answer, WebSocketTicketResponse, "WebSocket ticket").ticket;
-    // The environment's socket tuning (ping, open timeout, frame tap), as protocol 1's sockets get it;
-    // the address is the client's own origin.
-    const socket = await this.context.client.openSocket(
-      { wsTicket: ticket, orchestrationProtocol: "2" },
-      { ...this.context.client.socketOptions, ...this.options.socket },
-    );
+    const connection = await Protocol2Connection.open(this.context.client, credentials, this.options.socket);
     // Read once per connection, in the background: a server that does not answer leaves it unknown.
-    socket.call("server.getConfig", {}, CONFIG_READ_TIMEOUT_MS).then(
+    connection.socket.call("server.getConfig", {}, CONFIG_READ_TIMEOUT_MS).then(
       (value) => {
         const decoded = decodeWith(ServerConfigV2, value, "server config");
         const streams = decoded.ok ? decoded.value.settings?.enableLegacyTokenStreaming : undefined;
@@ -201,7 +181,12 @@ export class Protocol2Adapter implements ProtocolAdapter {
       },
       () => undefined,
     );
-    return new Protocol2Session(this, socket, credentials);
+    return new Protocol2Session(this, connection, credentials);
+  }
+
+  /** Whether a thread that holds nothing starts from its bounded snapshot over HTTP. */
+  get boundedThreadSnapshots(): boolean {
+    return this.options.boundedThreadSnapshots !== false;
   }
 
   agentFacts(): AgentFacts[] {
@@ -211,198 +196,35 @@ export class Protocol2Adapter implements ProtocolAdapter {
   }
 }
 
-/** How a stream item changes state, decided by the stream's owner. */
-interface StreamSpec<Item> {
-  tag: string;
-  schema: typeof ShellStreamItemV2Schema | typeof ThreadStreamItemV2Schema;
-  what: string;
-  payload: () => Record<string, unknown>;
-  /** Applies one decoded item. */
-  apply: (item: Item) => void;
-  /** Called after each chunk was applied. */
-  chunkDone: () => void;
-  /** The stream has delivered a snapshot at least once: a later Exit is resumed by sequence. */
-  resumable: () => boolean;
-  /** An item that did not decode but whose sequence could be read (the cursor moves past it), or an element left out of one: reported. */
-  skipped: (item: SkippedItem) => void;
-  end: (error?: T3Error) => void;
-}
-
-/** A raw item's sequence (a shell delta's or a thread event's), if readable: an undecodable item with one can be skipped in order. */
-function readableSequence(raw: unknown): number | null {
-  if (typeof raw !== "object" || raw === null) return null;
-  const { kind, sequence } = raw as { kind?: unknown; sequence?: unknown };
-  return kind !== "snapshot" && typeof sequence === "number" && Number.isSafeInteger(sequence) && sequence >= 0 ? sequence : null;
-}
-
 class Protocol2Session implements AdapterSession {
   readonly protocol = 2 as const;
 
   constructor(
     private readonly adapter: Protocol2Adapter,
-    private readonly socket: RpcSocket,
+    private readonly connection: Protocol2Connection,
     private readonly credentials: T3Credentials,
   ) {}
 
   get lastFrameAt(): number {
-    return this.socket.lastFrameAt;
+    return this.connection.socket.lastFrameAt;
   }
 
   probe(timeoutMs: number): Promise<void> {
-    return this.socket.probe(timeoutMs);
+    return this.connection.socket.probe(timeoutMs);
   }
 
   onClose(listener: (error: T3Error) => void): () => void {
-    return this.socket.onClose(listener);
+    return this.connection.socket.onClose(listener);
   }
 
   close(): void {
-    this.socket.close();
-  }
-
-  /**
-   * Runs a stream and, when the server ends it (any Exit) after it has delivered its first
-   * snapshot, subscribes again from the last applied sequence. A resubscription that ends before
-   * delivering anything is not repeated: the error goes to the caller.
-   */
-  private runStream<Item>(spec: StreamSpec<Item>): Subscription {
-    let closed = false;
-    let handle: { interrupt(): void } | undefined;
-    const start = () => {
-      let delivered = false;
-      handle = this.socket.stream(spec.tag, spec.payload(), {
-        onValues: (values) => {
-          if (closed) return;
-          for (const raw of values) {
-            const decoded = decodeWith(spec.schema, raw, spec.what);
-            const sequence = decoded.ok ? null : readableSequence(raw);
-            if (!decoded.ok && sequence !== null) {
-              // One bad item costs that item alone (as on protocol 1): rows are whole state and events are applied in order.
-              spec.skipped({ method: spec.tag, path: decoded.error.path, message: decoded.error.message, sequence });
-              continue;
-            }
-            if (!decoded.ok) {
-              closed = true;
-              handle?.interrupt();
-              spec.end(T3Error.decode(decoded.error));
-              return;
-            }
-            delivered = true;
-            for (const failure of decoded.dropped ?? []) spec.skipped(droppedAsSkipped(spec.tag, failure));
-            spec.apply(decoded.value as Item);
-          }
-          spec.chunkDone();
-        },
-        onEnd: (error) => {
-          if (closed) return;
-          if (delivered && this.socket.isOpen && spec.resumable()) {
-            start();
-            return;
-          }
-          closed = true;
-          spec.end(error);
-        },
-      });
-    };
-    start();
-    return {
-      close: () => {
-        if (closed) return;
-        closed = true;
-        handle?.interrupt();
-        spec.end();
-      },
-    };
+    this.connection.socket.close();
   }
 
   subscribeFleet(listener: FleetStreamListener): Subscription {
-    const adapter = this.adapter;
-    let synced = false;
-    let snapshotSeen = adapter.shell !== undefined;
-    const markSynced = () => {
-      if (synced) return;
-      synced = true;
-      listener.synchronized();
-    };
-    const failures = adapter.failureReasons(this.credentials);
-    let ended = false;
-    const unexplained = (row: ShellRow) => agentStateOfRow(row).kind === "failed" && failures.reason(row.id, row.latestRunId) === undefined;
-    const upsertRow = (threadId: string) => {
-      const shell = adapter.shell;
-      const row = shell?.threads.get(threadId);
-      if (!shell || !row || ended) return;
-      if (unexplained(row)) {
-        // A turn that just failed: its row waits for the reason (one read), so the notification carries it.
-        failures.request(threadId, row.latestRunId, true, () => upsertRow(threadId));
-        return;
-      }
-      listener.upsert(agentFactsOfRow(row, shell, adapter.features));
-    };
-    /** After a complete snapshot: reasons for the most recently updated failed rows, within the read budget. */
-    const explainSnapshot = (shell: ShellState) => {
-      const failed = [...shell.threads.values()].filter(unexplained);
-      failed.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
-      for (const row of failed.slice(0, failures.limits.perSnapshot)) failures.request(row.id, row.latestRunId, false, () => upsertRow(row.id));
-    };
-    adapter.rowListeners.add(upsertRow);
-    const subscription = this.runStream<ShellStreamItemV2>({
-      tag: "orchestration.subscribeShell",
-      schema: ShellStreamItemV2Schema,
-      what: "shell stream item",
-      payload: () => ({ ...(adapter.shell && { afterSequence: adapter.shell.sequence }), requestCompletionMarker: true }),
-      resumable: () => snapshotSeen,
-      apply: (item) => {
-        switch (item.kind) {
-          case "snapshot": {
-            const shell = adapter.shell;
-            if (isMetadataOnlySnapshot(shell, item)) {
-              // Enrichment (and the start of a resume): project metadata only; every row stays.
-              if (!shell) return;
-              const changed = new Set(applyShellMetadata(shell, item.snapshot));
-              if (changed.size > 0) for (const [threadId, row] of shell.threads) if (changed.has(row.projectId)) upsertRow(threadId);
-              return;
-            }
-            const before = adapter.shell;
-            adapter.shell = shellFromSnapshot(item.snapshot);
-            for (const threadId of before?.threads.keys() ?? []) if (!adapter.shell.threads.has(threadId)) adapter.forgetThread(threadId);
-            snapshotSeen = true;
-            listener.snapshot(adapter.agentFacts());
-            explainSnapshot(adapter.shell);
-            markSynced();
-            return;
-          }
-          case "synchronized":
-            markSynced();
-            return;
-          case "unknown":
-            return;
-          default: {
-            const shell = adapter.shell;
-            if (!shell || item.sequence <= shell.sequence) return;
-            applyShellDelta(shell, item);
-            if (item.kind === "thread.updated") upsertRow(item.thread.id);
-            else if (item.kind === "thread.removed") {
-              adapter.forgetThread(item.threadId);
-              listener.remove(item.threadId, "archived-or-deleted");
-            } else if (item.kind === "project.updated") {
-              for (const [threadId, row] of shell.threads) if (row.projectId === item.project.id) upsertRow(threadId);
-            }
-          }
-        }
-      },
-      chunkDone: () => {},
-      skipped: (item) => {
-        if (adapter.shell && item.sequence !== null) adapter.shell.sequence = Math.max(adapter.shell.sequence, item.sequence);
-        listener.skipped?.(item);
-      },
-      end: (error) => {
-        ended = true;
-        failures.clearQueue();
-        adapter.rowListeners.delete(upsertRow);
-        listener.end(error);
-      },
-    });
-    return subscription;
+    const stream = new Protocol2FleetStream(this.adapter, this.connection, this.credentials, listener);
+    stream.start();
+    return stream;
   }
 
   followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
@@ -416,7 +238,7 @@ class Protocol2Session implements AdapterSession {
     let inner: Subscription | undefined;
     const begin = () => {
       if (closed) return;
-      inner = this.runStream<ThreadStreamItemV2>({
+      inner = this.connection.stream<ThreadStreamItemV2>({
         tag: "orchestration.subscribeThread",
         schema: ThreadStreamItemV2Schema,
         what: "thread stream item",
@@ -508,19 +330,14 @@ class Protocol2Session implements AdapterSession {
 
   async readDiff(threadId: string, scope: DiffScope, timeoutMs?: number): Promise<string> {
     const { method, payload } = diffCall(threadId, scope);
-    let value: unknown;
-    try {
-      value = await this.socket.call(method, payload, timeoutMs);
-    } catch (error) {
-      throw error instanceof T3Error ? error : new T3Error("server", String(error));
-    }
+    const value = await this.connection.call(method, payload, timeoutMs);
     const decoded = decodeWith(ThreadDiffResult, value, "thread diff");
     if (!decoded.ok) throw T3Error.decode(decoded.error);
     return decoded.value.diff;
   }
 
   async launchOptions(timeoutMs?: number): Promise<LaunchOptions> {
-    const config = await this.socket.call("server.getConfig", {}, timeoutMs);
+    const config = await this.connection.socket.call("server.getConfig", {}, timeoutMs);
     const projects = [...(this.adapter.shell?.projects.values() ?? [])]
       .filter((project) => !project.deletedAt)
       .map((project) => ({ id: project.id, title: project.title, workspaceRoot: project.workspaceRoot }));
@@ -528,18 +345,13 @@ class Protocol2Session implements AdapterSession {
   }
 
   async execute(command: AgentCommand, timeoutMs?: number): Promise<CommandReceipt> {
-    if (command.type === "create-project") return createProject(this.socket, command, timeoutMs);
+    if (command.type === "create-project") return createProject(this.connection.socket, command, timeoutMs);
     const wire = wireCommand(command, (threadId) => {
       // The thread stream is usually ahead of the (coalesced) shell row.
       const followed = this.adapter.streamedProjection(threadId);
       return (followed && activeRun(followed)?.id) ?? this.adapter.shell?.threads.get(threadId)?.activeRunId ?? null;
     });
-    let value: unknown;
-    try {
-      value = await this.socket.call("orchestration.dispatchCommand", wire, timeoutMs);
-    } catch (error) {
-      throw error instanceof T3Error ? error : new T3Error("server", String(error));
-    }
+    const value = await this.connection.call("orchestration.dispatchCommand", wire, timeoutMs);
     const decoded = decodeWith(DispatchResultV2, value, `${wire.type} result`);
     if (!decoded.ok) throw T3Error.decode(decoded.error);
     return decoded.value;

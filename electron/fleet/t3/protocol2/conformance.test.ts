@@ -266,7 +266,7 @@ describe("protocol-2 simulator frames against the contract", () => {
     sim.engine.dispatch({ type: "thread.archive", commandId: "ar", threadId });
     const session = await adapter.connect(credentials);
     cleanups.push(() => session.close());
-    const socket = (session as unknown as { socket: RpcSocket }).socket;
+    const socket = (session as unknown as { connection: { socket: RpcSocket } }).connection.socket;
     const projection = await socket.call("orchestration.getThreadProjection", { threadId });
     expect(bothReadings(ThreadProjection, StrictProjection, projection, "projection")).toEqual([]);
     const archived = (await socket.call("orchestration.getArchivedShellSnapshot", {})) as { threads: { id: string }[] };
