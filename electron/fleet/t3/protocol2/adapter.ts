@@ -3,23 +3,17 @@
 // followed threads taught it about their rows (steering, failure reasons, the run's phase); a
 // connection (Protocol2Session) opens the `?orchestrationProtocol=2` socket (./connection.ts, which
 // resumes a stream the server ended) and hands the streams to their classes: the fleet stream
-// (./fleet-stream.ts) and follows threads; neutral commands go out
+// (./fleet-stream.ts) and each followed thread's stream (./thread-stream.ts); neutral commands go out
 // as V2 commands (./wire-commands.ts), and HTTP reads carry the protocol header (./http-reads.ts).
 // It retries nothing across connections (electron/fleet/supervisor.ts does).
 import type { AgentFacts } from "../../../../shared/fleet/facts";
-import { decodeWith, droppedAsSkipped, droppedOf } from "../../../../shared/t3/decode";
+import { decodeWith } from "../../../../shared/t3/decode";
 import { type DiffScope, ThreadDiffResult, diffCall } from "../../../../shared/t3/diff";
 import { T3Error } from "../../../../shared/t3/errors";
 import type { LaunchOptions } from "../../../../shared/fleet/creation";
 import { launchProviders } from "../../../../shared/t3/providers";
-import { type ShellState, activeRun, applyThreadEvent, runTakesSteer } from "../../../../shared/t3/protocol2/projection";
-import {
-  DispatchResultV2,
-  ServerConfigV2,
-  type ThreadProjection,
-  type ThreadStreamItemV2,
-  ThreadStreamItemV2Schema,
-} from "../../../../shared/t3/protocol2/schemas";
+import { type ShellState, activeRun, runTakesSteer } from "../../../../shared/t3/protocol2/projection";
+import { DispatchResultV2, ServerConfigV2, type ThreadProjection } from "../../../../shared/t3/protocol2/schemas";
 import type {
   AdapterContext,
   ProtocolAdapter,
@@ -39,6 +33,7 @@ import { V2Thread } from "./followed-thread";
 import { type FailureReasonLimits, FailureReasons } from "./failure-reasons";
 import { type FleetState, Protocol2FleetStream } from "./fleet-stream";
 import { Protocol2HttpReads } from "./http-reads";
+import { Protocol2ThreadStream, type ThreadStreamState } from "./thread-stream";
 import { createProject, wireCommand } from "./wire-commands";
 
 export interface Protocol2Options {
@@ -58,7 +53,7 @@ const CONFIG_READ_TIMEOUT_MS = 10_000;
  * electron/fleet/threads.ts keeps while it follows it); a new adapter (a machine that changed
  * protocol) starts from nothing. What it learns per thread goes when the thread leaves the shell.
  */
-export class Protocol2Adapter implements ProtocolAdapter, FleetState {
+export class Protocol2Adapter implements ProtocolAdapter, FleetState, ThreadStreamState {
   readonly protocol = 2 as const;
   shell: ShellState | undefined;
   /** Threads with a stream open now: a command reads the active run from their projection. */
@@ -229,103 +224,9 @@ class Protocol2Session implements AdapterSession {
 
   followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
     if (!(followed instanceof V2Thread)) throw new T3Error("incompatible", "This thread was followed on another protocol.");
-    const thread = followed;
-    this.adapter.streamed(thread, true);
-    thread.synced = false;
-    // Until this follow shows the run, the row offers no steer: the thread, not the row, tells whether T3 takes one.
-    this.adapter.learnRunPhase(thread.threadId, "loading");
-    let closed = false;
-    let inner: Subscription | undefined;
-    const begin = () => {
-      if (closed) return;
-      inner = this.connection.stream<ThreadStreamItemV2>({
-        tag: "orchestration.subscribeThread",
-        schema: ThreadStreamItemV2Schema,
-        what: "thread stream item",
-        payload: () => ({ threadId: thread.threadId, ...(thread.projection && { afterSequence: thread.appliedSequence }), requestCompletionMarker: true }),
-        resumable: () => thread.projection !== undefined,
-        apply: (item) => {
-          switch (item.kind) {
-            case "snapshot":
-              thread.takeSnapshot(item.projection);
-              thread.appliedSequence = item.snapshotSequence;
-              thread.lastEventAt = item.projection.updatedAt;
-              thread.synced = true;
-              thread.error = null;
-              return;
-            case "synchronized":
-              thread.synced = true;
-              return;
-            case "event":
-              // The cursor advances for every event, also the ones the fleet does not track.
-              if (!thread.projection || item.sequence <= thread.appliedSequence) return;
-              thread.projection = applyThreadEvent(thread.projection, item.event);
-              thread.appliedSequence = item.sequence;
-              thread.lastEventAt = item.event.occurredAt;
-              return;
-            default:
-              return;
-          }
-        },
-        chunkDone: () => {
-          const projection = thread.trim();
-          if (projection) this.adapter.learnFromThread(thread.threadId, projection);
-          listener.changed(thread.detail());
-        },
-        skipped: (item) => {
-          if (thread.projection && item.sequence !== null) thread.appliedSequence = Math.max(thread.appliedSequence, item.sequence);
-          listener.skipped?.(item);
-        },
-        end: (error) => {
-          this.adapter.streamed(thread, false);
-          this.adapter.learnRunPhase(thread.threadId, undefined);
-          if (error?.details.tag === "OrchestrationV2GetThreadProjectionError" || error?.kind === "decode") {
-            // T3 could not read this one thread (it is gone, or failed to load), or sent it in a form
-            // the fleet cannot read: the thread's fault, not the connection's (issue 43). It ends this
-            // follow, with the reason shown (and counted on the machine); a reconnect tries again.
-            thread.synced = false;
-            thread.error = error.kind === "decode" ? `T3 sent this thread in a form T3 Fleet cannot read: ${error.message}` : error.message;
-            if (error.kind === "decode")
-              listener.skipped?.({ method: "orchestration.subscribeThread", path: error.details.decode?.path ?? "", message: error.message, sequence: null });
-            listener.end();
-            return;
-          }
-          listener.end(error);
-        },
-      });
-    };
-    if (!thread.projection && this.adapter.options.boundedThreadSnapshots !== false) {
-      // A bounded snapshot over HTTP first: the latest items and every non-terminal run, then resume live.
-      this.adapter.http.getBoundedThread(this.credentials, thread.threadId).then(
-        (snapshot) => {
-          if (closed) return;
-          if (!thread.projection) {
-            for (const failure of droppedOf(snapshot)) listener.skipped?.(droppedAsSkipped("bounded thread snapshot", failure));
-            thread.takeSnapshot(snapshot.projection);
-            thread.appliedSequence = snapshot.snapshotSequence;
-            thread.lastEventAt = snapshot.projection.updatedAt;
-            this.adapter.learnFromThread(thread.threadId, snapshot.projection);
-            listener.changed(thread.detail());
-          }
-          begin();
-        },
-        () => begin(),
-      );
-    } else {
-      begin();
-    }
-    return {
-      close: () => {
-        if (closed) return;
-        closed = true;
-        if (inner) inner.close();
-        else {
-          this.adapter.streamed(thread, false);
-          this.adapter.learnRunPhase(thread.threadId, undefined);
-          listener.end();
-        }
-      },
-    };
+    const stream = new Protocol2ThreadStream(this.adapter, this.connection, this.credentials, followed, listener);
+    stream.start();
+    return stream;
   }
 
   async readDiff(threadId: string, scope: DiffScope, timeoutMs?: number): Promise<string> {
