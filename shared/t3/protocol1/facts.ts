@@ -1,6 +1,6 @@
 // Protocol 1 → neutral facts (docs/t3-protocols.md, "Protocol 1: wire → facts"): how a shell row
 // of a protocol-1 server (both auth generations) becomes an agent's facts. Pure; the stateful parts
-// of the protocol-1 adapter live in electron/fleet/t3/protocol1/adapter.ts.
+// of the protocol-1 adapter live in electron/fleet/t3/protocol1/ (adapter.ts, fleet-stream.ts).
 import type { AgentCapabilities, AgentFacts, RunState } from "../../fleet/facts";
 import { StringPool, TIMESTAMP_POOL_LIMIT } from "../../fleet/string-pool";
 import { observedHarness, runningModeOf } from "./harnesses";
