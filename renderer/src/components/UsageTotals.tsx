@@ -2,9 +2,9 @@
 // project (across machines, as "By project" groups them), with the span of the reports they sum.
 // Only the thread figures T3 reported are summed, saying for how many of the agents it knows one;
 // the context fill is summed apart and never counted as use (issue 39).
-import { useMemo } from "react";
-import { contextTotalWords, totalWords, type UsageTotal, usageTotals } from "../../../shared/fleet/changes-usage";
-import { useFleetFacts } from "../state/fleet-facts";
+import { contextTotalWords, totalWords, type UsageTotal } from "../../../shared/fleet/changes-usage";
+import { useFleet } from "../state/store";
+import { selectUsageTotals } from "../state/usage-totals";
 
 function span(total: UsageTotal): string {
   if (!total.from || !total.to) return "";
@@ -22,11 +22,9 @@ function TotalLine({ total }: { total: UsageTotal }) {
 }
 
 export function UsageTotals() {
-  // One object per facts version: the maps change in place (renderer/src/state/fleet-facts.ts).
-  const facts = useFleetFacts();
-  const totals = useMemo(() => usageTotals(facts.agents.values(), (id) => facts.environments.get(id)?.label ?? id), [facts]);
-  const agents = facts.agents;
-  if (agents.size === 0) return null;
+  // Renders again only when the totals do (state/usage-totals.ts), not on every fleet change.
+  const totals = useFleet(selectUsageTotals);
+  if (totals.fleet.agents === 0) return null;
   return (
     // A region of its own, its headings under the window's (axe's region and heading-order rules).
     <section className="usage-totals" aria-label="Token totals">

@@ -15,6 +15,9 @@ export interface FleetDelta {
   removedEnvironments: string[];
 }
 
+/** What the usage totals read of an agent (shared/fleet/changes-usage.ts usageTotals: its figures, machine and project). */
+export const USAGE_FIELDS: readonly (keyof AgentView)[] = ["usage", "environmentId", "projectId", "projectTitle"];
+
 export interface FactsSlice {
   /** The bridge to the fleet service is up. */
   connected: boolean;
@@ -25,6 +28,12 @@ export interface FactsSlice {
   agents: Map<string, AgentView>;
   environments: Map<string, EnvironmentView>;
   version: number;
+  /**
+   * Moves with `version` only when something the usage totals read changed (USAGE_FIELDS, agents or
+   * machines coming, going or renamed): a running agent's activity times, patched every few seconds,
+   * do not sum 10,000 agents' usage again (issue 44).
+   */
+  usageVersion: number;
   deliveries: Map<string, Delivery>;
   details: Map<string, AgentDetail>;
   settings: FleetSettingsView | null;
@@ -52,6 +61,7 @@ export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (s
   agents: new Map(),
   environments: new Map(),
   version: 0,
+  usageVersion: 0,
   deliveries: new Map(),
   details: new Map(),
   settings: null,
@@ -67,21 +77,26 @@ export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (s
       settings: snapshot.settings,
       serviceNotices: snapshot.notices,
       version: state.version + 1,
+      usageVersion: state.usageVersion + 1,
     })),
 
   applyDeltas: (deltas) => {
     const { agents, environments } = get();
+    let usageChanged = false;
     for (const delta of deltas) {
       for (const agent of delta.agents) agents.set(agent.key, agent);
       for (const patch of delta.patches ?? []) {
         const row = agents.get(patch.key);
-        if (row) agents.set(patch.key, applyRowPatch(row, patch));
+        if (!row) continue;
+        agents.set(patch.key, applyRowPatch(row, patch));
+        usageChanged ||= USAGE_FIELDS.some((field) => Object.hasOwn(patch.set, field) || patch.unset?.includes(field));
       }
       for (const key of delta.removed) agents.delete(key);
       for (const env of delta.environments) environments.set(env.environmentId, env);
       for (const id of delta.removedEnvironments) environments.delete(id);
+      usageChanged ||= delta.agents.length + delta.removed.length + delta.environments.length + delta.removedEnvironments.length > 0;
     }
-    set((state) => ({ version: state.version + 1 }));
+    set((state) => ({ version: state.version + 1, ...(usageChanged && { usageVersion: state.usageVersion + 1 }) }));
   },
 
   receiveDetail: (detail) =>
