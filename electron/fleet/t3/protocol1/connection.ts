@@ -1,6 +1,6 @@
 // Protocol 1's socket (docs/t3-protocols.md, "Streams"): an authenticated Effect-RPC connection to
 // one environment, with its calls (config, dispatch, event replay) and its two ordered streams
-// (shell, thread). The protocol-1 adapter (./adapter.ts) turns what it delivers into neutral facts.
+// (shell, thread). The fleet and thread streams (./fleet-stream.ts, ./thread-stream.ts) turn what it delivers into neutral facts.
 import { z } from "zod";
 import type { SkippedItem } from "../../../../shared/fleet/types";
 import type { ClientCommand, ThreadSettleCommand } from "../../../../shared/t3/protocol1/commands";
@@ -55,7 +55,7 @@ function readableSequence(raw: unknown): number | null {
   return typeof sequence === "number" && Number.isInteger(sequence) && sequence >= 0 ? sequence : null;
 }
 
-/** Bound for the replay call that repairs a fork stream's live-tail gap (./adapter.ts). */
+/** Bound for the replay call that repairs a fork stream's live-tail gap (./fleet-stream.ts, ./thread-stream.ts). */
 const REPLAY_TIMEOUT_MS = 10_000;
 
 /**

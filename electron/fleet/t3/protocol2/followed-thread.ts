@@ -1,5 +1,5 @@
 // One followed protocol-2 thread: its projection and stream cursor, kept by the adapter across
-// reconnects so a stream resumes (./adapter.ts). The projection holds a bounded tail (issue 43):
+// reconnects so a stream resumes (./thread-stream.ts). The projection holds a bounded tail (issue 43):
 // what leaves it is kept as compact facts (shared/t3/protocol2/retention.ts) that its detail reads.
 import { noThreadFacts, type ThreadDetail } from "../../../../shared/fleet/facts";
 import { detailFactsOf, transcriptOfThread, trimThread } from "../../../../shared/t3/protocol2/facts";
