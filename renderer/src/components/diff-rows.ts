@@ -47,13 +47,16 @@ function markerOf(line: DiffLine): string {
   return line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
 }
 
+/** A number column: its class says how many digits the number has, so the column keeps its width (changes.css .diff-number). */
+function numberColumn(number: number | null): HTMLElement {
+  if (number === null) return element("span", "diff-number");
+  const digits = number.toString();
+  return element("span", `diff-number diff-w${Math.min(digits.length, 7)}`, digits);
+}
+
 /** The line's number columns and +/− marker. */
 function appendGutter(row: HTMLElement, line: DiffLine): void {
-  row.append(
-    element("span", "diff-number", line.oldNumber?.toString()),
-    element("span", "diff-number", line.newNumber?.toString()),
-    element("span", "diff-marker", markerOf(line)),
-  );
+  row.append(numberColumn(line.oldNumber), numberColumn(line.newNumber), element("span", "diff-marker", markerOf(line)));
 }
 
 /** A line holding hidden characters: flagged in the margin, each character a marker that names it. */
