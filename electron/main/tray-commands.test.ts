@@ -3,7 +3,7 @@
 // `ui.command` event, held while its page loads. Electron is not launched.
 import { describe, expect, it } from "vitest";
 import { ShellCommand, type BridgeEvent } from "../../shared/bridge/contract";
-import { COMMANDS } from "../../shared/fleet/command-registry";
+import { ACTIONS } from "../../shared/fleet/action-registry";
 import { TrayCommands, WindowMailbox, type WindowShell } from "./tray-commands";
 
 function shellStandIn(options: { window: boolean }) {
@@ -74,6 +74,6 @@ describe("tray commands", () => {
 
   it("the window refuses an id the registry does not name", () => {
     expect(ShellCommand.safeParse({ type: "ui.command", id: "app.format-disk" }).success).toBe(false);
-    for (const spec of COMMANDS) expect(ShellCommand.safeParse({ type: "ui.command", id: spec.id }).success).toBe(true);
+    for (const spec of ACTIONS) expect(ShellCommand.safeParse({ type: "ui.command", id: spec.id }).success).toBe(true);
   });
 });

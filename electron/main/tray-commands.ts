@@ -1,9 +1,9 @@
-// The tray menu's registry commands (shared/fleet/command-registry.ts, surface "tray"): showing the
+// The tray menu's registry commands (shared/fleet/action-registry.ts, surface "tray"): showing the
 // window and quitting are the shell's own; every other command goes to the window, whose one
 // dispatcher runs it (renderer/src/state/dispatch.ts), as a `ui.command` event on the bridge.
 // Electron-free, so it is tested against stand-ins (./tray-commands.test.ts).
 import type { BridgeEvent } from "../../shared/bridge/contract";
-import type { CommandId } from "../../shared/fleet/command-registry";
+import type { ActionId } from "../../shared/fleet/action-registry";
 
 export interface WindowShell {
   /** Shows the window, creating it (and loading its page) when there is none. */
@@ -58,7 +58,7 @@ export class TrayCommands {
     private readonly mailbox: WindowMailbox,
   ) {}
 
-  run(id: CommandId): void {
+  run(id: ActionId): void {
     switch (id) {
       case "app.open":
         this.shell.showWindow();

@@ -1,5 +1,5 @@
 import { type MouseEvent, useEffect, useRef, useState } from "react";
-import { command, keyHint } from "../../shared/fleet/command-registry";
+import { actionSpec, keyHint } from "../../shared/fleet/action-registry";
 import { ActionConfirmation } from "./components/ActionConfirmation";
 import { KeyHints } from "./components/KeyHints";
 import { driverName } from "../../shared/fleet/provider-name";
@@ -22,7 +22,6 @@ import { DiffView } from "./components/DiffView";
 import { UsageTotals } from "./components/UsageTotals";
 import { diffView } from "./state/diff-view";
 import { useFleetFacts } from "./state/fleet-facts";
-import { commands } from "./state/commands";
 import { dispatch } from "./state/dispatch";
 import { focusTargets, focusWhenStill } from "./state/focus";
 import { selectGlance, selectInbox, selectMatchingRows, selectPane, selectProviders, selectRows, selectSelectable } from "./state/derived";
@@ -81,7 +80,7 @@ export function App() {
   useEffect(() => {
     if (!search) return;
     const { selectedKey } = useFleet.getState();
-    if (!selectable.includes(selectedKey ?? "") && selectable[0]) commands.select(selectable[0]);
+    if (!selectable.includes(selectedKey ?? "") && selectable[0]) dispatch("agent.select", "keys", { key: selectable[0] });
   }, [search, selectable]);
 
   // Esc closes what is on top; every other key is a registry command (state/keys.ts).
@@ -89,19 +88,19 @@ export function App() {
     const onEscape = (event: KeyboardEvent) => {
       if (event.key !== "Escape") return;
       const state = useFleet.getState();
-      if (state.paletteOpen) state.showPalette(false);
+      if (state.paletteOpen) dispatch("palette.close", "keys");
       else if (state.diff) diffView.close();
-      else if (state.settingsOpen) state.showSettings(false);
+      else if (state.settingsOpen) dispatch("settings.close", "keys");
       // A list (Handled today, Snoozed) closes on Esc wherever focus went while it was open.
       else if (state.listOpen) {
-        state.showList(null);
+        dispatch("list.close", "keys");
         requestAnimationFrame(focusWhenStill("pane"));
-      } else if (state.pairing.open) commands.closePairing();
+      } else if (state.pairing.open) dispatch("pairing.close", "keys");
       else if (useNewAgent.getState().open) newAgent.close();
       else if (document.activeElement === searchRef.current) searchRef.current?.blur();
       else if (state.openKey) {
         // Back to the list, on the agent just left.
-        commands.closeAgent();
+        dispatch("agent.close", "keys");
         requestAnimationFrame(focusWhenStill("pane"));
       }
     };
@@ -109,7 +108,6 @@ export function App() {
     return () => window.removeEventListener("keydown", onEscape);
   }, []);
 
-  const state = useFleet.getState();
   return (
     <div className={`app ${openKey ? "agent-open" : ""}`}>
       <header className="topbar">
@@ -123,7 +121,7 @@ export function App() {
             className={`needs-you-count ${counts.needsYou ? "needs-you" : ""}`}
             data-testid="needs-you-count"
             title={[
-              `${command("fleet.next-needs-you").label} (${keyHint(command("fleet.next-needs-you"))})`,
+              `${actionSpec("fleet.next-needs-you").label} (${keyHint(actionSpec("fleet.next-needs-you"))})`,
               counts.snoozed ? `${counts.snoozed} snoozed, not counted` : null,
               counts.acknowledged ? `${counts.acknowledged} acknowledged, not counted` : null,
             ]
@@ -155,7 +153,7 @@ export function App() {
             placeholder="Search  ( / )"
             aria-label="Search"
             value={search}
-            onChange={(event) => state.setSearch(event.target.value)}
+            onChange={(event) => dispatch("fleet.search-text", "keys", { text: event.target.value })}
             onKeyDown={(event) => {
               const selected = selectable.find((key) => key === useFleet.getState().selectedKey) ?? selectable[0];
               if (event.key === "Escape") {
@@ -167,13 +165,13 @@ export function App() {
               } else if (event.key === "ArrowDown" && selected) {
                 // Into the list, on the first match (already selected); the next ↓ moves on from there.
                 event.preventDefault();
-                commands.select(selected);
+                dispatch("agent.select", "keys", { key: selected });
                 paneRef.current?.focus();
               } else if (event.key === "Enter" && selected) {
                 event.preventDefault();
                 // Out of the search at once: keys pressed while the agent opens are commands, not search text.
                 event.currentTarget.blur();
-                void commands.openAgent(selected).then(focusWhenStill("panel"));
+                dispatch("agent.open", "keys", { key: selected, focus: true });
               }
             }}
           />
@@ -189,16 +187,26 @@ export function App() {
           </button>
           <div id="topbar-menu" className={`small-menu ${actionsOpen ? "open" : ""}`} onClick={closeOnButton(() => setActionsOpen(false))}>
             <span className="segmented" role="group" aria-label="Group by">
-              <button type="button" aria-pressed={grouping === "machine"} data-testid="group-machine" onClick={() => state.setGrouping("machine")}>
+              <button
+                type="button"
+                aria-pressed={grouping === "machine"}
+                data-testid="group-machine"
+                onClick={() => dispatch("fleet.group", "button", { grouping: "machine" })}
+              >
                 By machine
               </button>
-              <button type="button" aria-pressed={grouping === "project"} data-testid="group-project" onClick={() => state.setGrouping("project")}>
+              <button
+                type="button"
+                aria-pressed={grouping === "project"}
+                data-testid="group-project"
+                onClick={() => dispatch("fleet.group", "button", { grouping: "project" })}
+              >
                 By project
               </button>
             </span>
             <CommandButton id="palette.open" testId="open-palette" label="Commands" />
             <CommandButton id="settings.open" testId="open-settings" label="Settings" />
-            <button type="button" data-testid="open-find-machines" onClick={() => useDiscovery.getState().show(true)}>
+            <button type="button" data-testid="open-find-machines" onClick={() => dispatch("machines.find", "button")}>
               Find machines
             </button>
             <CommandButton id="agent.new" testId="open-new-agent" label="New agent" />
@@ -213,7 +221,7 @@ export function App() {
             aria-pressed={pane === "inbox"}
             data-testid="view-inbox"
             title="Only what needs you, most urgent first (v)"
-            onClick={() => commands.setView("inbox")}
+            onClick={() => dispatch("view.set", "button", { view: "inbox" })}
           >
             Inbox{" "}
             <span className="view-count" data-testid="inbox-count">
@@ -225,7 +233,7 @@ export function App() {
             aria-pressed={pane === "fleet"}
             data-testid="view-fleet"
             title="Every machine and agent (v)"
-            onClick={() => commands.setView("fleet")}
+            onClick={() => dispatch("view.set", "button", { view: "fleet" })}
           >
             Fleet
           </button>
@@ -256,7 +264,7 @@ export function App() {
                 aria-pressed={filters[key]}
                 className={filters[key] ? "on" : ""}
                 data-testid={`filter-${key}`}
-                onClick={() => state.setFilters({ [key]: !filters[key] })}
+                onClick={() => dispatch("fleet.filter", "button", { patch: { [key]: !filters[key] } })}
               >
                 {label}
               </button>
@@ -264,7 +272,7 @@ export function App() {
           <select
             aria-label="Machine"
             value={filters.environmentId ?? ""}
-            onChange={(event) => state.setFilters({ environmentId: event.target.value || null })}
+            onChange={(event) => dispatch("fleet.filter", "button", { patch: { environmentId: event.target.value || null } })}
           >
             <option value="">All machines</option>
             {[...environments.values()].map((env) => (
@@ -273,7 +281,11 @@ export function App() {
               </option>
             ))}
           </select>
-          <select aria-label="Provider" value={filters.provider ?? ""} onChange={(event) => state.setFilters({ provider: event.target.value || null })}>
+          <select
+            aria-label="Provider"
+            value={filters.provider ?? ""}
+            onChange={(event) => dispatch("fleet.filter", "button", { patch: { provider: event.target.value || null } })}
+          >
             <option value="">All providers</option>
             {providerList.map((provider) => (
               <option key={provider} value={provider}>
@@ -283,7 +295,7 @@ export function App() {
           </select>
         </div>
         {filtersActive(filters, search) ? (
-          <button type="button" onClick={() => state.clearFilters()}>
+          <button type="button" onClick={() => dispatch("fleet.clear-filters", "button")}>
             Clear
           </button>
         ) : null}
@@ -298,7 +310,7 @@ export function App() {
         ) : environments.size === 0 ? (
           <div className="empty" data-testid="empty-fleet">
             <p>No T3 environment is paired yet.</p>
-            <button type="button" className="primary" onClick={() => commands.openPairing()}>
+            <button type="button" className="primary" onClick={() => dispatch("pairing.open", "button")}>
               Pair your first machine
             </button>
           </div>
@@ -307,7 +319,7 @@ export function App() {
         ) : rows.length === 0 && filtersActive(filters, search) ? (
           <div className="empty" data-testid="empty-filter">
             <p>{search ? `No agent matches “${search}”${filtersActive(filters, "") ? " with these filters" : ""}.` : "No agent matches these filters."}</p>
-            <button type="button" onClick={() => state.clearFilters()}>
+            <button type="button" onClick={() => dispatch("fleet.clear-filters", "button")}>
               Clear the search and filters
             </button>
           </div>

@@ -1,7 +1,7 @@
 // The one typed contract between the fleet service and any UI (Electron preload or the headless
 // WebSocket). Requests are decoded with these schemas at the service edge; events are typed data.
 import { z } from "zod";
-import { COMMAND_IDS, type CommandId } from "../fleet/command-registry";
+import { ACTION_IDS, type ActionId } from "../fleet/action-registry";
 import { CREATE_RUNTIME_MODES, type CreateChoices, type Creation, FOLDER_MAX_CHARS } from "../fleet/creation";
 import type { Delivery } from "../fleet/delivery";
 import type { HandledEntry } from "../fleet/handled";
@@ -486,10 +486,10 @@ export type BridgeEvent =
   /** The shell asks the UI to open an agent (a notification or tray item was clicked). */
   | { type: "ui.openAgent"; key: string }
   /** The shell asks the window to run a registry command (a tray menu item), through the window's one dispatcher. */
-  | { type: "ui.command"; id: CommandId };
+  | { type: "ui.command"; id: ActionId };
 
 /** `ui.command` as the window reads it: only a command the registry names is run. */
-export const ShellCommand = z.object({ type: z.literal("ui.command"), id: z.enum(COMMAND_IDS) });
+export const ShellCommand = z.object({ type: z.literal("ui.command"), id: z.enum(ACTION_IDS) });
 
 /**
  * Events paced by the page (shared/bridge/paced-feed.ts): the service sends the next batch once the

@@ -1,8 +1,8 @@
 // The tray glance, pure: which icon variant, what tooltip, which menu. The Electron
 // shell renders it; nothing here knows about Electron. Counts, "need you" and the connection words
-// come from shared/fleet/views.ts and the actions from shared/fleet/command-registry.ts, so the
+// come from shared/fleet/views.ts and the actions from shared/fleet/action-registry.ts, so the
 // tray and the window always say the same thing.
-import { COMMANDS, type CommandContext, type CommandId } from "./command-registry";
+import { ACTIONS, type ActionContext, type ActionId } from "./action-registry";
 import type { AgentView, EnvironmentView, FleetCounts } from "./types";
 import { activeSnooze } from "./snooze";
 import { connectionWords, countWords, fleetCounts, type FleetGlance, needYouOrder } from "./views";
@@ -15,7 +15,7 @@ export type TrayItem =
   | { kind: "separator" }
   | { kind: "agent"; label: string; agentKey: string }
   /** A registry command on the tray surface, run by the shell (electron/main/tray-commands.ts). */
-  | { kind: "action"; label: string; command: CommandId };
+  | { kind: "action"; label: string; command: ActionId };
 
 export interface TrayModel {
   variant: TrayVariant;
@@ -109,7 +109,7 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
     if (waiting.length > TRAY_AGENT_LIMIT) items.push({ kind: "label", label: `…and ${waiting.length - TRAY_AGENT_LIMIT} more` });
   }
   items.push({ kind: "separator" });
-  const context: CommandContext = {
+  const context: ActionContext = {
     agent: null,
     environment: null,
     agentPanelOpen: false,
@@ -118,7 +118,7 @@ export function trayModel(environments: EnvironmentView[], agents: Iterable<Agen
     notificationsPaused,
     grouping: "machine",
   };
-  for (const spec of COMMANDS) {
+  for (const spec of ACTIONS) {
     if (spec.surfaces.includes("tray") && spec.enabled(context)) items.push({ kind: "action", label: spec.label, command: spec.id });
   }
   return { variant, tooltip: [`T3 Fleet — ${headline}`, ...perEnv].join("\n"), items };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COMMANDS, commandForKey, paletteCommands, type CommandContext } from "./command-registry";
+import { ACTIONS, actionForKey, paletteActions, type ActionContext } from "./action-registry";
 import { connectionWords, countWords, fleetCounts, isOlder, needYouOrder, serverWords, t3ThreadUrl, triageRank } from "./views";
 import { agentView, environmentView } from "./views.testkit";
 
@@ -66,7 +66,7 @@ describe("shared fleet views", () => {
 });
 
 describe("command registry", () => {
-  const context: CommandContext = {
+  const context: ActionContext = {
     agent: null,
     environment: null,
     agentPanelOpen: false,
@@ -77,14 +77,14 @@ describe("command registry", () => {
   };
 
   it("every id is unique and no key runs two commands", () => {
-    expect(new Set(COMMANDS.map((spec) => spec.id)).size).toBe(COMMANDS.length);
-    const keys = COMMANDS.filter((spec) => spec.surfaces.includes("keys")).flatMap((spec) => spec.keys);
+    expect(new Set(ACTIONS.map((spec) => spec.id)).size).toBe(ACTIONS.length);
+    const keys = ACTIONS.filter((spec) => spec.surfaces.includes("keys")).flatMap((spec) => spec.keys);
     expect(new Set(keys).size).toBe(keys.length);
   });
 
   it("keys find their command; agent commands are enabled only when they can act", () => {
-    expect(commandForKey({ key: "k", ctrlKey: true, metaKey: false, altKey: false })?.id).toBe("palette.open");
-    expect(commandForKey({ key: "a", ctrlKey: false, metaKey: false, altKey: false })?.id).toBe("agent.accept");
+    expect(actionForKey({ key: "k", ctrlKey: true, metaKey: false, altKey: false })?.id).toBe("palette.open");
+    expect(actionForKey({ key: "a", ctrlKey: false, metaKey: false, altKey: false })?.id).toBe("agent.accept");
     const waiting = agentView("w", "needs-approval", {
       pending: [
         {
@@ -98,12 +98,12 @@ describe("command registry", () => {
       ],
     });
     const onWaiting = { ...context, agent: waiting, environment: environmentView() };
-    expect(paletteCommands(onWaiting, "accept").map((spec) => spec.id)).toEqual(["agent.accept", "agent.accept-session"]);
+    expect(paletteActions(onWaiting, "accept").map((spec) => spec.id)).toEqual(["agent.accept", "agent.accept-session"]);
     // Named as the approval cards name them on both protocols; found by the older words too.
-    expect(paletteCommands(onWaiting, "allow").map((spec) => spec.label)).toEqual(["Allow once", "Allow for this session"]);
-    expect(paletteCommands(onWaiting, "approval").map((spec) => spec.label)).toEqual(["Allow once", "Allow for this session", "Deny"]);
-    expect(paletteCommands(context, "accept")).toEqual([]);
-    expect(paletteCommands({ ...context, agent: agentView("f", "failed"), environment: environmentView() }, "ack").map((spec) => spec.id)).toEqual([
+    expect(paletteActions(onWaiting, "allow").map((spec) => spec.label)).toEqual(["Allow once", "Allow for this session"]);
+    expect(paletteActions(onWaiting, "approval").map((spec) => spec.label)).toEqual(["Allow once", "Allow for this session", "Deny"]);
+    expect(paletteActions(context, "accept")).toEqual([]);
+    expect(paletteActions({ ...context, agent: agentView("f", "failed"), environment: environmentView() }, "ack").map((spec) => spec.id)).toEqual([
       "agent.acknowledge",
     ]);
   });

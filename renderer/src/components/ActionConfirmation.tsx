@@ -4,6 +4,7 @@
 // the pointer or focus is on it. With an agent open it sits in the agent view, above the composer,
 // taking its own line: laid over the window it covered the composer's Send row (issue 40 point 7).
 import { useEffect, useState } from "react";
+import { dispatch } from "../state/dispatch";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
 import { PlaceError } from "./common";
@@ -38,7 +39,7 @@ export function ActionConfirmation({ inPanel = false }: { inPanel?: boolean }) {
           type="button"
           className="action-confirmation-dismiss"
           aria-label="Dismiss"
-          onClick={() => useFleet.getState().clearConfirmation(confirmation.id)}
+          onClick={() => dispatch("confirmation.dismiss", "button", { id: confirmation.id })}
         >
           ×
         </button>

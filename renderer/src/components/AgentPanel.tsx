@@ -7,7 +7,7 @@ import type { AgentView } from "../../../shared/fleet/types";
 import { activeSnooze, snoozeWords } from "../../../shared/fleet/snooze";
 import { acknowledgeable, needsYou, projectOf } from "../../../shared/fleet/views";
 import { idWords, lastKnownWords } from "../../../shared/fleet/words";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { focusTargets } from "../state/focus";
 import { currentInbox } from "../state/inbox";
 import { relativeTime } from "../state/format";
@@ -52,7 +52,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
     return (
       <section className="panel" data-testid="agent-panel">
         <p>This agent is no longer on its environment.</p>
-        <button type="button" onClick={() => commands.closeAgent()}>
+        <button type="button" onClick={() => dispatch("agent.close", "button")}>
           Back
         </button>
       </section>
@@ -66,7 +66,7 @@ export function AgentPanel({ agentKey }: { agentKey: string }) {
   return (
     <section className={`panel ${offline ? "panel-offline" : ""}`} data-testid="agent-panel" aria-label={`Agent ${agent.title} on ${machine}`}>
       <header className="panel-header">
-        <button type="button" onClick={() => (commands.closeAgent(), focusTargets.pane?.())} aria-label="Back to the list">
+        <button type="button" onClick={() => (dispatch("agent.close", "button"), focusTargets.pane?.())} aria-label="Back to the list">
           ←
         </button>
         <h2 ref={headingRef} tabIndex={-1} title={agent.title}>

@@ -1,5 +1,6 @@
-import { command, type CommandId, keyHint } from "../../../shared/fleet/command-registry";
-import { commandContext, dispatch } from "../state/dispatch";
+import { actionSpec, type ActionId, keyHint } from "../../../shared/fleet/action-registry";
+import { actionContext } from "../state/action-context";
+import { dispatch } from "../state/dispatch";
 import { useFleetFacts } from "../state/fleet-facts";
 import { useFleet } from "../state/store";
 
@@ -17,7 +18,7 @@ export function CommandButton({
   title,
   onRun,
 }: {
-  id: CommandId;
+  id: ActionId;
   label?: string;
   testId?: string;
   className?: string;
@@ -29,9 +30,9 @@ export function CommandButton({
   useFleetFacts();
   useFleet((s) => s.openKey);
   useFleet((s) => s.selectedKey);
-  const spec = command(id);
+  const spec = actionSpec(id);
   const hint = keyHint(spec);
-  const enabled = !disabled && spec.enabled(commandContext());
+  const enabled = !disabled && spec.enabled(actionContext());
   const what = title ?? spec.label;
   return (
     <button

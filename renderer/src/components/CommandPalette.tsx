@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from "react";
-import { type CommandSpec, keyHint, paletteCommands } from "../../../shared/fleet/command-registry";
+import { type ActionSpec, keyHint, paletteActions } from "../../../shared/fleet/action-registry";
 import { agentAsOfWords, STATUS_WORDS } from "../../../shared/fleet/words";
-import { commands } from "../state/commands";
-import { commandContext, dispatch } from "../state/dispatch";
+import { actionContext } from "../state/action-context";
+import { dispatch } from "../state/dispatch";
 import { clockTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
 import { useFleet } from "../state/store";
@@ -11,7 +11,7 @@ import { useFleet } from "../state/store";
 const MAX_FOUND = 8;
 
 type Entry =
-  | { kind: "command"; id: string; label: string; hint: string; spec: CommandSpec }
+  | { kind: "command"; id: string; label: string; hint: string; spec: ActionSpec }
   | { kind: "agent"; id: string; label: string; hint: string; key: string }
   | { kind: "machine"; id: string; label: string; hint: string; environmentId: string };
 
@@ -23,12 +23,12 @@ export function CommandPalette() {
   const [query, setQuery] = useState("");
   const [index, setIndex] = useState(0);
   const inputRef = useRef<HTMLInputElement>(null);
-  const context = useMemo(() => commandContext(), []);
+  const context = useMemo(() => actionContext(), []);
   const agents = useFleet((s) => s.agents);
   const environments = useFleet((s) => s.environments);
   const bridgeLostAt = useFleet((s) => s.bridgeLostAt);
   const list = useMemo<Entry[]>(() => {
-    const entries: Entry[] = paletteCommands(context, query).map((spec) => ({
+    const entries: Entry[] = paletteActions(context, query).map((spec) => ({
       kind: "command",
       id: `command:${spec.id}`,
       label: spec.label,
@@ -65,15 +65,12 @@ export function CommandPalette() {
   }, [context, query, agents, environments, bridgeLostAt]);
   const chosen = list[Math.min(index, list.length - 1)];
   useEffect(() => inputRef.current?.focus(), []);
-  const close = () => useFleet.getState().showPalette(false);
+  const close = () => dispatch("palette.close", "palette");
   const run = (entry: Entry) => {
     close();
     if (entry.kind === "command") dispatch(entry.spec.id, "palette");
-    else if (entry.kind === "agent") void commands.openAgent(entry.key);
-    else {
-      commands.setView("fleet");
-      useFleet.getState().setFilters({ environmentId: entry.environmentId });
-    }
+    else if (entry.kind === "agent") dispatch("agent.open", "palette", { key: entry.key });
+    else dispatch("machine.show", "palette", { environmentId: entry.environmentId });
   };
   const optionId = (entry: Entry) => `palette-${encodeURIComponent(entry.id)}`;
   return (

@@ -3,7 +3,7 @@ import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import { messageIntent, intentHeadline } from "../../../shared/fleet/delivery";
 import type { RunningMessageMode } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { focusTargets } from "../state/focus";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
@@ -84,7 +84,7 @@ export function Composer({ agent }: { agent: AgentView }) {
     setSending(true);
     try {
       // Lost: the store holds the message (shown above while its fate is unknown).
-      if ((await commands.send(agent.key, text, intent.kind)) !== "failed") {
+      if ((await dispatch("agent.send", "button", { key: agent.key, text, intent: intent.kind })) !== "failed") {
         setText("");
         // A choice of steer or queue was for that message: the next starts from the fleet's default for the agent's state.
         setChoice(undefined);

@@ -2,7 +2,7 @@
 // opens on its safe answer, "Keep it" (safe-confirm.ts), so Enter or Esc keeps things as they are;
 // the destructive button is one Tab away, and must be chosen.
 import { useEffect } from "react";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import type { PendingConfirm } from "../state/slices/actions";
 import { useFleet } from "../state/store";
 import { useSafeConfirm } from "./safe-confirm";
@@ -26,7 +26,7 @@ export function ConfirmAction({
     },
     [pending],
   );
-  const keepIt = () => keep(() => useFleet.getState().askConfirm(null));
+  const keepIt = () => keep(() => dispatch("action.cancel", "button"));
   return (
     <span
       className="confirm"
@@ -46,7 +46,7 @@ export function ConfirmAction({
         Keep it
         <kbd aria-hidden="true">Esc</kbd>
       </button>
-      <button type="button" className="danger" data-testid={testId} onClick={() => void commands.confirmPending()}>
+      <button type="button" className="danger" data-testid={testId} onClick={() => dispatch("action.confirm", "button", {})}>
         {confirmLabel}
       </button>
     </span>

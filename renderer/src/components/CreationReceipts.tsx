@@ -4,7 +4,7 @@
 // soon as the fleet lists it.
 import { useEffect } from "react";
 import { creationSettled, creationWords } from "../../../shared/fleet/creation";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { newAgent, useNewAgent } from "../state/new-agent";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
@@ -18,7 +18,7 @@ export function CreationReceipts() {
     <section className={`creations ${creations.length === 0 ? "creations-empty" : ""}`} aria-live="polite" aria-label="New agents" data-testid="creations">
       {creations.map((creation) => (
         <div key={creation.creationId} className={`creation creation-${creation.state}`} data-testid="creation" data-state={creation.state}>
-          <button type="button" className="creation-body" onClick={() => void commands.openAgent(creation.agentKey)}>
+          <button type="button" className="creation-body" onClick={() => dispatch("agent.open", "button", { key: creation.agentKey })}>
             <strong>
               {creation.title} on {environments.get(creation.environmentId)?.label ?? creation.environmentId}
             </strong>

@@ -3,7 +3,7 @@
 // over the user's ssh) or the reason it cannot be paired.
 import { useEffect, useRef, useState } from "react";
 import { type FoundServer, SshDestination } from "../../../shared/bridge/contract";
-import { discoveryCommands } from "../state/discovery-commands";
+import { dispatch } from "../state/dispatch";
 import { useDiscovery } from "../state/discovery";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
@@ -66,7 +66,7 @@ function FoundRow({ server }: { server: FoundServer }) {
               data-testid="found-pair"
               disabled={pairing !== null || waitsForConsent}
               title={server.pairVia === "ssh" ? `Runs t3 auth pairing create over your ssh on ${server.name}` : "Runs t3 auth pairing create on this machine"}
-              onClick={() => void discoveryCommands.pair(server.id, plainHttpAccepted)}
+              onClick={() => dispatch("machines.pair-found", "button", { id: server.id, plainHttp: plainHttpAccepted })}
             >
               {pairing === server.id ? "Pairing…" : paired ? "Pair again" : "Pair"}
             </button>
@@ -83,14 +83,14 @@ export function FindMachines() {
   const report = useDiscovery((s) => s.report);
   const ports = useDiscovery((s) => s.ports);
   const sshHosts = useDiscovery((s) => s.sshHosts);
-  const { show, addPort, removePort, addSshHost, removeSshHost } = useDiscovery.getState();
+  const { addPort, removePort, addSshHost, removeSshHost } = useDiscovery.getState();
   const [portText, setPortText] = useState("");
   const [hostText, setHostText] = useState("");
   const [hostError, setHostError] = useState<string | null>(null);
   const dialogRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     dialogRef.current?.focus();
-    void discoveryCommands.scan();
+    dispatch("machines.scan", "button", {});
   }, []);
 
   return (
@@ -106,7 +106,7 @@ export function FindMachines() {
         // The window's shortcuts are for the fleet tree, not for this dialog.
         onKeyDown={(event) => {
           event.stopPropagation();
-          if (event.key === "Escape") show(false);
+          if (event.key === "Escape") dispatch("machines.find-close", "keys");
         }}
       >
         <h2 id="find-title">Find machines</h2>
@@ -203,10 +203,10 @@ export function FindMachines() {
           <p className="hint">Looking…</p>
         )}
         <div className="dialog-actions">
-          <button type="button" data-testid="find-again" onClick={() => void discoveryCommands.scan(true)}>
+          <button type="button" data-testid="find-again" onClick={() => dispatch("machines.scan", "button", { refresh: true })}>
             Look again
           </button>
-          <button type="button" data-testid="find-close" onClick={() => show(false)}>
+          <button type="button" data-testid="find-close" onClick={() => dispatch("machines.find-close", "button")}>
             Close
           </button>
         </div>

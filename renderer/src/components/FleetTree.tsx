@@ -7,7 +7,7 @@ import { SUBAGENT_DISPLAY } from "../../../shared/fleet/subagents";
 import { type DisplayStatus, type RollupStatus, rollupStatus, type SubagentView } from "../../../shared/fleet/types";
 import { CONNECTION_ACTION_WORDS, connectionWords, projectOf, serverWords } from "../../../shared/fleet/views";
 import { idWords, lastKnownWords, offlineWords } from "../../../shared/fleet/words";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { clockTime, relativeTime } from "../state/format";
 import type { Row } from "../state/selectors";
 import { useFleet } from "../state/store";
@@ -72,7 +72,7 @@ export function FleetTree({ rows, treeRef }: { rows: Row[]; treeRef?: React.RefO
       onFocus={(event) => {
         if (event.target !== event.currentTarget || selectedIndex >= 0) return;
         const first = rows.find((row) => row.kind === "agent" && row.match);
-        if (first) commands.select(first.id);
+        if (first) dispatch("agent.select", "button", { key: first.id });
       }}
     >
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
@@ -128,7 +128,7 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
           tabIndex={-1}
           className="twisty"
           aria-label={collapsed ? "Expand" : "Collapse"}
-          onClick={() => useFleet.getState().toggleCollapsed(row.id)}
+          onClick={() => dispatch("fleet.toggle", "button", { id: row.id })}
         >
           {collapsed ? "▸" : "▾"}
         </button>
@@ -138,7 +138,7 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
             onSubmit={(event) => {
               event.preventDefault();
               const label = new FormData(event.currentTarget).get("label");
-              if (typeof label === "string" && label.trim()) void commands.renameEnvironment(env.environmentId, label.trim());
+              if (typeof label === "string" && label.trim()) dispatch("machine.rename", "button", { environmentId: env.environmentId, label: label.trim() });
               setRenaming(false);
             }}
           >
@@ -165,7 +165,9 @@ function EnvironmentRow({ row, now: treeNow }: { row: Extract<Row, { kind: "envi
             className="env-fix"
             data-testid="env-fix"
             onClick={() =>
-              connection.action === "pair" ? commands.openPairing(env.environmentId, env.baseUrl) : void commands.retryEnvironment(env.environmentId)
+              connection.action === "pair"
+                ? dispatch("pairing.open", "button", { environmentId: env.environmentId, input: env.baseUrl })
+                : dispatch("machine.retry", "button", { environmentId: env.environmentId })
             }
           >
             {CONNECTION_ACTION_WORDS[connection.action]}
@@ -255,7 +257,12 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
               {confirmingRemove ? (
                 <>
                   <p className="confirm-text">Remove {env.label}? Its token is deleted from the keychain.</p>
-                  <button type="button" role="menuitem" className="danger" onClick={() => (close(false), void commands.removeEnvironment(env.environmentId))}>
+                  <button
+                    type="button"
+                    role="menuitem"
+                    className="danger"
+                    onClick={() => (close(false), dispatch("machine.remove", "button", { environmentId: env.environmentId }))}
+                  >
                     Remove
                   </button>
                   <button type="button" role="menuitem" data-testid="env-remove-keep" onClick={() => close(true)}>
@@ -264,7 +271,11 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
                 </>
               ) : (
                 <>
-                  <button type="button" role="menuitem" onClick={() => (close(true), void commands.muteEnvironment(env.environmentId, !env.muted))}>
+                  <button
+                    type="button"
+                    role="menuitem"
+                    onClick={() => (close(true), dispatch("machine.mute", "button", { environmentId: env.environmentId, muted: !env.muted }))}
+                  >
                     {env.muted ? "Unmute notifications" : "Mute notifications"}
                   </button>
                   <button type="button" role="menuitem" onClick={() => (close(false), onRename())}>
@@ -303,7 +314,7 @@ function ProjectRow({ row }: { row: Extract<Row, { kind: "project" }> }) {
         tabIndex={-1}
         className="twisty"
         aria-label={collapsed ? "Expand" : "Collapse"}
-        onClick={() => useFleet.getState().toggleCollapsed(row.id)}
+        onClick={() => dispatch("fleet.toggle", "button", { id: row.id })}
       >
         {collapsed ? "▸" : "▾"}
       </button>
@@ -326,7 +337,7 @@ function ProjectRow({ row }: { row: Extract<Row, { kind: "project" }> }) {
 function OlderRow({ row }: { row: Extract<Row, { kind: "older" }> }) {
   return (
     <div id={rowDomId(row.id)} className="older-row" role="treeitem" aria-level={2} aria-expanded={row.open} aria-selected={false} data-testid="older-row">
-      <button type="button" tabIndex={-1} className="link" onClick={() => useFleet.getState().toggleOlder(row.groupId)}>
+      <button type="button" tabIndex={-1} className="link" onClick={() => dispatch("fleet.toggle-older", "button", { groupId: row.groupId })}>
         {row.open ? `Hide ${row.count} older` : `${row.count} older`}
       </button>
     </div>
@@ -351,8 +362,8 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
       data-key={agent.key}
       data-status={agent.status}
       style={{ paddingLeft: 12 + Math.min(row.depth, 6) * 14 }}
-      onClick={() => commands.select(agent.key)}
-      onDoubleClick={() => void commands.openAgent(agent.key)}
+      onClick={() => dispatch("agent.select", "button", { key: agent.key })}
+      onDoubleClick={() => dispatch("agent.open", "button", { key: agent.key })}
     >
       {row.childCount > 0 ? (
         <button
@@ -360,7 +371,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
           tabIndex={-1}
           className="twisty"
           aria-label={row.collapsed ? "Expand" : "Collapse"}
-          onClick={(event) => (event.stopPropagation(), useFleet.getState().toggleCollapsed(agent.key))}
+          onClick={(event) => (event.stopPropagation(), dispatch("fleet.toggle", "button", { id: agent.key }))}
         >
           {row.collapsed ? "▸" : "▾"}
         </button>
@@ -374,7 +385,7 @@ function AgentRow({ row, selected, now, search }: { row: Extract<Row, { kind: "a
           <span className="as-of-time"> · as of {relativeTime(agent.asOf, now)}</span>
         </span>
       ) : null}
-      <button type="button" tabIndex={-1} className="agent-title" title={agent.title} onClick={() => void commands.openAgent(agent.key)}>
+      <button type="button" tabIndex={-1} className="agent-title" title={agent.title} onClick={() => dispatch("agent.open", "button", { key: agent.key })}>
         <Highlighted text={agent.title} search={row.match ? search : ""} />
       </button>
       {row.match ? null : <span className="sr-only">(shown for context: it does not match)</span>}
@@ -428,7 +439,7 @@ function SubagentRow({ rowId, parentKey, subagent, depth }: { rowId: string; par
       data-opens={opens ?? ""}
       title={opens ? "Open this subagent's thread" : "A subagent inside its parent's run: its work shows in the parent's transcript"}
       style={{ paddingLeft: 12 + Math.min(depth, 6) * 14 }}
-      onClick={opens ? () => void commands.openAgent(opens) : undefined}
+      onClick={opens ? () => dispatch("agent.open", "button", { key: opens }) : undefined}
     >
       <span className="twisty-space" />
       <StatusChip status={status} label={`subagent ${subagent.status}`} />

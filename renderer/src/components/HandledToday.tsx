@@ -2,7 +2,7 @@
 // first, as the fleet service keeps it (so it survives a reload of the window). Each entry opens
 // its agent, while the fleet still has it.
 import { handledWords } from "../../../shared/fleet/handled";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { useFleetFacts } from "../state/fleet-facts";
 import { focusTargets } from "../state/focus";
 import { clockTime } from "../state/format";
@@ -12,8 +12,8 @@ import { ListDialog } from "./ListDialog";
 
 /** Closes the list and opens the agent, with focus on it (the list's own close would send focus back to the pane). */
 function openEntry(key: string): void {
-  useFleet.getState().showList(null);
-  void commands.openAgent(key).then(() => focusTargets.panel?.());
+  dispatch("list.close", "button");
+  void dispatch("agent.open", "button", { key })?.then(() => focusTargets.panel?.());
 }
 
 export function HandledToday() {

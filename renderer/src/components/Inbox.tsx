@@ -9,7 +9,7 @@ import { finishedWords } from "../../../shared/fleet/changes-usage";
 import { asOfStatus, needClass } from "../../../shared/fleet/needs";
 import { failedSubagentWords } from "../../../shared/fleet/subagents";
 import { ChangesTag } from "./ChangesTag";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { clockTime, relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
@@ -117,11 +117,11 @@ export function InboxList({
                 : "You are all caught up: no agent waits for you."}
           </p>
           {search || hidden ? (
-            <button type="button" onClick={() => useFleet.getState().clearFilters()}>
+            <button type="button" onClick={() => dispatch("fleet.clear-filters", "button")}>
               {search ? "Clear the search" : "Clear the filters"}
             </button>
           ) : (
-            <button type="button" onClick={() => commands.setView("fleet")}>
+            <button type="button" onClick={() => dispatch("view.set", "button", { view: "fleet" })}>
               Show the whole fleet
             </button>
           )}
@@ -138,7 +138,7 @@ export function InboxList({
           tabIndex={0}
           aria-activedescendant={current >= 0 ? rowDomId(items[current]!.key) : undefined}
           onFocus={(event) => {
-            if (event.target === event.currentTarget && current < 0 && items[0]) commands.select(items[0].key);
+            if (event.target === event.currentTarget && current < 0 && items[0]) dispatch("agent.select", "button", { key: items[0].key });
           }}
         >
           {items.map((agent, index) => {
@@ -155,7 +155,7 @@ export function InboxList({
                 data-testid="inbox-row"
                 data-key={agent.key}
                 data-status={agent.status}
-                onClick={() => void commands.openAgent(agent.key)}
+                onClick={() => dispatch("agent.open", "button", { key: agent.key })}
               >
                 <div className="inbox-line">
                   <StatusChip status={agent.status} asOf={agent.asOf} stalled={agent.stalled} heldUp={agent.heldUp} />

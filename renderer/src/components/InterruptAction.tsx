@@ -1,11 +1,12 @@
 // Interrupt, saying what happens to the messages T3 queued behind the running turn: they start
 // next, unless the user interrupts and holds them (their queued runs are cancelled in T3 and the
 // fleet keeps their text, to send or discard later: electron/fleet/interrupt-hold.ts).
-import { useEffect, useState } from "react";
+// The question is the store's (slices/actions.ts `confirming`), asked by the interrupt's handler
+// (state/action-handlers.ts), so the key, the button and the palette ask alike.
+import { useEffect } from "react";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
-import { commands } from "../state/commands";
-import { focusTargets } from "../state/focus";
+import { dispatch } from "../state/dispatch";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
 import { useSafeConfirm } from "./safe-confirm";
@@ -23,8 +24,17 @@ function quoted(texts: string[]): string {
 }
 
 /** The question before interrupting a turn with messages queued behind it; it opens on "Keep running". */
-function InterruptConfirm({ agentKey, queued, close }: { agentKey: string; queued: string[]; close: () => void }) {
+function InterruptConfirm({ queued }: { queued: string[] }) {
   const { safeRef, keep } = useSafeConfirm();
+  const pending = useFleet((s) => s.confirming);
+  useEffect(
+    () => () => {
+      // Leaving the agent (or the queue emptying) drops the question: nothing is sent unasked.
+      if (useFleet.getState().confirming === pending) useFleet.getState().askConfirm(null);
+    },
+    [pending],
+  );
+  const close = () => dispatch("action.cancel", "button");
   const count = queued.length === 1 ? "1 queued message" : `${queued.length} queued messages`;
   return (
     <span
@@ -49,10 +59,10 @@ function InterruptConfirm({ agentKey, queued, close }: { agentKey: string; queue
         Keep running
         <kbd aria-hidden="true">Esc</kbd>
       </button>
-      <button type="button" className="danger" data-testid="interrupt-start-next" onClick={() => (close(), void commands.interrupt(agentKey))}>
+      <button type="button" className="danger" data-testid="interrupt-start-next" onClick={() => dispatch("action.confirm", "button", {})}>
         Interrupt
       </button>
-      <button type="button" className="danger" data-testid="interrupt-hold" onClick={() => (close(), void commands.interrupt(agentKey, true))}>
+      <button type="button" className="danger" data-testid="interrupt-hold" onClick={() => dispatch("action.confirm", "button", { holdQueued: true })}>
         Interrupt and hold queued
       </button>
     </span>
@@ -62,20 +72,9 @@ function InterruptConfirm({ agentKey, queued, close }: { agentKey: string; queue
 export function InterruptAction({ agent }: { agent: AgentView }) {
   const items = useFleet((s) => s.details.get(agent.key)?.items ?? NONE);
   const queued = queuedTexts(items);
-  const [confirming, setConfirming] = useState(false);
+  const asked = useFleet((s) => s.confirming?.action === "interrupt" && s.confirming.key === agent.key);
   const hasQueue = queued.length > 0;
-  useEffect(() => {
-    // The `i` key asks first too when messages wait behind the turn.
-    focusTargets.interrupt = (key) => {
-      if (key !== agent.key || !hasQueue) return false;
-      setConfirming(true);
-      return true;
-    };
-    return () => {
-      focusTargets.interrupt = undefined;
-    };
-  }, [agent.key, hasQueue]);
-  if (confirming && hasQueue) return <InterruptConfirm agentKey={agent.key} queued={queued} close={() => setConfirming(false)} />;
+  if (asked && hasQueue) return <InterruptConfirm queued={queued} />;
   return (
     <CommandButton
       id="agent.interrupt"
@@ -84,7 +83,6 @@ export function InterruptAction({ agent }: { agent: AgentView }) {
       title={
         hasQueue ? "Stop the running turn: asks first, since messages are queued behind it" : "Stop the running turn; messages queued behind it then start"
       }
-      {...(hasQueue && { onRun: () => setConfirming(true) })}
     />
   );
 }

@@ -1,16 +1,16 @@
 // The hint bar (issue 40 point 2): every key the current view answers, read from the registry
-// (shared/fleet/command-registry.ts) with its `enabled` rule against the window's state now, so `c`
+// (shared/fleet/action-registry.ts) with its `enabled` rule against the window's state now, so `c`
 // shows where there is a diff and `r` where a question waits. Short words here; a command without
 // one shows its registry label. The keys for the agent the user is on come first, then the list's,
 // then the window's: in a narrow window the bar is one line that scrolls sideways (styles/base.css),
 // and what its start shows is what the view is about.
 import { type RefObject, useLayoutEffect, useRef, useState } from "react";
-import { COMMANDS, type CommandId, type CommandSpec, keyHint } from "../../../shared/fleet/command-registry";
-import { commandContext } from "../state/dispatch";
+import { ACTIONS, type ActionId, type ActionSpec, keyHint } from "../../../shared/fleet/action-registry";
+import { actionContext } from "../state/action-context";
 import { useFleetFacts } from "../state/fleet-facts";
 import { useFleet } from "../state/store";
 
-const SHORT: Partial<Record<CommandId, string>> = {
+const SHORT: Partial<Record<ActionId, string>> = {
   "palette.open": "commands",
   "fleet.next-needs-you": "next",
   "fleet.search": "search",
@@ -38,11 +38,11 @@ const SHORT: Partial<Record<CommandId, string>> = {
 };
 
 /** Keys shown as one pair rather than one each. */
-const PAIRED: Partial<Record<CommandId, { with: CommandId; keys: string; words: string }>> = {
+const PAIRED: Partial<Record<ActionId, { with: ActionId; keys: string; words: string }>> = {
   "fleet.down": { with: "fleet.up", keys: "↑↓", words: "move" },
   "fleet.expand": { with: "fleet.collapse", keys: "→←", words: "fold" },
 };
-const SECOND_OF_PAIR = new Set<CommandId>(["fleet.up", "fleet.collapse"]);
+const SECOND_OF_PAIR = new Set<ActionId>(["fleet.up", "fleet.collapse"]);
 
 /** The window's own keys (not about the agent or the list): listed last. */
 const WINDOW_KEYS = new Set<string>(["palette.open", "agent.new", "pairing.open", "settings.open"]);
@@ -74,10 +74,10 @@ export interface KeyHint {
 
 /** What the hint bar lists for the pane shown, from the registry's rules now. */
 export function keyHints(pane: "inbox" | "fleet"): KeyHint[] {
-  const context = commandContext();
-  const enabled = (spec: CommandSpec) => spec.surfaces.includes("keys") && spec.keys.length > 0 && spec.enabled(context);
+  const context = actionContext();
+  const enabled = (spec: ActionSpec) => spec.surfaces.includes("keys") && spec.keys.length > 0 && spec.enabled(context);
   const hints: KeyHint[] = [];
-  for (const spec of COMMANDS) {
+  for (const spec of ACTIONS) {
     if (!enabled(spec) || SECOND_OF_PAIR.has(spec.id)) continue;
     // ← and → move through the tree only.
     if (spec.id === "fleet.expand" && (pane !== "fleet" || context.agentPanelOpen)) continue;

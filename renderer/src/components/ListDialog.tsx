@@ -2,13 +2,13 @@
 // shuts it and focus goes back to the list it came from.
 import { type ReactNode, useEffect, useRef } from "react";
 import { focusWhenStill } from "../state/focus";
-import { useFleet } from "../state/store";
+import { dispatch } from "../state/dispatch";
 
 export function ListDialog({ title, testId, children }: { title: string; testId: string; children: ReactNode }) {
   const closeRef = useRef<HTMLButtonElement>(null);
   useEffect(() => closeRef.current?.focus(), []);
   const close = () => {
-    useFleet.getState().showList(null);
+    dispatch("list.close", "button");
     requestAnimationFrame(focusWhenStill("pane"));
   };
   const titleId = `${testId}-title`;

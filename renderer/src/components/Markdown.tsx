@@ -7,7 +7,7 @@ import { Children, Fragment, isValidElement, memo, type ReactNode, useState } fr
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { safeExternalUrl } from "../../../shared/bridge/contract";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { grammarsIn, rehypeLazyHighlight, useGrammars } from "./highlighter";
 import { markdownBlocks, type ParagraphPiece, paragraphPieces } from "./markdown-blocks";
 
@@ -39,7 +39,7 @@ const components: Components = {
     const url = href ? safeExternalUrl(href) : null;
     if (!url) return <span className="unsafe-link">{children}</span>;
     return (
-      <button type="button" className="link" title={url} onClick={() => void commands.openLink(url)}>
+      <button type="button" className="link" title={url} onClick={() => dispatch("link.open", "button", { url })}>
         {children}
       </button>
     );
@@ -48,7 +48,7 @@ const components: Components = {
     const url = src ? safeExternalUrl(String(src)) : null;
     const label = `image: ${alt || "untitled"}`;
     return url ? (
-      <button type="button" className="link" title={url} onClick={() => void commands.openLink(url)}>
+      <button type="button" className="link" title={url} onClick={() => dispatch("link.open", "button", { url })}>
         [{label}]
       </button>
     ) : (

@@ -1,4 +1,4 @@
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { withdrawNotice } from "../state/notices";
 import type { Notice } from "../state/slices/ui";
 import { useFleet } from "../state/store";
@@ -49,7 +49,7 @@ export function Notices() {
               className="notice-body"
               title={words}
               onClick={() => {
-                if (intent.agentKey) void commands.openAgent(intent.agentKey);
+                if (intent.agentKey) dispatch("agent.open", "button", { key: intent.agentKey });
               }}
             >
               <strong>{intent.title}</strong>
@@ -57,7 +57,12 @@ export function Notices() {
               {updates > 1 ? <span className="notice-updates"> · ×{updates}</span> : null}
             </button>
             {need && needs.length > 1 ? (
-              <button type="button" className="notice-more link-button" data-testid="notice-more" onClick={() => commands.setView("inbox")}>
+              <button
+                type="button"
+                className="notice-more link-button"
+                data-testid="notice-more"
+                onClick={() => dispatch("view.set", "button", { view: "inbox" })}
+              >
                 and {needs.length - 1} more in the Inbox
               </button>
             ) : null}

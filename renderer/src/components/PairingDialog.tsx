@@ -2,7 +2,7 @@ import { useEffect, useRef } from "react";
 import { INPUT_LIMITS } from "../../../shared/bridge/contract";
 import { nameTaken } from "../../../shared/fleet/machine-names";
 import { serverWords } from "../../../shared/fleet/views";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 
@@ -44,7 +44,7 @@ export function PairingDialog() {
           onSubmit={(event) => {
             event.preventDefault();
             if (tooLong || unanswered) return;
-            void (preview ? commands.confirmPairing() : commands.inspectPairing());
+            dispatch(preview ? "pairing.confirm" : "pairing.inspect", "button");
           }}
         >
           <h2 id="pair-title">{pairing.environmentId ? "Pair this machine again" : "Pair a T3 environment"}</h2>
@@ -149,7 +149,7 @@ export function PairingDialog() {
             </p>
           ) : null}
           <div className="dialog-actions">
-            <button type="button" onClick={() => commands.closePairing()}>
+            <button type="button" onClick={() => dispatch("pairing.close", "button")}>
               Cancel
             </button>
             <button type="submit" className="primary" data-testid="pair-submit" disabled={pairing.busy || pairing.input.trim() === "" || tooLong || unanswered}>

@@ -4,7 +4,7 @@
 // The lines and their words: shared/fleet/receipts.ts.
 import { useMemo } from "react";
 import { agentReceipts, type Receipt, type ReceiptActionKind } from "../../../shared/fleet/receipts";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 
@@ -21,13 +21,13 @@ export function Deliveries({ agentKey }: { agentKey: string }) {
   );
 }
 
-const ACTIONS: Record<ReceiptActionKind, { label: string; testId: string; run: (commandId: string) => Promise<unknown> }> = {
-  "cancel-queued": { label: "Cancel", testId: "cancel-queued", run: (commandId) => commands.cancelQueued(commandId) },
-  "send-now": { label: "Send now", testId: "release-held", run: (commandId) => commands.releaseHeld(commandId) },
-  discard: { label: "Discard", testId: "discard-held", run: (commandId) => commands.discardHeld(commandId) },
-  "check-again": { label: "Check again", testId: "recheck", run: (commandId) => commands.recheck(commandId) },
+const ACTIONS: Record<ReceiptActionKind, { label: string; testId: string; run: (commandId: string) => unknown }> = {
+  "cancel-queued": { label: "Cancel", testId: "cancel-queued", run: (commandId) => dispatch("delivery.cancel-queued", "button", { commandId }) },
+  "send-now": { label: "Send now", testId: "release-held", run: (commandId) => dispatch("delivery.release", "button", { commandId }) },
+  discard: { label: "Discard", testId: "discard-held", run: (commandId) => dispatch("delivery.discard", "button", { commandId }) },
+  "check-again": { label: "Check again", testId: "recheck", run: (commandId) => dispatch("delivery.recheck", "button", { commandId }) },
   // Sent again once, with the same commandId; only the service's recheck decides whether it may.
-  "send-again": { label: "Send again", testId: "send-again", run: (commandId) => commands.recheck(commandId) },
+  "send-again": { label: "Send again", testId: "send-again", run: (commandId) => dispatch("delivery.recheck", "button", { commandId }) },
 };
 
 function DeliveryLine({ receipt }: { receipt: Receipt }) {
@@ -47,7 +47,7 @@ function DeliveryLine({ receipt }: { receipt: Receipt }) {
           key={`${action.kind}:${action.commandId}`}
           type="button"
           data-testid={ACTIONS[action.kind].testId}
-          onClick={() => void ACTIONS[action.kind].run(action.commandId)}
+          onClick={() => ACTIONS[action.kind].run(action.commandId)}
         >
           {ACTIONS[action.kind].label}
         </button>

@@ -5,7 +5,7 @@ import type { AgentView, PendingRequest } from "../../../shared/fleet/types";
 import { projectOf } from "../../../shared/fleet/views";
 import { idWords } from "../../../shared/fleet/words";
 import type { ApprovalDecision, Question, QuestionAnswers } from "../../../shared/fleet/facts";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { focusTargets } from "../state/focus";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
@@ -66,7 +66,7 @@ export function PendingCard({ agent, request, offline }: { agent: AgentView; req
                   title={offline ? "Its machine is not online: this can be answered once it is back" : (option.warning ?? undefined)}
                   disabled={offline}
                   aria-keyshortcuts={keyOf[option.decision]}
-                  onClick={() => void commands.respondApproval(agent.key, request.requestId, option.decision)}
+                  onClick={() => dispatch("agent.decide", "button", { key: agent.key, requestId: request.requestId, decision: option.decision })}
                 >
                   {option.label}
                   {keyOf[option.decision] ? <kbd aria-hidden="true">{keyOf[option.decision]}</kbd> : null}
@@ -116,7 +116,7 @@ function QuestionCard({ agent, request, offline }: { agent: AgentView; request: 
           const answer = answerOf(question);
           if (answer.length) answers[question.id] = question.multiSelect ? answer : answer[0]!;
         }
-        void commands.respondInput(agent.key, request.requestId, answers);
+        dispatch("agent.respond", "button", { key: agent.key, requestId: request.requestId, answers });
       }}
     >
       <strong>The agent asks</strong>

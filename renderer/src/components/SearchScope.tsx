@@ -1,7 +1,7 @@
 // Where a search looks (issue 40 point 5): one query serves both panes, so each says plainly what it
 // searches. In the inbox, only what needs the user, with a way to widen the same query to the whole
 // fleet; in the fleet, every agent, so a query typed in the inbox is never silently still applied.
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import type { PaneView } from "../state/slices/ui";
 import { useFleet } from "../state/store";
 
@@ -19,11 +19,11 @@ export function SearchScope({ pane, inboxMatches, fleetMatches }: { pane: PaneVi
           : `Searching the whole fleet for “${search}”: ${agents(fleetMatches)}.`}
       </span>
       {pane === "inbox" ? (
-        <button type="button" data-testid="search-fleet" onClick={() => commands.setView("fleet")}>
+        <button type="button" data-testid="search-fleet" onClick={() => dispatch("view.set", "button", { view: "fleet" })}>
           Search the whole fleet ({agents(fleetMatches)})
         </button>
       ) : null}
-      <button type="button" data-testid="search-clear" onClick={() => useFleet.getState().setSearch("")}>
+      <button type="button" data-testid="search-clear" onClick={() => dispatch("fleet.search-text", "button", { text: "" })}>
         Clear the search
       </button>
     </section>

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { FleetSettingsView } from "../../../shared/bridge/contract";
-import { commands } from "../state/commands";
+import { dispatch } from "../state/dispatch";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 
@@ -34,7 +34,7 @@ function BrowserNotifications() {
       </p>
     );
   return (
-    <button type="button" data-testid="browser-notifications" onClick={() => void commands.enableBrowserNotifications().then(setPermission)}>
+    <button type="button" data-testid="browser-notifications" onClick={() => void dispatch("settings.browser-notifications", "button")?.then(setPermission)}>
       Also notify me in this browser
     </button>
   );
@@ -55,7 +55,7 @@ export function SettingsDialog() {
               <input
                 type="checkbox"
                 checked={settings.notifications[key]}
-                onChange={(event) => void commands.updateSettings({ notifications: { [key]: event.target.checked } })}
+                onChange={(event) => dispatch("settings.update", "button", { patch: { notifications: { [key]: event.target.checked } } })}
               />
               {label}
             </label>
@@ -65,7 +65,7 @@ export function SettingsDialog() {
               type="checkbox"
               data-testid="pause-notifications"
               checked={settings.notificationsPaused}
-              onChange={(event) => void commands.updateSettings({ notificationsPaused: event.target.checked })}
+              onChange={(event) => dispatch("settings.update", "button", { patch: { notificationsPaused: event.target.checked } })}
             />
             Pause all notifications
           </label>
@@ -80,7 +80,7 @@ export function SettingsDialog() {
             defaultValue={Math.round(settings.stalledAfterMs / 60_000)}
             onBlur={(event) => {
               const minutes = Number(event.target.value);
-              if (Number.isFinite(minutes) && minutes >= 1) void commands.updateSettings({ stalledAfterMs: Math.round(minutes * 60_000) });
+              if (Number.isFinite(minutes) && minutes >= 1) dispatch("settings.update", "button", { patch: { stalledAfterMs: Math.round(minutes * 60_000) } });
             }}
           />
         </label>
@@ -94,14 +94,14 @@ export function SettingsDialog() {
             defaultValue={Math.round(olderThanMs / HOUR_MS)}
             onChange={(event) => {
               const hours = Number(event.target.value);
-              if (Number.isFinite(hours) && hours >= 1) useFleet.getState().setOlderThan(Math.round(hours * HOUR_MS));
+              if (Number.isFinite(hours) && hours >= 1) dispatch("settings.older-than", "button", { ms: Math.round(hours * HOUR_MS) });
             }}
           />
         </label>
         <ChangesSettings settings={settings} />
         <PlaceError place="settings" />
         <div className="dialog-actions">
-          <button type="button" className="primary" onClick={() => useFleet.getState().showSettings(false)}>
+          <button type="button" className="primary" onClick={() => dispatch("settings.close", "button")}>
             Done
           </button>
         </div>
@@ -120,7 +120,7 @@ function ChangesSettings({ settings }: { settings: FleetSettingsView }) {
           type="checkbox"
           data-testid="finished-with-changes"
           checked={settings.finishedWithChangesInInbox}
-          onChange={(event) => void commands.updateSettings({ finishedWithChangesInInbox: event.target.checked })}
+          onChange={(event) => dispatch("settings.update", "button", { patch: { finishedWithChangesInInbox: event.target.checked } })}
         />
         List agents that finished with changes I have not reviewed in the inbox (e marks them reviewed)
       </label>
@@ -134,7 +134,8 @@ function ChangesSettings({ settings }: { settings: FleetSettingsView }) {
           defaultValue={settings.contextWarningPercent}
           onBlur={(event) => {
             const percent = Math.round(Number(event.target.value));
-            if (Number.isFinite(percent) && percent >= 1 && percent <= 100) void commands.updateSettings({ contextWarningPercent: percent });
+            if (Number.isFinite(percent) && percent >= 1 && percent <= 100)
+              dispatch("settings.update", "button", { patch: { contextWarningPercent: percent } });
           }}
         />
       </label>

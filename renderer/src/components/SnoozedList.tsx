@@ -37,7 +37,7 @@ export function SnoozedList() {
                 type="button"
                 data-testid="unsnooze"
                 aria-label={`Unsnooze ${agent.title}`}
-                onClick={() => dispatch("agent.unsnooze", "button", agent.key)}
+                onClick={() => dispatch("agent.unsnooze", "button", { key: agent.key })}
               >
                 Unsnooze
               </button>

@@ -3,6 +3,7 @@ import type { DisplayStatus, RollupStatus } from "../../../shared/fleet/types";
 import { countWords } from "../../../shared/fleet/views";
 import { STATUS_WORDS } from "../../../shared/fleet/words";
 import { matchParts } from "../state/selectors";
+import { dispatch } from "../state/dispatch";
 import { useFleet } from "../state/store";
 
 /** Re-renders relative times; a UI clock, not a poll of any server. */
@@ -99,7 +100,7 @@ export function PlaceError({ place }: { place: string }) {
   return (
     <span className="place-error" role="alert" data-testid="command-error" data-place={place} title={failure}>
       {failure}
-      <button type="button" className="place-error-dismiss" aria-label="Dismiss the error" onClick={() => useFleet.getState().clearFailure(place)}>
+      <button type="button" className="place-error-dismiss" aria-label="Dismiss the error" onClick={() => dispatch("failure.dismiss", "button", { place })}>
         ×
       </button>
     </span>

@@ -17,7 +17,7 @@ export const FOLD_CLOCK_MS = 60_000;
  */
 export function memoized<const Inputs extends readonly unknown[], Result>(
   inputs: (state: FleetState) => Inputs,
-  compute: (...inputs: Inputs) => Result,
+  compute: (...inputs: { [Index in keyof Inputs]: Inputs[Index] }) => Result,
 ): (state: FleetState) => Result {
   let last: { inputs: Inputs; result: Result } | null = null;
   return (state) => {

@@ -10,8 +10,6 @@ export const focusTargets: {
   answer?: () => void;
   panel?: () => void;
   pane?: () => void;
-  /** The open agent's interrupt asks first when messages are queued (true: it took over). */
-  interrupt?: (key: string) => boolean;
 } = {};
 
 /** Where the focus rule last put focus by itself: a later move the user asked for may take it from there. */

@@ -1,6 +1,6 @@
 // The keys surface: a key bound in the registry runs its command through the dispatcher. Esc is
 // not a command (it closes whatever is on top) and stays with the window (App.tsx).
-import { commandForKey } from "../../../shared/fleet/command-registry";
+import { actionForKey } from "../../../shared/fleet/action-registry";
 import { dispatch } from "./dispatch";
 import { useNewAgent } from "./new-agent";
 import { useFleet } from "./store";
@@ -17,7 +17,7 @@ function pressesControl(event: KeyboardEvent): boolean {
 
 export function listenForKeys(): () => void {
   const onKey = (event: KeyboardEvent) => {
-    const spec = commandForKey(event);
+    const spec = actionForKey(event);
     if (!spec) return;
     // The palette's key works from a text field too.
     if (spec.id === "palette.open") {

@@ -17,8 +17,13 @@ export interface Confirmation {
   undo: Undo | null;
 }
 
-/** A command that cannot be taken back once T3 has it, asked once more before it is sent. */
-export type PendingConfirm = { action: "stop"; key: string } | { action: "decide"; key: string; requestId: string; decision: ApprovalDecision };
+/**
+ * An action asked once more before it is sent: one T3 cannot take back once it has it (a stop, a
+ * decision that stops work), or an interrupt with messages queued behind the turn, which would
+ * start next (components/InterruptAction.tsx). Every such question lives here, never in a view.
+ */
+export type PendingConfirm =
+  { action: "stop"; key: string } | { action: "decide"; key: string; requestId: string; decision: ApprovalDecision } | { action: "interrupt"; key: string };
 
 export type ActionList = "handled" | "snoozed";
 

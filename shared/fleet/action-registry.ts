@@ -1,12 +1,13 @@
-// The one registry of user commands: ids, labels, keys and when each is
-// enabled. The command palette, the window's key handler, its buttons and the tray menu all read
-// it, so a command has one name and one key everywhere. Pure: what a command does lives in the
-// window's one dispatcher (renderer/src/state/dispatch.ts); the tray sends it the id
-// (electron/main/tray-commands.ts), except showing the window and quitting, which are the shell's.
+// The one registry of user actions: every intent the window answers (a key, a button, a card's
+// decision, a menu item, the palette, the tray) has an id, a label, its keys and when it is enabled
+// here, so an action has one name and one key everywhere. Pure: what an action does lives in the
+// window's one dispatcher (renderer/src/state/dispatch.ts), which takes its arguments; the tray sends
+// it the id (electron/main/tray-commands.ts), except showing the window and quitting, the shell's.
+// "Command" names only what goes to T3.
 import type { AgentView, EnvironmentView } from "./types";
 import { acknowledgeable, needsYou } from "./views";
 
-export interface CommandContext {
+export interface ActionContext {
   /** The agent the user is on: the open one, else the selected one. */
   agent: AgentView | null;
   environment: EnvironmentView | null;
@@ -21,23 +22,31 @@ export interface CommandContext {
   agentSnoozed?: boolean;
 }
 
-export type CommandSurface = "palette" | "keys" | "tray";
+/** Where an action is listed by itself; every action can also be run by a view's button or card. */
+export type ActionSurface = "palette" | "keys" | "tray";
 
-export interface CommandSpec {
-  id: CommandId;
+export interface ActionSpec {
+  id: ActionId;
   label: string;
   /** Key names as `KeyboardEvent.key`, with `Mod+` for Ctrl or Cmd. */
   keys: readonly string[];
-  surfaces: readonly CommandSurface[];
-  enabled(context: CommandContext): boolean;
+  surfaces: readonly ActionSurface[];
+  enabled(context: ActionContext): boolean;
   /** Other words the palette finds it by (the approval decisions' older names: accept, decline). */
   keywords?: string;
 }
 
-const online = (context: CommandContext) => context.environment?.connection.phase === "online";
-const pendingOf = (context: CommandContext, kind: "approval" | "input") =>
+const online = (context: ActionContext) => context.environment?.connection.phase === "online";
+const pendingOf = (context: ActionContext, kind: "approval" | "input") =>
   Boolean(online(context) && context.agent?.pending.some((request) => request.kind === kind));
 const always = () => true;
+
+/** Actions only a view's own controls run: on no surface, always enabled (the handler checks its arguments). */
+function viewOnly<const Entries extends readonly (readonly [string, string])[]>(entries: Entries) {
+  return entries.map(([id, label]) => ({ id, label, keys: [], surfaces: [], enabled: always })) as {
+    [Index in keyof Entries]: { id: Entries[Index][0]; label: string; keys: readonly []; surfaces: readonly []; enabled: () => true };
+  };
+}
 
 const SPECS = [
   { id: "palette.open", label: "Command palette", keys: ["Mod+k"], surfaces: ["keys"], enabled: always },
@@ -143,19 +152,62 @@ const SPECS = [
   { id: "notifications.pause", label: "Pause notifications", keys: [], surfaces: ["palette", "tray"], enabled: (c) => !c.notificationsPaused },
   { id: "notifications.resume", label: "Resume notifications", keys: [], surfaces: ["palette", "tray"], enabled: (c) => c.notificationsPaused },
   { id: "app.quit", label: "Quit", keys: [], surfaces: ["tray"], enabled: always },
-] as const satisfies readonly (Omit<CommandSpec, "id"> & { id: string })[];
+  // The views' own actions (buttons, cards, menus, links), with their arguments (renderer/src/state/action-args.ts):
+  // listed on no surface, run by the same dispatcher.
+  ...viewOnly([
+    ["agent.select", "Select an agent"],
+    ["agent.close", "Close the agent"],
+    ["agent.decide", "Decide the approval"],
+    ["agent.respond", "Answer the question"],
+    ["agent.send", "Send the message"],
+    ["action.confirm", "Confirm the action"],
+    ["action.cancel", "Keep it as it is"],
+    ["confirmation.dismiss", "Dismiss the confirmation"],
+    ["failure.dismiss", "Dismiss the error"],
+    ["delivery.release", "Send the held message now"],
+    ["delivery.discard", "Discard the held message"],
+    ["delivery.recheck", "Check the message again"],
+    ["delivery.cancel-queued", "Cancel the queued message"],
+    ["view.set", "Show the inbox or the fleet"],
+    ["fleet.group", "Group by machine or by project"],
+    ["fleet.filter", "Filter the fleet"],
+    ["fleet.clear-filters", "Clear the search and filters"],
+    ["fleet.search-text", "Search for"],
+    ["fleet.toggle", "Expand or collapse"],
+    ["fleet.toggle-older", "Show or hide older agents"],
+    ["machine.show", "Show a machine"],
+    ["machine.rename", "Rename the machine"],
+    ["machine.remove", "Remove the machine"],
+    ["machine.mute", "Mute the machine"],
+    ["machine.retry", "Reconnect the machine"],
+    ["machines.find", "Find machines"],
+    ["machines.find-close", "Close Find machines"],
+    ["machines.scan", "Look for machines"],
+    ["machines.pair-found", "Pair a found machine"],
+    ["pairing.close", "Close pairing"],
+    ["pairing.inspect", "Check the pairing link"],
+    ["pairing.confirm", "Pair"],
+    ["link.open", "Open the link"],
+    ["palette.close", "Close the command palette"],
+    ["list.close", "Close the list"],
+    ["settings.close", "Close settings"],
+    ["settings.update", "Change a setting"],
+    ["settings.older-than", "Fold idle agents after"],
+    ["settings.browser-notifications", "Allow browser notifications"],
+  ]),
+] as const satisfies readonly (Omit<ActionSpec, "id"> & { id: string })[];
 
-export type CommandId = (typeof SPECS)[number]["id"];
+export type ActionId = (typeof SPECS)[number]["id"];
 
-export const COMMANDS: readonly CommandSpec[] = SPECS;
+export const ACTIONS: readonly ActionSpec[] = SPECS;
 
 /** Every command id, for checking one that crossed a boundary (shared/bridge/contract.ts). */
-export const COMMAND_IDS = SPECS.map((spec) => spec.id) as [CommandId, ...CommandId[]];
+export const ACTION_IDS = SPECS.map((spec) => spec.id) as [ActionId, ...ActionId[]];
 
-export const COMMAND_BY_ID = new Map<CommandId, CommandSpec>(COMMANDS.map((spec) => [spec.id, spec]));
+export const ACTION_BY_ID = new Map<ActionId, ActionSpec>(ACTIONS.map((spec) => [spec.id, spec]));
 
-export function command(id: CommandId): CommandSpec {
-  return COMMAND_BY_ID.get(id)!;
+export function actionSpec(id: ActionId): ActionSpec {
+  return ACTION_BY_ID.get(id)!;
 }
 
 /** The key event's name as the registry writes it (`Mod+k`, `A`, `ArrowDown`). */
@@ -165,14 +217,14 @@ export function keyName(event: { key: string; ctrlKey: boolean; metaKey: boolean
 }
 
 /** The command a key runs, if any is bound to it. */
-export function commandForKey(event: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }): CommandSpec | null {
+export function actionForKey(event: { key: string; ctrlKey: boolean; metaKey: boolean; altKey: boolean }): ActionSpec | null {
   const name = keyName(event);
   if (!name) return null;
-  return COMMANDS.find((spec) => spec.surfaces.includes("keys") && spec.keys.includes(name)) ?? null;
+  return ACTIONS.find((spec) => spec.surfaces.includes("keys") && spec.keys.includes(name)) ?? null;
 }
 
 /** A key for people: "Ctrl+K", "Shift+A", "↓". */
-export function keyHint(spec: CommandSpec): string {
+export function keyHint(spec: ActionSpec): string {
   const key = spec.keys[0];
   if (!key) return "";
   const arrows: Record<string, string> = { ArrowDown: "↓", ArrowUp: "↑", ArrowLeft: "←", ArrowRight: "→" };
@@ -183,9 +235,9 @@ export function keyHint(spec: CommandSpec): string {
 }
 
 /** Commands the palette lists for a query: enabled ones first, by label match. */
-export function paletteCommands(context: CommandContext, query: string): CommandSpec[] {
+export function paletteActions(context: ActionContext, query: string): ActionSpec[] {
   const needle = query.trim().toLowerCase();
-  return COMMANDS.filter(
+  return ACTIONS.filter(
     (spec) =>
       spec.surfaces.includes("palette") && spec.enabled(context) && (spec.label.toLowerCase().includes(needle) || (spec.keywords?.includes(needle) ?? false)),
   );
