@@ -71,6 +71,25 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { paths: nodeOnlyPackages }] },
   },
   {
+    // A view acts only through the one dispatcher (issue 41): what an action does is its handler's
+    // (renderer/src/state/action-handlers.ts), and these modules are the handlers' implementation.
+    files: ["renderer/src/components/**/*.{ts,tsx}", "renderer/src/App.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: nodeOnlyPackages,
+          patterns: [
+            {
+              group: ["**/state/*-commands", "**/state/navigation", "**/state/links", "**/state/action-handlers"],
+              message: "A view acts through dispatch(action, source, args) (renderer/src/state/dispatch.ts), never by calling a handler's implementation.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // React's own rules: hooks called unconditionally, effects and memos list what they read, and
     // the React Compiler's checks (no writes during render, no refs read in render, pure renders).
     files: ["renderer/**/*.{ts,tsx}"],
