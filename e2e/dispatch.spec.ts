@@ -1,6 +1,6 @@
-// One dispatcher (renderer/src/state/dispatch.ts): a registry command pressed as its key, clicked as
+// One dispatcher (renderer/src/state/dispatch.ts): a registry action pressed as its key, clicked as
 // its button, chosen in the palette or sent by the tray runs the same handler with the same effect.
-// The dispatcher announces each run on `window` (COMMAND_RUN_EVENT); the page keeps them for the spec.
+// The dispatcher announces each run on `window` (ACTION_RUN_EVENT); the page keeps them for the spec.
 import type { Page } from "@playwright/test";
 import { agentRow, expect, test } from "./fixtures";
 
@@ -83,7 +83,12 @@ test("settings: the key, the button, the palette and the tray's command over the
   fleet.service.emit("event", { type: "ui.command", id: "settings.open" });
   await expect(dialog).toBeVisible();
   const runs = await commandRuns(page);
-  expect(runs.map((run) => run.id)).toEqual(["settings.open", "settings.open", "palette.open", "settings.open", "settings.open", "settings.open"]);
+  // Closing is an action too (Esc, and the palette closing as it runs its choice).
+  expect(runs.map((run) => run.id)).toEqual([
+    ...["settings.open", "settings.close", "settings.open", "settings.close"],
+    ...["palette.open", "palette.close", "settings.open", "settings.close"],
+    ...["settings.open", "settings.close", "settings.open"],
+  ]);
   expect(runs.filter((run) => run.id === "settings.open")).toEqual(
     ["keys", "button", "palette", "tray", "tray"].map((source) => ({ id: "settings.open", source, handler: "openSettings" })),
   );

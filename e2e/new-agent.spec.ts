@@ -54,7 +54,7 @@ test.describe("New agent", () => {
   for (const size of SIZES) {
     test(`starts an agent and a child from the palette, keyboard only, at ${size.name}`, async ({ page, fleet }) => {
       await page.setViewportSize({ width: size.width, height: size.height });
-      // The dispatcher announces each command it runs (state/dispatch.ts COMMAND_RUN_EVENT); the page keeps them.
+      // The dispatcher announces each command it runs (state/dispatch.ts ACTION_RUN_EVENT); the page keeps them.
       await page.addInitScript(() => {
         const runs: unknown[] = [];
         (window as unknown as { commandRuns: unknown[] }).commandRuns = runs;
