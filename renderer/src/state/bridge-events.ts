@@ -34,7 +34,7 @@ export function startEffects(instance: Bridge): () => void {
     if (filters.environmentId && !environments.has(filters.environmentId)) store().setFilters({ environmentId: null });
   };
   // One frame callback for fleet and transcript deltas: however many batches came since the last
-  // frame, the window renders once, in the frame that paints them (detail-deltas.ts).
+  // frame, the window renders at most twice for them (detail-deltas.ts).
   let frameRequested = false;
   let fleetDeltasDue = false;
   const flushFrame = () => {
@@ -73,8 +73,9 @@ export function startEffects(instance: Bridge): () => void {
         receiveDetail(event.detail);
         break;
       case "agent.detailDelta":
-        // Requested before the batch's acknowledgement (renderer/src/bridge/client.ts), so applied before it.
-        receiveDetailDelta(event.delta);
+        // The first since the last frame shows at once; those after it join the frame, requested
+        // before the batch's acknowledgement (renderer/src/bridge/client.ts), so applied before it.
+        receiveDetailDelta(event.delta, frameRequested);
         requestFrame();
         break;
       case "delivery":

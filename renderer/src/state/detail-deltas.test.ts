@@ -1,5 +1,6 @@
-// An open agent's transcript deltas wait for the page's next frame and are applied there as one
-// change of the store: two batches between two frames render the transcript once (issue 44).
+// An open agent's transcript deltas: the first since the last frame is applied at once, those after
+// it wait for the frame and are applied there as one change of the store, so however many batches
+// come between two frames the transcript renders at most twice (issue 44).
 import { beforeEach, describe, expect, it } from "vitest";
 import type { AgentDetail, AgentDetailDelta } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
@@ -44,32 +45,35 @@ beforeEach(() => {
 });
 
 describe("an open agent's transcript deltas", () => {
-  it("wait for the next frame, then apply in order as one change of the store", () => {
+  it("the first since the last frame applies at once; those after it wait for the frame, then apply in order as one change", () => {
     const changes = countChanges();
-    receiveDetailDelta(append(" from"));
-    receiveDetailDelta(append(" the"));
-    receiveDetailDelta(append(" fleet"));
-    expect(changes.count(), "nothing renders before the frame").toBe(0);
-    expect(shownText()).toBe("Hello");
+    receiveDetailDelta(append(" from"), false);
+    expect(changes.count(), "the first shows at once").toBe(1);
+    expect(shownText()).toBe("Hello from");
+    receiveDetailDelta(append(" the"), true);
+    receiveDetailDelta(append(" fleet"), true);
+    expect(changes.count(), "the others wait for the frame").toBe(1);
+    expect(shownText()).toBe("Hello from");
     flushDetailDeltas();
-    expect(changes.count(), "one change for the three deltas").toBe(1);
+    expect(changes.count(), "one change for both").toBe(2);
     expect(shownText()).toBe("Hello from the fleet");
     flushDetailDeltas();
-    expect(changes.count(), "a frame with nothing new changes nothing").toBe(1);
+    expect(changes.count(), "a frame with nothing new changes nothing").toBe(2);
     changes.stop();
   });
 
   it("are dropped when a whole detail that holds them comes before the frame, so no text shows twice", () => {
-    receiveDetailDelta(append(" again"));
+    receiveDetailDelta(append(" again"), true);
     receiveDetail(detail("Hello again"));
-    receiveDetailDelta(append("!"));
+    receiveDetailDelta(append("!"), true);
     flushDetailDeltas();
     expect(shownText()).toBe("Hello again!");
   });
 
   it("for an agent whose transcript the window does not have change nothing", () => {
     const changes = countChanges();
-    receiveDetailDelta(append("ignored", "env-1/other"));
+    receiveDetailDelta(append("ignored", "env-1/other"), false);
+    receiveDetailDelta(append("ignored", "env-1/other"), true);
     flushDetailDeltas();
     expect(changes.count()).toBe(0);
     expect(useFleet.getState().details.has("env-1/other")).toBe(false);
