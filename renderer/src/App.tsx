@@ -15,12 +15,11 @@ import { Notices } from "./components/Notices";
 import { PairingDialog } from "./components/PairingDialog";
 import { NewAgentDialog } from "./components/NewAgentDialog";
 import { CreationReceipts } from "./components/CreationReceipts";
-import { newAgent, useNewAgent } from "./state/new-agent";
+import { useNewAgent } from "./state/new-agent";
 import { SettingsDialog } from "./components/SettingsDialog";
 import { SnoozedList } from "./components/SnoozedList";
 import { DiffView } from "./components/DiffView";
 import { UsageTotals } from "./components/UsageTotals";
-import { diffView } from "./state/diff-view";
 import { useFleetFacts } from "./state/fleet-facts";
 import { dispatch } from "./state/dispatch";
 import { focusTargets, focusWhenStill } from "./state/focus";
@@ -89,14 +88,14 @@ export function App() {
       if (event.key !== "Escape") return;
       const state = useFleet.getState();
       if (state.paletteOpen) dispatch("palette.close", "keys");
-      else if (state.diff) diffView.close();
+      else if (state.diff) dispatch("diff.close", "keys");
       else if (state.settingsOpen) dispatch("settings.close", "keys");
       // A list (Handled today, Snoozed) closes on Esc wherever focus went while it was open.
       else if (state.listOpen) {
         dispatch("list.close", "keys");
         requestAnimationFrame(focusWhenStill("pane"));
       } else if (state.pairing.open) dispatch("pairing.close", "keys");
-      else if (useNewAgent.getState().open) newAgent.close();
+      else if (useNewAgent.getState().open) dispatch("agent.new-close", "keys");
       else if (document.activeElement === searchRef.current) searchRef.current?.blur();
       else if (state.openKey) {
         // Back to the list, on the agent just left.

@@ -8,7 +8,7 @@ import { useState } from "react";
 import { changesWords, contextWords, nearContextLimit, tokenWords, turnTotals, unlistedFilesOf } from "../../../shared/fleet/changes-usage";
 import type { TokenCounts, TurnChanges } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
-import { diffView } from "../state/diff-view";
+import { dispatch } from "../state/dispatch";
 import { contextWarningPercent } from "../state/selectors";
 import { useFleet } from "../state/store";
 import { CommandButton } from "./CommandButton";
@@ -75,7 +75,7 @@ function TurnList({ agent, turns }: { agent: AgentView; turns: readonly TurnChan
               Turn {turn.turnCount}: {turnWords(turn)}
             </span>{" "}
             {turn.status === "ready" ? (
-              <button type="button" onClick={() => void diffView.show(agent.key, { kind: "turn", turnCount: turn.turnCount })}>
+              <button type="button" onClick={() => dispatch("diff.show", "button", { key: agent.key, scope: { kind: "turn", turnCount: turn.turnCount } })}>
                 Diff
               </button>
             ) : null}
@@ -102,7 +102,7 @@ function ChangesLine({ agent, turns }: { agent: AgentView; turns: readonly TurnC
         <span className="figure-label">Turn {latest.turnCount} changes</span> <span data-testid="latest-changes">{turnWords(latest)}</span>
       </span>
       <CommandButton id="agent.diff" testId="show-diff" label="Diff" />
-      <button type="button" data-testid="thread-diff" onClick={() => void diffView.show(agent.key, { kind: "thread" })}>
+      <button type="button" data-testid="thread-diff" onClick={() => dispatch("diff.show", "button", { key: agent.key, scope: { kind: "thread" } })}>
         Whole thread's diff
       </button>
       <details className="panel-changes" data-testid="changes-usage" onToggle={(event) => setOpen(event.currentTarget.open)}>

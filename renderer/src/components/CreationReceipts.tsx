@@ -25,12 +25,17 @@ export function CreationReceipts() {
             <span data-testid="creation-words"> · {creationWords(creation)}</span>
           </button>
           {creation.retry ? (
-            <button type="button" data-testid="creation-retry" onClick={() => void newAgent.retry(creation.creationId)}>
+            <button type="button" data-testid="creation-retry" onClick={() => dispatch("creation.retry", "button", { creationId: creation.creationId })}>
               Try again
             </button>
           ) : null}
           {creationSettled(creation) ? (
-            <button type="button" className="notice-dismiss" aria-label="Dismiss" onClick={() => useNewAgent.getState().dismiss(creation.creationId)}>
+            <button
+              type="button"
+              className="notice-dismiss"
+              aria-label="Dismiss"
+              onClick={() => dispatch("creation.dismiss", "button", { creationId: creation.creationId })}
+            >
               ×
             </button>
           ) : null}

@@ -13,6 +13,7 @@ import {
   machineUnavailable,
 } from "../../../shared/fleet/creation";
 import { splitKey } from "../../../shared/fleet/model";
+import { dispatch } from "../state/dispatch";
 import { clockTime } from "../state/format";
 import { newAgent, remembered, useNewAgent } from "../state/new-agent";
 import { useFleet } from "../state/store";
@@ -249,7 +250,7 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
         {attempted ? (tooLong ? `The message is too long to send: the limit is ${INPUT_LIMITS.messageText.toLocaleString("en")} characters.` : problem) : null}
       </p>
       <div className="dialog-actions">
-        <button type="button" data-testid="new-agent-cancel" onClick={() => newAgent.close()}>
+        <button type="button" data-testid="new-agent-cancel" onClick={() => dispatch("agent.new-close", "button")}>
           Cancel
         </button>
         <button type="submit" className="primary" data-testid="new-agent-create" disabled={submitting || loading}>

@@ -1,5 +1,4 @@
 import { dispatch } from "../state/dispatch";
-import { withdrawNotice } from "../state/notices";
 import type { Notice } from "../state/slices/ui";
 import { useFleet } from "../state/store";
 
@@ -70,7 +69,7 @@ export function Notices() {
               type="button"
               className="notice-dismiss"
               aria-label={need && needs.length > 1 ? `Dismiss these ${needs.length}` : "Dismiss"}
-              onClick={() => (need ? needs : [notice]).forEach((each) => withdrawNotice(each.condition))}
+              onClick={() => dispatch("notice.dismiss", "button", { conditions: (need ? needs : [notice]).map((each) => each.condition) })}
             >
               ×
             </button>

@@ -5,6 +5,7 @@
 import type { BridgeParams } from "../../../shared/bridge/contract";
 import type { ActionId } from "../../../shared/fleet/action-registry";
 import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/facts";
+import type { DiffRequest } from "./slices/diff";
 import type { Filters, Grouping, PaneView } from "./slices/ui";
 
 /** The agent an action acts on, when it is not the one the user is on (a row's or a card's own button). */
@@ -47,6 +48,10 @@ export interface ActionArgs {
   "machines.pair-found": { id: string; plainHttp?: boolean };
   "pairing.open": { environmentId?: string | null; input?: string };
   "link.open": { url: string };
+  "diff.show": { key: string; scope: DiffRequest };
+  "notice.dismiss": { conditions: string[] };
+  "creation.retry": { creationId: string };
+  "creation.dismiss": { creationId: string };
   "settings.update": { patch: BridgeParams<"settings.update"> };
   "settings.older-than": { ms: number };
 }

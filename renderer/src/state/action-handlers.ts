@@ -17,7 +17,8 @@ import { handledList } from "./handled-list";
 import { links } from "./links";
 import { machineCommands } from "./machine-commands";
 import { navigation } from "./navigation";
-import { newAgent } from "./new-agent";
+import { newAgent, useNewAgent } from "./new-agent";
+import { withdrawNotice } from "./notices";
 import { nextNeedingYou, paneView } from "./selectors";
 import { settingsCommands } from "./settings-commands";
 import { useFleet } from "./store";
@@ -223,6 +224,31 @@ function showDiff({ agent }: HandlerCall): void {
   if (agent && latest) void diffView.show(agent.key, { kind: "turn", turnCount: latest.turnCount });
 }
 
+/** A turn's or the whole thread's diff, as a view's button names it. */
+function showChanges({ args }: HandlerCall<ActionArgs["diff.show"]>): void {
+  if (args) void diffView.show(args.key, args.scope);
+}
+
+function closeChanges(): void {
+  diffView.close();
+}
+
+function dismissNotices({ args }: HandlerCall<ActionArgs["notice.dismiss"]>): void {
+  for (const condition of args?.conditions ?? []) withdrawNotice(condition);
+}
+
+function retryCreation({ args }: HandlerCall<ActionArgs["creation.retry"]>): void {
+  if (args) void newAgent.retry(args.creationId);
+}
+
+function dismissCreation({ args }: HandlerCall<ActionArgs["creation.dismiss"]>): void {
+  if (args) useNewAgent.getState().dismiss(args.creationId);
+}
+
+function closeNewAgent(): void {
+  newAgent.close();
+}
+
 function openInT3({ agent }: HandlerCall): void {
   if (agent) void links.openInT3(agent);
 }
@@ -394,6 +420,12 @@ export const handlers = {
   showSnoozed,
   closeList,
   showDiff,
+  showChanges,
+  closeChanges,
+  dismissNotices,
+  retryCreation,
+  dismissCreation,
+  closeNewAgent,
   openInT3,
   openLink,
   focusComposer,
