@@ -198,12 +198,14 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
   // Where the button was when the menu opened (null: closed); measured on the click, never during a render.
   const [anchor, setAnchor] = useState<DOMRect | null>(null);
   const open = anchor !== null;
-  const [confirmingRemove, setConfirmingRemove] = useState(false);
+  // The question before removing is the store's (slices/actions.ts confirming), as every "ask first" is.
+  const confirmingRemove = useFleet((s) => s.confirming?.action === "remove-machine" && s.confirming.environmentId === env.environmentId);
   const buttonRef = useRef<HTMLButtonElement>(null);
   const menuRef = useRef<HTMLDivElement>(null);
   const close = (refocus: boolean) => {
     setAnchor(null);
-    setConfirmingRemove(false);
+    // One machine menu is open at a time: closing it drops its question, nothing removed.
+    if (useFleet.getState().confirming?.action === "remove-machine") dispatch("action.cancel", "button");
     if (refocus) buttonRef.current?.focus();
   };
   useEffect(() => {
@@ -257,12 +259,7 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
               {confirmingRemove ? (
                 <>
                   <p className="confirm-text">Remove {env.label}? Its token is deleted from the keychain.</p>
-                  <button
-                    type="button"
-                    role="menuitem"
-                    className="danger"
-                    onClick={() => (close(false), dispatch("machine.remove", "button", { environmentId: env.environmentId }))}
-                  >
+                  <button type="button" role="menuitem" className="danger" onClick={() => (dispatch("action.confirm", "button", {}), close(false))}>
                     Remove
                   </button>
                   <button type="button" role="menuitem" data-testid="env-remove-keep" onClick={() => close(true)}>
@@ -281,7 +278,7 @@ function MachineMenu({ env, onRename }: { env: Extract<Row, { kind: "environment
                   <button type="button" role="menuitem" onClick={() => (close(false), onRename())}>
                     Rename…
                   </button>
-                  <button type="button" role="menuitem" onClick={() => setConfirmingRemove(true)}>
+                  <button type="button" role="menuitem" onClick={() => dispatch("machine.remove", "button", { environmentId: env.environmentId })}>
                     Remove…
                   </button>
                 </>

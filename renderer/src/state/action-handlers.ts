@@ -182,6 +182,9 @@ function confirm({ args }: HandlerCall<ActionArgs["action.confirm"]>): void {
   if (pending?.action === "interrupt") {
     store().askConfirm(null);
     void agentCommands.interrupt(pending.key, args?.holdQueued === true);
+  } else if (pending?.action === "remove-machine") {
+    store().askConfirm(null);
+    void machineCommands.removeEnvironment(pending.environmentId);
   } else void agentCommands.confirmPending();
 }
 
@@ -308,8 +311,9 @@ function renameMachine({ args }: HandlerCall<ActionArgs["machine.rename"]>): voi
   if (args) void machineCommands.renameEnvironment(args.environmentId, args.label);
 }
 
+/** Asks first: the machine's token is deleted from the keychain (action.confirm removes it). */
 function removeMachine({ args }: HandlerCall<ActionArgs["machine.remove"]>): void {
-  if (args) void machineCommands.removeEnvironment(args.environmentId);
+  if (args) store().askConfirm({ action: "remove-machine", environmentId: args.environmentId });
 }
 
 function muteMachine({ args }: HandlerCall<ActionArgs["machine.mute"]>): void {

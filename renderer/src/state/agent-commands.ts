@@ -136,7 +136,7 @@ export const agentCommands = {
     useFleet.getState().askConfirm(null);
     if (pending.action === "stop") await agentCommands.stop(pending.key, true);
     else if (pending.action === "decide") await agentCommands.respondApproval(pending.key, pending.requestId, pending.decision, true);
-    else await agentCommands.interrupt(pending.key);
+    else if (pending.action === "interrupt") await agentCommands.interrupt(pending.key);
   },
 
   /** Removes a failure or stall from "need you" until it changes (settled in T3 too where the server can). */

@@ -152,6 +152,17 @@ describe("the dispatcher", () => {
     expect(sent).toEqual([{ method: "agent.respondApproval", params: { key: asking.key, requestId: "req-1", decision: "cancel" } }]);
   });
 
+  it("asks before removing a machine: its token goes from the keychain", async () => {
+    dispatch("machine.remove", "button", { environmentId: studio.environmentId });
+    await settled();
+    expect(store().confirming).toEqual({ action: "remove-machine", environmentId: studio.environmentId });
+    expect(sent).toEqual([]);
+    dispatch("action.confirm", "button", {});
+    await settled();
+    expect(store().confirming).toBeNull();
+    expect(sent).toEqual([{ method: "environment.remove", params: { environmentId: studio.environmentId } }]);
+  });
+
   it("asks before interrupting a turn with messages queued behind it, from the key as from the button", async () => {
     const at = "2026-12-05T06:00:00.000Z";
     const queued = { id: "m1", runId: null, createdAt: at, updatedAt: at, type: "message" as const, role: "user" as const, text: "next", streaming: false };

@@ -23,7 +23,11 @@ export interface Confirmation {
  * start next (components/InterruptAction.tsx). Every such question lives here, never in a view.
  */
 export type PendingConfirm =
-  { action: "stop"; key: string } | { action: "decide"; key: string; requestId: string; decision: ApprovalDecision } | { action: "interrupt"; key: string };
+  | { action: "stop"; key: string }
+  | { action: "decide"; key: string; requestId: string; decision: ApprovalDecision }
+  | { action: "interrupt"; key: string }
+  /** Removing a paired machine deletes its token from the keychain (components/FleetTree.tsx MachineMenu). */
+  | { action: "remove-machine"; environmentId: string };
 
 export type ActionList = "handled" | "snoozed";
 
