@@ -95,7 +95,7 @@ export function App() {
         dispatch("list.close", "keys");
         requestAnimationFrame(focusWhenStill("pane"));
       } else if (state.pairing.open) dispatch("pairing.close", "keys");
-      else if (useNewAgent.getState().open) dispatch("agent.new-close", "keys");
+      else if (useNewAgent.getState().open) dispatch("new-agent.close", "keys");
       else if (document.activeElement === searchRef.current) searchRef.current?.blur();
       else if (state.openKey) {
         // Back to the list, on the agent just left.

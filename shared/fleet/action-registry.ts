@@ -193,7 +193,7 @@ const SPECS = [
     ["notice.dismiss", "Dismiss the notice"],
     ["creation.retry", "Try creating the agent again"],
     ["creation.dismiss", "Dismiss the new agent's receipt"],
-    ["agent.new-close", "Close the New agent form"],
+    ["new-agent.close", "Close the New agent form"],
     ["palette.close", "Close the command palette"],
     ["list.close", "Close the list"],
     ["settings.close", "Close settings"],

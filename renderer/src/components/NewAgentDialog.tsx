@@ -250,7 +250,7 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
         {attempted ? (tooLong ? `The message is too long to send: the limit is ${INPUT_LIMITS.messageText.toLocaleString("en")} characters.` : problem) : null}
       </p>
       <div className="dialog-actions">
-        <button type="button" data-testid="new-agent-cancel" onClick={() => dispatch("agent.new-close", "button")}>
+        <button type="button" data-testid="new-agent-cancel" onClick={() => dispatch("new-agent.close", "button")}>
           Cancel
         </button>
         <button type="submit" className="primary" data-testid="new-agent-create" disabled={submitting || loading}>

@@ -78,7 +78,7 @@ const HANDLERS: Record<ActionId, HandlerName> = {
   "notice.dismiss": "dismissNotices",
   "creation.retry": "retryCreation",
   "creation.dismiss": "dismissCreation",
-  "agent.new-close": "closeNewAgent",
+  "new-agent.close": "closeNewAgent",
   "machine.show": "showMachine",
   "machine.rename": "renameMachine",
   "machine.remove": "removeMachine",
