@@ -4,7 +4,7 @@ import { ActionConfirmation } from "./components/ActionConfirmation";
 import { KeyHints } from "./components/KeyHints";
 import { driverName } from "../../shared/fleet/provider-name";
 import { AgentPanel } from "./components/AgentPanel";
-import { CommandButton } from "./components/CommandButton";
+import { ActionButton } from "./components/ActionButton";
 import { CommandPalette } from "./components/CommandPalette";
 import { FindMachines } from "./components/FindMachines";
 import { FleetTree } from "./components/FleetTree";
@@ -203,13 +203,13 @@ export function App() {
                 By project
               </button>
             </span>
-            <CommandButton id="palette.open" testId="open-palette" label="Commands" />
-            <CommandButton id="settings.open" testId="open-settings" label="Settings" />
+            <ActionButton id="palette.open" testId="open-palette" label="Commands" />
+            <ActionButton id="settings.open" testId="open-settings" label="Settings" />
             <button type="button" data-testid="open-find-machines" onClick={() => dispatch("machines.find", "button")}>
               Find machines
             </button>
-            <CommandButton id="agent.new" testId="open-new-agent" label="New agent" />
-            <CommandButton id="pairing.open" testId="open-pairing" label="Pair machine" className="primary" />
+            <ActionButton id="agent.new" testId="open-new-agent" label="New agent" />
+            <ActionButton id="pairing.open" testId="open-pairing" label="Pair machine" className="primary" />
           </div>
         </div>
       </header>

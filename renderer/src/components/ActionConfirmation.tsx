@@ -6,7 +6,7 @@
 import { useEffect, useState } from "react";
 import { dispatch } from "../state/dispatch";
 import { useFleet } from "../state/store";
-import { CommandButton } from "./CommandButton";
+import { ActionButton } from "./ActionButton";
 import { PlaceError } from "./common";
 
 /** How long a confirmation stays when the user leaves it alone. */
@@ -33,7 +33,7 @@ export function ActionConfirmation({ inPanel = false }: { inPanel?: boolean }) {
       <p role="status" aria-live="polite" aria-atomic="true" data-testid="action-confirmation-text">
         {confirmation?.text ?? ""}
       </p>
-      {confirmation?.undo ? <CommandButton id="action.undo" testId="undo" label="Undo" title="Take this back" /> : null}
+      {confirmation?.undo ? <ActionButton id="action.undo" testId="undo" label="Undo" title="Take this back" /> : null}
       {confirmation ? (
         <button
           type="button"

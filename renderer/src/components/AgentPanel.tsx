@@ -14,7 +14,7 @@ import { relativeTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
 import { useFleetFacts } from "../state/fleet-facts";
 import { useFleet } from "../state/store";
-import { CommandButton } from "./CommandButton";
+import { ActionButton } from "./ActionButton";
 import { Deliveries } from "./Receipts";
 import { PendingCard } from "./RequestCards";
 import { InterruptAction } from "./InterruptAction";
@@ -201,16 +201,16 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
   return (
     <div className="panel-actions">
       {acknowledgeable(agent) ? (
-        <CommandButton
+        <ActionButton
           id="agent.acknowledge"
           testId="acknowledge"
           label="Acknowledge"
           title="Mark this failure as seen: it leaves the inbox and the count until it changes"
         />
       ) : null}
-      {snoozable ? <CommandButton id="agent.snooze" testId="snooze" label="Snooze" title="Put it aside until what it needs changes" /> : null}
+      {snoozable ? <ActionButton id="agent.snooze" testId="snooze" label="Snooze" title="Put it aside until what it needs changes" /> : null}
       {snoozable ? (
-        <CommandButton
+        <ActionButton
           id="agent.snooze-hour"
           testId="snooze-hour"
           label="Snooze 1 h"
@@ -227,13 +227,13 @@ function AgentActions({ agent, offline }: { agent: AgentView; offline: boolean }
             testId="stop-confirm"
           />
         ) : (
-          <CommandButton id="agent.stop" testId="stop" label="Stop session…" />
+          <ActionButton id="agent.stop" testId="stop" label="Stop session…" />
         )
       ) : null}
       {agent.lifecycle === "active" ? (
-        <CommandButton id="agent.new-child" testId="new-child" label="New child" title="Start a new agent under this one, on its machine" />
+        <ActionButton id="agent.new-child" testId="new-child" label="New child" title="Start a new agent under this one, on its machine" />
       ) : null}
-      <CommandButton
+      <ActionButton
         id="agent.open-in-t3"
         testId="open-in-t3"
         label="Open in T3"

@@ -11,7 +11,7 @@ import type { AgentView } from "../../../shared/fleet/types";
 import { dispatch } from "../state/dispatch";
 import { contextWarningPercent } from "../state/selectors";
 import { useFleet } from "../state/store";
-import { CommandButton } from "./CommandButton";
+import { ActionButton } from "./ActionButton";
 import { FileList } from "./DiffView";
 
 function turnWords(turn: TurnChanges): string {
@@ -101,7 +101,7 @@ function ChangesLine({ agent, turns }: { agent: AgentView; turns: readonly TurnC
       <span className="figure">
         <span className="figure-label">Turn {latest.turnCount} changes</span> <span data-testid="latest-changes">{turnWords(latest)}</span>
       </span>
-      <CommandButton id="agent.diff" testId="show-diff" label="Diff" />
+      <ActionButton id="agent.diff" testId="show-diff" label="Diff" />
       <button type="button" data-testid="thread-diff" onClick={() => dispatch("diff.show", "button", { key: agent.key, scope: { kind: "thread" } })}>
         Whole thread's diff
       </button>

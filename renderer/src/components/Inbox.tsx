@@ -12,7 +12,7 @@ import { ChangesTag } from "./ChangesTag";
 import { dispatch } from "../state/dispatch";
 import { clockTime, relativeTime } from "../state/format";
 import { useFleet } from "../state/store";
-import { CommandButton } from "./CommandButton";
+import { ActionButton } from "./ActionButton";
 import { Clipped, Highlighted, rowDomId, StatusChip, useNow } from "./common";
 
 /** What the agent needs from the user, in a few words; while its machine (named) is away, as of when it was last confirmed. */
@@ -82,7 +82,7 @@ export function InboxList({
         </span>
         <span className="inbox-lists">
           {snoozed ? (
-            <CommandButton
+            <ActionButton
               id="inbox.snoozed"
               testId="open-snoozed"
               label={`${snoozed} snoozed`}
@@ -90,7 +90,7 @@ export function InboxList({
               title="Show the snoozed agents, when each wakes, and wake them"
             />
           ) : null}
-          <CommandButton
+          <ActionButton
             id="inbox.handled"
             testId="open-handled"
             label="Handled today"

@@ -8,7 +8,7 @@ import type { TranscriptItem } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
 import { dispatch } from "../state/dispatch";
 import { useFleet } from "../state/store";
-import { CommandButton } from "./CommandButton";
+import { ActionButton } from "./ActionButton";
 import { useSafeConfirm } from "./safe-confirm";
 
 const NONE: TranscriptItem[] = [];
@@ -76,7 +76,7 @@ export function InterruptAction({ agent }: { agent: AgentView }) {
   const hasQueue = queued.length > 0;
   if (asked && hasQueue) return <InterruptConfirm queued={queued} />;
   return (
-    <CommandButton
+    <ActionButton
       id="agent.interrupt"
       testId="interrupt"
       label={hasQueue ? "Interrupt…" : "Interrupt"}

@@ -5,18 +5,17 @@ import { useFleetFacts } from "../state/fleet-facts";
 import { useFleet } from "../state/store";
 
 /**
- * A button for a registry command: its label, key and enablement come from the one registry, and
- * the key shows on the button. `title` says what it will do; `onRun` replaces running the command
- * (a confirmation step first).
+ * A button for a registry action: its label, key and enablement come from the one registry, and
+ * the key shows on the button. `title` says what it will do. A click runs the action through the
+ * one dispatcher, as its key does (a question first, where the action asks).
  */
-export function CommandButton({
+export function ActionButton({
   id,
   label,
   testId,
   className,
   disabled,
   title,
-  onRun,
 }: {
   id: ActionId;
   label?: string;
@@ -24,7 +23,6 @@ export function CommandButton({
   className?: string;
   disabled?: boolean;
   title?: string;
-  onRun?: () => void;
 }) {
   // Re-render when the facts or the selection change, so enablement stays current.
   useFleetFacts();
@@ -43,7 +41,7 @@ export function CommandButton({
       title={hint ? `${what} (${hint})` : what}
       aria-keyshortcuts={spec.keys[0]?.replace("Mod+", "Control+")}
       disabled={!enabled}
-      onClick={() => (onRun ? onRun() : dispatch(id, "button"))}
+      onClick={() => dispatch(id, "button")}
     >
       {label ?? spec.label}
       {hint ? <kbd aria-hidden="true">{hint}</kbd> : null}
