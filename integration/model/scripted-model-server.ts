@@ -164,6 +164,13 @@ export class ScriptedModelServer {
     });
   }
 
+  /** Calls `listener` as each streamed event of an answer is written, with its data (a benchmark times tokens from here). */
+  onChunk(listener: (request: RecordedRequest, data: string, at: number) => void): () => void {
+    const wrapped = (request: RecordedRequest, data: string, at: number) => listener(request, data, at);
+    this.events.on("chunk", wrapped);
+    return () => this.events.off("chunk", wrapped);
+  }
+
   async close(): Promise<void> {
     for (const timer of this.pendingReleases) clearTimeout(timer);
     for (const response of this.open) response.destroy();
@@ -294,6 +301,7 @@ export class ScriptedModelServer {
       if (aborted.signal.aborted) return;
       const data = typeof event.data === "string" ? event.data : JSON.stringify(event.data);
       response.write(`${event.event ? `event: ${event.event}\n` : ""}data: ${data}\n\n`);
+      this.events.emit("chunk", recorded, data, Date.now());
     }
     response.end();
   }
