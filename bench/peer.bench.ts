@@ -161,6 +161,16 @@ try {
   for (const threadId of threads) await turnEnded(threadId, 1);
   await sleep(2_000);
   const readouts = { fleet: await readProbe(fleetPage), t3: await readProbe(t3Page) };
+  // BENCH_PEER_TIMELINE=1: each thread's row changes from T3 and each page's idle pixel, after the interrupt (ms).
+  if (process.env.BENCH_PEER_TIMELINE === "1") {
+    threads.forEach((threadId, index) => {
+      const after = (at: number | undefined) => (at === undefined ? "-" : String(Math.round(at - interruptedAt)));
+      const changes = times.changes(threadId).filter((change) => change.receivedAt >= interruptedAt);
+      const rows = changes.map((change) => `${change.turn}/${change.session} at ${after(change.at)} received ${after(change.receivedAt)}`).join("; ");
+      const pixel = (page: "fleet" | "t3") => after(readouts[page].idle[TITLES[index]!]?.find((at) => at >= interruptedAt));
+      console.log(`  ${TITLES[index]}: ${rows}; idle pixel fleet ${pixel("fleet")}, T3 web ${pixel("t3")}`);
+    });
+  }
 
   console.log(
     `T3 0.0.42 with the real Codex CLI; open thread ${seeded} messages; ${TITLES.length} turns streaming for ${streaming.fleet.seconds.toFixed(0)} s (${emitted.size} words of the open reply emitted); beside a running soak on 2 shared cores: noisy`,
@@ -173,8 +183,8 @@ try {
     const working = { event: [] as number[], frame: [] as number[] };
     const idle = { event: [] as number[], frame: [] as number[] };
     threads.forEach((threadId, index) => {
-      const running = times.running(threadId);
-      const ready = times.ready(threadId, interruptedAt);
+      const running = times.working(threadId);
+      const ready = times.ended(threadId, interruptedAt);
       const shown = readout.working[TITLES[index]!]?.find((at) => at >= started - 1_000);
       const back = readout.idle[TITLES[index]!]?.find((at) => at >= interruptedAt);
       if (running && shown !== undefined) {
