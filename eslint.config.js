@@ -84,6 +84,12 @@ export default tseslint.config(
               group: ["**/state/*-commands", "**/state/navigation", "**/state/links", "**/state/action-handlers"],
               message: "A view acts through dispatch(action, source, args) (renderer/src/state/dispatch.ts), never by calling a handler's implementation.",
             },
+            {
+              // These modules hold a store the views read, beside the calls only the handlers make.
+              group: ["**/state/new-agent", "**/state/diff-view"],
+              importNames: ["newAgent", "diffView"],
+              message: "A view acts through dispatch(action, source, args) (renderer/src/state/dispatch.ts), never by calling a handler's implementation.",
+            },
           ],
         },
       ],

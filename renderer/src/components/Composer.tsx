@@ -134,7 +134,7 @@ export function Composer({ agent }: { agent: AgentView }) {
         onChange={(event) => {
           setText(event.target.value);
           // Cleared by the user: a message T3 Fleet never received is not brought back after a reload.
-          if (notReceived && event.target.value.trim() === "") useFleet.getState().forgetLostSend(agent.key);
+          if (notReceived && event.target.value.trim() === "") dispatch("agent.forget-lost-send", "button", { key: agent.key });
         }}
         onKeyDown={(event) => {
           if (event.key === "Escape") {

@@ -1,19 +1,16 @@
 // The receipts of agents started from this window (issue 42): created → started → replied, or where
 // it stopped and why in T3's words, with "Try again" where T3 does not have the thread (it re-sends
 // the same request, so the thread is never made twice). The new agent opens in the agent view as
-// soon as the fleet lists it.
-import { useEffect } from "react";
+// soon as the fleet lists it (new-agent.ts keepFollowingCreations).
 import { creationSettled, creationWords } from "../../../shared/fleet/creation";
 import { dispatch } from "../state/dispatch";
-import { newAgent, useNewAgent } from "../state/new-agent";
+import { useNewAgent } from "../state/new-agent";
 import { useFleet } from "../state/store";
 import { PlaceError } from "./common";
 
 export function CreationReceipts() {
   const creations = useNewAgent((s) => s.creations);
-  const version = useFleet((s) => s.version);
   const environments = useFleet((s) => s.environments);
-  useEffect(() => newAgent.openWhenListed(), [version, creations]);
   return (
     <section className={`creations ${creations.length === 0 ? "creations-empty" : ""}`} aria-live="polite" aria-label="New agents" data-testid="creations">
       {creations.map((creation) => (

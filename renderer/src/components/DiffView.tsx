@@ -9,7 +9,7 @@ import type { ChangedFile } from "../../../shared/fleet/facts";
 import { changesWords, filesOf, moreFilesWords, turnTotals, unlistedFilesOf } from "../../../shared/fleet/changes-usage";
 import { type DiffLine, extensionOf, parseDiff } from "../../../shared/fleet/diff-lines";
 import { offlineWords } from "../../../shared/fleet/words";
-import { diffView } from "../state/diff-view";
+import { dispatch } from "../state/dispatch";
 import { clockTime } from "../state/format";
 import { useFleet } from "../state/store";
 import { DiffRows, LINE_PX } from "./diff-rows";
@@ -145,17 +145,21 @@ export function DiffView() {
                 key={turn.turnCount}
                 type="button"
                 aria-pressed={shown.scope.kind === "turn" && shown.scope.turnCount === turn.turnCount}
-                onClick={() => void diffView.show(shown.key, { kind: "turn", turnCount: turn.turnCount })}
+                onClick={() => dispatch("diff.show", "button", { key: shown.key, scope: { kind: "turn", turnCount: turn.turnCount } })}
                 title={changesWords({ status: turn.status, ...turnTotals(turn) })}
               >
                 Turn {turn.turnCount}
               </button>
             ))}
-            <button type="button" aria-pressed={shown.scope.kind === "thread"} onClick={() => void diffView.show(shown.key, { kind: "thread" })}>
+            <button
+              type="button"
+              aria-pressed={shown.scope.kind === "thread"}
+              onClick={() => dispatch("diff.show", "button", { key: shown.key, scope: { kind: "thread" } })}
+            >
               Whole thread
             </button>
           </nav>
-          <button type="button" ref={closeRef} onClick={() => diffView.close()}>
+          <button type="button" ref={closeRef} onClick={() => dispatch("diff.close", "button")}>
             Close
           </button>
         </div>

@@ -83,7 +83,6 @@ export function FindMachines() {
   const report = useDiscovery((s) => s.report);
   const ports = useDiscovery((s) => s.ports);
   const sshHosts = useDiscovery((s) => s.sshHosts);
-  const { addPort, removePort, addSshHost, removeSshHost } = useDiscovery.getState();
   const [portText, setPortText] = useState("");
   const [hostText, setHostText] = useState("");
   const [hostError, setHostError] = useState<string | null>(null);
@@ -129,7 +128,7 @@ export function FindMachines() {
             onClick={() => {
               const port = Number(portText);
               if (Number.isInteger(port) && port > 0 && port < 65_536) {
-                addPort(port);
+                dispatch("machines.add-port", "button", { port });
                 setPortText("");
               }
             }}
@@ -158,7 +157,7 @@ export function FindMachines() {
             onClick={() => {
               const parsed = SshDestination.safeParse(hostText);
               if (!parsed.success) return setHostError(parsed.error.issues[0]?.message ?? "Not an ssh host.");
-              addSshHost(parsed.data);
+              dispatch("machines.add-ssh-host", "button", { host: parsed.data });
               setHostText("");
             }}
           >
@@ -170,12 +169,24 @@ export function FindMachines() {
           <p className="hint">
             Also looking at:{" "}
             {ports.map((port) => (
-              <button key={port} type="button" className="link" aria-label={`Remove port ${port}`} onClick={() => removePort(port)}>
+              <button
+                key={port}
+                type="button"
+                className="link"
+                aria-label={`Remove port ${port}`}
+                onClick={() => dispatch("machines.remove-port", "button", { port })}
+              >
                 port {port} ×
               </button>
             ))}
             {sshHosts.map((host) => (
-              <button key={host} type="button" className="link" aria-label={`Remove ${host}`} onClick={() => removeSshHost(host)}>
+              <button
+                key={host}
+                type="button"
+                className="link"
+                aria-label={`Remove ${host}`}
+                onClick={() => dispatch("machines.remove-ssh-host", "button", { host })}
+              >
                 {host} ×
               </button>
             ))}

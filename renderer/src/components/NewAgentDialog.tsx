@@ -15,7 +15,7 @@ import {
 import { splitKey } from "../../../shared/fleet/model";
 import { dispatch } from "../state/dispatch";
 import { clockTime } from "../state/format";
-import { newAgent, remembered, useNewAgent } from "../state/new-agent";
+import { remembered, useNewAgent } from "../state/new-agent";
 import { useFleet } from "../state/store";
 import { FirstMessage, NewProjectFields } from "./NewAgentFields";
 
@@ -45,7 +45,7 @@ export function NewAgentDialog() {
             data-testid="new-agent-machine"
             value={environmentId}
             aria-describedby="new-agent-machine-note"
-            onChange={(event) => void newAgent.load(event.target.value)}
+            onChange={(event) => dispatch("new-agent.choose-machine", "button", { environmentId: event.target.value })}
           >
             {environmentId === "" ? <option value="">Choose a machine</option> : null}
             {machines.map((entry) => (
@@ -130,7 +130,7 @@ function LaunchFields({ parentKey }: { parentKey: string | null }) {
   const submit = () => {
     setAttempted(true);
     if (problem || tooLong || !options) return;
-    void newAgent.submit(form);
+    dispatch("new-agent.create", "button", { form });
   };
 
   return (

@@ -5,6 +5,7 @@
 import type { BridgeParams } from "../../../shared/bridge/contract";
 import type { ActionId } from "../../../shared/fleet/action-registry";
 import type { ApprovalDecision, QuestionAnswers } from "../../../shared/fleet/facts";
+import type { NewAgentForm } from "./new-agent";
 import type { DiffRequest } from "./slices/diff";
 import type { Filters, Grouping, PaneView } from "./slices/ui";
 
@@ -46,6 +47,13 @@ export interface ActionArgs {
   "machine.retry": { environmentId: string };
   "machines.scan": { refresh?: boolean };
   "machines.pair-found": { id: string; plainHttp?: boolean };
+  "machines.add-port": { port: number };
+  "machines.remove-port": { port: number };
+  "machines.add-ssh-host": { host: string };
+  "machines.remove-ssh-host": { host: string };
+  "new-agent.choose-machine": { environmentId: string };
+  "new-agent.create": { form: NewAgentForm };
+  "agent.forget-lost-send": { key: string };
   "pairing.open": { environmentId?: string | null; input?: string };
   "link.open": { url: string };
   "diff.show": { key: string; scope: DiffRequest };

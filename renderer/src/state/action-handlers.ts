@@ -340,6 +340,26 @@ function pairFoundMachine({ args }: HandlerCall<ActionArgs["machines.pair-found"
   if (args) void discoveryCommands.pair(args.id, args.plainHttp === true);
 }
 
+/** The ports and ssh hosts Find machines looks at besides T3's default. */
+function lookAt({ id, args }: HandlerCall<{ port?: number; host?: string }>): void {
+  const discovery = useDiscovery.getState();
+  if (args?.port !== undefined) (id === "machines.add-port" ? discovery.addPort : discovery.removePort)(args.port);
+  if (args?.host !== undefined) (id === "machines.add-ssh-host" ? discovery.addSshHost : discovery.removeSshHost)(args.host);
+}
+
+function chooseNewAgentMachine({ args }: HandlerCall<ActionArgs["new-agent.choose-machine"]>): void {
+  if (args) void newAgent.load(args.environmentId);
+}
+
+function createAgent({ args }: HandlerCall<ActionArgs["new-agent.create"]>): void {
+  if (args) void newAgent.submit(args.form);
+}
+
+/** Cleared by the user: a message T3 Fleet never received is not brought back after a reload. */
+function forgetLostSend({ args }: HandlerCall<ActionArgs["agent.forget-lost-send"]>): void {
+  if (args) store().forgetLostSend(args.key);
+}
+
 function openPairing({ args }: HandlerCall<ActionArgs["pairing.open"]>): void {
   machineCommands.openPairing(args?.environmentId ?? null, args?.input ?? "");
 }
@@ -449,6 +469,10 @@ export const handlers = {
   closeFindMachines,
   scanForMachines,
   pairFoundMachine,
+  lookAt,
+  chooseNewAgentMachine,
+  createAgent,
+  forgetLostSend,
   openPairing,
   closePairing,
   inspectPairing,

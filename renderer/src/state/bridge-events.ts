@@ -13,6 +13,7 @@ import { showNotice, withdrawClearedNotices } from "./notices";
 import { run, setRequestBridge } from "./requests";
 import { useFleet } from "./store";
 import { keepDiffCurrent } from "./diff-view";
+import { keepFollowingCreations } from "./new-agent";
 import { keepLostSends } from "./lost-sends";
 import { keepTabUpToDate } from "./tab";
 import { keepViewChoices, savedPane } from "./view-choices";
@@ -111,6 +112,7 @@ export function startEffects(instance: Bridge): () => void {
   );
   const offTab = keepTabUpToDate();
   const offDiff = keepDiffCurrent();
+  const offCreations = keepFollowingCreations();
   void run("pairing", () => instance.request("pair.probeLocal", {})).then((localServer) => store().localServerFound(localServer ?? null));
   const offView = keepViewChoices();
   // The desktop shell's native notifications follow the same rule as the notices here (shared/fleet/notice-in-view.ts): it is told which agent this window shows.
@@ -122,6 +124,7 @@ export function startEffects(instance: Bridge): () => void {
     offConnection();
     offTab();
     offDiff();
+    offCreations();
     offView();
     offShowing();
     offLostSends();

@@ -10,6 +10,7 @@ import { agentView, environmentView } from "../../../shared/fleet/views.testkit"
 import type { Bridge } from "../bridge/client";
 import { ACTION_RUN_EVENT, type ActionRun, type ActionSource, dispatch } from "./dispatch";
 import { setRequestBridge } from "./requests";
+import { useDiscovery } from "./discovery";
 import { NO_FILTERS, useFleet } from "./store";
 
 const store = useFleet.getState;
@@ -201,5 +202,16 @@ describe("the dispatcher", () => {
     ]);
     expect(store()).toMatchObject({ grouping: "project", filters: { ...NO_FILTERS, failed: true }, openKey: busy.key });
     expect(methods()).not.toContain("agent.interrupt");
+  });
+
+  it("changes what Find machines looks at only through its actions, each named by its argument", () => {
+    dispatch("machines.add-port", "button", { port: 4000 });
+    dispatch("machines.add-port", "button", { port: 4000 });
+    dispatch("machines.add-ssh-host", "button", { host: "build-box" });
+    expect(useDiscovery.getState()).toMatchObject({ ports: [4000], sshHosts: ["build-box"] });
+    dispatch("machines.remove-port", "button", { port: 4000 });
+    dispatch("machines.remove-ssh-host", "button", { host: "build-box" });
+    expect(useDiscovery.getState()).toMatchObject({ ports: [], sshHosts: [] });
+    expect(runs.map((run) => run.handler)).toEqual(["lookAt", "lookAt", "lookAt", "lookAt", "lookAt"]);
   });
 });

@@ -136,7 +136,7 @@ export const newAgent = {
     }
   },
 
-  /** The followed creation's agent opens in the agent view as soon as the fleet lists it. */
+  /** The followed creation's agent opens in the agent view once the fleet lists it (keepFollowingCreations). */
   openWhenListed(): void {
     const { following, creations } = useNewAgent.getState();
     const creation = creations.find((entry) => entry.creationId === following);
@@ -145,3 +145,17 @@ export const newAgent = {
     void navigation.openAgent(creation.agentKey).then(focusWhenStill("panel"));
   },
 };
+
+/** Opens the followed creation's agent as soon as the fleet lists it: on each change of the fleet's agents or of the creations. */
+export function keepFollowingCreations(): () => void {
+  const offFleet = useFleet.subscribe((state, previous) => {
+    if (state.version !== previous.version) newAgent.openWhenListed();
+  });
+  const offCreations = useNewAgent.subscribe((state, previous) => {
+    if (state.creations !== previous.creations || state.following !== previous.following) newAgent.openWhenListed();
+  });
+  return () => {
+    offFleet();
+    offCreations();
+  };
+}
