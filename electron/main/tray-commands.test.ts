@@ -72,8 +72,9 @@ describe("tray commands", () => {
     expect(sent).toEqual([]);
   });
 
-  it("the window refuses an id the registry does not name", () => {
+  it("the window refuses an id the registry does not name, and an action the tray does not offer", () => {
     expect(ShellCommand.safeParse({ type: "ui.command", id: "app.format-disk" }).success).toBe(false);
-    for (const spec of ACTIONS) expect(ShellCommand.safeParse({ type: "ui.command", id: spec.id }).success).toBe(true);
+    for (const spec of ACTIONS) expect(ShellCommand.safeParse({ type: "ui.command", id: spec.id }).success).toBe(spec.surfaces.includes("tray"));
+    expect(ShellCommand.safeParse({ type: "ui.command", id: "machine.remove" }).success).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 // The one typed contract between the fleet service and any UI (Electron preload or the headless
 // WebSocket). Requests are decoded with these schemas at the service edge; events are typed data.
 import { z } from "zod";
-import { ACTION_IDS, type ActionId } from "../fleet/action-registry";
+import { ACTION_BY_ID, ACTION_IDS, type ActionId } from "../fleet/action-registry";
 import { CREATE_RUNTIME_MODES, type CreateChoices, type Creation, FOLDER_MAX_CHARS } from "../fleet/creation";
 import type { Delivery } from "../fleet/delivery";
 import type { HandledEntry } from "../fleet/handled";
@@ -488,8 +488,11 @@ export type BridgeEvent =
   /** The shell asks the window to run a registry command (a tray menu item), through the window's one dispatcher. */
   | { type: "ui.command"; id: ActionId };
 
-/** `ui.command` as the window reads it: only a command the registry names is run. */
-export const ShellCommand = z.object({ type: z.literal("ui.command"), id: z.enum(ACTION_IDS) });
+/** `ui.command` as the window reads it: only an action the registry puts on the tray is run (a view's own actions take arguments the shell never has). */
+export const ShellCommand = z.object({
+  type: z.literal("ui.command"),
+  id: z.enum(ACTION_IDS).refine((id) => ACTION_BY_ID.get(id)?.surfaces.includes("tray") === true, "not an action of the tray"),
+});
 
 /**
  * Events paced by the page (shared/bridge/paced-feed.ts): the service sends the next batch once the
