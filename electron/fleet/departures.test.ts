@@ -10,7 +10,7 @@ import { FleetModel } from "../../shared/fleet/model";
 import { decodeWith } from "../../shared/t3/decode";
 import { Protocol1Rows } from "../../shared/t3/protocol1/facts";
 import { ThreadShell } from "../../shared/t3/protocol1/schemas";
-import { Departures, departureWords } from "./departures";
+import { DEPARTURES_KEPT, Departures, departureWords } from "./departures";
 
 // The recorded rows live beside the work tree (as in shared/fleet/model.test.ts).
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures");
@@ -70,5 +70,18 @@ describe("Departures", () => {
     expect(departureWords(departures.get("env-a/born-archived")!, "message")).toBe(
       "This agent was archived on studio; the message was not sent. Unarchive it in T3 to message it.",
     );
+  });
+
+  it("remembers the newest departures only: a day of churn stays bounded", () => {
+    const { model, departures, row, rows } = world();
+    const ids = Array.from({ length: DEPARTURES_KEPT + 1 }, (_, index) => `churned-${index}`);
+    model.applyFleetSnapshot(
+      "env-a",
+      ids.map((id) => rows.facts({ ...row, id })),
+    );
+    for (const id of ids) model.removeAgent("env-a", id, "deleted");
+    expect(departures.get(`env-a/${ids[0]}`)).toBeUndefined();
+    expect(departures.get(`env-a/${ids[1]}`)?.how).toBe("deleted");
+    expect(departures.get(`env-a/${ids.at(-1)}`)?.how).toBe("deleted");
   });
 });

@@ -14,8 +14,12 @@ export interface Departure {
   machine: string;
 }
 
-/** Departures remembered after their rows have gone: a day of churn stays bounded. */
-const KEPT = 5_000;
+/**
+ * Departures remembered after their rows have gone (their rows stay LEFT_ROWS_KEPT_MS): the newest
+ * thousand, weeks of a desk's deletions. The two-hour soak's churn (some 2,500 departures an hour)
+ * was still filling 5,000 in its measured hour, while the live heap rose in a line (issue 43).
+ */
+export const DEPARTURES_KEPT = 1_000;
 /** Refusals kept to be worded better once T3 says how the agent left. */
 const AWAITING_KEPT = 200;
 
@@ -77,7 +81,7 @@ export class Departures {
       this.present.delete(agent.key);
       this.left.delete(agent.key);
       this.left.set(agent.key, { how, atMs, machine: this.model.environment(agent.environmentId)?.label ?? agent.environmentId });
-      if (this.left.size > KEPT) this.left.delete(this.left.keys().next().value!);
+      if (this.left.size > DEPARTURES_KEPT) this.left.delete(this.left.keys().next().value!);
       this.learned(agent.key);
     }
     for (const key of change.removed) this.present.delete(key);
