@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { boundsFor, checkBounds, fitLine, type SoakOutcome } from "./bounds";
+import { tally } from "./messages";
 import type { ResourceSample } from "./samples";
 
 const MB = 1024 * 1024;
@@ -27,20 +28,8 @@ function sample(atMs: number, liveHeapMb: number): ResourceSample {
 
 function outcome(samples: ResourceSample[]): SoakOutcome {
   return {
-    counts: {
-      sent: 1,
-      delivered: 1,
-      refused: 0,
-      uncertain: 0,
-      notSent: 0,
-      duplicated: 0,
-      lost: 0,
-      deliveredButShownRefused: 0,
-      inFlightAtKill: 0,
-      inFlightAtKillTruth: {},
-      refusalReasons: new Map(),
-      examples: [],
-    },
+    // Nothing lost or duplicated: what the soak's tally (messages.ts) says of one message delivered once.
+    counts: { ...tally([], () => 0, new Map()), sent: 1, delivered: 1 },
     misdirected: 0,
     notificationsBeyondOne: 0,
     agentsLost: 0,

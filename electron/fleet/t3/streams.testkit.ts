@@ -98,3 +98,15 @@ export class ThreadRecorder extends Recorder implements ThreadListener {
     return [...texts.values()];
   }
 }
+
+/** A listener a test waits on: `until` resolves on the listener's own callbacks (`notify`), never on timers. */
+export class Waitable {
+  private waiters: { check: () => boolean; resolve: () => void }[] = [];
+  protected notify(): void {
+    this.waiters = this.waiters.filter((waiter) => (waiter.check() ? (waiter.resolve(), false) : true));
+  }
+  until(check: () => boolean): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ check, resolve }));
+  }
+}

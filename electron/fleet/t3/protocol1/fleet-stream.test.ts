@@ -10,24 +10,13 @@ import type { T3Error } from "../../../../shared/t3/errors";
 import { parsePairingInput } from "../../../../shared/t3/pairing";
 import type { AdapterSession, FleetStreamListener, ThreadStreamListener } from "../adapter";
 import { T3EnvironmentClient } from "../client";
+import { Waitable } from "../streams.testkit";
 import { Protocol1Adapter } from "./adapter";
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
-
-/** Waits on the stream's own callbacks, never on timers. */
-class Waitable {
-  private waiters: { check: () => boolean; resolve: () => void }[] = [];
-  protected notify(): void {
-    this.waiters = this.waiters.filter((waiter) => (waiter.check() ? (waiter.resolve(), false) : true));
-  }
-  until(check: () => boolean): Promise<void> {
-    if (check()) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ check, resolve }));
-  }
-}
 
 class FleetRecorder extends Waitable implements FleetStreamListener {
   agents = new Map<string, AgentFacts>();
