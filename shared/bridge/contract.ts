@@ -488,10 +488,10 @@ export type BridgeEvent =
   /** The shell asks the window to run a registry command (a tray menu item), through the window's one dispatcher. */
   | { type: "ui.command"; id: ActionId };
 
-/** `ui.command` as the window reads it: only an action the registry puts on the tray is run (a view's own actions take arguments the shell never has). */
+/** `ui.command` as the window reads it: only an action the registry puts on a surface (keys, palette, tray) is run; a view's own actions take arguments the shell never has. */
 export const ShellCommand = z.object({
   type: z.literal("ui.command"),
-  id: z.enum(ACTION_IDS).refine((id) => ACTION_BY_ID.get(id)?.surfaces.includes("tray") === true, "not an action of the tray"),
+  id: z.enum(ACTION_IDS).refine((id) => (ACTION_BY_ID.get(id)?.surfaces.length ?? 0) > 0, "a view's own action, not run from the shell"),
 });
 
 /**

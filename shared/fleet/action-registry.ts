@@ -148,7 +148,7 @@ const SPECS = [
   },
   { id: "app.open", label: "Open T3 Fleet", keys: [], surfaces: ["tray"], enabled: always },
   { id: "pairing.open", label: "Pair a machine…", keys: ["p"], surfaces: ["palette", "keys", "tray"], enabled: always },
-  { id: "settings.open", label: "Settings…", keys: [","], surfaces: ["palette", "keys", "tray"], enabled: always },
+  { id: "settings.open", label: "Settings…", keys: [","], surfaces: ["palette", "keys"], enabled: always },
   { id: "notifications.pause", label: "Pause notifications", keys: [], surfaces: ["palette", "tray"], enabled: (c) => !c.notificationsPaused },
   { id: "notifications.resume", label: "Resume notifications", keys: [], surfaces: ["palette", "tray"], enabled: (c) => c.notificationsPaused },
   { id: "app.quit", label: "Quit", keys: [], surfaces: ["tray"], enabled: always },

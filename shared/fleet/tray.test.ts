@@ -30,7 +30,6 @@ describe("tray", () => {
     expect(model.items.filter((item) => item.kind === "action").map((item) => item.kind === "action" && item.command)).toEqual([
       "app.open",
       "pairing.open",
-      "settings.open",
       "notifications.pause",
       "app.quit",
     ]);
