@@ -16,8 +16,8 @@ export interface Departure {
 
 /**
  * Departures remembered after their rows have gone (their rows stay LEFT_ROWS_KEPT_MS): the newest
- * thousand, weeks of a desk's deletions. The two-hour soak's churn (some 2,500 departures an hour)
- * was still filling 5,000 in its measured hour, while the live heap rose in a line (issue 43).
+ * thousand, weeks of a desk's deletions. At the two-hour soak's churn (some 2,500 departures an hour)
+ * 5,000 took most of the run to fill, a rise of its own inside the heap's measured hour (issue 43).
  */
 export const DEPARTURES_KEPT = 1_000;
 /** Refusals kept to be worded better once T3 says how the agent left. */
