@@ -1,72 +1,9 @@
 // The protocol-1 adapter against the protocol-faithful simulator: fleet stream facts, followed
 // threads with the fork live-tail repair, archived vs deleted, and neutral commands.
-import { afterEach, describe, expect, it } from "vitest";
-import type { Generation } from "../../../../sim/protocol1/model";
+import { describe, expect, it } from "vitest";
 import { makeThread, turnStartCommand } from "../../../../sim/protocol1/threads.testkit";
-import { SimServer } from "../../../../sim/protocol1/server";
-import type { AgentFacts, AgentLifecycle, ThreadDetail } from "../../../../shared/fleet/facts";
-import type { T3Error } from "../../../../shared/t3/errors";
-import { parsePairingInput } from "../../../../shared/t3/pairing";
-import { T3EnvironmentClient } from "../client";
-import { Waitable } from "../streams.testkit";
-import { Protocol1Adapter } from "./adapter";
-import type { AdapterSession, FleetStreamListener, ThreadStreamListener } from "../adapter";
-
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-class FleetRecorder extends Waitable implements FleetStreamListener {
-  agents = new Map<string, AgentFacts>();
-  removed = new Map<string, Exclude<AgentLifecycle, "active"> | "archived-or-deleted">();
-  synchronizedCount = 0;
-  ended: T3Error | undefined | null = null;
-  snapshot(agents: AgentFacts[]): void {
-    this.agents = new Map(agents.map((agent) => [agent.threadId, agent]));
-    this.notify();
-  }
-  upsert(agent: AgentFacts): void {
-    this.agents.set(agent.threadId, agent);
-    this.notify();
-  }
-  remove(threadId: string, lifecycle: Exclude<AgentLifecycle, "active"> | "archived-or-deleted"): void {
-    this.removed.set(threadId, lifecycle);
-    this.notify();
-  }
-  synchronized(): void {
-    this.synchronizedCount++;
-    this.notify();
-  }
-  end(error?: T3Error): void {
-    this.ended = error;
-    this.notify();
-  }
-}
-
-class ThreadRecorder extends Waitable implements ThreadStreamListener {
-  detail: ThreadDetail | undefined;
-  changed(detail?: ThreadDetail): void {
-    if (detail) this.detail = detail;
-    this.notify();
-  }
-  end(): void {
-    this.notify();
-  }
-}
-
-async function connect(generation: Generation, serverVersion?: string): Promise<{ sim: SimServer; adapter: Protocol1Adapter; session: AdapterSession }> {
-  const sim = await new SimServer({ generation, tickMs: 5, ...(serverVersion && { serverVersion }) }).start();
-  cleanups.push(() => sim.stop());
-  const target = parsePairingInput(sim.pairingUrl());
-  if (!target.ok || !target.target.pairingToken) throw new Error("bad pairing url");
-  const client = new T3EnvironmentClient(target.target.baseUrl, { clientLabel: "T3 Fleet on test" });
-  const paired = await client.pair({ pairingToken: target.target.pairingToken });
-  const adapter = new Protocol1Adapter({ client, generation: paired.generation, descriptor: paired.environment });
-  const session = await adapter.connect({ token: paired.token, generation: paired.generation });
-  cleanups.push(() => session.close());
-  return { sim, adapter, session };
-}
+import type { AgentFacts, ThreadDetail } from "../../../../shared/fleet/facts";
+import { connect, FleetRecorder, ThreadRecorder } from "./adapter.testkit";
 
 describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulator", (generation) => {
   it("reports the fleet as facts, then a running turn and its completion", async () => {
@@ -141,7 +78,7 @@ describe.each(["fork", "upstream"] as const)("protocol-1 adapter on a %s simulat
 
 describe("protocol-1 adapter on a T3 0.0.42 simulator", () => {
   it("tells archived from deleted on a server that reads both as not found (T3 0.0.42), even when several leave at once", async () => {
-    const { sim, session } = await connect("upstream", "0.0.42");
+    const { sim, session } = await connect("upstream", { serverVersion: "0.0.42" });
     const archived = [makeThread(sim, "codex"), makeThread(sim, "codex")];
     const deleted = [makeThread(sim, "codex"), makeThread(sim, "codex")];
     const fleet = new FleetRecorder();
