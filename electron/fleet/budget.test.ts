@@ -61,6 +61,39 @@ describe("per-environment budget", () => {
     ).toHaveLength(TURN_FILES_KEPT);
   });
 
+  it("holds no changes of agents that left, however many came and went: after their removal or a snapshot without them (issue 43)", () => {
+    const live = [facts("live", "2026-01-01")];
+    const budget = new EnvironmentBudget({ maxThreads: 100, maxBytes: 64 * 1024 * 1024 });
+    budget.snapshot(live);
+    const baseline = budget.report.keptBytes;
+    const turns = (threadId: string): TurnChanges[] => [
+      {
+        turnCount: 1,
+        runId: `run-${threadId}`,
+        status: "ready",
+        files: [{ path: `${threadId}.ts`, kind: "modified", additions: 1, deletions: 1 }],
+        completedAt: "t",
+      },
+    ];
+    for (let i = 0; i < 1_000; i++) {
+      const threadId = `churn-${i}`;
+      // Followed before its row came (a creation), counted while kept, and still followed after it left (a send settling).
+      budget.admitChanges(threadId, turns(threadId));
+      budget.upsert(facts(threadId, "2026-01-02"));
+      budget.admitChanges(threadId, turns(threadId));
+      budget.removed(threadId);
+      expect(budget.admitChanges(threadId, turns(threadId))![0]!.files).toHaveLength(1);
+    }
+    expect(budget.report.keptBytes).toBe(baseline);
+    // Gone without a removal: absent from the snapshot after a reconnect.
+    for (let i = 0; i < 1_000; i++) {
+      budget.upsert(facts(`vanished-${i}`, "2026-01-03"));
+      budget.admitChanges(`vanished-${i}`, turns(`vanished-${i}`));
+    }
+    budget.snapshot(live);
+    expect(budget.report.keptBytes).toBe(baseline);
+  });
+
   it("a server over its budget gets a notice; the other machines are unaffected", { timeout: 60_000 }, async () => {
     const { sims, service, events } = await setup(["upstream", "fork"], { budget: { maxThreads: 40, maxBytes: 64 * 1024 * 1024 } });
     const [flood, quiet] = sims.servers as [(typeof sims.servers)[0], (typeof sims.servers)[0]];

@@ -61,12 +61,17 @@ export class EnvironmentBudget {
   snapshot(agents: readonly AgentFacts[]): AgentFacts[] {
     this.kept.clear();
     this.dropped = new Set();
-    // The followed threads' changes stay counted (and first): they are released with their agents.
+    // The followed threads' changes stay counted (and first), but only those of agents still offered:
+    // a snapshot is the whole fleet, and the model lets the others go with it (shared/fleet/model.ts).
+    const offered = new Set(agents.map((agent) => agent.threadId));
+    for (const threadId of this.changes.keys()) if (!offered.has(threadId)) this.changes.delete(threadId);
     this.bytes = [...this.changes.values()].reduce((sum, entry) => sum + entry.bytes, 0);
     const newestFirst =
       agents.length > this.limits.maxThreads ? [...agents].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0)) : agents;
     const admitted: AgentFacts[] = [];
     for (const agent of newestFirst) if (this.admit(agent)) admitted.push(agent);
+    // An agent left out has no row, so nothing shows its changes either.
+    for (const threadId of this.dropped) this.releaseChanges(threadId);
     this.check();
     return admitted;
   }
@@ -85,6 +90,11 @@ export class EnvironmentBudget {
    */
   admitChanges(threadId: string, turns: readonly TurnChanges[] | undefined): TurnChanges[] | undefined {
     if (!turns) return undefined;
+    // Counted only while its agent is kept: a thread followed after it left (a send still settling)
+    // or before its row came would otherwise stay counted, and held here, after it is gone, one
+    // entry per departure (issue 43: thousands an hour in the soak's churn). Its row, if it has one,
+    // is a departed one that goes within minutes.
+    if (!this.kept.has(threadId)) return turns as TurnChanges[];
     const known = this.changes.get(threadId);
     if (known?.seen === turns) return known.kept;
     const released = this.bytes - (known?.bytes ?? 0);
@@ -98,8 +108,8 @@ export class EnvironmentBudget {
   }
 
   removed(threadId: string): void {
-    this.bytes -= (this.kept.get(threadId) ?? 0) + (this.changes.get(threadId)?.bytes ?? 0);
-    this.changes.delete(threadId);
+    this.releaseChanges(threadId);
+    this.bytes -= this.kept.get(threadId) ?? 0;
     this.kept.delete(threadId);
     this.dropped.delete(threadId);
     if (this.dropped.size === 0) this.reported = false;
@@ -107,6 +117,11 @@ export class EnvironmentBudget {
 
   get report(): BudgetReport {
     return { offeredThreads: this.kept.size + this.dropped.size, keptThreads: this.kept.size, keptBytes: this.bytes, limits: this.limits };
+  }
+
+  private releaseChanges(threadId: string): void {
+    this.bytes -= this.changes.get(threadId)?.bytes ?? 0;
+    this.changes.delete(threadId);
   }
 
   private admit(agent: AgentFacts): boolean {

@@ -35,6 +35,27 @@ describe("notification policy", () => {
     expect(policy.agentChanged(agent("sub.p.c", "needs-approval", "r2"))).toEqual([]);
   });
 
+  it("keeps the ids it notified bounded however long it runs: an agent's newest, none of agents that left (issue 43)", () => {
+    const policy = new NotificationPolicy();
+    policy.environmentChanged(env(online));
+    // Churn: agents come, need approval, and leave.
+    for (let i = 0; i < 2_000; i++) {
+      policy.agentChanged(agent(`churn-${i}`, "running"));
+      expect(policy.agentChanged(agent(`churn-${i}`, "needs-approval", `r-${i}`))).toHaveLength(1);
+      policy.forget(`e/churn-${i}`);
+    }
+    expect(policy.sentKept).toBe(0);
+    // One agent that lives all day asks for approval again and again: each request notifies once.
+    policy.agentChanged(agent("long", "running"));
+    for (let i = 0; i < 2_000; i++) {
+      expect(policy.agentChanged(agent("long", "needs-approval", `long-${i}`))).toHaveLength(1);
+      policy.agentChanged(agent("long", "running"));
+    }
+    expect(policy.sentKept).toBeLessThanOrEqual(64);
+    // Its latest request shown again (the row flickered) is not news.
+    expect(policy.agentChanged(agent("long", "needs-approval", "long-1999"))).toEqual([]);
+  });
+
   it("a host going offline notifies once; what it finds on reconnect is one summary, not a burst", () => {
     const policy = new NotificationPolicy();
     policy.environmentChanged(env(online));

@@ -3,6 +3,7 @@
 // summarized once instead of replayed as a burst; mutes and per-event toggles apply.
 import { notificationText } from "../t3/text";
 import { contextPercent, DEFAULT_CONTEXT_WARNING_PERCENT, nearContextLimit } from "./changes-usage";
+import { notificationOwner, SentNotifications } from "./sent-notifications";
 import { failedSubagents, subagentName } from "./subagents";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
 import { stalledWords } from "./words";
@@ -87,7 +88,7 @@ interface EnvMemory {
 }
 
 export class NotificationPolicy {
-  private readonly sent = new Set<string>();
+  private readonly sent = new SentNotifications();
   private readonly envs = new Map<string, EnvMemory>();
   private readonly lastKnown = new Map<string, AgentCondition>();
   /**
@@ -182,7 +183,7 @@ export class NotificationPolicy {
       const failedAt = Date.parse(subagent.updatedAt);
       const watched = before.has(subagent.id) || (memory.onlineSince !== null && Number.isFinite(failedAt) && failedAt >= memory.onlineSince);
       if (memory.baseline || !watched || agent.lastKnownStatus === "deleted" || agent.lastKnownStatus === "ended") {
-        this.sent.add(id);
+        this.sent.add(agent.key, id);
         continue;
       }
       if (!this.settings.failed) continue;
@@ -208,7 +209,7 @@ export class NotificationPolicy {
     if (memory.baseline || previous === undefined) {
       if (rule) memory.baselineNeedsYou.add(agent.key);
       else memory.baselineNeedsYou.delete(agent.key);
-      if (rule) this.sent.add(this.keyFor(agent, rule.reason)); // found, not news: never replayed later
+      if (rule) this.sent.add(agent.key, this.keyFor(agent, rule.reason)); // found, not news: never replayed later
       return [];
     }
     if (!rule || !this.settings[rule.toggle]) return [];
@@ -235,7 +236,7 @@ export class NotificationPolicy {
     const id = `${agent.environmentId}/${agent.threadId}/context-full/${occurrence}`;
     // Found at start-up or on reconnect: the agent's own look says it; not news.
     if (memory.baseline || previous === undefined) {
-      this.sent.add(id);
+      this.sent.add(agent.key, id);
       return [];
     }
     if (!this.settings.contextFull) return [];
@@ -264,6 +265,12 @@ export class NotificationPolicy {
     this.lastKnown.delete(agentKey);
     this.contextFull.delete(agentKey);
     this.subagents.delete(agentKey);
+    this.sent.forget(agentKey);
+  }
+
+  /** Notification ids kept, in all (bounded per agent and machine: ./sent-notifications.ts). */
+  get sentKept(): number {
+    return this.sent.size;
   }
 
   private keyFor(agent: AgentView, reason: NotificationReason): string {
@@ -277,8 +284,8 @@ export class NotificationPolicy {
     return (
       intents
         .filter((intent) => {
-          if (this.sent.has(intent.id)) return false;
-          this.sent.add(intent.id);
+          if (this.sent.has(notificationOwner(intent), intent.id)) return false;
+          this.sent.add(notificationOwner(intent), intent.id);
           return !memory.muted;
         })
         // Titles and bodies carry server text (labels, titles, reasons) and go to the OS: plain text only.
