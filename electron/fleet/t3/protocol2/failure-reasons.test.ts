@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ThreadProjection } from "../../../../shared/t3/protocol2/schemas";
 import { V2Engine } from "../../../../sim/protocol2/engine";
 import { untilEngine } from "../../../../sim/protocol2/engine.testkit";
-import { FailureReasons } from "./failure-reasons";
+import { FailureReasons, REASONS_KEPT_PER_THREAD } from "./failure-reasons";
 
 const engines: V2Engine[] = [];
 afterEach(() => {
@@ -41,6 +41,32 @@ describe("failure reasons", () => {
     expect(reasons.reason(projection.thread.id, runId)).toBe("Claude failed: transport error");
     reasons.forget(projection.thread.id);
     expect(reasons.reason(projection.thread.id, runId)).toBeUndefined();
+  });
+
+  it("a thread that fails all day keeps the reasons of its newest runs only, and what it keeps is not news again (issue 43)", async () => {
+    const { projection, runId } = await failedThread();
+    const run = projection.runs.find((entry) => entry.id === runId)!;
+    const error = projection.turnItems.find((item) => item.type === "error" && item.runId === runId)!;
+    const reasons = new FailureReasons(() => Promise.reject(new Error("no read expected")));
+    const runIds: string[] = [];
+    let day = projection;
+    for (let i = 0; i < 200; i++) {
+      const id = `run-${i}`;
+      runIds.push(id);
+      // The thread's projection as its stream grows: one more failed run, with its own reason.
+      day = {
+        ...day,
+        runs: [...day.runs, { ...run, id }],
+        turnItems: [
+          ...day.turnItems,
+          { ...error, id: `error-${i}`, runId: id, failure: { ...(error as { failure: object }).failure, message: `failure ${i}` } } as typeof error,
+        ],
+      };
+      expect(reasons.learn(day)).toBe(true);
+      expect(reasons.reason(day.thread.id, id)).toBe(`failure ${i}`);
+    }
+    expect(runIds.filter((id) => reasons.reason(day.thread.id, id) !== undefined)).toEqual(runIds.slice(-REASONS_KEPT_PER_THREAD));
+    expect(reasons.learn(day)).toBe(false);
   });
 
   it("a read that lands after its thread was forgotten keeps nothing; one queued behind it is dropped", async () => {

@@ -22,6 +22,12 @@ export const DEFAULT_FAILURE_REASON_LIMITS: FailureReasonLimits = { concurrency:
 
 const key = (threadId: string, runId: string | null) => `${threadId}\n${runId ?? ""}`;
 
+/**
+ * Failed runs' reasons kept per thread, the newest: a row shows its latest run's, and a thread that
+ * fails again and again all day kept every one (issue 43: the service's heap rose with its age).
+ */
+export const REASONS_KEPT_PER_THREAD = 8;
+
 export class FailureReasons {
   /** By thread, then run: the reason, or null when the thread was read and shows none. */
   private readonly known = new Map<string, Map<string | null, string | null>>();
@@ -41,11 +47,11 @@ export class FailureReasons {
     return this.known.get(threadId)?.get(runId);
   }
 
-  /** Takes the reasons of every failed run a projection holds; returns whether anything new was learned. */
+  /** Takes the reasons of the newest failed runs a projection holds; returns whether anything new was learned. */
   learn(projection: ThreadProjection): boolean {
     let learned = false;
-    for (const run of projection.runs) {
-      if (run.status !== "failed") continue;
+    // Only the newest: an older one learned here would push out a newer one, and be news again next time.
+    for (const run of projection.runs.filter((entry) => entry.status === "failed").slice(-REASONS_KEPT_PER_THREAD)) {
       const reason = runFailure(projection, run)?.message ?? null;
       if (reason === null || this.reason(projection.thread.id, run.id) === reason) continue;
       this.remember(projection.thread.id, run.id, reason);
@@ -113,7 +119,9 @@ export class FailureReasons {
   private remember(threadId: string, runId: string | null, reason: string | null): void {
     let runs = this.known.get(threadId);
     if (!runs) this.known.set(threadId, (runs = new Map()));
+    runs.delete(runId);
     runs.set(runId, reason);
+    if (runs.size > REASONS_KEPT_PER_THREAD) runs.delete(runs.keys().next().value!);
   }
 
   private async run(job: Job): Promise<void> {
