@@ -3,7 +3,7 @@
 // The rules themselves (who needs you, triage, counts) are shared with the tray: shared/fleet/views.ts.
 import { type AgentView, type EnvironmentView, type RollupStatus, rollupStatus, type SubagentView, worstOf } from "../../../shared/fleet/types";
 import { byTriage, fleetCounts, type FleetGlance, isOlder, needsYou, projectOf, triageRank } from "../../../shared/fleet/views";
-import { tallyNeeds } from "../../../shared/fleet/needs";
+import { type NeedsTally, tallyNeeds } from "../../../shared/fleet/needs";
 import { activeSnooze } from "../../../shared/fleet/snooze";
 import { DEFAULT_CONTEXT_WARNING_PERCENT } from "../../../shared/fleet/changes-usage";
 import { subagentRollup } from "../../../shared/fleet/subagents";
@@ -54,8 +54,8 @@ export type Row =
 
 /** The facts and the view settings (the UI slice's own fields) the tree is built from. */
 export interface TreeInput extends Pick<UiSlice, "filters" | "search" | "collapsed" | "grouping" | "olderThanMs" | "olderShown"> {
-  agents: Map<string, AgentView>;
-  environments: Map<string, EnvironmentView>;
+  agents: ReadonlyMap<string, AgentView>;
+  environments: ReadonlyMap<string, EnvironmentView>;
   now: number;
   /** The bridge to the fleet service is lost: machines read "unknown". */
   bridgeLost: boolean;
@@ -253,7 +253,7 @@ export function buildRows(input: TreeInput): Row[] {
   return rows;
 }
 
-export function providers(agents: Map<string, AgentView>): string[] {
+export function providers(agents: ReadonlyMap<string, AgentView>): string[] {
   return [...new Set([...agents.values()].map(providerOf))].sort();
 }
 
@@ -327,8 +327,16 @@ export interface Inbox {
  * search filters narrow the list, never the count: `total - items.length` are hidden by them.
  */
 export function inbox(agents: Map<string, AgentView>, filters: Filters, search: string, snoozed: Map<string, Snooze>, now: number): Inbox {
+  return inboxOf(
+    tallyNeeds(agents.values(), (agent) => snoozeHolds(snoozed.get(agent.key), agent, now)),
+    filters,
+    search,
+  );
+}
+
+/** The inbox from the fleet's tally of needs (derived.ts sums it per machine). */
+export function inboxOf(tally: Pick<NeedsTally, "needYou" | "snoozed">, filters: Filters, search: string): Inbox {
   const scope: Filters = { ...filters, needsMe: false, failed: false, running: false, offline: false };
-  const tally = tallyNeeds(agents.values(), (agent) => snoozeHolds(snoozed.get(agent.key), agent, now));
   return { items: tally.needYou.filter((agent) => matches(agent, scope, search)), total: tally.needYou.length, snoozed: tally.snoozed.length };
 }
 

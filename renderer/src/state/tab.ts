@@ -2,7 +2,7 @@
 // top bar and the Inbox badge show. Neither names anything that flaps with a machine's connection
 // (shared/fleet/tray.ts tabVariant), so they change only when what needs you does.
 import { tabTitle, tabVariant, type TabVariant } from "../../../shared/fleet/tray";
-import { displayFacts, glance } from "./selectors";
+import { selectGlance } from "./derived";
 import { useFleet } from "./store";
 
 const VARIANT_COLOURS: Record<TabVariant, string> = {
@@ -16,9 +16,11 @@ const VARIANT_COLOURS: Record<TabVariant, string> = {
 let lastTab = "";
 
 function updateTab(): void {
-  const { agents, environments, bridgeLostAt, loaded, snoozed } = useFleet.getState();
+  const state = useFleet.getState();
+  const { bridgeLostAt, loaded } = state;
   if (!loaded) return;
-  const { counts } = glance(displayFacts(agents, bridgeLostAt), environments, snoozed, Date.now());
+  // The window's own glance (derived.ts): counted again only for the machines that changed.
+  const { counts } = selectGlance(state);
   const variant = tabVariant(counts, bridgeLostAt === null);
   const title = tabTitle(counts.needsYou, bridgeLostAt === null);
   const key = `${title}|${variant}|${counts.needsYou}`;
@@ -39,23 +41,17 @@ function updateTab(): void {
   link.dataset.count = String(counts.needsYou);
 }
 
-/** Snoozes that run out count again on the minute, as in the window (App.tsx). */
-const SNOOZE_CLOCK_MS = 60_000;
-
-/** Keeps the tab up to date with every change of the facts and of the snoozes. */
+/** Keeps the tab up to date with every change of the facts and of the snoozes, and on the minute clock that ends snoozes, as in the window. */
 export function keepTabUpToDate(): () => void {
   const unsubscribe = useFleet.subscribe((state, previous) => {
     if (
       state.version !== previous.version ||
       state.loaded !== previous.loaded ||
       state.snoozed !== previous.snoozed ||
+      state.clock !== previous.clock ||
       state.bridgeLostAt !== previous.bridgeLostAt
     )
       updateTab();
   });
-  const clock = setInterval(updateTab, SNOOZE_CLOCK_MS);
-  return () => {
-    unsubscribe();
-    clearInterval(clock);
-  };
+  return unsubscribe;
 }
