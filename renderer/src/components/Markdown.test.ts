@@ -1,8 +1,10 @@
 import { createElement, type ReactElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
+import ReactMarkdown from "react-markdown";
+import remarkGfm from "remark-gfm";
 import { describe, expect, it } from "vitest";
 import { Markdown, StreamingMarkdown } from "./Markdown";
-import { markdownBlocks, PARAGRAPH_PIECE_CHARS, paragraphPieces } from "./markdown-blocks";
+import { isPlainProse, markdownBlocks, PARAGRAPH_PIECE_CHARS, paragraphPieces } from "./markdown-blocks";
 
 /** The page as a reader sees it: React's markers between adjacent text nodes are not content. */
 const html = (element: ReactElement) => renderToStaticMarkup(element).replaceAll("<!-- -->", "");
@@ -43,3 +45,46 @@ describe("a streaming reply", () => {
     }
   });
 });
+
+describe("plain prose", () => {
+  /** What react-markdown makes of a text, without the window's shortcut for plain prose. */
+  const parsed = (text: string) => html(createElement("div", { className: "markdown" }, createElement(ReactMarkdown, { remarkPlugins: [remarkGfm] }, text)));
+
+  it("renders as markdown parses it, while it streams and once whole", () => {
+    const random = seededRandom(44);
+    const alphabet = [..."abcdefghij ÄéßΩ 0123456789 ,.;?!'\"()-"];
+    for (let run = 0; run < 200; run++) {
+      const length = 1 + Math.floor(random() * 600);
+      const text = `W${Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join("")}`;
+      expect(isPlainProse(text)).toBe(true);
+      expect(html(createElement(Markdown, { text }))).toBe(parsed(text));
+      expect(html(createElement(StreamingMarkdown, { text })), text).toBe(`<div class="markdown-blocks">${parsed(text)}</div>`);
+    }
+  });
+
+  it("is not taken for text markdown could change", () => {
+    for (const text of [
+      "a *b*",
+      "a `b`",
+      "a [b](c)",
+      "see www.example.com",
+      "mail me@example.com",
+      "https://example.com",
+      "a &amp; b",
+      "a <b>",
+      "1. list",
+      "a\nb",
+      "a ~~b~~",
+      "a \\* b",
+    ])
+      expect(isPlainProse(text), text).toBe(false);
+  });
+});
+
+function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}

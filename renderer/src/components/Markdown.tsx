@@ -9,7 +9,7 @@ import remarkGfm from "remark-gfm";
 import { safeExternalUrl } from "../../../shared/bridge/contract";
 import { dispatch } from "../state/dispatch";
 import { grammarsIn, rehypeLazyHighlight, useGrammars } from "./highlighter";
-import { markdownBlocks, type ParagraphPiece, paragraphPieces } from "./markdown-blocks";
+import { isPlainProse, markdownBlocks, type ParagraphPiece, paragraphPieces } from "./markdown-blocks";
 
 /** Code blocks longer than this are folded behind "show all". */
 export const FOLD_LINES = 18;
@@ -88,6 +88,12 @@ const REHYPE_PLUGINS = [rehypeLazyHighlight];
 /** Renders again only when `text` changes (memo) or a grammar its code blocks name finishes loading. */
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   if (text.length > MARKDOWN_MAX_CHARS) return <LongText text={text} />;
+  if (isPlainProse(text))
+    return (
+      <div className="markdown">
+        <p>{text.trimEnd()}</p>
+      </div>
+    );
   return <ParsedMarkdown text={text} />;
 });
 
@@ -115,6 +121,7 @@ const INLINE_COMPONENTS: Components = { ...components, p: ({ children }) => <>{c
 
 /** One piece's inline markdown; parsed again only when its text changes (only the last piece grows). */
 const InlineMarkdown = memo(function InlineMarkdown({ text }: { text: string }) {
+  if (isPlainProse(text)) return <>{text.trimEnd()}</>;
   return (
     <ReactMarkdown remarkPlugins={REMARK_PLUGINS} rehypePlugins={REHYPE_PLUGINS} components={INLINE_COMPONENTS}>
       {text}

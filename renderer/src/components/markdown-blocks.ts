@@ -94,3 +94,15 @@ function closingBackticks(text: string, from: number, run: number): number {
   }
   return -1;
 }
+
+/**
+ * Prose no markdown construct can touch: one line that starts with a letter and holds only letters,
+ * digits, spaces and punctuation that opens nothing (no emphasis, code, link, HTML, entity or escape
+ * character, no colon or @ for GFM's autolinks, no "www."). Markdown renders it as its own text with
+ * trailing spaces dropped, so a streaming reply's plain prose need not be parsed per token (issue 44).
+ */
+export function isPlainProse(text: string): boolean {
+  return PLAIN_PROSE.test(text) && !/www\./i.test(text);
+}
+
+const PLAIN_PROSE = /^\p{L}[\p{L}\p{N} ,.;?!'"()-]*$/u;
