@@ -8,6 +8,8 @@ import { type Child, exited, startTsx } from "./processes";
 export interface ServiceOptions {
   dataDir: string;
   reportPath: string;
+  /** A copy of the built renderer to serve, for a run beside others that rebuild out/renderer (bench/soak/heap-churn.ts). */
+  rendererDir?: string;
 }
 
 export class SoakService {
@@ -30,7 +32,15 @@ export class SoakService {
   async start(): Promise<void> {
     const { child, match } = await startTsx(
       "electron/serve/cli.ts",
-      ["--data-dir", this.options.dataDir, "--secrets", "file", "--port", String(this.port)],
+      [
+        "--data-dir",
+        this.options.dataDir,
+        "--secrets",
+        "file",
+        "--port",
+        String(this.port),
+        ...(this.options.rendererDir ? ["--renderer-dir", this.options.rendererDir] : []),
+      ],
       /(http:\/\/127\.0\.0\.1:(\d+))\/#code=\S+/,
       { T3_FLEET_RESOURCE_REPORT: this.options.reportPath },
     );
