@@ -44,6 +44,19 @@ describe("the fleet's token totals", () => {
     expect(totals()).toBe(before);
   });
 
+  it("are not summed again when a machine's connection or counts change", () => {
+    const before = totals();
+    store().applyDeltas([
+      delta({
+        environments: [
+          environmentView({ connection: { phase: "connecting", since: "2026-12-05T06:00:05.000Z", lastConfirmedAt: null }, counts: { running: 1 } }),
+        ],
+      }),
+    ]);
+    expect(store().environments.get("e")?.connection.phase, "the change is applied").toBe("connecting");
+    expect(totals()).toBe(before);
+  });
+
   it("follow a usage patch, an agent's project, a new or gone agent, and a renamed machine", () => {
     patch("e/a", { usage: usage(3_000) });
     expect(totals().fleet.tokens).toBe(3_500);

@@ -30,7 +30,7 @@ export interface FactsSlice {
   version: number;
   /**
    * Moves with `version` only when something the usage totals read changed (USAGE_FIELDS, agents or
-   * machines coming, going or renamed): a running agent's activity times, patched every few seconds,
+   * machines coming, going or renamed; not a machine's connection or counts): a running agent's activity times, patched every few seconds,
    * do not sum 10,000 agents' usage again (issue 44).
    */
   usageVersion: number;
@@ -92,9 +92,13 @@ export const createFactsSlice: StateCreator<FleetState, [], [], FactsSlice> = (s
         usageChanged ||= USAGE_FIELDS.some((field) => Object.hasOwn(patch.set, field) || patch.unset?.includes(field));
       }
       for (const key of delta.removed) agents.delete(key);
-      for (const env of delta.environments) environments.set(env.environmentId, env);
+      // The totals read a machine's label alone: its connection and counts change without them (issue 44).
+      for (const env of delta.environments) {
+        usageChanged ||= environments.get(env.environmentId)?.label !== env.label;
+        environments.set(env.environmentId, env);
+      }
       for (const id of delta.removedEnvironments) environments.delete(id);
-      usageChanged ||= delta.agents.length + delta.removed.length + delta.environments.length + delta.removedEnvironments.length > 0;
+      usageChanged ||= delta.agents.length + delta.removed.length + delta.removedEnvironments.length > 0;
     }
     set((state) => ({ version: state.version + 1, ...(usageChanged && { usageVersion: state.usageVersion + 1 }) }));
   },
