@@ -62,8 +62,10 @@ export class ThreadFollowing {
 
   /**
    * A followed thread's stream changed: a settling thread whose last turn is fully reported is let
-   * go. Only a stream caught up with the row counts (opened for settling, or with an event no older
-   * than the row): one behind it may not have seen the turn the row ended yet.
+   * go. Only a stream caught up with the row counts (opened for settling, with an event no older
+   * than the row, or with no event since its snapshot, which then showed the turn reported: a quick
+   * turn can end before the stream opened for it synchronizes): one behind it may not have seen the
+   * turn the row ended yet.
    */
   threadChanged(environmentId: string, threadId: string, detail: ThreadDetail): void {
     const key = agentKey(environmentId, threadId);
@@ -71,7 +73,7 @@ export class ThreadFollowing {
     if (!settling || !detail.synced || detail.facts.lastTurnReported !== true) return;
     const rowAt = this.seenUpdates.get(key);
     const eventAt = detail.facts.lastEventAt;
-    if (settling.fresh || (eventAt !== null && rowAt !== undefined && eventAt >= rowAt)) this.release(key);
+    if (settling.fresh || eventAt === null || (rowAt !== undefined && eventAt >= rowAt)) this.release(key);
   }
 
   stop(): void {
