@@ -66,6 +66,8 @@ export class SimServer extends SimHost {
   dropNextDispatch: "before-apply" | "after-apply" | "unanswered" | undefined;
   /** Fault injection: live thread-stream events are silently not sent (snapshots and replays still are). */
   muteThreadStreams = false;
+  /** Fault injection (`holdShellStreams`): live shell items held back, in order, until released. */
+  private heldShellItems: { sink: StreamSink; item: unknown }[] | undefined;
   private readonly options: SimServerOptions;
   /** Every bearer token this server was sent (impostor tests: a token must never reach a server that did not issue it). */
   readonly bearersSeen = new Set<string>();
@@ -82,6 +84,24 @@ export class SimServer extends SimHost {
     this.auth.onRevoke = (session) => {
       if (options.closeSocketsOnRevoke === true) this.closeSocketsOf(session);
     };
+  }
+
+  /**
+   * Holds every live shell item back (a shell that lags its thread streams, as T3's coalescing
+   * shell does by up to a few hundred ms) until the returned function releases them, in order.
+   */
+  holdShellStreams(): () => void {
+    const held: { sink: StreamSink; item: unknown }[] = [];
+    this.heldShellItems = held;
+    return () => {
+      if (this.heldShellItems === held) this.heldShellItems = undefined;
+      for (const { sink, item } of held) if (this.shellSinks.has(sink)) sink.push(item);
+    };
+  }
+
+  private pushLiveShellItem(sink: StreamSink, item: unknown): void {
+    if (this.heldShellItems) this.heldShellItems.push({ sink, item });
+    else sink.push(item);
   }
 
   /** Hostile-server tests: pushes these shell-stream items as they are (undecodable, out of order) to every open shell stream. */
@@ -516,14 +536,14 @@ export class SimServer extends SimHost {
       pending.clear();
       for (const event of events) {
         const item = this.shellItemFor(event);
-        if (item) sink.push(item);
+        if (item) this.pushLiveShellItem(sink, item);
       }
     };
     const onEvent = (event: WireEvent) => {
       if (!live()) return;
       if (this.generation === "fork") {
         const item = this.shellItemFor(event);
-        if (item) sink.push(item);
+        if (item) this.pushLiveShellItem(sink, item);
         return;
       }
       pending.delete(event.aggregateId);

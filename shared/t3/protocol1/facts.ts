@@ -190,6 +190,41 @@ export function sessionLost(session: ThreadShell["session"]): boolean {
   return session?.status === "error" && session.activeTurnId === null;
 }
 
+/** What a followed thread's stream knows of the run, to set beside its shell row (`withNewerRun`). */
+export interface StreamRun {
+  session: ThreadShell["session"];
+  latestTurn: ThreadShell["latestTurn"];
+  latestUserMessageAt: string | null;
+  /** The stream holds the latest turn's checkpoint: how the turn ended (completed, interrupted, error) is known. */
+  turnSettled: boolean;
+}
+
+/**
+ * The row with the run as the newer of the two sources knows it. T3 0.0.42 sends a followed
+ * thread's `thread.session-set` on its thread stream before the shell row that carries the same
+ * session (the shell coalesces its updates; bench/peer.bench.ts saw a turn's end 428 ms earlier
+ * there), so the run is read from the newer one (docs/t3-protocols.md, "Repairs (inside the
+ * protocol-1 adapter)"). Only where the stream is unambiguous: a session starting, running or in
+ * error, or a turn whose checkpoint told how it ended (before it, a session back to ready could be
+ * a completed or an interrupted turn). Otherwise, and when the stream's session is not newer, the
+ * row stands; a later shell row with the same session yields the same run.
+ */
+export function withNewerRun(row: ThreadShell, stream: StreamRun | null): ThreadShell {
+  const session = stream?.session;
+  if (!session || (row.session && session.updatedAt <= row.session.updatedAt)) return row;
+  const told =
+    (session.status === "running" && session.activeTurnId !== null) || session.status === "starting" || session.status === "error" || stream.turnSettled;
+  if (!told) return row;
+  const rowUserAt = row.latestUserMessageAt ?? null;
+  const streamUserAt = stream.latestUserMessageAt;
+  return {
+    ...row,
+    session,
+    latestTurn: stream.latestTurn ?? row.latestTurn,
+    latestUserMessageAt: rowUserAt !== null && (streamUserAt === null || rowUserAt > streamUserAt) ? rowUserAt : streamUserAt,
+  };
+}
+
 /** A completed run's time is a timestamp many rows share after a restart. */
 function internRun(run: RunState, intern: (value: string | null) => string | null): RunState {
   return run.phase === "completed" ? { phase: "completed", at: intern(run.at) } : run;

@@ -12,7 +12,7 @@ import { noThreadFacts, type PendingRequest, type ThreadDetailFacts, type Transc
 import { countOrNull } from "../../fleet/counts";
 import { CHECKPOINTS_KEPT, MessageAnchors, TRANSCRIPT_TAIL_ITEMS, TRANSCRIPT_TRIM_BATCH, type TranscriptBounds } from "../../fleet/transcript-tail";
 import type { LatestTurn, OrchestrationEvent, OrchestrationThread, ThreadActivity, ThreadDetailSnapshot, ThreadMessage, ThreadSession } from "./schemas";
-import { runStateOfRow, sessionLost } from "./facts";
+import { runStateOfRow, sessionLost, type StreamRun } from "./facts";
 import { revertCheckpoints, turnChangesOf, upsertCheckpoint, usageOfActivities } from "./changes";
 import { observedHarness } from "./harnesses";
 import { type ActivityFold, boundFold, copyFold, emptyFold, foldActivities, pendingOfFold, record, text } from "./activity-facts";
@@ -47,6 +47,15 @@ export class ThreadProjection {
   /** Changes and usage as facts, rebuilt only after a checkpoint or activity changed (undefined: rebuild). */
   private changes: TurnChanges[] | undefined;
   private usage: UsageFacts | null | undefined;
+
+  /** The run as this stream knows it, to set beside the thread's shell row (./facts.ts `withNewerRun`); null before a snapshot. */
+  streamRun(): StreamRun | null {
+    const thread = this.thread;
+    if (!thread) return null;
+    const turn = thread.latestTurn;
+    const turnSettled = turn !== null && turn.state !== "running" && thread.checkpoints.some((checkpoint) => checkpoint.turnId === turn.turnId);
+    return { session: thread.session, latestTurn: turn, latestUserMessageAt: this.latestUserAt, turnSettled };
+  }
 
   applySnapshot(snapshot: ThreadDetailSnapshot): void {
     this.thread = structuredClone(snapshot.thread);

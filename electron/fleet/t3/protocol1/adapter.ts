@@ -97,6 +97,8 @@ class Protocol1Session implements AdapterSession {
   readonly protocol = 1 as const;
   /** The thread streams open on this connection, by thread (the fleet stream checks them for lag). */
   private readonly followed = new Map<string, Protocol1ThreadStream>();
+  /** The fleet stream on this connection: a followed stream's newer run is shown on its row there. */
+  private fleet: Protocol1FleetStream | undefined;
 
   constructor(
     private readonly adapter: Protocol1Adapter,
@@ -132,15 +134,23 @@ class Protocol1Session implements AdapterSession {
 
   subscribeFleet(listener: FleetStreamListener): Subscription {
     const stream = new Protocol1FleetStream(this.adapter, this.connection, this.credentials, this.followed, listener);
+    this.fleet = stream;
     stream.start();
     return stream;
   }
 
   followThread(followed: FollowedThread, listener: ThreadStreamListener): Subscription {
     if (!(followed instanceof Protocol1Thread)) throw new T3Error("incompatible", "This thread was followed on another protocol.");
-    const stream = new Protocol1ThreadStream(this.connection, followed, listener, this.adapter.fork, (ended) => {
-      if (this.followed.get(ended.thread.threadId) === ended) this.followed.delete(ended.thread.threadId);
-    });
+    const stream = new Protocol1ThreadStream(
+      this.connection,
+      followed,
+      listener,
+      this.adapter.fork,
+      (ended) => {
+        if (this.followed.get(ended.thread.threadId) === ended) this.followed.delete(ended.thread.threadId);
+      },
+      (moved) => this.fleet?.streamRunMoved(moved),
+    );
     this.followed.set(followed.threadId, stream);
     stream.start();
     return stream;

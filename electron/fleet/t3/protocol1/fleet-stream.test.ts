@@ -41,4 +41,38 @@ describe("protocol-1 fleet stream", () => {
     expect(thread.ends).toBe(0);
     expect(thread.detail!.error).toBeNull();
   });
+
+  it("shows a followed thread's turn ending when its stream says so, ahead of a lagging shell, and the late rows change nothing", async () => {
+    const { sim, adapter, session } = await connect("upstream");
+    const threadId = makeThread(sim, "codex");
+    const fleet = new FleetRecorder();
+    session.subscribeFleet(fleet);
+    await fleet.until(() => fleet.synchronizedCount === 1);
+    const thread = new ThreadRecorder();
+    session.followThread(adapter.thread(threadId), thread);
+    await thread.until(() => thread.detail?.synced === true);
+    // An edit makes the workspace a git repository: the turn's checkpoint tells how it ended.
+    sim.engine.dispatch(turnStartCommand(threadId, "take your time #slow #edit"));
+    await fleet.until(() => fleet.agents.get(threadId)!.run.phase === "running");
+    // From here the shell lags: its rows are held until the turn has ended on the thread stream.
+    const release = sim.holdShellStreams();
+    const running = fleet.agents.get(threadId)!;
+    const phases: string[] = [];
+    const upsert = fleet.upsert.bind(fleet);
+    fleet.upsert = (agent) => {
+      if (agent.threadId === threadId) phases.push(agent.run.phase);
+      upsert(agent);
+    };
+    const settled = () => ["completed", "idle"].includes(fleet.agents.get(threadId)!.run.phase);
+    await fleet.until(settled);
+    expect(fleet.agents.get(threadId)!.updatedAt, "no shell row arrived").toBe(running.updatedAt);
+    expect(thread.detail!.items.some((item) => item.type === "message" && item.role === "assistant" && !item.streaming)).toBe(true);
+    const seenBeforeRelease = phases.length;
+    release();
+    const finalRow = sim.engine.shellRow(sim.engine.threads.get(threadId)!) as { updatedAt: string };
+    await fleet.until(() => fleet.agents.get(threadId)!.updatedAt === finalRow.updatedAt);
+    // The late rows say what the stream said: the turn never shows running again.
+    expect(phases.slice(seenBeforeRelease).filter((phase) => phase !== "completed" && phase !== "idle")).toEqual([]);
+    expect(settled()).toBe(true);
+  });
 });

@@ -1,14 +1,17 @@
 // Protocol 1's fleet stream: the socket's shell subscription (docs/t3-protocols.md, "Streams") as
 // neutral facts, resumed after the adapter's shell cursor. It owns the repairs only protocol-1
-// servers need (docs/t3-protocols.md, "Protocol 1: repairs"):
+// servers need (docs/t3-protocols.md, "Repairs (inside the protocol-1 adapter)"):
 // - 0.0.24 (fork) servers attach the live tail only after the snapshot's Ack, so events in between
 //   are lost: when the event replay shows a row changed in that gap, the shell is snapshotted again;
 // - a followed thread stream that stays behind the session its shell row shows is subscribed again;
+// - a shell row behind its followed thread stream's session shows the stream's run (a turn's start
+//   or end reaches the thread stream first);
 // - a thread that leaves the shell is looked up once to tell archived from deleted; where its thread
 //   read says "not found" (T3 0.0.42 says so for archived threads too) the full read model decides.
 import type { AgentFacts } from "../../../../shared/fleet/facts";
 import { T3Error } from "../../../../shared/t3/errors";
-import type { Protocol1Rows } from "../../../../shared/t3/protocol1/facts";
+import { type Protocol1Rows, withNewerRun } from "../../../../shared/t3/protocol1/facts";
+import { isStarting } from "../../../../shared/fleet/status";
 import type { ReadModelSnapshot, ShellDelta, ShellSnapshot, ThreadShell } from "../../../../shared/t3/protocol1/schemas";
 import type { FleetStreamListener, Subscription } from "../adapter";
 import type { T3Credentials } from "../client";
@@ -62,6 +65,12 @@ export class Protocol1FleetStream implements Subscription {
   /** Removals waiting for the next full read-model read (one read answers all that left together). */
   private unreadableRemovals: UnreadableRemoval[] = [];
   private readModelRead: Promise<void> | undefined;
+  /**
+   * The latest shell row of each followed thread or thread with a run in progress (the fleet follows
+   * those: shared/fleet/status.ts `needsFollowing`), to show a followed stream's newer run on it; rows
+   * of settled, unfollowed threads are not kept (a fleet of 50,000 idle rows holds none).
+   */
+  private readonly rowsKept = new Map<string, ThreadShell>();
 
   constructor(
     private readonly adapter: FleetState,
@@ -120,7 +129,8 @@ export class Protocol1FleetStream implements Subscription {
     adapter.shellSequence = snapshot.snapshotSequence;
     for (const project of snapshot.projects) adapter.rows.setProject(project.id, project.deletedAt ? null : project.title, project.workspaceRoot);
     adapter.lastRows.clear(); // a snapshot is the whole fleet: rows absent from it are gone
-    this.listener.snapshot(snapshot.threads.map((row) => adapter.factsOf(row)));
+    this.rowsKept.clear();
+    this.listener.snapshot(snapshot.threads.map((row) => this.factsOf(row)));
     for (const row of snapshot.threads) this.checkLag(row);
   }
 
@@ -130,13 +140,14 @@ export class Protocol1FleetStream implements Subscription {
     switch (delta.kind) {
       case "thread-upserted":
         this.latestDelta?.set(delta.thread.id, delta.sequence);
-        listener.upsert(adapter.factsOf(delta.thread));
+        listener.upsert(this.factsOf(delta.thread));
         this.checkLag(delta.thread);
         return;
       case "thread-removed":
         this.latestDelta?.set(delta.threadId, delta.sequence);
         adapter.rows.forget(delta.threadId);
         adapter.lastRows.delete(delta.threadId);
+        this.rowsKept.delete(delta.threadId);
         listener.remove(delta.threadId, "archived-or-deleted");
         this.lookUpRemoval(delta.threadId);
         return;
@@ -147,6 +158,28 @@ export class Protocol1FleetStream implements Subscription {
         adapter.rows.setProject(delta.projectId, null);
         return;
     }
+  }
+
+  /** A row's facts, with the run of its followed stream where that is newer (keeps the row while it may be). */
+  private factsOf(row: ThreadShell): AgentFacts {
+    const stream = this.followed.get(row.id);
+    const facts = this.adapter.factsOf(withNewerRun(row, stream?.streamRun() ?? null));
+    if (stream || facts.run.phase === "running" || facts.run.phase === "waiting" || isStarting(facts.run)) this.rowsKept.set(row.id, row);
+    else this.rowsKept.delete(row.id);
+    return facts;
+  }
+
+  /**
+   * A followed thread's stream saw its session or turn change: when it tells a newer run than the
+   * row, the row is shown again with it (a listener given the same facts again changes nothing, and
+   * the shell row with the same session that follows yields them too).
+   */
+  streamRunMoved(stream: Protocol1ThreadStream): void {
+    const threadId = stream.thread.threadId;
+    const row = this.rowsKept.get(threadId);
+    const run = stream.streamRun();
+    if (this.closed || !row || !run || this.followed.get(threadId) !== stream) return;
+    if (withNewerRun(row, run) !== row) this.listener.upsert(this.factsOf(row));
   }
 
   /** Caught up: on a fork, first checks the live-tail gap, and snapshots again when a row changed in it. */

@@ -1,13 +1,15 @@
 // One followed protocol-1 thread's stream (docs/t3-protocols.md, "Streams"): the socket's thread
 // subscription applied to the thread's projection (./followed-thread.ts), resumed after what it
-// already holds. Two repairs only protocol-1 servers need (docs/t3-protocols.md, "Protocol 1: repairs"):
-// on 0.0.24 (fork) servers the events between the snapshot and its Ack are fetched and merged by
-// sequence before the stream reports synchronized; and a stream the fleet stream finds behind its
-// shell row is subscribed again (the lag check is the fleet stream's, ./fleet-stream.ts).
+// already holds. Repairs only protocol-1 servers need (docs/t3-protocols.md, "Repairs (inside the
+// protocol-1 adapter)"): on 0.0.24 (fork) servers the events between the snapshot and its Ack are
+// fetched and merged by sequence before the stream reports synchronized; a stream the fleet stream
+// finds behind its shell row is subscribed again; and a stream ahead of its row tells the fleet
+// stream, which shows the stream's run on the row (both checks are the fleet stream's, ./fleet-stream.ts).
 import { T3Error } from "../../../../shared/t3/errors";
 import type { Subscription, ThreadStreamListener } from "../adapter";
 import type { T3Connection, ThreadEventItem, ThreadListener } from "./connection";
 import type { Protocol1Thread } from "./followed-thread";
+import type { StreamRun } from "../../../../shared/t3/protocol1/facts";
 
 export class Protocol1ThreadStream implements Subscription {
   /** Closed by the caller, or ended by the server: nothing more reaches the listener. */
@@ -25,7 +27,14 @@ export class Protocol1ThreadStream implements Subscription {
     private readonly fork: boolean,
     /** Told once when the stream ends or is closed (the session stops tracking it). */
     private readonly done: (stream: Protocol1ThreadStream) => void,
+    /** Told when the synchronized stream's session or latest turn changed: the row may be behind it (./fleet-stream.ts). */
+    private readonly runMoved: (stream: Protocol1ThreadStream) => void = () => {},
   ) {}
+
+  /** The run as this stream knows it, once synchronized (before, it may be older than the row). */
+  streamRun(): StreamRun | null {
+    return this.thread.synced && !this.closed ? this.thread.projection.streamRun() : null;
+  }
 
   start(): void {
     this.subscribe();
@@ -104,13 +113,18 @@ export class Protocol1ThreadStream implements Subscription {
         notify();
       },
       delta: (event) => {
-        if (active() && projection.applyEvent(event) && thread.synced) notify();
+        if (!active()) return;
+        const { session, latestTurn } = projection.thread ?? {};
+        if (!projection.applyEvent(event) || !thread.synced) return;
+        notify();
+        if (projection.thread?.session !== session || projection.thread?.latestTurn !== latestTurn) this.runMoved(this);
       },
       synchronized: () => {
         if (!active()) return;
         thread.synced = true;
         thread.error = null;
         notify();
+        this.runMoved(this);
       },
       skipped: (item) => {
         if (active()) listener.skipped?.(item);
