@@ -42,11 +42,17 @@ async function delegate(ctx: ScenarioContext, harness: HarnessUnderTest, how: "l
     "Claude's follow-up turn in the parent after its subagent ended",
     TURN_MS,
   );
+  // At rest only once the follow-up turn's reply is whole in the fleet's transcript and the model's
+  // answer ended: when the subagent fails after the parent's first turn ended, T3 shows the parent
+  // ready in between, and the follow-up's first words can reach the fleet before T3 reports its turn
+  // running (the likely cause of a CI run that read "idle" here, then "running").
   await until(
     ctx.fleet,
     () => {
-      const runs = new Set(messages(ctx.fleet, key, "assistant").map((message) => message.runId));
-      return agent(ctx.fleet, threadId)?.status === "idle" && runs.size >= 2 && ctx.fleet.service.delivery(delivery.commandId)?.state === "answered";
+      const replies = messages(ctx.fleet, key, "assistant");
+      const last = replies.at(-1);
+      const followUpWhole = followUp.endedAt !== null && last !== undefined && !last.streaming && last.runId !== replies[0]!.runId;
+      return followUpWhole && agent(ctx.fleet, threadId)?.status === "idle" && ctx.fleet.service.delivery(delivery.commandId)?.state === "answered";
     },
     () =>
       `the follow-up turn's reply with the parent at rest (${agent(ctx.fleet, threadId)?.status}, ${JSON.stringify(agent(ctx.fleet, threadId)?.subagents)})`,
