@@ -2,7 +2,7 @@
 // (machine-shares.ts): built from that machine's agents alone, as buildRows builds every group, so a
 // change rebuilds only the machines it touched, and the minute clock only those where an idle agent
 // folds under "N older" (issue 44: a full rebuild of 10,000 agents took 13-40 ms of a frame).
-import { isOlder, triageRank } from "../../../shared/fleet/views";
+import { triageRank } from "../../../shared/fleet/views";
 import type { AgentView } from "../../../shared/fleet/types";
 import { type MachineShare, perMachine } from "./machine-shares";
 import { buildRows, type Row, type TreeInput } from "./selectors";
@@ -41,13 +41,14 @@ export function machineRowsTracker(): (shares: ReadonlyMap<string, MachineShare>
   };
 }
 
-/** When the first of `agents` not yet folded would fold (shared/fleet/views.ts isOlder); Infinity when none can. */
+/** When the first of `agents` not yet folded would fold (shared/fleet/views.ts isOlder, with one parse per agent); Infinity when none can. */
 function nextFold(agents: Iterable<AgentView>, now: number, olderThanMs: number): number {
   let soonest = Infinity;
   for (const agent of agents) {
-    if (triageRank(agent) !== 2 || isOlder(agent, now, olderThanMs)) continue;
+    if (triageRank(agent) !== 2) continue;
+    // Not folded yet (isOlder: folded once `now - at > olderThanMs`): it folds just after at + olderThanMs.
     const at = Date.parse(agent.lastActivityAt);
-    if (Number.isFinite(at)) soonest = Math.min(soonest, at + olderThanMs);
+    if (Number.isFinite(at) && now - at <= olderThanMs) soonest = Math.min(soonest, at + olderThanMs);
   }
   return soonest;
 }
