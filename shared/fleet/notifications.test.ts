@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_NOTIFICATION_SETTINGS, NotificationPolicy, noticeCondition, noticeIsCritical, noticeStillHolds } from "./notifications";
 import type { UsageFacts } from "./facts";
+import { SENT_IDS_KEPT_PER_OWNER } from "./sent-notifications";
 import type { AgentStatus, AgentView, ConnectionPhase, EnvironmentView } from "./types";
 import { environmentView, agentView } from "./views.testkit";
 
@@ -51,7 +52,7 @@ describe("notification policy", () => {
       expect(policy.agentChanged(agent("long", "needs-approval", `long-${i}`))).toHaveLength(1);
       policy.agentChanged(agent("long", "running"));
     }
-    expect(policy.sentKept).toBeLessThanOrEqual(64);
+    expect(policy.sentKept).toBe(SENT_IDS_KEPT_PER_OWNER);
     // Its latest request shown again (the row flickered) is not news.
     expect(policy.agentChanged(agent("long", "needs-approval", "long-1999"))).toEqual([]);
   });

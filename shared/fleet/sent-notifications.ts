@@ -6,9 +6,11 @@
 
 /**
  * Ids kept per owner, the newest: an id recurs only while its condition can come back (the request
- * still pending, the run still the latest, the outage just reported), far fewer than this.
+ * still pending, the run still the latest, the outage just reported), a few at a time. At 64, an
+ * agent that lives for days kept its 64, and a few hundred agents ~1 MB, filling for a day of
+ * notifications (heap-compare under bench/soak/heap-churn.ts showed the line).
  */
-export const SENT_IDS_KEPT_PER_OWNER = 64;
+export const SENT_IDS_KEPT_PER_OWNER = 16;
 
 export class SentNotifications {
   private readonly byOwner = new Map<string, Set<string>>();
