@@ -195,7 +195,7 @@ export interface StreamRun {
   session: ThreadShell["session"];
   latestTurn: ThreadShell["latestTurn"];
   latestUserMessageAt: string | null;
-  /** The stream saw the latest turn end (its final reply, or its checkpoint saying how it ended). */
+  /** The stream holds the latest turn's checkpoint: how the turn ended (completed, interrupted, error) is known. */
   turnSettled: boolean;
 }
 
@@ -204,12 +204,10 @@ export interface StreamRun {
  * thread's `thread.session-set` on its thread stream before the shell row that carries the same
  * session (the shell coalesces its updates; bench/peer.bench.ts saw a turn's end 428 ms earlier
  * there), so the run is read from the newer one (docs/t3-protocols.md, "Repairs (inside the
- * protocol-1 adapter)"). Only where the stream says what the row will: a session starting, running
- * or in error, or one back to ready after the stream saw the turn end (its final reply, as T3 0.0.42's
- * own row then says "completed", an interrupted turn's too: fixtures t3-0.0.42/shell-row-interrupted.json;
- * or its checkpoint). A session back to ready while the stream's turn still runs could be either,
- * so the row stands then, and whenever the stream's session is not newer; a later shell row with
- * the same session yields the same run.
+ * protocol-1 adapter)"). Only where the stream is unambiguous: a session starting, running or in
+ * error, or a turn whose checkpoint told how it ended (before it, a session back to ready could be
+ * a completed or an interrupted turn). Otherwise, and when the stream's session is not newer, the
+ * row stands; a later shell row with the same session yields the same run.
  */
 export function withNewerRun(row: ThreadShell, stream: StreamRun | null): ThreadShell {
   const session = stream?.session;

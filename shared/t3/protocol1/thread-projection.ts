@@ -53,7 +53,7 @@ export class ThreadProjection {
     const thread = this.thread;
     if (!thread) return null;
     const turn = thread.latestTurn;
-    const turnSettled = turn !== null && turn.state !== "running";
+    const turnSettled = turn !== null && turn.state !== "running" && thread.checkpoints.some((checkpoint) => checkpoint.turnId === turn.turnId);
     return { session: thread.session, latestTurn: turn, latestUserMessageAt: this.latestUserAt, turnSettled };
   }
 

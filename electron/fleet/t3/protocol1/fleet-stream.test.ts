@@ -51,8 +51,8 @@ describe("protocol-1 fleet stream", () => {
     const thread = new ThreadRecorder();
     session.followThread(adapter.thread(threadId), thread);
     await thread.until(() => thread.detail?.synced === true);
-    // No edit, so no checkpoint (not a git repository): the turn's final reply tells it ended.
-    sim.engine.dispatch(turnStartCommand(threadId, "take your time #slow"));
+    // An edit makes the workspace a git repository: the turn's checkpoint tells how it ended.
+    sim.engine.dispatch(turnStartCommand(threadId, "take your time #slow #edit"));
     await fleet.until(() => fleet.agents.get(threadId)!.run.phase === "running");
     // From here the shell lags: its rows are held until the turn has ended on the thread stream.
     const release = sim.holdShellStreams();
