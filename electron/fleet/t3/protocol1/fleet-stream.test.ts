@@ -6,6 +6,19 @@ import { makeThread, turnStartCommand } from "../../../../sim/protocol1/threads.
 import type { AgentFacts } from "../../../../shared/fleet/facts";
 import { connect, FleetRecorder, ThreadRecorder } from "./adapter.testkit";
 
+/** An upstream simulator's thread, with the fleet stream synchronized and the thread's stream followed and synchronized. */
+async function followedThread(options: { streamLagMs?: number } = {}) {
+  const { sim, adapter, session } = await connect("upstream", options);
+  const threadId = makeThread(sim, "codex");
+  const fleet = new FleetRecorder();
+  session.subscribeFleet(fleet);
+  await fleet.until(() => fleet.synchronizedCount === 1);
+  const thread = new ThreadRecorder();
+  session.followThread(adapter.thread(threadId), thread);
+  await thread.until(() => thread.detail?.synced === true);
+  return { sim, threadId, fleet, thread };
+}
+
 describe("protocol-1 fleet stream", () => {
   it("on a fork, re-snapshots at most three times in a row when every snapshot's gap changed a row, then reports synchronized once", async () => {
     const { sim, session } = await connect("fork");
@@ -26,14 +39,7 @@ describe("protocol-1 fleet stream", () => {
   });
 
   it("re-subscribes a followed thread stream that stays behind its shell row, unseen by the stream's follower", async () => {
-    const { sim, adapter, session } = await connect("upstream", { streamLagMs: 150 });
-    const threadId = makeThread(sim, "codex");
-    const fleet = new FleetRecorder();
-    session.subscribeFleet(fleet);
-    await fleet.until(() => fleet.synchronizedCount === 1);
-    const thread = new ThreadRecorder();
-    session.followThread(adapter.thread(threadId), thread);
-    await thread.until(() => thread.detail?.synced === true);
+    const { sim, threadId, thread } = await followedThread({ streamLagMs: 150 });
     sim.muteThreadStreams = true; // live thread events stop, the shell keeps moving
     sim.engine.dispatch(turnStartCommand(threadId, "are you there"));
     await thread.until(() => thread.detail!.items.some((item) => item.type === "message" && item.role === "assistant" && item.text.includes("are you there")));
@@ -43,14 +49,7 @@ describe("protocol-1 fleet stream", () => {
   });
 
   it("shows a followed thread's turn ending when its stream says so, ahead of a lagging shell, and the late rows change nothing", async () => {
-    const { sim, adapter, session } = await connect("upstream");
-    const threadId = makeThread(sim, "codex");
-    const fleet = new FleetRecorder();
-    session.subscribeFleet(fleet);
-    await fleet.until(() => fleet.synchronizedCount === 1);
-    const thread = new ThreadRecorder();
-    session.followThread(adapter.thread(threadId), thread);
-    await thread.until(() => thread.detail?.synced === true);
+    const { sim, threadId, fleet, thread } = await followedThread();
     // An edit makes the workspace a git repository: the turn's checkpoint tells how it ended.
     sim.engine.dispatch(turnStartCommand(threadId, "take your time #slow #edit"));
     await fleet.until(() => fleet.agents.get(threadId)!.run.phase === "running");
