@@ -431,6 +431,27 @@ describe("memory", () => {
   });
 });
 
+describe("children index under churn (issue 43)", () => {
+  it("1,000 parents that came and went with their children leave the index as it was", () => {
+    const base = rows.facts(recordedRow("t3-0.0.42/shell-row-completed.json"));
+    const facts = (threadId: string, parentId: string | null): AgentFacts => ({
+      ...base,
+      threadId,
+      parent: parentId ? { threadId: parentId, relationship: "subagent" } : null,
+    });
+    const staying = [facts("root", null), facts("root-child", "root")];
+    model.applyFleetSnapshot("env-a", staying);
+    const before = model.parentsIndexed;
+    for (let index = 0; index < 1_000; index++) {
+      model.applyFleetSnapshot("env-a", [...staying, facts(`parent-${index}`, null), facts(`child-${index}`, `parent-${index}`)]);
+      model.applyFleetSnapshot("env-a", staying);
+    }
+    expect(model.parentsIndexed).toBe(before);
+    // The staying parent keeps its child.
+    expect(model.childrenOf("env-a", "root").map((agent) => agent.threadId)).toEqual(["root-child"]);
+  });
+});
+
 describe("review items (issue 40)", () => {
   const files = (count: number) => Array.from({ length: count }, (_, index) => ({ path: `f${index}`, kind: "modified" as const, additions: 1, deletions: 0 }));
   const turn = (turnCount: number) => ({ turnCount, runId: null, status: "ready" as const, files: files(3), completedAt: null });

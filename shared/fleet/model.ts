@@ -333,6 +333,11 @@ export class FleetModel {
     return this.envs.get(environmentId)?.meta;
   }
 
+  /** Parents the children index holds, across machines: for the heap bound's tests (issue 43). */
+  get parentsIndexed(): number {
+    return [...this.envs.values()].reduce((parents, env) => parents + env.children.size, 0);
+  }
+
   childrenOf(environmentId: string, threadId: string): AgentView[] {
     const env = this.envs.get(environmentId);
     const ids = env?.children.get(threadId);
@@ -465,7 +470,9 @@ export class FleetModel {
   }
 
   private unlinkChild(env: EnvState, threadId: string, parentId: string | undefined): void {
-    if (parentId) env.children.get(parentId)?.delete(threadId);
+    const siblings = parentId ? env.children.get(parentId) : undefined;
+    // An empty set would stay for every parent that ever had a child (issue 43: the heap under churn).
+    if (siblings?.delete(threadId) && siblings.size === 0) env.children.delete(parentId!);
   }
 
   private deleteEntry(env: EnvState, threadId: string): void {
