@@ -99,7 +99,14 @@ export class Snoozes {
   }
 
   removed(key: string): void {
+    // A gone agent cannot be woken (unsnooze refuses it), so the wake time T3 took goes too (issue 43).
+    this.taken.delete(key);
     if (this.kept.has(key)) void this.forget(key).catch(() => {});
+  }
+
+  /** Agents with a wake time T3 took, kept: for the heap bound's tests (issue 43). */
+  get wakeTimesKept(): number {
+    return this.taken.size;
   }
 
   private heldByT3(agent: AgentView | undefined, key: string): boolean {
