@@ -66,7 +66,10 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
     [serviceEvents[i], serviceEvents[j]] = [serviceEvents[j]!, serviceEvents[i]!];
   }
   const needed = serviceEvents.reduce((sum, action) => sum + lengthOf(action), 0);
-  const serviceEndMs = Math.max(Math.round(durationMs * 0.45), 15_000 + needed);
+  // Runs of an hour or more end the service's faults in their first quarter: the heap's bound is read
+  // across the hours a service process lives, not across its first one (issue 43).
+  const serviceShare = durationMs >= 3_600_000 ? 0.25 : 0.45;
+  const serviceEndMs = Math.max(Math.round(durationMs * serviceShare), 15_000 + needed);
   const slack = (serviceEndMs - 15_000 - needed) / serviceEvents.length;
   let cursor = 15_000;
   for (const action of serviceEvents) {
@@ -74,7 +77,10 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
     actions.push({ atMs: at, action });
     cursor = at + lengthOf(action);
   }
-  const steadyFromMs = serviceEndMs + Math.min(60_000, Math.round(durationMs * 0.1));
+  // Warm-up after the last restart: V8 tiers up the service's hot paths and its bounded logs fill
+  // (a minute in short runs, ten in runs of an hour or more).
+  const warmUpMs = durationMs >= 3_600_000 ? 600_000 : Math.min(60_000, Math.round(durationMs * 0.1));
+  const steadyFromMs = serviceEndMs + warmUpMs;
 
   // Page reloads throughout.
   for (let at = 30_000; at < quietFromMs; at += between(rng, 40_000, 120_000)) actions.push({ atMs: at, action: { kind: "reload" } });
