@@ -24,7 +24,7 @@ import { countAgents, countMessages } from "./soak/at-the-servers";
 import { SimulatedMachine, type SoakMachine } from "./soak/machines";
 import { type SendMode, type SentMessage, tally } from "./soak/messages";
 import { SoakClock } from "./soak/clock";
-import { childEnvironment, childrenOf, openConnections, procSample, serviceReport } from "./soak/processes";
+import { childEnvironment, childrenOf, openConnections, procSample, serviceReport, unexpectedExits } from "./soak/processes";
 import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soak/real-machines";
 import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
@@ -562,6 +562,7 @@ const verdicts = checkBounds(bounds, {
   pageErrors: pageErrors.length,
   reloadPaintsMs: reloadPaints.map((paint) => paint.ms),
 });
+verdicts.push({ ok: unexpectedExits.length === 0, text: `machines and services that exited by themselves: ${unexpectedExits.length} (must be 0)` });
 for (const verdict of verdicts) console.log(`  ${verdict.info ? "info" : verdict.ok ? "ok  " : "FAIL"} ${verdict.text}`);
 // The line each suite prints for .ci/run's total: the bounds as checks.
 console.log(

@@ -7,7 +7,7 @@ import { readProtocol2Truth } from "../../electron/fleet/t3/protocol2/truth-read
 import type { ServerTruth } from "../../electron/fleet/truth-oracle.testkit";
 import { T3V2Operator } from "../../sim/protocol2/operator.testkit";
 import type { ServerThreadList } from "../../sim/soak-hooks";
-import { type Child, exited, startTsx } from "./processes";
+import { type Child, endChild, exited, startTsx } from "./processes";
 import type { MachineFault, Rng } from "./schedule";
 
 export interface SoakMachine {
@@ -182,7 +182,7 @@ export class SimulatedMachine implements SoakMachine {
 
   async stop(): Promise<void> {
     if (this.fault === "frozen") this.thaw();
-    this.child.process.kill("SIGTERM");
+    endChild(this.child, "SIGTERM");
     await exited(this.child);
   }
 }

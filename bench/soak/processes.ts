@@ -23,6 +23,17 @@ export interface Child {
   process: ChildProcess;
   pid: number;
   output: string[];
+  /** Set where the soak itself stops or kills the process: any other exit is the soak's problem to report. */
+  ending?: boolean;
+}
+
+/** Children that exited without the soak ending them (a crashed simulator), each with its last output. */
+export const unexpectedExits: string[] = [];
+
+/** Ends a child on purpose with `signal`, so its exit is not reported as unexpected. */
+export function endChild(child: Child, signal: NodeJS.Signals): void {
+  child.ending = true;
+  child.process.kill(signal);
 }
 
 /** Added to every child's environment (the soak's clock, bench/soak/clock.ts). */
@@ -63,6 +74,16 @@ export async function startTsx(script: string, args: string[], ready: RegExp, en
   };
   process_.stdout!.on("data", keep);
   process_.stderr!.on("data", keep);
+  // Logged at once: a machine that crashed hours before the end would otherwise only show as requests failing.
+  process_.once("exit", (code, signal) => {
+    if (child.ending) return;
+    const text = `${script} ${args.join(" ")} exited by itself (${code ?? signal}); its last output:\n${child.output
+      .slice(-40)
+      .map((line) => `    ${line}`)
+      .join("\n")}`;
+    unexpectedExits.push(text);
+    console.log(`soak: ${text}`);
+  });
   return { child, match };
 }
 

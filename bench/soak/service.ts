@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { SoakBridge } from "./bridge-client";
-import { type Child, exited, startTsx } from "./processes";
+import { type Child, endChild, exited, startTsx } from "./processes";
 
 export interface ServiceOptions {
   dataDir: string;
@@ -119,7 +119,7 @@ export class SoakService {
 
   /** SIGKILL: nothing is flushed, nothing closed; the data folder is what it was at that instant. */
   async kill(): Promise<void> {
-    this.child!.process.kill("SIGKILL");
+    endChild(this.child!, "SIGKILL");
     await exited(this.child!);
     this.bridge.close();
   }
@@ -142,7 +142,7 @@ export class SoakService {
 
   /** The running service prints one link; a fresh one comes only with a restart, so restart it cleanly. */
   private async freshLaunchUrl(): Promise<string> {
-    this.child!.process.kill("SIGTERM");
+    endChild(this.child!, "SIGTERM");
     await exited(this.child!);
     await this.start();
     return this.launchUrl;
@@ -155,6 +155,7 @@ export class SoakService {
     this.browser = undefined;
     const child = this.child;
     if (!child) return null;
+    child.ending = true;
     if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGTERM");
     await exited(child);
     return child.process.exitCode;
