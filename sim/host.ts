@@ -268,6 +268,9 @@ export abstract class SimHost {
   }
 
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    // Node hands an upgrade's socket over without its error listener: one the host holds (blackholed,
+    // deaf) or refuses, reset by its client, would otherwise crash the process (host.test.ts).
+    socket.on("error", () => socket.destroy());
     this.logRequest(req);
     if (this.blackholed || this.deafSockets.has(socket)) return;
     const url = new URL(req.url ?? "/", this.baseUrl);
