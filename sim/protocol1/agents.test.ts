@@ -249,7 +249,31 @@ describe("scripted agents", () => {
     await stopped;
   });
 
-  it("0.0.42: an interrupted turn ends with latestTurn completed, not interrupted; 0.0.33 records it interrupted", async () => {
+  it("0.0.42: an interrupt naming the turn records it interrupted, even after its final reply, as the release's own projection does", async () => {
+    const sim = await new SimServer({ generation: "upstream", tickMs: 3, serverVersion: "0.0.42" }).start();
+    cleanups.push(() => sim.stop());
+    const threadId = makeThread(sim);
+    const running = nextEvent(sim, sessionIs(threadId, "running"));
+    sendTurn(sim, threadId, "#hang");
+    await running;
+    const turnId = sim.engine.threads.get(threadId)!.latestTurn!.turnId;
+    const ready = nextEvent(sim, sessionIs(threadId, "ready"));
+    sim.engine.dispatch({ type: "thread.turn.interrupt", commandId: "i-named", threadId, turnId, createdAt: sim.engine.now() });
+    await ready;
+    expect(sim.engine.threads.get(threadId)!.latestTurn).toMatchObject({ turnId, state: "interrupted" });
+    // A late request naming the ended turn marks it interrupted too.
+    const other = makeThread(sim);
+    const otherRunning = nextEvent(sim, sessionIs(other, "running"));
+    sendTurn(sim, other, "hello");
+    await otherRunning;
+    await nextEvent(sim, sessionIs(other, "ready"));
+    const ended = sim.engine.threads.get(other)!.latestTurn!;
+    expect(ended.state).toBe("completed");
+    sim.engine.dispatch({ type: "thread.turn.interrupt", commandId: "i-late", threadId: other, turnId: ended.turnId, createdAt: sim.engine.now() });
+    expect(sim.engine.threads.get(other)!.latestTurn).toMatchObject({ turnId: ended.turnId, state: "interrupted" });
+  });
+
+  it("0.0.42: an interrupt naming no turn ends it completed; 0.0.33 records it interrupted", async () => {
     for (const [serverVersion, state] of [
       ["0.0.42", "completed"],
       ["0.0.33", "interrupted"],

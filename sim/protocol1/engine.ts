@@ -188,7 +188,8 @@ export class Engine extends EventEmitter<EngineEvents> {
   ): [string, Record<string, unknown>] {
     switch (command.type) {
       case "thread.turn.interrupt":
-        return ["thread.turn-interrupt-requested", { turnId: command.turnId ?? thread.session?.activeTurnId ?? null, createdAt: at }];
+        // T3's decider names the turn only when the command did.
+        return ["thread.turn-interrupt-requested", { ...(command.turnId != null && { turnId: command.turnId }), createdAt: at }];
       case "thread.approval.respond":
         return ["thread.approval-response-requested", { requestId: command.requestId, decision: command.decision, createdAt: at }];
       case "thread.user-input.respond":
@@ -355,7 +356,8 @@ export class Engine extends EventEmitter<EngineEvents> {
             thread.latestTurn = null;
           }
         } else if (session.status === "ready" && this.quirks.interruptEndsCompleted && thread.latestTurn?.state === "running") {
-          // 0.0.42: a turn that stops without an assistant close (an interrupt) is recorded completed.
+          // 0.0.42: a running turn whose session is back to ready is recorded completed (an interrupt
+          // that named no turn ends this way).
           thread.latestTurn = { ...thread.latestTurn, state: "completed", completedAt: session.updatedAt };
         } else if (session.status === "ready" && this.generation === "fork" && thread.latestTurn && thread.latestTurn.state !== "running") {
           thread.latestTurn = null;
@@ -392,16 +394,19 @@ export class Engine extends EventEmitter<EngineEvents> {
       case "thread.user-input-response-requested":
         thread.pendingUserInputs.delete(String(p.requestId));
         break;
-      case "thread.turn-interrupt-requested":
-        if (
-          !this.quirks.interruptEndsCompleted &&
-          thread.latestTurn &&
-          (p.turnId === null || p.turnId === thread.latestTurn.turnId) &&
-          thread.latestTurn.state === "running"
-        ) {
-          thread.latestTurn = { ...thread.latestTurn, state: "interrupted", completedAt: event.occurredAt };
+      case "thread.turn-interrupt-requested": {
+        const turn = thread.latestTurn;
+        const named = typeof p.turnId === "string" ? p.turnId : null;
+        if (!turn) break;
+        if (this.quirks.interruptEndsCompleted) {
+          // 0.0.42's turn projection (its executable's ProjectionPipeline): a request naming the turn
+          // marks it interrupted whatever its state; one naming none leaves it to end with its session.
+          if (named === turn.turnId) thread.latestTurn = { ...turn, state: "interrupted", completedAt: turn.completedAt ?? event.occurredAt };
+        } else if ((named === null || named === turn.turnId) && turn.state === "running") {
+          thread.latestTurn = { ...turn, state: "interrupted", completedAt: event.occurredAt };
         }
         break;
+      }
       case "thread.meta-updated":
         if (typeof p.title === "string") thread.title = p.title;
         if (p.modelSelection) thread.modelSelection = p.modelSelection as WireModelSelection;

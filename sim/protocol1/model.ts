@@ -6,7 +6,10 @@ export type Generation = "fork" | "upstream";
 
 /** Behaviours that differ between T3 releases of one generation, as the real servers showed them. */
 export interface ServerQuirks {
-  /** An interrupted turn ends with `latestTurn.state: "completed"` (real 0.0.42). */
+  /**
+   * Real 0.0.42: an interrupt that names no turn leaves the turn to end `completed` with its session;
+   * one naming the turn marks it `interrupted` (the projection in 0.0.42's executable).
+   */
   interruptEndsCompleted: boolean;
   /**
    * An archived thread reads as not found, like a deleted one, on the thread route and stream;
