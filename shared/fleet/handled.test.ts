@@ -1,6 +1,6 @@
 // The words of a confirmation and of the "handled today" list, and which entries belong to today.
 import { describe, expect, it } from "vitest";
-import { destructiveDecision, type HandledEntry, handledSince, handledWords, startOfLocalDay, wakeWords } from "./handled";
+import { decidedAbout, destructiveDecision, type HandledEntry, handledSince, handledWords, startOfLocalDay, wakeWords } from "./handled";
 
 const time = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 const entry = (action: HandledEntry["action"], at = 0): HandledEntry => ({ id: `h${at}`, at, key: "e/t", agent: "worker-2", machine: "build-box-2", action });
@@ -27,6 +27,20 @@ describe("handled actions", () => {
   it("quotes only the first line of a long command, clipped", () => {
     const words = handledWords(entry({ kind: "decided", decision: "accept", detail: `${"x".repeat(100)}\nsecond line` }), time);
     expect(words).toBe(`Approved “${"x".repeat(59)}…” for worker-2 on build-box-2`);
+  });
+
+  it("keeps only the first line of what was decided, so a heredoc the user approved is not held all day", () => {
+    const heredoc = `cat > big.txt <<'EOF'\n${"line\n".repeat(10_000)}EOF`;
+    const about = decidedAbout({
+      kind: "approval",
+      requestId: "r1",
+      requestKind: "command",
+      detail: heredoc,
+      createdAt: "2026-12-05T10:00:00Z",
+      decisions: [],
+    });
+    expect(about).toMatchObject({ detail: "cat > big.txt <<'EOF'", requestKind: "command" });
+    expect(decidedAbout(undefined)).toEqual({ detail: null });
   });
 
   it("a protocol-2 approval quotes the agent's question as its question, not as the command, and no code marks show raw", () => {

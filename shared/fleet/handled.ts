@@ -34,10 +34,19 @@ export interface HandledEntry {
   action: HandledAction;
 }
 
+/**
+ * How much of a request's subject the log keeps: its first line, which is all a confirmation quotes
+ * (DETAIL_LIMIT after Markdown is dropped), with room for code marks. A command can be a whole
+ * heredoc, and the log holds up to its cap of entries all day (electron/fleet/handled-log.ts).
+ */
+const DETAIL_KEPT = 400;
+
+const keptDetail = (detail: string | null | undefined): string | null => (detail ? (detail.split("\n", 1)[0] ?? "").slice(0, DETAIL_KEPT) : null);
+
 /** What a decision was about, from the request as the fleet saw it: its subject, kind, and whether the subject is the agent's own question. */
 export function decidedAbout(request: PendingRequest | undefined): Pick<Extract<HandledAction, { kind: "decided" }>, "detail" | "requestKind" | "asked"> {
-  if (request?.kind !== "approval") return { detail: request?.detail ?? null };
-  return { detail: request.detail, requestKind: request.requestKind, ...(request.asked && { asked: true }) };
+  if (request?.kind !== "approval") return { detail: keptDetail(request?.detail) };
+  return { detail: keptDetail(request.detail), requestKind: request.requestKind, ...(request.asked && { asked: true }) };
 }
 
 /** Longest command text a confirmation quotes. */
