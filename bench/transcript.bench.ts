@@ -11,10 +11,12 @@
 // time (same machine clock) of the first animation frame after the word reached the transcript's
 // DOM; the fleet's own share starts instead when T3's frame with the word reached the service.
 // Bytes and frames are what the page's socket received (Chromium's DevTools protocol).
+// BENCH_TRACE=1 adds where the main thread spent the window (bench/main-thread-costs.ts).
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { BridgeServerMessage } from "../shared/bridge/contract";
 import { SimFleet } from "../sim/fleet";
+import { costsLine, mainThreadCosts, TRACE_CATEGORIES } from "./main-thread-costs";
 import { startPageRig } from "./page-rig";
 
 const STREAMING = 5;
@@ -191,6 +193,11 @@ async function measure(history: number, fleetAgents = 0) {
       await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
       await cdp.send("Profiler.start");
     }
+    // BENCH_TRACE=1: where the page's main thread spends the streaming window (script, style, layout,
+    // paint), from Chromium's performance trace; tracing adds its own cost, as profiling does.
+    // BENCH_TRACE=DIR also keeps the trace, for DevTools' Performance panel.
+    const tracing = Boolean(process.env.BENCH_TRACE);
+    if (tracing) await browser.startTracing(page, { categories: TRACE_CATEGORIES });
     counting = true;
     probe = (frame) => {
       t3Messages++;
@@ -211,6 +218,12 @@ async function measure(history: number, fleetAgents = 0) {
     const elapsed = (performance.now() - started) / 1000;
     counting = false;
     probe = undefined;
+    const trace = tracing ? await browser.stopTracing() : undefined;
+    if (trace && process.env.BENCH_TRACE !== "1") {
+      const file = join(process.env.BENCH_TRACE!, `transcript-history-${history}.trace.json`);
+      await writeFile(file, trace);
+      console.log(`  trace of the streaming window: ${file}`);
+    }
     if (profileDir) {
       const { profile } = await cdp.send("Profiler.stop");
       const file = join(profileDir, `transcript-history-${history}.cpuprofile`);
@@ -250,6 +263,7 @@ async function measure(history: number, fleetAgents = 0) {
       `history ${history} messages, ${agents.toLocaleString("en-US")} agents, ${STREAMING} turns streaming for ${elapsed.toFixed(0)} s (${sentAt.size} words in the open thread, ${latencies.length} painted):`,
     );
     console.log(`  renderer busy: ${((busy / elapsed) * 100).toFixed(1)} % of a core   (target < 25 %)`);
+    if (trace) console.log(`  ${costsLine(mainThreadCosts(trace.toString("utf8")), elapsed)}   (traced: figures of this run carry tracing's cost)`);
     console.log(`  renderer process CPU: ${((cpu / elapsed) * 100).toFixed(1)} % of a core (all its threads; the same on a loaded machine)`);
     console.log(`  token to pixel: p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms   (target p99 < 100 ms)`);
     console.log(
@@ -277,6 +291,7 @@ async function measure(history: number, fleetAgents = 0) {
 
 // Two histories: cost per token must not grow with the transcript. Then the fleet's own share under
 // the issue-44 load: an open 1,000-message thread and 10,000 agents in the fleet.
-for (const history of [100, 1_000]) await measure(history);
-await measure(1_000, 10_000);
+// BENCH_TRANSCRIPT_RUNS=1000,1000x10000: only these runs (history, and agents in the fleet after an x).
+const runs = (process.env.BENCH_TRANSCRIPT_RUNS ?? "100,1000,1000x10000").split(",").map((run) => run.split("x").map(Number) as [number, number?]);
+for (const [history, fleetAgents] of runs) await measure(history, fleetAgents);
 process.exit(0);
