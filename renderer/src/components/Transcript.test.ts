@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { applyDetailDelta } from "../../../shared/bridge/contract";
-import { EARLIER_IN_T3, awaitsApproval, earlierNote, newMessageWords, transcriptEntries } from "./Transcript";
+import { EARLIER_IN_T3, awaitsApproval, earlierNote, newMessageWords, streamingTail, transcriptEntries } from "./Transcript";
 
 const command = (text: string, status: "running" | "pending" | "completed"): TranscriptItem => ({
   type: "command",
@@ -60,9 +60,37 @@ describe("what a screen reader hears of the transcript", () => {
 describe("a transcript the fleet holds only the newest items of (issue 43)", () => {
   it("starts with a line that says the earlier messages are in T3, and deltas keep saying so", () => {
     const items = [command("npm test", "completed")];
-    const entries = transcriptEntries([earlierNote(items), ...items]);
+    const entries = transcriptEntries([earlierNote(items[0]!.createdAt), ...items]);
     expect(entries[0]).toMatchObject({ type: "activity", summary: EARLIER_IN_T3, createdAt: "t" });
     const detail = applyDetailDelta({ key: "e/t", items, loaded: true, error: null, earlier: true }, { key: "e/t", items: [], loaded: true, error: null });
     expect(detail.earlier).toBe(true);
+  });
+});
+
+describe("a reply streaming at the end of the transcript", () => {
+  const message = (id: string, streaming: boolean): TranscriptItem => ({
+    type: "message",
+    id,
+    runId: "r1",
+    createdAt: "t",
+    updatedAt: "t",
+    role: "assistant",
+    text: id,
+    streaming,
+  });
+
+  it("is rendered after the other entries, which stay as they were while it grows", () => {
+    const before = [message("m1", false), command("npm test", "completed")];
+    const growing = transcriptEntries([...before, message("m2", true)]);
+    const { settled, tail } = streamingTail(growing);
+    expect(tail).toMatchObject({ id: "m2", streaming: true });
+    expect(settled).toEqual(before);
+    expect(settled.every((entry, index) => entry === before[index])).toBe(true);
+  });
+
+  it("joins the others once it ends, and a streaming reply before other items stays among them", () => {
+    expect(streamingTail(transcriptEntries([message("m1", false), message("m2", false)])).tail).toBeNull();
+    const followed = transcriptEntries([message("m2", true), command("npm test", "running")]);
+    expect(streamingTail(followed)).toEqual({ settled: followed, tail: null });
   });
 });

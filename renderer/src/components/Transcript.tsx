@@ -1,10 +1,11 @@
 // The transcript: messages as markdown with the agent's activity inline, in order — commands with
 // their exit status, file changes with counts, approvals, questions and their answers, errors.
-// Cost per update is independent of the history: entries are memoized (a streaming token renders
-// one message again), only the entries in view are mounted (virtualized like the fleet tree), and
-// relative times tick on their own (RelativeTime), not through the transcript.
+// Cost per update is independent of the history: entries are memoized, only the entries in view are
+// mounted (virtualized like the fleet tree), a reply streaming at the end is rendered after them (a
+// token renders, lays out and measures that reply alone), and relative times tick on their own
+// (RelativeTime), not through the transcript.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, type ReactNode, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { memo, type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { Folded, Markdown, StreamingMarkdown } from "./Markdown";
@@ -23,9 +24,8 @@ type Entry = TranscriptItem | { type: "file-changes"; id: string; createdAt: str
 /** What stands first when the fleet holds only the thread's newest items (shared/fleet/transcript-tail.ts). */
 export const EARLIER_IN_T3 = "Earlier messages are in T3: T3 Fleet holds this thread's newest items.";
 
-/** The line that says the transcript starts after older items the fleet does not hold. */
-export function earlierNote(items: readonly TranscriptItem[]): TranscriptItem {
-  const at = items[0]?.createdAt ?? "";
+/** The line that says the transcript starts after older items the fleet does not hold; `at`: when the first item it holds was made. */
+export function earlierNote(at: string): TranscriptItem {
   return { type: "activity", id: "earlier-in-t3", kind: "earlier-in-t3", summary: EARLIER_IN_T3, tone: "info", runId: null, createdAt: at, updatedAt: at };
 }
 
@@ -149,45 +149,113 @@ const FOLLOW_SLACK_PX = 48;
 const ESTIMATED_ENTRY_PX = 72;
 
 /**
- * Only the entries in view (and a few around) are mounted. Opens at the newest entry and follows
- * new items and a growing streaming message while the reader is at the bottom; once they scroll up
- * to read, new items no longer move the view.
+ * A reply still streaming at the end of the transcript: it is rendered after the virtualized
+ * entries, so a token renders that reply alone, measures nothing and moves no other entry.
  */
-function TranscriptEntries({ entries, approvalDetails, after }: { entries: Entry[]; approvalDetails: readonly string[]; after?: ReactNode }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const following = useRef(true);
+export function streamingTail(entries: Entry[]): { settled: Entry[]; tail: Entry | null } {
+  const last = entries.at(-1);
+  return last?.type === "message" && last.streaming ? { settled: entries.slice(0, -1), tail: last } : { settled: entries, tail: null };
+}
+
+/** The same entries as the last render's, as that array: a token that grows only the tail renders no list. */
+function useSameEntries(entries: Entry[]): Entry[] {
+  const [kept, setKept] = useState(entries);
+  const same = kept === entries || (kept.length === entries.length && kept.every((entry, index) => sameEntry(entry, entries[index]!)));
+  if (!same) setKept(entries);
+  return same ? kept : entries;
+}
+
+/**
+ * The settled entries: only those in view (and a few around) are mounted, each measured once it
+ * renders. Renders again when they change or the view scrolls, not when the streaming tail grows.
+ */
+const VirtualEntries = memo(function VirtualEntries({
+  entries,
+  approvalDetails,
+  scroller,
+  resized,
+}: {
+  entries: Entry[];
+  approvalDetails: readonly string[];
+  /** The scrolling element, once it is mounted (the parent's; a ref would not be set yet when this mounts). */
+  scroller: HTMLDivElement | null;
+  /** Called once the entries' total height changed and is laid out. */
+  resized: () => void;
+}) {
   const virtualizer = useVirtualizer({
     count: entries.length,
-    getScrollElement: () => ref.current,
+    getScrollElement: () => scroller,
     estimateSize: () => ESTIMATED_ENTRY_PX,
     getItemKey: (index) => entries[index]!.id,
     overscan: 6,
   });
   const totalSize = virtualizer.getTotalSize();
-  // Entries measured or added change the total height: stay pinned to the bottom while following.
-  useLayoutEffect(() => {
-    const element = ref.current;
-    if (element && following.current) element.scrollTop = element.scrollHeight;
-  }, [entries, totalSize, after]);
-  const onScroll = () => {
-    const element = ref.current;
-    if (element) following.current = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK_PX;
-  };
+  // After the virtualizer measured entries: it moves the view by what an entry above it grew, from
+  // the offset it last saw scrolled, which may be older than the last keeping to the bottom.
+  useLayoutEffect(resized, [entries, totalSize, resized]);
   const items = virtualizer.getVirtualItems();
   const spaceAbove = items[0]?.start ?? 0;
   const spaceBelow = items.length > 0 ? totalSize - items[items.length - 1]!.end : 0;
   return (
-    // Not a live region: it would read the whole transcript again on every agent switch; new messages
-    // are announced by NewMessageAnnouncer. Focusable, so the keyboard can scroll it.
-    <div className="transcript" data-testid="transcript" role="region" aria-label="Transcript" tabIndex={0} ref={ref} onScroll={onScroll}>
+    <>
       <div style={{ height: spaceAbove }} aria-hidden="true" />
       {items.map((item) => (
-        <div key={item.key} className="transcript-entry" style={{ display: "flow-root" }} data-index={item.index} ref={virtualizer.measureElement}>
+        <div key={item.key} className="transcript-entry" data-index={item.index} ref={virtualizer.measureElement}>
           <EntryLine entry={entries[item.index]!} awaiting={awaitsApproval(entries[item.index]!, approvalDetails)} />
         </div>
       ))}
       <div style={{ height: Math.max(0, spaceBelow) }} aria-hidden="true" />
-      {after}
+    </>
+  );
+});
+
+/**
+ * Opens at the newest entry and follows new items and a growing streaming reply while the reader is
+ * at the bottom; once they scroll up to read, new items no longer move the view. Following is done
+ * when the content's size changes (a ResizeObserver runs after the frame's layout), so keeping to
+ * the bottom costs no layout of its own.
+ */
+function TranscriptEntries({ entries, approvalDetails, after }: { entries: Entry[]; approvalDetails: readonly string[]; after?: ReactNode }) {
+  // The element in a ref for what moves it, and in state for the entries, which need it once mounted.
+  const ref = useRef<HTMLDivElement | null>(null);
+  const [scroller, setScroller] = useState<HTMLDivElement | null>(null);
+  const mounted = useCallback((element: HTMLDivElement | null) => {
+    ref.current = element;
+    setScroller(element);
+  }, []);
+  const content = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  const split = streamingTail(entries);
+  const settled = useSameEntries(split.settled);
+  const keepToBottom = useCallback(() => {
+    const element = ref.current;
+    if (element && following.current) element.scrollTop = element.scrollHeight;
+  }, []);
+  useEffect(() => {
+    if (!scroller || !content.current) return;
+    const observer = new ResizeObserver(keepToBottom);
+    // The content grows, or the view shrinks (the panel above it unfolds, the window is resized).
+    observer.observe(content.current);
+    observer.observe(scroller);
+    return () => observer.disconnect();
+  }, [scroller, keepToBottom]);
+  const onScroll = () => {
+    const element = ref.current;
+    if (element) following.current = element.scrollHeight - element.scrollTop - element.clientHeight <= FOLLOW_SLACK_PX;
+  };
+  return (
+    // Not a live region: it would read the whole transcript again on every agent switch; new messages
+    // are announced by NewMessageAnnouncer. Focusable, so the keyboard can scroll it.
+    <div className="transcript" data-testid="transcript" role="region" aria-label="Transcript" tabIndex={0} ref={mounted} onScroll={onScroll}>
+      <div className="transcript-content" ref={content}>
+        <VirtualEntries entries={settled} approvalDetails={approvalDetails} scroller={scroller} resized={keepToBottom} />
+        {split.tail ? (
+          <div className="transcript-entry" data-testid="streaming-tail">
+            <EntryLine entry={split.tail} awaiting={false} />
+          </div>
+        ) : null}
+        {after}
+      </div>
     </div>
   );
 }
@@ -252,7 +320,10 @@ export const Transcript = memo(function Transcript({
 }) {
   const items = detail?.loaded ? detail.items : undefined;
   const earlier = detail?.earlier === true;
-  const entries = useMemo(() => (items ? transcriptEntries(earlier ? [earlierNote(items), ...items] : items) : []), [items, earlier]);
+  // The same note while the first item stays: a token then leaves every entry before the streaming reply as it was.
+  const startsAt = earlier ? (items?.[0]?.createdAt ?? "") : null;
+  const note = useMemo(() => (startsAt === null ? null : earlierNote(startsAt)), [startsAt]);
+  const entries = useMemo(() => (items ? transcriptEntries(note ? [note, ...items] : items) : []), [items, note]);
   const approvalDetails = useMemo(() => (awaitingApproval ? awaitingApproval.split("\n") : []), [awaitingApproval]);
   if (!items) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");

@@ -1,0 +1,65 @@
+// The open transcript while a reply streams into it: it keeps the newest words in view while the
+// reader is at the bottom, and leaves a reader who scrolled up where they are
+// (renderer/src/components/Transcript.tsx).
+import type { Locator } from "@playwright/test";
+import { agentRow, expect, test } from "./fixtures";
+
+test.use({ generations: ["upstream"] });
+
+/** How far the transcript's bottom is below its view, in px. */
+const belowView = (transcript: Locator) => transcript.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+
+test("a streaming reply stays in view at the bottom, and a reader who scrolled up is not moved", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  sim.agents.options.tokenStreaming = true;
+  const threadId = fleet.sims.createThread(sim, { title: "Long history" });
+  // More history than the view holds, appended as T3 stores it.
+  for (let index = 0; index < 80; index++) {
+    const at = sim.engine.now();
+    sim.engine.append("thread", threadId, "thread.message-sent", "provider:seed", {
+      threadId,
+      messageId: `history-${index}`,
+      role: index % 2 === 0 ? "user" : "assistant",
+      text: `Message ${index}: please change module ${index} and run the tests again.`,
+      turnId: "turn-history",
+      streaming: false,
+      createdAt: at,
+      updatedAt: at,
+    });
+  }
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
+  const transcript = page.getByTestId("transcript");
+  await expect(transcript).toContainText("Message 79");
+  await expect.poll(() => belowView(transcript)).toBeLessThanOrEqual(1);
+
+  // A reply of 800 words, word by word (about 8 s): long enough to outgrow the view many times.
+  const words = Array.from({ length: 800 }, (_, index) => `w${index}`).join(" ");
+  fleet.sims.sendMessage(sim, threadId, words);
+  const streaming = page.getByTestId("streaming-tail");
+  await expect(streaming).toContainText("w100");
+  // Followed: the newest words are in view as they arrive.
+  for (const word of ["w150", "w250"]) {
+    await expect(streaming).toContainText(word);
+    await expect.poll(() => belowView(transcript)).toBeLessThanOrEqual(1);
+  }
+
+  // The reader scrolls up to read: the reply goes on growing below, and the view stays where they put it.
+  await transcript.evaluate((element) => {
+    element.scrollTop = 200;
+    element.dispatchEvent(new Event("scroll"));
+  });
+  const grownBy = async (word: string) =>
+    expect.poll(() => sim.engine.threads.get(threadId)!.messages.some((message) => message.text.includes(word))).toBe(true);
+  await grownBy("w500");
+  await expect.poll(() => transcript.evaluate((element) => element.scrollTop)).toBe(200);
+  expect(await belowView(transcript)).toBeGreaterThan(500);
+
+  // Back at the bottom, it follows again, and the finished reply stays in view.
+  await transcript.evaluate((element) => element.scrollTo({ top: element.scrollHeight }));
+  await grownBy("w799");
+  await expect(page.getByTestId("streaming-tail")).toHaveCount(0, { timeout: 15_000 });
+  await expect(transcript.getByTestId("message-assistant").last()).toContainText("w799");
+  await expect.poll(() => belowView(transcript)).toBeLessThanOrEqual(1);
+});
