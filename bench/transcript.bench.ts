@@ -101,7 +101,12 @@ async function measure(history: number, fleetAgents = 0) {
     service.emit("event", { type: "ui.openAgent", key: `${sim.environmentId}/${open}` });
     await page.waitForFunction((count) => document.querySelectorAll('[data-testid="transcript"] .transcript-entry').length > 0 && count > 0, history);
 
-    // Page side: the first frame after each numbered word of the open thread reached the DOM.
+    // Page side: the frame that paints each numbered word of the open thread. A word that reached the
+    // DOM between frames is painted by the next frame; one that reached it inside a frame's callbacks
+    // (the page applies deltas there) by that same frame, which a frame callback requested then would
+    // miss by one. The probe's frame callback runs first in each frame (it is requested a frame ahead)
+    // and resizes a hidden box, whose ResizeObserver runs after that frame's layout: in between, a
+    // change is painted by this frame.
     await page.evaluate(() => {
       const seen: Record<number, number> = {};
       const frames: number[] = [];
@@ -109,27 +114,37 @@ async function measure(history: number, fleetAgents = 0) {
       (globalThis as unknown as { __bench: unknown }).__bench = bench;
       let highest = -1;
       let pending = false;
+      let frameAt: number | null = null;
+      const box = document.body.appendChild(document.createElement("div"));
+      box.style.cssText = "position: absolute; visibility: hidden; height: 1px; width: 1px";
+      new ResizeObserver(() => (frameAt = null)).observe(box);
       const transcript = document.querySelector('[data-testid="transcript"]')!;
+      const record = (at: number) => {
+        const messages = transcript.querySelectorAll('[data-testid="message-assistant"]');
+        const text = messages[messages.length - 1]?.textContent ?? "";
+        const match = /w(\d+)\s*$/.exec(text) ?? [...text.matchAll(/w(\d+)/g)].at(-1);
+        const index = match ? Number(match[1]) : -1;
+        for (let word = highest + 1; word <= index; word++) seen[word] = at;
+        highest = Math.max(highest, index);
+      };
       new MutationObserver(() => {
+        if (frameAt !== null) return record(frameAt);
         if (pending) return;
         pending = true;
         requestAnimationFrame(() => {
           pending = false;
-          const messages = transcript.querySelectorAll('[data-testid="message-assistant"]');
-          const text = messages[messages.length - 1]?.textContent ?? "";
-          const match = /w(\d+)\s*$/.exec(text) ?? [...text.matchAll(/w(\d+)/g)].at(-1);
-          const index = match ? Number(match[1]) : -1;
-          const at = performance.timeOrigin + performance.now();
-          for (let word = highest + 1; word <= index; word++) seen[word] = at;
-          highest = Math.max(highest, index);
+          record(performance.timeOrigin + performance.now());
         });
       }).observe(transcript, { subtree: true, childList: true, characterData: true });
       let last = performance.now();
       const frame = () => {
         const now = performance.now();
+        frameAt = performance.timeOrigin + now;
+        box.style.width = box.style.width === "1px" ? "2px" : "1px";
         frames.push(now - last);
         last = now;
         if (bench.measuring) requestAnimationFrame(frame);
+        else frameAt = null;
       };
       requestAnimationFrame(frame);
     });
