@@ -1,4 +1,4 @@
-// `npm run soak -- [--minutes N] [--seed S] [--short]`: a day at the desk, compressed (issue 23).
+// `npm run soak -- [--minutes N] [--seed S] [--short] [--snapshots DIR]`: a day at the desk, compressed (issue 23).
 // The fleet service (as `./fleet serve` runs it) and the page in Debian's Chromium against
 // simulated machines of both protocols, each in its own process, and with `--real` (which
 // `npm run soak` passes, inside scripts/realt3.sh's namespace; `npm run soak:simulated` does not)
@@ -9,10 +9,10 @@
 // service's memory, descriptors, sockets, handles and event-to-pixel p99. Prints its figures and
 // exits non-zero when a bound fails. `--short` (the 3-minute run of `npm run test:soak`) keeps the
 // count bounds and loosens the growth bounds: see bench/soak/bounds.ts.
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pLimit from "p-limit";
 import { type Delivery, messageIntent } from "../shared/fleet/delivery";
@@ -38,6 +38,7 @@ const { values } = parseArgs({
     seed: { type: "string" },
     short: { type: "boolean", default: false },
     real: { type: "boolean", default: false },
+    snapshots: { type: "string" },
   },
 });
 const minutes = Number(values.minutes);
@@ -64,6 +65,15 @@ process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 const dataDir = join(work, "data");
 const clock = new SoakClock(join(work, "clock-offset"));
 Object.assign(childEnvironment, clock.env());
+// --snapshots DIR: V8 heap snapshots of the service at the first steady sample, halfway and the last,
+// without an inspector attached (one attached stays in the heap: the two-hour run of stop 39), for
+// bench/soak/heap-compare.ts. Each is written from the service's own memory, so its RSS is spoiled.
+const snapshotDir = values.snapshots ? resolve(values.snapshots) : undefined;
+if (snapshotDir) {
+  mkdirSync(snapshotDir, { recursive: true });
+  // Every child gets the flag; only the service is ever sent the signal.
+  childEnvironment.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGWINCH --diagnostic-dir=${snapshotDir}`.trim();
+}
 if (!clock.available)
   console.log("soak: libfaketime is missing (Debian package libfaketime): the laptop's sleep will be a stall without the clock jumping an hour");
 const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json") });
@@ -428,6 +438,8 @@ const scheduled = plan.actions.map(({ atMs, action }) =>
   }),
 );
 const sampleEveryMs = Math.min(60_000, Math.max(15_000, Math.round(durationMs / 10)));
+const lastSampleAt = Math.floor(durationMs / sampleEveryMs) * sampleEveryMs;
+const snapshotsAt = [plan.steadyFromMs, Math.round((plan.steadyFromMs + lastSampleAt) / 2), lastSampleAt];
 const sender = (async () => {
   while (!stopping && Date.now() - startedAt < durationMs - 25_000) {
     if (!serviceDown) sendOne();
@@ -447,6 +459,11 @@ const sampler = (async () => {
     while (serviceDown) await sleep(250);
     if (Date.now() - startedAt > at + sampleEveryMs && at + sampleEveryMs <= durationMs) continue;
     await pageTurnFor(sample).catch((error: unknown) => problem(`sample: ${(error as Error).message}`));
+    while (snapshotDir && snapshotsAt.length > 0 && at >= snapshotsAt[0]!) {
+      snapshotsAt.shift();
+      process.kill(service.pid, "SIGWINCH");
+      log(`heap snapshot of the service asked for (in ${snapshotDir})`);
+    }
   }
 })();
 await Promise.all([...scheduled, sender, attention]);
