@@ -4,8 +4,8 @@
 // shows in the next frame with nothing added to its time, and those after it wait for that frame and
 // are applied there with the fleet's deltas (bridge-events.ts), in one store change: the window
 // renders, parses its streaming message and lays out at most twice per painted frame, never once per
-// batch (issue 44). Applying even the first in the frame would make it one render a frame, but
-// bench/transcript then measured a frame more from T3's frame to the pixel (p50 ~30 ms against ~14 ms).
+// batch (issue 44). Applying even the first in the frame measured the same in bench/transcript
+// (p50 10-11 ms from T3's frame to the pixel either way, and no clear difference in CPU).
 // A hidden window gets no frames, but then it acknowledges no batch either, so at most the feed's
 // window of batches waits.
 import type { AgentDetail, AgentDetailDelta } from "../../../shared/bridge/contract";
