@@ -9,10 +9,10 @@
 // service's memory, descriptors, sockets, handles and event-to-pixel p99. Prints its figures and
 // exits non-zero when a bound fails. `--short` (the 3-minute run of `npm run test:soak`) keeps the
 // count bounds and loosens the growth bounds: see bench/soak/bounds.ts.
-import { mkdirSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pLimit from "p-limit";
 import { type Delivery, messageIntent } from "../shared/fleet/delivery";
@@ -24,7 +24,7 @@ import { countAgents, countMessages } from "./soak/at-the-servers";
 import { SimulatedMachine, type SoakMachine } from "./soak/machines";
 import { type SendMode, type SentMessage, tally } from "./soak/messages";
 import { SoakClock } from "./soak/clock";
-import { childEnvironment, childrenOf, openConnections, procSample, serviceReport, unexpectedExits } from "./soak/processes";
+import { askHeapSnapshot, childEnvironment, childrenOf, openConnections, procSample, serviceReport, snapshotsInto, unexpectedExits } from "./soak/processes";
 import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soak/real-machines";
 import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
@@ -68,12 +68,7 @@ Object.assign(childEnvironment, clock.env());
 // --snapshots DIR: V8 heap snapshots of the service at the first steady sample, halfway and the last,
 // without an inspector attached (one attached stays in the heap: the two-hour run of stop 39), for
 // bench/soak/heap-compare.ts. Each is written from the service's own memory, so its RSS is spoiled.
-const snapshotDir = values.snapshots ? resolve(values.snapshots) : undefined;
-if (snapshotDir) {
-  mkdirSync(snapshotDir, { recursive: true });
-  // Every child gets the flag; only the service is ever sent the signal.
-  childEnvironment.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGWINCH --diagnostic-dir=${snapshotDir}`.trim();
-}
+const snapshotDir = values.snapshots ? snapshotsInto(values.snapshots) : undefined;
 if (!clock.available)
   console.log("soak: libfaketime is missing (Debian package libfaketime): the laptop's sleep will be a stall without the clock jumping an hour");
 const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json") });
@@ -461,7 +456,7 @@ const sampler = (async () => {
     await pageTurnFor(sample).catch((error: unknown) => problem(`sample: ${(error as Error).message}`));
     while (snapshotDir && snapshotsAt.length > 0 && at >= snapshotsAt[0]!) {
       snapshotsAt.shift();
-      process.kill(service.pid, "SIGWINCH");
+      askHeapSnapshot(service.pid);
       log(`heap snapshot of the service asked for (in ${snapshotDir})`);
     }
   }

@@ -8,14 +8,14 @@
 // the soak reads it (bench/soak/bounds.ts), and the least-squares line's MB per minute of the latter
 // over the second half. With `--snapshots DIR` the service writes a V8 heap snapshot there at
 // a third, two thirds and the end (compare them with bench/soak/heap-compare.ts).
-import { cpSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildRenderer } from "../renderer-build";
 import { SimulatedMachine } from "./machines";
-import { childEnvironment, ROOT, serviceReport } from "./processes";
+import { askHeapSnapshot, ROOT, serviceReport, snapshotsInto } from "./processes";
 import { between, pick, seededRng } from "./schedule";
 import { SoakService } from "./service";
 
@@ -29,12 +29,7 @@ const { values } = parseArgs({
 });
 const durationMs = Number(values.minutes) * 60_000;
 const rng = seededRng(Number(values.seed));
-const snapshotDir = values.snapshots ? resolve(values.snapshots) : undefined;
-if (snapshotDir) {
-  mkdirSync(snapshotDir, { recursive: true });
-  // Every child gets the flag; only the service is ever sent the signal.
-  childEnvironment.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGWINCH --diagnostic-dir=${snapshotDir}`.trim();
-}
+const snapshotDir = values.snapshots ? snapshotsInto(values.snapshots) : undefined;
 
 const work = await mkdtemp(join(tmpdir(), "t3-fleet-heap-churn-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
@@ -171,7 +166,7 @@ async function sampler(): Promise<void> {
     );
     while (snapshotDir && snapshotsAt.length && elapsed() >= snapshotsAt[0]! - 30_000) {
       snapshotsAt.shift();
-      process.kill(service.pid, "SIGWINCH");
+      askHeapSnapshot(service.pid);
       log("heap snapshot asked for");
     }
   }

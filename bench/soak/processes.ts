@@ -1,7 +1,7 @@
 // The soak's processes: each simulated machine and the fleet service run as child processes (so
 // they can be frozen with SIGSTOP and the service SIGKILLed), and what /proc says about them.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,6 +38,22 @@ export function endChild(child: Child, signal: NodeJS.Signals): void {
 
 /** Added to every child's environment (the soak's clock, bench/soak/clock.ts). */
 export const childEnvironment: NodeJS.ProcessEnv = {};
+
+/**
+ * Children started from now on write a V8 heap snapshot into `dir` (made absolute, created) when
+ * `askHeapSnapshot` signals them: by signal, no inspector attached (one attached stays in the heap it
+ * measures). Every child gets the flag; only the service is ever sent the signal.
+ */
+export function snapshotsInto(dir: string): string {
+  const absolute = resolve(dir);
+  mkdirSync(absolute, { recursive: true });
+  childEnvironment.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ""} --heapsnapshot-signal=SIGWINCH --diagnostic-dir=${absolute}`.trim();
+  return absolute;
+}
+
+export function askHeapSnapshot(pid: number): void {
+  process.kill(pid, "SIGWINCH");
+}
 
 /** Starts `script` under tsx and resolves with the first match of `ready` in its output. */
 export async function startTsx(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; match: RegExpMatchArray }> {
