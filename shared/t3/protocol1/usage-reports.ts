@@ -39,8 +39,10 @@ export function compactUsageReports(reports: readonly ThreadActivity[]): ThreadA
     newestByTurn.set(report.turnId, known ? newer(known, report) : report);
   }
   const kept = [...newestByTurn.values()];
-  if (kept.length <= USAGE_TURNS_KEPT) return kept;
-  const byAge = kept.filter((report) => report.turnId !== null).sort((a, b) => (newer(a, b) === a ? 1 : -1));
+  // Counted without the turnless report, which is never folded.
+  const byAge = kept.filter((report) => report.turnId !== null);
+  if (byAge.length <= USAGE_TURNS_KEPT) return kept;
+  byAge.sort((a, b) => (newer(a, b) === a ? 1 : -1));
   const folded = byAge.slice(0, byAge.length - USAGE_TURNS_KEPT);
   const processed = folded.flatMap((report) => processedOf(report) ?? []);
   // A sum past the exact range stays past it: the thread's total then reads as not reported, as before.
