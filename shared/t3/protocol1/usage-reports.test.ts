@@ -12,7 +12,7 @@ function report(turnId: string | null, index: number, processed: number): Thread
     summary: "Context window updated",
     payload: { totalProcessedTokens: processed },
     turnId,
-    createdAt: `2026-12-05T10:${String(index).padStart(2, "0")}:00.000Z`,
+    createdAt: new Date(Date.UTC(2026, 11, 5, 10, 0, index)).toISOString(),
   };
 }
 
@@ -31,5 +31,13 @@ describe("compactUsageReports", () => {
     expect(compacted[0]).toMatchObject({ turnId: "usage-of-earlier-turns", payload: { totalProcessedTokens: 30 } });
     expect(compacted).toContain(reports[0]);
     expect(compacted.at(-1)).toBe(reports.at(-1));
+  });
+
+  it("a stand-in folded again keeps its id and adds up, however many times the reports are compacted", () => {
+    let held: ThreadActivity[] = [report(null, 0, 5)];
+    for (let index = 0; index < 500; index++) held = compactUsageReports([...held, report(`turn-${index}`, index + 1, 10)]);
+    const standIn = held.find((activity) => activity.turnId === "usage-of-earlier-turns")!;
+    expect(standIn.id).toBe("usage-of-earlier-turns:report-turn-0-1");
+    expect(standIn.payload).toEqual({ totalProcessedTokens: (500 - USAGE_TURNS_KEPT) * 10 });
   });
 });

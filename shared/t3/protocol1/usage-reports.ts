@@ -49,7 +49,8 @@ export function compactUsageReports(reports: readonly ThreadActivity[]): ThreadA
   const sum = processed.length > 0 ? (sumCounts(processed) ?? Number.MAX_SAFE_INTEGER) : null;
   const oldest = folded[0]!;
   const standIn: ThreadActivity = {
-    id: `${FOLDED_TURN}:${oldest.id}`,
+    // A stand-in folded again keeps its id (else the id would grow by a prefix at every compaction).
+    id: oldest.turnId === FOLDED_TURN ? oldest.id : `${FOLDED_TURN}:${oldest.id}`,
     tone: "info",
     kind: "context-window.updated",
     summary: "Token reports of earlier turns",
