@@ -215,3 +215,45 @@ describe("the dispatcher", () => {
     expect(runs.map((run) => run.handler)).toEqual(["lookAt", "lookAt", "lookAt", "lookAt", "lookAt"]);
   });
 });
+
+describe("the inbox's next item", () => {
+  const second = agentView("second", "needs-approval", { title: "Second", pending: [{ ...APPROVAL, requestId: "req-2" }] });
+
+  it("is never an agent handled a moment ago whose view still reads 'needs you'; once its view moves on, it can be again", async () => {
+    useFleet.setState({
+      agents: new Map([
+        [asking.key, asking],
+        [second.key, second],
+      ]),
+      view: "inbox",
+    });
+    // The service answered the first approval, but its view of the agent has not reached the page yet.
+    await dispatch("agent.accept", "keys");
+    await settled();
+    expect(store().openKey).toBe(second.key);
+    await dispatch("agent.accept", "keys");
+    await settled();
+    // Nothing else needs the user: the agent closes, and the first is not opened again.
+    expect(store().openKey).toBeNull();
+    expect(sent.filter((request) => request.method === "agent.open").map((request) => request.params)).toEqual([{ key: second.key }]);
+
+    // The first agent's view arrives (answered), then it asks something new: it is the next item again.
+    const asksAgain = { ...asking, pending: [{ ...APPROVAL, requestId: "req-3" }] };
+    useFleet.setState({
+      agents: new Map([
+        [asking.key, { ...asking, status: "idle", pending: [] }],
+        [second.key, second],
+      ]),
+    });
+    useFleet.setState({
+      agents: new Map([
+        [asking.key, asksAgain],
+        [second.key, second],
+      ]),
+      openKey: second.key,
+    });
+    await dispatch("agent.accept", "keys");
+    await settled();
+    expect(store().openKey).toBe(asking.key);
+  });
+});
