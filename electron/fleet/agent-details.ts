@@ -9,6 +9,7 @@ import type { AgentDetail, AgentDetailDelta, BridgeEvent, MessageAppend } from "
 import { splitKey } from "../../shared/fleet/model";
 import type { TranscriptItem } from "../../shared/fleet/facts";
 import type { Environments } from "./environments";
+import { OPEN_REASON } from "./threads";
 
 /** What an open view was last sent, to compute the next delta. */
 interface SentDetail {
@@ -36,7 +37,7 @@ export class AgentDetails {
   openAgent(key: string, viewer: string): AgentDetail {
     const [environmentId, threadId] = splitKey(key);
     const runtime = this.environments.require(environmentId);
-    runtime.followers.follow(threadId, "open");
+    runtime.followers.follow(threadId, OPEN_REASON);
     // Others with it open get what changed up to now: the new baseline below is the same for all.
     if (this.dirty.delete(key)) this.flush(key);
     const detail = this.detail(key);
@@ -53,7 +54,7 @@ export class AgentDetails {
     const [environmentId, threadId] = splitKey(key);
     this.open.delete(key);
     this.dirty.delete(key);
-    this.environments.get(environmentId)?.followers.unfollow(threadId, "open");
+    this.environments.get(environmentId)?.followers.unfollow(threadId, OPEN_REASON);
   }
 
   /** A viewer left (its page reloaded, its tab or window closed): what it had open is closed for it. */

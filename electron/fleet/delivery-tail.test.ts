@@ -6,8 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentDetail } from "../../shared/bridge/contract";
 import type { Delivery } from "../../shared/fleet/delivery";
-import { TRANSCRIPT_TAIL_ITEMS } from "../../shared/fleet/transcript-tail";
-import { agent, pairAll, setup, until } from "./service.testkit";
+import { FOLLOWED_TAIL, OPEN_VIEW_TAIL } from "../../shared/fleet/transcript-tail";
+import { agent, followersOf, pairAll, setup, until } from "./service.testkit";
 
 describe("a delivery whose message left the transcript's tail", () => {
   it("settles answered with the turn it started, and the open view shows the tail after a note", async () => {
@@ -30,9 +30,26 @@ describe("a delivery whose message left the transcript's tail", () => {
 
     const view = (await service.request("agent.open", { key })) as AgentDetail;
     expect(view.earlier).toBe(true);
-    expect(view.items.length).toBeLessThanOrEqual(TRANSCRIPT_TAIL_ITEMS * 2);
+    expect(view.items.length).toBeLessThanOrEqual(OPEN_VIEW_TAIL.items * 2);
     expect(view.items.some((item) => item.id === sent.messageId)).toBe(false);
     expect(view.items.findLast((item) => item.type === "message")).toMatchObject({ role: "assistant", text: "Every area is explored." });
+    // Followed for the send, the thread held only what its row and the delivery rules read; open, it
+    // is read afresh, and the view gets the open view's tail.
+    // The first answer is what it held then, never an empty view while the snapshot comes.
+    expect(view.loaded).toBe(true);
+    expect(view.items.length).toBeLessThanOrEqual(FOLLOWED_TAIL.items + FOLLOWED_TAIL.trimBatch);
+    const held = () => {
+      const detail = followersOf(service, sim.environmentId).get(threadId)!.detail;
+      return detail.items.length - (detail.anchored ?? 0);
+    };
+    await until(service, () => held() > FOLLOWED_TAIL.items + FOLLOWED_TAIL.trimBatch, "the open view's tail");
+    const reopened = (await service.request("agent.open", { key })) as AgentDetail;
+    expect(reopened.items.length).toBe(held());
+    expect(reopened.items.length).toBeGreaterThanOrEqual(OPEN_VIEW_TAIL.items);
+    // Closed, it goes back to holding only what the fleet reads (if it is still followed at all).
+    await service.request("agent.close", { key });
+    const followed = followersOf(service, sim.environmentId).get(threadId);
+    if (followed) expect(held()).toBeLessThanOrEqual(FOLLOWED_TAIL.items);
     // The history's facts stay: all 200 subagents, completed.
     await until(service, () => agent(service, sim, threadId)?.subagents.length === 200, "200 subagents");
     expect(agent(service, sim, threadId)!.subagents.every((subagent) => subagent.status === "completed")).toBe(true);

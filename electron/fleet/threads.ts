@@ -3,13 +3,19 @@
 // supervisor's connection through its protocol adapter and are re-subscribed, resuming where they
 // stopped, whenever it reconnects. A new adapter (the machine now speaks another protocol) starts
 // every followed thread afresh.
+// A thread open in a view holds the view's tail; one followed only for its truth holds what its row
+// and the delivery rules read (shared/fleet/transcript-tail.ts), and is read afresh when it opens
+// if that let go of something the view shows (issue 43: the threads followed all day set the heap).
 import { noThreadFacts, type ThreadDetail } from "../../shared/fleet/facts";
+import { FOLLOWED_TAIL, OPEN_VIEW_TAIL, type TailLimits } from "../../shared/fleet/transcript-tail";
 import type { T3Error } from "../../shared/t3/errors";
 import type { ConnectionSupervisor } from "./supervisor";
 import type { ProtocolAdapter, AdapterSession, FollowedThread, Subscription } from "./t3/adapter";
 
 interface Followed {
   thread: FollowedThread;
+  /** The thread being read afresh (`readAfresh`): it replaces `thread` once its snapshot is in, so a view never sees it empty. */
+  fresh?: FollowedThread;
   /** Why it is followed: "active", "open", "delivery:<commandId>" … */
   reasons: Set<string>;
   subscription: Subscription | undefined;
@@ -46,6 +52,8 @@ export class ThreadFollowers {
       this.followed.set(threadId, entry);
     }
     entry.reasons.add(reason);
+    if (reason === OPEN_REASON && entry.thread.heldShort && !entry.fresh) this.readAfresh(threadId, entry);
+    else retainWhatItNeeds(entry);
     if (!entry.subscription && this.connection) this.subscribe(threadId, entry, this.connection);
   }
 
@@ -53,7 +61,7 @@ export class ThreadFollowers {
     const entry = this.followed.get(threadId);
     if (!entry) return;
     entry.reasons.delete(reason);
-    if (entry.reasons.size > 0) return;
+    if (entry.reasons.size > 0) return retainWhatItNeeds(entry);
     const subscription = entry.subscription;
     entry.subscription = undefined;
     this.followed.delete(threadId);
@@ -82,7 +90,25 @@ export class ThreadFollowers {
 
   private replaceAdapter(adapter: ProtocolAdapter): void {
     this.detach();
-    for (const [threadId, entry] of this.followed) entry.thread = adapter.thread(threadId);
+    for (const [threadId, entry] of this.followed) {
+      entry.thread = adapter.thread(threadId);
+      entry.fresh = undefined;
+      entry.thread.retain(limitsOf(entry));
+    }
+  }
+
+  /**
+   * A new state for the thread, read from a fresh snapshot on a stream opened again (when connected).
+   * What it held so far stays what `get` answers until the snapshot is in.
+   */
+  private readAfresh(threadId: string, entry: Followed): void {
+    const adapter = this.supervisor.adapter;
+    if (!adapter) return;
+    const subscription = entry.subscription;
+    entry.subscription = undefined;
+    subscription?.close();
+    entry.fresh = adapter.thread(threadId);
+    entry.fresh.retain(limitsOf(entry));
   }
 
   private attach(connection: AdapterSession): void {
@@ -103,9 +129,16 @@ export class ThreadFollowers {
   }
 
   private subscribe(threadId: string, entry: Followed, connection: AdapterSession): void {
-    const subscription: Subscription = connection.followThread(entry.thread, {
+    const thread = entry.fresh ?? entry.thread;
+    const subscription: Subscription = connection.followThread(thread, {
       changed: (detail) => {
-        if (this.followed.get(threadId) === entry && entry.subscription === subscription) this.onChange(threadId, detail);
+        if (this.followed.get(threadId) !== entry || entry.subscription !== subscription) return;
+        if (entry.fresh === thread) {
+          if (!detail.loaded) return;
+          entry.thread = thread;
+          entry.fresh = undefined;
+        }
+        this.onChange(threadId, detail);
       },
       skipped: (item) => {
         if (this.followed.get(threadId) === entry && entry.subscription === subscription) this.supervisor.reportSkipped(item);
@@ -128,6 +161,19 @@ export class ThreadFollowers {
   }
 }
 
+/** Why a view's thread is followed. */
+export const OPEN_REASON = "open";
+
+/** How much of its history a followed thread holds: an open view's tail only while a view has it open. */
+function limitsOf(entry: Followed): TailLimits {
+  return entry.reasons.has(OPEN_REASON) ? OPEN_VIEW_TAIL : FOLLOWED_TAIL;
+}
+
+function retainWhatItNeeds(entry: Followed): void {
+  entry.thread.retain(limitsOf(entry));
+  entry.fresh?.retain(limitsOf(entry));
+}
+
 /** A thread followed before the first connect: no facts yet; replaced when the adapter is chosen. */
 function placeholder(threadId: string): FollowedThread {
   return {
@@ -142,5 +188,7 @@ function placeholder(threadId: string): FollowedThread {
       error: null,
     }),
     markAnswered: () => {},
+    retain: () => {},
+    heldShort: false,
   };
 }

@@ -4,20 +4,56 @@
 // live heap rise for as long as the service ran. Older items stay in T3 (the view says so).
 import type { TranscriptItem } from "./facts";
 
-/** Transcript items a followed thread holds: what an open view shows. */
-export const TRANSCRIPT_TAIL_ITEMS = 400;
-/** Items let go in batches of this many, so trimming costs O(1) per item, not per event. */
-export const TRANSCRIPT_TRIM_BATCH = 200;
-/** Messages that left the tail, kept by id (text cut) so a send can still be matched to its reply. */
-export const MESSAGE_ANCHORS_KEPT = 200;
+/**
+ * How much of its history a followed thread holds. A thread open in a view holds the view's tail;
+ * one followed only to know its truth (running, blocked, a send in flight) holds what its row and
+ * the delivery rules read, so the threads the fleet follows all day, not open anywhere, fill their
+ * caps within minutes and then stay flat (issue 43; electron/fleet/threads.ts chooses).
+ */
+export interface TailLimits {
+  /** Transcript items held: what an open view shows. */
+  items: number;
+  /** Items let go in batches of this many, so trimming costs O(1) per item, not per event. */
+  trimBatch: number;
+  /** Messages that left the tail, kept by id (text cut) so a send can still be matched to its reply. */
+  anchors: number;
+  /** Per-request and per-message facts (request ends, message outcomes) of the history, newest kept. */
+  historyFacts: number;
+  /** Finished subagents of the history, newest kept (they are rows of the tree); running ones are always kept. */
+  finishedSubagents: number;
+  /** Checkpoints (one per turn): the newest turns' changes. */
+  checkpoints: number;
+  /** Protocol 2: runs, provider turns, requests, messages and subagent rows that ended, newest kept (active ones always are). */
+  settledEntries: number;
+}
+
+/** A thread open in a view. */
+export const OPEN_VIEW_TAIL: TailLimits = {
+  items: 400,
+  trimBatch: 200,
+  anchors: 200,
+  historyFacts: 500,
+  finishedSubagents: 200,
+  checkpoints: 100,
+  settledEntries: 100,
+};
+
+/**
+ * A thread followed but not open: its latest turns (the row's changes and usage read the latest),
+ * anchors for the sends of the last few turns, and every subagent the tree shows.
+ */
+export const FOLLOWED_TAIL: TailLimits = {
+  items: 40,
+  trimBatch: 40,
+  anchors: 24,
+  historyFacts: 40,
+  finishedSubagents: 200,
+  checkpoints: 2,
+  settledEntries: 8,
+};
+
 /** An anchor's text is cut to this: only whether there was text counts once it left the tail. */
 const ANCHOR_TEXT_CHARS = 64;
-/** Per-request and per-message facts (request ends, message outcomes) of the history, newest kept. */
-export const HISTORY_FACTS_KEPT = 500;
-/** Finished subagents of the history, newest kept; running ones are always kept. */
-export const FINISHED_SUBAGENTS_KEPT = 200;
-/** Checkpoints (one per turn) a followed thread holds: the newest turns' changes. */
-export const CHECKPOINTS_KEPT = 100;
 
 type Message = Extract<TranscriptItem, { type: "message" }>;
 
@@ -32,6 +68,9 @@ export class MessageAnchors {
   private readonly replyOfRun = new Map<string, string>();
   private list: Message[] | undefined;
 
+  /** How many are kept (TailLimits.anchors); lowering it lets the oldest go at the next add or `bound`. */
+  limit = OPEN_VIEW_TAIL.anchors;
+
   add(item: TranscriptItem): void {
     if (item.type !== "message" || item.role === "system" || (item.role === "assistant" && item.runId === null)) return;
     const anchor: Message = { ...item, text: item.text.length > ANCHOR_TEXT_CHARS ? item.text.slice(0, ANCHOR_TEXT_CHARS) : item.text };
@@ -42,7 +81,14 @@ export class MessageAnchors {
       this.replyOfRun.set(anchor.runId!, anchor.id);
     }
     this.anchors.set(anchor.id, anchor);
-    while (this.anchors.size > MESSAGE_ANCHORS_KEPT) {
+    this.list = undefined;
+    this.bound();
+  }
+
+  /** Lets the oldest go beyond `limit`. */
+  bound(): void {
+    if (this.anchors.size <= this.limit) return;
+    while (this.anchors.size > this.limit) {
       const oldest = this.anchors.values().next().value!;
       this.anchors.delete(oldest.id);
       if (oldest.role === "assistant" && this.replyOfRun.get(oldest.runId!) === oldest.id) this.replyOfRun.delete(oldest.runId!);

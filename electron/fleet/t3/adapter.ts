@@ -14,6 +14,7 @@ import type {
   RunningMessageMode,
   ThreadDetail,
 } from "../../../shared/fleet/facts";
+import type { TailLimits } from "../../../shared/fleet/transcript-tail";
 import type { SkippedItem } from "../../../shared/fleet/types";
 import type { T3Error } from "../../../shared/t3/errors";
 import type { EnvironmentDescriptor } from "../../../shared/t3/schemas";
@@ -85,6 +86,10 @@ export interface FollowedThread {
   detail(): ThreadDetail;
   /** A request answered by this client leaves the pending list at once (protocol 1 projections do the same). */
   markAnswered(requestId: string): void;
+  /** Holds this much of the thread's history from now on (shared/fleet/transcript-tail.ts); lower limits let go at once. */
+  retain(limits: TailLimits): void;
+  /** Something an open view shows was let go under limits lower than an open view's: only a fresh snapshot brings it back. */
+  readonly heldShort: boolean;
 }
 
 /**

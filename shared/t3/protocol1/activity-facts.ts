@@ -4,7 +4,7 @@
 // and goes on from there with the ones it holds, so these facts cover the whole history without
 // keeping it (issue 43; shared/fleet/transcript-tail.ts).
 import type { ApprovalOption, PendingRequest, Question, RequestEnd, SubagentFacts, SubagentStatus } from "../../fleet/facts";
-import { FINISHED_SUBAGENTS_KEPT, HISTORY_FACTS_KEPT, keepNewest } from "../../fleet/transcript-tail";
+import { keepNewest, type TailLimits } from "../../fleet/transcript-tail";
 import type { ThreadActivity } from "./schemas";
 import { cleanText, TEXT_LIMITS } from "../text";
 
@@ -80,9 +80,9 @@ export function copyFold(fold: ActivityFold): ActivityFold {
 const WARNING_TURNS_KEPT = 16;
 
 /** A carried fold stays compact: request ends and finished subagents of the history, newest kept. */
-export function boundFold(fold: ActivityFold): void {
-  keepNewest(fold.ends, HISTORY_FACTS_KEPT);
-  keepNewest(fold.subagents, FINISHED_SUBAGENTS_KEPT, (subagent) => subagent.status === "running");
+export function boundFold(fold: ActivityFold, limits: TailLimits): void {
+  keepNewest(fold.ends, limits.historyFacts);
+  keepNewest(fold.subagents, limits.finishedSubagents, (subagent) => subagent.status === "running");
   keepNewest(fold.warnings, WARNING_TURNS_KEPT);
 }
 

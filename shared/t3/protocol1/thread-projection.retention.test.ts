@@ -6,17 +6,18 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { TRANSCRIPT_TAIL_ITEMS, TRANSCRIPT_TRIM_BATCH } from "../../fleet/transcript-tail";
+import { FOLLOWED_TAIL, OPEN_VIEW_TAIL, type TailLimits } from "../../fleet/transcript-tail";
 import { heldBytes, longThread } from "./long-thread.testkit";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
 const recording = JSON.parse(readFileSync(resolve(fixtures, "t3-0.0.42/thread-completed.json"), "utf8")) as unknown;
 
 describe("protocol 1: a followed thread holds a bounded tail of its transcript", () => {
-  it("thousands of turns hold a bounded number of items and bytes; the history's facts stay", () => {
+  /** 3,000 turns with approvals, subagents and usage; the held size early on and at the end (trimming goes in batches). */
+  function age(limits: TailLimits) {
     const feed = longThread(recording);
     const { projection } = feed;
-    // The largest held size over a window of runs early on, and over the last one (trimming goes in batches).
+    projection.retain(limits);
     let earlyMax = 0;
     let lateMax = 0;
     for (let index = 1; index <= 3_000; index++) {
@@ -37,17 +38,10 @@ describe("protocol 1: a followed thread holds a bounded tail of its transcript",
       if (index > 900 && index <= 1_000) earlyMax = Math.max(earlyMax, heldBytes(projection));
       if (index > 3_000 - 100) lateMax = Math.max(lateMax, heldBytes(projection));
     }
-    const { items, anchored, earlier } = projection.transcript();
-    expect(earlier).toBe(true);
-    expect(items.length - anchored).toBeLessThanOrEqual(TRANSCRIPT_TAIL_ITEMS + TRANSCRIPT_TRIM_BATCH);
-    expect(projection.thread!.messages.length + projection.thread!.activities.length).toBeLessThanOrEqual(TRANSCRIPT_TAIL_ITEMS + TRANSCRIPT_TRIM_BATCH + 40);
-    expect(projection.thread!.checkpoints.length).toBeLessThanOrEqual(100);
-    // The tail is the newest items, ending with the last turn's reply.
-    expect(items.at(-1)).toMatchObject({ id: "reply-3000", type: "message" });
-    // Bounded: two thousand more turns hold no more than the first thousand did (a rough byte count).
-    expect(lateMax).toBeLessThan(400_000);
-    expect(lateMax).toBeLessThanOrEqual(earlyMax * 1.02);
+    return { projection, earlyMax, lateMax };
+  }
 
+  function expectHistoryFacts(projection: ReturnType<typeof age>["projection"]): void {
     const facts = projection.facts();
     expect(facts.pending.map((request) => request.requestId)).toEqual(["req-open"]);
     expect(facts.requestEnds?.["req-2990"]).toEqual({ how: "resolved", decision: "accept" });
@@ -62,6 +56,49 @@ describe("protocol 1: a followed thread holds a bounded tail of its transcript",
     expect(facts.usage?.contextUsed).toBe(4_000);
     expect(facts.lastTurnReported).toBe(true);
     expect(facts.changes?.at(-1)).toMatchObject({ turnCount: 3_000 });
+  }
+
+  it("open in a view: thousands of turns hold a bounded number of items and bytes; the history's facts stay", () => {
+    const { projection, earlyMax, lateMax } = age(OPEN_VIEW_TAIL);
+    const { items, anchored, earlier } = projection.transcript();
+    expect(earlier).toBe(true);
+    expect(items.length - anchored).toBeLessThanOrEqual(OPEN_VIEW_TAIL.items + OPEN_VIEW_TAIL.trimBatch);
+    expect(projection.thread!.messages.length + projection.thread!.activities.length).toBeLessThanOrEqual(OPEN_VIEW_TAIL.items + OPEN_VIEW_TAIL.trimBatch + 40);
+    expect(projection.thread!.checkpoints.length).toBeLessThanOrEqual(100);
+    // The tail is the newest items, ending with the last turn's reply.
+    expect(items.at(-1)).toMatchObject({ id: "reply-3000", type: "message" });
+    // Bounded: two thousand more turns hold no more than the first thousand did (a rough byte count).
+    expect(lateMax).toBeLessThan(400_000);
+    expect(lateMax).toBeLessThanOrEqual(earlyMax * 1.02);
+    expectHistoryFacts(projection);
+    // Nothing the view shows was let go beyond its own tail.
+    expect(projection.heldShort).toBe(false);
+  });
+
+  it("followed but not open: the same facts from a fraction of the bytes, and it says the view's tail was let go", () => {
+    const open = age(OPEN_VIEW_TAIL);
+    const followed = age(FOLLOWED_TAIL);
+    expectHistoryFacts(followed.projection);
+    expect(followed.projection.facts().pending).toEqual(open.projection.facts().pending);
+    expect(followed.projection.facts().usage).toEqual(open.projection.facts().usage);
+    expect(followed.projection.thread!.checkpoints.length).toBe(FOLLOWED_TAIL.checkpoints);
+    expect(followed.lateMax).toBeLessThan(open.lateMax / 3);
+    expect(followed.lateMax).toBeLessThanOrEqual(followed.earlyMax * 1.02);
+    expect(followed.projection.heldShort).toBe(true);
+    // Opened: the limits rise, but what was let go is not back (a fresh snapshot brings it: electron/fleet/threads.ts).
+    followed.projection.retain(OPEN_VIEW_TAIL);
+    expect(followed.projection.heldShort).toBe(true);
+  });
+
+  it("an open thread that is closed lets go of the view's tail at once", () => {
+    const { projection } = age(OPEN_VIEW_TAIL);
+    const before = heldBytes(projection);
+    projection.retain(FOLLOWED_TAIL);
+    const { items, anchored } = projection.transcript();
+    expect(items.length - anchored).toBeLessThanOrEqual(FOLLOWED_TAIL.items);
+    expect(anchored).toBeLessThanOrEqual(FOLLOWED_TAIL.anchors);
+    expect(heldBytes(projection)).toBeLessThan(before / 4);
+    expectHistoryFacts(projection);
   });
 
   it("a message that left the tail is still found by id, with its run's reply after it", () => {
@@ -69,11 +106,11 @@ describe("protocol 1: a followed thread holds a bounded tail of its transcript",
     const { projection } = feed;
     feed.message("sent-by-fleet", "user", null, "Steer: also update the changelog.");
     feed.session("running", "turn-long");
-    for (let index = 0; index < 2 * TRANSCRIPT_TAIL_ITEMS; index++)
+    for (let index = 0; index < 2 * OPEN_VIEW_TAIL.items; index++)
       feed.activity(`tool-${index}`, "tool.completed", "turn-long", { itemType: "command_execution", data: { command: "ls" } });
     feed.message("reply-long", "assistant", "turn-long", "Done, changelog updated.");
     feed.session("ready", null);
-    for (let index = 0; index < 2 * TRANSCRIPT_TAIL_ITEMS; index++)
+    for (let index = 0; index < 2 * OPEN_VIEW_TAIL.items; index++)
       feed.activity(`later-${index}`, "tool.completed", "turn-later", { itemType: "command_execution", data: { command: "ls" } });
     const { items, anchored } = projection.transcript();
     const messages = items.flatMap((item) => (item.type === "message" ? [item] : []));

@@ -10,7 +10,7 @@
 // facts cover the whole history without keeping it (issue 43).
 import { noThreadFacts, type PendingRequest, type ThreadDetailFacts, type TranscriptItem, type TurnChanges, type UsageFacts } from "../../fleet/facts";
 import { countOrNull } from "../../fleet/counts";
-import { CHECKPOINTS_KEPT, MessageAnchors, TRANSCRIPT_TAIL_ITEMS, TRANSCRIPT_TRIM_BATCH, type TranscriptBounds } from "../../fleet/transcript-tail";
+import { MessageAnchors, OPEN_VIEW_TAIL, type TailLimits, type TranscriptBounds } from "../../fleet/transcript-tail";
 import type { LatestTurn, OrchestrationEvent, OrchestrationThread, ThreadActivity, ThreadDetailSnapshot, ThreadMessage, ThreadSession } from "./schemas";
 import { runStateOfRow, sessionLost, type StreamRun } from "./facts";
 import { revertCheckpoints, turnChangesOf, upsertCheckpoint, usageOfActivities } from "./changes";
@@ -26,6 +26,10 @@ interface ActivityFacts {
 
 export class ThreadProjection {
   thread: OrchestrationThread | undefined;
+  /** How much of the history it holds (`retain`). */
+  private limits: TailLimits = OPEN_VIEW_TAIL;
+  /** Something an open view shows was let go under lower limits since the snapshot (a fresh one brings it back). */
+  heldShort = false;
   lastSequence = -1;
   private readonly messageIndex = new Map<string, number>();
   /** Requests answered through this client, resolved at once as T3's projection does. */
@@ -64,7 +68,8 @@ export class ThreadProjection {
     this.thread.messages.forEach((message, index) => this.messageIndex.set(message.id, index));
     this.latestUserAt = this.thread.messages.findLast((message) => message.role === "user")?.createdAt ?? null;
     this.thread.activities.sort(byActivityOrder);
-    this.thread.checkpoints = this.thread.checkpoints.slice(-CHECKPOINTS_KEPT);
+    this.heldShort = false;
+    this.thread.checkpoints = this.cutCheckpoints(this.thread.checkpoints);
     this.carried = emptyFold();
     this.anchors.clear();
     this.goneReplyTurns = [];
@@ -99,7 +104,7 @@ export class ThreadProjection {
         const state = event.payload.status === "error" ? "error" : event.payload.status === "missing" ? "interrupted" : "completed";
         if (thread.latestTurn?.turnId === event.payload.turnId) thread.latestTurn = { ...thread.latestTurn, state, completedAt: event.payload.completedAt };
         const { threadId: _threadId, ...checkpoint } = event.payload;
-        thread.checkpoints = upsertCheckpoint(thread.checkpoints, checkpoint).slice(-CHECKPOINTS_KEPT);
+        thread.checkpoints = this.cutCheckpoints(upsertCheckpoint(thread.checkpoints, checkpoint));
         this.changes = undefined;
         return true;
       }
@@ -111,6 +116,38 @@ export class ThreadProjection {
         return false;
     }
     return false;
+  }
+
+  /**
+   * Holds this much of the history from now on; lower limits let go at once. Higher ones cannot bring
+   * back what was let go: whether anything was is `transcript().earlier`.
+   */
+  retain(limits: TailLimits): void {
+    if (limits === this.limits) return;
+    this.limits = limits;
+    if (this.anchors.size > limits.anchors) this.noteCut();
+    this.anchors.limit = limits.anchors;
+    this.anchors.bound();
+    boundFold(this.carried, limits);
+    const thread = this.thread;
+    if (thread && thread.checkpoints.length > limits.checkpoints) {
+      thread.checkpoints = this.cutCheckpoints(thread.checkpoints);
+      this.changes = undefined;
+    }
+    this.activityFacts = undefined;
+    if (thread && thread.messages.length + thread.activities.length > limits.items) this.trim();
+  }
+
+  /** The newest checkpoints within the limits. */
+  private cutCheckpoints(checkpoints: LatestCheckpoints): LatestCheckpoints {
+    if (checkpoints.length <= this.limits.checkpoints) return checkpoints;
+    this.noteCut();
+    return checkpoints.slice(-this.limits.checkpoints);
+  }
+
+  /** Something was let go: under an open view's limits that is the tail working; under lower ones the view would miss it. */
+  private noteCut(): void {
+    if (this.limits !== OPEN_VIEW_TAIL) this.heldShort = true;
   }
 
   /** Marks a request answered by this client so it leaves the pending list before the provider confirms. */
@@ -244,6 +281,8 @@ export class ThreadProjection {
     // The active turn's latest capacity warning is the one that counts.
     const capacityWarning = activeTurnId !== null ? (fold.warnings.get(activeTurnId) ?? null) : null;
     // A session in error with no turn can take no answer (blockedByOf in ./facts.ts): nothing is pending.
+    // An answer counts while its request is pending; once T3 ends the request it is let go, so the set stays small.
+    for (const requestId of this.answered) if (!pendingAll.some((request) => request.requestId === requestId)) this.answered.delete(requestId);
     const pending = sessionLost(thread.session) ? [] : pendingAll.filter((request) => !this.answered.has(request.requestId));
     // A start failure counts only if no session has run a turn since it.
     const latestUserAt = this.latestUserAt;
@@ -311,11 +350,11 @@ export class ThreadProjection {
   /** Held items and token reports past the tail's bound (and its batch): let the oldest go. */
   private trimWhenLong(): void {
     const thread = this.thread;
-    if (thread && thread.messages.length + thread.activities.length > TRANSCRIPT_TAIL_ITEMS + TRANSCRIPT_TRIM_BATCH) this.trim();
+    if (thread && thread.messages.length + thread.activities.length > this.limits.items + this.limits.trimBatch) this.trim();
   }
 
   /**
-   * Keeps the newest TRANSCRIPT_TAIL_ITEMS items. The activities that leave are folded (in T3's
+   * Keeps the newest `limits.items` items. The activities that leave are folded (in T3's
    * order) into the carried facts, the messages into anchors; token reports are compacted to what
    * usage reads (./usage-reports.ts). Every fact reads as it would from the whole history.
    */
@@ -323,7 +362,7 @@ export class ThreadProjection {
     const thread = this.thread;
     if (!thread) return;
     const items = this.items();
-    const drop = Math.max(0, items.length - TRANSCRIPT_TAIL_ITEMS);
+    const drop = Math.max(0, items.length - this.limits.items);
     const gone = new Set<string>();
     for (const item of items.slice(0, drop)) {
       gone.add(item.id);
@@ -333,6 +372,7 @@ export class ThreadProjection {
         this.goneReplyTurns = [...this.goneReplyTurns.filter((turnId) => turnId !== item.runId), item.runId].slice(-2);
     }
     if (drop > 0) {
+      this.noteCut();
       thread.messages = thread.messages.filter((message) => !gone.has(message.id));
       this.messageIndex.clear();
       thread.messages.forEach((message, index) => this.messageIndex.set(message.id, index));
@@ -340,7 +380,7 @@ export class ThreadProjection {
         this.carried,
         thread.activities.filter((activity) => !isUsageReport(activity) && gone.has(activity.id)),
       );
-      boundFold(this.carried);
+      boundFold(this.carried, this.limits);
       this.earlier = true;
     }
     const reports = thread.activities.filter(isUsageReport);
@@ -424,6 +464,8 @@ function activityItem(activity: ThreadActivity): TranscriptItem {
     tone: activity.tone === "unknown" ? "info" : activity.tone,
   };
 }
+
+type LatestCheckpoints = OrchestrationThread["checkpoints"];
 
 /** A question and its answer read in the transcript: what was asked, and what was answered. */
 function questionSummary(kind: string, payload: Record<string, unknown>): string | null {

@@ -8,8 +8,9 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { TRANSCRIPT_TAIL_ITEMS, TRANSCRIPT_TRIM_BATCH } from "../../fleet/transcript-tail";
+import { FOLLOWED_TAIL, OPEN_VIEW_TAIL, type TailLimits } from "../../fleet/transcript-tail";
 import { detailFactsOf, transcriptOfThread } from "./facts";
+import { retainLimits } from "./retention";
 import { Thread, heldBytes } from "./long-thread.testkit";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
@@ -17,8 +18,10 @@ const recording = (name: string) => JSON.parse(readFileSync(resolve(fixtures, `t
 const recordings = { plain: recording("02-turn-plain.json"), approval: recording("03-approval.json"), failed: recording("05-fail.json") };
 
 describe("protocol 2: a followed thread holds a bounded tail of its projection", () => {
-  it("thousands of runs hold bounded lists and bytes; the history's facts stay", () => {
+  /** 2,500 runs with requests, a subagent and an error; the held size early on and at the end (trimming goes in batches). */
+  function age(limits: TailLimits) {
     const thread = new Thread(recordings);
+    retainLimits(thread.carried, limits);
     // The largest held size over a window of runs early on, and over the last one (trimming goes in batches).
     let earlyMax = 0;
     let lateMax = 0;
@@ -47,8 +50,29 @@ describe("protocol 2: a followed thread holds a bounded tail of its projection",
       if (index > 900 && index <= 1_000) earlyMax = Math.max(earlyMax, heldBytes(thread));
       if (index > 2_500 - 100) lateMax = Math.max(lateMax, heldBytes(thread));
     }
+    return { thread, earlyMax, lateMax };
+  }
+
+  /** What the fleet reads of the recent history, whatever the limits. */
+  function expectRecentFacts(thread: Thread): void {
     const { projection, carried } = thread;
-    expect(projection.turnItems.length).toBeLessThanOrEqual(TRANSCRIPT_TAIL_ITEMS + TRANSCRIPT_TRIM_BATCH + 2);
+    const facts = detailFactsOf(projection, new Set(), null, carried);
+    expect(facts.pending.map((request) => request.requestId)).toEqual(["req-open"]);
+    expect(facts.requestEnds?.["req-2490"]).toEqual({ how: "resolved", decision: "accept" });
+    expect(facts.messageOutcomes?.["msg-2500"]).toEqual({ runId: "run-2500", how: "started", queuePosition: null });
+    expect(facts.subagents).toEqual([expect.objectContaining({ id: "sub-long", status: "running", title: "Indexer" })]);
+    expect(facts.lastErrorText).not.toBeNull();
+    // The thread's tokens add up every provider turn, also those that left.
+    expect(facts.usage?.thread).toEqual({ total: 2_500 * 15, input: 2_500 * 10, cachedInput: 2_500 * 2, output: 2_500 * 5, reasoning: 2_500 });
+    expect(facts.changes?.at(-1)).toMatchObject({ turnCount: 2_500 });
+  }
+
+  it("open in a view: thousands of runs hold bounded lists and bytes; the history's facts stay", () => {
+    const { thread, earlyMax, lateMax } = age(OPEN_VIEW_TAIL);
+    const { projection, carried } = thread;
+    expectRecentFacts(thread);
+    expect(carried.heldShort).toBe(false);
+    expect(projection.turnItems.length).toBeLessThanOrEqual(OPEN_VIEW_TAIL.items + OPEN_VIEW_TAIL.trimBatch + 2);
     for (const list of [projection.runs, projection.providerTurns, projection.runtimeRequests, projection.messages, projection.checkpoints])
       expect(list.length).toBeLessThanOrEqual(300);
     expect(lateMax).toBeLessThanOrEqual(earlyMax * 1.02);
@@ -74,5 +98,15 @@ describe("protocol 2: a followed thread holds a bounded tail of its projection",
     expect(index).toBeGreaterThanOrEqual(0);
     expect(index).toBeLessThan(anchored);
     expect(messages.slice(index + 1).find((message) => message.role === "assistant" && message.runId === "run-2280")).toMatchObject({ streaming: false });
+  });
+
+  it("followed but not open: the same recent facts from a fraction of the bytes, and it says the view's tail was let go", () => {
+    const open = age(OPEN_VIEW_TAIL);
+    const followed = age(FOLLOWED_TAIL);
+    expectRecentFacts(followed.thread);
+    expect(followed.thread.projection.checkpoints.length).toBeLessThanOrEqual(FOLLOWED_TAIL.checkpoints + FOLLOWED_TAIL.trimBatch);
+    expect(followed.lateMax).toBeLessThan(open.lateMax / 3);
+    expect(followed.lateMax).toBeLessThanOrEqual(followed.earlyMax * 1.02);
+    expect(followed.thread.carried.heldShort).toBe(true);
   });
 });

@@ -7,20 +7,10 @@
 // trimmed projection together with them, so the facts read as they would from the whole history.
 import type { MessageOutcome, RequestEnd, SubagentFacts, TokenCounts, TranscriptItem } from "../../fleet/facts";
 import { sumCounts } from "../../fleet/counts";
-import {
-  CHECKPOINTS_KEPT,
-  FINISHED_SUBAGENTS_KEPT,
-  HISTORY_FACTS_KEPT,
-  MessageAnchors,
-  TRANSCRIPT_TAIL_ITEMS,
-  TRANSCRIPT_TRIM_BATCH,
-  keepNewest,
-} from "../../fleet/transcript-tail";
+import { MessageAnchors, OPEN_VIEW_TAIL, keepNewest, type TailLimits } from "../../fleet/transcript-tail";
 import { usageOfProjection } from "./changes";
 import type { ProviderTurn, ThreadProjection, TurnItem } from "./schemas";
 
-/** Runs, provider turns, requests, messages and subagent rows that ended, newest kept (the active ones always are). */
-export const SETTLED_ENTRIES_KEPT = 100;
 const SESSIONS_KEPT = 8;
 
 /** What a trimmed projection no longer holds but the fleet reads (see messageOutcomesOf, requestEndsOf, subagentsOf, detailFactsOf in ./facts.ts). */
@@ -37,6 +27,10 @@ export interface Carried {
   tokens: TokenCounts | null;
   /** Older turn items were let go. */
   earlier: boolean;
+  /** How much of the history the projection holds (`retainLimits`). */
+  limits: TailLimits;
+  /** Something an open view shows was let go under lower limits (a fresh snapshot brings it back). */
+  heldShort: boolean;
 }
 
 export function emptyCarried(): Carried {
@@ -49,7 +43,39 @@ export function emptyCarried(): Carried {
     lastErrorText: null,
     tokens: null,
     earlier: false,
+    limits: OPEN_VIEW_TAIL,
+    heldShort: false,
   };
+}
+
+/** A snapshot starts afresh: nothing carried counts, the limits stay. */
+export function freshCarried(previous: Carried): Carried {
+  const carried = emptyCarried();
+  retainLimits(carried, previous.limits);
+  return carried;
+}
+
+/** Holds this much from now on: the carried facts at once, the projection at its next trim (`trimProjection`). */
+export function retainLimits(carried: Carried, limits: TailLimits): void {
+  carried.limits = limits;
+  if (carried.anchors.size > limits.anchors) noteCut(carried);
+  carried.anchors.limit = limits.anchors;
+  carried.anchors.bound();
+  boundCarried(carried);
+}
+
+/** Something was let go: under an open view's limits that is the tail working; under lower ones the view would miss it. */
+function noteCut(carried: Carried): void {
+  if (carried.limits !== OPEN_VIEW_TAIL) carried.heldShort = true;
+}
+
+function boundCarried(carried: Carried): void {
+  const { historyFacts, finishedSubagents } = carried.limits;
+  keepNewest(carried.outcomes, historyFacts);
+  keepNewest(carried.ends, historyFacts);
+  const running = (subagent: SubagentFacts) => subagent.status === "running" || subagent.status === "pending" || subagent.status === "waiting";
+  keepNewest(carried.subagentItems, finishedSubagents, running);
+  keepNewest(carried.subagentRows, finishedSubagents, running);
 }
 
 const ENDED_RUN = new Set(["completed", "failed", "interrupted", "cancelled", "rolled_back"]);
@@ -67,16 +93,16 @@ export function addTokens(a: TokenCounts | null, b: TokenCounts | null): TokenCo
   };
 }
 
-function over(projection: ThreadProjection): boolean {
-  const slack = SETTLED_ENTRIES_KEPT + TRANSCRIPT_TRIM_BATCH;
+function over(projection: ThreadProjection, limits: TailLimits): boolean {
+  const slack = limits.settledEntries + limits.trimBatch;
   return (
-    projection.turnItems.length > TRANSCRIPT_TAIL_ITEMS + TRANSCRIPT_TRIM_BATCH ||
+    projection.turnItems.length > limits.items + limits.trimBatch ||
     projection.runs.length > slack ||
     projection.providerTurns.length > slack ||
     projection.runtimeRequests.length > slack ||
     projection.messages.length > slack ||
     projection.subagents.length > slack ||
-    projection.checkpoints.length > CHECKPOINTS_KEPT + TRANSCRIPT_TRIM_BATCH ||
+    projection.checkpoints.length > limits.checkpoints + limits.trimBatch ||
     projection.providerSessions.length > SESSIONS_KEPT * 2
   );
 }
@@ -97,20 +123,22 @@ function split<T>(entries: readonly T[], limit: number, keep: (entry: T) => bool
  * passed in (./facts.ts reads a trimmed projection with `Carried`, so it imports this file).
  */
 export function trimProjection(projection: ThreadProjection, carried: Carried, read: Readings): ThreadProjection {
-  if (!over(projection)) return projection;
+  const limits = carried.limits;
+  if (!over(projection, limits)) return projection;
+  noteCut(carried);
   const pendingRequests = new Set(projection.runtimeRequests.filter((request) => request.status === "pending").map((request) => request.id));
   const isPendingRequestItem = (item: TurnItem) =>
     (item.type === "approval_request" || item.type === "user_input_request") && (item.status === "pending" || pendingRequests.has(item.requestId));
-  const items = split(projection.turnItems, TRANSCRIPT_TAIL_ITEMS, isPendingRequestItem, (a, b) => a.ordinal - b.ordinal);
+  const items = split(projection.turnItems, limits.items, isPendingRequestItem, (a, b) => a.ordinal - b.ordinal);
   const runs = split(
     projection.runs,
-    SETTLED_ENTRIES_KEPT,
+    limits.settledEntries,
     (run) => !ENDED_RUN.has(run.status),
     (a, b) => a.ordinal - b.ordinal,
   );
-  const providerTurns = split(projection.providerTurns, SETTLED_ENTRIES_KEPT, (turn) => turn.status === "running" || turn.status === "pending", byTurnTime);
-  const requests = split(projection.runtimeRequests, SETTLED_ENTRIES_KEPT, (request) => request.status === "pending");
-  const subagents = split(projection.subagents, SETTLED_ENTRIES_KEPT, (subagent) => !ENDED_ITEM.has(subagent.status));
+  const providerTurns = split(projection.providerTurns, limits.settledEntries, (turn) => turn.status === "running" || turn.status === "pending", byTurnTime);
+  const requests = split(projection.runtimeRequests, limits.settledEntries, (request) => request.status === "pending");
+  const subagents = split(projection.subagents, limits.settledEntries, (subagent) => !ENDED_ITEM.has(subagent.status));
   const liveRuns = new Set(runs.kept.filter((run) => !ENDED_RUN.has(run.status)).map((run) => run.userMessageId));
 
   // What the entries that leave say, read from the projection that still holds them.
@@ -136,16 +164,12 @@ export function trimProjection(projection: ThreadProjection, carried: Carried, r
   for (const subagent of read.subagents({ ...projection, turnItems: [], subagents: subagents.gone })) carried.subagentRows.set(subagent.id, subagent);
   carried.tokens = addTokens(carried.tokens, usageOfProjection({ providerTurns: providerTurns.gone })?.thread ?? null);
   if (items.gone.length > 0) carried.earlier = true;
-  keepNewest(carried.outcomes, HISTORY_FACTS_KEPT);
-  keepNewest(carried.ends, HISTORY_FACTS_KEPT);
-  const running = (subagent: SubagentFacts) => subagent.status === "running" || subagent.status === "pending" || subagent.status === "waiting";
-  keepNewest(carried.subagentItems, FINISHED_SUBAGENTS_KEPT, running);
-  keepNewest(carried.subagentRows, FINISHED_SUBAGENTS_KEPT, running);
+  boundCarried(carried);
 
   // A message whose item left leaves with it (else it would read as one waiting for its run, ./facts.ts transcriptOf).
   const messages = split(
     projection.messages.filter((message) => !goneMessages.has(message.id)),
-    SETTLED_ENTRIES_KEPT,
+    limits.settledEntries,
     (message) => liveRuns.has(message.id),
   );
   return {
@@ -156,7 +180,7 @@ export function trimProjection(projection: ThreadProjection, carried: Carried, r
     runtimeRequests: requests.kept,
     subagents: subagents.kept,
     messages: messages.kept,
-    checkpoints: projection.checkpoints.slice(-CHECKPOINTS_KEPT),
+    checkpoints: projection.checkpoints.slice(-limits.checkpoints),
     providerSessions: [...projection.providerSessions].sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).slice(-SESSIONS_KEPT),
   };
 }

@@ -2,6 +2,7 @@
 // resumes where it left off (./thread-stream.ts feeds it; electron/fleet/threads.ts keeps it while it
 // follows the thread).
 import type { ThreadDetail } from "../../../../shared/fleet/facts";
+import type { TailLimits } from "../../../../shared/fleet/transcript-tail";
 import { ThreadProjection } from "../../../../shared/t3/protocol1/thread-projection";
 import type { FollowedThread } from "../adapter";
 
@@ -27,5 +28,13 @@ export class Protocol1Thread implements FollowedThread {
 
   markAnswered(requestId: string): void {
     this.projection.markAnswered(requestId);
+  }
+
+  retain(limits: TailLimits): void {
+    this.projection.retain(limits);
+  }
+
+  get heldShort(): boolean {
+    return this.projection.heldShort;
   }
 }

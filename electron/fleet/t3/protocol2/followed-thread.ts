@@ -3,7 +3,9 @@
 // what leaves it is kept as compact facts (shared/t3/protocol2/retention.ts) that its detail reads.
 import { noThreadFacts, type ThreadDetail } from "../../../../shared/fleet/facts";
 import { detailFactsOf, transcriptOfThread, trimThread } from "../../../../shared/t3/protocol2/facts";
-import { emptyCarried } from "../../../../shared/t3/protocol2/retention";
+import { pendingRequestCards } from "../../../../shared/t3/protocol2/projection";
+import { emptyCarried, freshCarried, retainLimits } from "../../../../shared/t3/protocol2/retention";
+import type { TailLimits } from "../../../../shared/fleet/transcript-tail";
 import type { ThreadProjection } from "../../../../shared/t3/protocol2/schemas";
 import type { FollowedThread } from "../adapter";
 
@@ -27,15 +29,29 @@ export class V2Thread implements FollowedThread {
     this.answered.add(requestId);
   }
 
-  /** A snapshot is the thread afresh: nothing carried from before counts. */
+  /** A snapshot is the thread afresh: nothing carried from before counts (its limits stay). */
   takeSnapshot(projection: ThreadProjection): void {
-    this.carried = emptyCarried();
+    this.carried = freshCarried(this.carried);
     this.projection = trimThread(projection, this.carried);
+  }
+
+  retain(limits: TailLimits): void {
+    retainLimits(this.carried, limits);
+    this.trim();
+  }
+
+  get heldShort(): boolean {
+    return this.carried.heldShort;
   }
 
   /** After events were applied: the projection within its bounds. */
   trim(): ThreadProjection | undefined {
     if (this.projection) this.projection = trimThread(this.projection, this.carried);
+    if (this.projection && this.answered.size > 0) {
+      // An answer counts while its request is pending; once T3 ends the request it is let go, so the set stays small.
+      const pending = new Set(pendingRequestCards(this.projection).map((card) => card.requestId));
+      for (const requestId of this.answered) if (!pending.has(requestId)) this.answered.delete(requestId);
+    }
     return this.projection;
   }
 
