@@ -550,7 +550,7 @@ console.log(
   `  notifications: ${notifications.total}, beyond one per condition ${notifications.beyondOne}${notifications.repeats.length ? ` (${notifications.repeats.join("; ")})` : ""}`,
 );
 console.log(
-  `  agents lost ${agentsAtServers.lost}, invented ${agentsAtServers.invented}; deleted on the server and still shown as ended (rows stay 5 minutes) ${agentsAtServers.shownEnded}; archived before the fleet saw them (in T3's archive, not its list) ${agentsAtServers.archivedUnseen}${agentsAtServers.examples.length ? `; ${agentsAtServers.examples.join(", ")}` : ""}`,
+  `  agents lost ${agentsAtServers.lost}, invented ${agentsAtServers.invented}; deleted on the server and still shown as ended (rows stay 5 minutes) ${agentsAtServers.shownEnded}; in T3's archive and not shown (archived before the fleet saw them, or over five minutes ago) ${agentsAtServers.archivedUnseen}${agentsAtServers.examples.length ? `; ${agentsAtServers.examples.join(", ")}` : ""}`,
 );
 console.log(
   `  service sockets at the end ${serviceSockets}; after stop (exit ${exitCode}): child processes left ${orphanChildren.length}${orphanChildren.length ? ` (${orphanChildren.join("; ")})` : ""}, open connections left ${orphanSockets}`,

@@ -44,7 +44,7 @@ export interface AgentsAtServers {
   invented: number;
   /** Deleted on the server and still shown as ended (rows stay a while). */
   shownEnded: number;
-  /** Archived before the fleet saw them: in T3's archive, not its list. */
+  /** In T3's archive and not shown: archived before the fleet saw them, or more than five minutes ago (archived threads are not agents). */
   archivedUnseen: number;
   examples: string[];
 }
@@ -70,7 +70,8 @@ export async function countAgents(
     );
     for (const threadId of live) {
       if (rows.has(threadId)) continue;
-      // T3 lists archived threads in its archive, not its thread list; the fleet shows one only if it saw it active.
+      // T3 lists archived threads in its archive, not its thread list; the fleet shows one only for a few
+      // minutes after it saw it archived (shared/fleet/model.ts LEFT_ROWS_KEPT_MS), on both protocols.
       if (archived.has(threadId)) {
         out.archivedUnseen++;
         continue;

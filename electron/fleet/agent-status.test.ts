@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Delivery } from "../../shared/fleet/delivery";
 import type { DisplayStatus } from "../../shared/fleet/types";
 import type { Generation } from "../../sim/protocol1/model";
+import { createV2Thread } from "../../sim/protocol2/fleet-hooks";
 import { agent as agentOf, pairAll, setup as setupFleet, until } from "./service.testkit";
 
 async function setup(generation: Generation = "upstream") {
@@ -55,5 +56,27 @@ describe("agent statuses from what real servers do", () => {
     await until(service, () => agentOf(service, sim, shelved)?.reason === "Archived", "archived");
     expect(agentOf(service, sim, shelved)).toMatchObject({ status: "ended", lifecycle: "archived" });
     expect(service.intent(`${sim.environmentId}/${doomed}`)).toMatchObject({ kind: "refused", reason: "This thread was deleted." });
+  });
+});
+
+describe("archived threads on protocol 2", () => {
+  it("are not agents of the fleet; one archived while watched reads ended · Archived, then leaves as on protocol 1", async () => {
+    const { sims, service } = await setupFleet(["v2"], { leftRowsKeptMs: 300 });
+    const v2 = sims.v2Servers[0]!;
+    const stored = createV2Thread(v2, { title: "Archived last month" });
+    const shelved = createV2Thread(v2, { title: "Shelved" });
+    const kept = createV2Thread(v2, { title: "Kept" });
+    v2.engine.dispatch({ type: "thread.archive", commandId: "archive-stored", threadId: stored });
+    await service.request("pair.confirm", { input: v2.pairingUrl() });
+    const agent = (threadId: string) => service.model.agent(`${v2.environmentId}/${threadId}`);
+    await until(service, () => agent(kept)?.status === "idle" && agent(shelved)?.status === "idle", "the active threads");
+    // T3's snapshot lists its archive too: the fleet leaves it out, as T3's own list does.
+    expect(agent(stored)).toBeUndefined();
+
+    v2.engine.dispatch({ type: "thread.archive", commandId: "archive-shelved", threadId: shelved });
+    await until(service, () => agent(shelved)?.reason === "Archived", "archived");
+    expect(agent(shelved)).toMatchObject({ status: "ended", lifecycle: "archived" });
+    await until(service, () => agent(shelved) === undefined, "its row gone after the rows' time");
+    expect(agent(kept)?.status).toBe("idle");
   });
 });

@@ -58,7 +58,7 @@ async function rejected(promise: Promise<unknown>): Promise<T3Error> {
 }
 
 describe("protocol-2 adapter: fleet stream", () => {
-  it("delivers a snapshot of active and archived agents with lineage, then live changes", async () => {
+  it("delivers a snapshot of the active agents with lineage (archived threads are not agents, as on protocol 1), then live changes", async () => {
     const { sim, session, fleet } = await setup();
     const parent = newThread(sim);
     const fork = sim.engine.fork(parent, "Fork of task").thread.id;
@@ -68,7 +68,7 @@ describe("protocol-2 adapter: fleet stream", () => {
     const subscription = session.subscribeFleet(second);
     cleanups.push(() => subscription.close());
     await fleet.until(() => fleet.synced === 1, "synchronized");
-    await second.until(() => second.snapshots >= 1 && second.agents.size === 3, "three agents");
+    await second.until(() => second.snapshots >= 1 && second.agents.size === 2, "two agents");
     expect(second.agent(parent)).toMatchObject({
       parent: null,
       lifecycle: "active",
@@ -76,7 +76,7 @@ describe("protocol-2 adapter: fleet stream", () => {
       capabilities: { whileRunning: ["steer", "queue"], stop: false, cancelQueued: true },
     });
     expect(second.agent(fork)?.parent).toEqual({ threadId: parent, relationship: "fork" });
-    expect(second.agent(archived)?.lifecycle).toBe("archived");
+    expect(second.agent(archived)).toBeUndefined();
     expect(second.agent(parent)?.projectTitle).toBe("Repo");
   });
 
@@ -429,16 +429,16 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
     await after.untilAgent(threadId, (agent) => agent.run.phase === "interrupted", "interrupted by restart");
   });
 
-  it("turns archive and delete into a lifecycle change and a removal", async () => {
+  it("turns archive and delete into removals that say how the thread left; unarchived, it is an agent again", async () => {
     const { sim, fleet } = await setup();
     const threadId = newThread(sim);
     await fleet.untilAgent(threadId, () => true, "appears");
     sim.engine.dispatch({ type: "thread.archive", commandId: "a-1", threadId });
-    await fleet.untilAgent(threadId, (agent) => agent.lifecycle === "archived", "archived");
+    await fleet.until(() => fleet.leftAs.get(threadId) === "archived", "removed as archived");
     sim.engine.dispatch({ type: "thread.unarchive", commandId: "a-2", threadId });
     await fleet.untilAgent(threadId, (agent) => agent.lifecycle === "active", "active again");
     sim.engine.dispatch({ type: "thread.delete", commandId: "a-3", threadId });
-    await fleet.until(() => fleet.removed.includes(threadId), "removed");
+    await fleet.until(() => fleet.leftAs.get(threadId) === "archived-or-deleted", "removed");
   });
 
   it("ends the follow of a thread the server does not know with the reason on the thread: not a connection failure", async () => {

@@ -179,9 +179,11 @@ describe("protocol-2 simulator frames against the contract", () => {
     const other = sim.engine.createThread({ projectId: project(sim), title: "Other", provider: "grok" }).thread.id;
     await fleet.untilAgent(other, () => true, "other appears");
     sim.engine.dispatch({ type: "thread.archive", commandId: "ar", threadId: other });
-    await fleet.untilAgent(other, (agent) => agent.lifecycle === "archived", "archived");
+    await fleet.until(() => fleet.leftAs.get(other) === "archived", "archived");
+    sim.engine.dispatch({ type: "thread.unarchive", commandId: "un", threadId: other });
+    await fleet.untilAgent(other, (agent) => agent.lifecycle === "active", "unarchived");
     sim.engine.dispatch({ type: "thread.delete", commandId: "de", threadId: other });
-    await fleet.until(() => fleet.removed.includes(other), "deleted");
+    await fleet.until(() => fleet.leftAs.get(other) === "archived-or-deleted", "deleted");
 
     // The unary reads, directly on a second socket of the same adapter.
     const problems: string[] = [];

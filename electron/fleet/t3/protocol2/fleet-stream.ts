@@ -79,7 +79,8 @@ export class Protocol2FleetStream implements Subscription {
   private readonly upsertRow = (threadId: string): void => {
     const shell = this.adapter.shell;
     const row = shell?.threads.get(threadId);
-    if (!shell || !row || this.ended) return;
+    // An archived thread is not an agent of the fleet (Protocol2Adapter.agentFacts).
+    if (!shell || !row || row.location === "archive" || this.ended) return;
     if (this.unexplained(row)) {
       this.failures.request(threadId, row.latestRunId, true, () => this.upsertRow(threadId));
       return;
@@ -93,7 +94,7 @@ export class Protocol2FleetStream implements Subscription {
 
   /** After a complete snapshot: reasons for the most recently updated failed rows, within the read budget. */
   private explainSnapshot(shell: ShellState): void {
-    const failed = [...shell.threads.values()].filter((row) => this.unexplained(row));
+    const failed = [...shell.threads.values()].filter((row) => row.location !== "archive" && this.unexplained(row));
     failed.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
     for (const row of failed.slice(0, this.failures.limits.perSnapshot)) this.failures.request(row.id, row.latestRunId, false, () => this.upsertRow(row.id));
   }
@@ -134,7 +135,10 @@ export class Protocol2FleetStream implements Subscription {
         const shell = adapter.shell;
         if (!shell || item.sequence <= shell.sequence) return;
         applyShellDelta(shell, item);
-        if (item.kind === "thread.updated") this.upsertRow(item.thread.id);
+        if (item.kind === "thread.updated" && item.location === "archive") {
+          adapter.forgetThread(item.thread.id);
+          listener.remove(item.thread.id, "archived");
+        } else if (item.kind === "thread.updated") this.upsertRow(item.thread.id);
         else if (item.kind === "thread.removed") {
           adapter.forgetThread(item.threadId);
           listener.remove(item.threadId, "archived-or-deleted");

@@ -13,6 +13,8 @@ import type { FleetStreamListener, ThreadStreamListener } from "../adapter";
 export class FleetRecorder extends StreamRecorder implements FleetStreamListener {
   readonly agents = new Map<string, AgentFacts>();
   readonly removed: string[] = [];
+  /** How each removed thread left, as the stream said (archived, deleted, or unsure). */
+  readonly leftAs = new Map<string, string>();
   snapshots = 0;
   synced = 0;
 
@@ -26,9 +28,10 @@ export class FleetRecorder extends StreamRecorder implements FleetStreamListener
     this.agents.set(agent.threadId, agent);
     this.changed();
   }
-  remove(threadId: string): void {
+  remove(threadId: string, lifecycle: string): void {
     this.agents.delete(threadId);
     this.removed.push(threadId);
+    this.leftAs.set(threadId, lifecycle);
     this.changed();
   }
   synchronized(): void {
