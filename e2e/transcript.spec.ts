@@ -63,3 +63,66 @@ test("a streaming reply stays in view at the bottom, and a reader who scrolled u
   await expect(transcript.getByTestId("message-assistant").last()).toContainText("w799");
   await expect.poll(() => belowView(transcript)).toBeLessThanOrEqual(1);
 });
+
+test("a long streaming paragraph settles its lines apart as it grows, and shows the lines the whole paragraph has, at any width", async ({ page, fleet }) => {
+  const sim = fleet.sims.servers[0]!;
+  sim.agents.options.tokenStreaming = true;
+  const threadId = fleet.sims.createThread(sim, { title: "Long paragraph" });
+  await fleet.pairAll();
+  await page.goto(fleet.shell.url);
+  await agentRow(page, sim.environmentId, threadId).locator(".agent-title").click();
+  // One paragraph of 900 words of uneven length, with code spans, so lines break at many places.
+  const filler = ["a", "considerably", "of", "the", "refactoring", "`npm test`", "reads", "multi-threaded", "x"];
+  const words = Array.from({ length: 900 }, (_, index) => (index % 7 === 3 ? filler[index % filler.length] : `w${index}`)).join(" ");
+  fleet.sims.sendMessage(sim, threadId, words);
+  const tail = page.getByTestId("streaming-tail");
+
+  /** The tail's lines against the same text laid out as one paragraph in its place. */
+  const compare = () =>
+    tail.evaluate((element) => {
+      /** The words under `root` grouped by the line they show on (top edge), as laid out now. */
+      const lines = (root: Element): string[] => {
+        const range = document.createRange();
+        const byTop = new Map<number, string[]>();
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+          for (const match of node.data.matchAll(/\S+/g)) {
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            const top = Math.round(range.getBoundingClientRect().top);
+            byTop.set(top, [...(byTop.get(top) ?? []), match[0]]);
+          }
+        }
+        return [...byTop.entries()].sort(([a], [b]) => a - b).map(([, words]) => words.join(" "));
+      };
+      const markdown = element.querySelector(".markdown-blocks > .markdown")!;
+      const whole = markdown.cloneNode(false) as HTMLElement;
+      const paragraph = document.createElement("p");
+      // The same inline content as one paragraph: the settled paragraphs' and the growing one's children.
+      for (const part of markdown.querySelectorAll(":scope > p")) {
+        if (paragraph.childNodes.length > 0) paragraph.append(" ");
+        paragraph.append(...[...part.childNodes].map((node) => node.cloneNode(true)));
+      }
+      whole.append(paragraph);
+      markdown.after(whole);
+      try {
+        return { settled: markdown.querySelectorAll("[data-testid=settled-lines]").length, shown: lines(markdown), whole: lines(whole) };
+      } finally {
+        whole.remove();
+      }
+    });
+
+  for (const word of ["w200", "w400"]) {
+    await expect(tail).toContainText(word);
+    const { settled, shown, whole } = await compare();
+    expect(settled, "lines settled as the paragraph grew").toBeGreaterThan(1);
+    expect(shown).toEqual(whole);
+  }
+  // Narrower: the paragraph is laid out whole again and settles afresh at the new width.
+  await page.setViewportSize({ width: 900, height: 800 });
+  await expect(tail).toContainText("w600");
+  await expect.poll(async () => (await compare()).settled).toBeGreaterThan(1);
+  const { shown, whole } = await compare();
+  expect(shown).toEqual(whole);
+  expect(shown.length).toBeGreaterThan(10);
+});

@@ -3,8 +3,9 @@ import { renderToStaticMarkup } from "react-dom/server";
 import ReactMarkdown from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { describe, expect, it } from "vitest";
-import { Markdown, StreamingMarkdown } from "./Markdown";
-import { isPlainProse, markdownBlocks, PARAGRAPH_PIECE_CHARS, paragraphPieces } from "./markdown-blocks";
+import { Markdown } from "./Markdown";
+import { ParagraphLines, StreamingMarkdown } from "./StreamingMarkdown";
+import { isParagraphCut, isPlainProse, markdownBlocks, PARAGRAPH_PIECE_CHARS, paragraphPieces } from "./markdown-blocks";
 
 /** The page as a reader sees it: React's markers between adjacent text nodes are not content. */
 const html = (element: ReactElement) => renderToStaticMarkup(element).replaceAll("<!-- -->", "");
@@ -42,6 +43,29 @@ describe("a streaming reply", () => {
     for (const length of lengths) {
       const prefix = text.slice(0, length);
       expect(html(createElement(StreamingMarkdown, { text: prefix })), `at ${length}`).toBe(wholeBlocks(prefix));
+    }
+  });
+});
+
+describe("a growing paragraph's settled lines", () => {
+  // Paragraphs with the inline constructs an agent writes, before and after where lines settle.
+  const paragraphs: [string, string][] = [
+    ["plain words", words(400)],
+    ["code spans", `${words(100)} run \`npm test\` and \`\` a\`b \`\` then ${words(200, 100)} \`x\` ${words(50, 300)}`],
+    ["emphasis and links late", `${words(200)} a [link](https://example.com) **bold ${words(100, 200)}** www.example.com end`],
+  ];
+
+  it.each(paragraphs)("render the paragraph's own content, cut into paragraphs only where a line may settle: %s", (_, text) => {
+    const whole = html(createElement(Markdown, { text }));
+    const random = seededRandom(text.length);
+    const cuts = Array.from({ length: text.length }, (_, offset) => offset).filter((offset) => isParagraphCut(text, offset));
+    expect(cuts.length, "lines may settle").toBeGreaterThan(10);
+    for (let run = 0; run < 30; run++) {
+      const ends = cuts.filter(() => random() < 0.1);
+      const lines = html(createElement("div", { className: "markdown" }, createElement(ParagraphLines, { text, ends })));
+      // The space a settled line ended at is where a line breaks anyway; the rest is the same, element for element.
+      const joined = lines.replaceAll(/<\/p><p class="(settled|growing)-lines"[^>]*>/g, " ").replace(/<p class="(settled|growing)-lines"[^>]*>/, "<p>");
+      expect(joined, `settled at ${ends.join(", ")}`).toBe(whole);
     }
   });
 });

@@ -3,13 +3,13 @@
 // (only parsed http(s) URLs; shared/bridge/contract.ts safeExternalUrl). Code is highlighted by one
 // lazily loaded highlighter (./highlighter.ts); long blocks are folded. A message is parsed when its
 // text changes (or a grammar it names arrives), never because something around it rendered.
-import { Children, Fragment, isValidElement, memo, type ReactNode, useState } from "react";
+import { Children, isValidElement, memo, type ReactNode, useState } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { safeExternalUrl } from "../../../shared/bridge/contract";
 import { dispatch } from "../state/dispatch";
 import { grammarsIn, rehypeLazyHighlight, useGrammars } from "./highlighter";
-import { isPlainProse, markdownBlocks, type ParagraphPiece, paragraphPieces } from "./markdown-blocks";
+import { isPlainProse } from "./markdown-blocks";
 
 /** Code blocks longer than this are folded behind "show all". */
 export const FOLD_LINES = 18;
@@ -70,7 +70,7 @@ export const MARKDOWN_MAX_CHARS = 60_000;
 /** How much of an overlong text shows before "show all". */
 const PLAIN_PREVIEW_CHARS = 20_000;
 
-function LongText({ text }: { text: string }) {
+export function LongText({ text }: { text: string }) {
   const [open, setOpen] = useState(false);
   return (
     <div className="markdown plain-text" data-testid="long-text">
@@ -97,30 +97,11 @@ export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return <ParsedMarkdown text={text} />;
 });
 
-/**
- * A reply still streaming: each block is its own memoized markdown, so a token re-parses only the
- * last block instead of the whole reply, and a long last paragraph only its last piece
- * (markdown-blocks.ts, paragraphPieces). Once the reply ends it renders as one document again.
- */
-export function StreamingMarkdown({ text }: { text: string }) {
-  if (text.length > MARKDOWN_MAX_CHARS) return <LongText text={text} />;
-  const blocks = markdownBlocks(text);
-  const pieces = blocks.length > 0 ? paragraphPieces(blocks[blocks.length - 1]!) : null;
-  return (
-    <div className="markdown-blocks">
-      {blocks.map((block, index) =>
-        // Blocks only grow at the end: their position is their identity.
-        index === blocks.length - 1 && pieces ? <PiecedParagraph key={index} pieces={pieces} /> : <Markdown key={index} text={block} />,
-      )}
-    </div>
-  );
-}
-
-/** Inline content only: the pieces of one paragraph share the paragraph element of PiecedParagraph. */
+/** Inline content only: the pieces of one paragraph share a paragraph element (StreamingMarkdown.tsx). */
 const INLINE_COMPONENTS: Components = { ...components, p: ({ children }) => <>{children}</> };
 
-/** One piece's inline markdown; parsed again only when its text changes (only the last piece grows). */
-const InlineMarkdown = memo(function InlineMarkdown({ text }: { text: string }) {
+/** One piece of a paragraph as inline markdown; parsed again only when its text changes. */
+export const InlineMarkdown = memo(function InlineMarkdown({ text }: { text: string }) {
   if (isPlainProse(text)) return <>{text.trimEnd()}</>;
   return (
     <ReactMarkdown remarkPlugins={REMARK_PLUGINS} rehypePlugins={REHYPE_PLUGINS} components={INLINE_COMPONENTS}>
@@ -128,23 +109,6 @@ const InlineMarkdown = memo(function InlineMarkdown({ text }: { text: string }) 
     </ReactMarkdown>
   );
 });
-
-/** A long paragraph still growing, as the same elements as the whole paragraph parsed at once. */
-function PiecedParagraph({ pieces }: { pieces: ParagraphPiece[] }) {
-  return (
-    <div className="markdown">
-      <p>
-        {pieces.map((piece, index) => (
-          // Pieces only grow at the end: their position is their identity.
-          <Fragment key={index}>
-            {piece.before}
-            <InlineMarkdown text={piece.text} />
-          </Fragment>
-        ))}
-      </p>
-    </div>
-  );
-}
 
 function ParsedMarkdown({ text }: { text: string }) {
   useGrammars(grammarsIn(text));

@@ -8,7 +8,8 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
-import { Folded, Markdown, StreamingMarkdown } from "./Markdown";
+import { Folded, Markdown } from "./Markdown";
+import { StreamingMarkdown } from "./StreamingMarkdown";
 import { MessageQueueMarker } from "./MessageQueueMarker";
 import { RelativeTime } from "./RelativeTime";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownBlocks, paragraphPieces } from "./markdown-blocks";
+import { isParagraphCut, markdownBlocks, paragraphPieces, sourceOffset } from "./markdown-blocks";
 
 describe("markdown blocks of a streaming reply", () => {
   it("splits at blank lines, but never inside fenced code", () => {
@@ -63,5 +63,37 @@ describe("pieces of a long streaming paragraph", () => {
     const closed = paragraphPieces(`${words(100)} \`a b\` ${words(500, 100)}`, 500)!;
     expect(closed.length).toBeGreaterThan(2);
     expect(closed.some((piece) => piece.text.includes("`a b`"))).toBe(true);
+  });
+});
+
+describe("where a growing paragraph's settled lines may end", () => {
+  const words = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `word${from + i}`).join(" ");
+
+  it("cuts where a piece could start: after a space, before a letter, before any construct a cut could split", () => {
+    const text = `${words(3)} 1. \`a b\` next *em ${words(3, 3)}`;
+    const at = (word: string) => text.indexOf(word);
+    expect(isParagraphCut(text, at("word1"))).toBe(true);
+    expect(isParagraphCut(text, at("1."))).toBe(false); // not before a letter: "1." could start a list
+    expect(isParagraphCut(text, at("a b") + 2)).toBe(false); // inside a code span
+    expect(isParagraphCut(text, at("next"))).toBe(true); // after a closed code span
+    expect(isParagraphCut(text, at("word3"))).toBe(false); // after "*", which may close past the cut
+    expect(isParagraphCut(text, at("ord1"))).toBe(false); // inside a word
+    expect(isParagraphCut(text, 0)).toBe(false);
+    expect(isParagraphCut(`- ${words(3)}`, 4)).toBe(false); // not a paragraph that starts with a letter
+  });
+
+  it("finds in the markdown where a prefix of the shown text ends", () => {
+    const text = "Run `npm test` and `` a`b `` then `  ` more";
+    // Shown: code spans without backticks, one space each side stripped when both have one.
+    const shown = "Run npm test and a`b then    more";
+    expect(sourceOffset(text, shown.slice(0, shown.indexOf("and")))).toBe(text.indexOf("and"));
+    expect(sourceOffset(text, shown.slice(0, shown.indexOf("then")))).toBe(text.indexOf("then"));
+    expect(sourceOffset(text, shown.slice(0, shown.indexOf("more")))).toBe(text.indexOf("more"));
+    expect(sourceOffset(text, shown)).toBe(text.length);
+    expect(sourceOffset(text, "Run npm")).toBeNull(); // inside a code span
+    expect(sourceOffset(text, "Ran")).toBeNull(); // not what the markdown says
+    expect(sourceOffset("a &amp; b c", "a & b ")).toBeNull(); // an entity comes first
+    expect(sourceOffset("a *b* c", "a b ")).toBeNull(); // emphasis comes first
+    expect(sourceOffset("an `unclosed span", "an `")).toBeNull();
   });
 });

@@ -42,19 +42,23 @@ export interface ParagraphPiece {
  */
 const SPANNING = new Set(["*", "_", "~", "[", "]", "<", "\\"]);
 
+/** A single-line paragraph that pieces or settled lines may cut: it starts with a letter. */
+export function isCuttableParagraph(block: string): boolean {
+  return !block.includes("\n") && STARTS_WITH_LETTER.test(block);
+}
+
+const STARTS_WITH_LETTER = /^\p{L}/u;
+const LETTER = /\p{L}/u;
+
 /**
- * Cuts a long single-line paragraph into pieces that parse, one by one, to the same inline content
- * as the whole, so a streaming paragraph re-parses only its last piece per token. Cuts are at spaces
- * before the first character that could open a construct reaching past a cut (code spans count only
- * once closed), and each piece starts with a letter, so no piece parses as a list, heading or code.
- * Cuts fall every PARAGRAPH_PIECE_CHARS and never move as the text grows. Null when `block` is not
- * such a paragraph (several lines can turn into a table or a setext heading) or is short.
+ * Where a cuttable paragraph may be cut so that each side parses, alone, to the same inline content
+ * as the whole: after spaces outside code spans, before a letter (so no side parses as a list,
+ * heading or code), and before the first character that could open a construct reaching past a cut
+ * (code spans count only once closed). Offsets up to `until`, in order.
  */
-export function paragraphPieces(block: string, pieceChars = PARAGRAPH_PIECE_CHARS): ParagraphPiece[] | null {
-  if (block.length <= pieceChars || block.includes("\n") || !/^\p{L}/u.test(block)) return null;
-  // Where a piece may start: after spaces outside code spans, before any spanning character.
-  const starts: number[] = [];
-  for (let index = 0; index < block.length; index++) {
+function paragraphCuts(block: string, until = block.length): number[] {
+  const cuts: number[] = [];
+  for (let index = 0; index < Math.min(until, block.length); index++) {
     const char = block[index]!;
     if (SPANNING.has(char)) break;
     if (char === "`") {
@@ -65,9 +69,25 @@ export function paragraphPieces(block: string, pieceChars = PARAGRAPH_PIECE_CHAR
       index = close + run - 1;
       continue;
     }
-    if ((char === " " || char === "\t") && block[index + 1] !== " " && block[index + 1] !== "\t" && /\p{L}/u.test(block[index + 1] ?? ""))
-      starts.push(index + 1);
+    if ((char === " " || char === "\t") && block[index + 1] !== " " && block[index + 1] !== "\t" && LETTER.test(block[index + 1] ?? "")) cuts.push(index + 1);
   }
+  return cuts;
+}
+
+/** Whether `block` (a cuttable paragraph) may be cut at `offset` (see paragraphCuts). */
+export function isParagraphCut(block: string, offset: number): boolean {
+  return offset > 0 && isCuttableParagraph(block) && paragraphCuts(block, offset).at(-1) === offset;
+}
+
+/**
+ * Cuts a long single-line paragraph into pieces that parse, one by one, to the same inline content
+ * as the whole (paragraphCuts), so a streaming paragraph re-parses only its last piece per token.
+ * Cuts fall every PARAGRAPH_PIECE_CHARS and never move as the text grows. Null when `block` is not
+ * such a paragraph (several lines can turn into a table or a setext heading) or is short.
+ */
+export function paragraphPieces(block: string, pieceChars = PARAGRAPH_PIECE_CHARS): ParagraphPiece[] | null {
+  if (block.length <= pieceChars || !isCuttableParagraph(block)) return null;
+  const starts = paragraphCuts(block);
   const pieces: ParagraphPiece[] = [];
   let start = 0;
   let before = "";
@@ -106,3 +126,35 @@ export function isPlainProse(text: string): boolean {
 }
 
 const PLAIN_PROSE = /^\p{L}[\p{L}\p{N} ,.;?!'"()-]*$/u;
+
+/**
+ * Where in a cuttable paragraph's markdown its rendered text `shown` (a prefix of what the page
+ * shows) ends, when what comes before is text a cut may follow: words and closed code spans (shown
+ * without their backticks, and without one space each side when both sides have one). Null when the
+ * two disagree, anything else comes first (an entity, a construct a cut cannot follow), or `shown`
+ * ends inside a code span.
+ */
+export function sourceOffset(block: string, shown: string): number | null {
+  let seen = 0;
+  for (let index = 0; index < block.length;) {
+    if (seen === shown.length) return index;
+    const char = block[index]!;
+    if (char === "&" || SPANNING.has(char)) return null;
+    if (char !== "`") {
+      if (shown[seen] !== char) return null;
+      seen++;
+      index++;
+      continue;
+    }
+    let run = 1;
+    while (block[index + run] === "`") run++;
+    const close = closingBackticks(block, index + run, run);
+    if (close === -1) return null;
+    const code = block.slice(index + run, close);
+    const content = code.length >= 2 && code.startsWith(" ") && code.endsWith(" ") && code.trim() !== "" ? code.slice(1, -1) : code;
+    if (shown.slice(seen, seen + content.length) !== content || seen + content.length > shown.length) return null;
+    seen += content.length;
+    index = close + run;
+  }
+  return seen === shown.length ? block.length : null;
+}
