@@ -14,6 +14,7 @@ import {
   type BridgeResults,
   type BridgeServerMessage,
 } from "../../../shared/bridge/contract";
+import { batchReceiver } from "./batch-receiver";
 
 export interface Bridge {
   request<M extends BridgeMethod>(method: M, params: BridgeParams<M>): Promise<BridgeResults[M]>;
@@ -44,16 +45,6 @@ interface PreloadBridge {
   request(method: string, params: unknown): Promise<{ ok: true; result: unknown } | { ok: false; error: { kind: string; message: string } }>;
   onEvent(listener: (event: BridgeEvent | BridgeBatch) => void): () => void;
   ack(seq: number): void;
-}
-
-/**
- * Hands a paced batch's events to the listeners, and acknowledges it from the animation frame that
- * paints what they applied (the listeners' own frame callbacks, requested first, run before): the
- * service sends the next batch then, so about one batch is in flight per painted frame (issue 44).
- */
-function receiveBatch(batch: BridgeBatch, listeners: Iterable<(event: BridgeEvent) => void>, ack: (seq: number) => void): void {
-  for (const event of batch.events) for (const listener of listeners) listener(event);
-  requestAnimationFrame(() => ack(batch.seq));
 }
 
 declare global {
@@ -147,6 +138,12 @@ function webSocketBridge(): Bridge {
       queue = [];
       connectionListeners.forEach((listener) => listener(true));
     });
+    const receiveBatch = batchReceiver(
+      () => eventListeners,
+      (seq) => {
+        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "ack", seq } satisfies BridgeAck));
+      },
+    );
     ws.addEventListener("message", (message) => {
       let parsed: BridgeServerMessage;
       try {
@@ -155,10 +152,7 @@ function webSocketBridge(): Bridge {
         return;
       }
       if (parsed.type === "event") eventListeners.forEach((listener) => listener(parsed.event));
-      else if (parsed.type === "events")
-        receiveBatch(parsed, eventListeners, (seq) => {
-          if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "ack", seq } satisfies BridgeAck));
-        });
+      else if (parsed.type === "events") receiveBatch(parsed);
       else {
         const entry = pending.get(parsed.id);
         pending.delete(parsed.id);
@@ -225,11 +219,16 @@ function preloadBridge(preload: PreloadBridge): Bridge {
       if (!answer.ok) throw new BridgeRequestError(answer.error.kind, answer.error.message);
       return answer.result as never;
     },
-    onEvent: (listener) =>
-      preload.onEvent((message) => {
-        if (message.type === "events") receiveBatch(message, [listener], (seq) => preload.ack(seq));
+    onEvent: (listener) => {
+      const receiveBatch = batchReceiver(
+        () => [listener],
+        (seq) => preload.ack(seq),
+      );
+      return preload.onEvent((message) => {
+        if (message.type === "events") receiveBatch(message);
         else listener(message);
-      }),
+      });
+    },
     onConnection: (listener) => {
       listener(true);
       return () => {};

@@ -35,7 +35,7 @@ export function startEffects(instance: Bridge): () => void {
     if (filters.environmentId && !environments.has(filters.environmentId)) store().setFilters({ environmentId: null });
   };
   // One frame callback for fleet and transcript deltas: however many batches came since the last
-  // frame, the window renders at most twice for them (detail-deltas.ts).
+  // frame, the window renders once for them (detail-deltas.ts).
   let frameRequested = false;
   let fleetDeltasDue = false;
   const flushFrame = () => {
@@ -74,9 +74,8 @@ export function startEffects(instance: Bridge): () => void {
         receiveDetail(event.detail);
         break;
       case "agent.detailDelta":
-        // The first since the last frame shows at once; those after it join the frame, requested
-        // before the batch's acknowledgement (renderer/src/bridge/client.ts), so applied before it.
-        receiveDetailDelta(event.delta, frameRequested);
+        // Applied in the frame, requested before the batch's acknowledgement (renderer/src/bridge/client.ts), so applied before it.
+        receiveDetailDelta(event.delta);
         requestFrame();
         break;
       case "delivery":

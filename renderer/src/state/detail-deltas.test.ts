@@ -1,6 +1,5 @@
-// An open agent's transcript deltas: the first since the last frame is applied at once, those after
-// it wait for the frame and are applied there as one change of the store, so however many batches
-// come between two frames the transcript renders at most twice (issue 44).
+// An open agent's transcript deltas wait for the frame and are applied there as one change of the
+// store, so however many batches come between two frames the transcript renders once (issue 44).
 import { beforeEach, describe, expect, it } from "vitest";
 import type { AgentDetail, AgentDetailDelta } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
@@ -45,35 +44,33 @@ beforeEach(() => {
 });
 
 describe("an open agent's transcript deltas", () => {
-  it("the first since the last frame applies at once; those after it wait for the frame, then apply in order as one change", () => {
+  it("wait for the frame, then apply in order as one change", () => {
     const changes = countChanges();
-    receiveDetailDelta(append(" from"), false);
-    expect(changes.count(), "the first shows at once").toBe(1);
-    expect(shownText()).toBe("Hello from");
-    receiveDetailDelta(append(" the"), true);
-    receiveDetailDelta(append(" fleet"), true);
-    expect(changes.count(), "the others wait for the frame").toBe(1);
-    expect(shownText()).toBe("Hello from");
+    receiveDetailDelta(append(" from"));
+    receiveDetailDelta(append(" the"));
+    receiveDetailDelta(append(" fleet"));
+    expect(changes.count(), "they wait for the frame").toBe(0);
+    expect(shownText()).toBe("Hello");
     flushDetailDeltas();
-    expect(changes.count(), "one change for both").toBe(2);
+    expect(changes.count(), "one change for all three").toBe(1);
     expect(shownText()).toBe("Hello from the fleet");
     flushDetailDeltas();
-    expect(changes.count(), "a frame with nothing new changes nothing").toBe(2);
+    expect(changes.count(), "a frame with nothing new changes nothing").toBe(1);
     changes.stop();
   });
 
   it("are dropped when a whole detail that holds them comes before the frame, so no text shows twice", () => {
-    receiveDetailDelta(append(" again"), true);
+    receiveDetailDelta(append(" again"));
     receiveDetail(detail("Hello again"));
-    receiveDetailDelta(append("!"), true);
+    receiveDetailDelta(append("!"));
     flushDetailDeltas();
     expect(shownText()).toBe("Hello again!");
   });
 
   it("for an agent whose transcript the window does not have change nothing", () => {
     const changes = countChanges();
-    receiveDetailDelta(append("ignored", "env-1/other"), false);
-    receiveDetailDelta(append("ignored", "env-1/other"), true);
+    receiveDetailDelta(append("ignored", "env-1/other"));
+    receiveDetailDelta(append("ignored", "env-1/other"));
     flushDetailDeltas();
     expect(changes.count()).toBe(0);
     expect(useFleet.getState().details.has("env-1/other")).toBe(false);

@@ -1,11 +1,11 @@
 // An open agent's transcript as the bridge sends it: a whole detail, or deltas on top of it. The
 // service paces what it sends by this page's frames (shared/bridge/paced-feed.ts), but two batches
-// may arrive between two frames: the first delta since the last frame is applied at once, so it
-// shows in the next frame with nothing added to its time, and those after it wait for that frame and
-// are applied there with the fleet's deltas (bridge-events.ts), in one store change: the window
-// renders, parses its streaming message and lays out at most twice per painted frame, never once per
-// batch (issue 44). Applying even the first in the frame measured the same in bench/transcript
-// (p50 10-11 ms from T3's frame to the pixel either way, and no clear difference in CPU).
+// may arrive between two frames: every delta waits for the next frame and is applied there with the
+// fleet's deltas (bridge-events.ts), in one store change, so the window renders, parses its streaming
+// message and lays out once per painted frame, never once per batch (issue 44). A delta applied at
+// once would be painted by that same next frame: waiting costs no time, and applying the first at
+// once had cost a second render in most frames (bench/transcript: renderer busy 31-37 % of a core
+// against 25 %, the fleet's own share p50 10-11 ms either way).
 // A hidden window gets no frames, but then it acknowledges no batch either, so at most the feed's
 // window of batches waits.
 import type { AgentDetail, AgentDetailDelta } from "../../../shared/bridge/contract";
@@ -21,10 +21,9 @@ export function flushDetailDeltas(): void {
   useFleet.getState().applyDetailDeltas(deltas);
 }
 
-/** Applied at once unless `frameDue` (a frame callback is requested): then held for it (`flushDetailDeltas`). */
-export function receiveDetailDelta(delta: AgentDetailDelta, frameDue: boolean): void {
-  if (frameDue) pendingDetailDeltas.push(delta);
-  else useFleet.getState().applyDetailDeltas([delta]);
+/** Held for the next frame (`flushDetailDeltas`). */
+export function receiveDetailDelta(delta: AgentDetailDelta): void {
+  pendingDetailDeltas.push(delta);
 }
 
 /**
