@@ -354,12 +354,12 @@ export class Deliveries {
         return tracked.delivery;
       }
       if (tracked.delivery.state === "sending" || tracked.delivery.state === "uncertain") this.update(tracked, { state: "accepted" });
-      const followed = runtime?.followers.get(tracked.threadId);
       // T3 resolves an answered request at once; so does the fleet, before the provider confirms.
-      if (followed && tracked.delivery.requestId && (tracked.delivery.kind === "approval" || tracked.delivery.kind === "input")) {
-        followed.thread.markAnswered(tracked.delivery.requestId);
+      if (tracked.delivery.requestId && (tracked.delivery.kind === "approval" || tracked.delivery.kind === "input")) {
+        runtime?.followers.markAnswered(tracked.threadId, tracked.delivery.requestId);
       }
-      if (followed) this.observe(tracked, followed.thread.detail());
+      const followed = runtime?.followers.get(tracked.threadId);
+      if (followed) this.observe(tracked, followed.detail);
     } catch (error) {
       // The thread already shows the message (T3 may stream it before it answers the dispatch): a
       // late or lost answer changes nothing about what was seen.

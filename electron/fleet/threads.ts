@@ -79,6 +79,16 @@ export class ThreadFollowers {
     return entry && { detail: entry.thread.detail(), thread: entry.thread };
   }
 
+  /**
+   * A request this client answered leaves the thread's pending list at once, in the state it holds
+   * and in the one being read afresh, which would otherwise show it pending again once it takes over.
+   */
+  markAnswered(threadId: string, requestId: string): void {
+    const entry = this.followed.get(threadId);
+    entry?.thread.markAnswered(requestId);
+    entry?.fresh?.markAnswered(requestId);
+  }
+
   get size(): number {
     return this.followed.size;
   }
