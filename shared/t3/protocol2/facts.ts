@@ -178,7 +178,7 @@ export function agentFactsOfRow(row: ShellRow, shell: ShellState, features: Serv
     runtimeMode: row.runtimeMode,
     interactionMode: row.interactionMode,
     parent: parentOf(row),
-    lifecycle: row.deleted ? "deleted" : row.location === "archive" ? "archived" : "active",
+    lifecycle: row.deleted ? "deleted" : "active",
     run,
     activeRunId: row.activeRunId,
     blockedBy:

@@ -49,7 +49,10 @@ export function applyThreadEvent(projection: ThreadProjection, event: DomainEven
 
 export interface ShellState {
   sequence: number;
-  /** Active and archived rows by thread id; each row says where it lives. */
+  /**
+   * The active threads' rows by id. Archived ones are not agents of the fleet (T3's own list and
+   * protocol 1's shell leave them out), so none is kept: a month of archive would be rows held all day.
+   */
   threads: Map<string, ShellRow>;
   projects: Map<string, ShellSnapshotV2["projects"][number]>;
 }
@@ -57,10 +60,6 @@ export interface ShellState {
 export function shellFromSnapshot(snapshot: ShellSnapshotV2): ShellState {
   const threads = new Map<string, ShellRow>();
   for (const row of snapshot.threads) threads.set(row.id, row);
-  for (const row of snapshot.archivedThreads) {
-    row.location = "archive";
-    threads.set(row.id, row);
-  }
   return { sequence: snapshot.snapshotSequence, threads, projects: new Map(snapshot.projects.map((project) => [project.id, project])) };
 }
 
@@ -97,13 +96,13 @@ export function applyShellMetadata(state: ShellState, snapshot: ShellSnapshotV2)
   return changed;
 }
 
-/** Applies one shell change in place. An unknown location is treated as active (the safer view). */
+/** Applies one shell change in place: a thread updated into the archive leaves. An unknown location is treated as active (the safer view). */
 export function applyShellDelta(state: ShellState, delta: ShellDeltaV2): void {
   state.sequence = Math.max(state.sequence, delta.sequence);
   switch (delta.kind) {
     case "thread.updated":
-      delta.thread.location = delta.location === "archive" ? "archive" : "active";
-      state.threads.set(delta.thread.id, delta.thread);
+      if (delta.location === "archive") state.threads.delete(delta.thread.id);
+      else state.threads.set(delta.thread.id, delta.thread);
       return;
     case "thread.removed":
       state.threads.delete(delta.threadId);

@@ -46,7 +46,7 @@ export const ThreadShellV2 = z.object({
 });
 export type ThreadShellV2 = z.infer<typeof ThreadShellV2>;
 
-/** A shell row as the adapter keeps it. `location` is the list the row is in (set by the shell state). */
+/** A shell row as the adapter keeps it: an active thread of the shell (projection.ts ShellState). */
 export interface ShellRow {
   readonly id: string;
   readonly projectId: string;
@@ -77,7 +77,6 @@ export interface ShellRow {
   readonly updatedAt: string;
   /** When T3's own snooze ends (threadSnooze); null when the thread is not snoozed on the server. */
   readonly snoozedUntil: string | null;
-  location: "active" | "archive";
 }
 
 /**
@@ -137,7 +136,6 @@ export function compactShellRow(row: ThreadShellV2): ShellRow {
     latestUserMessageAt: times.intern(row.latestUserMessageAt),
     updatedAt: times.intern(row.updatedAt),
     snoozedUntil: times.intern(row.snoozedUntil ?? null),
-    location: "active",
   };
 }
 

@@ -59,7 +59,7 @@ async function rejected(promise: Promise<unknown>): Promise<T3Error> {
 
 describe("protocol-2 adapter: fleet stream", () => {
   it("delivers a snapshot of the active agents with lineage (archived threads are not agents, as on protocol 1), then live changes", async () => {
-    const { sim, session, fleet } = await setup();
+    const { sim, adapter, session, fleet } = await setup();
     const parent = newThread(sim);
     const fork = sim.engine.fork(parent, "Fork of task").thread.id;
     const archived = newThread(sim);
@@ -77,6 +77,7 @@ describe("protocol-2 adapter: fleet stream", () => {
     });
     expect(second.agent(fork)?.parent).toEqual({ threadId: parent, relationship: "fork" });
     expect(second.agent(archived)).toBeUndefined();
+    expect(adapter.shell?.threads.has(archived), "no archived row is kept").toBe(false);
     expect(second.agent(parent)?.projectTitle).toBe("Repo");
   });
 
@@ -430,13 +431,15 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
   });
 
   it("turns archive and delete into removals that say how the thread left; unarchived, it is an agent again", async () => {
-    const { sim, fleet } = await setup();
+    const { sim, adapter, fleet } = await setup();
     const threadId = newThread(sim);
     await fleet.untilAgent(threadId, () => true, "appears");
     sim.engine.dispatch({ type: "thread.archive", commandId: "a-1", threadId });
     await fleet.until(() => fleet.leftAs.get(threadId) === "archived", "removed as archived");
+    expect(adapter.shell?.threads.has(threadId), "its row is let go").toBe(false);
     sim.engine.dispatch({ type: "thread.unarchive", commandId: "a-2", threadId });
     await fleet.untilAgent(threadId, (agent) => agent.lifecycle === "active", "active again");
+    expect(adapter.shell?.threads.has(threadId)).toBe(true);
     sim.engine.dispatch({ type: "thread.delete", commandId: "a-3", threadId });
     await fleet.until(() => fleet.leftAs.get(threadId) === "archived-or-deleted", "removed");
   });

@@ -185,14 +185,14 @@ export class Protocol2Adapter implements ProtocolAdapter, FleetState, ThreadStre
   }
 
   /**
-   * The agents of the shell: its active threads. Archived ones are not agents of the fleet, as T3's
-   * own list and protocol 1's shell leave them out; one archived while watched shows so for a few
-   * minutes (./fleet-stream.ts), then leaves, as on protocol 1.
+   * The agents of the shell: its active threads (the shell keeps no archived one: archived threads
+   * are not agents of the fleet, as T3's own list and protocol 1's shell leave them out); one
+   * archived while watched shows so for a few minutes (./fleet-stream.ts), then leaves, as on protocol 1.
    */
   agentFacts(): AgentFacts[] {
     const shell = this.shell;
     if (!shell) return [];
-    return [...shell.threads.values()].filter((row) => row.location !== "archive").map((row) => agentFactsOfRow(row, shell, this.features));
+    return [...shell.threads.values()].map((row) => agentFactsOfRow(row, shell, this.features));
   }
 }
 

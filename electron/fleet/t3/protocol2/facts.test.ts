@@ -18,19 +18,15 @@ const shell: ShellState = shellFromSnapshot(snapshot);
 const baseRow = snapshot.threads[0]!;
 const features = { settle: true, snooze: true };
 
-/** The engine's row with wire fields overridden, decoded and placed in the shell's active or archived list. */
-function row(overrides: Record<string, unknown>, location: "active" | "archive" = "active"): ShellRow {
+/** The engine's row with wire fields overridden, decoded as a row of the shell's active list. */
+function row(overrides: Record<string, unknown>): ShellRow {
   const wire = { ...engine.shellRow(state), ...overrides };
-  const decoded = ShellSnapshotV2.parse({
-    ...engine.shellSnapshot(),
-    threads: location === "active" ? [wire] : [],
-    archivedThreads: location === "archive" ? [wire] : [],
-  });
+  const decoded = ShellSnapshotV2.parse({ ...engine.shellSnapshot(), threads: [wire] });
   return shellFromSnapshot(decoded).threads.get(wire.id as string)!;
 }
 
-function facts(overrides: Record<string, unknown>, location: "active" | "archive" = "active"): ScenarioInput["facts"] {
-  return [agentFactsOfRow(row(overrides, location), shell, features)];
+function facts(overrides: Record<string, unknown>): ScenarioInput["facts"] {
+  return [agentFactsOfRow(row(overrides), shell, features)];
 }
 
 const runId = "run:thread:t1:ordinal:1";
@@ -128,11 +124,12 @@ function protocol2Scenario(situation: StatusSituation): ScenarioInput | undefine
           pendingBackgroundTasks: [{ taskId: "bg", description: "Background test watcher" }],
         }),
       };
-    case "archived":
-      return { facts: facts({ archivedAt: at }, "archive") };
     case "deleted":
       return { facts: facts({ deletedAt: at }) };
-    // Protocol 2 has no ready-without-run gap (a run exists from the dispatch) and no session stop.
+    // Protocol 2 says a thread is archived by the list it moves to, not by a row: the shell keeps no
+    // archived row, and the adapter removes the thread as archived (adapter.test.ts, agent-status.test.ts).
+    // It has no ready-without-run gap either (a run exists from the dispatch), and no session stop.
+    case "archived":
     case "ready-gap-before-first-turn":
     case "session-stopped":
       return undefined;

@@ -79,8 +79,7 @@ export class Protocol2FleetStream implements Subscription {
   private readonly upsertRow = (threadId: string): void => {
     const shell = this.adapter.shell;
     const row = shell?.threads.get(threadId);
-    // An archived thread is not an agent of the fleet (Protocol2Adapter.agentFacts).
-    if (!shell || !row || row.location === "archive" || this.ended) return;
+    if (!shell || !row || this.ended) return;
     if (this.unexplained(row)) {
       this.failures.request(threadId, row.latestRunId, true, () => this.upsertRow(threadId));
       return;
@@ -94,7 +93,7 @@ export class Protocol2FleetStream implements Subscription {
 
   /** After a complete snapshot: reasons for the most recently updated failed rows, within the read budget. */
   private explainSnapshot(shell: ShellState): void {
-    const failed = [...shell.threads.values()].filter((row) => row.location !== "archive" && this.unexplained(row));
+    const failed = [...shell.threads.values()].filter((row) => this.unexplained(row));
     failed.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
     for (const row of failed.slice(0, this.failures.limits.perSnapshot)) this.failures.request(row.id, row.latestRunId, false, () => this.upsertRow(row.id));
   }
