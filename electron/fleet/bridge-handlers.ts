@@ -125,7 +125,7 @@ export function bridgeHandlers(deps: BridgeHandlerDeps): BridgeHandlers {
     "agent.unreview": (p) => recorded(p.key, { kind: "unreviewed" }, reviews.unreview(p.key, p.turnCount)),
     "agent.snooze": (p) => recorded(p.key, { kind: "snoozed", until: p.until === null ? null : Date.parse(p.until) }, deps.snoozes.snooze(p.key, p.until)),
     "agent.unsnooze": (p) => recorded(p.key, { kind: "unsnoozed" }, deps.snoozes.unsnooze(p.key)),
-    "handled.list": (p) => ({ entries: handled.since(p.since) }),
+    "handled.list": (p) => handled.since(p.since),
     "agent.diff": (p) => deps.diffs.read(p.key, p.scope),
     "agent.createChoices": (p) => deps.creations.choices(p.environmentId),
     "agent.create": (p) => {

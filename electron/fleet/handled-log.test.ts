@@ -3,7 +3,9 @@
 // and every action the fleet carried out is listed with its agent and machine, newest first.
 import { describe, expect, it } from "vitest";
 import type { BridgeEvent, BridgeResults } from "../../shared/bridge/contract";
-import { handledWords, startOfLocalDay } from "../../shared/fleet/handled";
+import { HANDLED_KEPT, handledWords, startOfLocalDay } from "../../shared/fleet/handled";
+import type { FleetModel } from "../../shared/fleet/model";
+import { HandledLog } from "./handled-log";
 import type { SimServer } from "../../sim/protocol1/server";
 import { agent, pairAll, setup, until } from "./service.testkit";
 
@@ -95,6 +97,41 @@ describe("undo and the handled log", () => {
       `Approved “npm test” for Deploy on ${sim.label}`,
     ]);
     expect(published.map((event) => event.type === "handled" && event.entry.id)).toEqual(entries.map((entry) => entry.id).reverse());
-    expect((await service.request("handled.list", { since: Date.now() + 60_000 })) as BridgeResults["handled.list"]).toEqual({ entries: [] });
+    expect((await service.request("handled.list", { since: Date.now() + 60_000 })) as BridgeResults["handled.list"]).toEqual({ entries: [], letGo: 0 });
+  });
+});
+
+describe("the handled log's bound", () => {
+  const QUARTER_HOUR = 15 * 60_000;
+  const midnight = Date.UTC(2026, 11, 5);
+  const logAt = (clock: { now: number }) =>
+    new HandledLog(
+      { agent: () => undefined, environment: () => undefined } as unknown as FleetModel,
+      () => {},
+      () => clock.now,
+    );
+
+  it("keeps the newest entries and says how many of the day it let go, never losing them silently", () => {
+    const clock = { now: midnight - QUARTER_HOUR };
+    const log = logAt(clock);
+    // Yesterday's last quarter hour, then a busy day: a minute apart.
+    for (let index = 0; index < 10; index++) log.record(`env-1/thread-${index}`, { kind: "acknowledged" });
+    clock.now = midnight;
+    for (let index = 0; index < HANDLED_KEPT + 40; index++, clock.now += 60_000) log.record(`env-1/today-${index}`, { kind: "acknowledged" });
+    const today = log.since(midnight);
+    expect(today.entries).toHaveLength(HANDLED_KEPT);
+    expect(today.entries[0]!.key, "newest first").toBe(`env-1/today-${HANDLED_KEPT + 39}`);
+    // 50 let go in all: yesterday's 10 and today's first 40; today's list counts only its own.
+    expect(today.letGo).toBe(40);
+    expect(log.since(midnight - QUARTER_HOUR).letGo).toBe(50);
+  });
+
+  it("lets go of entries older than two days without counting them as the day's", () => {
+    const clock = { now: midnight };
+    const log = logAt(clock);
+    log.record("env-1/thread-1", { kind: "acknowledged" });
+    clock.now += 49 * 3_600_000;
+    log.record("env-1/thread-2", { kind: "acknowledged" });
+    expect(log.since(0)).toMatchObject({ entries: [{ key: "env-1/thread-2" }], letGo: 0 });
   });
 });

@@ -439,7 +439,8 @@ export interface BridgeResults {
   "agent.snooze": { key: string; onServer: "snoozed" | "local"; until: string | null; note: string | null };
   /** "unsnoozed": T3 woke the thread it held snoozed; "local": T3 held no snooze (or could not be asked, `note` says why). */
   "agent.unsnooze": { key: string; onServer: "unsnoozed" | "local"; note: string | null };
-  "handled.list": { entries: HandledEntry[] };
+  /** `letGo`: entries done since then that the log no longer keeps (it keeps HANDLED_KEPT). */
+  "handled.list": { entries: HandledEntry[]; letGo: number };
   "agent.diff": AgentDiff;
   "agent.createChoices": CreateChoices;
   "agent.create": Creation;

@@ -22,6 +22,19 @@ export type HandledAction =
   | { kind: "unsnoozed" }
   | { kind: "stopped" };
 
+/**
+ * How many entries the "handled today" list keeps: a heavy day's worth (about 100 KB). Older ones of
+ * the day are let go and counted, and the list says how many (electron/fleet/handled-log.ts).
+ */
+export const HANDLED_KEPT = 500;
+
+/** What the list says of the day's entries it no longer keeps; null when it let none go. */
+export function letGoWords(letGo: number): string | null {
+  if (letGo <= 0) return null;
+  const entries = letGo === 1 ? "1 earlier entry" : `${letGo.toLocaleString("en-US")} earlier entries`;
+  return `${entries} of today not kept: the list keeps the newest ${HANDLED_KEPT.toLocaleString("en-US")}.`;
+}
+
 export interface HandledEntry {
   /** Unique within the log. */
   id: string;

@@ -1,7 +1,7 @@
 // "Handled today" (issue 25 point 2): what the user did to agents since local midnight, newest
 // first, as the fleet service keeps it (so it survives a reload of the window). Each entry opens
 // its agent, while the fleet still has it.
-import { handledWords } from "../../../shared/fleet/handled";
+import { handledWords, letGoWords } from "../../../shared/fleet/handled";
 import { dispatch } from "../state/dispatch";
 import { useFleetFacts } from "../state/fleet-facts";
 import { focusTargets } from "../state/focus";
@@ -18,6 +18,7 @@ function openEntry(key: string): void {
 
 export function HandledToday() {
   const handled = useFleet((s) => s.handled);
+  const letGo = useFleet((s) => s.handledLetGo);
   const { agents } = useFleetFacts();
   return (
     <ListDialog title="Handled today" testId="handled-today">
@@ -57,6 +58,11 @@ export function HandledToday() {
           })}
         </ol>
       )}
+      {handled !== null && letGo > 0 ? (
+        <p className="hint" data-testid="handled-let-go">
+          {letGoWords(letGo)}
+        </p>
+      ) : null}
       <PlaceError place="handled" />
     </ListDialog>
   );

@@ -9,7 +9,7 @@ export const handledList = {
   /** Reads today's list (since local midnight) from the service. */
   async load(): Promise<void> {
     const result = await run("handled", () => requireBridge().request("handled.list", { since: startOfLocalDay(Date.now()) }));
-    if (result) useFleet.getState().setHandled(result.entries);
+    if (result) useFleet.getState().setHandled(result.entries, result.letGo);
   },
 
   received(entry: HandledEntry): void {

@@ -3,7 +3,7 @@
 // "handled today" list as the service keeps it, and which list is open. Named actions only.
 import type { StateCreator } from "zustand";
 import type { ApprovalDecision } from "../../../../shared/fleet/facts";
-import type { HandledEntry } from "../../../../shared/fleet/handled";
+import { HANDLED_KEPT, type HandledEntry } from "../../../../shared/fleet/handled";
 import type { FleetState } from "../store";
 
 /** How an action is taken back: only what T3 (or the window) can reverse. */
@@ -36,12 +36,14 @@ export interface ActionsSlice {
   confirming: PendingConfirm | null;
   /** Today's handled list, newest first; null until the window first asked the service for it. */
   handled: HandledEntry[] | null;
+  /** Entries of today the list no longer keeps (it keeps HANDLED_KEPT, the newest). */
+  handledLetGo: number;
   listOpen: ActionList | null;
 
   confirmDone(text: string, undo: Undo | null): void;
   clearConfirmation(id?: number): void;
   askConfirm(pending: PendingConfirm | null): void;
-  setHandled(entries: HandledEntry[] | null): void;
+  setHandled(entries: HandledEntry[] | null, letGo?: number): void;
   addHandled(entry: HandledEntry): void;
   showList(list: ActionList | null): void;
 }
@@ -52,13 +54,20 @@ export const createActionsSlice: StateCreator<FleetState, [], [], ActionsSlice> 
   confirmation: null,
   confirming: null,
   handled: null,
+  handledLetGo: 0,
   listOpen: null,
 
   confirmDone: (text, undo) => set({ confirmation: { id: ++nextConfirmation, text, undo } }),
   clearConfirmation: (id) => set((state) => (id === undefined || state.confirmation?.id === id ? { confirmation: null } : {})),
   askConfirm: (confirming) => set({ confirming }),
-  setHandled: (handled) => set({ handled }),
-  // Only once the list was read: a later read brings everything anyway.
-  addHandled: (entry) => set((state) => (state.handled && !state.handled.some((known) => known.id === entry.id) ? { handled: [entry, ...state.handled] } : {})),
+  setHandled: (handled, letGo = 0) => set({ handled, handledLetGo: letGo }),
+  // Only once the list was read: a later read brings everything anyway. Kept as the service keeps it.
+  addHandled: (entry) =>
+    set((state) => {
+      if (!state.handled || state.handled.some((known) => known.id === entry.id)) return {};
+      const handled = [entry, ...state.handled];
+      const over = Math.max(0, handled.length - HANDLED_KEPT);
+      return { handled: over > 0 ? handled.slice(0, HANDLED_KEPT) : handled, handledLetGo: state.handledLetGo + over };
+    }),
   showList: (listOpen) => set({ listOpen }),
 });
