@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { decodeWith } from "../t3/decode";
 import { Protocol1Rows } from "../t3/protocol1/facts";
 import { ThreadShell } from "../t3/protocol1/schemas";
-import type { AgentFacts, MessageOutcome, ThreadDetailFacts } from "./facts";
+import type { AgentFacts, MessageOutcome, RequestEnd, ThreadDetailFacts } from "./facts";
 import { type FleetChange, FleetModel, LEFT_ROWS_KEPT_MS } from "./model";
 import { NotificationPolicy } from "./notifications";
 import { STUCK_STARTING_MS } from "./status";
@@ -416,7 +416,7 @@ async function collectedAfter(make: () => object): Promise<boolean> {
 }
 
 describe("memory", () => {
-  it("a row keeps no thread's outcome of every message (the followed thread has them, for its deliveries)", async () => {
+  it("a row keeps no thread's outcome of every message or end of every request (the followed thread has them, for its deliveries)", async () => {
     const row = recordedRow("t3-0.0.24/shell-row-completed.json", { session: null, latestTurn: null });
     snapshot(row);
     const collected = await collectedAfter(() => {
@@ -426,6 +426,12 @@ describe("memory", () => {
       return outcomes;
     });
     expect(collected).toBe(true);
+    const endsCollected = await collectedAfter(() => {
+      const requestEnds: Record<string, RequestEnd> = { "request-1": { how: "resolved", decision: "accept" } };
+      model.setThreadDetail("env-a", row.id, { ...noDetail, hiddenFailure: { reason: "spawn codex ENOENT", runId: null }, requestEnds });
+      return requestEnds;
+    });
+    expect(endsCollected).toBe(true);
     // The row took the rest of the detail.
     expect(model.agent(`env-a/${row.id}`)).toMatchObject({ status: "failed", reason: "spawn codex ENOENT" });
   });

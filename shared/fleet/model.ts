@@ -224,7 +224,7 @@ export class FleetModel {
     if (!env || !entry) return;
     this.batch(() => {
       if (detail.lastEventAt !== null && detail.lastEventAt !== entry.detail?.lastEventAt) this.active(entry);
-      entry.detail = withoutMessageOutcomes(detail);
+      entry.detail = withoutOutcomes(detail);
       this.refresh(env, threadId);
     });
   }
@@ -589,12 +589,12 @@ export function splitKey(key: string): [string, string] {
 }
 
 /**
- * The row keeps what its view reads. A protocol-2 thread's outcome of every message it ever took is
- * read from the followed thread itself (electron/fleet/deliveries.ts); kept here it would stay with
- * the row after the thread is no longer followed, growing with every message (the hour-long soak's heap).
+ * The row keeps what its view reads. How every message and request of a thread ended is read from
+ * the followed thread itself (electron/fleet/deliveries.ts); kept here it would stay with the row,
+ * growing with every one (the soaks' heap: a protocol-2 request id is some 250 characters, a key each).
  */
-function withoutMessageOutcomes(detail: ThreadDetailFacts): ThreadDetailFacts {
-  if (detail.messageOutcomes === undefined) return detail;
-  const { messageOutcomes: _outcomes, ...kept } = detail;
+function withoutOutcomes(detail: ThreadDetailFacts): ThreadDetailFacts {
+  if (detail.messageOutcomes === undefined && detail.requestEnds === undefined) return detail;
+  const { messageOutcomes: _outcomes, requestEnds: _ends, ...kept } = detail;
   return kept;
 }
