@@ -10,7 +10,7 @@
 // network namespace (scripts/realt3.sh): it re-executes itself there when started outside it.
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -173,7 +173,7 @@ try {
   }
 
   console.log(
-    `T3 0.0.42 with the real Codex CLI; open thread ${seeded} messages; ${TITLES.length} turns streaming for ${streaming.fleet.seconds.toFixed(0)} s (${emitted.size} words of the open reply emitted); beside a running soak on 2 shared cores: noisy`,
+    `T3 0.0.42 with the real Codex CLI; open thread ${seeded} messages; ${TITLES.length} turns streaming for ${streaming.fleet.seconds.toFixed(0)} s (${emitted.size} words of the open reply emitted); ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end (figures are noisy on a loaded machine)`,
   );
   for (const [name, page] of [
     ["fleet", "fleet"],
