@@ -13,12 +13,13 @@ class ThreadState implements FollowedThread {
   readonly answered: string[] = [];
   limits: TailLimits | undefined;
   heldShort = false;
-  constructor(
-    readonly threadId: string,
-    readonly name: string,
-  ) {}
+  constructor(readonly threadId: string) {
+    this.shown = { threadId, loaded: true, synced: true, facts: noThreadFacts(), items: [], appliedSequence: 0, error: null };
+  }
+  /** What this state answers, the same object each time, so a test can tell which state answered. */
+  readonly shown: ThreadDetail;
   detail(): ThreadDetail {
-    return { threadId: this.threadId, loaded: true, synced: true, facts: noThreadFacts(), items: [], appliedSequence: 0, error: null };
+    return this.shown;
   }
   markAnswered(requestId: string): void {
     this.answered.push(requestId);
@@ -29,9 +30,8 @@ class ThreadState implements FollowedThread {
 }
 
 function rig() {
-  let made = 0;
   const streams: { thread: ThreadState; listener: ThreadStreamListener; closed: boolean }[] = [];
-  const adapter = { thread: (threadId: string) => new ThreadState(threadId, `state ${++made}`) } as unknown as ProtocolAdapter;
+  const adapter = { thread: (threadId: string) => new ThreadState(threadId) } as unknown as ProtocolAdapter;
   const connection = {
     followThread: (thread: FollowedThread, listener: ThreadStreamListener) => {
       const stream = { thread: thread as ThreadState, listener, closed: false };
@@ -59,12 +59,12 @@ describe("a thread followed lean, then opened", () => {
     const fresh = streams[1]!.thread;
     expect(fresh).not.toBe(lean);
     expect(fresh.limits).toBe(OPEN_VIEW_TAIL);
-    expect(followers.get("thread-1")!.thread, "the view is answered with what was held").toBe(lean);
+    expect(followers.get("thread-1")!.detail, "the view is answered with what was held").toBe(lean.shown);
 
     // The user answers a request before the fresh snapshot is in.
     followers.markAnswered("thread-1", "request-1");
     streams[1]!.listener.changed(fresh.detail());
-    expect(followers.get("thread-1")!.thread).toBe(fresh);
+    expect(followers.get("thread-1")!.detail).toBe(fresh.shown);
     expect(fresh.answered, "the state that took over knows the answer").toEqual(["request-1"]);
   });
 });

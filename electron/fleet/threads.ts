@@ -73,10 +73,10 @@ export class ThreadFollowers {
     return entry !== undefined && (reason === undefined || entry.reasons.has(reason));
   }
 
-  /** What the thread's stream knows now, and its state for marking answered requests. */
-  get(threadId: string): { detail: ThreadDetail; thread: FollowedThread } | undefined {
+  /** What the thread's stream knows now. */
+  get(threadId: string): { detail: ThreadDetail } | undefined {
     const entry = this.followed.get(threadId);
-    return entry && { detail: entry.thread.detail(), thread: entry.thread };
+    return entry && { detail: entry.thread.detail() };
   }
 
   /**
