@@ -24,6 +24,7 @@ export class Reviews {
     const previous = this.model.reviewedTurn(key);
     // Saved first: a mark that could not be saved changes nothing, and the user is told why.
     await this.registry.setReviewed(key, latest.turnCount);
+    await this.stillHere(key);
     this.model.setReviewed(key, latest.turnCount);
     return { key, turnCount: latest.turnCount, previous };
   }
@@ -32,8 +33,19 @@ export class Reviews {
   async unreview(key: string, turnCount: number | null): Promise<BridgeResults["agent.unreview"]> {
     if (!this.model.agent(key)) throw new BridgeError("not-found", "This agent is no longer on its environment.");
     await this.registry.setReviewed(key, turnCount);
+    await this.stillHere(key);
     this.model.setReviewed(key, turnCount);
     return { key };
+  }
+
+  /**
+   * The agent may have left while its mark was saved (`removed` ran before the mark was made): the
+   * mark saved for it goes too, or it would be held for an agent that is gone (issue 43).
+   */
+  private async stillHere(key: string): Promise<void> {
+    if (this.model.agent(key)) return;
+    await this.registry.setReviewed(key, null);
+    throw new BridgeError("not-found", "This agent is no longer on its environment.");
   }
 
   /** The agent left the fleet (its thread was deleted, its row expired): its mark goes with it. */

@@ -47,4 +47,39 @@ describe("Snoozes under churn", () => {
     // The agent that stayed is still T3's to wake.
     expect(await snoozes.unsnooze("env-a/staying")).toMatchObject({ onServer: "unsnoozed" });
   });
+
+  it("an agent that leaves while T3 is asked to snooze it keeps no wake time", async () => {
+    const clock = new Date(2026, 10, 29, 10, 7).getTime();
+    const model = new FleetModel({ stalledAfterMs: 60_000, now: () => clock });
+    model.upsertEnvironment(
+      { environmentId: "env-a", label: "studio", baseUrl: "http://a", serverVersion: "0.0.42", generation: "upstream", readOnly: false, muted: false },
+      { phase: "online", since: new Date(clock).toISOString() },
+    );
+    // T3 answers the snooze only once the agent has left the fleet.
+    let answer: (() => void) | undefined;
+    const asked = new Promise<void>((resolve) => (answer = resolve));
+    let reached: (() => void) | undefined;
+    const reachedT3 = new Promise<void>((resolve) => (reached = resolve));
+    const execute = async () => {
+      reached!();
+      await asked;
+    };
+    const environments = { get: () => ({ supervisor: { activeConnection: { execute } } }) } as unknown as Environments;
+    const registry = { snoozes: new Map(), setSnooze: async () => {} } as unknown as Registry;
+    const snoozes = new Snoozes(model, environments, registry, () => clock);
+    model.subscribe((change) => change.removed.forEach((key) => snoozes.removed(key)));
+    const decoded = decodeWith(ThreadShell, JSON.parse(readFileSync(resolve(fixtures, "t3-0.0.42/shell-row-completed.json"), "utf8")), "row");
+    if (!decoded.ok) throw new Error(decoded.error.message);
+    const base = new Protocol1Rows().facts(decoded.value);
+    const leaving = { ...base, threadId: "leaving", capabilities: { ...base.capabilities, snooze: true } };
+    model.applyFleetSnapshot("env-a", [leaving]);
+
+    const snoozing = snoozes.snooze("env-a/leaving", new Date(clock + 3_600_000).toISOString());
+    await reachedT3;
+    model.applyFleetSnapshot("env-a", []);
+    answer!();
+    await snoozing;
+    expect(model.agent("env-a/leaving")).toBeUndefined();
+    expect(snoozes.wakeTimesKept).toBe(0);
+  });
 });

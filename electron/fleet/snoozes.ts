@@ -57,7 +57,8 @@ export class Snoozes {
       timeoutMs: SNOOZE_TIMEOUT_MS,
     });
     if (outcome.onServer) {
-      this.taken.set(key, wake);
+      // Only for an agent still here: one that left while T3 was asked cannot be woken (`removed`).
+      if (this.model.agent(key)) this.taken.set(key, wake);
       // T3 holds it now: T3 Fleet's record goes once T3's row shows it (agentChanged), so nothing flickers.
       if (this.heldByT3(this.model.agent(key), key)) await this.forget(key, asked);
       return { key, onServer: "snoozed", until, note: null };
