@@ -74,7 +74,8 @@ test("a long streaming paragraph settles its lines apart as it grows, and shows 
   // One paragraph of 900 words of uneven length, with code spans, so lines break at many places.
   const filler = ["a", "considerably", "of", "the", "refactoring", "`npm test`", "reads", "multi-threaded", "x"];
   const words = Array.from({ length: 900 }, (_, index) => (index % 7 === 3 ? filler[index % filler.length] : `w${index}`)).join(" ");
-  fleet.sims.sendMessage(sim, threadId, words);
+  // After a first paragraph: the long one is the reply's last block, not the whole reply.
+  fleet.sims.sendMessage(sim, threadId, `Intro.\n\n${words}`);
   const tail = page.getByTestId("streaming-tail");
 
   /** The tail's lines against the same text laid out as one paragraph in its place. */
@@ -95,7 +96,7 @@ test("a long streaming paragraph settles its lines apart as it grows, and shows 
         }
         return [...byTop.entries()].sort(([a], [b]) => a - b).map(([, words]) => words.join(" "));
       };
-      const markdown = element.querySelector(".markdown-blocks > .markdown")!;
+      const markdown = element.querySelector(".markdown-blocks > .markdown:last-child")!;
       const whole = markdown.cloneNode(false) as HTMLElement;
       const paragraph = document.createElement("p");
       // The same inline content as one paragraph: the settled paragraphs' and the growing one's children.
@@ -106,17 +107,35 @@ test("a long streaming paragraph settles its lines apart as it grows, and shows 
       whole.append(paragraph);
       markdown.after(whole);
       try {
-        return { settled: markdown.querySelectorAll("[data-testid=settled-lines]").length, shown: lines(markdown), whole: lines(whole) };
+        return {
+          settled: markdown.querySelectorAll("[data-testid=settled-lines]").length,
+          shown: lines(markdown),
+          whole: lines(whole),
+          // Settled paragraphs and the growing one read as one: a line ends where a space was.
+          text: [...markdown.querySelectorAll(":scope > p")].map((part) => part.textContent).join(" "),
+        };
       } finally {
         whole.remove();
       }
     });
 
+  /** Words as the page shows them: code spans without their backticks, any run of spaces as one. */
+  const asShown = (text: string) => text.replaceAll("`", "").replace(/\s+/g, " ").trim();
   for (const word of ["w200", "w400"]) {
     await expect(tail).toContainText(word);
-    const { settled, shown, whole } = await compare();
+    const { settled, shown, whole, text } = await compare();
     expect(settled, "lines settled as the paragraph grew").toBeGreaterThan(1);
     expect(shown).toEqual(whole);
+    // Every word the agent wrote so far, once, in order: words shown as they arrive (StreamingReply.tsx) and those rendered agree.
+    // The simulated agent replies "Codex reply to: " and the message (sim/protocol1/turn-scripts.ts): its first paragraph stays as it was.
+    await expect(tail.locator(".markdown-blocks > .markdown").first()).toHaveText("Codex reply to: Intro.");
+    const [expected, actual] = [asShown(words), asShown(text)];
+    const differ = [...actual].findIndex((char, index) => char !== expected[index]);
+    expect(
+      differ,
+      `shown "${actual.slice(Math.max(0, differ - 40), differ + 40)}" where the agent wrote "${expected.slice(Math.max(0, differ - 40), differ + 40)}"`,
+    ).toBe(-1);
+    expect(asShown(text)).toContain(word);
   }
   // Narrower: the paragraph is laid out whole again and settles afresh at the new width.
   await page.setViewportSize({ width: 900, height: 800 });

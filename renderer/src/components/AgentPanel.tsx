@@ -13,6 +13,7 @@ import { currentInbox } from "../state/inbox";
 import { relativeTime } from "../state/format";
 import { displayAgent } from "../state/selectors";
 import { useFleetFacts } from "../state/fleet-facts";
+import { useTranscriptDetail } from "../state/open-detail";
 import { useFleet } from "../state/store";
 import { ActionButton } from "./ActionButton";
 import { Deliveries } from "./Receipts";
@@ -276,10 +277,11 @@ function CopyButton({ text, what }: { text: string; what: string }) {
 }
 
 /**
- * The transcript subscribes to the agent's detail on its own: a streamed token renders the
- * transcript, not the panel's header, actions and composer around it.
+ * The transcript subscribes to the agent's detail on its own: a change renders the transcript, not
+ * the panel's header, actions and composer around it; a streamed token renders only the reply it
+ * grows (state/open-detail.ts).
  */
 function AgentTranscript({ agentKey, offline, awaitingApproval, after }: { agentKey: string; offline: boolean; awaitingApproval: string; after: ReactNode }) {
-  const detail = useFleet((s) => s.details.get(agentKey));
+  const detail = useTranscriptDetail(agentKey);
   return <Transcript detail={detail} offline={offline} awaitingApproval={awaitingApproval} after={after} />;
 }

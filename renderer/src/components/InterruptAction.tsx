@@ -3,10 +3,11 @@
 // fleet keeps their text, to send or discard later: electron/fleet/interrupt-hold.ts).
 // The question is the store's (slices/actions.ts `confirming`), asked by the interrupt's handler
 // (state/action-handlers.ts), so the key, the button and the palette ask alike.
-import { useEffect } from "react";
+import { useEffect, useMemo } from "react";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import type { AgentView } from "../../../shared/fleet/types";
 import { dispatch } from "../state/dispatch";
+import { useTranscriptDetail } from "../state/open-detail";
 import { useFleet } from "../state/store";
 import { ActionButton } from "./ActionButton";
 import { useSafeConfirm } from "./safe-confirm";
@@ -70,8 +71,9 @@ function InterruptConfirm({ queued }: { queued: string[] }) {
 }
 
 export function InterruptAction({ agent }: { agent: AgentView }) {
-  const items = useFleet((s) => s.details.get(agent.key)?.items ?? NONE);
-  const queued = queuedTexts(items);
+  // As the transcript reads it: a streamed token is no change to what is queued.
+  const items = useTranscriptDetail(agent.key)?.items ?? NONE;
+  const queued = useMemo(() => queuedTexts(items), [items]);
   const asked = useFleet((s) => s.confirming?.action === "interrupt" && s.confirming.key === agent.key);
   const hasQueue = queued.length > 0;
   if (asked && hasQueue) return <InterruptConfirm queued={queued} />;

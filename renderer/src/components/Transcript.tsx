@@ -10,6 +10,7 @@ import type { AgentDetail } from "../../../shared/bridge/contract";
 import type { TranscriptItem } from "../../../shared/fleet/facts";
 import { Folded, Markdown } from "./Markdown";
 import { StreamingMarkdown } from "./StreamingMarkdown";
+import { StreamingReply } from "./StreamingReply";
 import { MessageQueueMarker } from "./MessageQueueMarker";
 import { RelativeTime } from "./RelativeTime";
 
@@ -67,7 +68,8 @@ export function awaitsApproval(entry: Entry, approvalDetails: readonly string[])
 }
 
 const EntryLine = memo(
-  function EntryLine({ entry, awaiting }: { entry: Entry; awaiting: boolean }) {
+  /** `agentKey`: the reply streaming at the end follows the agent's detail in the store on its own (StreamingReply.tsx). */
+  function EntryLine({ entry, awaiting, agentKey }: { entry: Entry; awaiting: boolean; agentKey?: string }) {
     const time = <RelativeTime iso={entry.createdAt} />;
     switch (entry.type) {
       case "message":
@@ -83,9 +85,13 @@ const EntryLine = memo(
               {entry.streaming ? <span className="streaming"> · streaming</span> : null}
             </header>
             {entry.queue ? <MessageQueueMarker queue={entry.queue} /> : null}
-            <Folded lines={entry.text.split("\n").length} what="message" limit={MESSAGE_FOLD_LINES}>
-              {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
-            </Folded>
+            {entry.streaming && agentKey ? (
+              <StreamingReply key={entry.id} agentKey={agentKey} id={entry.id} foldLines={MESSAGE_FOLD_LINES} />
+            ) : (
+              <Folded lines={entry.text.split("\n").length} what="message" limit={MESSAGE_FOLD_LINES}>
+                {entry.streaming ? <StreamingMarkdown text={entry.text} /> : <Markdown text={entry.text} />}
+              </Folded>
+            )}
           </article>
         );
       case "command": {
@@ -141,7 +147,7 @@ const EntryLine = memo(
       }
     }
   },
-  (previous, next) => previous.awaiting === next.awaiting && sameEntry(previous.entry, next.entry),
+  (previous, next) => previous.awaiting === next.awaiting && previous.agentKey === next.agentKey && sameEntry(previous.entry, next.entry),
 );
 
 /** How close to the bottom (px) still counts as "reading the newest": new items then keep it in view. */
@@ -216,7 +222,17 @@ const VirtualEntries = memo(function VirtualEntries({
  * when the content's size changes (a ResizeObserver runs after the frame's layout), so keeping to
  * the bottom costs no layout of its own.
  */
-function TranscriptEntries({ entries, approvalDetails, after }: { entries: Entry[]; approvalDetails: readonly string[]; after?: ReactNode }) {
+function TranscriptEntries({
+  agentKey,
+  entries,
+  approvalDetails,
+  after,
+}: {
+  agentKey: string;
+  entries: Entry[];
+  approvalDetails: readonly string[];
+  after?: ReactNode;
+}) {
   // The element in a ref for what moves it, and in state for the entries, which need it once mounted.
   const ref = useRef<HTMLDivElement | null>(null);
   const [scroller, setScroller] = useState<HTMLDivElement | null>(null);
@@ -252,7 +268,7 @@ function TranscriptEntries({ entries, approvalDetails, after }: { entries: Entry
         <VirtualEntries entries={settled} approvalDetails={approvalDetails} scroller={scroller} resized={keepToBottom} />
         {split.tail ? (
           <div className="transcript-entry" data-testid="streaming-tail">
-            <EntryLine entry={split.tail} awaiting={false} />
+            <EntryLine entry={split.tail} awaiting={false} agentKey={agentKey} />
           </div>
         ) : null}
         {after}
@@ -326,7 +342,7 @@ export const Transcript = memo(function Transcript({
   const note = useMemo(() => (startsAt === null ? null : earlierNote(startsAt)), [startsAt]);
   const entries = useMemo(() => (items ? transcriptEntries(note ? [note, ...items] : items) : []), [items, note]);
   const approvalDetails = useMemo(() => (awaitingApproval ? awaitingApproval.split("\n") : []), [awaitingApproval]);
-  if (!items) {
+  if (!detail || !items) {
     const text = detail?.error ?? (offline ? "This machine is not online; the transcript shows once it answers again." : "Loading the transcript…");
     return (
       <>
@@ -341,7 +357,7 @@ export const Transcript = memo(function Transcript({
   return (
     <>
       <NewMessageAnnouncer items={items} />
-      <TranscriptEntries entries={entries} approvalDetails={approvalDetails} after={after} />
+      <TranscriptEntries agentKey={detail.key} entries={entries} approvalDetails={approvalDetails} after={after} />
     </>
   );
 });
