@@ -1,32 +1,16 @@
 // A review mark made for an agent that leaves while the mark is being saved is not kept (issue 43
 // point 1: nothing is held for an agent that is gone): the save finishes after `removed` ran, so
 // the mark would otherwise stay in the model and on disk for as long as the service runs.
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { FleetModel } from "../../shared/fleet/model";
-import { decodeWith } from "../../shared/t3/decode";
-import { Protocol1Rows } from "../../shared/t3/protocol1/facts";
-import { ThreadShell } from "../../shared/t3/protocol1/schemas";
+import { oneMachine } from "./one-machine.testkit";
 import type { Registry } from "./registry";
 import { Reviews } from "./reviews";
-
-// The recorded rows live beside the work tree (as in shared/fleet/model.test.ts).
-const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures");
 
 describe("a review mark while its agent leaves", () => {
   it("is refused and leaves no mark in the model or the registry", async () => {
     const clock = new Date(2026, 10, 29, 10, 7).getTime();
-    const model = new FleetModel({ stalledAfterMs: 60_000, now: () => clock });
+    const { model, row: base } = oneMachine(clock);
     model.setReviewsListed(true);
-    model.upsertEnvironment(
-      { environmentId: "env-a", label: "studio", baseUrl: "http://a", serverVersion: "0.0.42", generation: "upstream", readOnly: false, muted: false },
-      { phase: "online", since: new Date(clock).toISOString() },
-    );
-    const decoded = decodeWith(ThreadShell, JSON.parse(readFileSync(resolve(fixtures, "t3-0.0.42/shell-row-completed.json"), "utf8")), "row");
-    if (!decoded.ok) throw new Error(decoded.error.message);
-    const base = new Protocol1Rows().facts(decoded.value);
     model.applyFleetSnapshot("env-a", [{ ...base, threadId: "leaving" }]);
     // Its thread read: the turn that ended changed a file.
     const file = { path: "src/parser.ts", kind: "modified", additions: 3, deletions: 1 } as const;

@@ -1,37 +1,21 @@
 // What Snoozes (./snoozes.ts) keeps per agent goes when the agent leaves the fleet: 1,000 agents
 // snoozed in T3 and then gone leave nothing behind (issue 43 point 1, the service's heap under churn).
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { FleetModel } from "../../shared/fleet/model";
-import { decodeWith } from "../../shared/t3/decode";
-import { Protocol1Rows } from "../../shared/t3/protocol1/facts";
-import { ThreadShell } from "../../shared/t3/protocol1/schemas";
 import type { Environments } from "./environments";
+import { oneMachine } from "./one-machine.testkit";
 import type { Registry } from "./registry";
 import { Snoozes } from "./snoozes";
-
-// The recorded rows live beside the work tree (as in shared/fleet/model.test.ts).
-const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures");
 
 describe("Snoozes under churn", () => {
   it("1,000 agents snoozed in T3 that then left keep no wake time", async () => {
     const clock = new Date(2026, 10, 29, 10, 7).getTime();
-    const model = new FleetModel({ stalledAfterMs: 60_000, now: () => clock });
-    model.upsertEnvironment(
-      { environmentId: "env-a", label: "studio", baseUrl: "http://a", serverVersion: "0.0.42", generation: "upstream", readOnly: false, muted: false },
-      { phase: "online", since: new Date(clock).toISOString() },
-    );
+    const { model, row: base } = oneMachine(clock);
     // A machine online whose T3 takes every snooze, and a registry that saves nothing.
     const environments = { get: () => ({ supervisor: { activeConnection: { execute: async () => {} } } }) } as unknown as Environments;
     const registry = { snoozes: new Map(), setSnooze: async () => {} } as unknown as Registry;
     const snoozes = new Snoozes(model, environments, registry, () => clock);
     // As the service tells it (./service.ts).
     model.subscribe((change) => change.removed.forEach((key) => snoozes.removed(key)));
-    const decoded = decodeWith(ThreadShell, JSON.parse(readFileSync(resolve(fixtures, "t3-0.0.42/shell-row-completed.json"), "utf8")), "row");
-    if (!decoded.ok) throw new Error(decoded.error.message);
-    const base = new Protocol1Rows().facts(decoded.value);
     const staying = { ...base, threadId: "staying", capabilities: { ...base.capabilities, snooze: true } };
     model.applyFleetSnapshot("env-a", [staying]);
     const inAnHour = new Date(clock + 3_600_000).toISOString();
@@ -50,11 +34,7 @@ describe("Snoozes under churn", () => {
 
   it("an agent that leaves while T3 is asked to snooze it keeps no wake time", async () => {
     const clock = new Date(2026, 10, 29, 10, 7).getTime();
-    const model = new FleetModel({ stalledAfterMs: 60_000, now: () => clock });
-    model.upsertEnvironment(
-      { environmentId: "env-a", label: "studio", baseUrl: "http://a", serverVersion: "0.0.42", generation: "upstream", readOnly: false, muted: false },
-      { phase: "online", since: new Date(clock).toISOString() },
-    );
+    const { model, row: base } = oneMachine(clock);
     // T3 answers the snooze only once the agent has left the fleet.
     let answer: (() => void) | undefined;
     const asked = new Promise<void>((resolve) => (answer = resolve));
@@ -68,9 +48,6 @@ describe("Snoozes under churn", () => {
     const registry = { snoozes: new Map(), setSnooze: async () => {} } as unknown as Registry;
     const snoozes = new Snoozes(model, environments, registry, () => clock);
     model.subscribe((change) => change.removed.forEach((key) => snoozes.removed(key)));
-    const decoded = decodeWith(ThreadShell, JSON.parse(readFileSync(resolve(fixtures, "t3-0.0.42/shell-row-completed.json"), "utf8")), "row");
-    if (!decoded.ok) throw new Error(decoded.error.message);
-    const base = new Protocol1Rows().facts(decoded.value);
     const leaving = { ...base, threadId: "leaving", capabilities: { ...base.capabilities, snooze: true } };
     model.applyFleetSnapshot("env-a", [leaving]);
 
