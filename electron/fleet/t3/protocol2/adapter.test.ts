@@ -444,6 +444,27 @@ describe("protocol-2 adapter: streams, resume and lifecycle", () => {
     await fleet.until(() => fleet.leftAs.get(threadId) === "archived-or-deleted", "removed");
   });
 
+  it("keeps nothing learned from a followed thread once it is deleted and its stream ends", async () => {
+    const { sim, adapter, session, fleet } = await setup();
+    const threadId = newThread(sim, "grok");
+    const detail = new ThreadDetailRecorder();
+    const subscription = session.followThread(adapter.thread(threadId), detail);
+    await fleet.untilAgent(threadId, () => true, "appears");
+    send(session, threadId, "#hold");
+    await detail.untilDetail((d) => d.facts.run?.phase === "running", "running");
+    // Its provider session says it cannot steer: learned from the thread's stream.
+    await fleet.untilAgent(threadId, (agent) => agent.capabilities.whileRunning.length === 1, "queue only");
+    expect(adapter.keepsLearned(threadId)).toBe(true);
+    sim.engine.dispatch({ type: "thread.delete", commandId: "d-1", threadId });
+    await fleet.until(() => fleet.leftAs.has(threadId), "removed");
+    // An event of the thread's stream that comes after the shell let the thread go teaches the
+    // adapter again (./thread-stream.ts does this for each event); the fleet then stops following it
+    // (electron/fleet/threads.ts).
+    adapter.learnFromThread(threadId, adapter.streamedProjection(threadId)!);
+    await subscription.close();
+    expect(adapter.keepsLearned(threadId)).toBe(false);
+  });
+
   it("ends the follow of a thread the server does not know with the reason on the thread: not a connection failure", async () => {
     const { adapter, session } = await setup();
     const thread = adapter.thread("no-such-thread");

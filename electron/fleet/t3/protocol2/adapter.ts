@@ -156,7 +156,16 @@ export class Protocol2Adapter implements ProtocolAdapter, FleetState, ThreadStre
   /** A stream on this thread opened (`open`) or ended; a later stream of the same thread stays registered. */
   streamed(thread: V2Thread, open: boolean): void {
     if (open) this.streaming.set(thread.threadId, thread);
-    else if (this.streaming.get(thread.threadId) === thread) this.streaming.delete(thread.threadId);
+    else if (this.streaming.get(thread.threadId) === thread) {
+      this.streaming.delete(thread.threadId);
+      // A thread deleted while followed: what its stream taught after the shell let it go goes now (issue 43).
+      if (this.shell && !this.shell.threads.has(thread.threadId)) this.forgetThread(thread.threadId);
+    }
+  }
+
+  /** Whether anything learned from this thread's stream is kept (steering, failure reasons): for the heap bound's tests. */
+  keepsLearned(threadId: string): boolean {
+    return this.steering.has(threadId) || this.failures?.holds(threadId) === true;
   }
 
   /** The thread left the shell (deleted, or gone from a new snapshot): what was learned about it goes too. */

@@ -47,6 +47,11 @@ export class FailureReasons {
     return this.known.get(threadId)?.get(runId);
   }
 
+  /** Whether any reason of this thread's runs is kept. */
+  holds(threadId: string): boolean {
+    return this.known.has(threadId);
+  }
+
   /** Takes the reasons of the newest failed runs a projection holds; returns whether anything new was learned. */
   learn(projection: ThreadProjection): boolean {
     let learned = false;
