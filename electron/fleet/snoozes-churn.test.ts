@@ -32,6 +32,23 @@ describe("Snoozes under churn", () => {
     expect(await snoozes.unsnooze("env-a/staying")).toMatchObject({ onServer: "unsnoozed" });
   });
 
+  it("a wake time that passed is not kept for as long as the agent lives", async () => {
+    let clock = new Date(2026, 10, 29, 10, 7).getTime();
+    const { model, row: base } = oneMachine(clock);
+    const environments = { get: () => ({ supervisor: { activeConnection: { execute: async () => {} } } }) } as unknown as Environments;
+    const registry = { snoozes: new Map(), setSnooze: async () => {} } as unknown as Registry;
+    const snoozes = new Snoozes(model, environments, registry, () => clock);
+    model.subscribe((change) => change.agents.forEach((agent) => snoozes.agentChanged(agent)));
+    const staying = { ...base, threadId: "staying", capabilities: { ...base.capabilities, snooze: true } };
+    model.applyFleetSnapshot("env-a", [staying]);
+    expect(await snoozes.snooze("env-a/staying", new Date(clock + 60_000).toISOString())).toMatchObject({ onServer: "snoozed" });
+    expect(snoozes.wakeTimesKept).toBe(1);
+    // A minute on, the row changes (its snooze ended in T3, or anything else).
+    clock += 61_000;
+    model.applyFleetSnapshot("env-a", [{ ...staying, title: "Renamed" }]);
+    expect(snoozes.wakeTimesKept).toBe(0);
+  });
+
   it("an agent that leaves while T3 is asked to snooze it keeps no wake time", async () => {
     const clock = new Date(2026, 10, 29, 10, 7).getTime();
     const { model, row: base } = oneMachine(clock);

@@ -91,6 +91,8 @@ export class Snoozes {
    * passed, or when T3 shows the timed snooze it took (T3's is then the one that holds).
    */
   agentChanged(agent: AgentView): void {
+    // A wake time that passed is T3's no longer (unsnooze asks T3 only before it): not kept for the agent's life.
+    if ((this.taken.get(agent.key) ?? Infinity) <= this.now()) this.taken.delete(agent.key);
     const kept = this.kept.get(agent.key);
     if (!kept || agent.status === "unknown") return; // not confirmed either way while its machine is away
     const changed = kept.fingerprint !== needFingerprint(agent);
