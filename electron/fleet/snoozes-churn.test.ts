@@ -6,17 +6,28 @@ import { oneMachine } from "./one-machine.testkit";
 import type { Registry } from "./registry";
 import { Snoozes } from "./snoozes";
 
+/**
+ * Snoozes on one machine online whose T3 takes every snooze (`execute`, when given, answers it
+ * instead), with a registry that saves nothing, told of the model's changes as the service tells it
+ * (./service.ts).
+ */
+function snoozesAt(clock: () => number, execute: () => Promise<void> = async () => {}) {
+  const { model, row } = oneMachine(clock());
+  const environments = { get: () => ({ supervisor: { activeConnection: { execute } } }) } as unknown as Environments;
+  const registry = { snoozes: new Map(), setSnooze: async () => {} } as unknown as Registry;
+  const snoozes = new Snoozes(model, environments, registry, clock);
+  model.subscribe((change) => {
+    change.agents.forEach((agent) => snoozes.agentChanged(agent));
+    change.removed.forEach((key) => snoozes.removed(key));
+  });
+  return { model, snoozes, snoozable: (threadId: string) => ({ ...row, threadId, capabilities: { ...row.capabilities, snooze: true } }) };
+}
+
 describe("Snoozes under churn", () => {
   it("1,000 agents snoozed in T3 that then left keep no wake time", async () => {
     const clock = new Date(2026, 10, 29, 10, 7).getTime();
-    const { model, row: base } = oneMachine(clock);
-    // A machine online whose T3 takes every snooze, and a registry that saves nothing.
-    const environments = { get: () => ({ supervisor: { activeConnection: { execute: async () => {} } } }) } as unknown as Environments;
-    const registry = { snoozes: new Map(), setSnooze: async () => {} } as unknown as Registry;
-    const snoozes = new Snoozes(model, environments, registry, () => clock);
-    // As the service tells it (./service.ts).
-    model.subscribe((change) => change.removed.forEach((key) => snoozes.removed(key)));
-    const staying = { ...base, threadId: "staying", capabilities: { ...base.capabilities, snooze: true } };
+    const { model, snoozes, snoozable } = snoozesAt(() => clock);
+    const staying = snoozable("staying");
     model.applyFleetSnapshot("env-a", [staying]);
     const inAnHour = new Date(clock + 3_600_000).toISOString();
     expect(await snoozes.snooze("env-a/staying", inAnHour)).toMatchObject({ onServer: "snoozed" });
@@ -34,12 +45,8 @@ describe("Snoozes under churn", () => {
 
   it("a wake time that passed is not kept for as long as the agent lives", async () => {
     let clock = new Date(2026, 10, 29, 10, 7).getTime();
-    const { model, row: base } = oneMachine(clock);
-    const environments = { get: () => ({ supervisor: { activeConnection: { execute: async () => {} } } }) } as unknown as Environments;
-    const registry = { snoozes: new Map(), setSnooze: async () => {} } as unknown as Registry;
-    const snoozes = new Snoozes(model, environments, registry, () => clock);
-    model.subscribe((change) => change.agents.forEach((agent) => snoozes.agentChanged(agent)));
-    const staying = { ...base, threadId: "staying", capabilities: { ...base.capabilities, snooze: true } };
+    const { model, snoozes, snoozable } = snoozesAt(() => clock);
+    const staying = snoozable("staying");
     model.applyFleetSnapshot("env-a", [staying]);
     expect(await snoozes.snooze("env-a/staying", new Date(clock + 60_000).toISOString())).toMatchObject({ onServer: "snoozed" });
     expect(snoozes.wakeTimesKept).toBe(1);
@@ -51,7 +58,6 @@ describe("Snoozes under churn", () => {
 
   it("an agent that leaves while T3 is asked to snooze it keeps no wake time", async () => {
     const clock = new Date(2026, 10, 29, 10, 7).getTime();
-    const { model, row: base } = oneMachine(clock);
     // T3 answers the snooze only once the agent has left the fleet.
     let answer: (() => void) | undefined;
     const asked = new Promise<void>((resolve) => (answer = resolve));
@@ -61,11 +67,8 @@ describe("Snoozes under churn", () => {
       reached!();
       await asked;
     };
-    const environments = { get: () => ({ supervisor: { activeConnection: { execute } } }) } as unknown as Environments;
-    const registry = { snoozes: new Map(), setSnooze: async () => {} } as unknown as Registry;
-    const snoozes = new Snoozes(model, environments, registry, () => clock);
-    model.subscribe((change) => change.removed.forEach((key) => snoozes.removed(key)));
-    const leaving = { ...base, threadId: "leaving", capabilities: { ...base.capabilities, snooze: true } };
+    const { model, snoozes, snoozable } = snoozesAt(() => clock, execute);
+    const leaving = snoozable("leaving");
     model.applyFleetSnapshot("env-a", [leaving]);
 
     const snoozing = snoozes.snooze("env-a/leaving", new Date(clock + 3_600_000).toISOString());
