@@ -85,11 +85,14 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
   // Page reloads throughout.
   for (let at = 30_000; at < quietFromMs; at += between(rng, 40_000, 120_000)) actions.push({ atMs: at, action: { kind: "reload" } });
 
-  // In-place upgrades 1 → 2: one per protocol-1 machine in long runs, one in short ones.
+  // In-place upgrades 1 → 2: one per protocol-1 machine in long runs, one in short ones. A protocol-2
+  // row costs the service more than a protocol-1 one, so an upgrade steps the heap: runs of an hour or
+  // more upgrade before the warm-up, so their heap bound compares the same fleet at both ends (issue 43).
   const upgradable = machines.filter((machine) => machine.protocol === 1).map((machine) => machine.label);
   const upgrades = durationMs >= 600_000 ? upgradable.length : Math.min(1, upgradable.length);
+  const [upgradeFrom, upgradeTo] = durationMs >= 3_600_000 ? [durationMs * 0.05, serviceEndMs] : [durationMs * 0.2, durationMs * 0.6];
   const upgradeAt = new Map<string, number>();
-  for (const label of upgradable.slice(0, upgrades)) upgradeAt.set(label, between(rng, durationMs * 0.2, durationMs * 0.6));
+  for (const label of upgradable.slice(0, upgrades)) upgradeAt.set(label, between(rng, upgradeFrom, upgradeTo));
 
   // Machine faults: one at a time per machine, each machine busy until its fault ends.
   const busyUntil = new Map(machines.map((machine) => [machine.label, 0]));
