@@ -5,6 +5,7 @@
 // process's snapshots) by their shortest retaining path; every Map, Set and Array that grew, by its
 // path; and with `--retained`, what the named fields hold alone in each snapshot (e.g.
 // EnvironmentBudget.changes): a structure that grows with churn rather than with the fleet shows in all.
+// `--fields-of Owner,…` does that for every property of those constructors (e.g. FleetService), largest growth first.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 
@@ -117,8 +118,11 @@ function pathOf(s: Snapshot, retainers: { parent: Int32Array; via: Int32Array },
   return steps.join(" → ");
 }
 
-const { values: options, positionals: paths } = parseArgs({ options: { retained: { type: "string" } }, allowPositionals: true });
-if (paths.length < 2) throw new Error("usage: heap-compare.ts A.heapsnapshot B.heapsnapshot [C…] [--retained Owner.field,…]");
+const { values: options, positionals: paths } = parseArgs({
+  options: { retained: { type: "string" }, "fields-of": { type: "string" } },
+  allowPositionals: true,
+});
+if (paths.length < 2) throw new Error("usage: heap-compare.ts A.heapsnapshot B.heapsnapshot [C…] [--retained Owner.field,…] [--fields-of Owner,…]");
 const snapshots = paths.map(load);
 const summaries = snapshots.map(summary);
 const first = summaries[0]!;
@@ -219,11 +223,117 @@ function retainedBy(s: Snapshot, owner: string, field: string): { bytes: number;
     }
   return { bytes, objects };
 }
-if (options.retained) {
-  console.log("\nretained by each field alone, first → last:");
-  for (const spec of options.retained.split(",")) {
-    const dot = spec.indexOf(".");
-    const held = snapshots.map((s) => retainedBy(s, spec.slice(0, dot), spec.slice(dot + 1)));
-    console.log(`  ${spec}: ${held.map(({ bytes, objects }) => `${kb(bytes)} (${objects} objects)`).join(" → ")}`);
+/**
+ * Each node's retained size in the dominator tree over strong edges (Cooper, Harvey and Kennedy's
+ * iterative algorithm): what would be freed with it, shared parts counted at their common holder.
+ */
+function retainedSizes(s: Snapshot): Float64Array {
+  const count = nodeCount(s);
+  const strong = (edge: number) => s.edgeTypes[s.edges[edge]!] !== "weak";
+  // Reverse postorder from the root, iteratively.
+  const order = new Int32Array(count).fill(-1);
+  const postorder: number[] = [];
+  const visited = new Uint8Array(count);
+  const stack: number[] = [0];
+  const cursor = new Uint32Array(count);
+  visited[0] = 1;
+  for (let i = 0; i < count; i++) cursor[i] = s.firstEdge[i]!;
+  while (stack.length) {
+    const node = stack.at(-1)!;
+    let pushed = false;
+    while (cursor[node]! < s.firstEdge[node + 1]!) {
+      const edge = cursor[node]!;
+      cursor[node] = edge + s.edgeFields;
+      const to = s.edges[edge + 2]! / s.nodeFields;
+      if (!strong(edge) || visited[to]) continue;
+      visited[to] = 1;
+      stack.push(to);
+      pushed = true;
+      break;
+    }
+    if (!pushed) {
+      stack.pop();
+      order[node] = postorder.length;
+      postorder.push(node);
+    }
   }
+  // Predecessors of each reached node (compressed rows).
+  const predecessorCount = new Uint32Array(count + 1);
+  for (let node = 0; node < count; node++) {
+    if (!visited[node]) continue;
+    for (let edge = s.firstEdge[node]!; edge < s.firstEdge[node + 1]!; edge += s.edgeFields)
+      if (strong(edge)) predecessorCount[s.edges[edge + 2]! / s.nodeFields + 1]!++;
+  }
+  for (let i = 0; i < count; i++) predecessorCount[i + 1]! += predecessorCount[i]!;
+  const predecessors = new Int32Array(predecessorCount[count]!);
+  const fill = predecessorCount.slice(0, count);
+  for (let node = 0; node < count; node++) {
+    if (!visited[node]) continue;
+    for (let edge = s.firstEdge[node]!; edge < s.firstEdge[node + 1]!; edge += s.edgeFields)
+      if (strong(edge)) predecessors[fill[s.edges[edge + 2]! / s.nodeFields]!++] = node;
+  }
+  const dominator = new Int32Array(count).fill(-1);
+  dominator[0] = 0;
+  const intersect = (a: number, b: number) => {
+    while (a !== b) {
+      while (order[a]! < order[b]!) a = dominator[a]!;
+      while (order[b]! < order[a]!) b = dominator[b]!;
+    }
+    return a;
+  };
+  for (let changed = true; changed;) {
+    changed = false;
+    for (let k = postorder.length - 2; k >= 0; k--) {
+      const node = postorder[k]!;
+      let candidate = -1;
+      for (let p = predecessorCount[node]!; p < predecessorCount[node + 1]!; p++) {
+        const from = predecessors[p]!;
+        if (dominator[from] === -1) continue;
+        candidate = candidate === -1 ? from : intersect(from, candidate);
+      }
+      if (candidate !== -1 && dominator[node] !== candidate) {
+        dominator[node] = candidate;
+        changed = true;
+      }
+    }
+  }
+  const retained = new Float64Array(count);
+  for (const node of postorder) {
+    retained[node]! += sizeOf(s, node);
+    if (node !== 0) retained[dominator[node]!]! += retained[node]!;
+  }
+  return retained;
+}
+
+/** Every property (not element, not V8's internal) of the objects named `owner` in the last snapshot, as `owner.field`. */
+function fieldsOf(s: Snapshot, owner: string): string[] {
+  const fields = new Set<string>();
+  for (let i = 0; i < nodeCount(s); i++) {
+    if (nameOf(s, i) !== owner || typeOf(s, i) !== "object") continue;
+    for (let edge = s.firstEdge[i]!; edge < s.firstEdge[i + 1]!; edge += s.edgeFields)
+      if (s.edgeTypes[s.edges[edge]!] === "property") fields.add(`${owner}.${edgeName(s, edge)}`);
+  }
+  return [...fields];
+}
+const specs = [...(options.retained?.split(",") ?? []), ...(options["fields-of"]?.split(",").flatMap((owner) => fieldsOf(lastSnapshot, owner)) ?? [])];
+/** What `Owner.field` holds in the dominator tree, summed over every object of that constructor. */
+function dominatedBy(s: Snapshot, retained: Float64Array, owner: string, field: string): number {
+  let bytes = 0;
+  for (let i = 0; i < nodeCount(s); i++) {
+    if (nameOf(s, i) !== owner) continue;
+    for (let edge = s.firstEdge[i]!; edge < s.firstEdge[i + 1]!; edge += s.edgeFields)
+      if (edgeName(s, edge) === field) bytes += retained[s.edges[edge + 2]! / s.nodeFields]!;
+  }
+  return bytes;
+}
+if (specs.length > 0) {
+  console.log("\nheld by each field, first → last (largest growth of its dominator-tree size first; `alone`: reachable only through it):");
+  const trees = snapshots.map(retainedSizes);
+  const rows = specs.map((spec) => {
+    const [owner, field] = [spec.slice(0, spec.indexOf(".")), spec.slice(spec.indexOf(".") + 1)];
+    const held = snapshots.map((s, k) => ({ tree: dominatedBy(s, trees[k]!, owner, field), ...retainedBy(s, owner, field) }));
+    return { spec, held, grew: held.at(-1)!.tree - held[0]!.tree };
+  });
+  for (const { spec, held } of rows.sort((a, b) => b.grew - a.grew))
+    console.log(`  ${spec}: ${held.map(({ tree, bytes, objects }) => `${kb(tree)} (alone ${kb(bytes)}, ${objects} objects)`).join(" → ")}`);
 }
