@@ -326,9 +326,25 @@ function dominatedBy(s: Snapshot, retained: Float64Array, owner: string, field: 
   }
   return bytes;
 }
+// The same objects (V8 keeps an object's id across one process's snapshots) whose dominator-tree size
+// grew most, first to last, by their shortest retaining path: a container and those holding it show.
+const trees = snapshots.map(retainedSizes);
+const firstTree = new Map<number, number>();
+for (let i = 0; i < nodeCount(snapshots[0]!); i++) firstTree.set(idOf(snapshots[0]!, i), trees[0]![i]!);
+const lastTree = trees.at(-1)!;
+const grewMost = [];
+for (let i = 0; i < nodeCount(lastSnapshot); i++) {
+  const before = firstTree.get(idOf(lastSnapshot, i));
+  if (before !== undefined && lastTree[i]! - before > 8 * 1024) grewMost.push({ node: i, before, after: lastTree[i]! });
+}
+console.log("\nobjects in both whose dominator-tree size grew most, first → last (top 40):");
+for (const { node, before, after } of grewMost.sort((a, b) => b.after - b.before - (a.after - a.before)).slice(0, 40))
+  console.log(
+    `  ${kb(after - before).padStart(9)}  ${kb(before)} → ${kb(after)}  ${pathOf(lastSnapshot, retainers, node, 6)} ⇒ ${groupOf(lastSnapshot, node)}`,
+  );
+
 if (specs.length > 0) {
   console.log("\nheld by each field, first → last (largest growth of its dominator-tree size first; `alone`: reachable only through it):");
-  const trees = snapshots.map(retainedSizes);
   const rows = specs.map((spec) => {
     const [owner, field] = [spec.slice(0, spec.indexOf(".")), spec.slice(spec.indexOf(".") + 1)];
     const held = snapshots.map((s, k) => ({ tree: dominatedBy(s, trees[k]!, owner, field), ...retainedBy(s, owner, field) }));
