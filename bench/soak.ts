@@ -417,6 +417,8 @@ async function sample(): Promise<void> {
     heapUsedBytes: report?.heapUsedBytes ?? NaN,
     heapLiveBytes: report?.heapLiveBytes ?? NaN,
     heapCodeBytes: report?.heapCodeBytes ?? NaN,
+    heapReducedBytes: report?.heapReducedBytes ?? NaN,
+    heapReducedCodeBytes: report?.heapReducedCodeBytes ?? NaN,
     activeResources: report?.activeResources ?? {},
     latenciesMs: latency.latencies,
     p50Ms: latency.p50,

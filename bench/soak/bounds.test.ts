@@ -16,6 +16,8 @@ function sample(atMs: number, liveHeapMb: number): ResourceSample {
     heapUsedBytes: (liveHeapMb + 6) * MB,
     heapLiveBytes: (liveHeapMb + 5) * MB,
     heapCodeBytes: 5 * MB,
+    heapReducedBytes: (liveHeapMb + 4.5) * MB,
+    heapReducedCodeBytes: 4.5 * MB,
     fds: 40,
     sockets: 16,
     activeResources: {},

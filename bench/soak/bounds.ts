@@ -108,6 +108,8 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
   };
   const whole = endsOf((sample) => mb(sample.heapLiveBytes));
   const code = endsOf((sample) => mb(sample.heapCodeBytes));
+  const reduced = endsOf((sample) => mb(sample.heapReducedBytes - sample.heapReducedCodeBytes));
+  const reducedLine = lineOf(steady, (sample) => mb(sample.heapReducedBytes - sample.heapReducedCodeBytes));
   verdicts.push(
     grew("service RSS", (sample) => mb(sample.rssBytes), 0, " MB"),
     // Live after a full collection: a heap read between V8's collections swings with the garbage of the last burst.
@@ -117,6 +119,11 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
       ok: true,
       info: true,
       text: `service JS heap (live, all): ${fmt(whole.start)} MB → ${fmt(whole.end)} MB (${whole.change}), of which V8's compiled code ${fmt(code.start)} MB → ${fmt(code.end)} MB (${code.change})`,
+    },
+    {
+      ok: true,
+      info: true,
+      text: `service JS heap after V8's memory-reducing collection, without compiled code: ${fmt(reduced.start)} MB → ${fmt(reduced.end)} MB (${reduced.change}); its line ${reducedLine}`,
     },
     grew("service descriptors", (sample) => sample.fds, bounds.countSlack),
     grew("service sockets", (sample) => sample.sockets, bounds.countSlack),
@@ -169,11 +176,18 @@ export function fitLine(points: { x: number; y: number }[]): { start: number; sl
 function heapLine(bounds: SoakBounds, steady: ResourceSample[]): BoundVerdict {
   const points = steady.map((sample) => ({ x: sample.atMs, y: liveHeapMb(sample) })).filter((point) => Number.isFinite(point.y));
   const { start, slope } = fitLine(points);
-  const perHour = slope * 3_600_000;
   const dayRise = start > 0 ? (slope * WORKING_DAY_MS) / start : 0;
-  const text = `service JS heap's line over ${points.length} samples: ${perHour >= 0 ? "+" : ""}${perHour.toFixed(3)} MB an hour, ${(dayRise * 100).toFixed(1)} % over a working day`;
+  const text = `service JS heap's line over ${points.length} samples: ${lineOf(steady, liveHeapMb)}`;
   if (bounds.heapDayRise === null || points.length < 10) return { ok: true, info: true, text };
   return { ok: dayRise <= bounds.heapDayRise, text: `${text} (bound ${(bounds.heapDayRise * 100).toFixed(0)} %)` };
+}
+
+/** A least-squares line through the steady samples, in words: MB an hour, and its rise over a working day. */
+function lineOf(steady: ResourceSample[], read: (sample: ResourceSample) => number): string {
+  const { start, slope } = fitLine(steady.map((sample) => ({ x: sample.atMs, y: read(sample) })).filter((point) => Number.isFinite(point.y)));
+  const perHour = slope * 3_600_000;
+  const dayRise = start > 0 ? (slope * WORKING_DAY_MS) / start : 0;
+  return `${perHour >= 0 ? "+" : ""}${perHour.toFixed(3)} MB an hour, ${(dayRise * 100).toFixed(1)} % over a working day`;
 }
 
 const fmt = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));

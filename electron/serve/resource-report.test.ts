@@ -43,6 +43,10 @@ describe("resource report (the soak benchmark's debug hook)", () => {
       // V8's compiled code is part of the live heap, and this test's own functions are some of it.
       expect(report.heapCodeBytes).toBeGreaterThan(0);
       expect(report.heapCodeBytes).toBeLessThan(report.heapLiveBytes!);
+      // V8's memory-reducing collection after the plain one leaves no more than it did.
+      expect(report.heapReducedBytes).toBeGreaterThan(0);
+      expect(report.heapReducedBytes).toBeLessThanOrEqual(report.heapLiveBytes!);
+      expect(report.heapReducedCodeBytes).toBeGreaterThan(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -20,15 +20,30 @@ export interface ResourceReport {
    * the program as new code paths get hot, and is bounded by the program, not by what the fleet holds.
    */
   heapCodeBytes: number | null;
+  /**
+   * The same two after V8's memory-reducing collection (the one a heap snapshot makes first, and V8
+   * makes under memory pressure), run right after the plain one: what a plain full collection leaves
+   * beside the live objects (caches V8 gives back only then, space it does not compact) is not in it.
+   */
+  heapReducedBytes: number | null;
+  heapReducedCodeBytes: number | null;
   heapTotalBytes: number;
   externalBytes: number;
   /** process.getActiveResourcesInfo() counted by kind (TCPSocketWrap, Timeout, FSReqCallback, …). */
   activeResources: Record<string, number>;
 }
 
-export function resourceReport(collect: (() => void) | null = null): ResourceReport {
+export interface Collections {
+  regular: () => void;
+  reducing: () => void;
+}
+
+export function resourceReport(collect: Collections | null = null): ResourceReport {
   const memory = process.memoryUsage();
-  collect?.();
+  collect?.regular();
+  const heapLiveBytes = collect ? process.memoryUsage().heapUsed : null;
+  const heapCodeBytes = collect ? compiledCodeBytes() : null;
+  collect?.reducing();
   const activeResources: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) activeResources[kind] = (activeResources[kind] ?? 0) + 1;
   return {
@@ -36,8 +51,10 @@ export function resourceReport(collect: (() => void) | null = null): ResourceRep
     pid: process.pid,
     rssBytes: memory.rss,
     heapUsedBytes: memory.heapUsed,
-    heapLiveBytes: collect ? process.memoryUsage().heapUsed : null,
-    heapCodeBytes: collect ? compiledCodeBytes() : null,
+    heapLiveBytes,
+    heapCodeBytes,
+    heapReducedBytes: collect ? process.memoryUsage().heapUsed : null,
+    heapReducedCodeBytes: collect ? compiledCodeBytes() : null,
     heapTotalBytes: memory.heapTotal,
     externalBytes: memory.external,
     activeResources,
@@ -56,7 +73,9 @@ function compiledCodeBytes(): number {
 export function installResourceReport(env: NodeJS.ProcessEnv): boolean {
   const path = env[RESOURCE_REPORT_ENV];
   if (!path) return false;
-  const collect = v8Collection("regular");
+  const regular = v8Collection("regular");
+  const reducing = v8Collection("last-resort");
+  const collect = regular && reducing && { regular, reducing };
   process.on("SIGUSR2", () => {
     // Written whole, then renamed: the reader never sees half a report.
     writeFileSync(`${path}.tmp`, JSON.stringify(resourceReport(collect)));
