@@ -1,9 +1,9 @@
-// `npx tsx bench/soak/heap-compare.ts A.heapsnapshot B.heapsnapshot [C…] [--retained Owner.field,…]`:
+// `npx tsx bench/soak/heap-compare.ts A.heapsnapshot B.heapsnapshot [C…] [--retained Owner.field,…] [--fields-of Owner,…]`:
 // what a process's heap gained between V8 heap snapshots of the same process (bench/soak/heap-churn.ts
 // takes them of the fleet service; issue 43). Prints, first to last: the self size per constructor;
 // the objects allocated after the first and alive in the last (V8 keeps an object's id across one
 // process's snapshots) by their shortest retaining path; every Map, Set and Array that grew, by its
-// path; and with `--retained`, what the named fields hold alone in each snapshot (e.g.
+// path; the same objects whose dominator-tree size grew most; and with `--retained`, what the named fields hold alone in each snapshot (e.g.
 // EnvironmentBudget.changes): a structure that grows with churn rather than with the fleet shows in all.
 // `--fields-of Owner,…` does that for every property of those constructors (e.g. FleetService), largest growth first.
 import { readFileSync } from "node:fs";
