@@ -108,8 +108,8 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
   };
   const whole = endsOf((sample) => mb(sample.heapLiveBytes));
   const code = endsOf((sample) => mb(sample.heapCodeBytes));
-  const reduced = endsOf((sample) => mb(sample.heapReducedBytes - sample.heapReducedCodeBytes));
-  const reducedLine = lineOf(steady, (sample) => mb(sample.heapReducedBytes - sample.heapReducedCodeBytes));
+  const reduced = endsOf(reducedHeapMb);
+  const reducedLine = lineOf(steady, reducedHeapMb).text;
   verdicts.push(
     grew("service RSS", (sample) => mb(sample.rssBytes), 0, " MB"),
     // Live after a full collection: a heap read between V8's collections swings with the garbage of the last burst.
@@ -155,6 +155,7 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
 
 const mb = (bytes: number) => bytes / 1024 / 1024;
 const liveHeapMb = (sample: ResourceSample) => mb(sample.heapLiveBytes - sample.heapCodeBytes);
+const reducedHeapMb = (sample: ResourceSample) => mb(sample.heapReducedBytes - sample.heapReducedCodeBytes);
 
 /** A working day at the desk: what the heap's line is projected over. */
 export const WORKING_DAY_MS = 8 * 3_600_000;
@@ -174,20 +175,23 @@ export function fitLine(points: { x: number; y: number }[]): { start: number; sl
  * heap's least-squares line over every steady sample is projected over a working day instead.
  */
 function heapLine(bounds: SoakBounds, steady: ResourceSample[]): BoundVerdict {
-  const points = steady.map((sample) => ({ x: sample.atMs, y: liveHeapMb(sample) })).filter((point) => Number.isFinite(point.y));
-  const { start, slope } = fitLine(points);
-  const dayRise = start > 0 ? (slope * WORKING_DAY_MS) / start : 0;
-  const text = `service JS heap's line over ${points.length} samples: ${lineOf(steady, liveHeapMb)}`;
-  if (bounds.heapDayRise === null || points.length < 10) return { ok: true, info: true, text };
-  return { ok: dayRise <= bounds.heapDayRise, text: `${text} (bound ${(bounds.heapDayRise * 100).toFixed(0)} %)` };
+  const line = lineOf(steady, liveHeapMb);
+  const text = `service JS heap's line over ${line.samples} samples: ${line.text}`;
+  if (bounds.heapDayRise === null || line.samples < 10) return { ok: true, info: true, text };
+  return { ok: line.dayRise <= bounds.heapDayRise, text: `${text} (bound ${(bounds.heapDayRise * 100).toFixed(0)} %)` };
 }
 
-/** A least-squares line through the steady samples, in words: MB an hour, and its rise over a working day. */
-function lineOf(steady: ResourceSample[], read: (sample: ResourceSample) => number): string {
-  const { start, slope } = fitLine(steady.map((sample) => ({ x: sample.atMs, y: read(sample) })).filter((point) => Number.isFinite(point.y)));
+/** The least-squares line through the steady samples: its rise over a working day (share of its start), and in words. */
+function lineOf(steady: ResourceSample[], read: (sample: ResourceSample) => number): { samples: number; dayRise: number; text: string } {
+  const points = steady.map((sample) => ({ x: sample.atMs, y: read(sample) })).filter((point) => Number.isFinite(point.y));
+  const { start, slope } = fitLine(points);
   const perHour = slope * 3_600_000;
   const dayRise = start > 0 ? (slope * WORKING_DAY_MS) / start : 0;
-  return `${perHour >= 0 ? "+" : ""}${perHour.toFixed(3)} MB an hour, ${(dayRise * 100).toFixed(1)} % over a working day`;
+  return {
+    samples: points.length,
+    dayRise,
+    text: `${perHour >= 0 ? "+" : ""}${perHour.toFixed(3)} MB an hour, ${(dayRise * 100).toFixed(1)} % over a working day`,
+  };
 }
 
 const fmt = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
