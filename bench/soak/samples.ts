@@ -48,7 +48,7 @@ export function sampleLine(sample: ResourceSample): string {
     .sort((a, b) => b[1] - a[1])
     .map(([kind, count]) => `${kind} ${count}`)
     .join(", ");
-  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)} (${mb(sample.heapLiveBytes)} live after a full collection, of which compiled code ${mb(sample.heapCodeBytes)}; ${mb(sample.heapReducedBytes)} MB after a memory-reducing one, code ${mb(sample.heapReducedCodeBytes)}), fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
+  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)} (${mb(sample.heapLiveBytes)} live after a full collection, of which compiled code ${mb(sample.heapCodeBytes)}; ${mb(sample.heapReducedBytes)} after a memory-reducing one, code ${mb(sample.heapReducedCodeBytes)}), fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
 }
 
 /** How long a rename may take to reach the screen; a reloaded page gets as long to paint the whole fleet. */
