@@ -20,4 +20,27 @@ describe("StringPool", () => {
     }
     expect(largest).toBe(TIMESTAMP_POOL_LIMIT);
   });
+
+  it("a full pool lets go of its oldest value for each new one, and keeps sharing the newest", () => {
+    const pool = new StringPool(4);
+    for (const value of ["a", "b", "c", "d", "e"]) pool.intern(value);
+    expect(pool.size).toBe(4);
+    // "e" pushed "a" out: "b" to "e" are still shared, "a" comes back as the copy it is given.
+    const b = ["b"].join("");
+    expect(pool.intern(b)).toBe("b");
+    const a = ["a"].join("");
+    expect(pool.intern(a)).toBe(a);
+    expect(pool.size).toBe(4);
+  });
+
+  it("stays full once filled, rather than emptying and filling again", () => {
+    const pool = new StringPool(TIMESTAMP_POOL_LIMIT);
+    const start = Date.parse("2026-12-02T21:00:00.000Z");
+    let smallestOnceFull = Infinity;
+    for (let ms = 0; ms < 10 * TIMESTAMP_POOL_LIMIT; ms++) {
+      pool.intern(new Date(start + ms).toISOString());
+      if (ms >= TIMESTAMP_POOL_LIMIT) smallestOnceFull = Math.min(smallestOnceFull, pool.size);
+    }
+    expect(smallestOnceFull).toBe(TIMESTAMP_POOL_LIMIT);
+  });
 });

@@ -1,9 +1,14 @@
 // Interning for values that thousands of rows repeat (runtime modes, providers, models, branches,
 // project ids, the same timestamps after a server restart): a decoded row carries its own copy of
 // each string, and facts that keep them would keep 10 × 5,000 copies of "full-access". Bounded:
-// a pool that fills up starts over, so unique values cannot grow it forever.
+// a full pool lets go of its oldest value for each new one, so unique values cannot grow it forever,
+// and it stays full rather than emptying at once (a pool that started over read as a sawtooth in
+// the soak's heap, bench/soak.ts).
 export class StringPool {
   private readonly pool = new Map<string, string>();
+  /** Values in the order they came in, grown as the pool fills: once full, the slot at `next` holds the oldest. */
+  private readonly order: string[] = [];
+  private next = 0;
 
   constructor(private readonly limit = 20_000) {}
 
@@ -15,7 +20,12 @@ export class StringPool {
     if (typeof value !== "string") return value;
     const known = this.pool.get(value);
     if (known !== undefined) return known as T;
-    if (this.pool.size >= this.limit) this.pool.clear();
+    if (this.order.length < this.limit) this.order.push(value);
+    else {
+      this.pool.delete(this.order[this.next]!);
+      this.order[this.next] = value;
+      this.next = (this.next + 1) % this.limit;
+    }
     this.pool.set(value, value);
     return value;
   }
