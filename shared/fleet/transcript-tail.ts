@@ -13,7 +13,7 @@ import type { TranscriptItem } from "./facts";
 export interface TailLimits {
   /** Transcript items held: what an open view shows. */
   items: number;
-  /** Items let go in batches of this many, so trimming costs O(1) per item, not per event. */
+  /** Items let go in batches of up to this many, so trimming costs O(1) per item, not per event (`trimPoint`). */
   trimBatch: number;
   /** Messages that left the tail, kept by id (text cut) so a send can still be matched to its reply. */
   anchors: number;
@@ -44,13 +44,25 @@ export const OPEN_VIEW_TAIL: TailLimits = {
  */
 export const FOLLOWED_TAIL: TailLimits = {
   items: 40,
-  trimBatch: 40,
+  trimBatch: 8,
   anchors: 24,
   historyFacts: 40,
   finishedSubagents: 200,
   checkpoints: 2,
   settledEntries: 8,
 };
+
+/**
+ * How long a list held to `limit` may grow before it is cut back to `limit`: by its own limit at
+ * most, and by the batch, so cutting stays O(1) per entry while a short list (a followed thread's
+ * two checkpoints, eight runs) is cut every few entries rather than after a whole batch of them.
+ * With one slack for every list, a followed protocol-2 thread held up to 42 checkpoints and 48 runs,
+ * and filled to them over its first ~40 turns: the soak's heap rose for as long as its threads took
+ * to reach that many turns (bench/soak.ts, issue 43).
+ */
+export function trimPoint(limit: number, limits: TailLimits): number {
+  return limit + Math.max(1, Math.min(limit, limits.trimBatch));
+}
 
 /** An anchor's text is cut to this: only whether there was text counts once it left the tail. */
 const ANCHOR_TEXT_CHARS = 64;

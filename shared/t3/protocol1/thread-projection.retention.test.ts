@@ -7,7 +7,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FOLLOWED_TAIL, OPEN_VIEW_TAIL, type TailLimits } from "../../fleet/transcript-tail";
-import { heldBytes, longThread } from "./long-thread.testkit";
+import { heldBytes, longThread, recordedSnapshot } from "./long-thread.testkit";
+import { ThreadProjection } from "./thread-projection";
 
 const fixtures = process.env.T3_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../../shared/fixtures");
 const recording = JSON.parse(readFileSync(resolve(fixtures, "t3-0.0.42/thread-completed.json"), "utf8")) as unknown;
@@ -118,5 +119,23 @@ describe("protocol 1: a followed thread holds a bounded tail of its transcript",
     expect(index).toBeGreaterThanOrEqual(0);
     expect(index).toBeLessThan(anchored);
     expect(messages.slice(index + 1).find((message) => message.role === "assistant")).toMatchObject({ id: "reply-long", runId: "turn-long", streaming: false });
+  });
+
+  it("a thread (re)followed is cut to its tail at once: it holds no more than after its next trim, whatever its age", () => {
+    // Ten turns of history, all held (an open view's tail): more items than the followed tail holds.
+    const history = longThread(recording);
+    for (let index = 1; index <= 10; index++) history.turn(index);
+    expect(history.projection.items().length).toBeGreaterThan(FOLLOWED_TAIL.items);
+
+    const followed = new ThreadProjection();
+    followed.retain(FOLLOWED_TAIL);
+    followed.applySnapshot({ ...recordedSnapshot(recording), thread: structuredClone(history.projection.thread!) });
+    expect(followed.items().length).toBeLessThanOrEqual(FOLLOWED_TAIL.items);
+    const { items } = followed.transcript();
+    expect(followed.thread!.checkpoints.length).toBeLessThanOrEqual(FOLLOWED_TAIL.checkpoints);
+    expect(items.at(-1)).toMatchObject({ id: "reply-10", type: "message" });
+    // The facts read as from the whole history.
+    expect(followed.facts().changes?.at(-1)).toMatchObject({ turnCount: 10 });
+    expect(followed.facts().usage).toEqual(history.projection.facts().usage);
   });
 });

@@ -10,7 +10,7 @@
 // facts cover the whole history without keeping it (issue 43).
 import { noThreadFacts, type PendingRequest, type ThreadDetailFacts, type TranscriptItem, type TurnChanges, type UsageFacts } from "../../fleet/facts";
 import { countOrNull } from "../../fleet/counts";
-import { MessageAnchors, OPEN_VIEW_TAIL, type TailLimits, type TranscriptBounds } from "../../fleet/transcript-tail";
+import { MessageAnchors, OPEN_VIEW_TAIL, type TailLimits, type TranscriptBounds, trimPoint } from "../../fleet/transcript-tail";
 import type { LatestTurn, OrchestrationEvent, OrchestrationThread, ThreadActivity, ThreadDetailSnapshot, ThreadMessage, ThreadSession } from "./schemas";
 import { runStateOfRow, sessionLost, type StreamRun } from "./facts";
 import { revertCheckpoints, turnChangesOf, upsertCheckpoint, usageOfActivities } from "./changes";
@@ -78,7 +78,8 @@ export class ThreadProjection {
     this.activityFacts = undefined;
     this.changes = undefined;
     this.usage = undefined;
-    this.trimWhenLong();
+    // Cut to the tail at once: a thread holds no more after it was (re)followed than after its next trim.
+    if (this.thread.messages.length + this.thread.activities.length > this.limits.items) this.trim();
   }
 
   /** Applies one event newer than the last applied; older or duplicate ones are ignored. Returns whether it changed anything. */
@@ -350,7 +351,7 @@ export class ThreadProjection {
   /** Held items and token reports past the tail's bound (and its batch): let the oldest go. */
   private trimWhenLong(): void {
     const thread = this.thread;
-    if (thread && thread.messages.length + thread.activities.length > this.limits.items + this.limits.trimBatch) this.trim();
+    if (thread && thread.messages.length + thread.activities.length > trimPoint(this.limits.items, this.limits)) this.trim();
   }
 
   /**

@@ -402,14 +402,22 @@ export function transcriptOfThread(
   return { items: anchors.length > 0 ? [...anchors, ...items] : items, anchored: anchors.length, earlier: carried.earlier };
 }
 
-/** The projection with its oldest settled entries let go past their bounds, what they said kept in `carried` (./retention.ts). */
-export function trimThread(projection: ThreadProjection, carried: Carried): ThreadProjection {
-  return trimProjection(projection, carried, {
-    outcomes: messageOutcomesOf,
-    ends: requestEndsOf,
-    subagents: (trimmed) => subagentsOf(trimmed),
-    transcriptItem: transcriptItemOf,
-  });
+/**
+ * The projection with its oldest settled entries let go past their bounds, what they said kept in
+ * `carried` (./retention.ts). `exact`: cut to the limits now, not at the next trim point (a snapshot).
+ */
+export function trimThread(projection: ThreadProjection, carried: Carried, exact = false): ThreadProjection {
+  return trimProjection(
+    projection,
+    carried,
+    {
+      outcomes: messageOutcomesOf,
+      ends: requestEndsOf,
+      subagents: (trimmed) => subagentsOf(trimmed),
+      transcriptItem: transcriptItemOf,
+    },
+    exact,
+  );
 }
 
 /** A message without a turn item yet: whether its run is queued (and where) or was cancelled before it started. */

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { FOLLOWED_TAIL, OPEN_VIEW_TAIL, type TailLimits } from "../../fleet/transcript-tail";
+import { FOLLOWED_TAIL, OPEN_VIEW_TAIL, type TailLimits, trimPoint } from "../../fleet/transcript-tail";
 import { detailFactsOf, transcriptOfThread } from "./facts";
 import { retainLimits } from "./retention";
 import { Thread, heldBytes } from "./long-thread.testkit";
@@ -108,5 +108,23 @@ describe("protocol 2: a followed thread holds a bounded tail of its projection",
     expect(followed.lateMax).toBeLessThan(open.lateMax / 3);
     expect(followed.lateMax).toBeLessThanOrEqual(followed.earlyMax * 1.02);
     expect(followed.thread.carried.heldShort).toBe(true);
+  });
+
+  it("followed: a thread's held size levels off within its first turns and stays level, with at most a few checkpoints", () => {
+    const thread = new Thread(recordings);
+    retainLimits(thread.carried, FOLLOWED_TAIL);
+    const held: number[] = [];
+    let mostCheckpoints = 0;
+    for (let index = 1; index <= 200; index++) {
+      thread.run(index);
+      held.push(heldBytes(thread));
+      mostCheckpoints = Math.max(mostCheckpoints, thread.projection.checkpoints.length);
+    }
+    // Each list is cut at its own trim point: two checkpoints held, cut at four (one slack for every
+    // list let a followed thread hold 42 checkpoints and 48 runs, and fill to them over ~40 turns).
+    expect(mostCheckpoints).toBeLessThanOrEqual(trimPoint(FOLLOWED_TAIL.checkpoints, FOLLOWED_TAIL));
+    const level = held.slice(40);
+    expect(Math.max(...level)).toBeLessThanOrEqual(Math.min(...level) * 1.2);
+    expect(Math.max(...level)).toBeLessThanOrEqual(held[29]! * 1.2);
   });
 });

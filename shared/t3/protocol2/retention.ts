@@ -7,7 +7,7 @@
 // trimmed projection together with them, so the facts read as they would from the whole history.
 import type { MessageOutcome, RequestEnd, SubagentFacts, TokenCounts, TranscriptItem } from "../../fleet/facts";
 import { sumCounts } from "../../fleet/counts";
-import { MessageAnchors, OPEN_VIEW_TAIL, keepNewest, type TailLimits } from "../../fleet/transcript-tail";
+import { MessageAnchors, OPEN_VIEW_TAIL, keepNewest, type TailLimits, trimPoint } from "../../fleet/transcript-tail";
 import { usageOfProjection } from "./changes";
 import type { ProviderTurn, ThreadProjection, TurnItem } from "./schemas";
 
@@ -93,17 +93,18 @@ export function addTokens(a: TokenCounts | null, b: TokenCounts | null): TokenCo
   };
 }
 
-function over(projection: ThreadProjection, limits: TailLimits): boolean {
-  const slack = limits.settledEntries + limits.trimBatch;
+/** Whether a list is past its trim point (`exact`: past its limit, as a snapshot is cut at once). */
+function over(projection: ThreadProjection, limits: TailLimits, exact: boolean): boolean {
+  const past = (length: number, limit: number) => length > (exact ? limit : trimPoint(limit, limits));
   return (
-    projection.turnItems.length > limits.items + limits.trimBatch ||
-    projection.runs.length > slack ||
-    projection.providerTurns.length > slack ||
-    projection.runtimeRequests.length > slack ||
-    projection.messages.length > slack ||
-    projection.subagents.length > slack ||
-    projection.checkpoints.length > limits.checkpoints + limits.trimBatch ||
-    projection.providerSessions.length > SESSIONS_KEPT * 2
+    past(projection.turnItems.length, limits.items) ||
+    past(projection.runs.length, limits.settledEntries) ||
+    past(projection.providerTurns.length, limits.settledEntries) ||
+    past(projection.runtimeRequests.length, limits.settledEntries) ||
+    past(projection.messages.length, limits.settledEntries) ||
+    past(projection.subagents.length, limits.settledEntries) ||
+    past(projection.checkpoints.length, limits.checkpoints) ||
+    past(projection.providerSessions.length, SESSIONS_KEPT)
   );
 }
 
@@ -122,9 +123,9 @@ function split<T>(entries: readonly T[], limit: number, keep: (entry: T) => bool
  * bound, trimmed in batches), `carried` updated with what they said. `read`: ./facts.ts's readings,
  * passed in (./facts.ts reads a trimmed projection with `Carried`, so it imports this file).
  */
-export function trimProjection(projection: ThreadProjection, carried: Carried, read: Readings): ThreadProjection {
+export function trimProjection(projection: ThreadProjection, carried: Carried, read: Readings, exact = false): ThreadProjection {
   const limits = carried.limits;
-  if (!over(projection, limits)) return projection;
+  if (!over(projection, limits, exact)) return projection;
   noteCut(carried);
   const pendingRequests = new Set(projection.runtimeRequests.filter((request) => request.status === "pending").map((request) => request.id));
   const isPendingRequestItem = (item: TurnItem) =>

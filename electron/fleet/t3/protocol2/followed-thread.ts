@@ -29,10 +29,13 @@ export class V2Thread implements FollowedThread {
     this.answered.add(requestId);
   }
 
-  /** A snapshot is the thread afresh: nothing carried from before counts (its limits stay). */
+  /**
+   * A snapshot is the thread afresh: nothing carried from before counts (its limits stay). It is cut
+   * to the limits at once, so a thread holds no more after it was (re)followed than after its next trim.
+   */
   takeSnapshot(projection: ThreadProjection): void {
     this.carried = freshCarried(this.carried);
-    this.projection = trimThread(projection, this.carried);
+    this.projection = trimThread(projection, this.carried, true);
   }
 
   retain(limits: TailLimits): void {
