@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentDiff } from "../../shared/bridge/contract";
+import { FOLLOWED_TAIL } from "../../shared/fleet/transcript-tail";
 import type { AgentView } from "../../shared/fleet/types";
 import { SimFleet } from "../../sim/fleet";
 import { diffBetween } from "../../sim/changes";
@@ -153,5 +154,31 @@ describe("changes and usage through the fleet service", () => {
     await until(service, () => service.model.agent(key)?.usage !== undefined, "usage reported");
     expect(service.model.agent(key)!.changes).toBeUndefined();
     await expect(service.request("agent.diff", { key, scope: { kind: "thread" } })).rejects.toThrow("no changes");
+  });
+
+  it("an agent opened and closed again keeps only the followed tail's turns of changes, not the open view's", async () => {
+    const { sims, service } = await setup();
+    const sim = sims.servers[0]!;
+    const threadId = sims.createThread(sim, { title: "Many passes", provider: "codex", text: "Pass 1 #edit:1" });
+    const key = `${sim.environmentId}/${threadId}`;
+    const view = () => service.model.agent(key);
+    const turns = FOLLOWED_TAIL.checkpoints + 3;
+    for (let turn = 1; turn <= turns; turn++) {
+      if (turn > 1) sims.sendMessage(sim, threadId, `Pass ${turn} #edit:1`);
+      await until(service, () => view()?.changes?.at(-1)?.turnCount === turn && view()?.status === "idle", `pass ${turn}`);
+    }
+    // Followed for its turns, it held the followed tail's checkpoints.
+    expect(view()!.changes!.length).toBeLessThanOrEqual(FOLLOWED_TAIL.checkpoints);
+    // Open, the view's tail: every turn's files.
+    await service.request("agent.open", { key });
+    await until(service, () => view()?.changes?.length === turns, "every turn's changes");
+    // Closed: the agent's row keeps the newest turns only, as stored.
+    await service.request("agent.close", { key });
+    expect(view()!.changes!.map((turn) => turn.turnCount)).toEqual(
+      sim.engine.threads
+        .get(threadId)!
+        .checkpoints!.slice(-FOLLOWED_TAIL.checkpoints)
+        .map((checkpoint) => checkpoint.checkpointTurnCount),
+    );
   });
 });

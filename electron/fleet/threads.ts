@@ -60,12 +60,19 @@ export class ThreadFollowers {
   unfollow(threadId: string, reason: string): void {
     const entry = this.followed.get(threadId);
     if (!entry) return;
+    const held = limitsOf(entry);
     entry.reasons.delete(reason);
-    if (entry.reasons.size > 0) return retainWhatItNeeds(entry);
-    const subscription = entry.subscription;
-    entry.subscription = undefined;
-    this.followed.delete(threadId);
-    subscription?.close();
+    if (entry.reasons.size === 0) {
+      const subscription = entry.subscription;
+      entry.subscription = undefined;
+      this.followed.delete(threadId);
+      subscription?.close();
+    }
+    retainWhatItNeeds(entry);
+    // Closed: what the fleet keeps of the thread (its row's detail, kept after it is let go) is cut to
+    // what a followed thread holds, not the view's tail (a hundred turns of files), for as long as the agent lives.
+    const detail = entry.thread.detail();
+    if (limitsOf(entry) !== held && detail.loaded) this.onChange(threadId, detail);
   }
 
   isFollowing(threadId: string, reason?: string): boolean {
