@@ -69,10 +69,11 @@ export class ThreadFollowers {
       subscription?.close();
     }
     retainWhatItNeeds(entry);
+    if (limitsOf(entry) === held) return;
     // Closed: what the fleet keeps of the thread (its row's detail, kept after it is let go) is cut to
     // what a followed thread holds, not the view's tail (a hundred turns of files), for as long as the agent lives.
     const detail = entry.thread.detail();
-    if (limitsOf(entry) !== held && detail.loaded) this.onChange(threadId, detail);
+    if (detail.loaded) this.onChange(threadId, detail);
   }
 
   isFollowing(threadId: string, reason?: string): boolean {

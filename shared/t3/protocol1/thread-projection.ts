@@ -79,7 +79,7 @@ export class ThreadProjection {
     this.changes = undefined;
     this.usage = undefined;
     // Cut to the tail at once: a thread holds no more after it was (re)followed than after its next trim.
-    if (this.thread.messages.length + this.thread.activities.length > this.limits.items) this.trim();
+    this.trimWhenLong(true);
   }
 
   /** Applies one event newer than the last applied; older or duplicate ones are ignored. Returns whether it changed anything. */
@@ -348,10 +348,11 @@ export class ThreadProjection {
     return this.thread?.activities ?? [];
   }
 
-  /** Held items and token reports past the tail's bound (and its batch): let the oldest go. */
-  private trimWhenLong(): void {
+  /** Held items and token reports past the tail's trim point (`exact`: past its bound): let the oldest go. */
+  private trimWhenLong(exact = false): void {
     const thread = this.thread;
-    if (thread && thread.messages.length + thread.activities.length > trimPoint(this.limits.items, this.limits)) this.trim();
+    const bound = exact ? this.limits.items : trimPoint(this.limits.items, this.limits);
+    if (thread && thread.messages.length + thread.activities.length > bound) this.trim();
   }
 
   /**
