@@ -70,6 +70,19 @@ describe("the soak's heap bounds", () => {
     expect(line!.text).toMatch(/MB an hour, .* % over a working day \(bound 10 %\)/);
   });
 
+  it("prints the heap's ten-minute means over the service's life, its warm-up marked, so a fill that levels reads apart from a line", () => {
+    // Filling for the first 40 minutes (to 22 MB), then level; measured from minute 60.
+    const samples = Array.from({ length: 120 }, (_, minute) => sample(minute * MINUTE, 20 + Math.min(minute, 40) * 0.05));
+    const means = checkBounds(boundsFor(false), { ...outcome(samples), steadyFromMs: 60 * MINUTE }).find((verdict) =>
+      verdict.text.includes("ten-minute means"),
+    )!;
+    expect(means.info).toBe(true);
+    expect(means.text).toContain(
+      "from the minute: 0 (warm-up) 20.23, 10 (warm-up) 20.73, 20 (warm-up) 21.23, 30 (warm-up) 21.73, 40 (warm-up) 22.00, 50 (warm-up) 22.00, 60 22.00",
+    );
+    expect(means.text).toMatch(/110 22\.00 MB$/);
+  });
+
   it("fails 3 % of growth from end to end on a full run", () => {
     const samples = Array.from({ length: 60 }, (_, minute) => sample(minute * MINUTE, minute < 30 ? 20 : 20.8));
     const [ends] = heapVerdicts(samples).filter((verdict) => !verdict.info);

@@ -125,6 +125,7 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
       info: true,
       text: `service JS heap after V8's memory-reducing collection, without compiled code: ${fmt(reduced.start)} MB → ${fmt(reduced.end)} MB (${reduced.change}); its line ${reducedLine}`,
     },
+    heapByTenMinutes(outcome.samples, outcome.steadyFromMs),
     grew("service descriptors", (sample) => sample.fds, bounds.countSlack),
     grew("service sockets", (sample) => sample.sockets, bounds.countSlack),
     grew("service active handles and timers", handles, bounds.countSlack),
@@ -179,6 +180,22 @@ function heapLine(bounds: SoakBounds, steady: ResourceSample[]): BoundVerdict {
   const text = `service JS heap's line over ${line.samples} samples: ${line.text}`;
   if (bounds.heapDayRise === null || line.samples < 10) return { ok: true, info: true, text };
   return { ok: line.dayRise <= bounds.heapDayRise, text: `${text} (bound ${(bounds.heapDayRise * 100).toFixed(0)} %)` };
+}
+
+/**
+ * The live heap's ten-minute means over the last service process's life, the warm-up marked: what
+ * the bounds read is the end of a curve, and its shape (a fill that levels, or a line) is printed.
+ */
+function heapByTenMinutes(samples: ResourceSample[], steadyFromMs: number): BoundVerdict {
+  const life = samples.filter((sample) => sample.servicePid === samples.at(-1)?.servicePid && Number.isFinite(liveHeapMb(sample)));
+  const means: string[] = [];
+  for (let from = Math.floor((life[0]?.atMs ?? 0) / 600_000) * 600_000; from <= (life.at(-1)?.atMs ?? -1); from += 600_000) {
+    const within = life.filter((sample) => sample.atMs >= from && sample.atMs < from + 600_000).map(liveHeapMb);
+    if (within.length === 0) continue;
+    const mean = within.reduce((sum, value) => sum + value, 0) / within.length;
+    means.push(`${from / 60_000}${from + 600_000 > steadyFromMs ? "" : " (warm-up)"} ${mean.toFixed(2)}`);
+  }
+  return { ok: true, info: true, text: `service JS heap (live, without compiled code), ten-minute means from the minute: ${means.join(", ")} MB` };
 }
 
 /** The least-squares line through the steady samples: its rise over a working day (share of its start), and in words. */

@@ -30,6 +30,20 @@ describe("the soak's schedule", () => {
     }
   });
 
+  it("in a two-hour run, restarts the service and upgrades machines in the first quarter hour, and measures growth over the second hour", () => {
+    for (let seed = 1; seed <= 50; seed++) {
+      const { plan, upgrades } = upgradesOf(seed, 120 * MINUTE);
+      const lastChange = Math.max(
+        ...upgrades.map(({ atMs }) => atMs),
+        ...plan.actions.filter(({ action }) => action.kind.startsWith("service-")).map(({ atMs, action }) => atMs + ("forMs" in action ? action.forMs : 0)),
+      );
+      expect(lastChange).toBeLessThanOrEqual(15 * MINUTE);
+      // What the fleet holds within bounds takes 45 to 50 minutes to fill at the soak's pace (bench/soak/schedule.ts).
+      expect(plan.steadyFromMs - lastChange).toBeGreaterThanOrEqual(45 * MINUTE);
+      expect(plan.steadyFromMs).toBe(60 * MINUTE);
+    }
+  });
+
   it("upgrades one machine somewhere in the middle of a short run", () => {
     for (let seed = 1; seed <= 50; seed++) {
       const { upgrades } = upgradesOf(seed, 3 * MINUTE);
