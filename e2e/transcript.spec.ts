@@ -12,7 +12,8 @@ const belowView = (transcript: Locator) => transcript.evaluate((element) => elem
 /**
  * The entry at the top of the transcript's view and how far below the view's top it starts, once it
  * held still for two frames. A jump into entries not yet measured settles first: the virtualizer
- * measures them and keeps the entry in view where it was (renderer/src/components/Transcript.tsx).
+ * measures them and corrects the offset by their difference from its estimate
+ * (renderer/src/components/Transcript.tsx).
  */
 const entryAtTop = (transcript: Locator) =>
   transcript.evaluate(async (element) => {
