@@ -69,6 +69,7 @@ export interface BoundVerdict {
 }
 
 const median = (values: number[]) => percentile(values, 50);
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerdict[] {
   const zero = (what: string, value: number): BoundVerdict => ({ ok: value === 0, text: `${what}: ${value} (must be 0)` });
@@ -163,9 +164,8 @@ export const WORKING_DAY_MS = 8 * 3_600_000;
 
 /** The least-squares line through the points: its value at the first x and its slope per unit of x. */
 export function fitLine(points: { x: number; y: number }[]): { start: number; slope: number } {
-  const n = points.length;
-  const meanX = points.reduce((sum, point) => sum + point.x, 0) / n;
-  const meanY = points.reduce((sum, point) => sum + point.y, 0) / n;
+  const meanX = mean(points.map((point) => point.x));
+  const meanY = mean(points.map((point) => point.y));
   const spread = points.reduce((sum, point) => sum + (point.x - meanX) ** 2, 0);
   const slope = spread > 0 ? points.reduce((sum, point) => sum + (point.x - meanX) * (point.y - meanY), 0) / spread : 0;
   return { start: meanY + slope * ((points[0]?.x ?? 0) - meanX), slope };
@@ -187,13 +187,13 @@ function heapLine(bounds: SoakBounds, steady: ResourceSample[]): BoundVerdict {
  * the bounds read is the end of a curve, and its shape (a fill that levels, or a line) is printed.
  */
 function heapByTenMinutes(samples: ResourceSample[], steadyFromMs: number): BoundVerdict {
-  const life = samples.filter((sample) => sample.servicePid === samples.at(-1)?.servicePid && Number.isFinite(liveHeapMb(sample)));
+  const lastPid = samples.at(-1)?.servicePid;
+  const life = samples.filter((sample) => sample.servicePid === lastPid && Number.isFinite(liveHeapMb(sample)));
   const means: string[] = [];
   for (let from = Math.floor((life[0]?.atMs ?? 0) / 600_000) * 600_000; from <= (life.at(-1)?.atMs ?? -1); from += 600_000) {
     const within = life.filter((sample) => sample.atMs >= from && sample.atMs < from + 600_000).map(liveHeapMb);
     if (within.length === 0) continue;
-    const mean = within.reduce((sum, value) => sum + value, 0) / within.length;
-    means.push(`${from / 60_000}${from + 600_000 > steadyFromMs ? "" : " (warm-up)"} ${mean.toFixed(2)}`);
+    means.push(`${from / 60_000}${from + 600_000 > steadyFromMs ? "" : " (warm-up)"} ${mean(within).toFixed(2)}`);
   }
   return { ok: true, info: true, text: `service JS heap (live, without compiled code), ten-minute means from the minute: ${means.join(", ")} MB` };
 }
