@@ -30,7 +30,7 @@ import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
 import { SoakService } from "./soak/service";
 import { soakTruth, truthLines } from "./soak/truth";
-import { liveAgentCount, measureEventToPixel, percentile, type ResourceSample, sampleLine } from "./soak/samples";
+import { liveAgentCount, measureEventToPixel, percentile, type ResourceSample, sampleLines } from "./soak/samples";
 
 const { values } = parseArgs({
   options: {
@@ -420,13 +420,14 @@ async function sample(): Promise<void> {
     heapReducedBytes: report?.heapReducedBytes ?? NaN,
     heapReducedCodeBytes: report?.heapReducedCodeBytes ?? NaN,
     activeResources: report?.activeResources ?? {},
+    ...(report ? { holdings: report.holdings, holdingsMs: report.holdingsMs } : { holdings: [], holdingsMs: NaN }),
     latenciesMs: latency.latencies,
     p50Ms: latency.p50,
     p99Ms: latency.p99,
     timeouts: latency.timeouts,
   };
   samples.push(entry);
-  log(sampleLine(entry));
+  for (const line of sampleLines(entry)) log(line);
 }
 
 // The schedule, the user's sends and attention, and the minute samples run side by side.

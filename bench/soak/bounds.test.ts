@@ -21,6 +21,8 @@ function sample(atMs: number, liveHeapMb: number): ResourceSample {
     fds: 40,
     sockets: 16,
     activeResources: {},
+    holdings: [],
+    holdingsMs: 0,
     latenciesMs: [30, 40],
     p50Ms: 30,
     p99Ms: 40,

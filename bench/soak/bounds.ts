@@ -23,6 +23,7 @@
 //
 // Descriptors, sockets and handles also get a slack of a few in absolute terms: a machine that is
 // reconnecting at the moment of a sample holds one socket more or fewer.
+import { holdingsGrowthText } from "./holdings-growth";
 import type { MessageTally } from "./messages";
 import { handles, PAINT_WITHIN_MS, percentile, type ResourceSample } from "./samples";
 
@@ -127,6 +128,7 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
       text: `service JS heap after V8's memory-reducing collection, without compiled code: ${fmt(reduced.start)} MB → ${fmt(reduced.end)} MB (${reduced.change}); its line ${reducedLine}`,
     },
     heapByTenMinutes(outcome.samples, outcome.steadyFromMs),
+    { ok: true, info: true, text: holdingsGrowthText(steady[0]!.holdings, steady.at(-1)!.holdings) },
     grew("service descriptors", (sample) => sample.fds, bounds.countSlack),
     grew("service sockets", (sample) => sample.sockets, bounds.countSlack),
     grew("service active handles and timers", handles, bounds.countSlack),

@@ -1,7 +1,9 @@
 // The soak's samples: the service's memory, descriptors, sockets and handles, and the page's
 // event-to-pixel time (a rename on the probe machine until the page paints the new title).
 import type { Page } from "playwright-core";
+import type { Holding } from "../../electron/serve/holdings";
 import type { AgentView } from "../../shared/fleet/types";
+import { heldLine } from "./holdings-growth";
 
 export interface ResourceSample {
   atMs: number;
@@ -22,6 +24,9 @@ export interface ResourceSample {
   fds: number;
   sockets: number;
   activeResources: Record<string, number>;
+  /** What the service holds, by path (electron/serve/holdings.ts); empty when it did not answer. */
+  holdings: Holding[];
+  holdingsMs: number;
   latenciesMs: number[];
   p50Ms: number;
   p99Ms: number;
@@ -42,7 +47,12 @@ export function liveAgentCount(agents: Iterable<AgentView>): number {
 
 export const handles = (sample: ResourceSample) => Object.values(sample.activeResources).reduce((sum, count) => sum + count, 0);
 
-export function sampleLine(sample: ResourceSample): string {
+/** The log's lines for a sample: its figures, and what the service holds in large numbers. */
+export function sampleLines(sample: ResourceSample): string[] {
+  return [sampleLine(sample), heldLine(sample.holdings, sample.holdingsMs)];
+}
+
+function sampleLine(sample: ResourceSample): string {
   const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
   const kinds = Object.entries(sample.activeResources)
     .sort((a, b) => b[1] - a[1])

@@ -88,6 +88,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
   private readonly reviews: Reviews;
   private readonly settings: FleetSettingsControl;
   private readonly handlers: BridgeHandlers;
+  /** What the handlers use, kept here too so the soak's resource report reaches it (electron/serve/holdings.ts). */
+  private readonly handlerDeps: Parameters<typeof bridgeHandlers>[0];
   private readonly published: PublishedViews;
   private stallTimer: NodeJS.Timeout | undefined;
   /** When the armed stall check fires (ms since epoch). */
@@ -162,7 +164,7 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       now: this.now,
       journal,
     });
-    this.handlers = bridgeHandlers({
+    this.handlerDeps = {
       model: this.model,
       environments: this.environments,
       pairing: this.pairing,
@@ -184,7 +186,8 @@ export class FleetService extends EventEmitter<FleetServiceEvents> {
       ),
       openExternal: options.openExternal,
       diffs: new AgentDiffs({ model: this.model, session: (environmentId) => this.environments.get(environmentId)?.supervisor.activeConnection }),
-    });
+    };
+    this.handlers = bridgeHandlers(this.handlerDeps);
     this.published = new PublishedViews((change) => this.emit("event", { type: "fleet.delta", ...change }));
     // The clocks say the fleet could not watch for a while: every connection is re-verified. The
     // re-check takes each machine out of "online", so what its agents did meanwhile arrives as found

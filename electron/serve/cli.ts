@@ -92,7 +92,7 @@ process.on("uncaughtException", (error) => reportUnexpected(`t3-fleet serve: une
 process.on("unhandledRejection", (error) => reportUnexpected(`t3-fleet serve: unexpected error: ${describeError(error)}`));
 
 // Off unless T3_FLEET_RESOURCE_REPORT names a file (bench/soak.ts reads it).
-installResourceReport(process.env);
+const resourceWatch = installResourceReport(process.env);
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const dataDir = values["data-dir"] ?? defaultDataDir(process.env, homedir());
@@ -180,6 +180,7 @@ async function start(): Promise<void> {
   const { secrets, notices } = await openSecrets();
   for (const notice of notices) terminal.out(notice);
   const service = await FleetService.start({ dataDir, secrets, notices, connectOnStart: false });
+  resourceWatch?.hold("service", service);
   const shell = await listen(service);
   service.connectAll();
   for (const source of values.pair) await pairFrom(service, source);

@@ -24,7 +24,7 @@ describe("resource report (the soak benchmark's debug hook)", () => {
   });
 
   it("is off unless the environment names a file", () => {
-    expect(installResourceReport({})).toBe(false);
+    expect(installResourceReport({})).toBeNull();
     expect(process.listeners("SIGUSR2")).toEqual(listeners);
   });
 
@@ -32,7 +32,9 @@ describe("resource report (the soak benchmark's debug hook)", () => {
     const dir = await mkdtemp(join(tmpdir(), "t3-fleet-resource-report-"));
     try {
       const path = join(dir, "report.json");
-      expect(installResourceReport({ [RESOURCE_REPORT_ENV]: path })).toBe(true);
+      const watch = installResourceReport({ [RESOURCE_REPORT_ENV]: path });
+      const store = new Map(Array.from({ length: 300 }, (_, index) => [`thread-${index}`, { title: "t" }]));
+      watch!.hold("service", { store });
       process.emit("SIGUSR2", "SIGUSR2");
       const report = JSON.parse(await readFile(path, "utf8")) as ResourceReport;
       expect(report.pid).toBe(process.pid);
@@ -47,6 +49,9 @@ describe("resource report (the soak benchmark's debug hook)", () => {
       expect(report.heapReducedBytes).toBeGreaterThan(0);
       expect(report.heapReducedBytes).toBeLessThanOrEqual(report.heapLiveBytes!);
       expect(report.heapReducedCodeBytes).toBeGreaterThan(0);
+      // What the watched object holds, by path.
+      expect(report.holdings).toContainEqual({ path: "service.store", objects: 1, entries: 300, chars: [...store.keys()].join("").length });
+      expect(report.holdings).toContainEqual({ path: "service.store[*]", objects: 300, entries: 0, chars: 300 });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -4,6 +4,7 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { getHeapSpaceStatistics } from "node:v8";
 import { v8Collection } from "../fleet/heap-release";
+import { type Holding, holdings } from "./holdings";
 
 export const RESOURCE_REPORT_ENV = "T3_FLEET_RESOURCE_REPORT";
 
@@ -31,6 +32,15 @@ export interface ResourceReport {
   externalBytes: number;
   /** process.getActiveResourcesInfo() counted by kind (TCPSocketWrap, Timeout, FSReqCallback, …). */
   activeResources: Record<string, number>;
+  /** What the watched objects hold, by path (holdings.ts), walked after the heap is measured; empty when nothing is watched. */
+  holdings: Holding[];
+  /** How long the walk for `holdings` took, ms: the report's own cost to the service. */
+  holdingsMs: number;
+}
+
+/** Names the objects whose holdings the report walks (the fleet service, once it exists). */
+export interface ResourceWatch {
+  hold(name: string, root: object): void;
 }
 
 export interface Collections {
@@ -38,14 +48,20 @@ export interface Collections {
   reducing: () => void;
 }
 
-export function resourceReport(collect: Collections | null = null): ResourceReport {
+export function resourceReport(collect: Collections | null = null, watched: Record<string, object> = {}): ResourceReport {
   const memory = process.memoryUsage();
   collect?.regular();
   const heapLiveBytes = collect ? process.memoryUsage().heapUsed : null;
   const heapCodeBytes = collect ? compiledCodeBytes() : null;
   collect?.reducing();
+  const heapReducedBytes = collect ? process.memoryUsage().heapUsed : null;
+  const heapReducedCodeBytes = collect ? compiledCodeBytes() : null;
   const activeResources: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) activeResources[kind] = (activeResources[kind] ?? 0) + 1;
+  // Last: the walk allocates (its own garbage, gone by the next report's first collection).
+  const walkStarted = performance.now();
+  const held = holdings(watched);
+  const holdingsMs = Math.round(performance.now() - walkStarted);
   return {
     at: Date.now(),
     pid: process.pid,
@@ -53,11 +69,13 @@ export function resourceReport(collect: Collections | null = null): ResourceRepo
     heapUsedBytes: memory.heapUsed,
     heapLiveBytes,
     heapCodeBytes,
-    heapReducedBytes: collect ? process.memoryUsage().heapUsed : null,
-    heapReducedCodeBytes: collect ? compiledCodeBytes() : null,
+    heapReducedBytes,
+    heapReducedCodeBytes,
     heapTotalBytes: memory.heapTotal,
     externalBytes: memory.external,
     activeResources,
+    holdings: held,
+    holdingsMs,
   };
 }
 
@@ -69,17 +87,22 @@ function compiledCodeBytes(): number {
   return bytes;
 }
 
-/** Installs the SIGUSR2 report when `env` names a file; returns whether it did. */
-export function installResourceReport(env: NodeJS.ProcessEnv): boolean {
+/** Installs the SIGUSR2 report when `env` names a file; null when it did not. */
+export function installResourceReport(env: NodeJS.ProcessEnv): ResourceWatch | null {
   const path = env[RESOURCE_REPORT_ENV];
-  if (!path) return false;
+  if (!path) return null;
+  const watched: Record<string, object> = {};
   const regular = v8Collection("regular");
   const reducing = v8Collection("last-resort");
   const collect = regular && reducing && { regular, reducing };
   process.on("SIGUSR2", () => {
     // Written whole, then renamed: the reader never sees half a report.
-    writeFileSync(`${path}.tmp`, JSON.stringify(resourceReport(collect)));
+    writeFileSync(`${path}.tmp`, JSON.stringify(resourceReport(collect, watched)));
     renameSync(`${path}.tmp`, path);
   });
-  return true;
+  return {
+    hold: (name, root) => {
+      watched[name] = root;
+    },
+  };
 }
