@@ -4,8 +4,10 @@
 // (SoakPlan.steadyFromMs) to the last ones, each end the median of up to three samples:
 //
 // - full runs (`npm run soak`, the issue's figures): RSS, descriptors, sockets and active handles
-//   grow less than 10 %; the JS heap less than 3 %, and the least-squares line through all its steady
-//   samples rises less than 10 % over a working day (issue 43); the event-to-pixel p99 at the end is
+//   grow less than 10 %; the JS heap less than 2 %, and the least-squares line through all its steady
+//   samples rises less than 10 % over a working day (issue 43): a line within it rises at most 1.25 %
+//   in the measured hour, and the ends (medians of three) add a few tenths; the untouched two-hour
+//   run of seed 324978891 on aed13b4 grew +1.3 % on a line of 9.0 % a day. The event-to-pixel p99 at the end is
 //   within 20 % of the start;
 // - the short run (`--short`, 3 minutes in `npm run test:soak`) on a shared, loaded 2-core machine:
 //   its steady phase is about 80 s, two or three samples, so one garbage collection or one busy
@@ -42,7 +44,7 @@ export interface SoakBounds {
 export function boundsFor(short: boolean): SoakBounds {
   return short
     ? { name: "short run", growth: 0.5, heapGrowth: 0.5, heapDayRise: null, p99Ratio: 2, p99SlackMs: 100, countSlack: 8 }
-    : { name: "full run", growth: 0.1, heapGrowth: 0.03, heapDayRise: 0.1, p99Ratio: 1.2, p99SlackMs: 0, countSlack: 8 };
+    : { name: "full run", growth: 0.1, heapGrowth: 0.02, heapDayRise: 0.1, p99Ratio: 1.2, p99SlackMs: 0, countSlack: 8 };
 }
 
 export interface SoakOutcome {
