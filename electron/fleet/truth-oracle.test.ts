@@ -186,6 +186,14 @@ describe("the truth oracle", () => {
     const wordsSeen = new Map<string, Set<string>>();
     noteWords({ environmentId: "e", threads: [failed] }, wordsSeen);
     expect(kinds([cleared], fleetOf([view], { deliveries: [unanswerable], wordsSeen }))).toEqual([]);
+    // Refused before it left because the machine was offline; T3, restarting, later left the request unanswerable: no contradiction.
+    const restarted = stored("a", {
+      requests: [{ requestId: "r1", end: "unanswerable" as const, decision: null, words: "Provider session did not survive a server restart." }],
+    });
+    const offline = { ...refused, reason: "soak-upstream-2 is offline." };
+    expect(kinds([restarted], fleetOf([agentView("a", "idle")], { deliveries: [offline] }))).toEqual([]);
+    // Any other refusal still owes T3's words.
+    expect(kinds([restarted], fleetOf([agentView("a", "idle")], { deliveries: [{ ...refused, reason: "soak-upstream-2 said no." }] }))).toEqual(["receipt"]);
     const message = delivery({ text: "hello", state: "answered" });
     expect(check([stored("a")], fleetOf([agentView("a", "idle")], { deliveries: [message] }))).toEqual([
       { kind: "receipt", threadId: "a", server: '0 user message(s) "hello"', fleet: "1 shown delivered" },

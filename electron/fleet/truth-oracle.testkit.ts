@@ -242,6 +242,9 @@ function compareRollup(
   else if (!needsUser && !active && rollup !== null && ACTIVE_ROLLUP.has(rollup)) add("rollup", thread.threadId, what, `roll-up ${rollup}`);
 }
 
+/** The fleet's refusals of a send its machine was not online for (electron/fleet/deliveries.ts, shared/fleet/delivery.ts connectingReason). */
+const NOT_ONLINE_REFUSAL = /^\S.* (is offline\.|is still connecting, so its agents' state is not confirmed yet\. Send again once it shows online\.)$/;
+
 /** A receipt's last word against T3's record (docs/t3-protocols.md, "What closes a request or a delivery"). */
 function compareReceipts(
   thread: StoredThreadTruth,
@@ -262,7 +265,9 @@ function compareReceipts(
       const receipt = `${delivery.kind} ${delivery.state}${delivery.reason ? ` · ${JSON.stringify(delivery.reason)}` : ""}`;
       if (reached && request?.end !== "resolved") add("receipt", thread.threadId, record, `${receipt} (reached the agent)`);
       if (delivery.state === "refused" && request?.end === "resolved" && delivery.reason === null) add("receipt", thread.threadId, record, receipt);
-      if (delivery.state === "refused" && request && (request.end === "refused" || request.end === "unanswerable") && request.words) {
+      // Refused before it left because its machine was not online (electron/fleet/deliveries.ts): T3 never had it, so what T3 later made of the request (a restart leaves it unanswerable) is no word the receipt owed.
+      const notSentOffline = delivery.state === "refused" && NOT_ONLINE_REFUSAL.test(delivery.reason ?? "");
+      if (delivery.state === "refused" && !notSentOffline && request && (request.end === "refused" || request.end === "unanswerable") && request.words) {
         const shown = `${delivery.reason ?? ""} ${delivery.serverWords ?? ""}`;
         // T3's words for why it cannot be answered: its refusal, or the session error it stood under (an answer refused before it was sent).
         const t3Words = [request.words, thread.error, ...(wordsSeen?.get(request.requestId) ?? [])].filter((words): words is string => Boolean(words));
