@@ -192,6 +192,11 @@ describe("the truth oracle", () => {
     });
     const offline = { ...refused, reason: "soak-upstream-2 is offline." };
     expect(kinds([restarted], fleetOf([agentView("a", "idle")], { deliveries: [offline] }))).toEqual([]);
+    const connecting = {
+      ...refused,
+      reason: "soak-upstream-2 is still connecting, so its agents' state is not confirmed yet. Send again once it shows online.",
+    };
+    expect(kinds([restarted], fleetOf([agentView("a", "idle")], { deliveries: [connecting] }))).toEqual([]);
     // Any other refusal still owes T3's words.
     expect(kinds([restarted], fleetOf([agentView("a", "idle")], { deliveries: [{ ...refused, reason: "soak-upstream-2 said no." }] }))).toEqual(["receipt"]);
     const message = delivery({ text: "hello", state: "answered" });

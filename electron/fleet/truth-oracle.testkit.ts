@@ -4,7 +4,7 @@
 // so a test fails saying what T3 holds and what the fleet shows. Pure and protocol-neutral: the
 // readers (electron/fleet/t3/protocol2/truth-reader.testkit.ts, integration/realt3/truth-reader.testkit.ts)
 // apply T3's own rules, and the fleet side is read as the service publishes it (truth-watch.testkit.ts).
-import type { Delivery } from "../../shared/fleet/delivery";
+import { connectingReason, type Delivery } from "../../shared/fleet/delivery";
 import type { SubagentStatus } from "../../shared/fleet/facts";
 import type { NeedClass } from "../../shared/fleet/needs";
 import type { NotificationIntent } from "../../shared/fleet/notifications";
@@ -242,8 +242,8 @@ function compareRollup(
   else if (!needsUser && !active && rollup !== null && ACTIVE_ROLLUP.has(rollup)) add("rollup", thread.threadId, what, `roll-up ${rollup}`);
 }
 
-/** The fleet's refusals of a send its machine was not online for (electron/fleet/deliveries.ts, shared/fleet/delivery.ts connectingReason). */
-const NOT_ONLINE_REFUSAL = /^\S.* (is offline\.|is still connecting, so its agents' state is not confirmed yet\. Send again once it shows online\.)$/;
+/** Whether this is the fleet's refusal of a send its machine was not online for (electron/fleet/deliveries.ts): "<label> is offline.", or still connecting. */
+const notOnlineRefusal = (reason: string) => reason.endsWith(" is offline.") || reason.endsWith(connectingReason(""));
 
 /** A receipt's last word against T3's record (docs/t3-protocols.md, "What closes a request or a delivery"). */
 function compareReceipts(
@@ -266,7 +266,7 @@ function compareReceipts(
       if (reached && request?.end !== "resolved") add("receipt", thread.threadId, record, `${receipt} (reached the agent)`);
       if (delivery.state === "refused" && request?.end === "resolved" && delivery.reason === null) add("receipt", thread.threadId, record, receipt);
       // Refused before it left because its machine was not online (electron/fleet/deliveries.ts): T3 never had it, so what T3 later made of the request (a restart leaves it unanswerable) is no word the receipt owed.
-      const notSentOffline = delivery.state === "refused" && NOT_ONLINE_REFUSAL.test(delivery.reason ?? "");
+      const notSentOffline = delivery.state === "refused" && notOnlineRefusal(delivery.reason ?? "");
       if (delivery.state === "refused" && !notSentOffline && request && (request.end === "refused" || request.end === "unanswerable") && request.words) {
         const shown = `${delivery.reason ?? ""} ${delivery.serverWords ?? ""}`;
         // T3's words for why it cannot be answered: its refusal, or the session error it stood under (an answer refused before it was sent).
