@@ -1,7 +1,7 @@
 // The truth oracle on small hand-made pairs: each kind of contradiction is found with both sides,
 // and a truthful pair passes.
 import { describe, expect, it } from "vitest";
-import type { Delivery } from "../../shared/fleet/delivery";
+import { connectingReason, type Delivery } from "../../shared/fleet/delivery";
 import { needClass, tallyNeeds } from "../../shared/fleet/needs";
 import type { NotificationIntent } from "../../shared/fleet/notifications";
 import type { AgentView, RollupStatus } from "../../shared/fleet/types";
@@ -192,10 +192,7 @@ describe("the truth oracle", () => {
     });
     const offline = { ...refused, reason: "soak-upstream-2 is offline." };
     expect(kinds([restarted], fleetOf([agentView("a", "idle")], { deliveries: [offline] }))).toEqual([]);
-    const connecting = {
-      ...refused,
-      reason: "soak-upstream-2 is still connecting, so its agents' state is not confirmed yet. Send again once it shows online.",
-    };
+    const connecting = { ...refused, reason: connectingReason("soak-upstream-2") };
     expect(kinds([restarted], fleetOf([agentView("a", "idle")], { deliveries: [connecting] }))).toEqual([]);
     // Any other refusal still owes T3's words.
     expect(kinds([restarted], fleetOf([agentView("a", "idle")], { deliveries: [{ ...refused, reason: "soak-upstream-2 said no." }] }))).toEqual(["receipt"]);
