@@ -1,14 +1,12 @@
-// `npm run soak -- [--minutes N] [--seed S] [--short] [--snapshots DIR]`: a day at the desk, compressed (issue 23).
-// The fleet service (as `./fleet serve` runs it) and the page in Debian's Chromium against
-// simulated machines of both protocols, each in its own process, and with `--real` (which
-// `npm run soak` passes, inside scripts/realt3.sh's namespace; `npm run soak:simulated` does not)
-// also the real T3 0.0.42 running the real Codex
-// (bench/soak/real-machines.ts), under a seeded schedule of faults it prints first. It counts at
-// the servers (every message delivered once, or shown refused or uncertain; none duplicated, none
-// lost), notifications beyond one per condition, agents lost or invented, and samples the
-// service's memory, descriptors, sockets, handles and event-to-pixel p99. Prints its figures and
-// exits non-zero when a bound fails. `--short` (the 3-minute run of `npm run test:soak`) keeps the
-// count bounds and loosens the growth bounds: see bench/soak/bounds.ts.
+// `npm run soak -- [--minutes N] [--seed S] [--short] [--snapshots DIR] [--heap-types FILE]`: a day at the desk, compressed (issue 23).
+// The fleet service (as `./fleet serve` runs it) and the page in Debian's Chromium against simulated machines of both
+// protocols, each in its own process, and with `--real` (which `npm run soak` passes, inside scripts/realt3.sh's
+// namespace; `npm run soak:simulated` does not) also the real T3 0.0.42 running the real Codex
+// (bench/soak/real-machines.ts), under a seeded schedule of faults it prints first. It counts at the servers (every
+// message delivered once, or shown refused or uncertain; none duplicated, none lost), notifications beyond one per
+// condition, agents lost or invented, and samples the service's memory, descriptors, sockets, handles and
+// event-to-pixel p99. Prints its figures and exits non-zero when a bound fails. `--short` (the 3-minute run of
+// `npm run test:soak`) keeps the count bounds and loosens the growth bounds: see bench/soak/bounds.ts.
 import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -39,6 +37,7 @@ const { values } = parseArgs({
     short: { type: "boolean", default: false },
     real: { type: "boolean", default: false },
     snapshots: { type: "string" },
+    "heap-types": { type: "string" },
   },
 });
 const minutes = Number(values.minutes);
@@ -73,7 +72,8 @@ Object.assign(childEnvironment, clock.env());
 const snapshotDir = values.snapshots ? snapshotsInto(values.snapshots) : undefined;
 if (!clock.available)
   console.log("soak: libfaketime is missing (Debian package libfaketime): the laptop's sleep will be a stall without the clock jumping an hour");
-const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json") });
+// --heap-types FILE: the service's live heap by V8 instance type at every full collection (bench/soak/service.ts).
+const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json"), heapTypesFile: values["heap-types"] });
 
 // The probe machine sorts first and takes no faults or messages: the page's event-to-pixel figure is read on it.
 const machineSpecs: { label: string; generation: "fork" | "upstream" | "v2"; threads: number }[] = [

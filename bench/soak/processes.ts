@@ -1,7 +1,7 @@
 // The soak's processes: each simulated machine and the fleet service run as child processes (so
 // they can be frozen with SIGSTOP and the service SIGKILLed), and what /proc says about them.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -55,9 +55,22 @@ export function askHeapSnapshot(pid: number): void {
   process.kill(pid, "SIGWINCH");
 }
 
+export interface StartOptions {
+  /** Flags for Node and V8 before the script (a V8 flag cannot come through NODE_OPTIONS). */
+  nodeArgs?: string[];
+  /** Every byte the child prints to stdout is also appended here. */
+  stdoutFile?: string;
+}
+
 /** Starts `script` under tsx and resolves with the first match of `ready` in its output. */
-export async function startTsx(script: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: Child; match: RegExpMatchArray }> {
-  const process_ = spawn(process.execPath, ["--import", "tsx", join(ROOT, script), ...args], {
+export async function startTsx(
+  script: string,
+  args: string[],
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = {},
+  options: StartOptions = {},
+): Promise<{ child: Child; match: RegExpMatchArray }> {
+  const process_ = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...childEnvironment, ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -65,6 +78,7 @@ export async function startTsx(script: string, args: string[], ready: RegExp, en
   const child: Child = { process: process_, pid: process_.pid!, output: [] };
   running.add(child);
   process_.once("exit", () => running.delete(child));
+  if (options.stdoutFile) process_.stdout!.pipe(createWriteStream(options.stdoutFile, { flags: "a" }));
   const match = await new Promise<RegExpMatchArray>((resolveMatch, reject) => {
     let text = "";
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 90 s:\n${text}`)), 90_000);

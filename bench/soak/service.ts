@@ -10,6 +10,12 @@ export interface ServiceOptions {
   reportPath: string;
   /** A copy of the built renderer to serve, for a run beside others that rebuild out/renderer (bench/soak/heap-churn.ts). */
   rendererDir?: string;
+  /**
+   * Where the service's V8 writes, at every full collection, the live size of each of its instance
+   * types (`--trace-gc-object-stats`, JSON lines among the service's own output): the fleet's objects
+   * apart from V8's feedback vectors, weak lists and scope infos, which the heap figure counts together.
+   */
+  heapTypesFile?: string;
 }
 
 export class SoakService {
@@ -43,6 +49,7 @@ export class SoakService {
       ],
       /(http:\/\/127\.0\.0\.1:(\d+))\/#code=\S+/,
       { T3_FLEET_RESOURCE_REPORT: this.options.reportPath },
+      this.options.heapTypesFile ? { nodeArgs: ["--trace-gc-object-stats"], stdoutFile: this.options.heapTypesFile } : {},
     );
     this.child = child;
     this.launchUrl = match[0];
