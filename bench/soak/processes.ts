@@ -1,7 +1,7 @@
 // The soak's processes: each simulated machine and the fleet service run as child processes (so
 // they can be frozen with SIGSTOP and the service SIGKILLed), and what /proc says about them.
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -58,8 +58,30 @@ export function askHeapSnapshot(pid: number): void {
 export interface StartOptions {
   /** Flags for Node and V8 before the script (a V8 flag cannot come through NODE_OPTIONS). */
   nodeArgs?: string[];
-  /** Every byte the child prints to stdout is also appended here. */
+  /**
+   * The child's stdout goes to this file (appended) instead of a pipe: V8 prints its traces with C's
+   * stdio on the same descriptor, and on a pipe (which Node makes non-blocking) it drops what the pipe
+   * cannot take at once; a file takes every byte. `ready` is then read from the file too.
+   */
   stdoutFile?: string;
+}
+
+/** Calls `onText` with what is appended to `path` after `from` bytes, until the returned stop is called. */
+function followFile(path: string, from: number, onText: (text: string) => void): () => void {
+  let offset = from;
+  const readNew = () => {
+    const fd = openSync(path, "r");
+    try {
+      const buffer = Buffer.alloc(Math.max(0, fstatSync(fd).size - offset));
+      offset += readSync(fd, buffer, 0, buffer.length, offset);
+      if (buffer.length > 0) onText(buffer.toString("utf8"));
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const watcher = watch(path, readNew);
+  readNew();
+  return () => watcher.close();
 }
 
 /** Starts `script` under tsx and resolves with the first match of `ready` in its output. */
@@ -70,39 +92,52 @@ export async function startTsx(
   env: NodeJS.ProcessEnv = {},
   options: StartOptions = {},
 ): Promise<{ child: Child; match: RegExpMatchArray }> {
+  const stdoutFd = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, "a");
+  const stdoutFrom = stdoutFd === undefined ? 0 : fstatSync(stdoutFd).size;
   const process_ = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...childEnvironment, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", stdoutFd ?? "pipe", "pipe"],
   });
+  // The child holds its own copy of the descriptor.
+  if (stdoutFd !== undefined) closeSync(stdoutFd);
   const child: Child = { process: process_, pid: process_.pid!, output: [] };
   running.add(child);
   process_.once("exit", () => running.delete(child));
-  if (options.stdoutFile) process_.stdout!.pipe(createWriteStream(options.stdoutFile, { flags: "a" }));
+  let stopFollowing = () => {};
   const match = await new Promise<RegExpMatchArray>((resolveMatch, reject) => {
     let text = "";
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 90 s:\n${text}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString("utf8");
+    const onData = (chunk: Buffer | string) => {
+      text += chunk.toString();
       const found = ready.exec(text);
       if (found) {
         clearTimeout(timer);
         resolveMatch(found);
       }
     };
-    process_.stdout!.on("data", onData);
     process_.stderr!.on("data", onData);
+    if (options.stdoutFile === undefined) process_.stdout!.on("data", onData);
+    else {
+      // Whole lines only, V8's trace left out: the link is one line among megabytes of it.
+      let partial = "";
+      stopFollowing = followFile(options.stdoutFile, stdoutFrom, (appended) => {
+        const lines = (partial + appended).split("\n");
+        partial = lines.pop()!;
+        for (const line of lines) if (!line.startsWith('{ "isolate"')) onData(`${line}\n`);
+      });
+    }
     process_.once("exit", (code, signal) => {
       clearTimeout(timer);
       reject(new Error(`${script} exited (${code ?? signal}) before it was ready:\n${text}`));
     });
-  });
+  }).finally(() => stopFollowing());
   // Keep the last lines (errors the service printed) without growing for hours.
   const keep = (chunk: Buffer) => {
     child.output.push(...chunk.toString("utf8").split("\n").filter(Boolean));
     if (child.output.length > 200) child.output.splice(0, child.output.length - 200);
   };
-  process_.stdout!.on("data", keep);
+  process_.stdout?.on("data", keep);
   process_.stderr!.on("data", keep);
   // Logged at once: a machine that crashed hours before the end would otherwise only show as requests failing.
   process_.once("exit", (code, signal) => {
