@@ -12,8 +12,9 @@ export interface ServiceOptions {
   rendererDir?: string;
   /**
    * Where the service's V8 writes, at every full collection, the live size of each of its instance
-   * types (`--trace-gc-object-stats`, JSON lines among the service's own output): the fleet's objects
-   * apart from V8's feedback vectors, weak lists and scope infos, which the heap figure counts together.
+   * types (`--trace-gc-object-stats`, JSON lines among the service's own output, whose launch links
+   * are spent by the time anyone reads it): the fleet's objects apart from V8's feedback vectors, weak
+   * lists and scope infos, which the heap figure counts together. Read with bench/soak/heap-types.ts.
    */
   heapTypesFile?: string;
 }
