@@ -9,6 +9,7 @@ import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { fitLine } from "./bounds";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -80,13 +81,6 @@ const GROUPS: [string, RegExp][] = [
 ];
 const groupOf = (type: string) => GROUPS.find(([, pattern]) => pattern.test(type))?.[0] ?? "objects";
 
-function slopePerHour(points: [number, number][]): number {
-  const meanX = points.reduce((sum, [x]) => sum + x, 0) / points.length;
-  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / points.length;
-  const spread = points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0);
-  return spread === 0 ? 0 : (points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0) / spread) * 60;
-}
-
 const log = readFileSync(logPath, "utf8");
 const secondsOf = (pattern: RegExp) => [...log.matchAll(pattern)].map((match) => Number(match[1]));
 const sampleSeconds = secondsOf(/^\[\s*([\d.]+) s\] sample:/gm);
@@ -103,7 +97,9 @@ const samples = sampleSeconds
 if (samples.length < 3)
   throw new Error(`only ${samples.length} samples matched a collection of the last service process between minutes ${fromMinute} and ${toMinute}`);
 
-const lineOf = (bytesOf: (bytes: Map<string, number>) => number) => slopePerHour(samples.map((sample) => [sample.minute, bytesOf(sample.bytes) / 1e6]));
+// MB an hour.
+const lineOf = (bytesOf: (bytes: Map<string, number>) => number) =>
+  fitLine(samples.map((sample) => ({ x: sample.minute / 60, y: bytesOf(sample.bytes) / 1e6 }))).slope;
 const groupBytes = (bytes: Map<string, number>, group: string) => [...bytes].reduce((sum, [type, size]) => (groupOf(type) === group ? sum + size : sum), 0);
 const first = samples[0]!;
 const last = samples.at(-1)!;

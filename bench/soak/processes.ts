@@ -66,22 +66,23 @@ export interface StartOptions {
   stdoutFile?: string;
 }
 
-/** Calls `onText` with what is appended to `path` after `from` bytes, until the returned stop is called. */
-function followFile(path: string, from: number, onText: (text: string) => void): () => void {
+/** Calls `onText` with what is appended to `path` (open as `fd`) after `from` bytes, until the returned stop is called. */
+function followFile(path: string, fd: number, from: number, onText: (text: string) => void): () => void {
   let offset = from;
   const readNew = () => {
-    const fd = openSync(path, "r");
-    try {
-      const buffer = Buffer.alloc(Math.max(0, fstatSync(fd).size - offset));
-      offset += readSync(fd, buffer, 0, buffer.length, offset);
-      if (buffer.length > 0) onText(buffer.toString("utf8"));
-    } finally {
-      closeSync(fd);
-    }
+    const buffer = Buffer.alloc(Math.max(0, fstatSync(fd).size - offset));
+    offset += readSync(fd, buffer, 0, buffer.length, offset);
+    if (buffer.length > 0) onText(buffer.toString("utf8"));
   };
   const watcher = watch(path, readNew);
   readNew();
   return () => watcher.close();
+}
+
+/** A file the child appends to and the soak reads back from where it ended before the child started. */
+function openForChild(path: string): { path: string; fd: number; from: number } {
+  const fd = openSync(path, "a+");
+  return { path, fd, from: fstatSync(fd).size };
 }
 
 /** Starts `script` under tsx and resolves with the first match of `ready` in its output. */
@@ -92,15 +93,12 @@ export async function startTsx(
   env: NodeJS.ProcessEnv = {},
   options: StartOptions = {},
 ): Promise<{ child: Child; match: RegExpMatchArray }> {
-  const stdoutFd = options.stdoutFile === undefined ? undefined : openSync(options.stdoutFile, "a");
-  const stdoutFrom = stdoutFd === undefined ? 0 : fstatSync(stdoutFd).size;
+  const stdoutFile = options.stdoutFile === undefined ? undefined : openForChild(options.stdoutFile);
   const process_ = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...childEnvironment, ...env },
-    stdio: ["ignore", stdoutFd ?? "pipe", "pipe"],
+    stdio: ["ignore", stdoutFile?.fd ?? "pipe", "pipe"],
   });
-  // The child holds its own copy of the descriptor.
-  if (stdoutFd !== undefined) closeSync(stdoutFd);
   const child: Child = { process: process_, pid: process_.pid!, output: [] };
   running.add(child);
   process_.once("exit", () => running.delete(child));
@@ -117,11 +115,11 @@ export async function startTsx(
       }
     };
     process_.stderr!.on("data", onData);
-    if (options.stdoutFile === undefined) process_.stdout!.on("data", onData);
+    if (!stdoutFile) process_.stdout!.on("data", onData);
     else {
       // Whole lines only, V8's trace left out: the link is one line among megabytes of it.
       let partial = "";
-      stopFollowing = followFile(options.stdoutFile, stdoutFrom, (appended) => {
+      stopFollowing = followFile(stdoutFile.path, stdoutFile.fd, stdoutFile.from, (appended) => {
         const lines = (partial + appended).split("\n");
         partial = lines.pop()!;
         for (const line of lines) if (!line.startsWith('{ "isolate"')) onData(`${line}\n`);
@@ -131,7 +129,11 @@ export async function startTsx(
       clearTimeout(timer);
       reject(new Error(`${script} exited (${code ?? signal}) before it was ready:\n${text}`));
     });
-  }).finally(() => stopFollowing());
+  }).finally(() => {
+    // The child holds its own copy of the descriptor.
+    stopFollowing();
+    if (stdoutFile) closeSync(stdoutFile.fd);
+  });
   // Keep the last lines (errors the service printed) without growing for hours.
   const keep = (chunk: Buffer) => {
     child.output.push(...chunk.toString("utf8").split("\n").filter(Boolean));
