@@ -2,11 +2,17 @@
 // file: on SIGUSR2 the service writes there what only it can see from inside (JS heap, the active
 // handles and timers by kind). RSS and descriptors the benchmark reads from /proc itself.
 import { renameSync, writeFileSync } from "node:fs";
-import { getHeapSpaceStatistics } from "node:v8";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { v8Collection } from "../fleet/heap-release";
 import { type Holding, holdings } from "./holdings";
 
 export const RESOURCE_REPORT_ENV = "T3_FLEET_RESOURCE_REPORT";
+/**
+ * Set to "1" beside RESOURCE_REPORT_ENV: V8 prints, on stdout, the live size of each of its instance
+ * types at the report's plain full collection (`--trace-gc-object-stats`, on for that one collection
+ * only: on for every collection it makes each one slow). bench/soak/object-stats.ts reads it.
+ */
+export const RESOURCE_REPORT_OBJECT_STATS_ENV = "T3_FLEET_RESOURCE_REPORT_OBJECT_STATS";
 
 export interface ResourceReport {
   at: number;
@@ -87,12 +93,24 @@ function compiledCodeBytes(): number {
   return bytes;
 }
 
+function withObjectStats(collection: () => void): () => void {
+  return () => {
+    setFlagsFromString("--trace-gc-object-stats");
+    try {
+      collection();
+    } finally {
+      setFlagsFromString("--no-trace-gc-object-stats");
+    }
+  };
+}
+
 /** Installs the SIGUSR2 report when `env` names a file; null when it did not. */
 export function installResourceReport(env: NodeJS.ProcessEnv): ResourceWatch | null {
   const path = env[RESOURCE_REPORT_ENV];
   if (!path) return null;
   const watched: Record<string, object> = {};
-  const regular = v8Collection("regular");
+  const plain = v8Collection("regular");
+  const regular = plain && env[RESOURCE_REPORT_OBJECT_STATS_ENV] === "1" ? withObjectStats(plain) : plain;
   const reducing = v8Collection("last-resort");
   const collect = regular && reducing && { regular, reducing };
   process.on("SIGUSR2", () => {
