@@ -22,7 +22,7 @@ import { countAgents, countMessages } from "./soak/at-the-servers";
 import { SimulatedMachine, type SoakMachine } from "./soak/machines";
 import { type SendMode, type SentMessage, tally } from "./soak/messages";
 import { SoakClock } from "./soak/clock";
-import { askHeapSnapshot, childEnvironment, childrenOf, openConnections, procSample, serviceReport, snapshotsInto, unexpectedExits } from "./soak/processes";
+import { askHeapSnapshot, childEnvironment, childrenOf, openConnections, procSample, snapshotsInto, unexpectedExits } from "./soak/processes";
 import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soak/real-machines";
 import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
@@ -64,16 +64,14 @@ process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 const dataDir = join(work, "data");
 const clock = new SoakClock(join(work, "clock-offset"));
 Object.assign(childEnvironment, clock.env());
-// --snapshots DIR: V8 heap snapshots of the service at the first steady sample, halfway and the last,
-// without an inspector attached (one attached stays in the heap: the two-hour run of stop 39), for
-// bench/soak/heap-compare.ts. Each is written from the service's own memory, so its RSS is spoiled,
-// and the first moved the live heap too: 25.3 → 27.1 MB at once in stop 41's two-hour run, and the next
-// snapshot held Node's own module lists and messages, loaded since. Figures come from an untouched run.
+// --snapshots DIR: V8 heap snapshots of the service at the first steady sample, halfway and the last, without an
+// inspector (one attached stays in the heap: stop 39), for bench/soak/heap-compare.ts. Each spoils the RSS and moves
+// the heap (25.3 → 27.1 MB at once in stop 41's two-hour run; later ones hold Node's module lists): figures come from an untouched run.
 const snapshotDir = values.snapshots ? snapshotsInto(values.snapshots) : undefined;
 if (!clock.available)
   console.log("soak: libfaketime is missing (Debian package libfaketime): the laptop's sleep will be a stall without the clock jumping an hour");
-// --heap-types FILE: the service's live heap by V8 instance type at every full collection (bench/soak/service.ts).
-const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json"), heapTypesFile: values["heap-types"] });
+// --heap-types FILE: keeps the service's output, with V8's live bytes by instance type at each sample, for bench/soak/heap-types.ts.
+const service = new SoakService({ dataDir, reportPath: join(work, "resource-report.json"), stdoutPath: values["heap-types"] ?? join(work, "service-stdout") });
 
 // The probe machine sorts first and takes no faults or messages: the page's event-to-pixel figure is read on it.
 const machineSpecs: { label: string; generation: "fork" | "upstream" | "v2"; threads: number }[] = [
@@ -404,7 +402,7 @@ async function timedStart(machine: SoakMachine, start: () => Promise<void>): Pro
 
 async function sample(): Promise<void> {
   const proc = procSample(service.pid);
-  const report = await serviceReport(service.pid, join(work, "resource-report.json"));
+  const { report, objects } = await service.report();
   // The p99 of the growth bound is read over the last three samples: 40 renames each make it the
   // second-slowest of 120, not the one slowest frame of 45 on a busy machine.
   const latency = await measureEventToPixel(service.page!, (title) => probe.control("POST", "threads/thread-0/rename", { title }), values.short ? 15 : 40);
@@ -419,6 +417,7 @@ async function sample(): Promise<void> {
     heapCodeBytes: report?.heapCodeBytes ?? NaN,
     heapReducedBytes: report?.heapReducedBytes ?? NaN,
     heapReducedCodeBytes: report?.heapReducedCodeBytes ?? NaN,
+    objects,
     activeResources: report?.activeResources ?? {},
     ...(report ? { holdings: report.holdings, holdingsMs: report.holdingsMs } : { holdings: [], holdingsMs: NaN }),
     latenciesMs: latency.latencies,

@@ -4,22 +4,26 @@
 // (SoakPlan.steadyFromMs) to the last ones, each end the median of up to three samples:
 //
 // - full runs (`npm run soak`, the issue's figures): RSS, descriptors, sockets and active handles
-//   grow less than 10 %; the JS heap less than 2 %, and the least-squares line through all its steady
-//   samples rises less than 10 % over a working day (issue 43): a line within it rises at most 1.25 %
-//   in the measured hour, and the ends (medians of three) add a few tenths. Of three untouched
-//   two-hour runs of seed 324978891, one held (+1.3 %, a line of 9.0 % a day, on aed13b4) and two
-//   did not (+3.8 % and +2.4 %, lines of 30.1 % and 14.0 %): the heap is not yet flat (issue 43).
-//   The event-to-pixel p99 at the end is within 20 % of the start;
+//   grow less than 10 %; the fleet's own objects in the JS heap less than 2 %, and the least-squares
+//   line through all their steady samples rises less than 10 % over a working day (issue 43): a line
+//   within it rises at most 1.25 % in the measured hour. The whole live heap (without compiled code)
+//   grows less than 3 %, the issue's figure. The event-to-pixel p99 at the end is within 20 % of the start;
 // - the short run (`--short`, 3 minutes in `npm run test:soak`) on a shared, loaded 2-core machine:
 //   its steady phase is about 80 s, two or three samples, so one garbage collection or one busy
 //   neighbour moves a figure by more than 10 %. It allows 50 % growth and a p99 up to twice the
 //   start's plus 100 ms; it is there to catch a leak that doubles in minutes, and the counts.
 //
-// The JS heap bound reads the live heap without V8's compiled code (the code and trusted spaces):
-// that part grows while V8 tiers up more of the service's own functions as new code paths get hot
-// (one service process of the hour-long run: 5.4 → 7.0 MB over 33 minutes while its count of
-// functions stayed flat), which is bounded by the program, not by the hours or the fleet. Both are
-// printed, the whole live heap and its compiled code, as information beside the bound.
+// The heap's bounds read the live heap after a full collection without V8's compiled code (the code
+// and trusted spaces), and the flat-line bounds only the fleet's own objects, strings and closures'
+// contexts, by V8's object stats of that collection (bench/soak/object-stats.ts). V8's bookkeeping
+// for the program's functions (code, feedback, scope and function infos, dependent-code lists, hidden
+// classes) keeps growing while V8 optimizes more of the service hours in: the traced two-hour run of
+// stop 57 had TurboFan code objects 638 → 804 from minute 45 to the end and its dependent-code lists
+// 384 → 546 KB, with scripts and function infos level, while the fleet's objects went 14.80 →
+// 14.75 MB over its last 47 minutes. That growth is bounded by the program, not by the hours or the
+// fleet, and part of it lies in the old space the live heap counts: of three untouched two-hour runs
+// of seed 324978891 whose whole live heap was bounded, one held and two rose 14 % and 30 % over a
+// working day. Both figures are printed, with V8's share, beside the bounds.
 //
 // Every rename reaches the screen within 5 s after warm-up, and every reloaded page paints its whole
 // tree within 5 s (in every run: a user who reloads waits no longer for the fleet than for a rename).
@@ -33,10 +37,12 @@ import { handles, PAINT_WITHIN_MS, percentile, type ResourceSample } from "./sam
 export interface SoakBounds {
   name: string;
   growth: number;
-  /** The service's live JS heap (without compiled code) may grow this share from start to end. */
+  /** The fleet's own objects in the service's live JS heap may grow this share from start to end. */
   heapGrowth: number;
-  /** The heap's fitted line may rise this share of its start over a working day (WORKING_DAY_MS); null: printed only. */
+  /** Their fitted line may rise this share of its start over a working day (WORKING_DAY_MS); null: printed only. */
   heapDayRise: number | null;
+  /** The whole live JS heap, without compiled code, may grow this share from start to end. */
+  liveHeapGrowth: number;
   p99Ratio: number;
   p99SlackMs: number;
   countSlack: number;
@@ -44,8 +50,8 @@ export interface SoakBounds {
 
 export function boundsFor(short: boolean): SoakBounds {
   return short
-    ? { name: "short run", growth: 0.5, heapGrowth: 0.5, heapDayRise: null, p99Ratio: 2, p99SlackMs: 100, countSlack: 8 }
-    : { name: "full run", growth: 0.1, heapGrowth: 0.02, heapDayRise: 0.1, p99Ratio: 1.2, p99SlackMs: 0, countSlack: 8 };
+    ? { name: "short run", growth: 0.5, heapGrowth: 0.5, heapDayRise: null, liveHeapGrowth: 0.5, p99Ratio: 2, p99SlackMs: 100, countSlack: 8 }
+    : { name: "full run", growth: 0.1, heapGrowth: 0.02, heapDayRise: 0.1, liveHeapGrowth: 0.03, p99Ratio: 1.2, p99SlackMs: 0, countSlack: 8 };
 }
 
 export interface SoakOutcome {
@@ -118,8 +124,14 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
   verdicts.push(
     grew("service RSS", (sample) => mb(sample.rssBytes), 0, " MB"),
     // Live after a full collection: a heap read between V8's collections swings with the garbage of the last burst.
-    grew("service JS heap (live, without V8's compiled code)", liveHeapMb, 0, " MB", bounds.heapGrowth),
+    grew("service JS heap, the fleet's own objects (live, by V8's object stats)", fleetHeapMb, 0, " MB", bounds.heapGrowth),
     heapLine(bounds, steady),
+    grew("service JS heap (live, without V8's compiled code)", liveHeapMb, 0, " MB", bounds.liveHeapGrowth),
+    {
+      ok: true,
+      info: true,
+      text: `service JS heap (live, without compiled code)'s line ${lineOf(steady, liveHeapMb).text}; V8's bookkeeping by its object stats ${lineOf(steady, v8HeapMb).text}`,
+    },
     {
       ok: true,
       info: true,
@@ -130,7 +142,8 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
       info: true,
       text: `service JS heap after V8's memory-reducing collection, without compiled code: ${fmt(reduced.start)} MB → ${fmt(reduced.end)} MB (${reduced.change}); its line ${reducedLine}`,
     },
-    heapByTenMinutes(outcome.samples, outcome.steadyFromMs),
+    heapByTenMinutes(outcome.samples, outcome.steadyFromMs, "service JS heap, the fleet's own objects", fleetHeapMb),
+    heapByTenMinutes(outcome.samples, outcome.steadyFromMs, "service JS heap (live, without compiled code)", liveHeapMb),
     { ok: true, info: true, text: holdingsGrowthText(steady[0]!.holdings, steady.at(-1)!.holdings) },
     grew("service descriptors", (sample) => sample.fds, bounds.countSlack),
     grew("service sockets", (sample) => sample.sockets, bounds.countSlack),
@@ -162,6 +175,8 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
 
 const mb = (bytes: number) => bytes / 1024 / 1024;
 const liveHeapMb = (sample: ResourceSample) => mb(sample.heapLiveBytes - sample.heapCodeBytes);
+const fleetHeapMb = (sample: ResourceSample) => mb(sample.objects?.fleetBytes ?? NaN);
+const v8HeapMb = (sample: ResourceSample) => mb(sample.objects?.v8Bytes ?? NaN);
 const reducedHeapMb = (sample: ResourceSample) => mb(sample.heapReducedBytes - sample.heapReducedCodeBytes);
 
 /** A working day at the desk: what the heap's line is projected over. */
@@ -181,26 +196,26 @@ export function fitLine(points: { x: number; y: number }[]): { start: number; sl
  * heap's least-squares line over every steady sample is projected over a working day instead.
  */
 function heapLine(bounds: SoakBounds, steady: ResourceSample[]): BoundVerdict {
-  const line = lineOf(steady, liveHeapMb);
-  const text = `service JS heap's line over ${line.samples} samples: ${line.text}`;
+  const line = lineOf(steady, fleetHeapMb);
+  const text = `service JS heap, the fleet's own objects' line over ${line.samples} samples: ${line.text}`;
   if (bounds.heapDayRise === null || line.samples < 10) return { ok: true, info: true, text };
   return { ok: line.dayRise <= bounds.heapDayRise, text: `${text} (bound ${(bounds.heapDayRise * 100).toFixed(0)} %)` };
 }
 
 /**
- * The live heap's ten-minute means over the last service process's life, the warm-up marked: what
+ * A heap figure's ten-minute means over the last service process's life, the warm-up marked: what
  * the bounds read is the end of a curve, and its shape (a fill that levels, or a line) is printed.
  */
-function heapByTenMinutes(samples: ResourceSample[], steadyFromMs: number): BoundVerdict {
+function heapByTenMinutes(samples: ResourceSample[], steadyFromMs: number, what: string, read: (sample: ResourceSample) => number): BoundVerdict {
   const lastPid = samples.at(-1)?.servicePid;
-  const life = samples.filter((sample) => sample.servicePid === lastPid && Number.isFinite(liveHeapMb(sample)));
+  const life = samples.filter((sample) => sample.servicePid === lastPid && Number.isFinite(read(sample)));
   const means: string[] = [];
   for (let from = Math.floor((life[0]?.atMs ?? 0) / 600_000) * 600_000; from <= (life.at(-1)?.atMs ?? -1); from += 600_000) {
-    const within = life.filter((sample) => sample.atMs >= from && sample.atMs < from + 600_000).map(liveHeapMb);
+    const within = life.filter((sample) => sample.atMs >= from && sample.atMs < from + 600_000).map(read);
     if (within.length === 0) continue;
     means.push(`${from / 60_000}${from + 600_000 > steadyFromMs ? "" : " (warm-up)"} ${mean(within).toFixed(2)}`);
   }
-  return { ok: true, info: true, text: `service JS heap (live, without compiled code), ten-minute means from the minute: ${means.join(", ")} MB` };
+  return { ok: true, info: true, text: `${what}, ten-minute means from the minute: ${means.join(", ")} MB` };
 }
 
 /** The least-squares line through the steady samples: its rise over a working day (share of its start), and in words. */

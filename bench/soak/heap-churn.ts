@@ -41,7 +41,7 @@ if (!rendererDir) {
   cpSync(join(ROOT, "out/renderer"), rendererDir, { recursive: true });
 }
 const reportPath = join(work, "resource-report.json");
-const service = new SoakService({ dataDir: join(work, "data"), reportPath, rendererDir });
+const service = new SoakService({ dataDir: join(work, "data"), reportPath, rendererDir, stdoutPath: join(work, "service-stdout") });
 const specs = [
   ["churn-fork", "fork"],
   ["churn-upstream", "upstream"],

@@ -1,15 +1,14 @@
 // `npx tsx bench/soak/heap-types.ts TRACE SOAK_LOG [--from MIN] [--to MIN]`: what rose in the fleet
 // service's live heap, by V8 instance type, in a soak run with `--heap-types TRACE` (bench/soak.ts).
-// The service's V8 prints the live size of every instance type at each full collection; this takes
-// the collection each sample forced (the last service process only: a SIGKILLed one starts again),
-// groups the types into the fleet's objects and V8's own bookkeeping (code, feedback, function
-// metadata, hidden classes), and prints each group's line over the window, in MB an hour, with the
-// types that rose most. The soak's heap bound leaves out only V8's code spaces; this names the rest.
+// The service's V8 prints the live size of every instance type at each sample's full collection
+// (bench/soak/object-stats.ts); this takes them (the last service process only: a SIGKILLed one
+// starts again), and prints each group's line over the window, in MB an hour, with the types that
+// rose most: the soak's log has the groups of each sample, this names the types within them.
 import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { z } from "zod";
 import { fitLine } from "./bounds";
+import { GROUP_NAMES, groupOf, TRACE_LINE_PREFIX, traceEntry } from "./object-stats";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -20,82 +19,51 @@ if (!tracePath || !logPath) throw new Error("usage: heap-types.ts TRACE SOAK_LOG
 const fromMinute = Number(values.from);
 const toMinute = Number(values.to);
 
-// V8's trace lines (Node 22, V8 12.4): one per collection, then one per instance type.
-const TraceLine = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("gc_descriptor"), key: z.string(), id: z.number(), time: z.number() }),
-  z.object({ type: z.literal("instance_type_data"), key: z.string(), instance_type_name: z.string(), overall: z.number() }),
-  z.object({ type: z.enum(["bucket_sizes", "field_data"]) }),
-]);
-
 interface Collection {
+  /** V8's isolate's address: another one is another process. */
+  isolate: string;
   id: number;
-  /** ms since the process's isolate started. */
-  time: number;
   bytes: Map<string, number>;
 }
 
 /** Lines cut short: the one a running soak's service is still writing, or one a SIGKILL cut. */
 let tornLines = 0;
 
-function json(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    tornLines++;
-    return null;
-  }
-}
-
 /** The live figures of each collection, by process (a collection's id starting again is a new process). */
 async function readTrace(path: string): Promise<Collection[][]> {
   const processes: Collection[][] = [];
   for await (const line of createInterface({ input: createReadStream(path) })) {
-    // The service's own output shares the file; only V8's lines start so.
-    if (!line.startsWith('{ "isolate"')) continue;
-    const value = json(line);
-    if (value === null) continue;
-    const parsed = TraceLine.safeParse(value);
-    if (!parsed.success) throw new Error(`${path}: a trace line V8 did not print as expected: ${line.slice(0, 200)}`);
-    const entry = parsed.data;
-    if (!("key" in entry) || entry.key !== "live") continue;
+    if (!line.startsWith(TRACE_LINE_PREFIX)) continue;
+    const entry = traceEntry(line);
+    if (entry === null) tornLines++;
+    if (entry === null || !("key" in entry) || entry.key !== "live") continue;
     const current = processes.at(-1);
     if (entry.type === "gc_descriptor") {
       const last = current?.at(-1);
-      if (!current || (last && entry.id < last.id)) processes.push([]);
-      processes.at(-1)!.push({ id: entry.id, time: entry.time, bytes: new Map() });
+      if (!current || (last && (entry.id < last.id || entry.isolate !== last.isolate))) processes.push([]);
+      processes.at(-1)!.push({ isolate: entry.isolate, id: entry.id, bytes: new Map() });
     } else if (entry.overall > 0) current?.at(-1)?.bytes.set(entry.instance_type_name, entry.overall);
   }
   return processes;
 }
 
-const GROUPS: [string, RegExp][] = [
-  ["V8 feedback", /FEEDBACK|ALLOCATION_SITE|LOAD_HANDLER|STORE_HANDLER/],
-  ["V8 code", /^(BASELINE|TURBOFAN|MAGLEV|INTERPRETED|CODE|BYTECODE|SOURCE_POSITION|RELOC|DEOPT|TRUSTED|EMBEDDED|BYTE_ARRAY|OPTIMIZED_CODE)/],
-  [
-    "V8 functions",
-    /SCOPE_INFO|SHARED_FUNCTION_INFO|UNCOMPILED|PREPARSE|SCRIPT|BOILERPLATE|CLASS_POSITIONS|FUNCTION_TEMPLATE|SOURCE_TEXT_MODULE|MODULE_REQUEST|WEAK_ARRAY_LIST|WEAK_FIXED_ARRAY|TRANSITION_ARRAY|PROTOTYPE_INFO|ACCESSOR_INFO/,
-  ],
-  ["V8 hidden classes", /^MAP_|DESCRIPTOR_ARRAY|ENUM_/],
-  ["strings", /STRING/],
-  ["closures' contexts", /CONTEXT/],
-];
-const groupOf = (type: string) => GROUPS.find(([, pattern]) => pattern.test(type))?.[0] ?? "objects";
-
 const log = readFileSync(logPath, "utf8");
 const secondsOf = (pattern: RegExp) => [...log.matchAll(pattern)].map((match) => Number(match[1]));
 const sampleSeconds = secondsOf(/^\[\s*([\d.]+) s\] sample:/gm);
-// The last service process started when the last SIGKILL restarted it.
-const startedAt = secondsOf(/^\[\s*([\d.]+) s\] fleet service SIGKILLed/gm).at(-1) ?? 0;
+const killedAt = secondsOf(/^\[\s*([\d.]+) s\] fleet service SIGKILLed/gm);
+// The samples of each service process that made any (a SIGKILL starts the next), and the trace's
+// processes, each of which traced one collection per sample, in order (electron/serve/resource-report.ts).
+const sampledProcesses = [0, ...killedAt]
+  .map((from, index) => sampleSeconds.filter((seconds) => seconds > from && seconds <= (killedAt[index] ?? Infinity)))
+  .filter((seconds) => seconds.length > 0);
+const lastSampled = sampledProcesses.at(-1) ?? [];
 const collections = (await readTrace(tracePath)).at(-1) ?? [];
-// A sample's line is logged a few seconds after the collections it forced (bench/soak.ts).
-const samples = sampleSeconds
-  .filter((seconds) => seconds / 60 >= fromMinute && seconds / 60 <= toMinute && seconds > startedAt + 5)
-  .flatMap((seconds) => {
-    const forced = collections.find((collection) => Math.abs(seconds - 3.5 - (collection.time / 1000 + startedAt)) < 4.5);
-    return forced ? [{ minute: seconds / 60, bytes: forced.bytes }] : [];
-  });
-if (samples.length < 3)
-  throw new Error(`only ${samples.length} samples matched a collection of the last service process between minutes ${fromMinute} and ${toMinute}`);
+if (lastSampled.length !== collections.length)
+  throw new Error(`the last sampled service process has ${lastSampled.length} samples in the log but ${collections.length} traced collections`);
+const samples = lastSampled
+  .map((seconds, index) => ({ minute: seconds / 60, bytes: collections[index]!.bytes }))
+  .filter((sample) => sample.minute >= fromMinute && sample.minute <= toMinute);
+if (samples.length < 2) throw new Error(`only ${samples.length} samples of the last sampled service process between minutes ${fromMinute} and ${toMinute}`);
 
 // MB an hour.
 const lineOf = (bytesOf: (bytes: Map<string, number>) => number) =>
@@ -104,9 +72,9 @@ const groupBytes = (bytes: Map<string, number>, group: string) => [...bytes].red
 const first = samples[0]!;
 const last = samples.at(-1)!;
 if (tornLines > 0) console.log(`${tornLines} trace line(s) cut short (a SIGKILLed service's last, or one still being written) left out`);
-console.log(`${samples.length} samples from minute ${first.minute.toFixed(1)} to ${last.minute.toFixed(1)} (service process started at ${startedAt} s)`);
+console.log(`${samples.length} samples from minute ${first.minute.toFixed(1)} to ${last.minute.toFixed(1)} (the last sampled service process)`);
 console.log("live bytes by group: first → last sample, and the line over all samples");
-for (const group of [...GROUPS.map(([name]) => name), "objects"]) {
+for (const group of GROUP_NAMES) {
   const before = groupBytes(first.bytes, group) / 1e6;
   const after = groupBytes(last.bytes, group) / 1e6;
   console.log(`  ${group.padEnd(20)} ${before.toFixed(3)} → ${after.toFixed(3)} MB, line ${lineOf((bytes) => groupBytes(bytes, group)).toFixed(3)} MB an hour`);

@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ResourceReport } from "../../electron/serve/resource-report";
+import { TRACE_LINE_PREFIX } from "./object-stats";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -56,8 +57,6 @@ export function askHeapSnapshot(pid: number): void {
 }
 
 export interface StartOptions {
-  /** Flags for Node and V8 before the script (a V8 flag cannot come through NODE_OPTIONS). */
-  nodeArgs?: string[];
   /**
    * The child's stdout goes to this file (appended) instead of a pipe: V8 prints its traces with C's
    * stdio on the same descriptor, and on a pipe (which Node makes non-blocking) it drops what the pipe
@@ -94,7 +93,7 @@ export async function startTsx(
   options: StartOptions = {},
 ): Promise<{ child: Child; match: RegExpMatchArray }> {
   const stdoutFile = options.stdoutFile === undefined ? undefined : openForChild(options.stdoutFile);
-  const process_ = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", join(ROOT, script), ...args], {
+  const process_ = spawn(process.execPath, ["--import", "tsx", join(ROOT, script), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...childEnvironment, ...env },
     stdio: ["ignore", stdoutFile?.fd ?? "pipe", "pipe"],
@@ -122,7 +121,7 @@ export async function startTsx(
       stopFollowing = followFile(stdoutFile.path, stdoutFile.fd, stdoutFile.from, (appended) => {
         const lines = (partial + appended).split("\n");
         partial = lines.pop()!;
-        for (const line of lines) if (!line.startsWith('{ "isolate"')) onData(`${line}\n`);
+        for (const line of lines) if (!line.startsWith(TRACE_LINE_PREFIX)) onData(`${line}\n`);
       });
     }
     process_.once("exit", (code, signal) => {

@@ -4,6 +4,7 @@ import type { Page } from "playwright-core";
 import type { Holding } from "../../electron/serve/holdings";
 import type { AgentView } from "../../shared/fleet/types";
 import { heldLine } from "./holdings-growth";
+import type { ObjectStats } from "./object-stats";
 
 export interface ResourceSample {
   atMs: number;
@@ -21,6 +22,12 @@ export interface ResourceSample {
   /** The same two after V8's memory-reducing collection (electron/serve/resource-report.ts). */
   heapReducedBytes: number;
   heapReducedCodeBytes: number;
+  /**
+   * The live heap at the same collection by V8's object stats (bench/soak/object-stats.ts): the
+   * fleet's objects, strings and contexts apart from V8's bookkeeping; the bound reads the fleet's.
+   * Null when the service's output did not hold them whole.
+   */
+  objects: ObjectStats | null;
   fds: number;
   sockets: number;
   activeResources: Record<string, number>;
@@ -58,7 +65,15 @@ function sampleLine(sample: ResourceSample): string {
     .sort((a, b) => b[1] - a[1])
     .map(([kind, count]) => `${kind} ${count}`)
     .join(", ");
-  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)} (${mb(sample.heapLiveBytes)} live after a full collection, of which compiled code ${mb(sample.heapCodeBytes)}; ${mb(sample.heapReducedBytes)} after a memory-reducing one, code ${mb(sample.heapReducedCodeBytes)}), fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
+  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)} (${mb(sample.heapLiveBytes)} live after a full collection, of which compiled code ${mb(sample.heapCodeBytes)}; ${mb(sample.heapReducedBytes)} after a memory-reducing one, code ${mb(sample.heapReducedCodeBytes)}; ${objectsText(sample.objects)}), fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
+}
+
+function objectsText(objects: ObjectStats | null): string {
+  if (!objects) return "V8's object stats not read";
+  const groups = Object.entries(objects.groups)
+    .map(([group, bytes]) => `${group} ${(bytes / 1024 / 1024).toFixed(2)}`)
+    .join(", ");
+  return `by V8's object stats the fleet's objects ${(objects.fleetBytes / 1024 / 1024).toFixed(2)} MB, V8's bookkeeping ${(objects.v8Bytes / 1024 / 1024).toFixed(2)} MB: ${groups} MB`;
 }
 
 /** How long a rename may take to reach the screen; a reloaded page gets as long to paint the whole fleet. */

@@ -1,9 +1,12 @@
 // The fleet service as `./fleet serve` runs it (electron/serve/cli.ts), in its own process on one
 // data folder, and the page in Debian's Chromium beside the soak's own bridge connection.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { RESOURCE_REPORT_ENV, RESOURCE_REPORT_OBJECT_STATS_ENV, type ResourceReport } from "../../electron/serve/resource-report";
 import { SoakBridge } from "./bridge-client";
-import { type Child, endChild, exited, startTsx } from "./processes";
+import { lastLiveSection, type ObjectStats, objectStats } from "./object-stats";
+import { type Child, endChild, exited, serviceReport, startTsx } from "./processes";
 
 export interface ServiceOptions {
   dataDir: string;
@@ -11,12 +14,12 @@ export interface ServiceOptions {
   /** A copy of the built renderer to serve, for a run beside others that rebuild out/renderer (bench/soak/heap-churn.ts). */
   rendererDir?: string;
   /**
-   * Where the service's V8 writes, at every full collection, the live size of each of its instance
-   * types (`--trace-gc-object-stats`, JSON lines among the service's own output, whose launch links
-   * are spent by the time anyone reads it): the fleet's objects apart from V8's feedback vectors, weak
-   * lists and scope infos, which the heap figure counts together. Read with bench/soak/heap-types.ts.
+   * Where the service's stdout goes (appended, a file: V8 prints with C's stdio, which drops what a
+   * non-blocking pipe cannot take). With it, V8's live size of each instance type at each resource
+   * report's own collection (electron/serve/resource-report.ts), which `report` reads and
+   * bench/soak/heap-types.ts reads for a whole run; the launch links in it are spent by then.
    */
-  heapTypesFile?: string;
+  stdoutPath: string;
 }
 
 export class SoakService {
@@ -49,13 +52,31 @@ export class SoakService {
         ...(this.options.rendererDir ? ["--renderer-dir", this.options.rendererDir] : []),
       ],
       /(http:\/\/127\.0\.0\.1:(\d+))\/#code=\S+/,
-      { T3_FLEET_RESOURCE_REPORT: this.options.reportPath },
-      this.options.heapTypesFile ? { nodeArgs: ["--trace-gc-object-stats"], stdoutFile: this.options.heapTypesFile } : {},
+      { [RESOURCE_REPORT_ENV]: this.options.reportPath, [RESOURCE_REPORT_OBJECT_STATS_ENV]: "1" },
+      { stdoutFile: this.options.stdoutPath },
     );
     this.child = child;
     this.launchUrl = match[0];
     this.origin = match[1]!;
     this.port = Number(match[2]);
+  }
+
+  /**
+   * The service's resource report (undefined when it did not answer in time), and the live bytes by
+   * group of the collection it made (null when V8's lines for it are not whole in the file).
+   */
+  async report(): Promise<{ report: ResourceReport | undefined; objects: ObjectStats | null }> {
+    const fd = openSync(this.options.stdoutPath, "r");
+    try {
+      const from = fstatSync(fd).size;
+      const report = await serviceReport(this.pid, this.options.reportPath);
+      const text = Buffer.alloc(fstatSync(fd).size - from);
+      readSync(fd, text, 0, text.length, from);
+      const live = report ? lastLiveSection(text.toString("utf8")) : null;
+      return { report, objects: live && objectStats(live) };
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /**
