@@ -130,7 +130,7 @@ export function checkBounds(bounds: SoakBounds, outcome: SoakOutcome): BoundVerd
     {
       ok: true,
       info: true,
-      text: `service JS heap (live, without compiled code)'s line ${lineOf(steady, liveHeapMb).text}; V8's bookkeeping by its object stats ${lineOf(steady, v8HeapMb).text}`,
+      text: `service JS heap (live, without compiled code)'s line ${lineOf(steady, liveHeapMb).text}; V8's bookkeeping by its object stats (its compiled code included) ${lineOf(steady, v8HeapMb).text}`,
     },
     {
       ok: true,

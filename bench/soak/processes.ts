@@ -2,7 +2,7 @@
 // they can be frozen with SIGSTOP and the service SIGKILLed), and what /proc says about them.
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, watch } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ResourceReport } from "../../electron/serve/resource-report";
@@ -182,12 +182,14 @@ export function procSample(pid: number): ProcSample {
 
 /** Asks the service (SIGUSR2, electron/serve/resource-report.ts) for its heap and active handles. */
 export async function serviceReport(pid: number, path: string): Promise<ResourceReport | undefined> {
-  const before = Date.now();
+  // The last report goes first: the service's clock is not the soak's (it jumps an hour when the
+  // laptop "wakes", bench/soak/clock.ts), so its time cannot tell a new report from the last one.
+  await rm(path, { force: true });
   process.kill(pid, "SIGUSR2");
   for (let tries = 0; tries < 50; tries++) {
     try {
       const report = JSON.parse(await readFile(path, "utf8")) as ResourceReport;
-      if (report.pid === pid && report.at >= before - 5) return report;
+      if (report.pid === pid) return report;
     } catch {
       // not written yet
     }
