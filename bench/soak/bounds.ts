@@ -7,7 +7,9 @@
 //   grow less than 10 %; the fleet's own objects in the JS heap less than 2 %, and the least-squares
 //   line through all their steady samples rises less than 10 % over a working day (issue 43): a line
 //   within it rises at most 1.25 % in the measured hour. The whole live heap (without compiled code)
-//   grows less than 3 %, the issue's figure. The event-to-pixel p99 at the end is within 20 % of the start;
+//   grows less than 3 %, the issue's figure. The event-to-pixel p99 at the end is within 20 % of the start
+//   plus one frame: a rename is timed to the frame it reaches the screen in (bench/soak/samples.ts), and
+//   with the page's p99 at 35-45 ms, 20 % is less than one frame (the three-minute run of stop 58);
 // - the short run (`--short`, 3 minutes in `npm run test:soak`) on a shared, loaded 2-core machine:
 //   its steady phase is about 80 s, two or three samples, so one garbage collection or one busy
 //   neighbour moves a figure by more than 10 %. It allows 50 % growth and a p99 up to twice the
@@ -51,7 +53,7 @@ export interface SoakBounds {
 export function boundsFor(short: boolean): SoakBounds {
   return short
     ? { name: "short run", growth: 0.5, heapGrowth: 0.5, heapDayRise: null, liveHeapGrowth: 0.5, p99Ratio: 2, p99SlackMs: 100, countSlack: 8 }
-    : { name: "full run", growth: 0.1, heapGrowth: 0.02, heapDayRise: 0.1, liveHeapGrowth: 0.03, p99Ratio: 1.2, p99SlackMs: 0, countSlack: 8 };
+    : { name: "full run", growth: 0.1, heapGrowth: 0.02, heapDayRise: 0.1, liveHeapGrowth: 0.03, p99Ratio: 1.2, p99SlackMs: 17, countSlack: 8 };
 }
 
 export interface SoakOutcome {
