@@ -8,7 +8,7 @@ import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { fitLine } from "./bounds";
-import { GROUP_NAMES, groupOf, TRACE_LINE_PREFIX, traceEntry } from "./object-stats";
+import { GROUP_NAMES, groupOf, objectStats, TRACE_LINE_PREFIX, traceEntry } from "./object-stats";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -68,7 +68,7 @@ if (samples.length < 2) throw new Error(`only ${samples.length} samples of the l
 // MB an hour.
 const lineOf = (bytesOf: (bytes: Map<string, number>) => number) =>
   fitLine(samples.map((sample) => ({ x: sample.minute / 60, y: bytesOf(sample.bytes) / 1e6 }))).slope;
-const groupBytes = (bytes: Map<string, number>, group: string) => [...bytes].reduce((sum, [type, size]) => (groupOf(type) === group ? sum + size : sum), 0);
+const groupBytes = (bytes: Map<string, number>, group: string) => objectStats(bytes).groups[group]!;
 const first = samples[0]!;
 const last = samples.at(-1)!;
 if (tornLines > 0) console.log(`${tornLines} trace line(s) cut short (a SIGKILLed service's last, or one still being written) left out`);
