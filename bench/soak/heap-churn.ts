@@ -5,8 +5,8 @@
 // threads are created and deleted, messages are sent every ~100 ms, what waits for the user is
 // answered, the page is reloaded and a machine restarted or blackholed now and then. Prints the
 // service's live heap (after a full collection) every 30 s, with and without its compiled code as
-// the soak reads it (bench/soak/bounds.ts), and the least-squares line's MB per minute of the latter
-// over the second half. With `--snapshots DIR` the service writes a V8 heap snapshot there at
+// the soak reads it (bench/soak/bounds.ts), and the fleet's own objects by V8's object stats, and
+// the least-squares line's MB per minute of the heap without code over the second half. With `--snapshots DIR` the service writes a V8 heap snapshot there at
 // a third, two thirds and the end (compare them with bench/soak/heap-compare.ts).
 import { cpSync, rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildRenderer } from "../renderer-build";
 import { SimulatedMachine } from "./machines";
-import { askHeapSnapshot, ROOT, serviceReport, snapshotsInto } from "./processes";
+import { askHeapSnapshot, ROOT, snapshotsInto } from "./processes";
 import { between, pick, seededRng } from "./schedule";
 import { SoakService } from "./service";
 
@@ -158,12 +158,12 @@ async function sampler(): Promise<void> {
   const snapshotsAt = [durationMs / 3, (2 * durationMs) / 3, durationMs - 5_000];
   for (let at = 0; at <= durationMs; at += 30_000) {
     await sleep(Math.max(0, startedAt + at - Date.now()));
-    const report = await serviceReport(service.pid, reportPath);
+    const { report, objects } = await service.report();
     const liveMB = mb(report?.heapLiveBytes) - mb(report?.heapCodeBytes);
     samples.push({ atMs: at, liveMB });
     const reducedMB = mb(report?.heapReducedBytes) - mb(report?.heapReducedCodeBytes);
     log(
-      `live heap ${mb(report?.heapLiveBytes).toFixed(2)} MB, without compiled code ${liveMB.toFixed(2)} MB (after a memory-reducing collection ${reducedMB.toFixed(2)} MB), rows ${service.bridge.state.agents.size}; ${JSON.stringify(counters)}`,
+      `live heap ${mb(report?.heapLiveBytes).toFixed(2)} MB, without compiled code ${liveMB.toFixed(2)} MB (after a memory-reducing collection ${reducedMB.toFixed(2)} MB), the fleet's own objects ${mb(objects?.fleetBytes).toFixed(2)} MB by V8's object stats, rows ${service.bridge.state.agents.size}; ${JSON.stringify(counters)}`,
     );
     while (snapshotDir && snapshotsAt.length && elapsed() >= snapshotsAt[0]! - 30_000) {
       snapshotsAt.shift();
