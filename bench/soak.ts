@@ -28,7 +28,7 @@ import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
 import { SoakService } from "./soak/service";
 import { soakTruth, truthLines } from "./soak/truth";
-import { liveAgentCount, measureEventToPixel, percentile, type ResourceSample, sampleLines } from "./soak/samples";
+import { liveAgentCount, measureEventToPixel, percentile, reportFigures, type ResourceSample, sampleLines } from "./soak/samples";
 
 const { values } = parseArgs({
   options: {
@@ -403,6 +403,7 @@ async function timedStart(machine: SoakMachine, start: () => Promise<void>): Pro
 async function sample(): Promise<void> {
   const proc = procSample(service.pid);
   const { report, objects } = await service.report();
+  const collected = procSample(service.pid);
   // The p99 of the growth bound is read over the last three samples: 40 renames each make it the
   // second-slowest of 120, not the one slowest frame of 45 on a busy machine.
   const latency = await measureEventToPixel(service.page!, (title) => probe.control("POST", "threads/thread-0/rename", { title }), values.short ? 15 : 40);
@@ -412,14 +413,9 @@ async function sample(): Promise<void> {
     agents: service.bridge.state.agents.size,
     liveAgents: liveAgentCount(service.bridge.state.agents.values()),
     ...proc,
-    heapUsedBytes: report?.heapUsedBytes ?? NaN,
-    heapLiveBytes: report?.heapLiveBytes ?? NaN,
-    heapCodeBytes: report?.heapCodeBytes ?? NaN,
-    heapReducedBytes: report?.heapReducedBytes ?? NaN,
-    heapReducedCodeBytes: report?.heapReducedCodeBytes ?? NaN,
+    collected: { rssBytes: collected.rssBytes, rssAnonBytes: collected.rssAnonBytes },
+    ...reportFigures(report),
     objects,
-    activeResources: report?.activeResources ?? {},
-    ...(report ? { holdings: report.holdings, holdingsMs: report.holdingsMs } : { holdings: [], holdingsMs: NaN }),
     latenciesMs: latency.latencies,
     p50Ms: latency.p50,
     p99Ms: latency.p99,

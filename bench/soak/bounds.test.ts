@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundsFor, checkBounds, fitLine, type SoakOutcome } from "./bounds";
+import { boundsFor, checkBounds, fitLine, fitPlane, type SoakOutcome } from "./bounds";
 import { tally } from "./messages";
 import type { ResourceSample } from "./samples";
 
@@ -7,14 +7,17 @@ const MB = 1024 * 1024;
 const MINUTE = 60_000;
 
 /** `fleetMb`: the fleet's own objects; `v8Mb`: V8's bookkeeping in the old space beside them (compiled code, 5 MB, apart). */
-function sample(atMs: number, fleetMb: number, v8Mb = 10): ResourceSample {
+function sample(atMs: number, fleetMb: number, v8Mb = 10, rows = 100): ResourceSample {
   const liveHeapMb = fleetMb + v8Mb;
   return {
     atMs,
     servicePid: 1,
     liveAgents: 100,
-    agents: 100,
+    agents: rows,
     rssBytes: 120 * MB,
+    rssAnonBytes: 70 * MB,
+    collected: { rssBytes: 110 * MB, rssAnonBytes: 60 * MB },
+    afterCollections: null,
     heapUsedBytes: (liveHeapMb + 6) * MB,
     heapLiveBytes: (liveHeapMb + 5) * MB,
     heapCodeBytes: 5 * MB,
@@ -110,6 +113,41 @@ describe("the soak's heap bounds", () => {
     // At 1 MB an hour the whole live heap goes past the issue's 3 %, though the fleet's objects are level.
     const [, , over] = heapVerdicts(rising(1)).filter((verdict) => !verdict.info);
     expect(over!.ok).toBe(false);
+  });
+
+  it("fits time and rows together: a line in time beside a share per row, or nothing when the rows follow time", () => {
+    const rowsAt = (x: number) => 300 + 100 * Math.sin(x / 7);
+    const fitted = fitPlane([0, 5, 10, 15, 20, 25, 30].map((x) => ({ x, rows: rowsAt(x), y: 12 + 0.01 * x + 0.002 * rowsAt(x) })))!;
+    expect(fitted.slope).toBeCloseTo(0.01, 9);
+    expect(fitted.perRow).toBeCloseTo(0.002, 9);
+    expect(fitted.start).toBeCloseTo(12 + 0.002 * rowsAt(0), 9);
+    // Rows level, rows rising with time, and fewer bytes with more rows: time alone holds.
+    expect(fitPlane([0, 1, 2, 3].map((x) => ({ x, rows: 100, y: x })))).toBeNull();
+    expect(fitPlane([0, 1, 2, 3].map((x) => ({ x, rows: 100 + 10 * x + (x % 2), y: x })))).toBeNull();
+    expect(fitPlane([0, 5, 10, 15, 20].map((x) => ({ x, rows: rowsAt(x), y: 20 - 0.01 * rowsAt(x) })))).toBeNull();
+  });
+
+  // Soak J's rows with those that left over its measured hour: 342 at minute 60, 444 at minute 92, 368 at the end (docs/architecture.md).
+  const soakJRows = (minute: number) => (minute < 32 ? 342 + ((444 - 342) * minute) / 32 : 444 - ((444 - 368) * (minute - 32)) / 28) + 12 * Math.sin(minute);
+  const soakJ = (leakMbAnHour: number, perRowMb = 0.004) =>
+    Array.from({ length: 61 }, (_, minute) =>
+      sample(minute * MINUTE, 10.6 + perRowMb * soakJRows(minute) + (leakMbAnHour * minute) / 60 + (minute % 3) * 0.01, 10, Math.round(soakJRows(minute))),
+    );
+
+  it("passes the fleet's objects that follow its rows, rising with them through the hour, at a constant row count", () => {
+    const [ends, line] = heapVerdicts(soakJ(0)).filter((verdict) => !verdict.info);
+    expect([ends!.ok, line!.ok]).toEqual([true, true]);
+    expect(line!.text).toMatch(/at a constant row count, beside 4\.\d\d KB a row: [+-]0\.0\d\d MB an hour/);
+    expect(line!.text).toMatch(/in time alone \+0\.\d+ MB an hour/);
+    expect(ends!.text).toMatch(/rows 3\d\d → 3\d\d, at 3\d\d rows 12\.\d MB \(\+0\.\d %\)/);
+  });
+
+  it("fails a leak that rises in time beside the same rows: the rows take only their share", () => {
+    // 0.3 MB an hour on 12 MB is 20 % of a working day, with soak J's rows beside it.
+    const [ends, line] = heapVerdicts(soakJ(0.3)).filter((verdict) => !verdict.info);
+    expect(line!.ok).toBe(false);
+    expect(line!.text).toMatch(/beside 4\.\d\d KB a row: \+0\.3\d\d MB an hour, 20\.\d % over a working day; .*\(bound 10 %\)$/);
+    expect(ends!.ok).toBe(false);
   });
 
   it("fails the fleet's bound when a sample's object stats were never read: it cannot show them flat", () => {

@@ -160,13 +160,18 @@ export function exited(child: Child): Promise<void> {
 
 export interface ProcSample {
   rssBytes: number;
+  /**
+   * Of the RSS, the process's own anonymous pages: its heaps. The rest is mapped files (the node
+   * binary's code and ICU data, paged in as they are first used, shared and dropped under pressure).
+   */
+  rssAnonBytes: number;
   fds: number;
   sockets: number;
 }
 
 export function procSample(pid: number): ProcSample {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const bytesOf = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
   let fds = 0;
   let sockets = 0;
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -177,7 +182,7 @@ export function procSample(pid: number): ProcSample {
       // closed between the listing and the read
     }
   }
-  return { rssBytes: rssKb * 1024, fds, sockets };
+  return { rssBytes: bytesOf("VmRSS"), rssAnonBytes: bytesOf("RssAnon"), fds, sockets };
 }
 
 /** Asks the service (SIGUSR2, electron/serve/resource-report.ts) for its heap and active handles. */

@@ -2,6 +2,7 @@
 // event-to-pixel time (a rename on the probe machine until the page paints the new title).
 import type { Page } from "playwright-core";
 import type { Holding } from "../../electron/serve/holdings";
+import type { ResourceReport } from "../../electron/serve/resource-report";
 import type { AgentView } from "../../shared/fleet/types";
 import { heldLine } from "./holdings-growth";
 import type { ObjectStats } from "./object-stats";
@@ -13,7 +14,13 @@ export interface ResourceSample {
   agents: number;
   /** Rows of threads still on their servers: the fleet's size, which churn keeps about constant. */
   liveAgents: number;
+  /** Read before the report's collections: the heap's garbage of the last minute is in it. */
   rssBytes: number;
+  rssAnonBytes: number;
+  /** Read right after the report's memory-reducing collection, which gives the garbage's pages back: the bound reads this. */
+  collected: { rssBytes: number; rssAnonBytes: number };
+  /** What the process's memory is made of then, by the service (electron/serve/resource-report.ts); null when it did not answer. */
+  afterCollections: ResourceReport["afterCollections"];
   heapUsedBytes: number;
   /** The service's heap after a full collection (electron/serve/resource-report.ts): the bound reads this. */
   heapLiveBytes: number;
@@ -38,6 +45,20 @@ export interface ResourceSample {
   p50Ms: number;
   p99Ms: number;
   timeouts: number;
+}
+
+/** A sample's figures from the service's report; a report that never came reads as not measured (NaN), not as zero. */
+export function reportFigures(report: ResourceReport | undefined) {
+  return {
+    heapUsedBytes: report?.heapUsedBytes ?? NaN,
+    heapLiveBytes: report?.heapLiveBytes ?? NaN,
+    heapCodeBytes: report?.heapCodeBytes ?? NaN,
+    heapReducedBytes: report?.heapReducedBytes ?? NaN,
+    heapReducedCodeBytes: report?.heapReducedCodeBytes ?? NaN,
+    afterCollections: report?.afterCollections ?? null,
+    activeResources: report?.activeResources ?? {},
+    ...(report ? { holdings: report.holdings, holdingsMs: report.holdingsMs } : { holdings: [], holdingsMs: NaN }),
+  } satisfies Partial<ResourceSample>;
 }
 
 export function percentile(values: number[], p: number): number {
@@ -65,7 +86,13 @@ function sampleLine(sample: ResourceSample): string {
     .sort((a, b) => b[1] - a[1])
     .map(([kind, count]) => `${kind} ${count}`)
     .join(", ");
-  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)}, heap ${mb(sample.heapUsedBytes)} (${mb(sample.heapLiveBytes)} live after a full collection, of which compiled code ${mb(sample.heapCodeBytes)}; ${mb(sample.heapReducedBytes)} after a memory-reducing one, code ${mb(sample.heapReducedCodeBytes)}; ${objectsText(sample.objects)}), fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
+  return `sample: ${sample.liveAgents} agents (${sample.agents} rows with those that left); service RSS ${mb(sample.rssBytes)} (anonymous ${mb(sample.rssAnonBytes)}; after the collections ${mb(sample.collected.rssBytes)}, anonymous ${mb(sample.collected.rssAnonBytes)}${makeUpText(sample.afterCollections)}), heap ${mb(sample.heapUsedBytes)} (${mb(sample.heapLiveBytes)} live after a full collection, of which compiled code ${mb(sample.heapCodeBytes)}; ${mb(sample.heapReducedBytes)} after a memory-reducing one, code ${mb(sample.heapReducedCodeBytes)}; ${objectsText(sample.objects)}), fds ${sample.fds}, sockets ${sample.sockets}, handles ${handles(sample)} (${kinds}); event to pixel p50 ${sample.p50Ms} ms, p99 ${sample.p99Ms} ms${sample.timeouts ? `, ${sample.timeouts} not painted in 5 s` : ""}`;
+}
+
+function makeUpText(makeUp: ResourceSample["afterCollections"]): string {
+  if (!makeUp) return "";
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  return `: V8's heap pages ${mb(makeUp.heapCommittedBytes)}, external ${mb(makeUp.externalBytes)} (ArrayBuffers ${mb(makeUp.arrayBuffersBytes)}), V8's malloc ${mb(makeUp.v8MallocedBytes)} MB`;
 }
 
 function objectsText(objects: ObjectStats | null): string {

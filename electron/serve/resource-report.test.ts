@@ -14,6 +14,7 @@ describe("resource report (the soak benchmark's debug hook)", () => {
     const timer = setInterval(() => undefined, 60_000);
     try {
       const report = resourceReport();
+      expect(report.afterCollections).toBeNull();
       expect(report.pid).toBe(process.pid);
       expect(report.heapUsedBytes).toBeGreaterThan(0);
       expect(report.rssBytes).toBeGreaterThanOrEqual(report.heapUsedBytes);
@@ -49,6 +50,16 @@ describe("resource report (the soak benchmark's debug hook)", () => {
       expect(report.heapReducedBytes).toBeGreaterThan(0);
       expect(report.heapReducedBytes).toBeLessThanOrEqual(report.heapLiveBytes!);
       expect(report.heapReducedCodeBytes).toBeGreaterThan(0);
+      // What the memory is made of after them: a buffer held outside the heap is counted outside it.
+      const held = Buffer.alloc(8 * 1024 * 1024, 1);
+      process.emit("SIGUSR2", "SIGUSR2");
+      const withBuffer = JSON.parse(await readFile(path, "utf8")) as ResourceReport;
+      expect(held.byteLength).toBe(8 * 1024 * 1024);
+      const makeUp = withBuffer.afterCollections!;
+      expect(makeUp.heapCommittedBytes).toBeGreaterThanOrEqual(withBuffer.heapReducedBytes!);
+      expect(makeUp.arrayBuffersBytes).toBeGreaterThanOrEqual(8 * 1024 * 1024);
+      expect(makeUp.externalBytes).toBeGreaterThanOrEqual(makeUp.arrayBuffersBytes);
+      expect(makeUp.v8MallocedBytes).toBeGreaterThan(0);
       // What the watched object holds, by path.
       expect(report.holdings).toContainEqual({ path: "service.store", objects: 1, entries: 300, chars: [...store.keys()].join("").length });
       expect(report.holdings).toContainEqual({ path: "service.store[*]", objects: 300, entries: 0, chars: 300 });

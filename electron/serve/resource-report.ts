@@ -2,7 +2,7 @@
 // file: on SIGUSR2 the service writes there what only it can see from inside (JS heap, the active
 // handles and timers by kind). RSS and descriptors the benchmark reads from /proc itself.
 import { renameSync, writeFileSync } from "node:fs";
-import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from "node:v8";
 import { v8Collection } from "../fleet/heap-release";
 import { type Holding, holdings } from "./holdings";
 
@@ -36,6 +36,13 @@ export interface ResourceReport {
   heapReducedCodeBytes: number | null;
   heapTotalBytes: number;
   externalBytes: number;
+  /**
+   * What the process's memory is made of right after the memory-reducing collection, beside the RSS
+   * the benchmark reads from /proc then: the pages V8's heap keeps, the buffers outside it
+   * (ArrayBuffers and what else V8 is told of as external), and V8's own malloc. The rest of the
+   * RSS is the binary's pages and the native side's malloc (Node, libuv, OpenSSL, ICU). Null without collections.
+   */
+  afterCollections: { heapCommittedBytes: number; externalBytes: number; arrayBuffersBytes: number; v8MallocedBytes: number } | null;
   /** process.getActiveResourcesInfo() counted by kind (TCPSocketWrap, Timeout, FSReqCallback, …). */
   activeResources: Record<string, number>;
   /** What the watched objects hold, by path (holdings.ts), walked after the heap is measured; empty when nothing is watched. */
@@ -62,6 +69,7 @@ export function resourceReport(collect: Collections | null = null, watched: Reco
   collect?.reducing();
   const heapReducedBytes = collect ? process.memoryUsage().heapUsed : null;
   const heapReducedCodeBytes = collect ? compiledCodeBytes() : null;
+  const afterCollections = collect ? memoryMakeUp() : null;
   const activeResources: Record<string, number> = {};
   for (const kind of process.getActiveResourcesInfo()) activeResources[kind] = (activeResources[kind] ?? 0) + 1;
   // Last: the walk allocates (its own garbage, gone by the next report's first collection).
@@ -79,9 +87,21 @@ export function resourceReport(collect: Collections | null = null, watched: Reco
     heapReducedCodeBytes,
     heapTotalBytes: memory.heapTotal,
     externalBytes: memory.external,
+    afterCollections,
     activeResources,
     holdings: held,
     holdingsMs,
+  };
+}
+
+function memoryMakeUp(): NonNullable<ResourceReport["afterCollections"]> {
+  const memory = process.memoryUsage();
+  const heap = getHeapStatistics();
+  return {
+    heapCommittedBytes: heap.total_physical_size,
+    externalBytes: memory.external,
+    arrayBuffersBytes: memory.arrayBuffers,
+    v8MallocedBytes: heap.malloced_memory,
   };
 }
 
