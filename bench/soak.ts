@@ -22,7 +22,7 @@ import { countAgents, countMessages } from "./soak/at-the-servers";
 import { SimulatedMachine, type SoakMachine } from "./soak/machines";
 import { type SendMode, type SentMessage, tally } from "./soak/messages";
 import { SoakClock } from "./soak/clock";
-import { askHeapSnapshot, childEnvironment, childrenOf, openConnections, procSample, snapshotsInto, unexpectedExits } from "./soak/processes";
+import { askHeapSnapshot, childEnvironment, childrenOf, openConnections, procSample, rssOf, snapshotsInto, unexpectedExits } from "./soak/processes";
 import { type RealFleet, refuseOutsideNamespace, startRealMachines } from "./soak/real-machines";
 import { fitPlan } from "./soak/real-schedule";
 import { between, describeAction, pick, planSoak, type Rng, type SoakAction, seededRng } from "./soak/schedule";
@@ -403,7 +403,7 @@ async function timedStart(machine: SoakMachine, start: () => Promise<void>): Pro
 async function sample(): Promise<void> {
   const proc = procSample(service.pid);
   const { report, objects } = await service.report();
-  const collected = procSample(service.pid);
+  const collected = rssOf(service.pid);
   // The p99 of the growth bound is read over the last three samples: 40 renames each make it the
   // second-slowest of 120, not the one slowest frame of 45 on a busy machine.
   const latency = await measureEventToPixel(service.page!, (title) => probe.control("POST", "threads/thread-0/rename", { title }), values.short ? 15 : 40);
@@ -413,7 +413,7 @@ async function sample(): Promise<void> {
     agents: service.bridge.state.agents.size,
     liveAgents: liveAgentCount(service.bridge.state.agents.values()),
     ...proc,
-    collected: { rssBytes: collected.rssBytes, rssAnonBytes: collected.rssAnonBytes },
+    collected,
     ...reportFigures(report),
     objects,
     latenciesMs: latency.latencies,

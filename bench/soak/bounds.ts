@@ -184,31 +184,20 @@ type Ends = { start: number; end: number; change: string };
 
 /** What the RSS is made of at both ends (electron/serve/resource-report.ts), and the RSS read before the collections. */
 function rssMakeUp(endsOf: (read: (sample: ResourceSample) => number) => Ends, line: string): BoundVerdict {
-  const part = (what: string, read: (sample: ResourceSample) => number) => {
-    const { start, end, change } = endsOf(read);
-    return `${what} ${fmt(start)} → ${fmt(end)} (${change})`;
-  };
   const made = (read: (makeUp: NonNullable<ResourceSample["afterCollections"]>) => number) => (sample: ResourceSample) =>
     sample.afterCollections ? mb(read(sample.afterCollections)) : NaN;
-  return {
-    ok: true,
-    info: true,
-    text: `service RSS after the collections, its line ${line}; of it ${[
-      part("anonymous", (sample) => mb(sample.collected.rssAnonBytes)),
-      part(
-        "V8's heap pages",
-        made((makeUp) => makeUp.heapCommittedBytes),
-      ),
-      part(
-        "external",
-        made((makeUp) => makeUp.externalBytes),
-      ),
-      part(
-        "V8's malloc",
-        made((makeUp) => makeUp.v8MallocedBytes),
-      ),
-    ].join(", ")} MB; read before the collections ${part("", (sample) => mb(sample.rssBytes)).trim()} MB`,
-  };
+  const parts: [string, (sample: ResourceSample) => number][] = [
+    ["anonymous", (sample) => mb(sample.collected.rssAnonBytes)],
+    ["V8's heap pages", made((makeUp) => makeUp.heapCommittedBytes)],
+    ["external", made((makeUp) => makeUp.externalBytes)],
+    ["V8's malloc", made((makeUp) => makeUp.v8MallocedBytes)],
+    ["read before the collections", (sample) => mb(sample.rssBytes)],
+  ];
+  const text = parts.map(([what, read]) => {
+    const { start, end, change } = endsOf(read);
+    return `${what} ${fmt(start)} → ${fmt(end)} MB (${change})`;
+  });
+  return { ok: true, info: true, text: `service RSS after the collections, its line ${line}; of it ${text.slice(0, -1).join(", ")}; ${text.at(-1)}` };
 }
 
 /**
@@ -284,7 +273,7 @@ export function fitPlane(points: { x: number; rows: number; y: number }[]): { st
  * a sawtooth, so their least-squares line over every steady sample is projected over a working day.
  * The soak's churn moves the fleet's rows (those that left stay a while) by a quarter and more within
  * its measured hour, and a row costs memory while it is held: soak J's rows went 342 → 444 → 368
- * while the fleet's objects followed them (docs/architecture.md). So the line is fitted beside a
+ * while the fleet's objects followed them (in soak K the rows did not explain the line; docs/architecture.md). So the line is fitted beside a
  * share per row (fitPlane), and it is the line at a constant row count that is bounded; a leak
  * rises with time whatever the rows do.
  */
@@ -294,7 +283,9 @@ function heapLine(bounds: SoakBounds, steady: ResourceSample[]): { verdict: Boun
   const { start, slope } = plane ?? fitLine(points);
   const dayRise = start > 0 ? (slope * WORKING_DAY_MS) / start : 0;
   const perHour = slope * 3_600_000;
-  const beside = plane ? ` at a constant row count, beside ${(plane.perRow * 1024).toFixed(2)} KB a row` : " (rows not fitted: level, or following time)";
+  const beside = plane
+    ? ` at a constant row count, beside ${(plane.perRow * 1024).toFixed(2)} KB a row`
+    : " (rows not fitted: level, following time, or costing less than nothing)";
   const text = `service JS heap, the fleet's own objects' line over ${points.length} samples${beside}: ${perHour >= 0 ? "+" : ""}${perHour.toFixed(3)} MB an hour, ${(dayRise * 100).toFixed(1)} % over a working day; in time alone ${lineOf(steady, fleetHeapMb).text}`;
   const perRowMb = plane?.perRow ?? 0;
   if (bounds.heapDayRise === null || points.length < 10) return { verdict: { ok: true, info: true, text }, perRowMb };

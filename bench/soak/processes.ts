@@ -169,9 +169,14 @@ export interface ProcSample {
   sockets: number;
 }
 
-export function procSample(pid: number): ProcSample {
+/** The process's RSS and its anonymous part, from /proc: without the descriptors' walk procSample makes. */
+export function rssOf(pid: number): Pick<ProcSample, "rssBytes" | "rssAnonBytes"> {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const bytesOf = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+  return { rssBytes: bytesOf("VmRSS"), rssAnonBytes: bytesOf("RssAnon") };
+}
+
+export function procSample(pid: number): ProcSample {
   let fds = 0;
   let sockets = 0;
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -182,7 +187,7 @@ export function procSample(pid: number): ProcSample {
       // closed between the listing and the read
     }
   }
-  return { rssBytes: bytesOf("VmRSS"), rssAnonBytes: bytesOf("RssAnon"), fds, sockets };
+  return { ...rssOf(pid), fds, sockets };
 }
 
 /** Asks the service (SIGUSR2, electron/serve/resource-report.ts) for its heap and active handles. */
