@@ -17,6 +17,7 @@ import { FleetService } from "../fleet/service";
 import { defaultDataDir } from "./data-dir";
 import { installResourceReport } from "./resource-report";
 import { type HeadlessShell, startHeadlessShell } from "./server";
+import { sourceMapsAsAsked } from "./source-maps";
 import { rateLimited, terminal } from "./terminal";
 
 const USAGE = `Usage: ./fleet serve -- [options]
@@ -44,6 +45,9 @@ Options:
 
 Example:
   echo "http://100.101.102.103:3773/pair#token=…" | ./fleet serve -- --pair -`;
+
+// Before anything can format a stack (./source-maps.ts says why).
+sourceMapsAsAsked();
 
 function fail(message: string): never {
   terminal.err(message, "", ...USAGE.split("\n"));
